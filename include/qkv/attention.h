@@ -1,0 +1,83 @@
+/* attention.h — the whole computation, stage by stage, as one trace.
+ * qkv_attention() fills a trace from a problem; everything the screen and the
+ * printer show is read from a trace, so every number comes from the same place.
+ * Softmax is stable (row maximum subtracted); masked weights are exactly 0; no
+ * finite input that passes qkv_problem_check() gives NaN or Inf. */
+#ifndef QKV_ATTENTION_H
+#define QKV_ATTENTION_H
+
+#include <stdbool.h>
+
+#include "qkv/matrix.h"
+#include "qkv/problem.h"
+
+/* The stages, in the course's order. PROJECTIONS exists only in the projected form. */
+enum qkv_stage {
+	QKV_STAGE_PROJECTIONS = 0, /* Q = X W_Q, K = X W_K, V = X W_V */
+	QKV_STAGE_SCORES = 1,      /* S = Q Kᵀ */
+	QKV_STAGE_SCALED = 2,      /* S / divisor */
+	QKV_STAGE_WEIGHTS = 3,     /* A = softmax by rows */
+	QKV_STAGE_MIX = 4,         /* a_ij · v_j */
+	QKV_STAGE_OUTPUT = 5,      /* O = A V */
+};
+#define QKV_STAGE_COUNT 6
+
+/* "projections", "scores", "scaled", "weights", "mix", "output"; "?" out of range. */
+const char *qkv_stage_name(enum qkv_stage stage);
+/* The stage's formula in plain text, e.g. "S = Q Kᵀ" (UTF-8). */
+const char *qkv_stage_formula(enum qkv_stage stage);
+
+/* Per query row: what the softmax made of it. */
+struct qkv_row_stats {
+	double max_weight;       /* largest weight in the row */
+	int argmax;              /* key holding it (first on ties); -1 if fully masked */
+	double entropy;          /* −Σ a ln a over the row, in nats */
+	double effective_tokens; /* e^entropy */
+	double jacobian_norm;    /* Frobenius norm of diag(a) − a aᵀ */
+	int live_keys;           /* keys not masked for this query */
+	double weight_sum;       /* Σ_j a_ij (1 unless the row is fully masked or wrong) */
+};
+
+struct qkv_trace {
+	int n, d_k, d_v;
+	double divisor;            /* what the scores were divided by */
+	struct qkv_matrix q, k, v; /* as used (after projection in the projected form) */
+	struct qkv_matrix scores;  /* n×n, Q Kᵀ (computed also where masked) */
+	struct qkv_matrix scaled;  /* n×n, scores / divisor */
+	struct qkv_matrix weights; /* n×n, softmax rows; exactly 0 where masked */
+	struct qkv_matrix output;  /* n×d_v, weights · V */
+	unsigned char *masked;     /* n×n, 1 where the key is hidden from the query */
+	struct qkv_row_stats *rows; /* n entries */
+	double score_variance;     /* population variance of the unmasked scaled entries */
+	struct qkv_matrix k_t;     /* scratch: Kᵀ, reused */
+	int masked_capacity, rows_capacity;
+};
+
+/* An empty trace; cannot fail. */
+void qkv_trace_init(struct qkv_trace *t);
+/* Frees the trace's storage. */
+void qkv_trace_fini(struct qkv_trace *t);
+
+/* Computes every stage of p into t, reusing t's storage. p must pass
+ * qkv_problem_check(). Returns 0, QKV_ENOMEM, or QKV_ESHAPE/QKV_EINVAL for a
+ * problem that does not check. On failure t holds no valid trace (t->n = 0). */
+int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t);
+
+/* Stage 4 for one cell, without storing the n×n×d_v cube: a_ij · v_jc. */
+double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col);
+/* True when key is hidden from query in this trace. */
+static inline bool qkv_trace_is_masked(const struct qkv_trace *t, int query, int key)
+{
+	return t->masked[(size_t)query * (size_t)t->n + (size_t)key] != 0;
+}
+
+/* Softmax of one row, stably: out_j = e^(x_j − max) / Σ e^(x_k − max) over the
+ * entries whose hidden[j] is 0 (hidden may be NULL); hidden entries get 0. A row
+ * with every entry hidden becomes all 0. Returns the number of live entries. */
+int qkv_softmax_row(const double *x, const unsigned char *hidden, int count, double *out);
+
+/* Statistics of one row of weights a (count entries, hidden may be NULL). */
+void qkv_row_stats_of(const double *a, const unsigned char *hidden, int count,
+		      struct qkv_row_stats *stats);
+
+#endif

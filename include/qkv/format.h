@@ -1,0 +1,18 @@
+/* format.h — the one place where numbers become text for people.
+ * The screen, the printer and the derivations all format through here, so a
+ * value reads the same everywhere. Writes into caller buffers; never allocates. */
+#ifndef QKV_FORMAT_H
+#define QKV_FORMAT_H
+
+#include <stddef.h>
+
+/* Writes value with `decimals` digits after the point (0..12) into buf; "-0.00"
+ * becomes "0.00"; magnitudes that would not fit in width-friendly fixed notation
+ * (≥ 1e7, or nonzero below 10^-decimals/2 when decimals > 0 is not used) switch
+ * to %.*e. Returns the length written (truncated to size-1), like snprintf. */
+int qkv_format_number(char *buf, size_t size, double value, int decimals);
+/* Writes value so that it reads back to the same double (shortest of %.15g,
+ * %.16g, %.17g that round-trips). */
+int qkv_format_exact(char *buf, size_t size, double value);
+
+#endif

@@ -1,0 +1,130 @@
+/* problem.h — one attention problem: tokens, Q K V (or X and the projections),
+ * and the options that change the computation (scale, temperature, mask).
+ * A problem holds only what a person gives; everything computed lives in a trace.
+ * No printing, no files here: src/io reads and writes problems. */
+#ifndef QKV_PROBLEM_H
+#define QKV_PROBLEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "qkv/matrix.h"
+
+#define QKV_MAX_LABEL 64 /* bytes in a token label */
+
+enum qkv_form {
+	QKV_FORM_DIRECT,    /* Q, K, V given */
+	QKV_FORM_PROJECTED, /* X, W_Q, W_K, W_V given; Q = X W_Q and so on */
+};
+
+enum qkv_scale {
+	QKV_SCALE_SQRT_DK, /* divide the scores by √d_k (the paper's choice) */
+	QKV_SCALE_NONE,    /* divide by 1 */
+	QKV_SCALE_CUSTOM,  /* divide by scale_value */
+};
+
+enum qkv_mask {
+	QKV_MASK_NONE,
+	QKV_MASK_CAUSAL, /* query i sees keys j <= i */
+	QKV_MASK_CUSTOM, /* mask_bits says which (query, key) pairs are hidden */
+};
+
+/* Deliberate mistakes, for the "wrong way" demonstrations; never saved. */
+enum qkv_wrong {
+	QKV_WRONG_NONE,
+	QKV_WRONG_MASK_AFTER_SOFTMAX, /* softmax over all keys, then zero the masked */
+	QKV_WRONG_COLUMN_SOFTMAX,     /* softmax down each column instead of each row */
+};
+
+/* Which input matrix: used by editors, loaders and error messages. */
+enum qkv_input {
+	QKV_INPUT_Q,
+	QKV_INPUT_K,
+	QKV_INPUT_V,
+	QKV_INPUT_X,
+	QKV_INPUT_W_Q,
+	QKV_INPUT_W_K,
+	QKV_INPUT_W_V,
+	QKV_INPUT_COUNT,
+};
+
+struct qkv_problem {
+	char *title;   /* owned, may be NULL */
+	char *notes;   /* owned, may be NULL */
+	int n;         /* number of tokens, 1..QKV_MAX_TOKENS */
+	char **tokens; /* n owned labels, never NULL once valid */
+	enum qkv_form form;
+	/* Direct form: q (n×d_k), k (n×d_k), v (n×d_v). Projected form: empty. */
+	struct qkv_matrix q, k, v;
+	/* Projected form: x (n×d_model), w_q, w_k (d_model×d_k), w_v (d_model×d_v). */
+	struct qkv_matrix x, w_q, w_k, w_v;
+	enum qkv_scale scale;
+	double scale_value;     /* the custom divisor (> 0) when scale is CUSTOM */
+	double temperature;     /* τ > 0; the scores are divided by τ·(scale) */
+	enum qkv_mask mask;
+	unsigned char *mask_bits; /* n×n, 1 = key hidden from query; used when CUSTOM */
+	unsigned char *padding;   /* n, 1 = token is padding (hidden as a key from all) */
+	enum qkv_wrong wrong;
+	bool seeded;   /* true for random problems: new columns are drawn from seed */
+	uint64_t seed;
+};
+
+/* An empty problem (n = 0, direct form, √d_k, τ = 1, no mask). Cannot fail. */
+void qkv_problem_init(struct qkv_problem *p);
+/* Frees everything p owns and leaves it empty. */
+void qkv_problem_fini(struct qkv_problem *p);
+/* Makes dst a deep copy of src. On failure dst is left empty. */
+int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src);
+/* True when a and b describe exactly the same problem (bit-identical values). */
+bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b);
+
+/* Replaces p with the course's three-token worked example (module 2). */
+int qkv_problem_worked_example(struct qkv_problem *p);
+/* Replaces p with n tokens of N(0,1) entries, Q and K n×d_k, V n×d_v, drawn from
+ * seed; the entry of a given matrix, row and column depends only on the seed, so
+ * growing d_k later appends the same columns a larger draw would have had. */
+int qkv_problem_random(struct qkv_problem *p, int n, int d_k, int d_v, uint64_t seed);
+
+/* The sizes in force (whatever the form). */
+int qkv_problem_d_k(const struct qkv_problem *p);
+int qkv_problem_d_v(const struct qkv_problem *p);
+int qkv_problem_d_model(const struct qkv_problem *p); /* 0 in the direct form */
+
+/* The matrix for `which`, or NULL when the form does not have it. */
+struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which);
+const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
+						 enum qkv_input which);
+/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V". */
+const char *qkv_input_name(enum qkv_input which);
+
+/* What the scores are divided by: τ·√d_k, τ, or τ·scale_value. */
+double qkv_problem_divisor(const struct qkv_problem *p);
+/* True when the key is hidden from the query (causal, custom bits or padding). */
+bool qkv_problem_is_masked(const struct qkv_problem *p, int query, int key);
+
+/* 0 when p is complete and consistent (shapes agree, values finite, sizes within
+ * the limits, options in range), else QKV_ESHAPE, QKV_ELIMIT or QKV_EINVAL. */
+int qkv_problem_check(const struct qkv_problem *p);
+
+/* Inserts a token before index at (0..n) with the given label (copied; NULL makes
+ * "tN"): a zero row in Q, K, V (or X), unmasked. Random problems draw the row. */
+int qkv_problem_insert_token(struct qkv_problem *p, int at, const char *label);
+/* Removes token at (0..n-1); n must stay >= 1. */
+int qkv_problem_remove_token(struct qkv_problem *p, int at);
+/* Sets d_k (1..QKV_MAX_DIM): columns are appended (zero, or drawn from the seed in
+ * random problems) or dropped from the end of Q and K (or W_Q and W_K). */
+int qkv_problem_set_d_k(struct qkv_problem *p, int d_k);
+/* Sets d_v the same way for V (or W_V). */
+int qkv_problem_set_d_v(struct qkv_problem *p, int d_v);
+/* Sets d_model for X and the rows of the W's (projected form only). */
+int qkv_problem_set_d_model(struct qkv_problem *p, int d_model);
+/* Replaces token's label (copied; 1..QKV_MAX_LABEL bytes). */
+int qkv_problem_set_label(struct qkv_problem *p, int token, const char *label);
+/* Replaces the title (copied; NULL clears). */
+int qkv_problem_set_title(struct qkv_problem *p, const char *title);
+/* Replaces the notes (copied; NULL clears). */
+int qkv_problem_set_notes(struct qkv_problem *p, const char *notes);
+/* Sets the mask mode; CUSTOM starts from the causal pattern when no bits exist. */
+int qkv_problem_set_mask(struct qkv_problem *p, enum qkv_mask mask);
+
+#endif

@@ -1,0 +1,17 @@
+/* save.h — writing problems as JSON that reads back to exactly the same doubles.
+ * Saving is atomic: a temporary file in the same folder, flushed to disk, then
+ * renamed over the target, keeping the target's mode; a failed save leaves the
+ * original untouched. */
+#ifndef QKV_IO_SAVE_H
+#define QKV_IO_SAVE_H
+
+#include <stddef.h>
+
+#include "qkv/problem.h"
+
+/* Writes p to path. Returns 0, or -1 with one line in err ("PATH: why"). */
+int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size);
+/* The JSON text of p (malloc'd, caller frees), or NULL when out of memory. */
+char *save_string(const struct qkv_problem *p);
+
+#endif

@@ -1,0 +1,23 @@
+/* tui.h — the interactive interface (ncurses). main.c calls tui_run after the
+ * options are parsed and the problem is loaded; tui_run owns the terminal until it
+ * returns, and restores it on every path. */
+#ifndef QKV_TUI_H
+#define QKV_TUI_H
+
+#include <stdbool.h>
+
+#include "qkv/problem.h"
+
+struct tui_options {
+	const char *palette;  /* palette name, or NULL for the best the terminal has */
+	bool projector;       /* start in projector mode */
+	double pace;          /* autoplay seconds per step (> 0) */
+};
+
+/* Runs the interface on p (taken over: tui_run finishes it), editing the file at
+ * path (NULL for an unsaved problem). Returns the exit status: 0, 1 for a runtime
+ * failure (a message was printed after the terminal was restored), 2 when the
+ * terminal is unusable (TERM unset, dumb or unknown; stdout not a terminal). */
+int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o);
+
+#endif
