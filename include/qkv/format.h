@@ -7,9 +7,8 @@
 #include <stddef.h>
 
 /* Writes value with `decimals` digits after the point (0..12) into buf; "-0.00"
- * becomes "0.00"; magnitudes that would not fit in width-friendly fixed notation
- * (≥ 1e7, or nonzero below 10^-decimals/2 when decimals > 0 is not used) switch
- * to %.*e. Returns the length written (truncated to size-1), like snprintf. */
+ * becomes "0.00"; magnitudes of 1e7 and more switch to %.*e with at most three
+ * decimals. Returns the length snprintf reports (output truncated to size-1). */
 int qkv_format_number(char *buf, size_t size, double value, int decimals);
 /* Writes value so that it reads back to the same double (shortest of %.15g,
  * %.16g, %.17g that round-trips). */

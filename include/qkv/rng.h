@@ -1,5 +1,6 @@
 /* rng.h — seeded pseudo-random numbers: xoshiro256** (Blackman & Vigna, 2018),
- * seeded through splitmix64, with standard-normal draws by the Box–Muller method.
+ * seeded through splitmix64, with standard-normal draws by Marsaglia's polar
+ * method (streams) and the Box–Muller transform (addressed cells).
  * Integer arithmetic only until the final conversion, so the same seed gives the
  * same numbers on every machine. No global state: the caller owns the generator. */
 #ifndef QKV_RNG_H
@@ -10,7 +11,7 @@
 
 struct qkv_rng {
 	uint64_t state[4];
-	double spare;    /* the second Box–Muller value, when has_spare */
+	double spare;    /* the second value of the last polar pair, when has_spare */
 	bool has_spare;
 };
 

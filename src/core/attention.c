@@ -1,0 +1,329 @@
+/* attention.c — the five stages of softmax(Q Kᵀ / divisor) V, as one trace, with
+ * the statistics the saturation readout needs. Storage is reused between calls.
+ * Never prints; never gives NaN or Inf for a problem that passes qkv_problem_check. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkv/attention.h"
+#include "qkv/error.h"
+
+const char *qkv_stage_name(enum qkv_stage stage)
+{
+	static const char *const names[QKV_STAGE_COUNT] = {
+		"projections", "scores", "scaled", "weights", "mix", "output",
+	};
+
+	if ((int)stage < 0 || (int)stage >= QKV_STAGE_COUNT)
+		return "?";
+	return names[stage];
+}
+
+const char *qkv_stage_formula(enum qkv_stage stage)
+{
+	static const char *const formulas[QKV_STAGE_COUNT] = {
+		"Q = X W_Q,  K = X W_K,  V = X W_V",
+		"S = Q Kᵀ",
+		"S' = S / d",
+		"A = softmax(S') by rows",
+		"a_ij · v_j",
+		"O = A V",
+	};
+
+	if ((int)stage < 0 || (int)stage >= QKV_STAGE_COUNT)
+		return "?";
+	return formulas[stage];
+}
+
+void qkv_trace_init(struct qkv_trace *t)
+{
+	memset(t, 0, sizeof *t);
+	qkv_matrix_init(&t->q);
+	qkv_matrix_init(&t->k);
+	qkv_matrix_init(&t->v);
+	qkv_matrix_init(&t->scores);
+	qkv_matrix_init(&t->scaled);
+	qkv_matrix_init(&t->weights);
+	qkv_matrix_init(&t->output);
+	qkv_matrix_init(&t->k_t);
+}
+
+void qkv_trace_fini(struct qkv_trace *t)
+{
+	qkv_matrix_fini(&t->q);
+	qkv_matrix_fini(&t->k);
+	qkv_matrix_fini(&t->v);
+	qkv_matrix_fini(&t->scores);
+	qkv_matrix_fini(&t->scaled);
+	qkv_matrix_fini(&t->weights);
+	qkv_matrix_fini(&t->output);
+	qkv_matrix_fini(&t->k_t);
+	free(t->masked);
+	free(t->rows);
+	qkv_trace_init(t);
+}
+
+int qkv_softmax_row(const double *x, const unsigned char *hidden, int count, double *out)
+{
+	double max = -INFINITY, sum = 0.0;
+	int live = 0;
+
+	for (int j = 0; j < count; j++) {
+		if (hidden != NULL && hidden[j])
+			continue;
+		if (x[j] > max)
+			max = x[j];
+		live++;
+	}
+	for (int j = 0; j < count; j++) {
+		if (hidden != NULL && hidden[j]) {
+			out[j] = 0.0;
+			continue;
+		}
+		out[j] = exp(x[j] - max); /* ≤ 1, and the maximum gives exactly 1 */
+		sum += out[j];
+	}
+	if (live == 0)
+		return 0;
+	for (int j = 0; j < count; j++)
+		out[j] /= sum;
+	return live;
+}
+
+/* ‖diag(a) − a aᵀ‖_F for a row summing to 1 over its live keys. Written around the
+ * largest weight a_m, using 1 − a_m = Σ_{j≠m} a_j, so a nearly one-hot row keeps
+ * its small norm instead of drowning it in rounding. */
+static double jacobian_norm(const double *a, const unsigned char *hidden, int count, int m)
+{
+	double rest = 0.0, rest_squares = 0.0, am2, total;
+
+	for (int j = 0; j < count; j++) {
+		if (j == m || (hidden != NULL && hidden[j]))
+			continue;
+		rest += a[j];
+		rest_squares += a[j] * a[j];
+	}
+	am2 = a[m] * a[m];
+	/* Row m: (a_m − a_m²)² + a_m² Σ_{j≠m} a_j². */
+	total = am2 * rest * rest + am2 * rest_squares;
+	for (int i = 0; i < count; i++) {
+		double ai2;
+
+		if (i == m || (hidden != NULL && hidden[i]))
+			continue;
+		ai2 = a[i] * a[i];
+		/* Row i: (a_i − a_i²)² + a_i² Σ_{j≠i} a_j². */
+		total += ai2 * (1.0 - a[i]) * (1.0 - a[i]) + ai2 * (am2 + rest_squares - ai2);
+	}
+	return sqrt(total);
+}
+
+void qkv_row_stats_of(const double *a, const unsigned char *hidden, int count,
+		      struct qkv_row_stats *stats)
+{
+	double entropy = 0.0, sum = 0.0;
+	int m = -1, live = 0;
+
+	for (int j = 0; j < count; j++) {
+		if (hidden != NULL && hidden[j])
+			continue;
+		live++;
+		sum += a[j];
+		if (m < 0 || a[j] > a[m])
+			m = j;
+		if (a[j] > 0.0)
+			entropy -= a[j] * log(a[j]);
+	}
+	stats->live_keys = live;
+	stats->weight_sum = sum;
+	stats->argmax = m;
+	if (m < 0) {
+		stats->max_weight = 0.0;
+		stats->entropy = 0.0;
+		stats->effective_tokens = 0.0;
+		stats->jacobian_norm = 0.0;
+		return;
+	}
+	stats->max_weight = a[m];
+	stats->entropy = entropy > 0.0 ? entropy : 0.0;
+	stats->effective_tokens = exp(stats->entropy);
+	stats->jacobian_norm = jacobian_norm(a, hidden, count, m);
+}
+
+/* Makes room in the trace's per-row arrays for n queries. */
+static int trace_reserve(struct qkv_trace *t, int n)
+{
+	if ((size_t)n * (size_t)n > (size_t)t->masked_capacity) {
+		unsigned char *masked = malloc((size_t)n * (size_t)n);
+
+		if (masked == NULL)
+			return QKV_ENOMEM;
+		free(t->masked);
+		t->masked = masked;
+		t->masked_capacity = n * n;
+	}
+	if (n > t->rows_capacity) {
+		struct qkv_row_stats *rows = malloc((size_t)n * sizeof *rows);
+
+		if (rows == NULL)
+			return QKV_ENOMEM;
+		free(t->rows);
+		t->rows = rows;
+		t->rows_capacity = n;
+	}
+	return 0;
+}
+
+/* Q, K, V as used: copies in the direct form, products in the projected form. */
+static int trace_inputs(const struct qkv_problem *p, struct qkv_trace *t)
+{
+	int rc;
+
+	if (p->form == QKV_FORM_DIRECT) {
+		rc = qkv_matrix_copy(&t->q, &p->q);
+		if (rc == 0)
+			rc = qkv_matrix_copy(&t->k, &p->k);
+		if (rc == 0)
+			rc = qkv_matrix_copy(&t->v, &p->v);
+		return rc;
+	}
+	rc = qkv_matrix_multiply(&t->q, &p->x, &p->w_q);
+	if (rc == 0)
+		rc = qkv_matrix_multiply(&t->k, &p->x, &p->w_k);
+	if (rc == 0)
+		rc = qkv_matrix_multiply(&t->v, &p->x, &p->w_v);
+	return rc;
+}
+
+/* The wrong way on purpose: softmax down each column (over the queries that see
+ * the key), so columns sum to 1 and rows do not. Uses k_t as n×n scratch. */
+static int column_softmax(struct qkv_trace *t)
+{
+	int n = t->n, rc;
+	unsigned char *hidden_column = t->masked; /* reread per column below */
+
+	rc = qkv_matrix_transpose(&t->k_t, &t->scaled);
+	if (rc != 0)
+		return rc;
+	for (int j = 0; j < n; j++) {
+		double *column = qkv_matrix_row(&t->k_t, j);
+		double max = -INFINITY, sum = 0.0;
+
+		for (int i = 0; i < n; i++)
+			if (!hidden_column[(size_t)i * (size_t)n + (size_t)j] && column[i] > max)
+				max = column[i];
+		for (int i = 0; i < n; i++) {
+			double e = hidden_column[(size_t)i * (size_t)n + (size_t)j] ? 0.0
+										: exp(column[i] - max);
+			qkv_matrix_set(&t->weights, i, j, e);
+			sum += e;
+		}
+		for (int i = 0; i < n; i++)
+			if (sum > 0.0)
+				qkv_matrix_set(&t->weights, i, j, qkv_matrix_get(&t->weights, i, j) / sum);
+	}
+	return 0;
+}
+
+/* Stage 3 with the variant the problem asks for. */
+static int trace_weights(const struct qkv_problem *p, struct qkv_trace *t)
+{
+	int n = t->n;
+	int rc = qkv_matrix_zero(&t->weights, n, n);
+
+	if (rc != 0)
+		return rc;
+	if (p->wrong == QKV_WRONG_COLUMN_SOFTMAX)
+		return column_softmax(t);
+	for (int i = 0; i < n; i++) {
+		const unsigned char *hidden = t->masked + (size_t)i * (size_t)n;
+		double *row = qkv_matrix_row(&t->weights, i);
+
+		if (p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX) {
+			qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), NULL, n, row);
+			for (int j = 0; j < n; j++)
+				if (hidden[j])
+					row[j] = 0.0;
+		} else {
+			qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), hidden, n, row);
+		}
+	}
+	return 0;
+}
+
+/* Population variance of the scaled entries that softmax sees (two passes). */
+static double unmasked_variance(const struct qkv_trace *t)
+{
+	size_t count = 0, total = (size_t)t->n * (size_t)t->n;
+	double mean = 0.0, squares = 0.0;
+
+	for (size_t i = 0; i < total; i++) {
+		if (!t->masked[i]) {
+			mean += t->scaled.values[i];
+			count++;
+		}
+	}
+	if (count == 0)
+		return 0.0;
+	mean /= (double)count;
+	for (size_t i = 0; i < total; i++) {
+		if (!t->masked[i]) {
+			double d = t->scaled.values[i] - mean;
+			squares += d * d;
+		}
+	}
+	return squares / (double)count;
+}
+
+int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
+{
+	int rc = qkv_problem_check(p);
+	int n = p->n;
+
+	t->n = 0;
+	if (rc != 0)
+		return rc;
+	rc = trace_reserve(t, n);
+	if (rc == 0)
+		rc = trace_inputs(p, t);
+	if (rc != 0)
+		return rc;
+	t->d_k = t->q.cols;
+	t->d_v = t->v.cols;
+	t->divisor = qkv_problem_divisor(p);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			t->masked[(size_t)i * (size_t)n + (size_t)j] = qkv_problem_is_masked(p, i, j);
+	t->n = n;
+
+	/* Stages 1 and 2: S = Q Kᵀ via a transposed copy of K, then S / divisor. */
+	rc = qkv_matrix_transpose(&t->k_t, &t->k);
+	if (rc == 0)
+		rc = qkv_matrix_multiply(&t->scores, &t->q, &t->k_t);
+	if (rc == 0)
+		rc = qkv_matrix_copy(&t->scaled, &t->scores);
+	if (rc == 0) {
+		size_t total = (size_t)n * (size_t)n;
+
+		for (size_t i = 0; i < total; i++)
+			t->scaled.values[i] /= t->divisor;
+		rc = trace_weights(p, t);
+	}
+	/* Stages 4 and 5: O = A V (the mix terms are read on demand). */
+	if (rc == 0)
+		rc = qkv_matrix_multiply(&t->output, &t->weights, &t->v);
+	if (rc != 0) {
+		t->n = 0;
+		return rc;
+	}
+	for (int i = 0; i < n; i++)
+		qkv_row_stats_of(qkv_matrix_row_const(&t->weights, i),
+				 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
+	t->score_variance = unmasked_variance(t);
+	return 0;
+}
+
+double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col)
+{
+	return qkv_matrix_get(&t->weights, query, key) * qkv_matrix_get(&t->v, key, col);
+}

@@ -1,0 +1,335 @@
+/* derive.c — the arithmetic of one cell, written out with the trace's own numbers,
+ * for the screen's derivation line and the printer's handouts. Writes into the
+ * caller's buffer (truncating safely); never allocates, never prints. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qkv/derive.h"
+#include "qkv/error.h"
+#include "qkv/format.h"
+
+#define MAX_TERMS 6 /* sums longer than this are shown as their first terms and "…" */
+
+/* Text being written into a fixed buffer; length counts what was needed. */
+struct text {
+	char *buf;
+	size_t size;
+	size_t length;
+};
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list args;
+	int written;
+	size_t room = t->length < t->size ? t->size - t->length : 0;
+
+	va_start(args, fmt);
+	written = vsnprintf(room > 0 ? t->buf + t->length : NULL, room, fmt, args);
+	va_end(args);
+	if (written > 0)
+		t->length += (size_t)written;
+}
+
+/* Puts a number at `decimals` places with trailing zeros dropped ("1.00" → "1"),
+ * so sums of products stay short; negative numbers in parentheses when asked. */
+static void put_number(struct text *t, double value, int decimals, bool parenthesise)
+{
+	char number[48];
+	char *end;
+
+	qkv_format_number(number, sizeof number, value, decimals);
+	if (strchr(number, '.') != NULL && strchr(number, 'e') == NULL) {
+		end = number + strlen(number) - 1;
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
+	if (strcmp(number, "-0") == 0)
+		memmove(number, number + 1, strlen(number));
+	if (parenthesise && number[0] == '-')
+		put(t, "(%s)", number);
+	else
+		put(t, "%s", number);
+}
+
+/* Puts a vector "(v1, v2, …)", eliding after MAX_TERMS components. */
+static void put_vector(struct text *t, const double *v, int count, int decimals)
+{
+	put(t, "(");
+	for (int c = 0; c < count; c++) {
+		if (c == MAX_TERMS - 1 && count > MAX_TERMS) {
+			put(t, "…, ");
+			c = count - 1;
+		}
+		put_number(t, v[c], decimals, false);
+		if (c + 1 < count)
+			put(t, ", ");
+	}
+	put(t, ")");
+}
+
+/* Puts "a1×b1 + a2×b2 + …" for a dot product, then " = value". */
+static void put_dot(struct text *t, const double *a, const double *b, size_t b_stride,
+		    int count, double value, int decimals)
+{
+	for (int c = 0; c < count; c++) {
+		if (c == MAX_TERMS - 1 && count > MAX_TERMS) {
+			put(t, "… (%d terms) + ", count);
+			c = count - 1;
+		}
+		put_number(t, a[c], decimals, true);
+		put(t, "×");
+		put_number(t, b[(size_t)c * b_stride], decimals, true);
+		if (c + 1 < count)
+			put(t, " + ");
+	}
+	put(t, " = ");
+	put_number(t, value, decimals, false);
+}
+
+static const char *label(const struct qkv_problem *p, int token)
+{
+	return p->tokens != NULL && token < p->n ? p->tokens[token] : "?";
+}
+
+/* Stage 0: q_ic = x_i · column c of W_Q. */
+static void derive_projection(struct text *t, const struct qkv_problem *p,
+			      const struct qkv_trace *tr, int row, int col, int decimals)
+{
+	put(t, "q[%s,d%d] = x_%s · W_Q column %d = ", label(p, row), col + 1, label(p, row), col + 1);
+	put_dot(t, qkv_matrix_row_const(&p->x, row), p->w_q.values + col, (size_t)p->w_q.cols,
+		p->x.cols, qkv_matrix_get(&tr->q, row, col), decimals);
+}
+
+static void derive_score(struct text *t, const struct qkv_problem *p,
+			 const struct qkv_trace *tr, int row, int col, int decimals)
+{
+	put(t, "S[%s,%s] = q_%s · k_%s = ", label(p, row), label(p, col), label(p, row),
+	    label(p, col));
+	put_dot(t, qkv_matrix_row_const(&tr->q, row), qkv_matrix_row_const(&tr->k, col), 1,
+		tr->d_k, qkv_matrix_get(&tr->scores, row, col), decimals);
+}
+
+/* Puts the divisor as the problem builds it: "√2", "0.5 × √2", "1", "3". */
+static void put_divisor_origin(struct text *t, const struct qkv_problem *p,
+			       const struct qkv_trace *tr, int decimals)
+{
+	bool tau = p->temperature != 1.0;
+
+	if (tau && p->scale != QKV_SCALE_NONE) {
+		put(t, "(τ ");
+		put_number(t, p->temperature, decimals, false);
+		put(t, " × ");
+	}
+	switch (p->scale) {
+	case QKV_SCALE_SQRT_DK:
+		put(t, "√%d", tr->d_k);
+		break;
+	case QKV_SCALE_CUSTOM:
+		put_number(t, p->scale_value, decimals, false);
+		break;
+	case QKV_SCALE_NONE:
+	default:
+		if (tau) {
+			put(t, "τ ");
+			put_number(t, p->temperature, decimals, false);
+		} else {
+			put(t, "1 (no scaling)");
+		}
+		break;
+	}
+	if (tau && p->scale != QKV_SCALE_NONE)
+		put(t, ")");
+}
+
+static void derive_scaled(struct text *t, const struct qkv_problem *p,
+			  const struct qkv_trace *tr, int row, int col, int decimals)
+{
+	put(t, "S'[%s,%s] = S[%s,%s] / ", label(p, row), label(p, col), label(p, row),
+	    label(p, col));
+	put_divisor_origin(t, p, tr, decimals);
+	put(t, " = ");
+	put_number(t, qkv_matrix_get(&tr->scores, row, col), decimals, false);
+	put(t, " / ");
+	put_number(t, tr->divisor, decimals, false);
+	put(t, " = ");
+	put_number(t, qkv_matrix_get(&tr->scaled, row, col), decimals, false);
+}
+
+/* Stage 3 for a row softmax: e^(s − max) over the sum of the row's exponentials. */
+static void derive_weight(struct text *t, const struct qkv_problem *p,
+			  const struct qkv_trace *tr, int row, int col, int decimals)
+{
+	const double *s = qkv_matrix_row_const(&tr->scaled, row);
+	int n = tr->n, shown = 0;
+	double max = 0.0, sum = 0.0;
+	bool first = true;
+
+	for (int j = 0; j < n; j++) {
+		if (qkv_trace_is_masked(tr, row, j))
+			continue;
+		if (first || s[j] > max)
+			max = s[j];
+		first = false;
+	}
+	for (int j = 0; j < n; j++)
+		if (!qkv_trace_is_masked(tr, row, j))
+			sum += exp(s[j] - max);
+	put(t, "A[%s,%s] = e^(S' − max) / Σ e^(S' − max) = e^", label(p, row), label(p, col));
+	put_number(t, s[col] - max, decimals, true);
+	put(t, " / (");
+	for (int j = 0; j < n; j++) {
+		if (qkv_trace_is_masked(tr, row, j))
+			continue;
+		if (shown > 0)
+			put(t, " + ");
+		if (shown == MAX_TERMS) {
+			put(t, "…");
+			break;
+		}
+		put_number(t, exp(s[j] - max), decimals, false);
+		shown++;
+	}
+	put(t, ") = ");
+	put_number(t, exp(s[col] - max), decimals, false);
+	put(t, " / ");
+	put_number(t, sum, decimals, false);
+	put(t, " = ");
+	put_number(t, qkv_matrix_get(&tr->weights, row, col), decimals, false);
+}
+
+/* Stage 4: the query's output as the weighted sum of the value vectors. */
+static void derive_mix(struct text *t, const struct qkv_problem *p,
+		       const struct qkv_trace *tr, int row, int col, int decimals)
+{
+	int n = tr->n, shown = 0;
+
+	put(t, "o_%s = Σ_j a_j · v_j = ", label(p, row));
+	for (int j = 0; j < n; j++) {
+		if (qkv_trace_is_masked(tr, row, j))
+			continue;
+		if (shown > 0)
+			put(t, " + ");
+		if (shown == MAX_TERMS) {
+			put(t, "…");
+			break;
+		}
+		put_number(t, qkv_matrix_get(&tr->weights, row, j), decimals, false);
+		put(t, " × ");
+		put_vector(t, qkv_matrix_row_const(&tr->v, j), tr->d_v, decimals);
+		shown++;
+	}
+	put(t, " = ");
+	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
+	put(t, "\nd%d: ", col + 1);
+	shown = 0;
+	for (int j = 0; j < n; j++) {
+		if (qkv_trace_is_masked(tr, row, j))
+			continue;
+		if (shown > 0)
+			put(t, " + ");
+		if (shown == MAX_TERMS) {
+			put(t, "…");
+			break;
+		}
+		put_number(t, qkv_matrix_get(&tr->weights, row, j), decimals, false);
+		put(t, "×");
+		put_number(t, qkv_matrix_get(&tr->v, j, col), decimals, true);
+		shown++;
+	}
+	put(t, " = ");
+	put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
+}
+
+/* Stage 5: the output row, and the share of each token in it. */
+static void derive_output(struct text *t, const struct qkv_problem *p,
+			  const struct qkv_trace *tr, int row, int col, int decimals)
+{
+	int n = tr->n, shown = 0;
+	const struct qkv_row_stats *stats = &tr->rows[row];
+
+	put(t, "O[%s,d%d] = ", label(p, row), col + 1);
+	put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
+	put(t, "; o_%s = ", label(p, row));
+	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
+	if (stats->live_keys == 0) {
+		put(t, ": every key is masked, so nothing is mixed");
+		return;
+	}
+	put(t, " mixes ");
+	for (int j = 0; j < n; j++) {
+		if (qkv_trace_is_masked(tr, row, j))
+			continue;
+		if (shown > 0)
+			put(t, ", ");
+		if (shown == MAX_TERMS) {
+			put(t, "…");
+			break;
+		}
+		put_number(t, 100.0 * qkv_matrix_get(&tr->weights, row, j), decimals > 1 ? 1 : 0, false);
+		put(t, "%% %s", label(p, j));
+		shown++;
+	}
+}
+
+int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
+	       const struct qkv_trace *t, enum qkv_stage stage, int row, int col,
+	       int decimals)
+{
+	struct text text = { buf, size, 0 };
+	int width;
+
+	if (size > 0)
+		buf[0] = '\0';
+	if (t->n < 1 || row < 0 || row >= t->n || col < 0)
+		return QKV_EINVAL;
+	switch (stage) {
+	case QKV_STAGE_PROJECTIONS:
+		width = p->form == QKV_FORM_PROJECTED ? t->d_k : 0;
+		break;
+	case QKV_STAGE_SCORES:
+	case QKV_STAGE_SCALED:
+	case QKV_STAGE_WEIGHTS:
+		width = t->n;
+		break;
+	case QKV_STAGE_MIX:
+	case QKV_STAGE_OUTPUT:
+		width = t->d_v;
+		break;
+	default:
+		return QKV_EINVAL;
+	}
+	if (col >= width)
+		return QKV_EINVAL;
+	if (stage >= QKV_STAGE_SCORES && stage <= QKV_STAGE_WEIGHTS && qkv_trace_is_masked(t, row, col)) {
+		put(&text, "%s[%s,%s]: masked: −∞ before softmax, weight 0",
+		    stage == QKV_STAGE_WEIGHTS ? "A" : stage == QKV_STAGE_SCALED ? "S'" : "S",
+		    label(p, row), label(p, col));
+		return (int)text.length;
+	}
+	switch (stage) {
+	case QKV_STAGE_PROJECTIONS:
+		derive_projection(&text, p, t, row, col, decimals);
+		break;
+	case QKV_STAGE_SCORES:
+		derive_score(&text, p, t, row, col, decimals);
+		break;
+	case QKV_STAGE_SCALED:
+		derive_scaled(&text, p, t, row, col, decimals);
+		break;
+	case QKV_STAGE_WEIGHTS:
+		derive_weight(&text, p, t, row, col, decimals);
+		break;
+	case QKV_STAGE_MIX:
+		derive_mix(&text, p, t, row, col, decimals);
+		break;
+	case QKV_STAGE_OUTPUT:
+	default:
+		derive_output(&text, p, t, row, col, decimals);
+		break;
+	}
+	return (int)text.length;
+}

@@ -1,0 +1,244 @@
+/* matrix.c — dense row-major matrices of doubles.
+ * Pure storage and arithmetic: no printing, no exit. Storage grows but is reused,
+ * so recomputing a trace after an edit allocates nothing in steady state. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkv/error.h"
+#include "qkv/matrix.h"
+
+#define MATRIX_MAX_SIDE (QKV_MAX_DIM * 4)
+
+void qkv_matrix_init(struct qkv_matrix *m)
+{
+	m->rows = 0;
+	m->cols = 0;
+	m->values = NULL;
+	m->capacity = 0;
+}
+
+void qkv_matrix_fini(struct qkv_matrix *m)
+{
+	free(m->values);
+	qkv_matrix_init(m);
+}
+
+/* Makes room for `count` entries without keeping their contents. */
+static int matrix_reserve(struct qkv_matrix *m, size_t count)
+{
+	double *values;
+
+	if (count <= m->capacity)
+		return 0;
+	values = malloc(count * sizeof *values);
+	if (values == NULL)
+		return QKV_ENOMEM;
+	if (m->values != NULL)
+		memcpy(values, m->values, m->capacity * sizeof *values);
+	free(m->values);
+	m->values = values;
+	m->capacity = count;
+	return 0;
+}
+
+static bool matrix_shape_valid(int rows, int cols)
+{
+	return rows >= 0 && cols >= 0 && rows <= MATRIX_MAX_SIDE && cols <= MATRIX_MAX_SIDE;
+}
+
+int qkv_matrix_zero(struct qkv_matrix *m, int rows, int cols)
+{
+	size_t count = (size_t)rows * (size_t)cols;
+	int rc;
+
+	if (!matrix_shape_valid(rows, cols))
+		return QKV_EINVAL;
+	rc = matrix_reserve(m, count);
+	if (rc != 0)
+		return rc;
+	m->rows = rows;
+	m->cols = cols;
+	if (count > 0)
+		memset(m->values, 0, count * sizeof *m->values);
+	return 0;
+}
+
+int qkv_matrix_resize(struct qkv_matrix *m, int rows, int cols)
+{
+	struct qkv_matrix fresh;
+	int keep_rows, keep_cols;
+
+	if (!matrix_shape_valid(rows, cols))
+		return QKV_EINVAL;
+	if (rows == m->rows && cols == m->cols)
+		return 0;
+	qkv_matrix_init(&fresh);
+	if (qkv_matrix_zero(&fresh, rows, cols) != 0)
+		return QKV_ENOMEM;
+	keep_rows = rows < m->rows ? rows : m->rows;
+	keep_cols = cols < m->cols ? cols : m->cols;
+	for (int r = 0; r < keep_rows; r++)
+		memcpy(qkv_matrix_row(&fresh, r), qkv_matrix_row_const(m, r),
+		       (size_t)keep_cols * sizeof(double));
+	qkv_matrix_fini(m);
+	*m = fresh;
+	return 0;
+}
+
+int qkv_matrix_copy(struct qkv_matrix *dst, const struct qkv_matrix *src)
+{
+	size_t count = (size_t)src->rows * (size_t)src->cols;
+	int rc;
+
+	if (dst == src)
+		return 0;
+	rc = matrix_reserve(dst, count);
+	if (rc != 0)
+		return rc;
+	dst->rows = src->rows;
+	dst->cols = src->cols;
+	if (count > 0)
+		memcpy(dst->values, src->values, count * sizeof *dst->values);
+	return 0;
+}
+
+int qkv_matrix_set_all(struct qkv_matrix *m, int rows, int cols, const double *values)
+{
+	int rc = qkv_matrix_zero(m, rows, cols);
+
+	if (rc != 0)
+		return rc;
+	if (rows > 0 && cols > 0)
+		memcpy(m->values, values, (size_t)rows * (size_t)cols * sizeof *values);
+	return 0;
+}
+
+int qkv_matrix_insert_row(struct qkv_matrix *m, int at)
+{
+	size_t cols = (size_t)m->cols;
+	int rc;
+
+	if (at < 0 || at > m->rows || m->rows + 1 > MATRIX_MAX_SIDE)
+		return QKV_EINVAL;
+	rc = matrix_reserve(m, (size_t)(m->rows + 1) * cols);
+	if (rc != 0)
+		return rc;
+	memmove(m->values + (size_t)(at + 1) * cols, m->values + (size_t)at * cols,
+		(size_t)(m->rows - at) * cols * sizeof(double));
+	memset(m->values + (size_t)at * cols, 0, cols * sizeof(double));
+	m->rows++;
+	return 0;
+}
+
+int qkv_matrix_remove_row(struct qkv_matrix *m, int at)
+{
+	size_t cols = (size_t)m->cols;
+
+	if (at < 0 || at >= m->rows)
+		return QKV_EINVAL;
+	memmove(m->values + (size_t)at * cols, m->values + (size_t)(at + 1) * cols,
+		(size_t)(m->rows - at - 1) * cols * sizeof(double));
+	m->rows--;
+	return 0;
+}
+
+int qkv_matrix_insert_col(struct qkv_matrix *m, int at)
+{
+	struct qkv_matrix fresh;
+
+	if (at < 0 || at > m->cols)
+		return QKV_EINVAL;
+	qkv_matrix_init(&fresh);
+	if (qkv_matrix_zero(&fresh, m->rows, m->cols + 1) != 0)
+		return QKV_ENOMEM;
+	for (int r = 0; r < m->rows; r++) {
+		const double *from = qkv_matrix_row_const(m, r);
+		double *to = qkv_matrix_row(&fresh, r);
+
+		memcpy(to, from, (size_t)at * sizeof(double));
+		memcpy(to + at + 1, from + at, (size_t)(m->cols - at) * sizeof(double));
+	}
+	qkv_matrix_fini(m);
+	*m = fresh;
+	return 0;
+}
+
+int qkv_matrix_remove_col(struct qkv_matrix *m, int at)
+{
+	int cols = m->cols - 1;
+
+	if (at < 0 || at >= m->cols)
+		return QKV_EINVAL;
+	/* Compact in place, row by row, front to back: never overwrites unread data. */
+	for (int r = 0; r < m->rows; r++) {
+		const double *from = m->values + (size_t)r * (size_t)m->cols;
+		double *to = m->values + (size_t)r * (size_t)cols;
+
+		memmove(to, from, (size_t)at * sizeof(double));
+		memmove(to + at, from + at + 1, (size_t)(cols - at) * sizeof(double));
+	}
+	m->cols = cols;
+	return 0;
+}
+
+/* out = a·b in axpy form: each row of out accumulates a_ik times row k of b, so the
+ * innermost loop runs over contiguous memory and vectorises. */
+int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
+			const struct qkv_matrix *b)
+{
+	int rc;
+
+	if (a->cols != b->rows || out == a || out == b)
+		return QKV_ESHAPE;
+	rc = qkv_matrix_zero(out, a->rows, b->cols);
+	if (rc != 0)
+		return rc;
+	for (int i = 0; i < a->rows; i++) {
+		double *restrict row = qkv_matrix_row(out, i);
+		const double *arow = qkv_matrix_row_const(a, i);
+
+		for (int k = 0; k < a->cols; k++) {
+			const double aik = arow[k];
+			const double *restrict brow = qkv_matrix_row_const(b, k);
+
+			for (int j = 0; j < b->cols; j++)
+				row[j] += aik * brow[j];
+		}
+	}
+	return 0;
+}
+
+int qkv_matrix_transpose(struct qkv_matrix *out, const struct qkv_matrix *a)
+{
+	int rc;
+
+	if (out == a)
+		return QKV_ESHAPE;
+	rc = qkv_matrix_zero(out, a->cols, a->rows);
+	if (rc != 0)
+		return rc;
+	for (int i = 0; i < a->rows; i++)
+		for (int j = 0; j < a->cols; j++)
+			qkv_matrix_set(out, j, i, qkv_matrix_get(a, i, j));
+	return 0;
+}
+
+bool qkv_matrix_equal(const struct qkv_matrix *a, const struct qkv_matrix *b)
+{
+	size_t count = (size_t)a->rows * (size_t)a->cols;
+
+	if (a->rows != b->rows || a->cols != b->cols)
+		return false;
+	return count == 0 || memcmp(a->values, b->values, count * sizeof(double)) == 0;
+}
+
+bool qkv_matrix_all_finite(const struct qkv_matrix *m)
+{
+	size_t count = (size_t)m->rows * (size_t)m->cols;
+
+	for (size_t i = 0; i < count; i++)
+		if (!isfinite(m->values[i]))
+			return false;
+	return true;
+}

@@ -1,0 +1,610 @@
+/* problem.c — building, copying, checking and reshaping attention problems.
+ * Reshaping keeps every value a person typed. No printing, no files, no exit. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkv/error.h"
+#include "qkv/problem.h"
+#include "qkv/rng.h"
+
+/* Streams of qkv_rng_cell_normal, one per random matrix. */
+enum { STREAM_Q = 1, STREAM_K = 2, STREAM_V = 3 };
+
+static char *copy_string(const char *s)
+{
+	size_t length;
+	char *copy;
+
+	if (s == NULL)
+		return NULL;
+	length = strlen(s);
+	copy = malloc(length + 1);
+	if (copy != NULL)
+		memcpy(copy, s, length + 1);
+	return copy;
+}
+
+static struct qkv_matrix *matrix_of(struct qkv_problem *p, enum qkv_input which)
+{
+	switch (which) {
+	case QKV_INPUT_Q: return &p->q;
+	case QKV_INPUT_K: return &p->k;
+	case QKV_INPUT_V: return &p->v;
+	case QKV_INPUT_X: return &p->x;
+	case QKV_INPUT_W_Q: return &p->w_q;
+	case QKV_INPUT_W_K: return &p->w_k;
+	case QKV_INPUT_W_V: return &p->w_v;
+	default: return NULL;
+	}
+}
+
+void qkv_problem_init(struct qkv_problem *p)
+{
+	memset(p, 0, sizeof *p);
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		qkv_matrix_init(matrix_of(p, (enum qkv_input)i));
+	p->form = QKV_FORM_DIRECT;
+	p->scale = QKV_SCALE_SQRT_DK;
+	p->scale_value = 1.0;
+	p->temperature = 1.0;
+	p->mask = QKV_MASK_NONE;
+	p->wrong = QKV_WRONG_NONE;
+}
+
+static void free_tokens(struct qkv_problem *p)
+{
+	if (p->tokens != NULL)
+		for (int i = 0; i < p->n; i++)
+			free(p->tokens[i]);
+	free(p->tokens);
+	p->tokens = NULL;
+}
+
+void qkv_problem_fini(struct qkv_problem *p)
+{
+	free(p->title);
+	free(p->notes);
+	free_tokens(p);
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		qkv_matrix_fini(matrix_of(p, (enum qkv_input)i));
+	free(p->mask_bits);
+	free(p->padding);
+	qkv_problem_init(p);
+}
+
+static void *copy_bytes(const void *from, size_t size, bool *failed)
+{
+	void *to;
+
+	if (from == NULL || size == 0)
+		return NULL;
+	to = malloc(size);
+	if (to == NULL)
+		*failed = true;
+	else
+		memcpy(to, from, size);
+	return to;
+}
+
+int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
+{
+	bool failed = false;
+	size_t n = (size_t)src->n;
+
+	if (dst == src)
+		return 0;
+	qkv_problem_fini(dst);
+	dst->form = src->form;
+	dst->scale = src->scale;
+	dst->scale_value = src->scale_value;
+	dst->temperature = src->temperature;
+	dst->mask = src->mask;
+	dst->wrong = src->wrong;
+	dst->seeded = src->seeded;
+	dst->seed = src->seed;
+	dst->title = copy_string(src->title);
+	dst->notes = copy_string(src->notes);
+	failed = (src->title != NULL && dst->title == NULL) ||
+		 (src->notes != NULL && dst->notes == NULL);
+	if (src->tokens != NULL && n > 0) {
+		dst->tokens = calloc(n, sizeof *dst->tokens);
+		if (dst->tokens == NULL) {
+			failed = true;
+		} else {
+			dst->n = src->n;
+			for (size_t i = 0; i < n; i++) {
+				dst->tokens[i] = copy_string(src->tokens[i]);
+				failed |= src->tokens[i] != NULL && dst->tokens[i] == NULL;
+			}
+		}
+	}
+	dst->n = src->n;
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		failed |= qkv_matrix_copy(matrix_of(dst, (enum qkv_input)i),
+					  qkv_problem_input_const(src, (enum qkv_input)i)) != 0;
+	dst->mask_bits = copy_bytes(src->mask_bits, n * n, &failed);
+	dst->padding = copy_bytes(src->padding, n, &failed);
+	if (failed) {
+		qkv_problem_fini(dst);
+		return QKV_ENOMEM;
+	}
+	return 0;
+}
+
+static bool strings_equal(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/* Bytes equal, where a missing array reads as all zeros. */
+static bool bytes_equal(const unsigned char *a, const unsigned char *b, size_t size)
+{
+	for (size_t i = 0; i < size; i++)
+		if ((a != NULL ? a[i] : 0) != (b != NULL ? b[i] : 0))
+			return false;
+	return true;
+}
+
+bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
+{
+	size_t n = (size_t)a->n;
+
+	if (a->n != b->n || a->form != b->form || a->scale != b->scale ||
+	    a->temperature != b->temperature || a->mask != b->mask || a->wrong != b->wrong ||
+	    a->seeded != b->seeded || (a->seeded && a->seed != b->seed) ||
+	    (a->scale == QKV_SCALE_CUSTOM && a->scale_value != b->scale_value))
+		return false;
+	if (!strings_equal(a->title, b->title) || !strings_equal(a->notes, b->notes))
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (!strings_equal(a->tokens[i], b->tokens[i]))
+			return false;
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		if (!qkv_matrix_equal(qkv_problem_input_const(a, (enum qkv_input)i),
+				      qkv_problem_input_const(b, (enum qkv_input)i)))
+			return false;
+	return bytes_equal(a->padding, b->padding, n) &&
+	       (a->mask != QKV_MASK_CUSTOM || bytes_equal(a->mask_bits, b->mask_bits, n * n));
+}
+
+/* Gives p n tokens labelled t1…tn (p must have none). */
+static int default_tokens(struct qkv_problem *p, int n)
+{
+	char label[16];
+
+	p->tokens = calloc((size_t)n, sizeof *p->tokens);
+	if (p->tokens == NULL)
+		return QKV_ENOMEM;
+	p->n = n;
+	for (int i = 0; i < n; i++) {
+		snprintf(label, sizeof label, "t%d", i + 1);
+		p->tokens[i] = copy_string(label);
+		if (p->tokens[i] == NULL)
+			return QKV_ENOMEM;
+	}
+	return 0;
+}
+
+int qkv_problem_worked_example(struct qkv_problem *p)
+{
+	static const double qk[] = { 1, 0, 0, 1, 1, 1 };
+	static const double values[] = { 10, 0, 0, 10, 5, 5 };
+	int rc;
+
+	qkv_problem_fini(p);
+	rc = default_tokens(p, 3);
+	if (rc == 0)
+		rc = qkv_matrix_set_all(&p->q, 3, 2, qk);
+	if (rc == 0)
+		rc = qkv_matrix_set_all(&p->k, 3, 2, qk);
+	if (rc == 0)
+		rc = qkv_matrix_set_all(&p->v, 3, 2, values);
+	if (rc != 0)
+		qkv_problem_fini(p);
+	return rc;
+}
+
+/* Fills columns [from, to) of every row of m with the seed's draws for stream. */
+static void draw_columns(struct qkv_matrix *m, uint64_t seed, uint32_t stream, int from, int to)
+{
+	for (int r = 0; r < m->rows; r++)
+		for (int c = from; c < to; c++)
+			qkv_matrix_set(m, r, c,
+				       qkv_rng_cell_normal(seed, stream, (uint32_t)r, (uint32_t)c));
+}
+
+int qkv_problem_random(struct qkv_problem *p, int n, int d_k, int d_v, uint64_t seed)
+{
+	int rc;
+
+	if (n < 1 || d_k < 1 || d_v < 1)
+		return QKV_EINVAL;
+	if (n > QKV_MAX_TOKENS || d_k > QKV_MAX_DIM || d_v > QKV_MAX_DIM)
+		return QKV_ELIMIT;
+	qkv_problem_fini(p);
+	rc = default_tokens(p, n);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&p->q, n, d_k);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&p->k, n, d_k);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&p->v, n, d_v);
+	if (rc != 0) {
+		qkv_problem_fini(p);
+		return rc;
+	}
+	draw_columns(&p->q, seed, STREAM_Q, 0, d_k);
+	draw_columns(&p->k, seed, STREAM_K, 0, d_k);
+	draw_columns(&p->v, seed, STREAM_V, 0, d_v);
+	p->seeded = true;
+	p->seed = seed;
+	return 0;
+}
+
+int qkv_problem_d_k(const struct qkv_problem *p)
+{
+	return p->form == QKV_FORM_DIRECT ? p->q.cols : p->w_q.cols;
+}
+
+int qkv_problem_d_v(const struct qkv_problem *p)
+{
+	return p->form == QKV_FORM_DIRECT ? p->v.cols : p->w_v.cols;
+}
+
+int qkv_problem_d_model(const struct qkv_problem *p)
+{
+	return p->form == QKV_FORM_DIRECT ? 0 : p->x.cols;
+}
+
+struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which)
+{
+	bool direct = which <= QKV_INPUT_V;
+
+	if ((p->form == QKV_FORM_DIRECT) != direct)
+		return NULL;
+	return matrix_of(p, which);
+}
+
+const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
+						 enum qkv_input which)
+{
+	return matrix_of((struct qkv_problem *)p, which);
+}
+
+const char *qkv_input_name(enum qkv_input which)
+{
+	static const char *const names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V" };
+
+	if ((int)which < 0 || which >= QKV_INPUT_COUNT)
+		return "?";
+	return names[which];
+}
+
+double qkv_problem_divisor(const struct qkv_problem *p)
+{
+	switch (p->scale) {
+	case QKV_SCALE_NONE:
+		return p->temperature;
+	case QKV_SCALE_CUSTOM:
+		return p->temperature * p->scale_value;
+	case QKV_SCALE_SQRT_DK:
+	default:
+		return p->temperature * sqrt((double)qkv_problem_d_k(p));
+	}
+}
+
+bool qkv_problem_is_masked(const struct qkv_problem *p, int query, int key)
+{
+	if (p->padding != NULL && p->padding[key])
+		return true;
+	switch (p->mask) {
+	case QKV_MASK_CAUSAL:
+		return key > query;
+	case QKV_MASK_CUSTOM:
+		return p->mask_bits != NULL && p->mask_bits[(size_t)query * (size_t)p->n + (size_t)key];
+	case QKV_MASK_NONE:
+	default:
+		return false;
+	}
+}
+
+static bool values_in_range(const struct qkv_matrix *m)
+{
+	size_t count = (size_t)m->rows * (size_t)m->cols;
+
+	for (size_t i = 0; i < count; i++)
+		if (!isfinite(m->values[i]) || fabs(m->values[i]) > QKV_MAX_VALUE)
+			return false;
+	return true;
+}
+
+static bool dim_ok(int d)
+{
+	return d >= 1 && d <= QKV_MAX_DIM;
+}
+
+static bool ratio_ok(double x)
+{
+	return isfinite(x) && x >= QKV_MIN_TEMPERATURE && x <= QKV_MAX_TEMPERATURE;
+}
+
+int qkv_problem_check(const struct qkv_problem *p)
+{
+	int n = p->n;
+
+	if (n > QKV_MAX_TOKENS)
+		return QKV_ELIMIT;
+	if (n < 1 || p->tokens == NULL)
+		return QKV_ESHAPE;
+	for (int i = 0; i < n; i++)
+		if (p->tokens[i] == NULL)
+			return QKV_ESHAPE;
+	if (p->form == QKV_FORM_DIRECT) {
+		if (p->q.cols > QKV_MAX_DIM || p->v.cols > QKV_MAX_DIM)
+			return QKV_ELIMIT;
+		if (p->q.rows != n || p->k.rows != n || p->v.rows != n ||
+		    p->k.cols != p->q.cols || !dim_ok(p->q.cols) || !dim_ok(p->v.cols))
+			return QKV_ESHAPE;
+	} else {
+		int d_model = p->x.cols;
+
+		if (d_model > QKV_MAX_DIM || p->w_q.cols > QKV_MAX_DIM || p->w_v.cols > QKV_MAX_DIM)
+			return QKV_ELIMIT;
+		if (p->x.rows != n || !dim_ok(d_model) || p->w_q.rows != d_model ||
+		    p->w_k.rows != d_model || p->w_v.rows != d_model ||
+		    p->w_k.cols != p->w_q.cols || !dim_ok(p->w_q.cols) || !dim_ok(p->w_v.cols))
+			return QKV_ESHAPE;
+	}
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		if (!values_in_range(qkv_problem_input_const(p, (enum qkv_input)i)))
+			return QKV_EINVAL;
+	if (!ratio_ok(p->temperature))
+		return QKV_EINVAL;
+	if (p->scale == QKV_SCALE_CUSTOM && !ratio_ok(p->scale_value))
+		return QKV_EINVAL;
+	if (p->mask == QKV_MASK_CUSTOM && p->mask_bits == NULL)
+		return QKV_EINVAL;
+	return 0;
+}
+
+/* Grows a byte array of old_count to new_count, zero-filling; 0 or QKV_ENOMEM. */
+static int grow_bytes(unsigned char **bytes, size_t new_count)
+{
+	unsigned char *grown;
+
+	if (*bytes == NULL)
+		return 0;
+	grown = realloc(*bytes, new_count > 0 ? new_count : 1);
+	if (grown == NULL)
+		return QKV_ENOMEM;
+	*bytes = grown;
+	return 0;
+}
+
+/* The token rows: Q, K, V in the direct form, X in the projected form. */
+static int token_matrices(struct qkv_problem *p, struct qkv_matrix *out[3])
+{
+	if (p->form == QKV_FORM_DIRECT) {
+		out[0] = &p->q;
+		out[1] = &p->k;
+		out[2] = &p->v;
+		return 3;
+	}
+	out[0] = &p->x;
+	return 1;
+}
+
+int qkv_problem_insert_token(struct qkv_problem *p, int at, const char *label)
+{
+	struct qkv_matrix *rows[3];
+	int count = token_matrices(p, rows);
+	size_t n = (size_t)p->n;
+	char fallback[16];
+	char **tokens;
+	char *name;
+
+	if (at < 0 || at > p->n)
+		return QKV_EINVAL;
+	if (p->n + 1 > QKV_MAX_TOKENS)
+		return QKV_ELIMIT;
+	if (label == NULL) {
+		snprintf(fallback, sizeof fallback, "t%d", p->n + 1);
+		label = fallback;
+	}
+	name = copy_string(label);
+	tokens = realloc(p->tokens, (n + 1) * sizeof *tokens);
+	if (name == NULL || tokens == NULL) {
+		free(name);
+		if (tokens != NULL)
+			p->tokens = tokens;
+		return QKV_ENOMEM;
+	}
+	p->tokens = tokens;
+	if (grow_bytes(&p->padding, n + 1) != 0 || grow_bytes(&p->mask_bits, (n + 1) * (n + 1)) != 0) {
+		free(name);
+		return QKV_ENOMEM;
+	}
+	for (int i = 0; i < count; i++) {
+		if (qkv_matrix_insert_row(rows[i], at) != 0) {
+			for (int j = 0; j < i; j++)
+				qkv_matrix_remove_row(rows[j], at);
+			free(name);
+			return QKV_ENOMEM;
+		}
+	}
+	memmove(tokens + at + 1, tokens + at, (n - (size_t)at) * sizeof *tokens);
+	tokens[at] = name;
+	if (p->padding != NULL) {
+		memmove(p->padding + at + 1, p->padding + at, n - (size_t)at);
+		p->padding[at] = 0;
+	}
+	if (p->mask_bits != NULL) {
+		/* Re-lay the n×n bits as (n+1)×(n+1), from the last row backwards. */
+		for (size_t r = n; r-- > 0;) {
+			size_t to_row = r >= (size_t)at ? r + 1 : r;
+			for (size_t c = n; c-- > 0;) {
+				size_t to_col = c >= (size_t)at ? c + 1 : c;
+				p->mask_bits[to_row * (n + 1) + to_col] = p->mask_bits[r * n + c];
+			}
+		}
+		for (size_t i = 0; i <= n; i++) {
+			p->mask_bits[(size_t)at * (n + 1) + i] = 0;
+			p->mask_bits[i * (n + 1) + (size_t)at] = 0;
+		}
+	}
+	p->n++;
+	if (p->seeded && p->form == QKV_FORM_DIRECT) {
+		/* A fresh address per insertion, so the new row is a new draw. */
+		uint32_t address = 0x10000u + (uint32_t)p->n;
+		uint32_t streams[3] = { STREAM_Q, STREAM_K, STREAM_V };
+
+		for (int i = 0; i < 3; i++)
+			for (int c = 0; c < rows[i]->cols; c++)
+				qkv_matrix_set(rows[i], at, c,
+					       qkv_rng_cell_normal(p->seed, streams[i], address, (uint32_t)c));
+	}
+	return 0;
+}
+
+int qkv_problem_remove_token(struct qkv_problem *p, int at)
+{
+	struct qkv_matrix *rows[3];
+	int count = token_matrices(p, rows);
+	size_t n = (size_t)p->n;
+
+	if (at < 0 || at >= p->n || p->n <= 1)
+		return QKV_EINVAL;
+	for (int i = 0; i < count; i++)
+		qkv_matrix_remove_row(rows[i], at);
+	free(p->tokens[at]);
+	memmove(p->tokens + at, p->tokens + at + 1, (n - (size_t)at - 1) * sizeof *p->tokens);
+	if (p->padding != NULL)
+		memmove(p->padding + at, p->padding + at + 1, n - (size_t)at - 1);
+	if (p->mask_bits != NULL) {
+		size_t to = 0;
+
+		for (size_t r = 0; r < n; r++)
+			for (size_t c = 0; c < n; c++)
+				if (r != (size_t)at && c != (size_t)at)
+					p->mask_bits[to++] = p->mask_bits[r * n + c];
+	}
+	p->n--;
+	return 0;
+}
+
+/* Resizes the columns of the given matrices to d, drawing new columns when seeded. */
+static int set_columns(struct qkv_problem *p, struct qkv_matrix *const *matrices,
+		       const uint32_t *streams, int count, int d)
+{
+	int old = matrices[0]->cols;
+
+	if (d < 1)
+		return QKV_EINVAL;
+	if (d > QKV_MAX_DIM)
+		return QKV_ELIMIT;
+	for (int i = 0; i < count; i++) {
+		if (qkv_matrix_resize(matrices[i], matrices[i]->rows, d) != 0) {
+			for (int j = 0; j < i; j++)
+				qkv_matrix_resize(matrices[j], matrices[j]->rows, old);
+			return QKV_ENOMEM;
+		}
+	}
+	if (p->seeded && p->form == QKV_FORM_DIRECT && d > old)
+		for (int i = 0; i < count; i++)
+			draw_columns(matrices[i], p->seed, streams[i], old, d);
+	return 0;
+}
+
+int qkv_problem_set_d_k(struct qkv_problem *p, int d_k)
+{
+	static const uint32_t streams[2] = { STREAM_Q, STREAM_K };
+	struct qkv_matrix *direct[2] = { &p->q, &p->k };
+	struct qkv_matrix *projected[2] = { &p->w_q, &p->w_k };
+
+	return set_columns(p, p->form == QKV_FORM_DIRECT ? direct : projected, streams, 2, d_k);
+}
+
+int qkv_problem_set_d_v(struct qkv_problem *p, int d_v)
+{
+	static const uint32_t streams[1] = { STREAM_V };
+	struct qkv_matrix *direct[1] = { &p->v };
+	struct qkv_matrix *projected[1] = { &p->w_v };
+
+	return set_columns(p, p->form == QKV_FORM_DIRECT ? direct : projected, streams, 1, d_v);
+}
+
+int qkv_problem_set_d_model(struct qkv_problem *p, int d_model)
+{
+	struct qkv_matrix *w[3] = { &p->w_q, &p->w_k, &p->w_v };
+	int old_cols = p->x.cols;
+
+	if (p->form != QKV_FORM_PROJECTED || d_model < 1)
+		return QKV_EINVAL;
+	if (d_model > QKV_MAX_DIM)
+		return QKV_ELIMIT;
+	if (qkv_matrix_resize(&p->x, p->x.rows, d_model) != 0)
+		return QKV_ENOMEM;
+	for (int i = 0; i < 3; i++) {
+		if (qkv_matrix_resize(w[i], d_model, w[i]->cols) != 0) {
+			for (int j = 0; j < i; j++)
+				qkv_matrix_resize(w[j], old_cols, w[j]->cols);
+			qkv_matrix_resize(&p->x, p->x.rows, old_cols);
+			return QKV_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Replaces an owned string with a copy of value (NULL clears). */
+static int replace_string(char **slot, const char *value)
+{
+	char *copy = copy_string(value);
+
+	if (value != NULL && copy == NULL)
+		return QKV_ENOMEM;
+	free(*slot);
+	*slot = copy;
+	return 0;
+}
+
+int qkv_problem_set_label(struct qkv_problem *p, int token, const char *label)
+{
+	size_t length;
+
+	if (token < 0 || token >= p->n || label == NULL)
+		return QKV_EINVAL;
+	length = strlen(label);
+	if (length < 1 || length > QKV_MAX_LABEL)
+		return QKV_EINVAL;
+	return replace_string(&p->tokens[token], label);
+}
+
+int qkv_problem_set_title(struct qkv_problem *p, const char *title)
+{
+	return replace_string(&p->title, title);
+}
+
+int qkv_problem_set_notes(struct qkv_problem *p, const char *notes)
+{
+	return replace_string(&p->notes, notes);
+}
+
+int qkv_problem_set_mask(struct qkv_problem *p, enum qkv_mask mask)
+{
+	size_t n = (size_t)p->n;
+
+	if (mask == QKV_MASK_CUSTOM && p->mask_bits == NULL) {
+		p->mask_bits = calloc(n * n > 0 ? n * n : 1, 1);
+		if (p->mask_bits == NULL)
+			return QKV_ENOMEM;
+		for (size_t r = 0; r < n; r++)
+			for (size_t c = r + 1; c < n; c++)
+				p->mask_bits[r * n + c] = 1;
+	}
+	p->mask = mask;
+	return 0;
+}
