@@ -1,0 +1,181 @@
+/* app.h — the interactive state of qkv and the one function that changes it.
+ * app_update(app, event) is the only way the state moves: the interface, a test
+ * or a script of keys feed it the same events. It returns what must be redrawn.
+ * No curses here: keys arrive already translated into enum app_key values. */
+#ifndef QKV_APP_H
+#define QKV_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app/history.h"
+#include "qkv/attention.h"
+#include "qkv/problem.h"
+#include "qkv/sweep.h"
+
+/* Keys that are not printable characters; printable keys are their code points. */
+enum app_key {
+	APP_KEY_UP = 0x110000, /* above every Unicode code point */
+	APP_KEY_DOWN,
+	APP_KEY_LEFT,
+	APP_KEY_RIGHT,
+	APP_KEY_PAGE_UP,
+	APP_KEY_PAGE_DOWN,
+	APP_KEY_HOME,
+	APP_KEY_END,
+	APP_KEY_ENTER,
+	APP_KEY_ESCAPE,
+	APP_KEY_BACKSPACE,
+	APP_KEY_DELETE,
+	APP_KEY_TAB,
+	APP_KEY_BACKTAB,
+	APP_KEY_CTRL_R,
+	APP_KEY_CTRL_U,
+	APP_KEY_CTRL_L,
+};
+
+enum event_type {
+	EVENT_KEY,    /* key */
+	EVENT_CLICK,  /* focus, row, col: a cell was clicked */
+	EVENT_WHEEL,  /* focus, row, col, delta (+1 up, −1 down): nudge that cell */
+	EVENT_RESIZE, /* width, height */
+	EVENT_TICK,   /* now_ms has advanced (marks fade, autoplay steps) */
+};
+
+struct event {
+	enum event_type type;
+	int key;          /* EVENT_KEY: a code point or an enum app_key */
+	int focus;        /* EVENT_CLICK / EVENT_WHEEL: an enum app_focus */
+	int row, col;
+	int delta;
+	int width, height;
+	int64_t now_ms;   /* every event: a monotonic clock in milliseconds */
+};
+
+/* What has the cursor. Inputs come first, in the order Tab visits them. */
+enum app_focus {
+	FOCUS_Q, FOCUS_K, FOCUS_V,          /* direct form inputs */
+	FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V, /* projected form inputs */
+	FOCUS_ATTENTION, /* the n×n grid (scores, scaled or weights): query × key */
+	FOCUS_OUTPUT,    /* the n×d_v output (and mix) grid: query × column */
+	FOCUS_COUNT,
+};
+
+/* The view of the stages: everything at once, or one stage at a time. */
+#define APP_STAGE_LIVE (-1)
+
+enum app_overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION };
+
+enum app_prompt {
+	PROMPT_NONE,
+	PROMPT_QUIT,      /* unsaved changes: quit anyway? y/n */
+	PROMPT_SAVE_AS,   /* typing a file name */
+	PROMPT_OVERWRITE, /* the named file exists: overwrite? y/n */
+};
+
+/* Flags returned by app_update: which parts of the screen changed. */
+enum app_redraw {
+	REDRAW_NONE = 0,
+	REDRAW_INPUTS = 1 << 0,    /* Q K V / X W grids */
+	REDRAW_ATTENTION = 1 << 1, /* scores, scaled, weights grids and legend */
+	REDRAW_OUTPUT = 1 << 2,    /* mix and output grids */
+	REDRAW_INFO = 1 << 3,      /* formula, derivation, statistics readout */
+	REDRAW_STATUS = 1 << 4,    /* title bar, stage bar, status line, prompt */
+	REDRAW_OVERLAY = 1 << 5,   /* help, describe, saturation */
+	REDRAW_LAYOUT = 1 << 6,    /* sizes changed: lay the screen out again */
+	REDRAW_ALL = 0x7f,
+};
+
+#define APP_EDIT_MAX 64
+#define APP_MESSAGE_MAX 256
+#define APP_MARK_MS 1500   /* how long changed cells stay marked */
+
+struct app_cursor {
+	int row, col;
+};
+
+struct app {
+	struct qkv_problem problem;
+	struct qkv_trace trace;     /* always computed from problem */
+	char *path;                 /* file being edited (owned), NULL if none */
+	bool dirty;                 /* unsaved changes */
+	bool quit;                  /* the interface should end */
+
+	enum app_focus focus;
+	struct app_cursor cursor[FOCUS_COUNT];
+	int stage;                  /* APP_STAGE_LIVE or an enum qkv_stage */
+
+	bool editing;               /* typing a value into the selected cell */
+	char edit[APP_EDIT_MAX];    /* the text typed so far */
+	double step;                /* what + and − add and subtract */
+
+	enum app_prompt prompt;
+	char answer[APP_EDIT_MAX * 4]; /* PROMPT_SAVE_AS: the name typed so far */
+	enum app_overlay overlay;
+
+	char message[APP_MESSAGE_MAX]; /* the status line's message, "" for none */
+	bool message_is_error;
+
+	/* Blast radius: 1 where the value moved in the last change, until mark_until. */
+	unsigned char *moved_inputs;   /* the edited input matrix, by cell (rows × cols) */
+	enum qkv_input moved_input;
+	unsigned char *moved_scores;   /* n × n */
+	unsigned char *moved_output;   /* n × d_v */
+	int moved_capacity;
+	int64_t mark_until_ms;
+	struct qkv_matrix previous_scores, previous_output;
+
+	bool autoplay;
+	double pace_s;              /* seconds per autoplay step */
+	int64_t next_step_ms;
+
+	int palette;                /* index into the interface's palettes */
+	int palette_count;
+	bool projector;
+	bool auto_range;            /* weights ramp over the row's range, not 0–1 */
+	bool show_stats;            /* the statistics readout beside the heatmap */
+
+	/* The saturation view (S): the sweep and its parameters. */
+	struct qkv_sweep_point sweep[QKV_SWEEP_MAX_POINTS];
+	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
+	uint64_t sweep_seed;
+
+	int width, height;          /* the terminal's size, from EVENT_RESIZE */
+	struct history history;
+	int64_t now_ms;
+};
+
+/* Takes over p (app_fini frees it), computes its trace, focuses the first input.
+ * path (copied, may be NULL) is where `w` saves. palette_count > 0. Returns 0 or
+ * a QKV_E* code (p is still taken over). */
+int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count);
+/* Frees everything the app owns. */
+void app_fini(struct app *app);
+
+/* Applies one event; returns the enum app_redraw flags of what changed. */
+int app_update(struct app *app, const struct event *event);
+
+/* The input matrix behind an input focus, or NULL for FOCUS_ATTENTION/OUTPUT. */
+const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus);
+/* Rows and columns of the grid behind any focus. */
+void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int *cols);
+/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "attention", "output". */
+const char *app_focus_name(enum app_focus focus);
+/* True for the editable inputs of the problem's form. */
+bool app_focus_is_input(const struct app *app, enum app_focus focus);
+
+/* The selected query, key and output column the derivations are about. */
+int app_query(const struct app *app);
+int app_key(const struct app *app);
+int app_value_col(const struct app *app);
+/* True when the stage may be shown: live view, or stage <= the current stage. */
+bool app_stage_visible(const struct app *app, enum qkv_stage stage);
+/* The stage whose derivation the info line shows. */
+enum qkv_stage app_derived_stage(const struct app *app);
+
+/* True when the cell of the trace moved in the last change and is still marked. */
+bool app_moved_score(const struct app *app, int query, int key);
+bool app_moved_output(const struct app *app, int query, int col);
+bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col);
+
+#endif
