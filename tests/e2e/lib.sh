@@ -1,0 +1,245 @@
+# shellcheck shell=bash
+# tests/e2e/lib.sh — helpers for end-to-end tests that drive the real qkv in tmux and
+# read what a person would see (sourced by tests/e2e/test_*.sh, bash).
+# Every test gets its own tmux server (-L qkv-e2e-PID, no config of the user's), killed
+# on exit, so tests never touch a person's tmux and can run side by side. It prints TAP.
+# It must never attach to, list or kill any tmux server but its own.
+#
+#   #!/usr/bin/env bash
+#   . "$(dirname "$0")/lib.sh"          # $1 (from meson) is the qkv binary: $QKV
+#   start main 80 24 NO_COLOR=1 "$QKV" samples/three.json
+#   expect main 'weights' "the weights are shown"
+#   keys main Down Enter; keys main -l '1.5'; keys main Enter
+#   expect_not main 'error' "no error after an edit"
+#   keys main q
+#   expect_exit main 0 "q quits with status 0"
+#   finish
+#
+# Helpers: start, keys, screen, screen_color, row, wait_for, settle, expect,
+# expect_not, expect_exit, wait_exit, pass, fail, diag, resize, stop, finish.
+# Messages should not contain '#' (TAP reads what follows as a directive).
+
+E2E_SOCKET="qkv-e2e-$$"
+E2E_DIR=$(mktemp -d "${TMPDIR:-/tmp}/qkv-e2e.XXXXXX")
+E2E_COUNT=0
+E2E_FAILED=0
+E2E_TIMEOUT=${QKV_E2E_TIMEOUT:-5}
+QKV_SOURCE_ROOT=${QKV_SOURCE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+QKV=${QKV:-${1:-$QKV_SOURCE_ROOT/build/qkv}}
+export TERM=xterm-256color LC_ALL=C.UTF-8
+unset TMUX TMUX_PANE
+
+cat >"$E2E_DIR/tmux.conf" <<'CONF'
+set -g default-terminal xterm-256color
+set -g default-shell /bin/sh
+set -g status off
+set -g remain-on-exit on
+set -g history-limit 2000
+set -g escape-time 0
+CONF
+
+# tmux on this test's own server.
+e2e_tmux() {
+	tmux -L "$E2E_SOCKET" -f "$E2E_DIR/tmux.conf" "$@"
+}
+
+# Ends this test's tmux server and removes its files; runs on every exit.
+e2e_cleanup() {
+	tmux -L "$E2E_SOCKET" kill-server >/dev/null 2>&1
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$E2E_SOCKET"
+	rm -rf "$E2E_DIR"
+}
+trap e2e_cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Writes a TAP diagnostic line (or several) to stdout.
+diag() {
+	printf '%s\n' "$*" | sed 's/^/# /'
+}
+
+# Records one check: status 0 is "ok", anything else "not ok".
+e2e_record() {
+	local status=$1 message=${2//#/%23}
+	E2E_COUNT=$((E2E_COUNT + 1))
+	if [ "$status" -eq 0 ]; then
+		printf 'ok %d - %s\n' "$E2E_COUNT" "$message"
+	else
+		printf 'not ok %d - %s\n' "$E2E_COUNT" "$message"
+		E2E_FAILED=$((E2E_FAILED + 1))
+	fi
+}
+
+# pass MESSAGE / fail MESSAGE: record a check decided by the test itself.
+pass() {
+	e2e_record 0 "$1"
+}
+fail() {
+	e2e_record 1 "$1"
+}
+
+# start NAME COLS ROWS [VAR=value...] CMD [ARGS...]: runs CMD in a new detached
+# session of COLS×ROWS with TERM=xterm-256color, LC_ALL=C.UTF-8 and the given
+# variables. The pane stays after CMD ends, so its last screen can still be read.
+start() {
+	local name=$1 cols=$2 rows=$3 env=(TERM=xterm-256color LC_ALL=C.UTF-8) command
+	shift 3
+	while [ $# -gt 0 ] && [[ $1 =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+		env+=("$1")
+		shift
+	done
+	if [ $# -eq 0 ]; then
+		fail "start $name: no command given"
+		return 1
+	fi
+	rm -f "$E2E_DIR/$name.status"
+	command="cd $(printf '%q' "$PWD") && env $(printf '%q ' "${env[@]}" "$@");"
+	command+=" echo \$? >$(printf '%q' "$E2E_DIR/$name.status")"
+	if ! e2e_tmux new-session -d -s "$name" -x "$cols" -y "$rows" "$command"; then
+		fail "start $name: tmux new-session failed"
+		return 1
+	fi
+}
+
+# keys NAME KEYS...: tmux send-keys (key names such as Enter, Down, C-r, PPage;
+# `keys NAME -l TEXT` types TEXT literally).
+keys() {
+	local name=$1
+	shift
+	e2e_tmux send-keys -t "$name" "$@"
+}
+
+# screen NAME: the visible screen as plain text.
+screen() {
+	e2e_tmux capture-pane -p -t "$1"
+}
+
+# screen_color NAME: the visible screen with its colours and attributes as escapes.
+screen_color() {
+	e2e_tmux capture-pane -p -e -t "$1"
+}
+
+# row NAME N: line N (0 = top) of the visible screen.
+row() {
+	e2e_tmux capture-pane -p -t "$1" -S "$2" -E "$2"
+}
+
+# The number of 50 ms polls in SECONDS (fractions allowed).
+e2e_polls() {
+	awk -v s="$1" 'BEGIN { n = int(s * 20); print (n < 1 ? 1 : n) }'
+}
+
+# wait_for NAME REGEX [SECONDS]: true as soon as the screen matches the extended
+# regular expression (line by line), false after SECONDS (default $QKV_E2E_TIMEOUT or 5).
+wait_for() {
+	local name=$1 regex=$2 polls i
+	polls=$(e2e_polls "${3:-$E2E_TIMEOUT}")
+	for ((i = 0; i < polls; i++)); do
+		if screen "$name" 2>/dev/null | grep -qE -- "$regex"; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+# settle NAME [SECONDS]: waits until the screen has stayed the same for 150 ms
+# (at most SECONDS, default 2), so a check reads a finished frame.
+settle() {
+	local name=$1 polls i last="" now same=0
+	polls=$(e2e_polls "${2:-2}")
+	for ((i = 0; i < polls; i++)); do
+		now=$(screen_color "$name" 2>/dev/null)
+		if [ "$now" = "$last" ]; then
+			same=$((same + 1))
+			[ "$same" -ge 3 ] && return 0
+		else
+			same=0
+			last=$now
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+# Prints the screen of NAME as TAP diagnostics, framed so blank lines show.
+e2e_dump() {
+	local name=$1
+	printf '# screen of %s:\n' "$name"
+	screen "$name" 2>&1 | sed 's/^/# |/'
+}
+
+# expect NAME REGEX MESSAGE: passes when the screen matches within the timeout.
+expect() {
+	local name=$1 regex=$2 message=$3
+	if wait_for "$name" "$regex"; then
+		e2e_record 0 "$message"
+	else
+		e2e_record 1 "$message"
+		diag "expected /$regex/ on the screen"
+		e2e_dump "$name"
+	fi
+}
+
+# expect_not NAME REGEX MESSAGE: passes when, once the screen has settled, the
+# regex is absent (or disappears within the timeout).
+expect_not() {
+	local name=$1 regex=$2 message=$3 polls i
+	settle "$name"
+	polls=$(e2e_polls "$E2E_TIMEOUT")
+	for ((i = 0; i < polls; i++)); do
+		if ! screen "$name" 2>/dev/null | grep -qE -- "$regex"; then
+			e2e_record 0 "$message"
+			return
+		fi
+		sleep 0.05
+	done
+	e2e_record 1 "$message"
+	diag "did not expect /$regex/ on the screen"
+	e2e_dump "$name"
+}
+
+# wait_exit NAME [SECONDS]: waits for the command of NAME to end and prints its exit
+# status; false when it is still running after SECONDS.
+wait_exit() {
+	local name=$1 polls i
+	polls=$(e2e_polls "${2:-$E2E_TIMEOUT}")
+	for ((i = 0; i < polls; i++)); do
+		if [ -s "$E2E_DIR/$name.status" ]; then
+			cat "$E2E_DIR/$name.status"
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+# expect_exit NAME STATUS MESSAGE: passes when the command ends with STATUS in time.
+expect_exit() {
+	local name=$1 want=$2 message=$3 got
+	if got=$(wait_exit "$name") && [ "$got" = "$want" ]; then
+		e2e_record 0 "$message"
+	else
+		e2e_record 1 "$message"
+		diag "expected exit status $want, got ${got:-none (still running)}"
+		e2e_dump "$name"
+	fi
+}
+
+# resize NAME COLS ROWS: resizes the window (the program gets SIGWINCH).
+resize() {
+	e2e_tmux resize-window -t "$1" -x "$2" -y "$3"
+}
+
+# stop NAME: kills the session and this test's tmux server.
+stop() {
+	e2e_tmux kill-session -t "$1" >/dev/null 2>&1
+	tmux -L "$E2E_SOCKET" kill-server >/dev/null 2>&1
+	return 0
+}
+
+# finish: prints the TAP plan and exits nonzero when any check failed.
+finish() {
+	printf '1..%d\n' "$E2E_COUNT"
+	[ "$E2E_FAILED" -eq 0 ] && exit 0
+	exit 1
+}
