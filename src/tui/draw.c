@@ -1,0 +1,779 @@
+/* draw.c — the screen: title and stage bars, the grids (inputs, scores, scaled,
+ * weights heatmap with its legend, mix, output), the statistics readout, the
+ * formula and derivation lines, the status line and the overlays. Draws only the
+ * regions the flags name and never changes the app. Numbers go through
+ * qkv_format_number, as in the printer, so the screen and the handouts agree. */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qkv/derive.h"
+#include "qkv/format.h"
+#include "tui/draw.h"
+#include "tui/palette.h"
+
+#define TEXT_MAX 1024
+
+/* Columns a UTF-8 string takes (one per code point: qkv's glyphs are narrow). */
+static int text_columns(const char *s)
+{
+	int columns = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			columns++;
+	return columns;
+}
+
+/* Writes s at (y, x) in at most `width` columns, cutting on a character boundary. */
+static void put(int y, int x, int width, struct cell_style style, const char *s)
+{
+	int columns = 0;
+	const char *end = s;
+
+	if (width <= 0)
+		return;
+	while (*end != '\0') {
+		if (((unsigned char)*end & 0xc0) != 0x80) {
+			if (columns == width)
+				break;
+			columns++;
+		}
+		end++;
+	}
+	palette_apply(stdscr, style);
+	mvaddnstr(y, x, s, (int)(end - s));
+}
+
+/* Blanks a rectangle in the normal style. */
+static void blank(int y, int x, int h, int w)
+{
+	palette_apply(stdscr, palette_role(ROLE_NORMAL));
+	for (int r = 0; r < h; r++)
+		mvhline(y + r, x, ' ', w);
+}
+
+static void number_text(char *buf, size_t size, double value, int decimals)
+{
+	qkv_format_number(buf, size, value, decimals);
+}
+
+/* Right-aligns text in a cell of width w (the last column stays a gap). */
+static void put_cell(int y, int x, int w, struct cell_style style, const char *text)
+{
+	char cell[160];
+	int length = text_columns(text), pad = w - 1 - length;
+
+	if (pad < 0)
+		pad = 0;
+	snprintf(cell, sizeof cell, "%*s%s ", pad, "", text);
+	put(y, x, w, style, cell);
+}
+
+static const char *panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
+{
+	static const char *const input_titles[QKV_INPUT_COUNT] = {
+		"Q  queries", "K  keys", "V  values", "X  inputs", "W_Q", "W_K", "W_V",
+	};
+	static const char *const derived_titles[3] = { "Q = X W_Q", "K = X W_K", "V = X W_V" };
+	char divisor[32];
+	const char *token = app->problem.tokens[app_query(app)];
+	bool live = app->stage == APP_STAGE_LIVE;
+
+	number_text(divisor, sizeof divisor, app->trace.divisor, 3);
+	switch (panel->kind) {
+	case PANEL_INPUT:
+		snprintf(buf, size, "%s", input_titles[panel->input]);
+		break;
+	case PANEL_DERIVED:
+		snprintf(buf, size, "%s", derived_titles[panel->input]);
+		break;
+	case PANEL_SCORES:
+		snprintf(buf, size, "1 scores  S = Q Kᵀ");
+		break;
+	case PANEL_SCALED:
+		snprintf(buf, size, "2 scaled  S / %s", divisor);
+		break;
+	case PANEL_WEIGHTS:
+		snprintf(buf, size, live ? "weights  A = softmax(S / %s)" : "3 weights  A = softmax", divisor);
+		break;
+	case PANEL_MIX:
+		snprintf(buf, size, "4 mix  a_%s,j × v_j", token);
+		break;
+	case PANEL_OUTPUT:
+		snprintf(buf, size, live ? "output  O = A V" : "5 output  O = A V");
+		break;
+	case PANEL_READOUT:
+	default:
+		snprintf(buf, size, "softmax readout");
+		break;
+	}
+	if (panel->shown_cols < panel->cols || panel->shown_rows < panel->rows) {
+		size_t length = strlen(buf);
+		snprintf(buf + length, size - length, "  %d×%d", panel->rows, panel->cols);
+	}
+	return buf;
+}
+
+/* The value of a grid panel's cell, and whether it is masked. */
+static double panel_value(const struct app *app, const struct panel *panel, int row, int col,
+			  bool *masked)
+{
+	const struct qkv_trace *t = &app->trace;
+
+	*masked = false;
+	switch (panel->kind) {
+	case PANEL_INPUT:
+		return qkv_matrix_get(qkv_problem_input_const(&app->problem, (enum qkv_input)panel->input), row, col);
+	case PANEL_DERIVED:
+		return qkv_matrix_get(panel->input == QKV_INPUT_Q ? &t->q : panel->input == QKV_INPUT_K ? &t->k : &t->v,
+				      row, col);
+	case PANEL_SCORES:
+		*masked = qkv_trace_is_masked(t, row, col);
+		return qkv_matrix_get(&t->scores, row, col);
+	case PANEL_SCALED:
+		*masked = qkv_trace_is_masked(t, row, col);
+		return qkv_matrix_get(&t->scaled, row, col);
+	case PANEL_WEIGHTS:
+		*masked = qkv_trace_is_masked(t, row, col);
+		return qkv_matrix_get(&t->weights, row, col);
+	case PANEL_MIX:
+		*masked = qkv_trace_is_masked(t, app_query(app), row);
+		return qkv_trace_mix(t, app_query(app), row, col);
+	case PANEL_OUTPUT:
+	default:
+		return qkv_matrix_get(&t->output, row, col);
+	}
+}
+
+/* Largest magnitude in a signed panel, for the diverging ramp's ends. */
+static double signed_limit(const struct app *app, const struct panel *panel)
+{
+	double limit = 0.0;
+	bool masked;
+
+	for (int r = 0; r < panel->rows; r++)
+		for (int c = 0; c < panel->cols; c++) {
+			double v = fabs(panel_value(app, panel, r, c, &masked));
+			if (!masked && v > limit)
+				limit = v;
+		}
+	return limit > 0.0 ? limit : 1.0;
+}
+
+/* Range of a weights row for the auto-range mode. */
+static void row_range(const struct app *app, int row, double *low, double *high)
+{
+	const struct qkv_trace *t = &app->trace;
+
+	*low = 1.0;
+	*high = 0.0;
+	for (int j = 0; j < t->n; j++) {
+		double w = qkv_matrix_get(&t->weights, row, j);
+		if (qkv_trace_is_masked(t, row, j))
+			continue;
+		if (w < *low)
+			*low = w;
+		if (w > *high)
+			*high = w;
+	}
+}
+
+static bool cell_moved(const struct app *app, const struct panel *panel, int row, int col)
+{
+	switch (panel->kind) {
+	case PANEL_INPUT:
+		return app_moved_input(app, (enum qkv_input)panel->input, row, col);
+	case PANEL_SCORES:
+	case PANEL_SCALED:
+	case PANEL_WEIGHTS:
+		return app_moved_score(app, row, col);
+	case PANEL_OUTPUT:
+		return app_moved_output(app, row, col);
+	default:
+		return false;
+	}
+}
+
+/* Is (row, col) of this panel the selected cell? */
+static bool cell_selected(const struct app *app, const struct panel *panel, int row, int col)
+{
+	if (panel->kind == PANEL_MIX)
+		return row == app_key(app) && col == app_value_col(app);
+	if (panel->focus < 0)
+		return false;
+	if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED || panel->kind == PANEL_WEIGHTS)
+		return row == app_query(app) && col == app_key(app);
+	if (panel->kind == PANEL_OUTPUT)
+		return row == app_query(app) && col == app_value_col(app);
+	return (int)app->focus == panel->focus && app->cursor[panel->focus].row == row &&
+	       app->cursor[panel->focus].col == col;
+}
+
+static struct cell_style cell_style_of(const struct app *app, const struct panel *panel, int row,
+				       int col, double value, bool masked, double limit)
+{
+	struct cell_style style = palette_role(ROLE_NORMAL);
+
+	if (masked)
+		return palette_role(ROLE_MASKED);
+	if (panel->kind == PANEL_WEIGHTS) {
+		double w = value;
+		if (app->auto_range) {
+			double low, high;
+			row_range(app, row, &low, &high);
+			w = high > low ? (value - low) / (high - low) : 1.0;
+		}
+		style = palette_weight(w);
+	} else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) {
+		style = palette_signed(value, limit);
+	}
+	if (cell_moved(app, panel, row, col)) {
+		struct cell_style moved = palette_role(ROLE_MOVED);
+		if (style.pair == 0 || palette_monochrome())
+			style = moved;
+		else
+			style.attr |= A_BOLD | A_UNDERLINE;
+	}
+	if (cell_selected(app, panel, row, col)) {
+		struct cell_style cursor = palette_role(ROLE_CURSOR);
+		style.attr |= cursor.attr;
+		if (style.pair == 0)
+			style.pair = cursor.pair;
+	}
+	return style;
+}
+
+static void draw_panel_body(const struct app *app, const struct layout *l, const struct panel *panel)
+{
+	char text[APP_EDIT_MAX + 16];
+	int data_x = panel->x + panel->label_w;
+	double limit = (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) ? signed_limit(app, panel) : 1.0;
+	bool token_columns = panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED ||
+			     panel->kind == PANEL_WEIGHTS;
+	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_INPUT_W_Q);
+
+	/* Column labels. */
+	for (int c = 0; c < panel->shown_cols; c++) {
+		int col = panel->first_col + c;
+		if (panel->compact)
+			snprintf(text, sizeof text, "%.1s", app->problem.tokens[col]);
+		else if (token_columns)
+			snprintf(text, sizeof text, "%.*s", panel->cell_w - 1, app->problem.tokens[col]);
+		else
+			snprintf(text, sizeof text, "d%d", col + 1);
+		put_cell(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, palette_role(ROLE_LABEL), text);
+	}
+	if (panel->first_col + panel->shown_cols < panel->cols)
+		put(panel->y + 1, data_x + panel->shown_cols * panel->cell_w, 1, palette_role(ROLE_DIM), "…");
+	for (int r = 0; r < panel->shown_rows; r++) {
+		int row = panel->first_row + r, y = panel->y + 2 + r;
+		bool query_row = token_rows && panel->kind != PANEL_MIX && row == app_query(app);
+
+		if (token_rows)
+			snprintf(text, sizeof text, "%.*s", panel->label_w - 1, app->problem.tokens[row]);
+		else
+			snprintf(text, sizeof text, "%d", row + 1);
+		put(y, panel->x, panel->label_w, palette_role(query_row ? ROLE_TITLE : ROLE_LABEL), text);
+		for (int c = 0; c < panel->shown_cols; c++) {
+			int col = panel->first_col + c, x = data_x + c * panel->cell_w;
+			bool masked;
+			double value = panel_value(app, panel, row, col, &masked);
+			struct cell_style style = cell_style_of(app, panel, row, col, value, masked, limit);
+
+			if (app->editing && panel->kind == PANEL_INPUT && panel->focus == (int)app->focus &&
+			    cell_selected(app, panel, row, col)) {
+				snprintf(text, sizeof text, "%s_", app->edit);
+				put_cell(y, x, panel->cell_w, palette_role(ROLE_EDIT), text);
+				continue;
+			}
+			if (panel->compact) {
+				put(y, x, 2, style, style.glyph[0] != '\0' ? style.glyph : "  ");
+				if (style.glyph[0] != '\0')
+					put(y, x + 1, 1, style, style.glyph);
+				continue;
+			}
+			if (masked) {
+				put_cell(y, x, panel->cell_w, style, panel->kind == PANEL_WEIGHTS ? "0" : "—");
+				continue;
+			}
+			number_text(text, sizeof text, value, l->decimals);
+			if (style.glyph[0] != '\0' && panel->cell_w >= (int)strlen(text) + 3) {
+				size_t length = strlen(text);
+				snprintf(text + length, sizeof text - length, "%s", style.glyph);
+			}
+			put_cell(y, x, panel->cell_w, style, text);
+		}
+	}
+}
+
+/* The legend under the heatmap: the ramp with tick values and its mode. */
+static void draw_weights_legend(const struct app *app, const struct panel *panel)
+{
+	int y = panel->y + 2 + panel->shown_rows, x = panel->x + 1, steps = palette_steps();
+	int room = panel->w - 2;
+
+	put(y, panel->x, 2, palette_role(ROLE_LABEL), "0");
+	x = panel->x + 2;
+	for (int s = 0; s < steps && x + 1 < panel->x + room - 6; s++) {
+		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
+		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
+		x++;
+	}
+	put(y, x, panel->x + panel->w - x, palette_role(ROLE_LABEL), app->auto_range ? " 1 auto" : " 1 fixed");
+}
+
+static void draw_signed_legend(const struct app *app, const struct panel *panel)
+{
+	char text[64], number[32];
+	int y = panel->y + 2 + panel->shown_rows;
+
+	number_text(number, sizeof number, signed_limit(app, panel), 2);
+	snprintf(text, sizeof text, "blue − … 0 … + orange  ±%s", number);
+	put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
+}
+
+static void draw_mix_sum(const struct app *app, const struct layout *l, const struct panel *panel)
+{
+	char text[64];
+	int y = panel->y + 2 + panel->shown_rows, data_x = panel->x + panel->label_w;
+
+	put(y, panel->x, panel->label_w, palette_role(ROLE_TITLE), "Σ =");
+	for (int c = 0; c < panel->shown_cols; c++) {
+		number_text(text, sizeof text, qkv_matrix_get(&app->trace.output, app_query(app), panel->first_col + c),
+			    l->decimals);
+		put_cell(y, data_x + c * panel->cell_w, panel->cell_w, palette_role(ROLE_TITLE), text);
+	}
+}
+
+/* Per-row softmax statistics with the measured against the predicted variance. */
+static void draw_readout(const struct app *app, const struct panel *panel)
+{
+	const struct qkv_trace *t = &app->trace;
+	char text[96], a[16], b[16], c[16], d[16];
+	double log_n = log((double)t->n);
+	double predicted = app->problem.scale == QKV_SCALE_NONE ? (double)t->d_k : 1.0;
+	int y = panel->y + 1;
+
+	snprintf(text, sizeof text, "%-*s  max  H/lnN   eff  ‖J‖", panel->label_w - 1, "");
+	put(y++, panel->x, panel->w, palette_role(ROLE_LABEL), text);
+	for (int r = 0; r < panel->shown_rows; r++) {
+		int row = panel->first_row + r;
+		const struct qkv_row_stats *s = &t->rows[row];
+
+		number_text(a, sizeof a, s->max_weight, 2);
+		number_text(b, sizeof b, t->n > 1 ? s->entropy / log_n : 0.0, 2);
+		number_text(c, sizeof c, s->effective_tokens, 1);
+		number_text(d, sizeof d, s->jacobian_norm, 3);
+		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
+			 app->problem.tokens[row], a, b, c, d);
+		put(y++, panel->x, panel->w, palette_role(row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+	}
+	number_text(a, sizeof a, t->score_variance, 2);
+	number_text(b, sizeof b, predicted, 0);
+	snprintf(text, sizeof text, "var(S') %s · predicted %s", a, b);
+	put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
+}
+
+static void draw_panel(const struct app *app, const struct layout *l, const struct panel *panel)
+{
+	char title[96];
+	bool focused = panel->focus >= 0 && panel->focus == (int)app->focus &&
+		       (panel->kind == PANEL_INPUT || panel->kind == PANEL_WEIGHTS ||
+			panel->kind == PANEL_OUTPUT);
+
+	blank(panel->y, panel->x, panel->h, panel->w);
+	panel_title(app, panel, title, sizeof title);
+	if (focused) {
+		char marked[112];
+		snprintf(marked, sizeof marked, "▶ %s", title);
+		put(panel->y, panel->x, panel->w, palette_role(ROLE_FOCUS), marked);
+	} else {
+		put(panel->y, panel->x, panel->w, palette_role(panel->withheld ? ROLE_DIM : ROLE_TITLE), title);
+	}
+	if (panel->withheld) {
+		put(panel->y + 2, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "not computed yet");
+		put(panel->y + 3, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "PageDown for the");
+		put(panel->y + 4, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "next stage");
+		return;
+	}
+	if (panel->kind == PANEL_READOUT) {
+		draw_readout(app, panel);
+		return;
+	}
+	draw_panel_body(app, l, panel);
+	if (panel->kind == PANEL_WEIGHTS)
+		draw_weights_legend(app, panel);
+	else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED)
+		draw_signed_legend(app, panel);
+	else if (panel->kind == PANEL_MIX)
+		draw_mix_sum(app, l, panel);
+}
+
+static int panel_flag(const struct panel *panel)
+{
+	switch (panel->kind) {
+	case PANEL_INPUT:
+	case PANEL_DERIVED:
+		return REDRAW_INPUTS;
+	case PANEL_MIX:
+	case PANEL_OUTPUT:
+		return REDRAW_OUTPUT;
+	case PANEL_READOUT:
+		return REDRAW_ATTENTION | REDRAW_INFO;
+	default:
+		return REDRAW_ATTENTION;
+	}
+}
+
+static const char *scale_words(const struct app *app, char *buf, size_t size)
+{
+	char divisor[32];
+	const struct qkv_problem *p = &app->problem;
+
+	number_text(divisor, sizeof divisor, app->trace.divisor, 3);
+	if (p->scale == QKV_SCALE_NONE)
+		snprintf(buf, size, "÷ %s (scaling off)", divisor);
+	else if (p->scale == QKV_SCALE_CUSTOM)
+		snprintf(buf, size, "÷ %s (custom)", divisor);
+	else if (p->temperature != 1.0)
+		snprintf(buf, size, "÷ τ√%d = %s", app->trace.d_k, divisor);
+	else
+		snprintf(buf, size, "÷ √%d = %s", app->trace.d_k, divisor);
+	return buf;
+}
+
+static void draw_bars(const struct app *app, const struct layout *l)
+{
+	static const char *const masks[] = { "none", "causal", "custom" };
+	const struct qkv_problem *p = &app->problem;
+	char left[160], right[200], scale[64];
+	int x;
+
+	blank(0, 0, 2, l->width);
+	snprintf(left, sizeof left, " qkv  %s%s", p->title != NULL ? p->title : "untitled", app->dirty ? "  (modified)" : "");
+	snprintf(right, sizeof right, "n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ", p->n, app->trace.d_k,
+		 app->trace.d_v, scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask],
+		 p->seeded ? "" : "");
+	put(0, 0, l->width, palette_role(ROLE_STATUS), left);
+	x = l->width - text_columns(right);
+	if (x < text_columns(left) + 1)
+		x = text_columns(left) + 1;
+	put(0, x, l->width - x, palette_role(ROLE_STATUS), right);
+	/* The stage bar: where the lesson is, what is still withheld. */
+	x = 1;
+	put(1, x, 6, palette_role(app->stage == APP_STAGE_LIVE ? ROLE_CURSOR : ROLE_DIM), " live ");
+	x += 7;
+	for (int s = p->form == QKV_FORM_PROJECTED ? 0 : 1; s < QKV_STAGE_COUNT; s++) {
+		char item[32];
+		enum palette_role role = app->stage == s ? ROLE_CURSOR
+					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
+		snprintf(item, sizeof item, " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
+		put(1, x, l->width - x, palette_role(role), item);
+		x += text_columns(item) + 1;
+	}
+	if (p->wrong != QKV_WRONG_NONE) {
+		const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
+									      : " WRONG WAY: softmax down columns ";
+		put(1, x + 1, l->width - x - 1, palette_role(ROLE_ERROR), banner);
+	} else if (app->projector) {
+		put(1, x + 1, l->width - x - 1, palette_role(ROLE_DIM), "projector");
+	}
+}
+
+/* Plain words about the selected query's row of weights. */
+static void verdict(const struct app *app, char *buf, size_t size)
+{
+	const struct qkv_trace *t = &app->trace;
+	int row = app_query(app);
+	const struct qkv_row_stats *s = &t->rows[row];
+	char max[16], eff[16];
+
+	if (s->live_keys == 0) {
+		snprintf(buf, size, "%s sees no key: every key is masked", app->problem.tokens[row]);
+		return;
+	}
+	number_text(max, sizeof max, s->max_weight, 2);
+	number_text(eff, sizeof eff, s->effective_tokens, 1);
+	if (s->max_weight > 0.95)
+		snprintf(buf, size, "%s is nearly one-hot: %s on %s", app->problem.tokens[row], max,
+			 app->problem.tokens[s->argmax]);
+	else
+		snprintf(buf, size, "%s leans on %s (%s), spread over %s of %d tokens", app->problem.tokens[row],
+			 app->problem.tokens[s->argmax], max, eff, s->live_keys);
+}
+
+/* Writes text over `lines` lines from y, breaking at spaces. */
+static void put_wrapped(int y, int x, int width, int lines, struct cell_style style, const char *text)
+{
+	const char *s = text;
+
+	for (int line = 0; line < lines && *s != '\0'; line++) {
+		const char *end = s, *cut = NULL;
+		int columns = 0;
+
+		while (*end != '\0' && *end != '\n') {
+			if (((unsigned char)*end & 0xc0) != 0x80) {
+				if (columns == width)
+					break;
+				columns++;
+			}
+			if (*end == ' ')
+				cut = end;
+			end++;
+		}
+		if (*end != '\0' && *end != '\n' && cut != NULL && cut > s)
+			end = cut;
+		{
+			char chunk[TEXT_MAX];
+			size_t length = (size_t)(end - s) < sizeof chunk - 1 ? (size_t)(end - s) : sizeof chunk - 1;
+			memcpy(chunk, s, length);
+			chunk[length] = '\0';
+			put(y + line, x, width, style, chunk);
+		}
+		s = end;
+		while (*s == ' ' || *s == '\n')
+			s++;
+	}
+}
+
+static void draw_info(const struct app *app, const struct layout *l)
+{
+	char text[TEXT_MAX], words[160];
+	enum qkv_stage stage = app_derived_stage(app);
+	int row = app_query(app), col;
+	int x = 1, width = l->width - 2;
+
+	blank(l->info_y, 0, l->info_h, l->width);
+	verdict(app, words, sizeof words);
+	if (app->stage == APP_STAGE_LIVE)
+		snprintf(text, sizeof text, "softmax(Q Kᵀ / %s) V   ·   %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
+	else
+		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s   ·   %s", app->stage,
+			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage), words);
+	put(l->info_y, x, width, palette_role(ROLE_TITLE), text);
+	switch (stage) {
+	case QKV_STAGE_PROJECTIONS:
+		row = app->cursor[FOCUS_X].row;
+		col = app->cursor[FOCUS_W_Q].col;
+		break;
+	case QKV_STAGE_MIX:
+	case QKV_STAGE_OUTPUT:
+		col = app_value_col(app);
+		break;
+	default:
+		col = app_key(app);
+		break;
+	}
+	if (qkv_derive(text, sizeof text, &app->problem, &app->trace, stage, row, col, l->decimals + 2) < 0)
+		text[0] = '\0';
+	put_wrapped(l->info_y + 1, x, width, l->info_h - 1, palette_role(ROLE_NORMAL), text);
+}
+
+static void draw_status(const struct app *app, const struct layout *l)
+{
+	char text[TEXT_MAX], step[16];
+	const char *keys;
+
+	blank(l->status_y, 0, 1, l->width);
+	switch (app->prompt) {
+	case PROMPT_QUIT:
+		put(l->status_y, 0, l->width, palette_role(ROLE_ERROR), " Unsaved changes. Quit anyway? y / n ");
+		return;
+	case PROMPT_OVERWRITE:
+		snprintf(text, sizeof text, " %s exists. Overwrite it? y / n ", app->answer);
+		put(l->status_y, 0, l->width, palette_role(ROLE_ERROR), text);
+		return;
+	case PROMPT_SAVE_AS:
+		snprintf(text, sizeof text, " Save as: %s_   (Enter saves, Esc cancels)", app->answer);
+		put(l->status_y, 0, l->width, palette_role(ROLE_STATUS), text);
+		return;
+	case PROMPT_NONE:
+	default:
+		break;
+	}
+	number_text(step, sizeof step, app->step, 2);
+	if (app->editing)
+		keys = "Enter keep · Esc cancel · ⌫ erase";
+	else if (app->overlay == OVERLAY_SATURATION)
+		keys = "↑↓ tokens · ←→ trials · S close";
+	else if (app->stage != APP_STAGE_LIVE)
+		keys = "PgDn next · PgUp back · arrows cell · Home live · ? help";
+	else
+		keys = "Tab matrix · 0-9 edit · +/- nudge · u undo · PgDn stages · ? help · q quit";
+	if (app->message[0] != '\0') {
+		snprintf(text, sizeof text, " %s", app->message);
+		put(l->status_y, 0, l->width, palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS), text);
+	}
+	{
+		int columns = text_columns(keys) + 1;
+		int x = l->width - columns;
+		int used = app->message[0] != '\0' ? text_columns(app->message) + 2 : 0;
+
+		if (x > used)
+			put(l->status_y, x, columns, palette_role(ROLE_KEY), keys);
+	}
+	(void)step;
+}
+
+static const char *const help_lines[] = {
+	"arrows, h j k l   move in the matrix        Tab, Shift-Tab  next / previous matrix",
+	"0-9 . or Enter    edit the cell (Enter keeps it, Esc cancels)",
+	"+ / -             nudge the cell by the step    u, Ctrl-R   undo, redo",
+	"PgDn, Space, n    next stage                PgUp, p     previous stage",
+	"Home / End        all stages live / last stage      A   autoplay",
+	"] / [             add / remove a column of Q and K (d_k)",
+	"> / <             double / halve d_k        } / {   add / remove a column of V",
+	"o / x             add a token after the cursor / remove the cursor's token",
+	"s                 scaling √d_k on / off     t / T   temperature τ down / up",
+	"m                 mask none → causal → custom (Enter on a weight toggles it)",
+	"W                 wrong-way demonstrations  r       random N(0,1) Q, K, V",
+	"S                 saturation sweep          D       describe in words",
+	"P                 projector mode            c       next palette   R  auto range",
+	"w                 save                      q       quit",
+	"mouse             click selects a cell, the wheel nudges it",
+};
+
+static void draw_box(int y, int x, int h, int w, const char *title)
+{
+	blank(y, x, h, w);
+	palette_apply(stdscr, palette_role(ROLE_TITLE));
+	mvhline(y, x, ACS_HLINE, w);
+	mvhline(y + h - 1, x, ACS_HLINE, w);
+	mvvline(y, x, ACS_VLINE, h);
+	mvvline(y, x + w - 1, ACS_VLINE, h);
+	mvaddch(y, x, ACS_ULCORNER);
+	mvaddch(y, x + w - 1, ACS_URCORNER);
+	mvaddch(y + h - 1, x, ACS_LLCORNER);
+	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
+	put(y, x + 2, w - 4, palette_role(ROLE_TITLE), title);
+}
+
+static void draw_help(const struct layout *l)
+{
+	int count = (int)(sizeof help_lines / sizeof help_lines[0]);
+	int w = l->width - 4 < 88 ? l->width - 4 : 88, h = count + 3;
+	int y = (l->height - h) / 2, x = (l->width - w) / 2;
+
+	if (h > l->height - 2)
+		h = l->height - 2;
+	draw_box(y < 0 ? 0 : y, x, h, w, " keys · any key closes ");
+	for (int i = 0; i < count && i < h - 3; i++)
+		put(y + 1 + i, x + 2, w - 4, palette_role(ROLE_NORMAL), help_lines[i]);
+	put(y + h - 2, x + 2, w - 4, palette_role(ROLE_DIM), "qkv --help and man qkv list the command line");
+}
+
+static void draw_describe(const struct app *app, const struct layout *l)
+{
+	const struct qkv_trace *t = &app->trace;
+	int h = t->n + 3 < l->height - 2 ? t->n + 3 : l->height - 2;
+	int w = l->width - 4 < 96 ? l->width - 4 : 96, y = (l->height - h) / 2, x = (l->width - w) / 2;
+	char text[TEXT_MAX], max[16], eff[16], second[48];
+
+	draw_box(y, x, h, w, " the weights in words · D or Esc closes ");
+	for (int i = 0; i < t->n && i < h - 2; i++) {
+		const struct qkv_row_stats *s = &t->rows[i];
+		int runner = -1;
+
+		for (int j = 0; j < t->n; j++)
+			if (j != s->argmax && !qkv_trace_is_masked(t, i, j) &&
+			    (runner < 0 || qkv_matrix_get(&t->weights, i, j) > qkv_matrix_get(&t->weights, i, runner)))
+				runner = j;
+		if (s->live_keys == 0) {
+			snprintf(text, sizeof text, "%s sees no key (all masked)", app->problem.tokens[i]);
+		} else {
+			number_text(max, sizeof max, s->max_weight, 2);
+			number_text(eff, sizeof eff, s->effective_tokens, 1);
+			second[0] = '\0';
+			if (runner >= 0) {
+				char w2[16];
+				number_text(w2, sizeof w2, qkv_matrix_get(&t->weights, i, runner), 2);
+				snprintf(second, sizeof second, ", then %s (%s)", app->problem.tokens[runner], w2);
+			}
+			snprintf(text, sizeof text, "%s looks most at %s (%s)%s; %s.", app->problem.tokens[i],
+				 app->problem.tokens[s->argmax], max, second,
+				 s->max_weight > 0.95 ? "nearly one-hot"
+				 : s->effective_tokens > 0.9 * s->live_keys ? "spread almost evenly"
+									    : "a mix");
+			{
+				size_t length = strlen(text);
+				snprintf(text + length, sizeof text - length, " Spread over %s of %d tokens.", eff, s->live_keys);
+			}
+		}
+		put(y + 1 + i, x + 2, w - 4, palette_role(i == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+	}
+}
+
+static void draw_saturation(const struct app *app, const struct layout *l)
+{
+	int h = app->sweep_count + 6 < l->height - 2 ? app->sweep_count + 6 : l->height - 2;
+	int w = l->width - 4 < 100 ? l->width - 4 : 100, y = (l->height - h) / 2, x = (l->width - w) / 2;
+	char text[TEXT_MAX], title[128];
+
+	snprintf(title, sizeof title, " saturation: %d tokens, %d trials, seed %llu · S closes ", app->sweep_tokens,
+		 app->sweep_trials, (unsigned long long)app->sweep_seed);
+	draw_box(y, x, h, w, title);
+	put(y + 1, x + 2, w - 4, palette_role(ROLE_LABEL),
+	    "  d_k │ var scaled  unscaled │ max weight: scaled / unscaled │ ‖J‖ scaled unscaled");
+	for (int i = 0; i < app->sweep_count && i < h - 3; i++) {
+		const struct qkv_sweep_point *s = &app->sweep[i];
+		char v1[16], v2[16], j1[16], j2[16], m1[16], m2[16];
+		bool current = s->d_k == app->trace.d_k;
+
+		number_text(v1, sizeof v1, s->scaled.score_variance, 2);
+		number_text(v2, sizeof v2, s->unscaled.score_variance, 1);
+		number_text(m1, sizeof m1, s->scaled.max_weight, 2);
+		number_text(m2, sizeof m2, s->unscaled.max_weight, 2);
+		number_text(j1, sizeof j1, s->scaled.jacobian_norm, 3);
+		number_text(j2, sizeof j2, s->unscaled.jacobian_norm, 3);
+		snprintf(text, sizeof text, "%5d │ %10s %9s │ %14s / %-14s │ %6s %8s%s", s->d_k, v1, v2, m1, m2, j1, j2,
+			 current ? "  ◀ d_k now" : "");
+		put(y + 2 + i, x + 2, w - 4, palette_role(current ? ROLE_TITLE : ROLE_NORMAL), text);
+	}
+	put(y + h - 2, x + 2, w - 4, palette_role(ROLE_DIM),
+	    "unscaled: variance grows like d_k, max weight → 1, gradient ‖J‖ → 0; scaled stays put");
+}
+
+void draw_frame(const struct app *app, const struct layout *l, int flags)
+{
+	if (l->too_small) {
+		char text[160];
+
+		palette_apply(stdscr, palette_role(ROLE_NORMAL));
+		erase();
+		snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d; this one is %d×%d.",
+			 l->need_width, l->need_height, l->width, l->height);
+		put(l->height / 2, 0, l->width, palette_role(ROLE_TITLE), text);
+		return;
+	}
+	if (flags & (REDRAW_LAYOUT | REDRAW_OVERLAY))
+		flags = REDRAW_ALL;
+	if (flags & REDRAW_LAYOUT || (flags & REDRAW_ALL) == REDRAW_ALL) {
+		palette_apply(stdscr, palette_role(ROLE_NORMAL));
+		blank(2, 0, l->height - 2, l->width);
+	}
+	if (flags & REDRAW_STATUS)
+		draw_bars(app, l);
+	for (int i = 0; i < l->count; i++)
+		if (flags & panel_flag(&l->panels[i]))
+			draw_panel(app, l, &l->panels[i]);
+	if (flags & (REDRAW_INFO | REDRAW_ATTENTION | REDRAW_INPUTS))
+		draw_info(app, l);
+	if (flags & REDRAW_STATUS)
+		draw_status(app, l);
+	switch (app->overlay) {
+	case OVERLAY_HELP:
+		draw_help(l);
+		break;
+	case OVERLAY_DESCRIBE:
+		draw_describe(app, l);
+		break;
+	case OVERLAY_SATURATION:
+		draw_saturation(app, l);
+		break;
+	case OVERLAY_NONE:
+	default:
+		break;
+	}
+}

@@ -1,0 +1,325 @@
+/* layout.c — panel geometry: which grids the stage shows, how wide their cells
+ * are, where they go, and how far they scroll. Reads the app; never draws and
+ * never changes the app. Widths come from the values' magnitudes, not from
+ * formatting every number, so a layout pass stays cheap for large matrices. */
+#include <math.h>
+#include <string.h>
+
+#include "tui/layout.h"
+
+#define GAP 2           /* columns between panels */
+#define FIXED_LINES 6   /* title, stage bar, three info lines, status */
+#define READOUT_WIDTH 34
+#define MAX_CELL_GROWTH 4
+
+/* Width of the widest number of m's entries at `decimals` places. */
+static int number_width(const struct qkv_matrix *m, int decimals)
+{
+	double largest = 0.0;
+	bool negative = false;
+	size_t count = (size_t)m->rows * (size_t)m->cols;
+	int digits;
+
+	for (size_t i = 0; i < count; i++) {
+		double v = m->values[i];
+		if (fabs(v) > largest)
+			largest = fabs(v);
+		if (v < 0.0 && v <= -0.5 * pow(10.0, -decimals))
+			negative = true;
+	}
+	largest += 0.5 * pow(10.0, -decimals);
+	if (largest >= 1e7)
+		digits = 1 + 1 + (decimals > 3 ? 3 : decimals) + 4;
+	else
+		digits = (largest < 1.0 ? 1 : (int)floor(log10(largest)) + 1) + (decimals > 0 ? decimals + 1 : 0);
+	return digits + (negative ? 1 : 0);
+}
+
+static int label_width(const struct qkv_problem *p)
+{
+	int widest = 2;
+
+	for (int i = 0; i < p->n; i++) {
+		int length = (int)strlen(p->tokens[i]);
+		if (length > widest)
+			widest = length;
+	}
+	return (widest > 8 ? 8 : widest) + 1;
+}
+
+/* Sets up one grid panel of the given data shape and number width. */
+static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int input,
+		       int rows, int cols, int number_w, int label_w, int col_label_w)
+{
+	memset(panel, 0, sizeof *panel);
+	panel->kind = kind;
+	panel->focus = focus;
+	panel->input = input;
+	panel->rows = rows;
+	panel->cols = cols;
+	panel->label_w = label_w;
+	panel->cell_w = (number_w > col_label_w ? number_w : col_label_w) + 1;
+	if (panel->cell_w < 5)
+		panel->cell_w = 5;
+}
+
+/* The panel's full width for `cols` shown columns. */
+static int panel_width(const struct panel *panel, int cols)
+{
+	int w = panel->label_w + cols * panel->cell_w + 1;
+
+	if (panel->kind == PANEL_READOUT)
+		return READOUT_WIDTH;
+	return w < 14 ? 14 : w;
+}
+
+/* Lines a panel takes besides its data rows (title, header, legend or sum). */
+static int panel_extra_lines(const struct panel *panel)
+{
+	switch (panel->kind) {
+	case PANEL_WEIGHTS:
+	case PANEL_SCORES:
+	case PANEL_SCALED:
+	case PANEL_MIX:
+		return 3;
+	default:
+		return 2;
+	}
+}
+
+struct builder {
+	struct layout *l;
+	int group[LAYOUT_MAX_PANELS]; /* group number of each panel */
+	int groups;
+};
+
+static struct panel *add(struct builder *b)
+{
+	b->group[b->l->count] = b->groups;
+	return &b->l->panels[b->l->count++];
+}
+
+/* Chooses the panels for the form and the stage, in reading order. */
+static void choose_panels(struct builder *b, const struct app *app, int decimals)
+{
+	const struct qkv_problem *p = &app->problem;
+	const struct qkv_trace *t = &app->trace;
+	int label_w = label_width(p), token_w = label_w - 1;
+	bool live = app->stage == APP_STAGE_LIVE;
+	int digits_v = t->d_v >= 10 ? 3 : 2;
+	struct panel *panel;
+
+	if (p->form == QKV_FORM_PROJECTED) {
+		static const int inputs[4] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+		for (int i = 0; i < 4; i++) {
+			const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)inputs[i]);
+			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
+				   number_width(m, decimals), i == 0 ? label_w : 4, digits_v + 1);
+		}
+		b->groups++;
+		grid_panel(add(b), PANEL_DERIVED, -1, QKV_INPUT_Q, t->n, t->d_k, number_width(&t->q, decimals), label_w, digits_v + 1);
+		grid_panel(add(b), PANEL_DERIVED, -1, QKV_INPUT_K, t->n, t->d_k, number_width(&t->k, decimals), label_w, digits_v + 1);
+		grid_panel(add(b), PANEL_DERIVED, -1, QKV_INPUT_V, t->n, t->d_v, number_width(&t->v, decimals), label_w, digits_v + 1);
+		b->groups++;
+		for (int i = b->l->count - 3; i < b->l->count; i++) {
+			b->l->panels[i].derived = true;
+			b->l->panels[i].withheld = !live && app->stage < QKV_STAGE_PROJECTIONS;
+		}
+	} else {
+		grid_panel(add(b), PANEL_INPUT, FOCUS_Q, QKV_INPUT_Q, p->n, p->q.cols, number_width(&p->q, decimals), label_w, digits_v + 1);
+		grid_panel(add(b), PANEL_INPUT, FOCUS_K, QKV_INPUT_K, p->n, p->k.cols, number_width(&p->k, decimals), label_w, digits_v + 1);
+		grid_panel(add(b), PANEL_INPUT, FOCUS_V, QKV_INPUT_V, p->n, p->v.cols, number_width(&p->v, decimals), label_w, digits_v + 1);
+		b->groups++;
+	}
+	if (!live) {
+		grid_panel(add(b), PANEL_SCORES, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scores, decimals), label_w, token_w);
+		grid_panel(add(b), PANEL_SCALED, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scaled, decimals), label_w, token_w);
+	}
+	grid_panel(add(b), PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n, decimals + 2, label_w, token_w);
+	if (!live) {
+		b->groups++;
+		/* The mix terms a_ij·v_jc are at most |v| in size. */
+		grid_panel(add(b), PANEL_MIX, FOCUS_OUTPUT, -1, t->n, t->d_v, number_width(&t->v, decimals) + 1, label_w, digits_v + 1);
+	}
+	panel = add(b);
+	grid_panel(panel, PANEL_OUTPUT, FOCUS_OUTPUT, -1, t->n, t->d_v, number_width(&t->output, decimals), label_w, digits_v + 1);
+	if (live && app->show_stats)
+		grid_panel(add(b), PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
+	b->groups++;
+	for (int i = 0; i < b->l->count; i++) {
+		struct panel *q = &b->l->panels[i];
+		enum qkv_stage stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
+				       : q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
+				       : q->kind == PANEL_WEIGHTS ? QKV_STAGE_WEIGHTS
+				       : q->kind == PANEL_MIX ? QKV_STAGE_MIX
+				       : q->kind == PANEL_OUTPUT ? QKV_STAGE_OUTPUT : QKV_STAGE_PROJECTIONS;
+		if (q->kind != PANEL_INPUT && q->kind != PANEL_DERIVED && q->kind != PANEL_READOUT)
+			q->withheld = !app_stage_visible(app, stage);
+	}
+}
+
+/* Places panels in lines (wrapping within a group) with at most `cap` data rows
+ * each; returns the total height, and the widest line in *widest. */
+static int place(struct builder *b, int width, int cap, int top, int *widest)
+{
+	struct layout *l = b->l;
+	int x = 0, y = top, line_h = 0, group = -1;
+
+	*widest = 0;
+	for (int i = 0; i < l->count; i++) {
+		struct panel *panel = &l->panels[i];
+		int room = width - panel->label_w - 1, w, shown;
+
+		panel->compact = false;
+		if ((panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) &&
+		    panel->label_w + panel->cols * panel->cell_w + 1 > width && panel->cols > 8) {
+			panel->compact = true;
+			panel->cell_w = 2;
+		}
+		panel->shown_cols = room / panel->cell_w;
+		if (panel->shown_cols > panel->cols)
+			panel->shown_cols = panel->cols;
+		if (panel->shown_cols < 1)
+			panel->shown_cols = 1;
+		shown = panel->rows < cap ? panel->rows : cap;
+		panel->shown_rows = shown;
+		w = panel_width(panel, panel->shown_cols);
+		if (w > width)
+			w = width;
+		panel->w = w;
+		panel->h = panel_extra_lines(panel) + (panel->kind == PANEL_READOUT ? shown + 1 : shown);
+		if (group != b->group[i] || x + w > width) {
+			y += line_h;
+			line_h = 0;
+			x = 0;
+			group = b->group[i];
+		}
+		panel->x = x;
+		panel->y = y;
+		x += w + GAP;
+		if (x - GAP > *widest)
+			*widest = x - GAP;
+		if (panel->h > line_h)
+			line_h = panel->h;
+	}
+	return y + line_h - top;
+}
+
+void layout_compute(struct layout *l, const struct app *app, int width, int height)
+{
+	struct builder b;
+	int decimals = app->projector ? 1 : 2;
+	int body = height - FIXED_LINES, cap = 0, total = 0, widest = 0, top = 2;
+
+	memset(l, 0, sizeof *l);
+	memset(&b, 0, sizeof b);
+	b.l = l;
+	l->width = width;
+	l->height = height;
+	l->decimals = decimals;
+	l->need_width = 60;
+	l->need_height = 16;
+	if (width < l->need_width || height < l->need_height) {
+		l->too_small = true;
+		return;
+	}
+	choose_panels(&b, app, decimals);
+	for (int i = 0; i < l->count; i++)
+		if (l->panels[i].rows > cap)
+			cap = l->panels[i].rows;
+	/* Fewer visible rows per panel until everything fits; the grids scroll. */
+	for (; cap >= 1; cap--) {
+		total = place(&b, width, cap, top, &widest);
+		if (total <= body)
+			break;
+	}
+	if (cap < 1 && l->count > 0 && l->panels[l->count - 1].kind == PANEL_READOUT) {
+		l->count--;
+		for (cap = 1; cap >= 1; cap--)
+			total = place(&b, width, cap, top, &widest);
+	}
+	if (total > body) {
+		l->too_small = true;
+		l->need_height = height + (total - body);
+		return;
+	}
+	/* Room to spare: grow the cells (projector mode more), then centre the block. */
+	for (int grow = 0; grow < (app->projector ? MAX_CELL_GROWTH + 2 : MAX_CELL_GROWTH); grow++) {
+		int trial_widest;
+
+		for (int i = 0; i < l->count; i++)
+			if (!l->panels[i].compact)
+				l->panels[i].cell_w++;
+		total = place(&b, width * 3 / 4 > 100 ? width * 3 / 4 : width, cap, top, &trial_widest);
+		if (trial_widest > width * 3 / 4 || total > body || trial_widest > width) {
+			for (int i = 0; i < l->count; i++)
+				if (!l->panels[i].compact)
+					l->panels[i].cell_w--;
+			total = place(&b, width, cap, top, &widest);
+			break;
+		}
+		widest = trial_widest;
+	}
+	l->left = (width - widest) / 2;
+	if (l->left < 0)
+		l->left = 0;
+	top += (body - total) / 4;
+	for (int i = 0; i < l->count; i++) {
+		l->panels[i].x += l->left;
+		l->panels[i].y += top - 2;
+	}
+	l->info_y = height - 4;
+	l->info_h = 3;
+	l->status_y = height - 1;
+	layout_follow(l, app);
+}
+
+/* Keeps first within [cursor − shown + 1, cursor] and inside [0, count − shown]. */
+static int follow(int first, int cursor, int shown, int count)
+{
+	if (cursor < first)
+		first = cursor;
+	if (cursor >= first + shown)
+		first = cursor - shown + 1;
+	if (first > count - shown)
+		first = count - shown;
+	return first < 0 ? 0 : first;
+}
+
+void layout_follow(struct layout *l, const struct app *app)
+{
+	for (int i = 0; i < l->count; i++) {
+		struct panel *panel = &l->panels[i];
+		int row = app_query(app), col = 0;
+
+		if (panel->focus >= 0) {
+			row = app->cursor[panel->focus].row;
+			col = app->cursor[panel->focus].col;
+		} else if (panel->kind == PANEL_DERIVED) {
+			row = app_query(app);
+		}
+		if (panel->kind == PANEL_MIX)
+			row = app_key(app);
+		panel->first_row = follow(panel->first_row, row, panel->shown_rows, panel->rows);
+		panel->first_col = follow(panel->first_col, col, panel->shown_cols, panel->cols);
+	}
+}
+
+bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col)
+{
+	for (int i = 0; i < l->count; i++) {
+		const struct panel *panel = &l->panels[i];
+		int data_x = panel->x + panel->label_w, data_y = panel->y + 2;
+
+		if (panel->focus < 0 || panel->withheld || panel->kind == PANEL_MIX)
+			continue;
+		if (x < data_x || y < data_y || y >= data_y + panel->shown_rows ||
+		    x >= data_x + panel->shown_cols * panel->cell_w)
+			continue;
+		*focus = panel->focus;
+		*row = panel->first_row + (y - data_y);
+		*col = panel->first_col + (x - data_x) / panel->cell_w;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,57 @@
+/* layout.h — where each panel of the screen goes, computed from the app state and
+ * the terminal size. Pure geometry: no drawing. Recomputed on resize and when
+ * shapes, stage or projector mode change; the renderer reads it every frame. */
+#ifndef QKV_TUI_LAYOUT_H
+#define QKV_TUI_LAYOUT_H
+
+#include <stdbool.h>
+
+#include "app/app.h"
+
+enum panel_kind {
+	PANEL_INPUT,    /* an editable input (Q K V, or X W_Q W_K W_V) */
+	PANEL_DERIVED,  /* Q, K or V computed from projections (read-only) */
+	PANEL_SCORES,
+	PANEL_SCALED,
+	PANEL_WEIGHTS,
+	PANEL_MIX,
+	PANEL_OUTPUT,
+	PANEL_READOUT,  /* statistics beside the heatmap */
+};
+
+struct panel {
+	enum panel_kind kind;
+	int focus;          /* app focus for the cursor and clicks; -1 for none */
+	int input;          /* PANEL_INPUT / PANEL_DERIVED: the enum qkv_input */
+	int x, y, w, h;     /* on screen, title line included */
+	int rows, cols;     /* the grid's data shape */
+	int label_w, cell_w;
+	int shown_rows, shown_cols; /* how many fit */
+	int first_row, first_col;   /* scroll offset (follows the cursor) */
+	bool compact;       /* colour-only cells, two columns wide */
+	bool withheld;      /* a later stage, not computed yet in the stage walk */
+	bool derived;       /* a read-only grid (computed from others) */
+};
+
+#define LAYOUT_MAX_PANELS 12
+
+struct layout {
+	int width, height;
+	bool too_small;
+	int need_width, need_height; /* the minimum size, when too small */
+	struct panel panels[LAYOUT_MAX_PANELS];
+	int count;
+	int decimals;
+	int left;            /* x of the centred block */
+	int info_y, info_h;  /* formula and derivation lines */
+	int status_y;
+};
+
+/* Lays out the screen for app at width × height. */
+void layout_compute(struct layout *l, const struct app *app, int width, int height);
+/* Moves each panel's scroll offset so its cursor is visible (cheap, per frame). */
+void layout_follow(struct layout *l, const struct app *app);
+/* The cell under screen position (x, y): returns true and sets focus, row, col. */
+bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col);
+
+#endif

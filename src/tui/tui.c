@@ -1,0 +1,175 @@
+/* tui.c — the interface's life: check the terminal, start curses, turn input into
+ * events for app_update, redraw what the flags name, and restore the terminal on
+ * every way out (quit, signals, errors). Signal handlers only set a flag. */
+#include <curses.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "tui/draw.h"
+#include "tui/input.h"
+#include "tui/layout.h"
+#include "tui/palette.h"
+#include "tui/tui.h"
+
+#define TICK_MS 100
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int signal_number)
+{
+	stop_signal = signal_number;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction action;
+
+	memset(&action, 0, sizeof action);
+	action.sa_handler = on_stop_signal;
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGINT, &action, NULL);
+	sigaction(SIGTERM, &action, NULL);
+	sigaction(SIGHUP, &action, NULL);
+}
+
+/* A terminal qkv can draw on: TERM set, not dumb, known to terminfo. */
+static int check_terminal(void)
+{
+	const char *term = getenv("TERM");
+
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "qkv: the interface needs a terminal; use --print to write the stages as text\n");
+		return 2;
+	}
+	if (term == NULL || term[0] == '\0' || strcmp(term, "dumb") == 0) {
+		fprintf(stderr, "qkv: TERM is %s, so the screen cannot be drawn; set TERM (e.g. xterm-256color) "
+				"or use --print\n", term == NULL || term[0] == '\0' ? "not set" : "dumb");
+		return 2;
+	}
+	return 0;
+}
+
+/* Lays out, then draws the whole screen or only the flagged parts. */
+static void render(const struct app *app, struct layout *l, int flags)
+{
+	if (flags == REDRAW_NONE)
+		return;
+	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
+	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
+		int first[LAYOUT_MAX_PANELS][2], count = l->count;
+
+		for (int i = 0; i < count; i++) {
+			first[i][0] = l->panels[i].first_row;
+			first[i][1] = l->panels[i].first_col;
+		}
+		layout_compute(l, app, COLS, LINES);
+		if (l->count == count)
+			for (int i = 0; i < count; i++) {
+				l->panels[i].first_row = first[i][0];
+				l->panels[i].first_col = first[i][1];
+			}
+		layout_follow(l, app);
+	}
+	palette_use(app->palette, app->projector);
+	draw_frame(app, l, flags);
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
+{
+	struct app app;
+	struct layout layout;
+	SCREEN *screen;
+	int status = check_terminal(), rc;
+	int start_palette;
+
+	if (status != 0) {
+		qkv_problem_fini(p);
+		return status;
+	}
+	setlocale(LC_ALL, "");
+	screen = newterm(NULL, stdout, stdin);
+	if (screen == NULL) {
+		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color or --print\n",
+			getenv("TERM"));
+		qkv_problem_fini(p);
+		return 2;
+	}
+	set_term(screen);
+	catch_signals();
+	if (has_colors()) {
+		start_color();
+		use_default_colors();
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	set_escdelay(25);
+	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+			  | BUTTON5_PRESSED
+#endif
+		  , NULL);
+	mouseinterval(0);
+	timeout(TICK_MS);
+
+	start_palette = o != NULL && o->palette != NULL ? palette_find(o->palette) : -1;
+	rc = app_init(&app, p, path, palette_count());
+	if (rc != 0) {
+		endwin();
+		delscreen(screen);
+		app_fini(&app);
+		fprintf(stderr, "qkv: cannot start: out of memory\n");
+		return 1;
+	}
+	app.palette = start_palette >= 0 ? start_palette : palette_default();
+	if (o != NULL) {
+		app.projector = o->projector;
+		if (o->pace > 0)
+			app.pace_s = o->pace;
+	}
+	memset(&layout, 0, sizeof layout);
+	{
+		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
+		render(&app, &layout, app_update(&app, &resize));
+	}
+	while (!app.quit && stop_signal == 0) {
+		wint_t code;
+		int got = wget_wch(stdscr, &code);
+		struct event event;
+		int flags;
+
+		if (got == ERR) {
+			struct event tick = { .type = EVENT_TICK, .now_ms = now_ms() };
+			render(&app, &layout, app_update(&app, &tick));
+			continue;
+		}
+		if (!input_translate(got, (unsigned int)code, &layout, now_ms(), &event))
+			continue;
+		flags = app_update(&app, &event);
+		render(&app, &layout, flags);
+	}
+	endwin();
+	delscreen(screen);
+	app_fini(&app);
+	if (stop_signal != 0)
+		return 128 + (int)stop_signal;
+	return 0;
+}
