@@ -1,0 +1,214 @@
+/* test_derive.c — the written-out arithmetic of one cell, for each stage, on the
+ * course's worked example. Expected texts are built here from the closed form
+ * (e^{1/√2} and friends computed with libm), never from the code under test. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkv/attention.h"
+#include "qkv/derive.h"
+#include "qkv/error.h"
+
+static struct qkv_problem problem;
+static struct qkv_trace trace;
+static char text[2048];
+
+static void setup(void)
+{
+	qkv_problem_init(&problem);
+	qkv_trace_init(&trace);
+	ck_assert_int_eq(qkv_problem_worked_example(&problem), 0);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+}
+
+static void teardown(void)
+{
+	qkv_trace_fini(&trace);
+	qkv_problem_fini(&problem);
+}
+
+/* Row 1 of the worked example by hand: scaled (1/√2, 0, 1/√2), so with the
+ * maximum subtracted the exponentials are (1, e^{−1/√2}, 1). */
+static double e_minus(void) { return exp(-1.0 / sqrt(2.0)); }
+static double a_self(void) { return 1.0 / (2.0 + e_minus()); }
+static double a_other(void) { return e_minus() / (2.0 + e_minus()); }
+
+START_TEST(scores_written_as_products)
+{
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_SCORES, 0, 2, 4);
+	ck_assert_str_eq(text, "S[t1,t3] = q_t1 · k_t3 = 1×1 + 0×1 = 1");
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_SCORES, 2, 2, 4);
+	ck_assert_str_eq(text, "S[t3,t3] = q_t3 · k_t3 = 1×1 + 1×1 = 2");
+}
+END_TEST
+
+START_TEST(scaled_shows_the_divisor)
+{
+	char expected[256];
+
+	snprintf(expected, sizeof expected, "S'[t1,t3] = S[t1,t3] / √2 = 1 / %.4f = %.4f", sqrt(2.0),
+		 1.0 / sqrt(2.0));
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_SCALED, 0, 2, 4);
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+START_TEST(scaled_with_temperature_and_no_scale)
+{
+	char expected[256];
+
+	problem.temperature = 0.5;
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	snprintf(expected, sizeof expected, "S'[t3,t3] = S[t3,t3] / (τ 0.5 × √2) = 2 / %.4f = %.4f",
+		 0.5 * sqrt(2.0), 2.0 / (0.5 * sqrt(2.0)));
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_SCALED, 2, 2, 4);
+	ck_assert_str_eq(text, expected);
+
+	problem.temperature = 1.0;
+	problem.scale = QKV_SCALE_NONE;
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_SCALED, 2, 2, 4);
+	ck_assert_str_eq(text, "S'[t3,t3] = S[t3,t3] / 1 (no scaling) = 2 / 1 = 2");
+}
+END_TEST
+
+START_TEST(weights_show_the_exponentials)
+{
+	char expected[512];
+
+	snprintf(expected, sizeof expected,
+		 "A[t1,t3] = e^(S' − max) / Σ e^(S' − max) = e^0 / (1 + %.4f + 1) = 1 / %.4f = %.4f",
+		 e_minus(), 2.0 + e_minus(), a_self());
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_WEIGHTS, 0, 2, 4);
+	ck_assert_str_eq(text, expected);
+	/* The course prints 0.42 here; the exact value is 0.4011. */
+	ck_assert(strstr(text, "0.4011") != NULL);
+}
+END_TEST
+
+START_TEST(mix_is_the_weighted_sum_of_values)
+{
+	char expected[512];
+	double o1 = 10.0 * a_self() + 5.0 * a_self(), o2 = 10.0 * a_other() + 5.0 * a_self();
+
+	snprintf(expected, sizeof expected,
+		 "o_t1 = Σ_j a_j · v_j = %.4f × (10, 0) + %.4f × (0, 10) + %.4f × (5, 5) = (%.4f, %.4f)\n"
+		 "d1: %.4f×10 + %.4f×0 + %.4f×5 = %.4f",
+		 a_self(), a_other(), a_self(), o1, o2, a_self(), a_other(), a_self(), o1);
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_MIX, 0, 0, 4);
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+START_TEST(output_names_each_share)
+{
+	char expected[512];
+	double o1 = 15.0 * a_self(), o2 = 10.0 * a_other() + 5.0 * a_self();
+
+	snprintf(expected, sizeof expected,
+		 "O[t1,d2] = %.4f; o_t1 = (%.4f, %.4f) mixes %.1f%% t1, %.1f%% t2, %.1f%% t3", o2, o1, o2,
+		 100 * a_self(), 100 * a_other(), 100 * a_self());
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_OUTPUT, 0, 1, 4);
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+START_TEST(masked_cells_say_so)
+{
+	problem.mask = QKV_MASK_CAUSAL;
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_WEIGHTS, 0, 1, 4);
+	ck_assert_str_eq(text, "A[t1,t2]: masked: −∞ before softmax, weight 0");
+	/* Row 1 sees only itself: weight exactly 1, the sum has a single term. */
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_WEIGHTS, 0, 0, 4);
+	ck_assert_str_eq(text, "A[t1,t1] = e^(S' − max) / Σ e^(S' − max) = e^0 / (1) = 1 / 1 = 1");
+}
+END_TEST
+
+START_TEST(long_sums_are_elided)
+{
+	/* d_k = 64: the dot product shows its first terms, the count, and the last. */
+	ck_assert_int_eq(qkv_problem_random(&problem, 4, 64, 3, 7), 0);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_SCORES, 1, 2, 2);
+	ck_assert(strstr(text, "… (64 terms)") != NULL);
+	ck_assert(strlen(text) < 200);
+}
+END_TEST
+
+START_TEST(out_of_range_cells_are_refused)
+{
+	ck_assert_int_eq(qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_WEIGHTS, 3, 0, 4), QKV_EINVAL);
+	ck_assert_int_eq(qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_OUTPUT, 0, 2, 4), QKV_EINVAL);
+	ck_assert_int_eq(qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_PROJECTIONS, 0, 0, 4), QKV_EINVAL);
+	ck_assert_str_eq(text, "");
+}
+END_TEST
+
+START_TEST(small_buffers_are_truncated_safely)
+{
+	char small[16];
+	int needed = qkv_derive(small, sizeof small, &problem, &trace, QKV_STAGE_SCORES, 0, 2, 4);
+
+	ck_assert_int_eq(needed, (int)strlen("S[t1,t3] = q_t1 · k_t3 = 1×1 + 0×1 = 1"));
+	ck_assert_int_eq((int)strlen(small), 15);
+}
+END_TEST
+
+START_TEST(projection_cell)
+{
+	static const double x[] = { 1, 2, 0, 1 };
+	static const double w[] = { 3, 0, -1, 1 };
+
+	/* Two tokens, d_model 2: q_t1 = x_t1 · W_Q = (1·3 + 2·(−1), 1·0 + 2·1) = (1, 2). */
+	qkv_problem_fini(&problem);
+	ck_assert_int_eq(qkv_problem_worked_example(&problem), 0);
+	ck_assert_int_eq(qkv_problem_remove_token(&problem, 2), 0);
+	problem.form = QKV_FORM_PROJECTED;
+	qkv_matrix_set_all(&problem.x, 2, 2, x);
+	qkv_matrix_set_all(&problem.w_q, 2, 2, w);
+	qkv_matrix_set_all(&problem.w_k, 2, 2, w);
+	qkv_matrix_set_all(&problem.w_v, 2, 2, w);
+	qkv_matrix_fini(&problem.q);
+	qkv_matrix_fini(&problem.k);
+	qkv_matrix_fini(&problem.v);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_PROJECTIONS, 0, 0, 2);
+	ck_assert_str_eq(text, "q[t1,d1] = x_t1 · W_Q column 1 = 1×3 + 2×(-1) = 1");
+}
+END_TEST
+
+static Suite *derive_suite(void)
+{
+	Suite *s = suite_create("derive");
+	TCase *tc = tcase_create("worked example");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, scores_written_as_products);
+	tcase_add_test(tc, scaled_shows_the_divisor);
+	tcase_add_test(tc, scaled_with_temperature_and_no_scale);
+	tcase_add_test(tc, weights_show_the_exponentials);
+	tcase_add_test(tc, mix_is_the_weighted_sum_of_values);
+	tcase_add_test(tc, output_names_each_share);
+	tcase_add_test(tc, masked_cells_say_so);
+	tcase_add_test(tc, long_sums_are_elided);
+	tcase_add_test(tc, out_of_range_cells_are_refused);
+	tcase_add_test(tc, small_buffers_are_truncated_safely);
+	tcase_add_test(tc, projection_cell);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(derive_suite());
+	int failed;
+
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
