@@ -14,7 +14,7 @@ enum print_format { PRINT_TEXT, PRINT_MARKDOWN, PRINT_LATEX, PRINT_CSV, PRINT_JS
 
 struct print_options {
 	enum print_format format;
-	int stage;     /* 0 = every stage, else 1..5 (QKV_STAGE_*) */
+	int stage;     /* -1 = every stage, else 0..5 (QKV_STAGE_*; 0 = projections) */
 	int cell_row;  /* the example cell whose derivation is written (0-based) */
 	int cell_col;
 	int decimals;  /* digits after the point in text, Markdown and LaTeX */

@@ -1,0 +1,572 @@
+/* main.c — qkv's command line: options (getopt_long), then the problem (a file,
+ * a random draw or the built-in worked example), then either the printer, the
+ * d_k sweep, or the interface.
+ * Bad usage and bad input end with one line on stderr and status 2; runtime
+ * failures with status 1. It never computes or draws anything itself. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/builtin.h"
+#include "io/load.h"
+#include "io/print.h"
+#include "qkv/attention.h"
+#include "qkv/error.h"
+#include "qkv/problem.h"
+#include "qkv/sweep.h"
+#include "tui/tui.h"
+
+#define EXIT_USAGE 2 /* bad usage or bad input */
+#define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
+
+/* Every option; the order is that of long_options below. */
+enum opt {
+	OPT_PRINT, OPT_FORMAT, OPT_STAGE, OPT_CELL, OPT_DECIMALS,
+	OPT_RANDOM, OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED,
+	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
+	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
+	OPT_PROJECTOR, OPT_PALETTE, OPT_PACE,
+	OPT_HELP, OPT_VERSION,
+	OPT_COUNT,
+};
+
+#define OPT_BASE 256 /* getopt_long values: OPT_BASE + enum opt */
+
+static const struct option long_options[] = {
+	{ "print", no_argument, NULL, OPT_BASE + OPT_PRINT },
+	{ "format", required_argument, NULL, OPT_BASE + OPT_FORMAT },
+	{ "stage", required_argument, NULL, OPT_BASE + OPT_STAGE },
+	{ "cell", required_argument, NULL, OPT_BASE + OPT_CELL },
+	{ "decimals", required_argument, NULL, OPT_BASE + OPT_DECIMALS },
+	{ "random", no_argument, NULL, OPT_BASE + OPT_RANDOM },
+	{ "tokens", required_argument, NULL, OPT_BASE + OPT_TOKENS },
+	{ "dk", required_argument, NULL, OPT_BASE + OPT_DK },
+	{ "dv", required_argument, NULL, OPT_BASE + OPT_DV },
+	{ "seed", required_argument, NULL, OPT_BASE + OPT_SEED },
+	{ "sweep", no_argument, NULL, OPT_BASE + OPT_SWEEP },
+	{ "trials", required_argument, NULL, OPT_BASE + OPT_TRIALS },
+	{ "dk-max", required_argument, NULL, OPT_BASE + OPT_DK_MAX },
+	{ "no-scale", no_argument, NULL, OPT_BASE + OPT_NO_SCALE },
+	{ "scale", required_argument, NULL, OPT_BASE + OPT_SCALE },
+	{ "temperature", required_argument, NULL, OPT_BASE + OPT_TEMPERATURE },
+	{ "mask", required_argument, NULL, OPT_BASE + OPT_MASK },
+	{ "wrong", required_argument, NULL, OPT_BASE + OPT_WRONG },
+	{ "projector", no_argument, NULL, OPT_BASE + OPT_PROJECTOR },
+	{ "palette", required_argument, NULL, OPT_BASE + OPT_PALETTE },
+	{ "pace", required_argument, NULL, OPT_BASE + OPT_PACE },
+	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
+	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char usage_text[] =
+	"Usage: qkv [OPTION]... [FILE]\n"
+	"Shows scaled dot-product attention, softmax(Q Kᵀ / √d_k) V, stage by stage.\n"
+	"Without FILE: the course's three-token worked example. Keys: man qkv, or ?.\n"
+	"\n"
+	"  -p, --print           print the stages and exit, instead of the interface\n"
+	"      --format F        text, markdown, latex, csv or json\n"
+	"      --stage N         only stage N: 1 scores, 2 scaled, 3 weights, 4 mix,\n"
+	"                        5 output, 0 projections\n"
+	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
+	"      --decimals D      digits after the point, 0 to 12 (default 4)\n"
+	"      --random          random N(0,1) Q, K, V; needs --tokens and --dk\n"
+	"      --tokens N        tokens for --random, or for --sweep (default 16)\n"
+	"      --dk D            d_k for --random, 1 to 4096\n"
+	"      --dv D            d_v for --random (default: d_k)\n"
+	"      --seed S          seed of --random and --sweep (default 1)\n"
+	"      --sweep           print the d_k sweep: softmax with and without √d_k\n"
+	"      --trials T        trials per d_k for --sweep (default 8)\n"
+	"      --dk-max D        largest d_k of --sweep, up to 4096 (default 1024)\n"
+	"      --no-scale        do not divide the scores by √d_k\n"
+	"      --scale X         divide the scores by X instead of √d_k\n"
+	"      --temperature T   divide the scores also by τ = T (default 1)\n"
+	"      --mask M          none or causal (query i sees keys j ≤ i)\n"
+	"      --wrong W         mask-after-softmax or column-softmax, on purpose\n"
+	"      --projector       start the interface in projector mode\n"
+	"      --palette NAME    the interface's colour palette\n"
+	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
+	"  -h, --help            this text\n"
+	"  -V, --version         the version\n"
+	"\n"
+	"--format, --stage, --cell and --decimals imply --print.\n"
+	"Exit status: 0 done, 1 runtime failure, 2 bad usage or bad input.\n";
+
+/* What the command line asked for. */
+struct cli {
+	bool given[OPT_COUNT];
+	const char *file;
+	struct print_options print;
+	int cell_i, cell_j; /* 1-based, as typed */
+	int tokens, d_k, d_v, trials, d_k_max;
+	uint64_t seed;
+	double scale, temperature, pace;
+	enum qkv_mask mask;
+	enum qkv_wrong wrong;
+	const char *palette;
+};
+
+/* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. */
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list args;
+
+	fputs("qkv: ", stderr);
+	va_start(args, fmt);
+	vfprintf(stderr, fmt, args);
+	va_end(args);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+/* "--name" of an option, for messages. */
+static const char *opt_name(enum opt o)
+{
+	return long_options[o].name;
+}
+
+/* Parses a whole number in low..high; 0 or EXIT_USAGE with the message written. */
+static int parse_int(enum opt o, const char *text, long low, long high, int *out)
+{
+	char *end;
+	long value;
+
+	errno = 0;
+	value = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || errno != 0 || value < low || value > high)
+		return fail("--%s needs a whole number from %ld to %ld, not \"%s\"",
+			    opt_name(o), low, high, text);
+	*out = (int)value;
+	return 0;
+}
+
+/* Parses a number in low..high; 0 or EXIT_USAGE. */
+static int parse_double(enum opt o, const char *text, double low, double high, double *out)
+{
+	char *end;
+	double value;
+
+	errno = 0;
+	value = strtod(text, &end);
+	if (end == text || *end != '\0' || errno != 0 || !isfinite(value) || value < low
+	    || value > high)
+		return fail("--%s needs a number from %g to %g, not \"%s\"", opt_name(o), low,
+			    high, text);
+	*out = value;
+	return 0;
+}
+
+/* "--seed S": 0..2^53 − 1, so that the seed written in JSON reads back exactly in
+ * every reader (JavaScript's numbers and jansson's integers included). */
+static int parse_seed(const char *text, uint64_t *out)
+{
+	char *end;
+	unsigned long long value;
+
+	errno = 0;
+	value = strtoull(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || value > MAX_SEED)
+		return fail("--seed needs a whole number from 0 to %llu, not \"%s\"", MAX_SEED,
+			    text);
+	*out = (uint64_t)value;
+	return 0;
+}
+
+/* "--cell I,J": two whole numbers from 1 (the upper bounds are checked later). */
+static int parse_cell(const char *text, struct cli *c)
+{
+	char *end;
+	long i, j;
+
+	errno = 0;
+	i = strtol(text, &end, 10);
+	if (end != text && *end == ',') {
+		const char *second = end + 1;
+		j = strtol(second, &end, 10);
+		if (end != second && *end == '\0' && errno == 0 && i >= 1 && j >= 1
+		    && i <= QKV_MAX_TOKENS && j <= QKV_MAX_DIM) {
+			c->cell_i = (int)i;
+			c->cell_j = (int)j;
+			return 0;
+		}
+	}
+	return fail("--cell needs I,J: a row and a column counted from 1, like 2,3; not \"%s\"",
+		    text);
+}
+
+/* "--stage N": a number 0..5 or a stage's name. */
+static int parse_stage(const char *text, int *stage)
+{
+	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
+		char number[4];
+
+		snprintf(number, sizeof number, "%d", s);
+		if (strcmp(text, number) == 0 || strcmp(text, qkv_stage_name((enum qkv_stage)s)) == 0) {
+			*stage = s;
+			return 0;
+		}
+	}
+	return fail("--stage needs 1 to 5 (or 0 in the projected form) or a stage's name, "
+		    "not \"%s\"", text);
+}
+
+static int parse_mask(const char *text, enum qkv_mask *mask)
+{
+	if (strcmp(text, "none") == 0)
+		*mask = QKV_MASK_NONE;
+	else if (strcmp(text, "causal") == 0)
+		*mask = QKV_MASK_CAUSAL;
+	else
+		return fail("--mask needs none or causal, not \"%s\"", text);
+	return 0;
+}
+
+static int parse_wrong(const char *text, enum qkv_wrong *wrong)
+{
+	if (strcmp(text, "none") == 0)
+		*wrong = QKV_WRONG_NONE;
+	else if (strcmp(text, "mask-after-softmax") == 0)
+		*wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
+	else if (strcmp(text, "column-softmax") == 0)
+		*wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	else
+		return fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"", text);
+	return 0;
+}
+
+/* Reads one option's argument into c; 0 or EXIT_USAGE. */
+static int take_option(struct cli *c, enum opt o, const char *arg)
+{
+	switch (o) {
+	case OPT_FORMAT:
+		if (print_format_parse(arg, &c->print.format) != 0)
+			return fail("--format needs text, markdown, latex, csv or json, not \"%s\"",
+				    arg);
+		return 0;
+	case OPT_STAGE:
+		return parse_stage(arg, &c->print.stage);
+	case OPT_CELL:
+		return parse_cell(arg, c);
+	case OPT_DECIMALS:
+		return parse_int(o, arg, 0, 12, &c->print.decimals);
+	case OPT_TOKENS:
+		return parse_int(o, arg, 1, QKV_MAX_TOKENS, &c->tokens);
+	case OPT_DK:
+		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_k);
+	case OPT_DV:
+		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_v);
+	case OPT_SEED:
+		return parse_seed(arg, &c->seed);
+	case OPT_TRIALS:
+		return parse_int(o, arg, 1, 10000, &c->trials);
+	case OPT_DK_MAX:
+		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_k_max);
+	case OPT_SCALE:
+		return parse_double(o, arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE, &c->scale);
+	case OPT_TEMPERATURE:
+		return parse_double(o, arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE,
+				    &c->temperature);
+	case OPT_MASK:
+		return parse_mask(arg, &c->mask);
+	case OPT_WRONG:
+		return parse_wrong(arg, &c->wrong);
+	case OPT_PALETTE:
+		c->palette = arg;
+		return 0;
+	case OPT_PACE:
+		return parse_double(o, arg, 0.05, 3600, &c->pace);
+	default:
+		return 0;
+	}
+}
+
+/* The first of `list` that was given, or -1. */
+static int first_given(const struct cli *c, const enum opt *list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (c->given[list[i]])
+			return (int)list[i];
+	return -1;
+}
+
+/* True when the stages are to be printed rather than shown: --print, or an
+ * option that only the printer reads. */
+static bool wants_print(const struct cli *c)
+{
+	return c->given[OPT_PRINT] || c->given[OPT_FORMAT] || c->given[OPT_STAGE]
+		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS];
+}
+
+/* Options that make sense together; 0 or EXIT_USAGE. */
+static int check_combinations(const struct cli *c)
+{
+	static const enum opt not_with_sweep[] = {
+		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV,
+		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
+		OPT_PROJECTOR, OPT_PALETTE, OPT_PACE,
+	};
+	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
+	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED };
+	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_PACE };
+	int o;
+
+	if (c->given[OPT_SWEEP]) {
+		if (c->file != NULL)
+			return fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
+				    c->file);
+		o = first_given(c, not_with_sweep, sizeof not_with_sweep / sizeof *not_with_sweep);
+		if (o >= 0)
+			return fail("--%s does not apply to --sweep", opt_name((enum opt)o));
+		if (c->tokens < 2)
+			return fail("--sweep needs at least 2 tokens (--tokens %d)", c->tokens);
+		return 0;
+	}
+	o = first_given(c, sweep_only, sizeof sweep_only / sizeof *sweep_only);
+	if (o >= 0)
+		return fail("--%s goes with --sweep", opt_name((enum opt)o));
+	if (!c->given[OPT_RANDOM]) {
+		o = first_given(c, drawn_only, sizeof drawn_only / sizeof *drawn_only);
+		if (o >= 0)
+			return fail("--%s goes with --random (or --sweep)", opt_name((enum opt)o));
+	} else {
+		if (c->file != NULL)
+			return fail("--random draws its own problem; it reads no FILE (\"%s\")",
+				    c->file);
+		if (!c->given[OPT_TOKENS] || !c->given[OPT_DK])
+			return fail("--random needs --tokens N and --dk D");
+	}
+	if (wants_print(c)) {
+		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
+		if (o >= 0)
+			return fail("--%s is for the interface; it does nothing with --print",
+				    opt_name((enum opt)o));
+	}
+	if (c->given[OPT_NO_SCALE] && c->given[OPT_SCALE])
+		return fail("--no-scale and --scale contradict each other; give one");
+	return 0;
+}
+
+/* Reads argv into c; 0, EXIT_USAGE, or -1 when --help or --version was answered. */
+static int parse_command_line(int argc, char **argv, struct cli *c)
+{
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":phV", long_options, NULL)) != -1) {
+		enum opt o;
+
+		if (ch == 'p')
+			ch = OPT_BASE + OPT_PRINT;
+		else if (ch == 'h')
+			ch = OPT_BASE + OPT_HELP;
+		else if (ch == 'V')
+			ch = OPT_BASE + OPT_VERSION;
+		if (ch == '?') {
+			if (optopt != 0)
+				return fail("unknown option -%c (qkv --help lists them)", optopt);
+			return fail("unknown option %s (qkv --help lists them)", argv[optind - 1]);
+		}
+		if (ch == ':')
+			return fail("%s needs a value (qkv --help)", argv[optind - 1]);
+		o = (enum opt)(ch - OPT_BASE);
+		if (o == OPT_HELP) {
+			fputs(usage_text, stdout);
+			return -1;
+		}
+		if (o == OPT_VERSION) {
+			puts("qkv " QKV_VERSION);
+			return -1;
+		}
+		c->given[o] = true;
+		if (take_option(c, o, optarg) != 0)
+			return EXIT_USAGE;
+	}
+	if (optind < argc)
+		c->file = argv[optind++];
+	if (optind < argc)
+		return fail("one FILE at most (\"%s\" and \"%s\")", c->file, argv[optind]);
+	if (!c->given[OPT_DV])
+		c->d_v = c->d_k;
+	return check_combinations(c);
+}
+
+/* Runs the d_k sweep and prints it; the exit status. */
+static int run_sweep(const struct cli *c)
+{
+	struct qkv_sweep_point points[QKV_SWEEP_MAX_POINTS];
+	int count = qkv_sweep(c->tokens, c->trials, c->seed, c->d_k_max, points);
+
+	if (count < 0) {
+		fail("the sweep failed: %s", qkv_error_string(count));
+		return count == QKV_EINVAL ? EXIT_USAGE : EXIT_FAILURE;
+	}
+	if (print_sweep(stdout, points, count, c->tokens, c->trials,
+			(unsigned long long)c->seed, c->print.format) != 0) {
+		fail("cannot write the table: %s", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* Fills p from the file, a random draw or the built-in example; the exit status. */
+static int make_problem(const struct cli *c, struct qkv_problem *p)
+{
+	char message[1024];
+	int rc;
+
+	if (c->file != NULL) {
+		if (load_file(c->file, p, message, sizeof message) != 0) {
+			fprintf(stderr, "%s\n", message);
+			return EXIT_USAGE;
+		}
+		return EXIT_SUCCESS;
+	}
+	if (c->given[OPT_RANDOM]) {
+		rc = qkv_problem_random(p, c->tokens, c->d_k, c->d_v, c->seed);
+		if (rc == 0) {
+			snprintf(message, sizeof message,
+				 "Random: %d tokens, d_k = %d, d_v = %d, seed %" PRIu64,
+				 c->tokens, c->d_k, c->d_v, c->seed);
+			rc = qkv_problem_set_title(p, message);
+		}
+	} else {
+		rc = builtin_worked_example(p);
+	}
+	if (rc != 0) {
+		fail("cannot make the problem: %s", qkv_error_string(rc));
+		return rc == QKV_ENOMEM ? EXIT_FAILURE : EXIT_USAGE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* The options that change the computation, applied over what the problem says. */
+static int apply_overrides(const struct cli *c, struct qkv_problem *p)
+{
+	if (c->given[OPT_NO_SCALE])
+		p->scale = QKV_SCALE_NONE;
+	if (c->given[OPT_SCALE]) {
+		p->scale = QKV_SCALE_CUSTOM;
+		p->scale_value = c->scale;
+	}
+	if (c->given[OPT_TEMPERATURE])
+		p->temperature = c->temperature;
+	if (c->given[OPT_WRONG])
+		p->wrong = c->wrong;
+	if (c->given[OPT_MASK] && qkv_problem_set_mask(p, c->mask) != 0) {
+		fail("cannot set the mask: out of memory");
+		return EXIT_FAILURE;
+	}
+	return 0;
+}
+
+/* Where the problem came from, for messages. */
+static const char *problem_name(const struct cli *c)
+{
+	if (c->file != NULL)
+		return c->file;
+	return c->given[OPT_RANDOM] ? "the random problem" : "the worked example";
+}
+
+/* --stage and --cell against the problem's sizes; 0 or EXIT_USAGE. */
+static int check_against_problem(const struct cli *c, const struct qkv_problem *p)
+{
+	int d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
+	int widest = p->n > d_k ? p->n : d_k;
+
+	if (d_v > widest)
+		widest = d_v;
+	if (c->print.stage == QKV_STAGE_PROJECTIONS && p->form != QKV_FORM_PROJECTED)
+		return fail("--stage 0 (projections) needs a problem given as X, W_Q, W_K, W_V; "
+			    "%s gives Q, K, V", problem_name(c));
+	if (c->cell_i > p->n)
+		return fail("--cell %d,%d: %s has %d tokens", c->cell_i, c->cell_j,
+			    problem_name(c), p->n);
+	if (c->cell_j > widest)
+		return fail("--cell %d,%d: %s has no column %d (at most %d)", c->cell_i,
+			    c->cell_j, problem_name(c), c->cell_j, widest);
+	return 0;
+}
+
+/* Computes the trace and prints it; the exit status. */
+static int run_print(const struct cli *c, const struct qkv_problem *p)
+{
+	struct qkv_trace trace;
+	struct print_options options = c->print;
+	int status = EXIT_SUCCESS;
+	int rc;
+
+	options.cell_row = c->cell_i - 1;
+	options.cell_col = c->cell_j - 1;
+	qkv_trace_init(&trace);
+	rc = qkv_attention(p, &trace);
+	if (rc != 0) {
+		fail("cannot compute the attention: %s", qkv_error_string(rc));
+		status = EXIT_FAILURE;
+	} else {
+		errno = 0;
+		if (print_trace(stdout, p, &trace, &options) != 0) {
+			fail("cannot write the report: %s",
+			     errno != 0 ? strerror(errno) : "write error");
+			status = EXIT_FAILURE;
+		}
+	}
+	qkv_trace_fini(&trace);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = {
+		.cell_i = 1, .cell_j = 1, .tokens = 16, .trials = 8, .d_k_max = 1024,
+		.seed = 1, .temperature = 1, .pace = 1.5,
+	};
+	struct qkv_problem problem;
+	int status;
+
+	print_options_default(&c.print);
+	status = parse_command_line(argc, argv, &c);
+	if (status < 0)
+		return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (status != 0)
+		return status;
+	if (c.given[OPT_SWEEP])
+		return run_sweep(&c);
+
+	qkv_problem_init(&problem);
+	status = make_problem(&c, &problem);
+	if (status == 0)
+		status = apply_overrides(&c, &problem);
+	if (status == 0) {
+		int rc = qkv_problem_check(&problem);
+		if (rc != 0)
+			status = fail("%s cannot be computed: %s", problem_name(&c),
+				      qkv_error_string(rc));
+	}
+	if (status == 0)
+		status = check_against_problem(&c, &problem);
+	if (status != 0) {
+		qkv_problem_fini(&problem);
+		return status;
+	}
+	if (wants_print(&c)) {
+		status = run_print(&c, &problem);
+		qkv_problem_fini(&problem);
+		return status;
+	}
+	if (!isatty(STDOUT_FILENO)) {
+		qkv_problem_fini(&problem);
+		return fail("the interface needs a terminal; use --print to write the stages as text");
+	}
+	struct tui_options options = {
+		.palette = c.palette, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,
+	};
+	return tui_run(&problem, c.file, &options);
+}

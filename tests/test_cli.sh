@@ -1,0 +1,187 @@
+#!/bin/sh
+# test_cli.sh — the qkv command line from outside: exit statuses, one-line errors,
+# --version, --help (and the man page) naming every option, the refusal without a
+# terminal, and --random / --sweep giving the same numbers for the same seed.
+# Usage: test_cli.sh PATH/TO/qkv. Prints TAP; exits 1 when a check fails.
+# It never needs a terminal: stdout and stderr always go to files.
+qkv=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+count=0
+failed=0
+
+ok() {
+	count=$((count + 1))
+	echo "ok $count - $1"
+}
+
+not_ok() {
+	count=$((count + 1))
+	failed=1
+	echo "not ok $count - $1"
+}
+
+# Runs qkv with the arguments; status in $status, output in $tmp/out and $tmp/err.
+run() {
+	"$qkv" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+	status=$?
+}
+
+lines() {
+	wc -l <"$1" | tr -d ' '
+}
+
+# expect_success DESCRIPTION ARGS...: status 0, something on stdout, nothing on stderr.
+expect_success() {
+	desc=$1
+	shift
+	run "$@"
+	if [ "$status" -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc (status $status; stderr: $(head -c 300 "$tmp/err"))"
+	fi
+}
+
+# expect_refusal DESCRIPTION STATUS PREFIX ARGS...: that status, nothing on stdout,
+# exactly one line on stderr starting with PREFIX.
+expect_refusal() {
+	desc=$1
+	want=$2
+	prefix=$3
+	shift 3
+	run "$@"
+	first=$(head -n 1 "$tmp/err")
+	case $first in
+	"$prefix"*) starts=yes ;;
+	*) starts=no ;;
+	esac
+	if [ "$status" -eq "$want" ] && [ ! -s "$tmp/out" ] && [ "$(lines "$tmp/err")" -eq 1 ] \
+		&& [ "$starts" = yes ]; then
+		ok "$desc"
+	else
+		not_ok "$desc (status $status, want $want; stderr: $(head -c 300 "$tmp/err"))"
+	fi
+}
+
+# The printer.
+expect_success "--print writes the stages" --print
+grep -q "Stage 5 — output" "$tmp/out" && ok "--print reaches stage 5" || not_ok "--print reaches stage 5"
+for format in text markdown latex csv json; do
+	expect_success "--format $format" --print --format "$format"
+done
+expect_success "--stage 3 --cell 2,3 --decimals 2" --print --stage 3 --cell 2,3 --decimals 2
+if grep -q "Stage 3" "$tmp/out" && ! grep -q "Stage 1" "$tmp/out"; then
+	ok "--stage 3 prints only stage 3"
+else
+	not_ok "--stage 3 prints only stage 3"
+fi
+expect_success "--mask causal --no-scale --temperature 0.5" --print --mask causal --no-scale \
+	--temperature 0.5
+expect_success "--scale 3 --wrong column-softmax" --print --scale 3 --wrong column-softmax
+expect_success "--sweep" --sweep --dk-max 64 --trials 2
+expect_success "--sweep --format csv" --sweep --format csv --tokens 4 --trials 1
+if [ "$(lines "$tmp/out")" -eq 12 ]; then
+	ok "--sweep csv: a header and d_k = 1 … 1024 (11 rows)"
+else
+	not_ok "--sweep csv: a header and d_k = 1 … 1024 (11 rows), got $(lines "$tmp/out") lines"
+fi
+
+# Bad usage and bad input: status 2 and one line.
+expect_refusal "an unknown option" 2 "qkv: " --bogus
+expect_refusal "an unknown short option" 2 "qkv: " -x
+expect_refusal "an option without its value" 2 "qkv: " --print --format
+expect_refusal "a bad --format" 2 "qkv: " --print --format xml
+expect_refusal "a bad --stage" 2 "qkv: " --print --stage 9
+expect_refusal "--stage 0 without projections" 2 "qkv: " --print --stage 0
+expect_refusal "a --cell outside the problem" 2 "qkv: " --print --cell 4,1
+expect_refusal "a bad --cell" 2 "qkv: " --print --cell 1
+expect_refusal "a bad --decimals" 2 "qkv: " --print --decimals 13
+expect_refusal "--random without sizes" 2 "qkv: " --print --random
+expect_refusal "--dk without --random" 2 "qkv: " --print --dk 4
+expect_refusal "a bad --seed" 2 "qkv: " --random --tokens 2 --dk 2 --seed -3 --print
+expect_refusal "--no-scale with --scale" 2 "qkv: " --print --no-scale --scale 2
+expect_refusal "a scale of 0" 2 "qkv: " --print --scale 0
+expect_refusal "a bad --mask" 2 "qkv: " --print --mask sideways
+expect_refusal "a bad --wrong" 2 "qkv: " --print --wrong often
+expect_refusal "--sweep with a problem option" 2 "qkv: " --sweep --mask causal
+expect_refusal "two files" 2 "qkv: " --print a.json b.json
+expect_refusal "a missing file" 2 "$tmp/missing.json" --print "$tmp/missing.json"
+printf '{ "Q": [[1, 2]],\n  "K": [[1, 2, 3]] }\n' >"$tmp/bad.json"
+expect_refusal "a bad file, named with its place" 2 "$tmp/bad.json:" --print "$tmp/bad.json"
+
+# A write that fails is a runtime failure: status 1.
+if [ -w /dev/full ]; then
+	"$qkv" --print >/dev/full 2>"$tmp/err"
+	status=$?
+	if [ "$status" -eq 1 ] && [ "$(lines "$tmp/err")" -eq 1 ]; then
+		ok "a full disk: status 1 and one line"
+	else
+		not_ok "a full disk: status 1 and one line (status $status)"
+	fi
+fi
+
+# Without a terminal the interface refuses, pointing to --print.
+run
+if [ "$status" -eq 2 ] && [ "$(cat "$tmp/err")" = \
+	"qkv: the interface needs a terminal; use --print to write the stages as text" ]; then
+	ok "no terminal: the interface refuses with status 2"
+else
+	not_ok "no terminal: the interface refuses with status 2 (status $status: $(cat "$tmp/err"))"
+fi
+
+# --version and --help.
+version=$(sed -n "s/^ *version *: *'\([^']*\)'.*/\1/p" "$root/meson.build" | head -n 1)
+run --version
+if [ "$status" -eq 0 ] && [ "$(cat "$tmp/out")" = "qkv $version" ]; then
+	ok "--version says qkv $version"
+else
+	not_ok "--version says qkv $version (got: $(cat "$tmp/out"))"
+fi
+run --help
+help_status=$status
+cp "$tmp/out" "$tmp/help"
+options=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)",.*/\1/p' "$root/src/main.c")
+if [ "$help_status" -ne 0 ] || [ -z "$options" ]; then
+	not_ok "--help (status $help_status) and the option table in src/main.c"
+else
+	missing=
+	for option in $options; do
+		grep -q -e "--$option\b" "$tmp/help" || missing="$missing --$option"
+	done
+	[ -z "$missing" ] && ok "--help names every option" || not_ok "--help misses:$missing"
+	missing=
+	for option in $options; do
+		pattern=$(printf '%s' "$option" | sed 's/-/\\\\-/g')
+		grep -q -e "\\\\-\\\\-$pattern" "$root/man/qkv.1" || missing="$missing --$option"
+	done
+	[ -z "$missing" ] && ok "the man page names every option" || not_ok "man/qkv.1 misses:$missing"
+fi
+
+# The same seed gives the same numbers; another seed, others.
+"$qkv" --random --tokens 6 --dk 8 --seed 7 --format json >"$tmp/a.json" 2>&1
+"$qkv" --random --tokens 6 --dk 8 --seed 7 --format json >"$tmp/b.json" 2>&1
+"$qkv" --random --tokens 6 --dk 8 --seed 8 --format json >"$tmp/c.json" 2>&1
+if [ -s "$tmp/a.json" ] && cmp -s "$tmp/a.json" "$tmp/b.json"; then
+	ok "--random: the same seed gives the same JSON"
+else
+	not_ok "--random: the same seed gives the same JSON"
+fi
+if ! cmp -s "$tmp/a.json" "$tmp/c.json"; then
+	ok "--random: another seed gives other numbers"
+else
+	not_ok "--random: another seed gives other numbers"
+fi
+grep -q '"d_k": 8' "$tmp/a.json" && ok "--random: d_k as asked" || not_ok "--random: d_k as asked"
+"$qkv" --sweep --dk-max 32 --trials 2 --seed 5 --format json >"$tmp/a.json" 2>&1
+"$qkv" --sweep --dk-max 32 --trials 2 --seed 5 --format json >"$tmp/b.json" 2>&1
+if [ -s "$tmp/a.json" ] && cmp -s "$tmp/a.json" "$tmp/b.json" && grep -q '"seed": 5' "$tmp/a.json"
+then
+	ok "--sweep: the same seed gives the same JSON"
+else
+	not_ok "--sweep: the same seed gives the same JSON"
+fi
+
+echo "1..$count"
+exit "$failed"

@@ -1,0 +1,820 @@
+/* test_print.c — the printer, every format, on the course's worked example.
+ * Expected numbers are derived here from the closed form (Q = K = [[1,0],[0,1],[1,1]],
+ * V = [[10,0],[0,10],[5,5]], d_k = 2): with a = 1/√2 and e = e^a, row 1 of the
+ * weights is (e, 1, e) / (2e + 1), and so on. Text formats are checked at the
+ * right place (the right line, the right column); JSON is parsed back with jansson
+ * and compared key by key with DESIGN.md's contract. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/builtin.h"
+#include "io/print.h"
+#include "qkv/attention.h"
+#include "qkv/problem.h"
+
+/* The worked example's weights and outputs, from the closed form. */
+struct expected {
+	double weights[3][3];
+	double output[3][2];
+	double scaled[3][3];
+};
+
+static void expected_worked(struct expected *x, bool causal)
+{
+	static const double q[3][2] = { { 1, 0 }, { 0, 1 }, { 1, 1 } };
+	static const double v[3][2] = { { 10, 0 }, { 0, 10 }, { 5, 5 } };
+
+	for (int i = 0; i < 3; i++) {
+		double sum = 0;
+		for (int j = 0; j < 3; j++) {
+			double dot = q[i][0] * q[j][0] + q[i][1] * q[j][1];
+			x->scaled[i][j] = dot / sqrt(2.0);
+		}
+		for (int j = 0; j < 3; j++)
+			sum += (causal && j > i) ? 0 : exp(x->scaled[i][j]);
+		for (int j = 0; j < 3; j++)
+			x->weights[i][j] = (causal && j > i) ? 0 : exp(x->scaled[i][j]) / sum;
+		for (int c = 0; c < 2; c++) {
+			x->output[i][c] = 0;
+			for (int j = 0; j < 3; j++)
+				x->output[i][c] += x->weights[i][j] * v[j][c];
+		}
+	}
+}
+
+/* The report of the worked example (mask applied when causal), malloc'd. */
+static char *render(const struct print_options *o, bool causal)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(out);
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	if (causal)
+		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, o), 0);
+	fclose(out);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+	return text;
+}
+
+static struct print_options options(enum print_format format, int stage)
+{
+	struct print_options o;
+
+	print_options_default(&o);
+	o.format = format;
+	o.stage = stage;
+	return o;
+}
+
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
+		n++;
+	return n;
+}
+
+/* The line that starts with `prefix`, at or after `from`; its text without the
+ * newline goes to line (size bytes). Fails the test when there is none. */
+static const char *find_line(const char *from, const char *prefix, char *line, size_t size)
+{
+	size_t length = strlen(prefix);
+
+	for (const char *at = from; at != NULL && *at != '\0';) {
+		const char *end = strchr(at, '\n');
+		size_t line_length = end != NULL ? (size_t)(end - at) : strlen(at);
+		if (strncmp(at, prefix, length) == 0) {
+			snprintf(line, size, "%.*s", (int)line_length, at);
+			return at;
+		}
+		at = end != NULL ? end + 1 : NULL;
+	}
+	ck_abort_msg("no line starting with \"%s\"", prefix);
+	return NULL;
+}
+
+/* Splits line at whitespace (and '|', '&' when given) into at most max words. */
+static int words(char *line, const char *separators, char *word[], int max)
+{
+	int n = 0;
+
+	for (char *w = strtok(line, separators); w != NULL && n < max; w = strtok(NULL, separators))
+		word[n++] = w;
+	return n;
+}
+
+/* value at `decimals` places, formatted by the test itself. */
+static const char *fixed(char *buf, double value, int decimals)
+{
+	snprintf(buf, 32, "%.*f", decimals, value);
+	return buf;
+}
+
+/* Checks that the first line starting with `prefix` after `after` reads label
+ * (unless NULL), then the n values at `decimals` places ("—" where masked[j]). */
+static void check_row(const char *text, const char *after, const char *prefix,
+		      const char *separators, const char *label, const double *values,
+		      const bool *masked, int n, int decimals)
+{
+	char line[1024], number[32];
+	char *word[16];
+	const char *section = strstr(text, after);
+	int first = label != NULL ? 1 : 0;
+
+	ck_assert_msg(section != NULL, "no \"%s\"", after);
+	find_line(section, prefix, line, sizeof line);
+	ck_assert_int_eq(words(line, separators, word, 16), n + first);
+	if (label != NULL)
+		ck_assert_str_eq(word[0], label);
+	for (int j = 0; j < n; j++) {
+		if (masked != NULL && masked[j])
+			ck_assert_str_eq(word[j + first], "—");
+		else
+			ck_assert_str_eq(word[j + first], fixed(number, values[j], decimals));
+	}
+}
+
+START_TEST(text_header_and_stages)
+{
+	struct print_options o = options(PRINT_TEXT, -1);
+	char *text = render(&o, false);
+	char divisor[64];
+
+	ck_assert_ptr_nonnull(strstr(text, "Three tokens"));
+	ck_assert_ptr_nonnull(strstr(text, "n = 3 tokens, d_k = 2, d_v = 2"));
+	snprintf(divisor, sizeof divisor, "÷ √2 = %.4f", sqrt(2.0));
+	ck_assert_ptr_nonnull(strstr(text, divisor));
+	ck_assert_ptr_nonnull(strstr(text, "mask: none"));
+	ck_assert_ptr_nonnull(strstr(text, "Stage 1 — scores: S = Q Kᵀ"));
+	ck_assert_ptr_nonnull(strstr(text, "Stage 3 — weights: "));
+	ck_assert_ptr_nonnull(strstr(text, "Stage 5 — output: "));
+	ck_assert_ptr_null(strstr(text, "Stage 0"));
+	ck_assert_ptr_null(strstr(text, "masked"));
+	/* Inputs come before the stages. */
+	ck_assert_ptr_nonnull(strstr(text, "V — values"));
+	ck_assert(strstr(text, "V — values") < strstr(text, "Stage 1"));
+	free(text);
+}
+END_TEST
+
+START_TEST(text_weights_and_scaled)
+{
+	struct print_options o = options(PRINT_TEXT, -1);
+	char *text = render(&o, false);
+	struct expected x;
+
+	expected_worked(&x, false);
+	check_row(text, "Stage 3 — weights", "  t1 ", " ", "t1", x.weights[0], NULL, 3, 4);
+	check_row(text, "Stage 3 — weights", "  t3 ", " ", "t3", x.weights[2], NULL, 3, 4);
+	check_row(text, "Stage 2 — scaled", "  t3 ", " ", "t3", x.scaled[2], NULL, 3, 4);
+	check_row(text, "Stage 5 — output", "  t1 ", " ", "t1", x.output[0], NULL, 2, 4);
+	check_row(text, "Stage 5 — output", "  t2 ", " ", "t2", x.output[1], NULL, 2, 4);
+	free(text);
+}
+END_TEST
+
+START_TEST(text_causal_mask)
+{
+	struct print_options o = options(PRINT_TEXT, -1);
+	char *text = render(&o, true);
+	struct expected x;
+	const bool hidden_first[3] = { false, true, true };
+	const double scores_first[3] = { 1, 0, 0 };
+
+	expected_worked(&x, true);
+	ck_assert_ptr_nonnull(strstr(text, "mask: causal"));
+	ck_assert_ptr_nonnull(strstr(text, "— masked"));
+	check_row(text, "Stage 1 — scores", "  t1 ", " ", "t1", scores_first, hidden_first, 3, 4);
+	check_row(text, "Stage 2 — scaled", "  t1 ", " ", "t1", x.scaled[0], hidden_first, 3, 4);
+	/* Weights show masked entries as 0, not as a dash. */
+	check_row(text, "Stage 3 — weights", "  t1 ", " ", "t1", x.weights[0], NULL, 3, 4);
+	check_row(text, "Stage 3 — weights", "  t2 ", " ", "t2", x.weights[1], NULL, 3, 4);
+	ck_assert_double_eq_tol(x.weights[0][0], 1.0, 1e-15);
+	free(text);
+}
+END_TEST
+
+/* Stage 4 of query t2: the terms a_2j · v_j, and their sum equals output row t2. */
+START_TEST(text_mix_sums_to_output)
+{
+	static const double v[3][2] = { { 10, 0 }, { 0, 10 }, { 5, 5 } };
+	struct print_options o = options(PRINT_TEXT, QKV_STAGE_MIX);
+	struct expected x;
+	char *text;
+
+	o.cell_row = 1;
+	text = render(&o, false);
+	expected_worked(&x, false);
+	ck_assert_ptr_nonnull(strstr(text, "query t2"));
+	for (int j = 0; j < 3; j++) {
+		char prefix[16], label[16];
+		double terms[2] = { x.weights[1][j] * v[j][0], x.weights[1][j] * v[j][1] };
+
+		snprintf(prefix, sizeof prefix, "  t%d ", j + 1);
+		snprintf(label, sizeof label, "t%d", j + 1);
+		check_row(text, "Stage 4 — mix", prefix, " ", label, terms, NULL, 2, 4);
+	}
+	check_row(text, "Stage 4 — mix", "  Σ ", " ", "Σ", x.output[1], NULL, 2, 4);
+	free(text);
+}
+END_TEST
+
+START_TEST(text_decimals)
+{
+	struct print_options o = options(PRINT_TEXT, QKV_STAGE_WEIGHTS);
+	struct expected x;
+	char *text;
+
+	o.decimals = 2;
+	text = render(&o, false);
+	expected_worked(&x, false);
+	check_row(text, "Stage 3 — weights", "  t1 ", " ", "t1", x.weights[0], NULL, 3, 2);
+	free(text);
+}
+END_TEST
+
+/* --stage N: that stage and nothing else (no inputs, no other stage). */
+START_TEST(stage_filter)
+{
+	for (int stage = 1; stage <= 5; stage++) {
+		struct print_options o = options(PRINT_TEXT, stage);
+		char *text = render(&o, false);
+
+		for (int other = 1; other <= 5; other++) {
+			char title[32];
+			snprintf(title, sizeof title, "Stage %d — ", other);
+			ck_assert_int_eq(count(text, title), other == stage ? 1 : 0);
+		}
+		ck_assert_ptr_null(strstr(text, "Q — queries"));
+		ck_assert_int_eq(count(text, "Statistics"), stage == 3 ? 1 : 0);
+		free(text);
+	}
+}
+END_TEST
+
+START_TEST(stage_filter_csv)
+{
+	struct print_options o = options(PRINT_CSV, QKV_STAGE_SCALED);
+	char *text = render(&o, false);
+
+	ck_assert_int_eq(count(text, "\n"), 1 + 9);
+	ck_assert_int_eq(count(text, "\nscaled,"), 9);
+	free(text);
+}
+END_TEST
+
+/* The example cell's derivation follows the cell (1-based t2, t3 here), and its
+ * column is clamped to the stage's width (d_v = 2 for the output). */
+START_TEST(derivation_follows_cell)
+{
+	struct print_options o = options(PRINT_TEXT, -1);
+	char *text;
+
+	o.cell_row = 1;
+	o.cell_col = 2;
+	text = render(&o, false);
+	ck_assert_ptr_nonnull(strstr(text, "    S[t2,t3] = "));
+	ck_assert_ptr_nonnull(strstr(text, "    A[t2,t3] = "));
+	ck_assert_ptr_nonnull(strstr(text, "    O[t2,d2] = "));
+	free(text);
+}
+END_TEST
+
+START_TEST(text_statistics)
+{
+	struct print_options o = options(PRINT_TEXT, QKV_STAGE_WEIGHTS);
+	char *text = render(&o, false);
+	struct expected x;
+	char line[1024], number[32];
+	char *word[16];
+
+	expected_worked(&x, false);
+	const char *stats = strstr(text, "Statistics");
+	ck_assert_ptr_nonnull(stats);
+	for (int i = 0; i < 3; i++) {
+		char prefix[16];
+		double entropy = 0, max = 0, jacobian = 0;
+		int argmax = 0;
+
+		for (int j = 0; j < 3; j++) {
+			double a = x.weights[i][j];
+			entropy -= a * log(a);
+			if (a > max + 1e-12) {
+				max = a;
+				argmax = j;
+			}
+			for (int k = 0; k < 3; k++) {
+				double d = (j == k ? a : 0) - a * x.weights[i][k];
+				jacobian += d * d;
+			}
+		}
+		snprintf(prefix, sizeof prefix, "  t%d ", i + 1);
+		find_line(stats, prefix, line, sizeof line);
+		ck_assert_int_eq(words(line, " ", word, 16), 6);
+		ck_assert_str_eq(word[1], fixed(number, max, 4));
+		snprintf(prefix, sizeof prefix, "t%d", argmax + 1);
+		ck_assert_str_eq(word[2], prefix);
+		ck_assert_str_eq(word[3], fixed(number, entropy, 4));
+		ck_assert_str_eq(word[4], fixed(number, exp(entropy), 4));
+		ck_assert_str_eq(word[5], fixed(number, sqrt(jacobian), 4));
+	}
+	free(text);
+}
+END_TEST
+
+START_TEST(markdown_tables)
+{
+	struct print_options o = options(PRINT_MARKDOWN, -1);
+	char *text = render(&o, false);
+	struct expected x;
+
+	expected_worked(&x, false);
+	ck_assert_ptr_nonnull(strstr(text, "# Three tokens"));
+	ck_assert_ptr_nonnull(strstr(text, "## Stage 3 — weights: `"));
+	check_row(text, "## Stage 3 — weights", "| t1 ", "| ", "t1", x.weights[0], NULL, 3, 4);
+	check_row(text, "## Stage 5 — output", "| t3 ", "| ", "t3", x.output[2], NULL, 2, 4);
+	/* Every table has its alignment row; every fenced block is closed. */
+	ck_assert_int_eq(count(text, "| :-"), 3 + 5 + 1);
+	ck_assert_int_eq(count(text, "```text\n"), 5);
+	ck_assert_int_eq(count(text, "\n```\n"), 5);
+	free(text);
+}
+END_TEST
+
+START_TEST(latex_matrices)
+{
+	struct print_options o = options(PRINT_LATEX, -1);
+	char *text = render(&o, true);
+	struct expected x;
+
+	expected_worked(&x, true);
+	ck_assert_int_eq(count(text, "\\begin{pmatrix}"), count(text, "\\end{pmatrix}"));
+	/* Q, K, V, scores, scaled, weights, the mix and its sum, the output. */
+	ck_assert_int_eq(count(text, "\\begin{pmatrix}"), 9);
+	ck_assert_int_eq(count(text, "\\["), count(text, "\\]"));
+	ck_assert_int_eq(count(text, "\\begin{verbatim}"), 5);
+	ck_assert_int_eq(count(text, "\\end{verbatim}"), 5);
+	ck_assert_int_eq(count(text, "\\begin{tabular}"), count(text, "\\end{tabular}"));
+	ck_assert_int_eq(count(text, "\\paragraph{Stage "), 5);
+	/* Row t2 of the weights, and the masked entries of the scores. */
+	check_row(text, "A = \\begin{pmatrix}", "0.", " &\\", NULL, x.weights[1], NULL, 3, 4);
+	ck_assert_ptr_nonnull(strstr(text, "S = \\begin{pmatrix}\n1.0000 & \\text{---} & \\text{---}"));
+	free(text);
+}
+END_TEST
+
+/* LaTeX specials in a title and in labels are escaped; the ones the printer
+ * writes itself (÷, √, —) become commands. */
+START_TEST(latex_escapes)
+{
+	struct print_options o = options(PRINT_LATEX, QKV_STAGE_SCORES);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_problem_set_title(&p, "50% of {a} & $b_c #1 ~^\\"), 0);
+	ck_assert_int_eq(qkv_problem_set_label(&p, 0, "x_1"), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	ck_assert_ptr_nonnull(strstr(text, "50\\% of \\{a\\} \\& \\$b\\_c \\#1 "
+				     "\\textasciitilde{}\\textasciicircum{}\\textbackslash{}}"));
+	ck_assert_ptr_nonnull(strstr(text, "\\texttt{x\\_1}"));
+	ck_assert_ptr_null(strstr(text, "x_1}"));
+	free(text);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* The value of CSV row "stage,row_token,col_label,row,col,value" in text. */
+static const char *csv_value(const char *text, const char *key)
+{
+	const char *at = strstr(text, key);
+
+	ck_assert_msg(at != NULL, "no CSV row %s", key);
+	return at + strlen(key);
+}
+
+START_TEST(csv_cells)
+{
+	struct print_options o = options(PRINT_CSV, -1);
+	char *text = render(&o, true);
+	struct expected x;
+	char key[64];
+
+	expected_worked(&x, true);
+	/* Header; Q, K, V (6 each); scores, scaled, weights (9 each); the mix of the
+	 * example query (n × d_v = 6); the output (6); 4 statistics per query (12). */
+	ck_assert_int_eq(count(text, "\n"), 1 + 3 * 6 + 3 * 9 + 6 + 6 + 12);
+	ck_assert(strncmp(text, "stage,row_token,col_label,row,col,value\n", 40) == 0);
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++) {
+			snprintf(key, sizeof key, "\nweights,t%d,t%d,%d,%d,", i + 1, j + 1, i + 1, j + 1);
+			ck_assert_double_eq_tol(strtod(csv_value(text, key), NULL), x.weights[i][j],
+						1e-15);
+			snprintf(key, sizeof key, "\nscores,t%d,t%d,%d,%d,", i + 1, j + 1, i + 1, j + 1);
+			if (j > i)
+				ck_assert(csv_value(text, key)[0] == '\n');
+			else
+				ck_assert(csv_value(text, key)[0] != '\n');
+		}
+	}
+	ck_assert_double_eq_tol(strtod(csv_value(text, "\noutput,t2,d2,2,2,"), NULL),
+				x.output[1][1], 1e-13);
+	free(text);
+}
+END_TEST
+
+START_TEST(csv_quotes_labels)
+{
+	struct print_options o = options(PRINT_CSV, QKV_STAGE_OUTPUT);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_problem_set_label(&p, 1, "a,\"b\""), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	ck_assert_ptr_nonnull(strstr(text, "\noutput,\"a,\"\"b\"\"\",d1,2,1,"));
+	free(text);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+static json_t *parse(const char *text)
+{
+	json_error_t error;
+	json_t *root = json_loads(text, 0, &error);
+
+	ck_assert_msg(root != NULL, "JSON does not parse: %s (line %d)", error.text, error.line);
+	return root;
+}
+
+/* Checks a JSON matrix against expected values (NAN = null expected). */
+static void check_json_matrix(json_t *root, const char *key, const double *expected,
+			      int rows, int cols, double tolerance)
+{
+	json_t *m = json_object_get(root, key);
+
+	ck_assert_msg(json_is_array(m), "\"%s\" is not an array", key);
+	ck_assert_int_eq((int)json_array_size(m), rows);
+	for (int r = 0; r < rows; r++) {
+		json_t *row = json_array_get(m, (size_t)r);
+		ck_assert_int_eq((int)json_array_size(row), cols);
+		for (int c = 0; c < cols; c++) {
+			json_t *cell = json_array_get(row, (size_t)c);
+			double want = expected[r * cols + c];
+			if (isnan(want)) {
+				ck_assert_msg(json_is_null(cell), "%s[%d][%d] is not null", key, r, c);
+			} else {
+				ck_assert_msg(json_is_number(cell), "%s[%d][%d] is not a number", key, r, c);
+				if (tolerance == 0)
+					ck_assert(json_number_value(cell) == want);
+				else
+					ck_assert_double_eq_tol(json_number_value(cell), want, tolerance);
+			}
+		}
+	}
+}
+
+static void check_json(bool causal)
+{
+	static const char *const contract[] = {
+		"title", "tokens", "n", "d_k", "d_v", "divisor", "mask", "Q", "K", "V",
+		"scores", "scaled", "weights", "output", "stats",
+	};
+	static const double qk[6] = { 1, 0, 0, 1, 1, 1 };
+	static const double v[6] = { 10, 0, 0, 10, 5, 5 };
+	struct print_options o = options(PRINT_JSON, -1);
+	char *text = render(&o, causal);
+	json_t *root = parse(text);
+	struct expected x;
+	double scores[9], scaled[9], weights[9], output[6], mean = 0, variance = 0;
+	int live = 0;
+
+	expected_worked(&x, causal);
+	for (size_t k = 0; k < sizeof contract / sizeof *contract; k++)
+		ck_assert_msg(json_object_get(root, contract[k]) != NULL, "no \"%s\"", contract[k]);
+	/* Beyond the contract: only the documented extras. */
+	ck_assert_int_eq((int)json_object_size(root), 15 + 2);
+	ck_assert_str_eq(json_string_value(json_object_get(root, "scale")), "sqrt_dk");
+	ck_assert(json_number_value(json_object_get(root, "temperature")) == 1.0);
+	ck_assert_str_eq(json_string_value(json_object_get(root, "title")),
+			 "Three tokens, by hand (module 2)");
+	ck_assert_int_eq((int)json_array_size(json_object_get(root, "tokens")), 3);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(root, "tokens"), 2)), "t3");
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "n")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "d_k")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "d_v")), 2);
+	ck_assert(json_number_value(json_object_get(root, "divisor")) == sqrt(2.0));
+	ck_assert_str_eq(json_string_value(json_object_get(root, "mask")), causal ? "causal" : "none");
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++) {
+			bool hidden = causal && j > i;
+			scores[i * 3 + j] = hidden ? NAN : qk[i * 2] * qk[j * 2] + qk[i * 2 + 1] * qk[j * 2 + 1];
+			scaled[i * 3 + j] = hidden ? NAN : x.scaled[i][j];
+			weights[i * 3 + j] = x.weights[i][j];
+			if (!hidden) {
+				mean += x.scaled[i][j];
+				live++;
+			}
+		}
+		output[i * 2] = x.output[i][0];
+		output[i * 2 + 1] = x.output[i][1];
+	}
+	check_json_matrix(root, "Q", qk, 3, 2, 0);
+	check_json_matrix(root, "K", qk, 3, 2, 0);
+	check_json_matrix(root, "V", v, 3, 2, 0);
+	check_json_matrix(root, "scores", scores, 3, 3, 0);
+	check_json_matrix(root, "scaled", scaled, 3, 3, 1e-15);
+	check_json_matrix(root, "weights", weights, 3, 3, 1e-15);
+	check_json_matrix(root, "output", output, 3, 2, 1e-13);
+
+	mean /= live;
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j <= (causal ? i : 2); j++)
+			variance += (x.scaled[i][j] - mean) * (x.scaled[i][j] - mean) / live;
+	json_t *stats = json_object_get(root, "stats");
+	ck_assert_int_eq((int)json_object_size(stats), 2);
+	ck_assert_double_eq_tol(json_number_value(json_object_get(stats, "score_variance")),
+				variance, 1e-15);
+	json_t *rows = json_object_get(stats, "rows");
+	ck_assert_int_eq((int)json_array_size(rows), 3);
+	for (int i = 0; i < 3; i++) {
+		json_t *row = json_array_get(rows, (size_t)i);
+		double entropy = 0, max = 0;
+
+		for (int j = 0; j < 3; j++) {
+			double a = x.weights[i][j];
+			if (a > 0)
+				entropy -= a * log(a);
+			if (a > max)
+				max = a;
+		}
+		ck_assert_int_eq((int)json_object_size(row), 4);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(row, "max_weight")), max,
+					1e-15);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(row, "entropy")), entropy,
+					1e-14);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(row, "effective_tokens")),
+					exp(entropy), 1e-13);
+		ck_assert(json_is_number(json_object_get(row, "jacobian_norm")));
+	}
+	json_decref(root);
+	free(text);
+}
+
+START_TEST(json_contract)
+{
+	check_json(false);
+}
+END_TEST
+
+START_TEST(json_contract_causal)
+{
+	check_json(true);
+}
+END_TEST
+
+/* Strings are escaped, and bytes that are not UTF-8 do not break the JSON. */
+START_TEST(json_strings)
+{
+	struct print_options o = options(PRINT_JSON, -1);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_problem_set_title(&p, "a \"quoted\" \\ title\n\x01 é \xff end"), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	json_t *root = parse(text);
+	ck_assert_str_eq(json_string_value(json_object_get(root, "title")),
+			 "a \"quoted\" \\ title\n\x01 é \xef\xbf\xbd end");
+	json_decref(root);
+	free(text);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Numbers read back to the very same double. */
+START_TEST(json_round_trip)
+{
+	struct print_options o = options(PRINT_JSON, -1);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_random(&p, 5, 7, 3, 42), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	json_t *root = parse(text);
+	json_t *weights = json_object_get(root, "weights");
+	json_t *q = json_object_get(root, "Q");
+	for (int i = 0; i < 5; i++) {
+		for (int j = 0; j < 5; j++)
+			ck_assert(json_number_value(json_array_get(json_array_get(weights, (size_t)i),
+								   (size_t)j))
+				  == qkv_matrix_get(&t.weights, i, j));
+		for (int c = 0; c < 7; c++)
+			ck_assert(json_number_value(json_array_get(json_array_get(q, (size_t)i), (size_t)c))
+				  == qkv_matrix_get(&p.q, i, c));
+	}
+	ck_assert(json_is_null(json_object_get(root, "title")));
+	json_decref(root);
+	free(text);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* A write that fails (a full disk) is reported. */
+START_TEST(write_error)
+{
+	struct print_options o = options(PRINT_TEXT, -1);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	FILE *out = fopen("/dev/full", "w");
+
+	if (out == NULL)
+		return;
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), -1);
+	fclose(out);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(format_names)
+{
+	static const char *const names[] = { "text", "markdown", "latex", "csv", "json" };
+	enum print_format f;
+
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(print_format_parse(names[i], &f), 0);
+		ck_assert_int_eq((int)f, i);
+	}
+	ck_assert_int_eq(print_format_parse("xml", &f), -1);
+	ck_assert_int_eq(print_format_parse("", &f), -1);
+}
+END_TEST
+
+/* Two hand-made sweep points, printed. */
+static char *render_sweep(enum print_format format, unsigned long long seed)
+{
+	struct qkv_sweep_point points[2] = {
+		{ 1, { 1.0 / 3, 0.25, 0.875, 0.3 }, { 1.0 / 3, 0.25, 0.875, 0.3 } },
+		{ 2, { 0.1, 0.2, 0.7, 0.31 }, { 2.0 / 3, 0.5, 0.125, 2.5e8 } },
+	};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_int_eq(print_sweep(out, points, 2, 16, 8, seed, format), 0);
+	fclose(out);
+	return text;
+}
+
+START_TEST(sweep_json)
+{
+	static const char *const keys[] = {
+		"score_variance", "max_weight", "entropy_ratio", "jacobian_norm",
+	};
+	const double unscaled_2[4] = { 2.0 / 3, 0.5, 0.125, 2.5e8 };
+	char *text = render_sweep(PRINT_JSON, 9007199254740991ULL);
+	json_t *root = parse(text);
+
+	ck_assert_int_eq((int)json_object_size(root), 4);
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "tokens")), 16);
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "trials")), 8);
+	ck_assert(json_integer_value(json_object_get(root, "seed")) == 9007199254740991LL);
+	json_t *rows = json_object_get(root, "rows");
+	ck_assert_int_eq((int)json_array_size(rows), 2);
+	json_t *second = json_array_get(rows, 1);
+	ck_assert_int_eq((int)json_object_size(second), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(second, "d_k")), 2);
+	json_t *unscaled = json_object_get(second, "unscaled");
+	ck_assert_int_eq((int)json_object_size(unscaled), 4);
+	for (int k = 0; k < 4; k++)
+		ck_assert(json_number_value(json_object_get(unscaled, keys[k])) == unscaled_2[k]);
+	ck_assert(json_number_value(json_object_get(json_object_get(json_array_get(rows, 0), "scaled"),
+						  "score_variance")) == 1.0 / 3);
+	json_decref(root);
+	free(text);
+}
+END_TEST
+
+START_TEST(sweep_tables)
+{
+	char *text = render_sweep(PRINT_CSV, 1);
+	char line[1024], number[32];
+	char *word[16];
+
+	ck_assert_int_eq(count(text, "\n"), 3);
+	ck_assert(strncmp(text, "d_k,scaled_score_variance,", 26) == 0);
+	ck_assert(strtod(csv_value(text, "\n2,0.1,"), NULL) == 0.2);
+	free(text);
+
+	text = render_sweep(PRINT_TEXT, 1);
+	find_line(text, "    2 ", line, sizeof line);
+	ck_assert_int_eq(words(line, " ", word, 16), 9);
+	ck_assert_str_eq(word[1], fixed(number, 0.1, 3));
+	ck_assert_str_eq(word[5], fixed(number, 2.0 / 3, 3));
+	free(text);
+
+	text = render_sweep(PRINT_MARKDOWN, 1);
+	ck_assert_int_eq(count(text, "\n| "), 3);
+	free(text);
+
+	text = render_sweep(PRINT_LATEX, 1);
+	ck_assert_int_eq(count(text, "\\begin{tabular}"), 1);
+	ck_assert_int_eq(count(text, "\\end{tabular}"), 1);
+	ck_assert_ptr_nonnull(strstr(text, "2.500 \\times 10^{8}"));
+	free(text);
+}
+END_TEST
+
+static Suite *print_suite(void)
+{
+	Suite *s = suite_create("print");
+	TCase *tc = tcase_create("print");
+
+	tcase_add_test(tc, text_header_and_stages);
+	tcase_add_test(tc, text_weights_and_scaled);
+	tcase_add_test(tc, text_causal_mask);
+	tcase_add_test(tc, text_mix_sums_to_output);
+	tcase_add_test(tc, text_decimals);
+	tcase_add_test(tc, stage_filter);
+	tcase_add_test(tc, stage_filter_csv);
+	tcase_add_test(tc, derivation_follows_cell);
+	tcase_add_test(tc, text_statistics);
+	tcase_add_test(tc, markdown_tables);
+	tcase_add_test(tc, latex_matrices);
+	tcase_add_test(tc, latex_escapes);
+	tcase_add_test(tc, csv_cells);
+	tcase_add_test(tc, csv_quotes_labels);
+	tcase_add_test(tc, json_contract);
+	tcase_add_test(tc, json_contract_causal);
+	tcase_add_test(tc, json_strings);
+	tcase_add_test(tc, json_round_trip);
+	tcase_add_test(tc, write_error);
+	tcase_add_test(tc, format_names);
+	tcase_add_test(tc, sweep_json);
+	tcase_add_test(tc, sweep_tables);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(print_suite());
+	int failed;
+
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
