@@ -131,6 +131,14 @@ qkv_meson_files_changed() {
 		-newer "$dir/build.ninja" -print 2>/dev/null | head -n 1)" ]
 }
 
+# A fingerprint of which source files exist: tests/meson.build registers a test only
+# when its file exists (fs.exists), which meson does not watch, so a new file must
+# trigger a reconfigure.
+qkv_file_list() {
+	find src include tests samples \( -name '*.c' -o -name '*.h' -o -name '*.sh' \) \
+		-print 2>/dev/null | LC_ALL=C sort | cksum
+}
+
 # Runs a command quietly; shows its output on stderr only when it fails.
 qkv_quiet() {
 	local out
@@ -142,13 +150,14 @@ qkv_quiet() {
 }
 
 # Configures the build directory dir (relative to the root) with the given meson
-# options: sets it up when new, reconfigures when the meson files or the options
-# changed, starts over when the set-up is broken. CC is honoured like meson does.
+# options: sets it up when new, reconfigures when the meson files, the options or
+# the set of source files changed, starts over when the set-up is broken. CC is
+# honoured like meson does.
 qkv_setup() {
 	local dir=$1
 	shift
 	local wanted stamp="$dir/.scripts-options"
-	wanted="CC=${CC:-} $*"
+	wanted="CC=${CC:-} $* files=$(qkv_file_list)"
 	if [ -f "$dir/meson-private/coredata.dat" ] && [ -f "$dir/build.ninja" ]; then
 		if [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ] && ! qkv_meson_files_changed "$dir"; then
 			return 0

@@ -26,6 +26,10 @@ E2E_FAILED=0
 E2E_TIMEOUT=${QKV_E2E_TIMEOUT:-5}
 QKV_SOURCE_ROOT=${QKV_SOURCE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 QKV=${QKV:-${1:-$QKV_SOURCE_ROOT/build/qkv}}
+case $QKV in
+/*) ;;
+*) QKV="$PWD/$QKV" ;;
+esac
 export TERM=xterm-256color LC_ALL=C.UTF-8
 unset TMUX TMUX_PANE
 
