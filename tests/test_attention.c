@@ -1,0 +1,934 @@
+/* test_attention.c — Check suite for the attention trace (attention.h): the worked
+ * example against its closed form, the stages against loops written here, and
+ * the properties softmax must keep (rows sum to 1, shift invariance, permutation,
+ * masks, saturation without NaN, the wrong-way variants).
+ * Inputs come from the test's own LCG, never from the core's random numbers;
+ * expected values never come from running the code under test. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkv/attention.h"
+#include "qkv/error.h"
+#include "qkv/matrix.h"
+#include "qkv/problem.h"
+
+#define MAX_N 48 /* largest n the tests below build */
+
+/* The test's own generator (a 64-bit LCG, Knuth's MMIX constants). */
+struct lcg {
+	uint64_t state;
+};
+
+/* A double in [-1, 1) from the top 53 bits of the LCG. */
+static double lcg_signed(struct lcg *g)
+{
+	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (double)(g->state >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* An integer in [lo, hi]. */
+static int lcg_int(struct lcg *g, int lo, int hi)
+{
+	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return lo + (int)((g->state >> 33) % (uint64_t)(hi - lo + 1));
+}
+
+/* Gives p (freshly initialised) n owned labels "w0", "w1", … */
+static void give_labels(struct qkv_problem *p, int n)
+{
+	p->n = n;
+	p->tokens = calloc((size_t)n, sizeof *p->tokens);
+	ck_assert_ptr_nonnull(p->tokens);
+	for (int i = 0; i < n; i++) {
+		p->tokens[i] = malloc(16);
+		ck_assert_ptr_nonnull(p->tokens[i]);
+		snprintf(p->tokens[i], 16, "w%d", i);
+	}
+}
+
+/* Sizes m and fills it with values in [-magnitude, magnitude) from g. */
+static void fill(struct qkv_matrix *m, int rows, int cols, double magnitude, struct lcg *g)
+{
+	ck_assert_int_eq(qkv_matrix_zero(m, rows, cols), 0);
+	for (int i = 0; i < rows; i++)
+		for (int j = 0; j < cols; j++)
+			qkv_matrix_set(m, i, j, magnitude * lcg_signed(g));
+}
+
+/* A direct-form problem with Q, K in [-qk, qk) and V in [-5, 5), built field by field. */
+static void build_direct(struct qkv_problem *p, int n, int d_k, int d_v, double qk,
+			 struct lcg *g)
+{
+	qkv_problem_init(p);
+	give_labels(p, n);
+	p->form = QKV_FORM_DIRECT;
+	fill(&p->q, n, d_k, qk, g);
+	fill(&p->k, n, d_k, qk, g);
+	fill(&p->v, n, d_v, 5.0, g);
+	ck_assert_int_eq(qkv_problem_check(p), 0);
+}
+
+/* Allocates p's padding array (all 0) when it does not exist yet. */
+static void ensure_padding(struct qkv_problem *p)
+{
+	if (p->padding == NULL) {
+		p->padding = calloc((size_t)p->n, 1);
+		ck_assert_ptr_nonnull(p->padding);
+	}
+}
+
+/* Switches p to a custom mask of all zeros (every pair visible). */
+static void clear_custom_mask(struct qkv_problem *p)
+{
+	ck_assert_int_eq(qkv_problem_set_mask(p, QKV_MASK_CUSTOM), 0);
+	ck_assert_ptr_nonnull(p->mask_bits);
+	memset(p->mask_bits, 0, (size_t)p->n * (size_t)p->n);
+}
+
+/* The reference computation, written independently here: s = q_i·k_j by a plain
+ * loop, divided by `divisor`, softmax over the keys visible to query i (the
+ * hidden pattern is read from qkv_problem_is_masked, tested in test_problem),
+ * and out = A V. Fully hidden rows become 0. */
+static void reference(const struct qkv_matrix *q, const struct qkv_matrix *k,
+		      const struct qkv_matrix *v, double divisor, const struct qkv_problem *p,
+		      double scaled[MAX_N][MAX_N], double weights[MAX_N][MAX_N],
+		      double output[MAX_N][MAX_N])
+{
+	int n = q->rows;
+	ck_assert_int_le(n, MAX_N);
+	ck_assert_int_le(v->cols, MAX_N);
+	for (int i = 0; i < n; i++) {
+		double max = -INFINITY;
+		for (int j = 0; j < n; j++) {
+			double dot = 0.0;
+			for (int c = 0; c < q->cols; c++)
+				dot += qkv_matrix_get(q, i, c) * qkv_matrix_get(k, j, c);
+			scaled[i][j] = dot / divisor;
+			if (!qkv_problem_is_masked(p, i, j) && scaled[i][j] > max)
+				max = scaled[i][j];
+		}
+		double total = 0.0;
+		for (int j = 0; j < n; j++) {
+			weights[i][j] = qkv_problem_is_masked(p, i, j) ? 0.0 : exp(scaled[i][j] - max);
+			total += weights[i][j];
+		}
+		for (int j = 0; j < n; j++)
+			weights[i][j] = total > 0.0 ? weights[i][j] / total : 0.0;
+		for (int c = 0; c < v->cols; c++) {
+			output[i][c] = 0.0;
+			for (int j = 0; j < n; j++)
+				output[i][c] += weights[i][j] * qkv_matrix_get(v, j, c);
+		}
+	}
+}
+
+/* Compares trace t with the reference computed from p's direct-form matrices. */
+static void expect_reference(const struct qkv_problem *p, const struct qkv_trace *t,
+			     double tolerance)
+{
+	static double scaled[MAX_N][MAX_N], weights[MAX_N][MAX_N], output[MAX_N][MAX_N];
+	reference(&p->q, &p->k, &p->v, qkv_problem_divisor(p), p, scaled, weights, output);
+	ck_assert_int_eq(t->n, p->n);
+	for (int i = 0; i < p->n; i++) {
+		for (int j = 0; j < p->n; j++) {
+			ck_assert_double_eq_tol(qkv_matrix_get(&t->scaled, i, j), scaled[i][j],
+						tolerance * (1.0 + fabs(scaled[i][j])));
+			ck_assert_double_eq_tol(qkv_matrix_get(&t->weights, i, j), weights[i][j],
+						tolerance);
+		}
+		for (int c = 0; c < p->v.cols; c++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&t->output, i, c), output[i][c],
+						tolerance * 10.0);
+	}
+}
+
+START_TEST(test_worked_example_closed_form)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_int_eq(t.d_k, 2);
+	ck_assert_int_eq(t.d_v, 2);
+	ck_assert_double_eq_tol(t.divisor, sqrt(2.0), 1e-15);
+	ck_assert(qkv_matrix_equal(&t.q, &p.q));
+	ck_assert(qkv_matrix_equal(&t.k, &p.k));
+	ck_assert(qkv_matrix_equal(&t.v, &p.v));
+
+	/* Q Kᵀ on paper: rows (1,0)·(1,0),(0,1),(1,1) = 1,0,1; (0,1)· = 0,1,1; (1,1)· = 1,1,2. */
+	const double scores[3][3] = {{1, 0, 1}, {0, 1, 1}, {1, 1, 2}};
+	/* Softmax of scores/√2, with e = e^{1/√2}:
+	 * row 1: (e, 1, e)/(2e+1); row 2: (1, e, e)/(1+2e); row 3: (e, e, e²)/(2e+e²). */
+	double e = exp(1.0 / sqrt(2.0));
+	const double weights[3][3] = {
+		{e / (2 * e + 1), 1 / (2 * e + 1), e / (2 * e + 1)},
+		{1 / (2 * e + 1), e / (2 * e + 1), e / (2 * e + 1)},
+		{e / (2 * e + e * e), e / (2 * e + e * e), e * e / (2 * e + e * e)},
+	};
+	const double v[3][2] = {{10, 0}, {0, 10}, {5, 5}};
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++) {
+			ck_assert(qkv_matrix_get(&t.scores, i, j) == scores[i][j]);
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.scaled, i, j),
+						scores[i][j] / sqrt(2.0), 1e-15);
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, i, j), weights[i][j],
+						1e-15);
+			ck_assert(!qkv_trace_is_masked(&t, i, j));
+		}
+		for (int c = 0; c < 2; c++) {
+			double out = 0.0;
+			for (int j = 0; j < 3; j++)
+				out += weights[i][j] * v[j][c];
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, i, c), out, 1e-13);
+		}
+	}
+	/* In numbers, row 1 is ≈ (0.4011, 0.1978, 0.4011), not the course's
+	 * hand-rounded (0.38, 0.19, 0.42). */
+	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 0, 0), 0.40111209268, 1e-10);
+	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 0, 1), 0.19777581464, 1e-10);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_scores_are_q_k_transposed)
+{
+	struct lcg g = {300u + (uint64_t)_i};
+	int n = lcg_int(&g, 1, 20), d_k = lcg_int(&g, 1, 40), d_v = lcg_int(&g, 1, 9);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(t.n, n);
+	ck_assert_int_eq(t.d_k, d_k);
+	ck_assert_int_eq(t.d_v, d_v);
+	ck_assert_int_eq(t.scores.rows, n);
+	ck_assert_int_eq(t.scores.cols, n);
+	ck_assert_int_eq(t.output.rows, n);
+	ck_assert_int_eq(t.output.cols, d_v);
+	ck_assert_double_eq_tol(t.divisor, sqrt((double)d_k), 1e-14);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			double dot = 0.0, magnitude = 0.0;
+			for (int c = 0; c < d_k; c++) {
+				dot += qkv_matrix_get(&p.q, i, c) * qkv_matrix_get(&p.k, j, c);
+				magnitude += fabs(qkv_matrix_get(&p.q, i, c) * qkv_matrix_get(&p.k, j, c));
+			}
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.scores, i, j), dot,
+						1e-15 * d_k * (1.0 + magnitude));
+		}
+	expect_reference(&p, &t, 1e-12);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_rows_sum_to_one)
+{
+	struct lcg g = {500u + (uint64_t)_i};
+	int n = lcg_int(&g, 1, MAX_N), d_k = lcg_int(&g, 1, 64), d_v = lcg_int(&g, 1, 8);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, n, d_k, d_v, 3.0, &g);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	for (int i = 0; i < n; i++) {
+		double sum = 0.0;
+		for (int j = 0; j < n; j++) {
+			double a = qkv_matrix_get(&t.weights, i, j);
+			ck_assert(a >= 0.0 && a <= 1.0);
+			sum += a;
+		}
+		ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+		ck_assert_double_eq_tol(t.rows[i].weight_sum, 1.0, 1e-12);
+		ck_assert_int_eq(t.rows[i].live_keys, n);
+	}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_softmax_row_shift_invariant)
+{
+	struct lcg g = {700u + (uint64_t)_i};
+	int count = lcg_int(&g, 1, 30);
+	double x[30], shifted[30], a[30], b[30];
+	/* Dyadic values and an integer shift: x + c is exact, so the results must be
+	 * bit-identical. */
+	double c = (double)lcg_int(&g, -1000, 1000);
+	for (int j = 0; j < count; j++) {
+		x[j] = (double)lcg_int(&g, -64, 64) / 8.0;
+		shifted[j] = x[j] + c;
+	}
+	ck_assert_int_eq(qkv_softmax_row(x, NULL, count, a), count);
+	ck_assert_int_eq(qkv_softmax_row(shifted, NULL, count, b), count);
+	for (int j = 0; j < count; j++)
+		ck_assert_msg(a[j] == b[j], "entry %d: %.17g vs %.17g after adding %g", j, a[j],
+			      b[j], c);
+	/* Arbitrary values and shift: the rounding of x + c (≤ 1e-14 here) bounds the
+	 * difference. */
+	c = 40.0 * lcg_signed(&g);
+	double sum = 0.0;
+	for (int j = 0; j < count; j++) {
+		x[j] = 5.0 * lcg_signed(&g);
+		shifted[j] = x[j] + c;
+	}
+	qkv_softmax_row(x, NULL, count, a);
+	qkv_softmax_row(shifted, NULL, count, b);
+	for (int j = 0; j < count; j++) {
+		ck_assert_double_eq_tol(a[j], b[j], 1e-12);
+		sum += a[j];
+	}
+	ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_softmax_row_values_and_hidden)
+{
+	/* softmax(0, ln 2, ln 3) = (1, 2, 3)/6; hiding the middle gives (1, 0, 3)/4. */
+	const double x[3] = {0.0, log(2.0), log(3.0)};
+	const unsigned char hide_middle[3] = {0, 1, 0};
+	const unsigned char hide_all[3] = {1, 1, 1};
+	double out[3];
+	ck_assert_int_eq(qkv_softmax_row(x, NULL, 3, out), 3);
+	ck_assert_double_eq_tol(out[0], 1.0 / 6.0, 1e-15);
+	ck_assert_double_eq_tol(out[1], 2.0 / 6.0, 1e-15);
+	ck_assert_double_eq_tol(out[2], 3.0 / 6.0, 1e-15);
+	ck_assert_int_eq(qkv_softmax_row(x, hide_middle, 3, out), 2);
+	ck_assert_double_eq_tol(out[0], 0.25, 1e-15);
+	ck_assert(out[1] == 0.0);
+	ck_assert_double_eq_tol(out[2], 0.75, 1e-15);
+	for (int j = 0; j < 3; j++)
+		out[j] = NAN;
+	ck_assert_int_eq(qkv_softmax_row(x, hide_all, 3, out), 0);
+	for (int j = 0; j < 3; j++)
+		ck_assert(out[j] == 0.0);
+	/* A single live entry is exactly 1 whatever its value. */
+	const double huge[2] = {-1e300, 1e300};
+	ck_assert_int_eq(qkv_softmax_row(huge, NULL, 1, out), 1);
+	ck_assert(out[0] == 1.0);
+	ck_assert_int_eq(qkv_softmax_row(huge, NULL, 2, out), 2);
+	ck_assert(out[0] == 0.0);
+	ck_assert(out[1] == 1.0);
+}
+END_TEST
+
+/* Adding a constant to every score of a row, through the inputs: give Q an extra
+ * column c_i and K an extra column of ones, so q_i·k_j grows by c_i for every j.
+ * With scale NONE the scaled row shifts by c_i and nothing after it changes. */
+START_TEST(test_score_row_shift_through_inputs)
+{
+	struct lcg g = {900u + (uint64_t)_i};
+	int n = lcg_int(&g, 2, 16), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 5);
+	struct qkv_problem p;
+	struct qkv_trace before, after;
+	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	p.scale = QKV_SCALE_NONE;
+	qkv_trace_init(&before);
+	qkv_trace_init(&after);
+	ck_assert_int_eq(qkv_attention(&p, &before), 0);
+	ck_assert_int_eq(qkv_matrix_insert_col(&p.q, d_k), 0);
+	ck_assert_int_eq(qkv_matrix_insert_col(&p.k, d_k), 0);
+	for (int i = 0; i < n; i++) {
+		qkv_matrix_set(&p.q, i, d_k, 20.0 * lcg_signed(&g));
+		qkv_matrix_set(&p.k, i, d_k, 1.0);
+	}
+	ck_assert_int_eq(qkv_attention(&p, &after), 0);
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < n; j++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&after.weights, i, j),
+						qkv_matrix_get(&before.weights, i, j), 1e-12);
+		for (int c = 0; c < d_v; c++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&after.output, i, c),
+						qkv_matrix_get(&before.output, i, c), 1e-11);
+	}
+	qkv_trace_fini(&before);
+	qkv_trace_fini(&after);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Reordering the keys and values (the same permutation of rows of K and V)
+ * permutes the weight columns and leaves the output unchanged. */
+START_TEST(test_permuting_keys_and_values)
+{
+	struct lcg g = {1100u + (uint64_t)_i};
+	int n = lcg_int(&g, 2, 24), d_k = lcg_int(&g, 1, 16), d_v = lcg_int(&g, 1, 6);
+	struct qkv_problem p, permuted;
+	struct qkv_trace t, u;
+	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	qkv_problem_init(&permuted);
+	ck_assert_int_eq(qkv_problem_copy(&permuted, &p), 0);
+	int order[MAX_N];
+	for (int j = 0; j < n; j++)
+		order[j] = j;
+	for (int j = n - 1; j > 0; j--) {
+		int r = lcg_int(&g, 0, j), swap = order[j];
+		order[j] = order[r];
+		order[r] = swap;
+	}
+	/* Row j of the permuted K and V is row order[j] of the originals. */
+	for (int j = 0; j < n; j++) {
+		for (int c = 0; c < d_k; c++)
+			qkv_matrix_set(&permuted.k, j, c, qkv_matrix_get(&p.k, order[j], c));
+		for (int c = 0; c < d_v; c++)
+			qkv_matrix_set(&permuted.v, j, c, qkv_matrix_get(&p.v, order[j], c));
+	}
+	qkv_trace_init(&t);
+	qkv_trace_init(&u);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_attention(&permuted, &u), 0);
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < n; j++) {
+			ck_assert(qkv_matrix_get(&u.scores, i, j) ==
+				  qkv_matrix_get(&t.scores, i, order[j]));
+			ck_assert_double_eq_tol(qkv_matrix_get(&u.weights, i, j),
+						qkv_matrix_get(&t.weights, i, order[j]), 1e-14);
+		}
+		for (int c = 0; c < d_v; c++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&u.output, i, c),
+						qkv_matrix_get(&t.output, i, c), 1e-12);
+	}
+	qkv_trace_fini(&t);
+	qkv_trace_fini(&u);
+	qkv_problem_fini(&p);
+	qkv_problem_fini(&permuted);
+}
+END_TEST
+
+START_TEST(test_custom_mask_exact_zeros)
+{
+	struct lcg g = {1300u + (uint64_t)_i};
+	int n = lcg_int(&g, 2, 20), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, n, d_k, d_v, 3.0, &g);
+	clear_custom_mask(&p);
+	int live[MAX_N];
+	for (int i = 0; i < n; i++) {
+		live[i] = 0;
+		for (int j = 0; j < n; j++) {
+			p.mask_bits[i * n + j] = (unsigned char)(lcg_int(&g, 0, 2) == 0);
+			live[i] += p.mask_bits[i * n + j] == 0;
+		}
+		if (live[i] == 0) {
+			p.mask_bits[i * n + i] = 0;
+			live[i] = 1;
+		}
+	}
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	for (int i = 0; i < n; i++) {
+		double sum = 0.0;
+		for (int j = 0; j < n; j++) {
+			bool hidden = p.mask_bits[i * n + j] != 0;
+			ck_assert(qkv_trace_is_masked(&t, i, j) == hidden);
+			if (hidden)
+				ck_assert_msg(qkv_matrix_get(&t.weights, i, j) == 0.0,
+					      "masked (%d,%d) = %g", i, j,
+					      qkv_matrix_get(&t.weights, i, j));
+			else
+				sum += qkv_matrix_get(&t.weights, i, j);
+		}
+		ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+		ck_assert_int_eq(t.rows[i].live_keys, live[i]);
+	}
+	expect_reference(&p, &t, 1e-12);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_causal_mask)
+{
+	struct lcg g = {1500u + (uint64_t)_i};
+	int n = lcg_int(&g, 2, 20), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, n, d_k, d_v, 3.0, &g);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	/* The first query sees only itself. */
+	ck_assert(qkv_matrix_get(&t.weights, 0, 0) == 1.0);
+	for (int c = 0; c < d_v; c++)
+		ck_assert_double_eq_tol(qkv_matrix_get(&t.output, 0, c), qkv_matrix_get(&p.v, 0, c),
+					1e-15);
+	for (int i = 0; i < n; i++) {
+		double sum = 0.0;
+		for (int j = 0; j < n; j++) {
+			ck_assert(qkv_trace_is_masked(&t, i, j) == (j > i));
+			if (j > i)
+				ck_assert(qkv_matrix_get(&t.weights, i, j) == 0.0);
+			sum += qkv_matrix_get(&t.weights, i, j);
+		}
+		ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+		ck_assert_int_eq(t.rows[i].live_keys, i + 1);
+	}
+	expect_reference(&p, &t, 1e-12);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* True when every number in the trace is finite. */
+static bool trace_all_finite(const struct qkv_trace *t)
+{
+	if (!qkv_matrix_all_finite(&t->q) || !qkv_matrix_all_finite(&t->k) ||
+	    !qkv_matrix_all_finite(&t->v) || !qkv_matrix_all_finite(&t->scores) ||
+	    !qkv_matrix_all_finite(&t->scaled) || !qkv_matrix_all_finite(&t->weights) ||
+	    !qkv_matrix_all_finite(&t->output) || !isfinite(t->score_variance) ||
+	    !isfinite(t->divisor))
+		return false;
+	for (int i = 0; i < t->n; i++) {
+		const struct qkv_row_stats *r = &t->rows[i];
+		if (!isfinite(r->max_weight) || !isfinite(r->entropy) ||
+		    !isfinite(r->effective_tokens) || !isfinite(r->jacobian_norm) ||
+		    !isfinite(r->weight_sum))
+			return false;
+	}
+	return true;
+}
+
+/* Entries of Q and K around 1e6 make scores around 1e12: softmax saturates to
+ * one-hot rows, and nothing may become NaN or Inf. */
+START_TEST(test_huge_scores_saturate_cleanly)
+{
+	struct lcg g = {1700u + (uint64_t)_i};
+	int n = lcg_int(&g, 2, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, n, d_k, d_v, 1e6, &g);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert(trace_all_finite(&t));
+	for (int i = 0; i < n; i++) {
+		/* The one-hot position is the largest scaled score, found here. */
+		int best = 0;
+		for (int j = 1; j < n; j++)
+			if (qkv_matrix_get(&t.scaled, i, j) > qkv_matrix_get(&t.scaled, i, best))
+				best = j;
+		for (int j = 0; j < n; j++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, i, j), j == best ? 1.0 : 0.0,
+						1e-12);
+		ck_assert_double_eq_tol(t.rows[i].max_weight, 1.0, 1e-12);
+		ck_assert_int_eq(t.rows[i].argmax, best);
+		ck_assert_double_eq_tol(t.rows[i].entropy, 0.0, 1e-9);
+		ck_assert_double_eq_tol(t.rows[i].jacobian_norm, 0.0, 1e-9);
+	}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* The extreme corner the limits allow: |values| = QKV_MAX_VALUE, large d_k, no
+ * scaling and the smallest temperature. */
+START_TEST(test_extreme_limits_stay_finite)
+{
+	struct lcg g = {1900};
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, 6, 512, 3, QKV_MAX_VALUE, &g);
+	for (int j = 0; j < 3; j++)
+		qkv_matrix_set(&p.v, 0, j, QKV_MAX_VALUE);
+	p.scale = QKV_SCALE_NONE;
+	p.temperature = QKV_MIN_TEMPERATURE;
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert(trace_all_finite(&t));
+	for (int i = 0; i < 6; i++)
+		ck_assert_double_eq_tol(t.rows[i].weight_sum, 1.0, 1e-12);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_fully_masked_row)
+{
+	struct lcg g = {2100};
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, 5, 3, 2, 2.0, &g);
+	clear_custom_mask(&p);
+	memset(p.mask_bits + 1 * 5, 1, 5);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert(trace_all_finite(&t));
+	for (int j = 0; j < 5; j++)
+		ck_assert(qkv_matrix_get(&t.weights, 1, j) == 0.0);
+	for (int c = 0; c < 2; c++)
+		ck_assert(qkv_matrix_get(&t.output, 1, c) == 0.0);
+	ck_assert_int_eq(t.rows[1].argmax, -1);
+	ck_assert_int_eq(t.rows[1].live_keys, 0);
+	ck_assert(t.rows[1].weight_sum == 0.0);
+	ck_assert(t.rows[1].max_weight == 0.0);
+	for (int i = 0; i < 5; i++)
+		if (i != 1)
+			ck_assert_double_eq_tol(t.rows[i].weight_sum, 1.0, 1e-12);
+	expect_reference(&p, &t, 1e-12);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_padding_everything)
+{
+	struct lcg g = {2300};
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, 4, 3, 2, 2.0, &g);
+	ensure_padding(&p);
+	memset(p.padding, 1, 4);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(t.n, 4);
+	ck_assert(trace_all_finite(&t));
+	for (int i = 0; i < 4; i++) {
+		for (int j = 0; j < 4; j++) {
+			ck_assert(qkv_trace_is_masked(&t, i, j));
+			ck_assert(qkv_matrix_get(&t.weights, i, j) == 0.0);
+		}
+		for (int c = 0; c < 2; c++)
+			ck_assert(qkv_matrix_get(&t.output, i, c) == 0.0);
+		ck_assert_int_eq(t.rows[i].live_keys, 0);
+		ck_assert_int_eq(t.rows[i].argmax, -1);
+	}
+	/* Padding one token hides that key from every query. */
+	memset(p.padding, 0, 4);
+	p.padding[2] = 1;
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	for (int i = 0; i < 4; i++) {
+		ck_assert(qkv_matrix_get(&t.weights, i, 2) == 0.0);
+		ck_assert_int_eq(t.rows[i].live_keys, 3);
+	}
+	expect_reference(&p, &t, 1e-12);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_projected_form)
+{
+	struct lcg g = {2500u + (uint64_t)_i};
+	int n = lcg_int(&g, 1, 10), d_model = lcg_int(&g, 1, 12);
+	int d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 6);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	qkv_problem_init(&p);
+	give_labels(&p, n);
+	p.form = QKV_FORM_PROJECTED;
+	fill(&p.x, n, d_model, 2.0, &g);
+	fill(&p.w_q, d_model, d_k, 1.0, &g);
+	fill(&p.w_k, d_model, d_k, 1.0, &g);
+	fill(&p.w_v, d_model, d_v, 1.0, &g);
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&p), d_k);
+	ck_assert_int_eq(qkv_problem_d_v(&p), d_v);
+	ck_assert_int_eq(qkv_problem_d_model(&p), d_model);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(t.d_k, d_k);
+	ck_assert_int_eq(t.d_v, d_v);
+	/* Q = X W_Q, K = X W_K, V = X W_V by plain loops. */
+	const struct qkv_matrix *w[3] = {&p.w_q, &p.w_k, &p.w_v};
+	const struct qkv_matrix *used[3] = {&t.q, &t.k, &t.v};
+	for (int m = 0; m < 3; m++) {
+		ck_assert_int_eq(used[m]->rows, n);
+		ck_assert_int_eq(used[m]->cols, w[m]->cols);
+		for (int i = 0; i < n; i++)
+			for (int c = 0; c < w[m]->cols; c++) {
+				double sum = 0.0;
+				for (int r = 0; r < d_model; r++)
+					sum += qkv_matrix_get(&p.x, i, r) * qkv_matrix_get(w[m], r, c);
+				ck_assert_double_eq_tol(qkv_matrix_get(used[m], i, c), sum, 1e-13);
+			}
+	}
+	/* The later stages follow from the projected Q, K, V. */
+	static double scaled[MAX_N][MAX_N], weights[MAX_N][MAX_N], output[MAX_N][MAX_N];
+	reference(&t.q, &t.k, &t.v, sqrt((double)d_k), &p, scaled, weights, output);
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < n; j++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, i, j), weights[i][j], 1e-12);
+		for (int c = 0; c < d_v; c++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, i, c), output[i][c], 1e-11);
+	}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_mix_cells)
+{
+	struct lcg g = {2700u + (uint64_t)_i};
+	int n = lcg_int(&g, 1, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 6);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	if (_i % 2 == 1)
+		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < d_v; c++) {
+			double sum = 0.0;
+			for (int j = 0; j < n; j++) {
+				double expected = qkv_matrix_get(&t.weights, i, j) *
+						  qkv_matrix_get(&p.v, j, c);
+				double mix = qkv_trace_mix(&t, i, j, c);
+				ck_assert_double_eq_tol(mix, expected, 1e-15 * (1.0 + fabs(expected)));
+				sum += mix;
+			}
+			ck_assert_double_eq_tol(sum, qkv_matrix_get(&t.output, i, c), 1e-12);
+		}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_wrong_column_softmax)
+{
+	struct lcg g = {2900u + (uint64_t)_i};
+	int n = lcg_int(&g, 2, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	p.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert(trace_all_finite(&t));
+	for (int j = 0; j < n; j++) {
+		double total = 0.0, sum = 0.0;
+		for (int i = 0; i < n; i++)
+			total += exp(qkv_matrix_get(&t.scaled, i, j));
+		for (int i = 0; i < n; i++) {
+			double a = qkv_matrix_get(&t.weights, i, j);
+			ck_assert_double_eq_tol(a, exp(qkv_matrix_get(&t.scaled, i, j)) / total, 1e-12);
+			sum += a;
+		}
+		ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+	}
+	/* And the output is still weights · V. */
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < d_v; c++) {
+			double out = 0.0;
+			for (int j = 0; j < n; j++)
+				out += qkv_matrix_get(&t.weights, i, j) * qkv_matrix_get(&p.v, j, c);
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, i, c), out, 1e-12);
+		}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Mask after softmax: a full softmax over every key, then the hidden ones zeroed,
+ * so row i keeps only the share of an unmasked softmax that fell on keys ≤ i. */
+START_TEST(test_wrong_mask_after_softmax)
+{
+	struct lcg g = {3100u + (uint64_t)_i};
+	int n = lcg_int(&g, 2, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	p.wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert(trace_all_finite(&t));
+	for (int i = 0; i < n; i++) {
+		double total = 0.0, share = 0.0, sum = 0.0;
+		for (int j = 0; j < n; j++)
+			total += exp(qkv_matrix_get(&t.scaled, i, j));
+		for (int j = 0; j < n; j++) {
+			double unmasked = exp(qkv_matrix_get(&t.scaled, i, j)) / total;
+			double a = qkv_matrix_get(&t.weights, i, j);
+			if (j > i) {
+				ck_assert(a == 0.0);
+			} else {
+				ck_assert_double_eq_tol(a, unmasked, 1e-12);
+				share += unmasked;
+			}
+			sum += a;
+		}
+		ck_assert_double_eq_tol(sum, share, 1e-12);
+		ck_assert_double_eq_tol(t.rows[i].weight_sum, share, 1e-12);
+		if (i < n - 1)
+			ck_assert_msg(sum < 1.0 - 1e-12, "row %d sums to %.17g", i, sum);
+		else
+			ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+	}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_scale_and_temperature)
+{
+	struct lcg g = {3300};
+	struct qkv_problem p;
+	struct qkv_trace t;
+	build_direct(&p, 6, 9, 3, 2.0, &g);
+	qkv_trace_init(&t);
+	const struct {
+		enum qkv_scale scale;
+		double scale_value, temperature, divisor;
+	} cases[] = {
+		{QKV_SCALE_SQRT_DK, 0.0, 1.0, 3.0},
+		{QKV_SCALE_SQRT_DK, 0.0, 2.0, 6.0},
+		{QKV_SCALE_SQRT_DK, 0.0, 0.25, 0.75},
+		{QKV_SCALE_NONE, 0.0, 1.0, 1.0},
+		{QKV_SCALE_NONE, 0.0, 0.5, 0.5},
+		{QKV_SCALE_CUSTOM, 4.0, 1.0, 4.0},
+		{QKV_SCALE_CUSTOM, 4.0, 3.0, 12.0},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		p.scale = cases[c].scale;
+		p.scale_value = cases[c].scale_value;
+		p.temperature = cases[c].temperature;
+		ck_assert_int_eq(qkv_attention(&p, &t), 0);
+		ck_assert_double_eq_tol(t.divisor, cases[c].divisor, 1e-15);
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 6; j++)
+				ck_assert_double_eq_tol(qkv_matrix_get(&t.scaled, i, j),
+							qkv_matrix_get(&t.scores, i, j) /
+								cases[c].divisor,
+							1e-14);
+		expect_reference(&p, &t, 1e-12);
+	}
+	/* A larger divisor flattens every row: the largest weight cannot grow. */
+	p.scale = QKV_SCALE_SQRT_DK;
+	p.temperature = 1.0;
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	double sharp[6];
+	for (int i = 0; i < 6; i++)
+		sharp[i] = t.rows[i].max_weight;
+	p.temperature = 4.0;
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	for (int i = 0; i < 6; i++)
+		ck_assert(t.rows[i].max_weight <= sharp[i] + 1e-15);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_rejects_bad_problem)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(t.n, 3);
+	ck_assert_int_eq(qkv_matrix_resize(&p.k, 3, 3), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), QKV_ESHAPE);
+	ck_assert_int_eq(t.n, 0);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	p.temperature = 0.0;
+	ck_assert_int_eq(qkv_attention(&p, &t), QKV_EINVAL);
+	ck_assert_int_eq(t.n, 0);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* A trace reused for a smaller problem holds exactly what a fresh one would. */
+START_TEST(test_trace_reuse)
+{
+	struct lcg g = {3500};
+	struct qkv_problem big, small;
+	struct qkv_trace reused, fresh;
+	build_direct(&big, 30, 12, 7, 2.0, &g);
+	build_direct(&small, 4, 2, 3, 2.0, &g);
+	ck_assert_int_eq(qkv_problem_set_mask(&small, QKV_MASK_CAUSAL), 0);
+	qkv_trace_init(&reused);
+	qkv_trace_init(&fresh);
+	ck_assert_int_eq(qkv_attention(&big, &reused), 0);
+	ck_assert_int_eq(qkv_attention(&small, &reused), 0);
+	ck_assert_int_eq(qkv_attention(&small, &fresh), 0);
+	ck_assert_int_eq(reused.n, 4);
+	ck_assert(qkv_matrix_equal(&reused.scores, &fresh.scores));
+	ck_assert(qkv_matrix_equal(&reused.scaled, &fresh.scaled));
+	ck_assert(qkv_matrix_equal(&reused.weights, &fresh.weights));
+	ck_assert(qkv_matrix_equal(&reused.output, &fresh.output));
+	ck_assert(memcmp(reused.masked, fresh.masked, 16) == 0);
+	for (int i = 0; i < 4; i++) {
+		ck_assert(reused.rows[i].entropy == fresh.rows[i].entropy);
+		ck_assert_int_eq(reused.rows[i].live_keys, fresh.rows[i].live_keys);
+	}
+	ck_assert(reused.score_variance == fresh.score_variance);
+	qkv_trace_fini(&reused);
+	qkv_trace_fini(&fresh);
+	qkv_problem_fini(&big);
+	qkv_problem_fini(&small);
+}
+END_TEST
+
+START_TEST(test_stage_names)
+{
+	const char *names[QKV_STAGE_COUNT] = {"projections", "scores", "scaled",
+					      "weights", "mix", "output"};
+	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
+		ck_assert_str_eq(qkv_stage_name((enum qkv_stage)s), names[s]);
+		ck_assert_ptr_nonnull(qkv_stage_formula((enum qkv_stage)s));
+		ck_assert_uint_gt(strlen(qkv_stage_formula((enum qkv_stage)s)), 0);
+	}
+	ck_assert_str_eq(qkv_stage_name((enum qkv_stage)QKV_STAGE_COUNT), "?");
+	ck_assert_str_eq(qkv_stage_name((enum qkv_stage)-1), "?");
+}
+END_TEST
+
+/* The suite: exact values, properties, masks and extremes, variants. */
+static Suite *attention_suite(void)
+{
+	Suite *s = suite_create("attention");
+	TCase *values = tcase_create("values");
+	tcase_add_test(values, test_worked_example_closed_form);
+	tcase_add_loop_test(values, test_scores_are_q_k_transposed, 0, 20);
+	tcase_add_loop_test(values, test_projected_form, 0, 12);
+	tcase_add_loop_test(values, test_mix_cells, 0, 10);
+	tcase_add_test(values, test_stage_names);
+	suite_add_tcase(s, values);
+	TCase *properties = tcase_create("properties");
+	tcase_add_loop_test(properties, test_rows_sum_to_one, 0, 30);
+	tcase_add_loop_test(properties, test_softmax_row_shift_invariant, 0, 20);
+	tcase_add_test(properties, test_softmax_row_values_and_hidden);
+	tcase_add_loop_test(properties, test_score_row_shift_through_inputs, 0, 10);
+	tcase_add_loop_test(properties, test_permuting_keys_and_values, 0, 15);
+	suite_add_tcase(s, properties);
+	TCase *masks = tcase_create("masks_and_extremes");
+	tcase_add_loop_test(masks, test_custom_mask_exact_zeros, 0, 15);
+	tcase_add_loop_test(masks, test_causal_mask, 0, 10);
+	tcase_add_loop_test(masks, test_huge_scores_saturate_cleanly, 0, 15);
+	tcase_add_test(masks, test_extreme_limits_stay_finite);
+	tcase_add_test(masks, test_fully_masked_row);
+	tcase_add_test(masks, test_padding_everything);
+	suite_add_tcase(s, masks);
+	TCase *variants = tcase_create("variants");
+	tcase_add_loop_test(variants, test_wrong_column_softmax, 0, 10);
+	tcase_add_loop_test(variants, test_wrong_mask_after_softmax, 0, 10);
+	tcase_add_test(variants, test_scale_and_temperature);
+	tcase_add_test(variants, test_rejects_bad_problem);
+	tcase_add_test(variants, test_trace_reuse);
+	suite_add_tcase(s, variants);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(attention_suite());
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

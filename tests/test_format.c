@@ -1,0 +1,246 @@
+/* test_format.c — Check suite for numbers as text (format.h): fixed-point
+ * rounding of the exact binary value, no "-0.00", exponent form from 1e7 up,
+ * truncation like snprintf, and exact formatting that reads back bit-identical.
+ * Expected strings are worked out in the comments from the exact binary values
+ * (e.g. 0.40105 is stored as 0.4010500000000000175…), never copied from output
+ * of the code under test. */
+#include <check.h>
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkv/format.h"
+
+/* The test's own generator (a 64-bit LCG, Knuth's MMIX constants). */
+struct lcg {
+	uint64_t state;
+};
+
+/* The next 64 bits: two LCG steps, high halves joined (the low bits of an LCG
+ * are weak). */
+static uint64_t lcg_bits(struct lcg *g)
+{
+	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
+	uint64_t high = g->state >> 32;
+	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (high << 32) | (g->state >> 32);
+}
+
+/* The double with the given bit pattern. */
+static double from_bits(uint64_t bits)
+{
+	double value;
+	memcpy(&value, &bits, sizeof value);
+	return value;
+}
+
+/* Formats value at `decimals` and checks the exact text and returned length. */
+static void expect_number(double value, int decimals, const char *expected)
+{
+	char buf[64];
+	int length = qkv_format_number(buf, sizeof buf, value, decimals);
+	ck_assert_msg(strcmp(buf, expected) == 0, "%.17g at %d decimals gave \"%s\", expected \"%s\"",
+		      value, decimals, buf, expected);
+	ck_assert_int_eq(length, (int)strlen(expected));
+}
+
+START_TEST(test_number_rounding)
+{
+	/* 0.40105 is stored as 0.40105000000000001758…, just above the tie: 0.4011. */
+	expect_number(0.40105, 4, "0.4011");
+	/* 2.675 is stored as 2.67499999999999982236…, just below the tie: 2.67. */
+	expect_number(2.675, 2, "2.67");
+	/* 1.005 is stored as 1.00499999999999989341…: 1.00. */
+	expect_number(1.005, 2, "1.00");
+	/* 1.23456 → 1.235 at 3 (far from a tie); 123.456 → 123.46 at 2. */
+	expect_number(1.23456, 3, "1.235");
+	expect_number(123.456, 2, "123.46");
+	expect_number(-123.456, 1, "-123.5");
+	/* -1.5 at 0: a tie either rule (to even, away from zero) sends to -2. */
+	expect_number(-1.5, 0, "-2");
+	expect_number(0.0, 2, "0.00");
+	expect_number(1.0, 0, "1");
+	expect_number(1.0 / 3.0, 12, "0.333333333333");
+	expect_number(2.0 / 3.0, 5, "0.66667");
+	expect_number(9999999.0, 2, "9999999.00");
+	expect_number(-9999999.24, 1, "-9999999.2");
+	/* Tiny values stay in fixed notation (only large ones switch). */
+	expect_number(0.001, 2, "0.00");
+	expect_number(1e-9, 4, "0.0000");
+	expect_number(0.0049, 2, "0.00");
+}
+END_TEST
+
+START_TEST(test_number_no_negative_zero)
+{
+	expect_number(-0.0, 2, "0.00");
+	expect_number(-0.0, 0, "0");
+	expect_number(-0.4, 0, "0");
+	expect_number(-0.001, 2, "0.00");
+	expect_number(-0.0049, 2, "0.00");
+	expect_number(-1e-300, 12, "0.000000000000");
+	expect_number(-4.9406564584124654e-324, 3, "0.000");
+	/* Just past the rounding point the sign is real and stays: -0.0051 → -0.01. */
+	expect_number(-0.0051, 2, "-0.01");
+	/* Every negative value that rounds to zero, at every precision. */
+	struct lcg g = {17};
+	for (int decimals = 0; decimals <= 12; decimals++) {
+		char zero[32] = "0";
+		if (decimals > 0) {
+			zero[1] = '.';
+			memset(zero + 2, '0', (size_t)decimals);
+			zero[2 + decimals] = '\0';
+		}
+		double half_step = 0.5 * pow(10.0, -decimals);
+		for (int k = 0; k < 200; k++) {
+			double u = (double)(lcg_bits(&g) >> 11) * 0x1.0p-53;
+			double value = -0.98 * half_step * u;
+			char buf[64];
+			qkv_format_number(buf, sizeof buf, value, decimals);
+			if (strcmp(buf, zero) != 0)
+				ck_abort_msg("%.17g at %d decimals gave \"%s\", expected \"%s\"", value,
+					     decimals, buf, zero);
+		}
+	}
+}
+END_TEST
+
+/* From 1e7 up the text switches to %.*e with min(decimals, 3) decimals. */
+START_TEST(test_number_exponent_form)
+{
+	expect_number(1e7, 2, "1.00e+07");
+	expect_number(-1e7, 2, "-1.00e+07");
+	expect_number(12345678.0, 1, "1.2e+07");
+	expect_number(123456789.0, 0, "1e+08");
+	expect_number(1e7, 6, "1.000e+07");
+	expect_number(-2.5e300, 12, "-2.500e+300");
+	expect_number(DBL_MAX, 3, "1.798e+308");
+	/* Whatever the precision, nothing long: 12 decimals never give 300 digits. */
+	char buf[64];
+	int length = qkv_format_number(buf, sizeof buf, 1e300, 12);
+	ck_assert_int_lt(length, 16);
+	ck_assert_ptr_nonnull(strchr(buf, 'e'));
+}
+END_TEST
+
+/* Truncation like snprintf: the full length is returned, size-1 bytes written. */
+START_TEST(test_number_truncation)
+{
+	char buf[8];
+	memset(buf, 'x', sizeof buf);
+	ck_assert_int_eq(qkv_format_number(buf, 4, 123.456, 2), 6);
+	ck_assert_str_eq(buf, "123");
+	ck_assert_int_eq(buf[4], 'x');
+	ck_assert_int_eq(qkv_format_number(buf, 1, 123.456, 2), 6);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(qkv_format_number(buf, 7, 123.456, 2), 6);
+	ck_assert_str_eq(buf, "123.46");
+	/* Truncated text must not show "-0.00" either: -0.0 at 4 is "0.0000". */
+	int length = qkv_format_number(buf, 6, -0.0, 4);
+	ck_assert_str_eq(buf, "0.000");
+	ck_assert_int_eq(length, 6);
+	ck_assert_int_eq(qkv_format_number(buf, 5, 1e7, 2), 8);
+	ck_assert_str_eq(buf, "1.00");
+}
+END_TEST
+
+/* True when text reads back (whole) to exactly the bits of value. */
+static bool reads_back(const char *text, double value)
+{
+	char *end = NULL;
+	double back = strtod(text, &end);
+	return end != text && *end == '\0' && memcmp(&back, &value, sizeof value) == 0;
+}
+
+/* Formats value exactly; checks the round trip, the length, and the digit count. */
+static void expect_round_trip(double value)
+{
+	char buf[64];
+	int length = qkv_format_exact(buf, sizeof buf, value);
+	if (!reads_back(buf, value))
+		ck_abort_msg("%a formatted as \"%s\" does not read back", value, buf);
+	/* The length returned is the text's, and never more than %.17g needs:
+	 * "-d.dddddddddddddddde-308" is 24 bytes. */
+	if (length != (int)strlen(buf) || length > 24)
+		ck_abort_msg("%a formatted as \"%s\" with length %d", value, buf, length);
+}
+
+START_TEST(test_exact_known_values)
+{
+	char buf[64];
+	/* %.15g already reads back for 0.1 and 1e308. */
+	qkv_format_exact(buf, sizeof buf, 0.1);
+	ck_assert_str_eq(buf, "0.1");
+	qkv_format_exact(buf, sizeof buf, 1e308);
+	ck_assert_str_eq(buf, "1e+308");
+	qkv_format_exact(buf, sizeof buf, -2.5);
+	ck_assert_str_eq(buf, "-2.5");
+	/* 1/3: 15 threes read back as a different double, 16 are enough. */
+	qkv_format_exact(buf, sizeof buf, 1.0 / 3.0);
+	ck_assert_str_eq(buf, "0.3333333333333333");
+	/* 0.1 + 0.2 = 0.3000000000000000444…: 16 digits give "0.3", which is a
+	 * different double, so 17 are needed. */
+	qkv_format_exact(buf, sizeof buf, 0.1 + 0.2);
+	ck_assert_str_eq(buf, "0.30000000000000004");
+	/* √2 needs 17: 1.414213562373095 (16) reads back one ulp away. */
+	qkv_format_exact(buf, sizeof buf, sqrt(2.0));
+	ck_assert_str_eq(buf, "1.4142135623730951");
+	const double specials[] = {0.0, -0.0, 0.1, 1.0 / 3.0, 1e308, -1e308, DBL_MAX, -DBL_MAX,
+				   DBL_MIN, 4.9406564584124654e-324, -4.9406564584124654e-324,
+				   2.2250738585072009e-308, 9007199254740993.0, 1e-5, 123456789.0,
+				   3.141592653589793};
+	for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++)
+		expect_round_trip(specials[k]);
+	/* -0.0 keeps its sign. */
+	qkv_format_exact(buf, sizeof buf, -0.0);
+	ck_assert_int_eq(buf[0], '-');
+}
+END_TEST
+
+/* Random bit patterns cover every exponent, normal and subnormal. */
+START_TEST(test_exact_random_round_trip)
+{
+	struct lcg g = {12345u + (uint64_t)_i};
+	for (int k = 0; k < 20000; k++) {
+		double value = from_bits(lcg_bits(&g));
+		if (isfinite(value))
+			expect_round_trip(value);
+		/* Subnormals: exponent bits all 0, random mantissa and sign. */
+		expect_round_trip(from_bits(lcg_bits(&g) & 0x800fffffffffffffULL));
+		/* Values of the size people type: up to 6 decimals, up to 1e6. */
+		double typed = (double)(int64_t)(lcg_bits(&g) % 2000000000001ULL) / 1e6 - 1e6;
+		expect_round_trip(typed);
+	}
+}
+END_TEST
+
+/* The suite: fixed-point numbers for people, exact numbers for files. */
+static Suite *format_suite(void)
+{
+	Suite *s = suite_create("format");
+	TCase *number = tcase_create("number");
+	tcase_add_test(number, test_number_rounding);
+	tcase_add_test(number, test_number_no_negative_zero);
+	tcase_add_test(number, test_number_exponent_form);
+	tcase_add_test(number, test_number_truncation);
+	suite_add_tcase(s, number);
+	TCase *exact = tcase_create("exact");
+	tcase_set_timeout(exact, 60);
+	tcase_add_test(exact, test_exact_known_values);
+	tcase_add_loop_test(exact, test_exact_random_round_trip, 0, 5);
+	suite_add_tcase(s, exact);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(format_suite());
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
