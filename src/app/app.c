@@ -235,7 +235,7 @@ bool app_moved_input(const struct app *app, enum qkv_input input, int row, int c
 {
 	const struct qkv_matrix *m = qkv_problem_input_const(&app->problem, input);
 
-	return marks_live(app) && input == app->moved_input && row < m->rows && col < m->cols &&
+	return marks_live(app) && m != NULL && input == app->moved_input && row < m->rows && col < m->cols &&
 	       app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col];
 }
 

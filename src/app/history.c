@@ -105,7 +105,9 @@ static size_t problem_bytes(const struct qkv_problem *p)
 
 	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
 		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)i);
-		total += (size_t)m->rows * (size_t)m->cols * sizeof(double);
+
+		if (m != NULL)
+			total += (size_t)m->rows * (size_t)m->cols * sizeof(double);
 	}
 	return total;
 }

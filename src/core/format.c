@@ -38,8 +38,16 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals)
 		length = snprintf(buf, size, "%.*f", decimals, value);
 	if (length < 0)
 		return 0;
-	if ((size_t)length < size)
-		length = strip_negative_zero(buf, length);
+	/* Strip on the full text, then copy what fits, so truncation never shows "-0". */
+	if (buf[0] == '-') {
+		char full[64];
+
+		snprintf(full, sizeof full, "%.*f", decimals, value);
+		if (magnitude < 1e7 && strip_negative_zero(full, length) != length) {
+			length--;
+			snprintf(buf, size, "%s", full);
+		}
+	}
 	return length;
 }
 

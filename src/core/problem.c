@@ -40,6 +40,12 @@ static struct qkv_matrix *matrix_of(struct qkv_problem *p, enum qkv_input which)
 	}
 }
 
+/* Every matrix slot, whatever the form (the unused ones are empty). */
+static const struct qkv_matrix *slot(const struct qkv_problem *p, enum qkv_input which)
+{
+	return matrix_of((struct qkv_problem *)p, which);
+}
+
 void qkv_problem_init(struct qkv_problem *p)
 {
 	memset(p, 0, sizeof *p);
@@ -123,7 +129,7 @@ int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
 	dst->n = src->n;
 	for (int i = 0; i < QKV_INPUT_COUNT; i++)
 		failed |= qkv_matrix_copy(matrix_of(dst, (enum qkv_input)i),
-					  qkv_problem_input_const(src, (enum qkv_input)i)) != 0;
+					  slot(src, (enum qkv_input)i)) != 0;
 	dst->mask_bits = copy_bytes(src->mask_bits, n * n, &failed);
 	dst->padding = copy_bytes(src->padding, n, &failed);
 	if (failed) {
@@ -164,8 +170,7 @@ bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
 		if (!strings_equal(a->tokens[i], b->tokens[i]))
 			return false;
 	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		if (!qkv_matrix_equal(qkv_problem_input_const(a, (enum qkv_input)i),
-				      qkv_problem_input_const(b, (enum qkv_input)i)))
+		if (!qkv_matrix_equal(slot(a, (enum qkv_input)i), slot(b, (enum qkv_input)i)))
 			return false;
 	return bytes_equal(a->padding, b->padding, n) &&
 	       (a->mask != QKV_MASK_CUSTOM || bytes_equal(a->mask_bits, b->mask_bits, n * n));
@@ -272,8 +277,9 @@ struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which
 const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
 						 enum qkv_input which)
 {
-	return matrix_of((struct qkv_problem *)p, which);
+	return qkv_problem_input((struct qkv_problem *)p, which);
 }
+
 
 const char *qkv_input_name(enum qkv_input which)
 {
@@ -360,7 +366,7 @@ int qkv_problem_check(const struct qkv_problem *p)
 			return QKV_ESHAPE;
 	}
 	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		if (!values_in_range(qkv_problem_input_const(p, (enum qkv_input)i)))
+		if (!values_in_range(slot(p, (enum qkv_input)i)))
 			return QKV_EINVAL;
 	if (!ratio_ok(p->temperature))
 		return QKV_EINVAL;
