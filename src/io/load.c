@@ -1,0 +1,1070 @@
+/* load.c — problems from JSON text (DESIGN.md "Files"), strictly.
+ * jansson checks the syntax and gives the structure; a small scanner over the same
+ * text then finds the line and column of the key or value an error is about. Every
+ * error is one line, "FILE:LINE:COL: what was expected". Never prints, never exits,
+ * never trusts a size before checking it against the limits, and never hands back
+ * a half-filled problem. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/load.h"
+#include "qkv/error.h"
+
+#define LOAD_MAX_BYTES (64L * 1024 * 1024) /* the largest problem file read */
+#define LOAD_MAX_QUOTE 40                  /* bytes of a bad key or token quoted */
+#define LOAD_MAX_DEPTH 3                   /* key, row, column */
+#define LOAD_TEXT(x) #x                    /* a limit as written in error.h */
+#define LOAD_LIMIT(x) LOAD_TEXT(x)
+
+/* Where an error is: member or element indexes from the top object down. */
+struct place {
+	int depth;
+	size_t step[LOAD_MAX_DEPTH];
+	bool key; /* the last step names an object member's key, not its value */
+};
+
+/* One load: the text (after any byte order mark), its name for messages, where
+ * the message goes, and the parsed document. */
+struct loader {
+	const char *text;
+	size_t length;
+	const char *name;
+	char *err;
+	size_t err_size;
+	json_t *root;
+};
+
+/* What one matrix must look like. */
+struct matrix_rule {
+	const char *key;
+	int rows;            /* required rows, or 0 when this matrix fixes them */
+	const char *rows_why; /* e.g. "n, the rows of \"Q\"" */
+	int cols;            /* required columns, or 0 when row 1 fixes them */
+	const char *cols_why; /* e.g. "d_k, as in \"Q\"", or the size's name when cols is 0 */
+};
+
+static const char *const load_keys[] = {
+	"title", "notes", "tokens", "Q", "K", "V", "X", "W_Q", "W_K", "W_V",
+	"scale", "temperature", "mask", "padding", "seed",
+};
+
+static const char *const direct_keys[] = { "Q", "K", "V" };
+static const char *const projected_keys[] = { "X", "W_Q", "W_K", "W_V" };
+
+/* Bytes in the UTF-8 sequence starting at s (1..4), or 0 when it is not valid
+ * UTF-8 (overlong forms, surrogates and code points above U+10FFFF included). */
+static size_t utf8_sequence(const unsigned char *s, size_t avail)
+{
+	unsigned int c = s[0];
+	size_t count;
+	unsigned int min, point;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		count = 2;
+		min = 0x80;
+		point = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		count = 3;
+		min = 0x800;
+		point = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		count = 4;
+		min = 0x10000;
+		point = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (avail < count)
+		return 0;
+	for (size_t i = 1; i < count; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		point = (point << 6) | (s[i] & 0x3fu);
+	}
+	if (point < min || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff))
+		return 0;
+	return count;
+}
+
+/* Copies text into out for a message: control bytes and bytes that are not UTF-8
+ * become \xHH, and at most `limit` bytes of text are quoted (then "..."). */
+static void quote_text(char *out, size_t size, const char *text, size_t length, size_t limit)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t used = 0, i = 0;
+
+	if (size == 0)
+		return;
+	while (i < length && i < limit && used + 8 < size) {
+		size_t seq = utf8_sequence(s + i, length - i);
+
+		if (seq == 1 && s[i] >= 0x20 && s[i] != 0x7f) {
+			out[used++] = (char)s[i++];
+		} else if (seq > 1) {
+			memcpy(out + used, s + i, seq);
+			used += seq;
+			i += seq;
+		} else {
+			used += (size_t)snprintf(out + used, size - used, "\\x%02x", s[i]);
+			i++;
+		}
+	}
+	if (i < length && used + 4 < size) {
+		memcpy(out + used, "...", 3);
+		used += 3;
+	}
+	out[used] = '\0';
+}
+
+/* Line and column (1-based, columns in characters like jansson's) of a byte offset. */
+static void offset_place(const char *text, size_t offset, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < offset; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+/* Writes "NAME:LINE:COL: message" (or "NAME: message" when line is 0) into err.
+ * Always returns -1, so callers can `return fail(...)`. */
+__attribute__((format(printf, 4, 0)))
+static int vfail(const struct loader *ld, int line, int col, const char *format, va_list args)
+{
+	char name[512];
+	int used;
+
+	if (ld->err_size == 0)
+		return -1;
+	quote_text(name, sizeof name, ld->name, strlen(ld->name), sizeof name - 16);
+	if (line > 0)
+		used = snprintf(ld->err, ld->err_size, "%s:%d:%d: ", name, line, col);
+	else
+		used = snprintf(ld->err, ld->err_size, "%s: ", name);
+	if (used >= 0 && (size_t)used < ld->err_size)
+		vsnprintf(ld->err + used, ld->err_size - (size_t)used, format, args);
+	return -1;
+}
+
+/* An error at a byte offset of the text. */
+__attribute__((format(printf, 3, 4)))
+static int fail_offset(const struct loader *ld, size_t offset, const char *format, ...)
+{
+	va_list args;
+	int line, col;
+
+	offset_place(ld->text, offset, &line, &col);
+	va_start(args, format);
+	vfail(ld, line, col, format, args);
+	va_end(args);
+	return -1;
+}
+
+/* An error with no place in the text (the file as a whole). */
+__attribute__((format(printf, 2, 3)))
+static int fail_file(const struct loader *ld, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	vfail(ld, 0, 0, format, args);
+	va_end(args);
+	return -1;
+}
+
+/* A cursor over text that jansson has already accepted as JSON. */
+struct scan {
+	const char *s;
+	size_t length;
+	size_t pos;
+};
+
+static char scan_peek(const struct scan *c)
+{
+	return c->pos < c->length ? c->s[c->pos] : '\0';
+}
+
+static void scan_space(struct scan *c)
+{
+	while (c->pos < c->length && strchr(" \t\r\n", c->s[c->pos]) != NULL)
+		c->pos++;
+}
+
+/* Steps over a string, quotes included. */
+static void scan_string(struct scan *c)
+{
+	c->pos++;
+	while (c->pos < c->length && c->s[c->pos] != '"')
+		c->pos += c->s[c->pos] == '\\' ? 2 : 1;
+	c->pos++;
+}
+
+/* Steps over one value of any kind, without recursion (depth is counted). */
+static void scan_value(struct scan *c)
+{
+	size_t depth = 0;
+
+	do {
+		char ch = scan_peek(c);
+
+		if (ch == '"') {
+			scan_string(c);
+		} else if (ch == '{' || ch == '[') {
+			depth++;
+			c->pos++;
+		} else if (ch == '}' || ch == ']') {
+			depth--;
+			c->pos++;
+		} else if (ch == ',' || ch == ':' || strchr(" \t\r\n", ch) != NULL) {
+			c->pos++;
+		} else {
+			while (c->pos < c->length && strchr(",]} \t\r\n", c->s[c->pos]) == NULL)
+				c->pos++;
+		}
+	} while (depth > 0 && c->pos < c->length);
+}
+
+/* The byte offset of the key or value that `at` names. */
+static size_t scan_locate(const struct loader *ld, const struct place *at)
+{
+	struct scan c = { ld->text, ld->length, 0 };
+
+	scan_space(&c);
+	for (int d = 0; d < at->depth; d++) {
+		bool object = scan_peek(&c) == '{';
+		bool last = d == at->depth - 1;
+
+		c.pos++;
+		for (size_t i = 0;; i++) {
+			scan_space(&c);
+			if (object) {
+				if (i == at->step[d] && last && at->key)
+					return c.pos;
+				scan_string(&c);
+				scan_space(&c);
+				c.pos++;
+				scan_space(&c);
+			}
+			if (i == at->step[d] || c.pos >= c.length)
+				break;
+			scan_value(&c);
+			scan_space(&c);
+			c.pos++;
+		}
+	}
+	return c.pos < c.length ? c.pos : c.length;
+}
+
+/* An error about the key or value that `at` names. */
+__attribute__((format(printf, 3, 4)))
+static int fail_at(const struct loader *ld, const struct place *at, const char *format, ...)
+{
+	va_list args;
+	int line, col;
+
+	offset_place(ld->text, scan_locate(ld, at), &line, &col);
+	va_start(args, format);
+	vfail(ld, line, col, format, args);
+	va_end(args);
+	return -1;
+}
+
+/* The place of a top-level member's value (or key), with up to two more steps. */
+static struct place place_of(const struct loader *ld, const char *key, int depth, size_t row,
+			     size_t col)
+{
+	struct place at = { 1 + depth, { 0, row, col }, false };
+	const char *name;
+	json_t *value;
+
+	json_object_foreach(ld->root, name, value) {
+		if (strcmp(name, key) == 0)
+			break;
+		at.step[0]++;
+	}
+	return at;
+}
+
+/* "s" after a count other than one. */
+static const char *plural(size_t count)
+{
+	return count == 1 ? "" : "s";
+}
+
+/* "a string", "an array", ... for messages; numbers are shown by callers. */
+static const char *type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "an object";
+	case JSON_ARRAY:
+		return "an array";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL:
+		return "a number";
+	case JSON_TRUE:
+		return "true";
+	case JSON_FALSE:
+		return "false";
+	case JSON_NULL:
+		return "null";
+	}
+	return "something else";
+}
+
+/* Refuses NUL bytes and text that is not UTF-8, at their exact place, before
+ * jansson sees the text (so binary files get a clear line, not a parse error). */
+static int check_encoding(const struct loader *ld)
+{
+	const unsigned char *s = (const unsigned char *)ld->text;
+
+	for (size_t i = 0; i < ld->length;) {
+		size_t seq = utf8_sequence(s + i, ld->length - i);
+
+		if (s[i] == 0)
+			return fail_offset(ld, i, "a NUL byte: a problem file is JSON text, "
+						  "not binary data");
+		if (seq == 0)
+			return fail_offset(ld, i, "byte 0x%02x is not valid UTF-8: a problem file "
+						  "is UTF-8 JSON text", s[i]);
+		i += seq;
+	}
+	return 0;
+}
+
+/* True when the text at offset is the word NaN or Infinity (any case, any sign). */
+static bool looks_non_finite(const char *text, size_t length, size_t offset)
+{
+	static const char *const words[] = { "nan", "inf", "infinity" };
+
+	if (offset < length && (text[offset] == '-' || text[offset] == '+'))
+		offset++;
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		size_t w = strlen(words[i]);
+
+		if (offset + w <= length && strncasecmp(text + offset, words[i], w) == 0 &&
+		    (offset + w == length || !isalnum((unsigned char)text[offset + w])))
+			return true;
+	}
+	return false;
+}
+
+/* Turns a jansson syntax error into one line, placed at the start of the token
+ * jansson complains about when that token can be found, else where jansson says. */
+static int syntax_error(const struct loader *ld, const json_error_t *e)
+{
+	const char *near = strstr(e->text, " near ");
+	size_t offset = (size_t)e->position;
+	char what[JSON_ERROR_TEXT_LENGTH];
+	char token[LOAD_MAX_QUOTE * 4 + 8] = "";
+	size_t what_length = near != NULL ? (size_t)(near - e->text) : strlen(e->text);
+
+	quote_text(what, sizeof what, e->text, what_length, sizeof what);
+	if (offset > ld->length)
+		offset = ld->length;
+	if (near != NULL && near[strlen(" near ")] == '\'') {
+		const char *start = near + strlen(" near '");
+		size_t length = strlen(start);
+
+		if (length > 0 && start[length - 1] == '\'')
+			length--;
+		if (length <= offset && memcmp(ld->text + offset - length, start, length) == 0)
+			offset -= length;
+		quote_text(token, sizeof token, start, length, LOAD_MAX_QUOTE);
+	}
+	switch (json_error_code(e)) {
+	case json_error_out_of_memory:
+		return fail_file(ld, "out of memory while reading the file");
+	case json_error_stack_overflow:
+		return fail_offset(ld, offset, "nested more than %d levels deep; a problem needs "
+					       "at most 3", JSON_PARSER_MAX_DEPTH);
+	case json_error_premature_end_of_input:
+		offset = ld->length;
+		while (offset > 0 && strchr(" \t\r\n", ld->text[offset - 1]) != NULL)
+			offset--;
+		if (strcmp(what, "premature end of input") == 0)
+			return fail_offset(ld, offset, "the file ends too early, in the middle of "
+						       "a value");
+		return fail_offset(ld, offset, "the file ends too early: %s", what);
+	case json_error_end_of_input_expected:
+		return fail_offset(ld, offset, "unexpected text after the end of the JSON object: "
+					       "'%s'", token);
+	case json_error_duplicate_key:
+		return fail_offset(ld, offset, "duplicate key %s: each key may be given once", token);
+	case json_error_numeric_overflow:
+		return fail_offset(ld, offset, "the number %s is too large (values must be within "
+					       "±" LOAD_LIMIT(QKV_MAX_VALUE) ")", token);
+	case json_error_null_character:
+	case json_error_null_byte_in_key:
+		return fail_offset(ld, offset, "\\u0000 is not allowed in a string");
+	default:
+		break;
+	}
+	if (offset < ld->length && ld->text[offset] == '/')
+		return fail_offset(ld, offset, "comments are not allowed in JSON");
+	if (offset < ld->length && ld->text[offset] == '\'')
+		return fail_offset(ld, offset, "strings in JSON take double quotes (\"), not "
+					       "single quotes");
+	if (looks_non_finite(ld->text, ld->length, offset))
+		return fail_offset(ld, offset, "NaN and Infinity are not JSON numbers; every value "
+					       "must be a finite number");
+	if (token[0] != '\0')
+		return fail_offset(ld, offset, "invalid JSON: %s near '%s'", what, token);
+	return fail_offset(ld, offset, "invalid JSON: %s", what);
+}
+
+/* Refuses unknown keys, with a hint when only the letter case is wrong. */
+static int check_keys(const struct loader *ld)
+{
+	const char *key;
+	json_t *value;
+	size_t index = 0;
+
+	json_object_foreach(ld->root, key, value) {
+		struct place at = { 1, { index++, 0, 0 }, true };
+		const char *hint = NULL;
+		char quoted[LOAD_MAX_QUOTE * 4 + 8];
+		bool known = false;
+
+		for (size_t i = 0; i < sizeof load_keys / sizeof load_keys[0]; i++) {
+			if (strcmp(key, load_keys[i]) == 0)
+				known = true;
+			else if (strcasecmp(key, load_keys[i]) == 0)
+				hint = load_keys[i];
+		}
+		if (known)
+			continue;
+		quote_text(quoted, sizeof quoted, key, strlen(key), LOAD_MAX_QUOTE);
+		if (hint != NULL)
+			return fail_at(ld, &at, "unknown key \"%s\" (keys are case-sensitive: did you "
+						"mean \"%s\"?)", quoted, hint);
+		return fail_at(ld, &at, "unknown key \"%s\"; expected title, notes, tokens, Q, K, "
+					"V, X, W_Q, W_K, W_V, scale, temperature, mask, padding "
+					"or seed", quoted);
+	}
+	return 0;
+}
+
+/* True when key is one of the count keys in list. */
+static bool in_list(const char *key, const char *const *list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(key, list[i]) == 0)
+			return true;
+	return false;
+}
+
+/* How many of keys are present; *first_missing is set to one that is not. */
+static size_t count_present(const json_t *root, const char *const *keys, size_t count,
+			    const char **first_missing)
+{
+	size_t present = 0;
+
+	*first_missing = NULL;
+	for (size_t i = 0; i < count; i++) {
+		if (json_object_get(root, keys[i]) != NULL)
+			present++;
+		else if (*first_missing == NULL)
+			*first_missing = keys[i];
+	}
+	return present;
+}
+
+/* Decides the form: Q, K, V or X, W_Q, W_K, W_V, complete and not mixed. */
+static int read_form(const struct loader *ld, enum qkv_form *form)
+{
+	const struct place top = { 0, { 0, 0, 0 }, false };
+	const char *missing_direct, *missing_projected;
+	size_t direct = count_present(ld->root, direct_keys, 3, &missing_direct);
+	size_t projected = count_present(ld->root, projected_keys, 4, &missing_projected);
+
+	if (direct > 0 && projected > 0) {
+		const char *key, *first = NULL;
+		bool first_direct = false;
+		json_t *value;
+
+		json_object_foreach(ld->root, key, value) {
+			bool is_direct = in_list(key, direct_keys, 3);
+
+			if (!is_direct && !in_list(key, projected_keys, 4))
+				continue;
+			if (first == NULL) {
+				first = key;
+				first_direct = is_direct;
+			} else if (is_direct != first_direct) {
+				struct place at = place_of(ld, key, 0, 0, 0);
+
+				at.key = true;
+				return fail_at(ld, &at, "\"%s\" cannot be given with \"%s\": a problem "
+							"has either Q, K, V or X, W_Q, W_K, W_V",
+					       key, first);
+			}
+		}
+	}
+	if (direct == 0 && projected == 0)
+		return fail_at(ld, &top, "no matrices: expected \"Q\", \"K\" and \"V\" (or \"X\", "
+					 "\"W_Q\", \"W_K\" and \"W_V\")");
+	if (direct > 0 && missing_direct != NULL)
+		return fail_at(ld, &top, "missing \"%s\": a problem gives \"Q\", \"K\" and \"V\" "
+					 "(or \"X\", \"W_Q\", \"W_K\" and \"W_V\")", missing_direct);
+	if (projected > 0 && missing_projected != NULL)
+		return fail_at(ld, &top, "missing \"%s\": the projected form needs \"X\", \"W_Q\", "
+					 "\"W_K\" and \"W_V\"", missing_projected);
+	*form = direct > 0 ? QKV_FORM_DIRECT : QKV_FORM_PROJECTED;
+	return 0;
+}
+
+/* Checks one row's width against the rule (or row 1); returns the width or -1. */
+static int matrix_row_width(const struct loader *ld, const struct matrix_rule *rule,
+			    const json_t *row, size_t r, int expected)
+{
+	struct place at = place_of(ld, rule->key, 1, r, 0);
+	size_t width;
+
+	if (!json_is_array(row))
+		return fail_at(ld, &at, "\"%s\" row %zu must be an array of numbers, found %s",
+			       rule->key, r + 1, type_name(row));
+	width = json_array_size(row);
+	if (width == 0)
+		return fail_at(ld, &at, "\"%s\" row %zu is empty; expected at least one number",
+			       rule->key, r + 1);
+	if (expected > 0 && width != (size_t)expected)
+		return fail_at(ld, &at, "\"%s\" row %zu has %zu number%s, expected %d (%s%s)",
+			       rule->key, r + 1, width, plural(width), expected, rule->cols_why,
+			       rule->cols > 0 ? "" : ", as in row 1");
+	if (width > QKV_MAX_DIM)
+		return fail_at(ld, &at, "\"%s\" row %zu has %zu numbers, more than the limit of "
+					"%d for %s", rule->key, r + 1, width, QKV_MAX_DIM,
+			       rule->cols_why);
+	return (int)width;
+}
+
+/* Reads a matrix of finite numbers within ±QKV_MAX_VALUE, shaped as the rule says. */
+static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
+		       struct qkv_matrix *m)
+{
+	const json_t *value = json_object_get(ld->root, rule->key);
+	struct place at = place_of(ld, rule->key, 0, 0, 0);
+	size_t rows;
+	int cols;
+
+	if (!json_is_array(value))
+		return fail_at(ld, &at, "\"%s\" must be a matrix (an array of rows of numbers), "
+					"found %s", rule->key, type_name(value));
+	rows = json_array_size(value);
+	if (rows == 0)
+		return fail_at(ld, &at, "\"%s\" is empty; expected at least one row", rule->key);
+	if (rule->rows > 0 && rows != (size_t)rule->rows) {
+		if (rows > (size_t)rule->rows)
+			at = place_of(ld, rule->key, 1, (size_t)rule->rows, 0);
+		return fail_at(ld, &at, "\"%s\" has %zu row%s, expected %d (%s)", rule->key, rows,
+			       plural(rows), rule->rows, rule->rows_why);
+	}
+	if (rule->rows == 0 && rows > QKV_MAX_TOKENS) {
+		at = place_of(ld, rule->key, 1, QKV_MAX_TOKENS, 0);
+		return fail_at(ld, &at, "\"%s\" has %zu rows, more than the limit of %d tokens",
+			       rule->key, rows, QKV_MAX_TOKENS);
+	}
+	cols = matrix_row_width(ld, rule, json_array_get(value, 0), 0, rule->cols);
+	if (cols < 0)
+		return -1;
+	for (size_t r = 1; r < rows; r++)
+		if (matrix_row_width(ld, rule, json_array_get(value, r), r, cols) < 0)
+			return -1;
+	if (qkv_matrix_zero(m, (int)rows, cols) != 0)
+		return fail_file(ld, "out of memory for \"%s\" (%zu × %d)", rule->key, rows, cols);
+	for (size_t r = 0; r < rows; r++) {
+		const json_t *row = json_array_get(value, r);
+
+		for (int c = 0; c < cols; c++) {
+			const json_t *cell = json_array_get(row, (size_t)c);
+			double number = json_number_value(cell);
+
+			if (json_is_number(cell) && isfinite(number) && fabs(number) <= QKV_MAX_VALUE) {
+				qkv_matrix_set(m, (int)r, c, number);
+				continue;
+			}
+			at = place_of(ld, rule->key, 2, r, (size_t)c);
+			if (!json_is_number(cell))
+				return fail_at(ld, &at, "\"%s\" row %zu, column %d must be a number, "
+							"found %s", rule->key, r + 1, c + 1,
+					       type_name(cell));
+			return fail_at(ld, &at, "\"%s\" row %zu, column %d is %g, outside the range "
+						"±" LOAD_LIMIT(QKV_MAX_VALUE), rule->key, r + 1, c + 1,
+				       number);
+		}
+	}
+	return 0;
+}
+
+/* Reads Q, K, V: Q fixes n and d_k, V fixes d_v. */
+static int read_direct(const struct loader *ld, struct qkv_problem *p)
+{
+	struct matrix_rule q = { "Q", 0, NULL, 0, "d_k" };
+	struct matrix_rule k = { "K", 0, "n, the rows of \"Q\"", 0, "d_k, as in \"Q\"" };
+	struct matrix_rule v = { "V", 0, "n, the rows of \"Q\"", 0, "d_v" };
+
+	if (read_matrix(ld, &q, &p->q) != 0)
+		return -1;
+	k.rows = v.rows = p->q.rows;
+	k.cols = p->q.cols;
+	if (read_matrix(ld, &k, &p->k) != 0 || read_matrix(ld, &v, &p->v) != 0)
+		return -1;
+	p->n = p->q.rows;
+	return 0;
+}
+
+/* Reads X, W_Q, W_K, W_V: X fixes n and d_model, W_Q fixes d_k, W_V fixes d_v. */
+static int read_projected(const struct loader *ld, struct qkv_problem *p)
+{
+	const char *rows_why = "d_model, the columns of \"X\"";
+	struct matrix_rule x = { "X", 0, NULL, 0, "d_model" };
+	struct matrix_rule w_q = { "W_Q", 0, rows_why, 0, "d_k" };
+	struct matrix_rule w_k = { "W_K", 0, rows_why, 0, "d_k, as in \"W_Q\"" };
+	struct matrix_rule w_v = { "W_V", 0, rows_why, 0, "d_v" };
+
+	if (read_matrix(ld, &x, &p->x) != 0)
+		return -1;
+	w_q.rows = w_k.rows = w_v.rows = p->x.cols;
+	if (read_matrix(ld, &w_q, &p->w_q) != 0)
+		return -1;
+	w_k.cols = p->w_q.cols;
+	if (read_matrix(ld, &w_k, &p->w_k) != 0 || read_matrix(ld, &w_v, &p->w_v) != 0)
+		return -1;
+	p->n = p->x.rows;
+	return 0;
+}
+
+/* The key whose rows fix n, for messages. */
+static const char *n_source(const struct qkv_problem *p)
+{
+	return p->form == QKV_FORM_DIRECT ? "n, the rows of \"Q\"" : "n, the rows of \"X\"";
+}
+
+/* Reads the token labels (1..QKV_MAX_LABEL bytes, one line each), or makes t1..tn. */
+static int read_tokens(const struct loader *ld, struct qkv_problem *p)
+{
+	const json_t *value = json_object_get(ld->root, "tokens");
+	struct place at = place_of(ld, "tokens", 0, 0, 0);
+	char label[16];
+
+	p->tokens = calloc((size_t)p->n, sizeof *p->tokens);
+	if (p->tokens == NULL)
+		return fail_file(ld, "out of memory for %d tokens", p->n);
+	if (value == NULL) {
+		for (int i = 0; i < p->n; i++) {
+			snprintf(label, sizeof label, "t%d", i + 1);
+			p->tokens[i] = strdup(label);
+			if (p->tokens[i] == NULL)
+				return fail_file(ld, "out of memory for the token labels");
+		}
+		return 0;
+	}
+	if (!json_is_array(value))
+		return fail_at(ld, &at, "\"tokens\" must be an array of %d strings, found %s", p->n,
+			       type_name(value));
+	if (json_array_size(value) != (size_t)p->n)
+		return fail_at(ld, &at, "\"tokens\" has %zu label%s, expected %d (%s)",
+			       json_array_size(value), plural(json_array_size(value)), p->n,
+			       n_source(p));
+	for (int i = 0; i < p->n; i++) {
+		const json_t *item = json_array_get(value, (size_t)i);
+		size_t length;
+
+		at = place_of(ld, "tokens", 1, (size_t)i, 0);
+		if (!json_is_string(item))
+			return fail_at(ld, &at, "\"tokens\" item %d must be a string, found %s", i + 1,
+				       type_name(item));
+		length = json_string_length(item);
+		if (length == 0)
+			return fail_at(ld, &at, "\"tokens\" item %d is empty; a label has 1 to %d "
+						"bytes", i + 1, QKV_MAX_LABEL);
+		if (length > QKV_MAX_LABEL)
+			return fail_at(ld, &at, "\"tokens\" item %d is %zu bytes long; a label has 1 "
+						"to %d bytes", i + 1, length, QKV_MAX_LABEL);
+		for (size_t b = 0; b < length; b++) {
+			unsigned char ch = (unsigned char)json_string_value(item)[b];
+
+			if (ch < 0x20 || ch == 0x7f)
+				return fail_at(ld, &at, "\"tokens\" item %d contains a control "
+							"character; a label is one line of text",
+					       i + 1);
+		}
+		p->tokens[i] = strdup(json_string_value(item));
+		if (p->tokens[i] == NULL)
+			return fail_file(ld, "out of memory for the token labels");
+	}
+	return 0;
+}
+
+/* Reads "title" or "notes": any string. */
+static int read_text(const struct loader *ld, const char *key, char **out)
+{
+	const json_t *value = json_object_get(ld->root, key);
+	struct place at = place_of(ld, key, 0, 0, 0);
+
+	if (value == NULL)
+		return 0;
+	if (!json_is_string(value))
+		return fail_at(ld, &at, "\"%s\" must be a string, found %s", key, type_name(value));
+	*out = strdup(json_string_value(value));
+	if (*out == NULL)
+		return fail_file(ld, "out of memory for \"%s\"", key);
+	return 0;
+}
+
+/* Reads a positive divisor ("scale" number or "temperature") within
+ * QKV_MIN_TEMPERATURE..QKV_MAX_TEMPERATURE, so the scaled scores stay finite. */
+static int read_divisor(const struct loader *ld, const char *key, const json_t *value,
+			const char *expected, double *out)
+{
+	struct place at = place_of(ld, key, 0, 0, 0);
+	double number;
+
+	if (!json_is_number(value))
+		return fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected,
+			       type_name(value));
+	number = json_number_value(value);
+	if (!(number > 0))
+		return fail_at(ld, &at, "\"%s\" must be %s, found %g", key, expected, number);
+	if (number < QKV_MIN_TEMPERATURE || number > QKV_MAX_TEMPERATURE)
+		return fail_at(ld, &at, "\"%s\" is %g, outside the range "
+					LOAD_LIMIT(QKV_MIN_TEMPERATURE) " to "
+					LOAD_LIMIT(QKV_MAX_TEMPERATURE), key, number);
+	*out = number;
+	return 0;
+}
+
+/* Reads "scale" ("sqrt_dk", "none" or a positive divisor) and "temperature". */
+static int read_scaling(const struct loader *ld, struct qkv_problem *p)
+{
+	const char *scale_expected = "\"sqrt_dk\", \"none\" or a positive number (the divisor)";
+	const json_t *scale = json_object_get(ld->root, "scale");
+	const json_t *temperature = json_object_get(ld->root, "temperature");
+
+	if (json_is_string(scale)) {
+		const char *word = json_string_value(scale);
+		struct place at = place_of(ld, "scale", 0, 0, 0);
+		char quoted[LOAD_MAX_QUOTE * 4 + 8];
+
+		if (strcmp(word, "sqrt_dk") == 0) {
+			p->scale = QKV_SCALE_SQRT_DK;
+		} else if (strcmp(word, "none") == 0) {
+			p->scale = QKV_SCALE_NONE;
+		} else {
+			quote_text(quoted, sizeof quoted, word, json_string_length(scale),
+				   LOAD_MAX_QUOTE);
+			return fail_at(ld, &at, "\"scale\" must be %s, found \"%s\"", scale_expected,
+				       quoted);
+		}
+	} else if (scale != NULL) {
+		if (read_divisor(ld, "scale", scale, scale_expected, &p->scale_value) != 0)
+			return -1;
+		p->scale = QKV_SCALE_CUSTOM;
+	}
+	if (temperature != NULL &&
+	    read_divisor(ld, "temperature", temperature, "a positive number (τ > 0)",
+			 &p->temperature) != 0)
+		return -1;
+	return 0;
+}
+
+/* Reads a custom mask: n rows of n booleans, true = the key is hidden. */
+static int read_mask_matrix(const struct loader *ld, struct qkv_problem *p, const json_t *value)
+{
+	struct place at = place_of(ld, "mask", 0, 0, 0);
+	size_t n = (size_t)p->n;
+
+	if (json_array_size(value) != n) {
+		if (json_array_size(value) > n)
+			at = place_of(ld, "mask", 1, n, 0);
+		return fail_at(ld, &at, "\"mask\" has %zu row%s, expected %d (%s)",
+			       json_array_size(value), plural(json_array_size(value)), p->n,
+			       n_source(p));
+	}
+	p->mask_bits = calloc(n * n, 1);
+	if (p->mask_bits == NULL)
+		return fail_file(ld, "out of memory for the mask");
+	for (size_t r = 0; r < n; r++) {
+		const json_t *row = json_array_get(value, r);
+
+		at = place_of(ld, "mask", 1, r, 0);
+		if (!json_is_array(row))
+			return fail_at(ld, &at, "\"mask\" row %zu must be an array of booleans, "
+						"found %s", r + 1, type_name(row));
+		if (json_array_size(row) != n)
+			return fail_at(ld, &at, "\"mask\" row %zu has %zu value%s, expected %d (n)",
+				       r + 1, json_array_size(row), plural(json_array_size(row)),
+				       p->n);
+		for (size_t c = 0; c < n; c++) {
+			const json_t *cell = json_array_get(row, c);
+
+			if (!json_is_boolean(cell)) {
+				at = place_of(ld, "mask", 2, r, c);
+				return fail_at(ld, &at, "\"mask\" row %zu, column %zu must be true "
+							"(hidden) or false (seen), found %s",
+					       r + 1, c + 1, type_name(cell));
+			}
+			p->mask_bits[r * n + c] = json_is_true(cell) ? 1 : 0;
+		}
+	}
+	p->mask = QKV_MASK_CUSTOM;
+	return 0;
+}
+
+/* Reads "mask": "none", "causal" or an n×n array of booleans. */
+static int read_mask(const struct loader *ld, struct qkv_problem *p)
+{
+	const char *expected = "\"none\", \"causal\" or an n×n array of booleans";
+	const json_t *value = json_object_get(ld->root, "mask");
+	struct place at = place_of(ld, "mask", 0, 0, 0);
+	char quoted[LOAD_MAX_QUOTE * 4 + 8];
+
+	if (value == NULL)
+		return 0;
+	if (json_is_array(value))
+		return read_mask_matrix(ld, p, value);
+	if (!json_is_string(value))
+		return fail_at(ld, &at, "\"mask\" must be %s, found %s", expected, type_name(value));
+	if (strcmp(json_string_value(value), "none") == 0) {
+		p->mask = QKV_MASK_NONE;
+		return 0;
+	}
+	if (strcmp(json_string_value(value), "causal") == 0) {
+		p->mask = QKV_MASK_CAUSAL;
+		return 0;
+	}
+	quote_text(quoted, sizeof quoted, json_string_value(value), json_string_length(value),
+		   LOAD_MAX_QUOTE);
+	return fail_at(ld, &at, "\"mask\" must be %s, found \"%s\"", expected, quoted);
+}
+
+/* Reads "padding": distinct 0-based token indexes. */
+static int read_padding(const struct loader *ld, struct qkv_problem *p)
+{
+	const json_t *value = json_object_get(ld->root, "padding");
+	struct place at = place_of(ld, "padding", 0, 0, 0);
+
+	if (value == NULL)
+		return 0;
+	if (!json_is_array(value))
+		return fail_at(ld, &at, "\"padding\" must be an array of token indexes (0 to %d), "
+					"found %s", p->n - 1, type_name(value));
+	p->padding = calloc((size_t)p->n, 1);
+	if (p->padding == NULL)
+		return fail_file(ld, "out of memory for the padding");
+	for (size_t i = 0; i < json_array_size(value); i++) {
+		const json_t *item = json_array_get(value, i);
+		json_int_t index;
+
+		at = place_of(ld, "padding", 1, i, 0);
+		if (!json_is_integer(item))
+			return fail_at(ld, &at, "\"padding\" item %zu must be a token index (an "
+						"integer from 0 to %d), found %s", i + 1, p->n - 1,
+				       type_name(item));
+		index = json_integer_value(item);
+		if (index < 0 || index >= p->n)
+			return fail_at(ld, &at, "\"padding\" item %zu is %lld, expected a token index "
+						"from 0 to %d", i + 1, (long long)index, p->n - 1);
+		if (p->padding[index])
+			return fail_at(ld, &at, "\"padding\" item %zu repeats token %lld", i + 1,
+				       (long long)index);
+		p->padding[index] = 1;
+	}
+	return 0;
+}
+
+/* Reads "seed": a non-negative integer, or a string of digits for seeds above
+ * what a JSON integer holds (up to 2^64 − 1). */
+static int read_seed(const struct loader *ld, struct qkv_problem *p)
+{
+	const json_t *value = json_object_get(ld->root, "seed");
+	struct place at = place_of(ld, "seed", 0, 0, 0);
+	const char *expected = "a non-negative integer (up to 18446744073709551615)";
+
+	if (value == NULL)
+		return 0;
+	if (json_is_integer(value) && json_integer_value(value) >= 0) {
+		p->seed = (uint64_t)json_integer_value(value);
+	} else if (json_is_string(value)) {
+		const char *digits = json_string_value(value);
+		char quoted[LOAD_MAX_QUOTE * 4 + 8];
+		char *end;
+
+		errno = 0;
+		p->seed = strtoull(digits, &end, 10);
+		quote_text(quoted, sizeof quoted, digits, json_string_length(value), LOAD_MAX_QUOTE);
+		if (digits[0] < '0' || digits[0] > '9' || *end != '\0' || errno != 0 ||
+		    json_string_length(value) > 20)
+			return fail_at(ld, &at, "\"seed\" must be %s, found \"%s\"", expected,
+				       quoted);
+	} else if (json_is_integer(value)) {
+		return fail_at(ld, &at, "\"seed\" must be %s, found %lld", expected,
+			       (long long)json_integer_value(value));
+	} else {
+		return fail_at(ld, &at, "\"seed\" must be %s, found %s", expected,
+			       type_name(value));
+	}
+	p->seeded = true;
+	return 0;
+}
+
+/* Builds p from the parsed document, checking everything in a fixed order. */
+static int read_problem(const struct loader *ld, struct qkv_problem *p)
+{
+	const struct place top = { 0, { 0, 0, 0 }, false };
+	int code;
+
+	if (!json_is_object(ld->root))
+		return fail_at(ld, &top, "expected a JSON object { ... } at the top level, found %s",
+			       type_name(ld->root));
+	if (check_keys(ld) != 0 || read_form(ld, &p->form) != 0)
+		return -1;
+	if (p->form == QKV_FORM_DIRECT ? read_direct(ld, p) : read_projected(ld, p))
+		return -1;
+	if (read_tokens(ld, p) != 0 || read_text(ld, "title", &p->title) != 0 ||
+	    read_text(ld, "notes", &p->notes) != 0 || read_scaling(ld, p) != 0 ||
+	    read_mask(ld, p) != 0 || read_padding(ld, p) != 0 || read_seed(ld, p) != 0)
+		return -1;
+	code = qkv_problem_check(p);
+	if (code != 0)
+		return fail_file(ld, "the problem does not hold together (%s)",
+				 qkv_error_string(code));
+	return 0;
+}
+
+int load_string(const char *text, size_t length, const char *name, struct qkv_problem *p,
+		char *err, size_t err_size)
+{
+	struct loader ld = { text, length, name, err, err_size, NULL };
+	struct scan start;
+	json_error_t error;
+	int result;
+
+	qkv_problem_fini(p);
+	qkv_problem_init(p);
+	if (err_size > 0)
+		err[0] = '\0';
+	if (length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		/* A byte order mark, as some Windows editors write: not part of the JSON. */
+		ld.text += 3;
+		ld.length -= 3;
+	}
+	if (length > (size_t)LOAD_MAX_BYTES)
+		return fail_file(&ld, "the text is larger than the limit of %ld MiB for a problem",
+				 LOAD_MAX_BYTES / (1024 * 1024));
+	if (check_encoding(&ld) != 0)
+		return -1;
+	start = (struct scan){ ld.text, ld.length, 0 };
+	scan_space(&start);
+	if (start.pos == ld.length)
+		return fail_offset(&ld, 0, "the file is empty; expected a JSON object { ... }");
+	ld.root = json_loadb(ld.text, ld.length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
+	if (ld.root == NULL)
+		return syntax_error(&ld, &error);
+	result = read_problem(&ld, p);
+	json_decref(ld.root);
+	if (result != 0) {
+		qkv_problem_fini(p);
+		qkv_problem_init(p);
+	}
+	return result;
+}
+
+/* Reads a whole file of at most LOAD_MAX_BYTES into a malloc'd buffer. */
+static int read_all(const struct loader *ld, int fd, char **text, size_t *length)
+{
+	size_t size = 0, capacity = 65536;
+	char *buffer = malloc(capacity);
+
+	if (buffer == NULL)
+		return fail_file(ld, "cannot read: out of memory");
+	for (;;) {
+		ssize_t got;
+
+		if (size == capacity) {
+			char *bigger;
+
+			if (capacity > (size_t)LOAD_MAX_BYTES) {
+				free(buffer);
+				return fail_file(ld, "the file is larger than the limit of %ld MiB "
+						     "for a problem", LOAD_MAX_BYTES / (1024 * 1024));
+			}
+			bigger = realloc(buffer, capacity * 2);
+			if (bigger == NULL) {
+				free(buffer);
+				return fail_file(ld, "cannot read: out of memory");
+			}
+			buffer = bigger;
+			capacity *= 2;
+		}
+		got = read(fd, buffer + size, capacity - size);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int saved = errno;
+
+			free(buffer);
+			return fail_file(ld, "cannot read: %s", strerror(saved));
+		}
+		if (got == 0)
+			break;
+		size += (size_t)got;
+	}
+	*text = buffer;
+	*length = size;
+	return 0;
+}
+
+int load_file(const char *path, struct qkv_problem *p, char *err, size_t err_size)
+{
+	struct loader ld = { "", 0, path, err, err_size, NULL };
+	struct stat st;
+	char *text = NULL;
+	size_t length = 0;
+	int fd, result;
+
+	qkv_problem_fini(p);
+	qkv_problem_init(p);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail_file(&ld, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+		int saved = S_ISDIR(st.st_mode) ? EISDIR : errno;
+
+		close(fd);
+		return fail_file(&ld, "cannot open: %s", strerror(saved));
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > LOAD_MAX_BYTES) {
+		close(fd);
+		return fail_file(&ld, "the file is larger than the limit of %ld MiB for a problem",
+				 LOAD_MAX_BYTES / (1024 * 1024));
+	}
+	result = read_all(&ld, fd, &text, &length);
+	close(fd);
+	if (result != 0)
+		return -1;
+	result = load_string(text, length, path, p, err, err_size);
+	free(text);
+	return result;
+}

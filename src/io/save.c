@@ -1,0 +1,396 @@
+/* save.c — problems written as JSON (DESIGN.md "Files") that load.c reads back to
+ * exactly the same problem: every double is written so it reads back bit for bit.
+ * Saving is atomic: a temporary file next to the target, flushed to disk, then
+ * renamed over it with the target's mode. A failed save must never touch the
+ * original file and never leave the temporary file behind. */
+#define _XOPEN_SOURCE 700 /* realpath() */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/save.h"
+#include "qkv/format.h"
+
+/* A growing text; `failed` records an allocation failure once and for all. */
+struct text {
+	char *s;
+	size_t length;
+	size_t capacity;
+	bool failed;
+	int members; /* object members written so far */
+};
+
+/* Appends length bytes. */
+static void text_add(struct text *t, const char *s, size_t length)
+{
+	if (t->failed)
+		return;
+	if (t->length + length + 1 > t->capacity) {
+		size_t capacity = t->capacity > 0 ? t->capacity : 1024;
+		char *bigger;
+
+		while (t->length + length + 1 > capacity)
+			capacity *= 2;
+		bigger = realloc(t->s, capacity);
+		if (bigger == NULL) {
+			t->failed = true;
+			return;
+		}
+		t->s = bigger;
+		t->capacity = capacity;
+	}
+	memcpy(t->s + t->length, s, length);
+	t->length += length;
+	t->s[t->length] = '\0';
+}
+
+static void text_puts(struct text *t, const char *s)
+{
+	text_add(t, s, strlen(s));
+}
+
+/* Appends a number that reads back as the same double; -0 keeps its sign. */
+static void text_number(struct text *t, double value)
+{
+	char buf[40];
+
+	if (value == 0 && signbit(value)) {
+		text_puts(t, "-0.0");
+		return;
+	}
+	qkv_format_exact(buf, sizeof buf, value);
+	text_puts(t, buf);
+}
+
+/* Appends s as a JSON string. Bytes that are not UTF-8 become U+FFFD, so the
+ * file always loads even when a label was typed in a broken encoding. */
+static void text_string(struct text *t, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t length = strlen(s);
+	char escape[8];
+
+	text_puts(t, "\"");
+	for (size_t i = 0; i < length;) {
+		unsigned int c = u[i];
+		size_t count = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+			       : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		bool valid = count > 0 && i + count <= length;
+
+		for (size_t k = 1; valid && k < count; k++)
+			valid = (u[i + k] & 0xc0) == 0x80;
+		if (valid && count == 3)
+			valid = !(c == 0xe0 && u[i + 1] < 0xa0) && !(c == 0xed && u[i + 1] >= 0xa0);
+		if (valid && count == 4)
+			valid = !(c == 0xf0 && u[i + 1] < 0x90) && !(c == 0xf4 && u[i + 1] >= 0x90);
+		if (!valid) {
+			text_puts(t, "\\ufffd");
+			i++;
+		} else if (c == '"' || c == '\\') {
+			text_puts(t, c == '"' ? "\\\"" : "\\\\");
+			i++;
+		} else if (c == '\n' || c == '\t') {
+			text_puts(t, c == '\n' ? "\\n" : "\\t");
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			snprintf(escape, sizeof escape, "\\u%04x", c);
+			text_puts(t, escape);
+			i++;
+		} else {
+			text_add(t, s + i, count);
+			i += count;
+		}
+	}
+	text_puts(t, "\"");
+}
+
+/* Appends `"key": ` at the start of a member line. */
+static void text_key(struct text *t, const char *key)
+{
+	text_puts(t, t->members++ > 0 ? ",\n  " : "{\n  ");
+	text_string(t, key);
+	text_puts(t, ": ");
+}
+
+/* Appends a matrix, one row per line, rows aligned under the first. */
+static void text_matrix(struct text *t, const char *key, const struct qkv_matrix *m)
+{
+	text_key(t, key);
+	text_puts(t, "[");
+	for (int r = 0; r < m->rows; r++) {
+		if (r > 0) {
+			text_puts(t, ",\n   ");
+			for (size_t i = 0; i < strlen(key) + 4; i++)
+				text_puts(t, " ");
+		}
+		text_puts(t, "[");
+		for (int c = 0; c < m->cols; c++) {
+			if (c > 0)
+				text_puts(t, ", ");
+			text_number(t, qkv_matrix_get(m, r, c));
+		}
+		text_puts(t, "]");
+	}
+	text_puts(t, "]");
+}
+
+/* Appends the custom mask as n rows of booleans, true = hidden. */
+static void text_mask(struct text *t, const struct qkv_problem *p)
+{
+	size_t n = (size_t)p->n;
+
+	text_key(t, "mask");
+	text_puts(t, "[");
+	for (size_t r = 0; r < n; r++) {
+		if (r > 0)
+			text_puts(t, ",\n           ");
+		text_puts(t, "[");
+		for (size_t c = 0; c < n; c++) {
+			bool hidden = p->mask_bits != NULL && p->mask_bits[r * n + c] != 0;
+
+			text_puts(t, c > 0 ? ", " : "");
+			text_puts(t, hidden ? "true" : "false");
+		}
+		text_puts(t, "]");
+	}
+	text_puts(t, "]");
+}
+
+/* Appends the padding list when any token is padding. */
+static void text_padding(struct text *t, const struct qkv_problem *p)
+{
+	bool first = true;
+	char index[16];
+
+	for (int i = 0; p->padding != NULL && i < p->n; i++) {
+		if (!p->padding[i])
+			continue;
+		if (first)
+			text_key(t, "padding");
+		snprintf(index, sizeof index, "%d", i);
+		text_puts(t, first ? "[" : ", ");
+		text_puts(t, index);
+		first = false;
+	}
+	if (!first)
+		text_puts(t, "]");
+}
+
+char *save_string(const struct qkv_problem *p)
+{
+	static const enum qkv_input direct[] = { QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V };
+	static const enum qkv_input projected[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K,
+						    QKV_INPUT_W_V };
+	bool is_direct = p->form == QKV_FORM_DIRECT;
+	const enum qkv_input *inputs = is_direct ? direct : projected;
+	struct text t = { NULL, 0, 0, false, 0 };
+	char seed[32];
+
+	if (p->title != NULL) {
+		text_key(&t, "title");
+		text_string(&t, p->title);
+	}
+	if (p->notes != NULL) {
+		text_key(&t, "notes");
+		text_string(&t, p->notes);
+	}
+	text_key(&t, "tokens");
+	for (int i = 0; i < p->n; i++) {
+		text_puts(&t, i > 0 ? ", " : "[");
+		text_string(&t, p->tokens[i]);
+	}
+	text_puts(&t, "]");
+	for (int i = 0; i < (is_direct ? 3 : 4); i++)
+		text_matrix(&t, qkv_input_name(inputs[i]), qkv_problem_input_const(p, inputs[i]));
+	text_key(&t, "scale");
+	if (p->scale == QKV_SCALE_CUSTOM)
+		text_number(&t, p->scale_value);
+	else
+		text_puts(&t, p->scale == QKV_SCALE_NONE ? "\"none\"" : "\"sqrt_dk\"");
+	text_key(&t, "temperature");
+	text_number(&t, p->temperature);
+	if (p->mask == QKV_MASK_CUSTOM) {
+		text_mask(&t, p);
+	} else {
+		text_key(&t, "mask");
+		text_puts(&t, p->mask == QKV_MASK_CAUSAL ? "\"causal\"" : "\"none\"");
+	}
+	text_padding(&t, p);
+	if (p->seeded) {
+		/* JSON integers stop at 2^63 − 1 in jansson; larger seeds go as strings. */
+		snprintf(seed, sizeof seed, p->seed > INT64_MAX ? "\"%llu\"" : "%llu",
+			 (unsigned long long)p->seed);
+		text_key(&t, "seed");
+		text_puts(&t, seed);
+	}
+	text_puts(&t, "\n}\n");
+	if (t.failed) {
+		free(t.s);
+		return NULL;
+	}
+	return t.s;
+}
+
+/* Writes "PATH: cannot save: why" into err; returns -1. */
+__attribute__((format(printf, 4, 5)))
+static int save_fail(char *err, size_t err_size, const char *path, const char *format, ...)
+{
+	va_list args;
+	int used;
+
+	if (err_size == 0)
+		return -1;
+	used = snprintf(err, err_size, "%s: cannot save: ", path);
+	if (used >= 0 && (size_t)used < err_size) {
+		va_start(args, format);
+		vsnprintf(err + used, err_size - (size_t)used, format, args);
+		va_end(args);
+	}
+	return -1;
+}
+
+/* Writes all of text to fd, retrying short writes; 0 or an errno value. */
+static int write_all(int fd, const char *text, size_t length)
+{
+	while (length > 0) {
+		ssize_t done = write(fd, text, length);
+
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done < 0)
+			return errno;
+		text += done;
+		length -= (size_t)done;
+	}
+	return 0;
+}
+
+/* The mode the saved file gets: the existing file's, or 0644 less the umask. */
+static mode_t target_mode(const struct stat *st, bool exists)
+{
+	mode_t mask;
+
+	if (exists)
+		return st->st_mode & 07777;
+	mask = umask(022);
+	umask(mask);
+	return 0644 & ~mask;
+}
+
+/* Writes text to a new temporary file next to target and renames it over target. */
+static int replace_file(const char *target, const char *text, mode_t mode, char *err,
+			size_t err_size, const char *path)
+{
+	size_t length = strlen(target);
+	char *temp = malloc(length + sizeof ".XXXXXX");
+	int fd, code;
+
+	if (temp == NULL)
+		return save_fail(err, err_size, path, "out of memory");
+	memcpy(temp, target, length);
+	memcpy(temp + length, ".XXXXXX", sizeof ".XXXXXX");
+	fd = mkstemp(temp);
+	if (fd < 0) {
+		code = errno;
+		free(temp);
+		return save_fail(err, err_size, path, "cannot create a file in its folder (%s)",
+				 strerror(code));
+	}
+	code = write_all(fd, text, strlen(text));
+	if (code == 0 && fchmod(fd, mode) != 0)
+		code = errno;
+	if (code == 0 && fsync(fd) != 0)
+		code = errno;
+	if (close(fd) != 0 && code == 0)
+		code = errno;
+	if (code == 0 && rename(temp, target) != 0)
+		code = errno;
+	if (code != 0) {
+		unlink(temp);
+		free(temp);
+		return save_fail(err, err_size, path, "%s", strerror(code));
+	}
+	free(temp);
+	return 0;
+}
+
+/* Flushes the folder holding path, so the rename itself survives a crash. */
+static void sync_folder(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *folder;
+	int fd;
+
+	if (slash == NULL) {
+		folder = strdup(".");
+	} else {
+		size_t length = slash == path ? 1 : (size_t)(slash - path);
+
+		folder = malloc(length + 1);
+		if (folder != NULL) {
+			memcpy(folder, path, length);
+			folder[length] = '\0';
+		}
+	}
+	if (folder == NULL)
+		return;
+	fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(folder);
+}
+
+int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size)
+{
+	struct stat st;
+	bool exists;
+	char *target = NULL;
+	char *text;
+	int result;
+
+	if (err_size > 0)
+		err[0] = '\0';
+	exists = lstat(path, &st) == 0;
+	if (!exists && errno != ENOENT)
+		return save_fail(err, err_size, path, "%s", strerror(errno));
+	if (exists && S_ISLNK(st.st_mode)) {
+		/* Saving through a link replaces the file it points to, not the link. */
+		target = realpath(path, NULL);
+		if (target == NULL || stat(target, &st) != 0) {
+			int code = errno;
+
+			free(target);
+			return save_fail(err, err_size, path, "%s", strerror(code));
+		}
+	}
+	if (exists && S_ISDIR(st.st_mode)) {
+		free(target);
+		return save_fail(err, err_size, path, "it is a folder, not a file");
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		free(target);
+		return save_fail(err, err_size, path, "it is not a regular file");
+	}
+	text = save_string(p);
+	if (text == NULL) {
+		free(target);
+		return save_fail(err, err_size, path, "out of memory");
+	}
+	result = replace_file(target != NULL ? target : path, text, target_mode(&st, exists), err,
+			      err_size, path);
+	if (result == 0)
+		sync_folder(target != NULL ? target : path);
+	free(text);
+	free(target);
+	return result;
+}

@@ -1,0 +1,546 @@
+/* test_save.c — saving problems: save then load gives back exactly the same problem
+ * (bit-identical doubles, masks, padding, seeds, labels); the text is the format of
+ * the samples; saving is atomic, keeps the file's mode, follows links, and a failed
+ * save leaves the original untouched and no temporary file behind. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/builtin.h"
+#include "io/load.h"
+#include "io/save.h"
+#include "qkv/error.h"
+
+/* A fresh temporary folder for one test; removed by remove_folder(). */
+static void make_folder(char *folder, size_t size)
+{
+	snprintf(folder, size, "/tmp/qkv-test-save-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(folder));
+}
+
+/* Removes the folder and the files directly inside it. */
+static void remove_folder(const char *folder)
+{
+	DIR *dir = opendir(folder);
+	struct dirent *entry;
+	char path[1024];
+
+	ck_assert_ptr_nonnull(dir);
+	while ((entry = readdir(dir)) != NULL) {
+		if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
+		if (rmdir(path) != 0)
+			unlink(path);
+	}
+	closedir(dir);
+	rmdir(folder);
+}
+
+/* Entries in a folder other than . and .. */
+static int folder_entries(const char *folder)
+{
+	DIR *dir = opendir(folder);
+	struct dirent *entry;
+	int count = 0;
+
+	ck_assert_ptr_nonnull(dir);
+	while ((entry = readdir(dir)) != NULL)
+		if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0)
+			count++;
+	closedir(dir);
+	return count;
+}
+
+/* The whole content of a file (malloc'd), or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text;
+	long size;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	text = calloc((size_t)size + 1, 1);
+	if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size) {
+		free(text);
+		text = NULL;
+	}
+	fclose(f);
+	return text;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Saves p into folder/name, loads it back and checks the two are equal. */
+static void round_trip(const struct qkv_problem *p, const char *folder, const char *name)
+{
+	struct qkv_problem back;
+	char path[1024], err[1024];
+
+	snprintf(path, sizeof path, "%s/%s", folder, name);
+	qkv_problem_init(&back);
+	ck_assert_msg(save_file(path, p, err, sizeof err) == 0, "save: %s", err);
+	ck_assert_msg(load_file(path, &back, err, sizeof err) == 0, "load: %s", err);
+	ck_assert_msg(qkv_problem_equal(p, &back), "%s did not read back the same", name);
+	qkv_problem_fini(&back);
+}
+
+START_TEST(worked_example_round_trip_and_format)
+{
+	char folder[64], path[1024];
+	struct qkv_problem p;
+	char *text, *sample;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	round_trip(&p, folder, "worked.json");
+	/* The sample was written by hand in the saved format: one matrix row per line. */
+	text = save_string(&p);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "  \"Q\": [[1, 0],\n        [0, 1],\n        [1, 1]],\n"));
+	snprintf(path, sizeof path, "%s/samples/worked-example.json", getenv("QKV_SOURCE_ROOT"));
+	sample = slurp(path);
+	ck_assert_ptr_nonnull(sample);
+	ck_assert_str_eq(text, sample);
+	snprintf(path, sizeof path, "%s/worked.json", folder);
+	free(sample);
+	sample = slurp(path);
+	ck_assert_str_eq(text, sample);
+	ck_assert_int_eq(folder_entries(folder), 1);
+	free(sample);
+	free(text);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+/* The samples were written by hand in the saved layout, so saving one after loading
+ * it gives back the same bytes: a teacher who saves an untouched sample sees no diff. */
+START_TEST(samples_save_back_unchanged)
+{
+	char folder[1024], path[1200], err[512];
+	const char *root = getenv("QKV_SOURCE_ROOT");
+	struct dirent *entry;
+	struct qkv_problem p;
+	int count = 0;
+	DIR *dir;
+
+	snprintf(folder, sizeof folder, "%s/samples", root);
+	dir = opendir(folder);
+	ck_assert_ptr_nonnull(dir);
+	qkv_problem_init(&p);
+	while ((entry = readdir(dir)) != NULL) {
+		size_t length = strlen(entry->d_name);
+		char *original, *saved;
+
+		if (length < 6 || strcmp(entry->d_name + length - 5, ".json") != 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
+		ck_assert_msg(load_file(path, &p, err, sizeof err) == 0, "%s", err);
+		original = slurp(path);
+		saved = save_string(&p);
+		ck_assert_msg(strcmp(original, saved) == 0, "%s changes when saved", entry->d_name);
+		free(original);
+		free(saved);
+		count++;
+	}
+	closedir(dir);
+	qkv_problem_fini(&p);
+	ck_assert_int_ge(count, 8);
+}
+END_TEST
+
+/* Doubles whose shortest exact text needs care: 17 digits, subnormals, -0, the limit. */
+START_TEST(awkward_doubles_round_trip)
+{
+	const double awkward[] = {
+		0.1, 1.0 / 3, -2.0 / 3, 1e-300, -1e-300, 4.9406564584124654e-324, DBL_MIN,
+		nextafter(DBL_MIN, 0), -0.0, 0.0, QKV_MAX_VALUE, -QKV_MAX_VALUE,
+		nextafter(QKV_MAX_VALUE, 0), nextafter(0.1, 1), nextafter(1.0, 2),
+		nextafter(1.0, 0), 123456789.12345679, -2.5e11, 0.30000000000000004, acos(-1.0),
+	};
+	size_t count = sizeof awkward / sizeof awkward[0];
+	char folder[64];
+	struct qkv_problem p, back;
+	char *text;
+	char err[512];
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	qkv_problem_init(&back);
+	ck_assert_int_eq(qkv_problem_random(&p, 5, 4, 4, 42), 0);
+	for (size_t i = 0; i < count; i++) {
+		qkv_matrix_set(&p.q, (int)(i / 4), (int)(i % 4), awkward[i]);
+		qkv_matrix_set(&p.v, (int)(4 - i / 4), (int)(3 - i % 4), awkward[i]);
+	}
+	p.temperature = 1.0 / 3;
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	round_trip(&p, folder, "awkward.json");
+	/* -0 must keep its sign (bit-identical), not just compare equal. */
+	text = save_string(&p);
+	ck_assert_int_eq(load_string(text, strlen(text), "s", &back, err, sizeof err), 0);
+	ck_assert(signbit(qkv_matrix_get(&back.q, 2, 0)));
+	ck_assert(!signbit(qkv_matrix_get(&back.q, 2, 1)));
+	ck_assert(back.seeded && back.seed == 42);
+	free(text);
+	qkv_problem_fini(&back);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+/* A value beyond the loader's limit is written faithfully, and the loader then
+ * refuses it with a clear line rather than reading something else. */
+START_TEST(huge_value_saved_exactly_but_refused)
+{
+	struct qkv_problem p, back;
+	char err[512];
+	char *text, *at;
+
+	qkv_problem_init(&p);
+	qkv_problem_init(&back);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	qkv_matrix_set(&p.v, 1, 1, -2.5e300);
+	text = save_string(&p);
+	ck_assert_ptr_nonnull(text);
+	at = strstr(text, "[0, -2.5e+300]");
+	ck_assert_ptr_nonnull(at);
+	ck_assert(strtod(at + 4, NULL) == -2.5e300);
+	ck_assert_int_eq(load_string(text, strlen(text), "big.json", &back, err, sizeof err), -1);
+	ck_assert_str_eq(err, "big.json:12:13: \"V\" row 2, column 2 is -2.5e+300, outside the "
+			      "range ±1e12");
+	free(text);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(options_round_trip)
+{
+	char folder[64];
+	struct qkv_problem p;
+	size_t n;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 4, 3, 2, UINT64_MAX), 0);
+	n = (size_t)p.n;
+	/* Custom mask with an irregular pattern, padding, custom scale, big seed. */
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
+	p.mask_bits[0 * n + 3] = 0;
+	p.mask_bits[3 * n + 0] = 1;
+	p.mask_bits[2 * n + 2] = 1;
+	p.padding = calloc(n, 1);
+	ck_assert_ptr_nonnull(p.padding);
+	p.padding[1] = 1;
+	p.padding[3] = 1;
+	p.scale = QKV_SCALE_CUSTOM;
+	p.scale_value = 0.7;
+	p.temperature = QKV_MIN_TEMPERATURE;
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	round_trip(&p, folder, "options.json");
+
+	p.seed = (uint64_t)INT64_MAX;
+	p.scale = QKV_SCALE_NONE;
+	p.temperature = QKV_MAX_TEMPERATURE;
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	round_trip(&p, folder, "options.json");
+
+	p.seeded = false;
+	memset(p.padding, 0, n);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_NONE), 0);
+	p.scale = QKV_SCALE_SQRT_DK;
+	round_trip(&p, folder, "options.json");
+	ck_assert_int_eq(folder_entries(folder), 1);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+START_TEST(projected_form_round_trip)
+{
+	static const double x[] = { 1, 0.25, -3, 0.1, 2, 1e-7 };
+	static const double w_q[] = { 1.0 / 7, 2, 0.5, -1, 3, 4 };
+	static const double w_k[] = { 0, 1, 1, 0, 0.3, 0.3 };
+	static const double w_v[] = { 5, 6, 7, 8, 9, 10, 11, 12, 13 };
+	char folder[64];
+	struct qkv_problem p;
+	char *text;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 2, 1, 1, 7), 0);
+	p.seeded = false;
+	qkv_matrix_fini(&p.q);
+	qkv_matrix_fini(&p.k);
+	qkv_matrix_fini(&p.v);
+	p.form = QKV_FORM_PROJECTED;
+	ck_assert_int_eq(qkv_matrix_set_all(&p.x, 2, 3, x), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.w_q, 3, 2, w_q), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.w_k, 3, 2, w_k), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.w_v, 3, 3, w_v), 0);
+	ck_assert_int_eq(qkv_problem_set_label(&p, 0, "say \"hi\""), 0);
+	ck_assert_int_eq(qkv_problem_set_title(&p, "Projections \\ with \"quotes\"\tand a tab"), 0);
+	ck_assert_int_eq(qkv_problem_set_notes(&p, "Line one\nline two \xe2\x9f\xa8q\xe2\x9f\xa9 \x01"),
+			 0);
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	round_trip(&p, folder, "projected.json");
+	text = save_string(&p);
+	ck_assert_ptr_null(strstr(text, "\"Q\""));
+	ck_assert_ptr_nonnull(strstr(text, "\"W_V\": [[5, 6, 7],\n          [8, 9, 10],\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\\u0001"));
+	free(text);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+/* A label typed in a broken encoding is saved as U+FFFD, so the file still loads. */
+START_TEST(invalid_utf8_label_still_loads)
+{
+	struct qkv_problem p, back;
+	char err[512];
+	char *text;
+
+	qkv_problem_init(&p);
+	qkv_problem_init(&back);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_problem_set_label(&p, 1, "caf\xe9"), 0);
+	text = save_string(&p);
+	ck_assert_int_eq(load_string(text, strlen(text), "s", &back, err, sizeof err), 0);
+	ck_assert_str_eq(back.tokens[1], "caf\xef\xbf\xbd");
+	free(text);
+	qkv_problem_fini(&back);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(keeps_mode_of_existing_file)
+{
+	static const mode_t modes[] = { 0600, 0640, 0664, 0444 };
+	char folder[64], path[1024], err[512];
+	struct qkv_problem p;
+	struct stat st;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	snprintf(path, sizeof path, "%s/mode.json", folder);
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		write_text(path, "old");
+		ck_assert_int_eq(chmod(path, modes[i]), 0);
+		ck_assert_msg(save_file(path, &p, err, sizeof err) == 0, "%s", err);
+		ck_assert_int_eq(stat(path, &st), 0);
+		ck_assert_int_eq(st.st_mode & 07777, modes[i]);
+		unlink(path);
+	}
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+START_TEST(new_file_follows_umask)
+{
+	char folder[64], path[1024], err[512];
+	struct qkv_problem p;
+	struct stat st;
+	mode_t old = umask(077);
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	snprintf(path, sizeof path, "%s/private.json", folder);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	umask(022);
+	snprintf(path, sizeof path, "%s/shared.json", folder);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), 0);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0644);
+	umask(old);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+START_TEST(saving_through_a_link_keeps_the_link)
+{
+	char folder[64], target[1024], link[1024], err[512];
+	struct qkv_problem p, back;
+	struct stat st;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	qkv_problem_init(&back);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	snprintf(target, sizeof target, "%s/real.json", folder);
+	snprintf(link, sizeof link, "%s/link.json", folder);
+	write_text(target, "old");
+	ck_assert_int_eq(symlink("real.json", link), 0);
+	ck_assert_int_eq(save_file(link, &p, err, sizeof err), 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(load_file(target, &back, err, sizeof err), 0);
+	ck_assert(qkv_problem_equal(&p, &back));
+	ck_assert_int_eq(folder_entries(folder), 2);
+	qkv_problem_fini(&back);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+START_TEST(directory_path_fails_cleanly)
+{
+	char folder[64], expected[1024], err[512];
+	struct qkv_problem p;
+	struct stat st;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(save_file(folder, &p, err, sizeof err), -1);
+	snprintf(expected, sizeof expected, "%s: cannot save: it is a folder, not a file", folder);
+	ck_assert_str_eq(err, expected);
+	ck_assert_int_eq(stat(folder, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(folder_entries(folder), 0);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+START_TEST(missing_folder_fails_cleanly)
+{
+	char folder[64], path[1024], expected[1200], err[1200];
+	struct qkv_problem p;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	snprintf(path, sizeof path, "%s/no-such-folder/p.json", folder);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	snprintf(expected, sizeof expected, "%s: cannot save: cannot create a file in its folder "
+		 "(%s)", path, strerror(ENOENT));
+	ck_assert_str_eq(err, expected);
+	ck_assert_int_eq(folder_entries(folder), 0);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+/* /proc refuses new files even to root: the save fails and the file it would have
+ * replaced reads exactly as before. */
+START_TEST(refused_folder_leaves_original)
+{
+	const char *path = "/proc/self/comm";
+	struct qkv_problem p;
+	char err[512];
+	char *before, *after;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	before = slurp(path);
+	ck_assert_ptr_nonnull(before);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	ck_assert(strncmp(err, "/proc/self/comm: cannot save: ", 30) == 0);
+	ck_assert_ptr_null(strchr(err, '\n'));
+	after = slurp(path);
+	ck_assert_str_eq(before, after);
+	free(before);
+	free(after);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* A read-only folder: root ignores the permission bits, so as root this case
+ * cannot fail and is skipped (refused_folder_leaves_original covers it there). */
+START_TEST(read_only_folder_leaves_original)
+{
+	char folder[64], path[1024], expected[1200], err[1200];
+	struct qkv_problem p;
+	char *after;
+
+	if (geteuid() == 0)
+		return;
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	snprintf(path, sizeof path, "%s/kept.json", folder);
+	write_text(path, "the original");
+	ck_assert_int_eq(chmod(folder, 0555), 0);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	snprintf(expected, sizeof expected, "%s: cannot save: cannot create a file in its folder "
+		 "(%s)", path, strerror(EACCES));
+	ck_assert_str_eq(err, expected);
+	after = slurp(path);
+	ck_assert_str_eq(after, "the original");
+	ck_assert_int_eq(folder_entries(folder), 1);
+	ck_assert_int_eq(chmod(folder, 0755), 0);
+	free(after);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+static Suite *save_suite(void)
+{
+	Suite *s = suite_create("save");
+	TCase *trip = tcase_create("round-trip");
+	TCase *files = tcase_create("files");
+
+	tcase_add_test(trip, worked_example_round_trip_and_format);
+	tcase_add_test(trip, samples_save_back_unchanged);
+	tcase_add_test(trip, awkward_doubles_round_trip);
+	tcase_add_test(trip, huge_value_saved_exactly_but_refused);
+	tcase_add_test(trip, options_round_trip);
+	tcase_add_test(trip, projected_form_round_trip);
+	tcase_add_test(trip, invalid_utf8_label_still_loads);
+	suite_add_tcase(s, trip);
+
+	tcase_add_test(files, keeps_mode_of_existing_file);
+	tcase_add_test(files, new_file_follows_umask);
+	tcase_add_test(files, saving_through_a_link_keeps_the_link);
+	tcase_add_test(files, directory_path_fails_cleanly);
+	tcase_add_test(files, missing_folder_fails_cleanly);
+	tcase_add_test(files, refused_folder_leaves_original);
+	tcase_add_test(files, read_only_folder_leaves_original);
+	suite_add_tcase(s, files);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	if (getenv("QKV_SOURCE_ROOT") == NULL) {
+		fprintf(stderr, "test_save: set QKV_SOURCE_ROOT to the source tree\n");
+		return 1;
+	}
+	sr = srunner_create(save_suite());
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? 0 : 1;
+}
