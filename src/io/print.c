@@ -85,8 +85,8 @@ void print_options_default(struct print_options *o)
 	o->decimals = 4;
 }
 
-/* Columns on screen taken by UTF-8 text (one per code point: labels and the
- * printer's own glyphs are all narrow). */
+/* Columns taken by UTF-8 text, one per code point: right for the printer's own
+ * glyphs and for most labels; a label in a wide script (CJK) shifts its row. */
 static int text_width(const char *s)
 {
 	int width = 0;
@@ -637,22 +637,46 @@ static void csv_stats(struct printer *pr)
 	}
 }
 
+/* Writes text as the format needs it: as is, or escaped for Markdown or LaTeX
+ * (whatever its length: the escaped copy is sized for the worst case). */
+static void put_escaped(struct printer *pr, const char *text)
+{
+	size_t size = strlen(text) * 17 + 1; /* "\\" → "\\textbackslash{}" is the longest */
+	char *escaped;
+
+	if (pr->format != PRINT_MARKDOWN && pr->format != PRINT_LATEX) {
+		fputs(text, pr->out);
+		return;
+	}
+	escaped = malloc(size);
+	if (escaped == NULL) {
+		pr->out_of_memory = true;
+		return;
+	}
+	if (pr->format == PRINT_MARKDOWN)
+		escape_markdown(escaped, size, text);
+	else
+		escape_latex(escaped, size, text);
+	fputs(escaped, pr->out);
+	free(escaped);
+}
+
 /* A heading in the current format (level 1 = the title, 2 = a stage or input). */
 static void heading(struct printer *pr, int level, const char *text)
 {
-	char escaped[CELL_SIZE * 2];
-
 	switch (pr->format) {
 	case PRINT_TEXT:
 		fprintf(pr->out, "%s\n", text);
 		break;
 	case PRINT_MARKDOWN:
-		escape_markdown(escaped, sizeof escaped, text);
-		fprintf(pr->out, "%s %s\n\n", level == 1 ? "#" : "##", escaped);
+		fputs(level == 1 ? "# " : "## ", pr->out);
+		put_escaped(pr, text);
+		fputs("\n\n", pr->out);
 		break;
 	case PRINT_LATEX:
-		escape_latex(escaped, sizeof escaped, text);
-		fprintf(pr->out, "\\%s{%s}\n", level == 1 ? "subsection*" : "paragraph", escaped);
+		fprintf(pr->out, "\\%s{", level == 1 ? "subsection*" : "paragraph");
+		put_escaped(pr, text);
+		fputs("}\n", pr->out);
 		break;
 	case PRINT_CSV:
 	case PRINT_JSON:
@@ -663,19 +687,14 @@ static void heading(struct printer *pr, int level, const char *text)
 /* A line of prose under a heading: indented in text, a paragraph elsewhere. */
 static void prose(struct printer *pr, const char *text)
 {
-	char escaped[CELL_SIZE * 2];
-
 	switch (pr->format) {
 	case PRINT_TEXT:
 		fprintf(pr->out, "  %s\n", text);
 		break;
 	case PRINT_MARKDOWN:
-		escape_markdown(escaped, sizeof escaped, text);
-		fprintf(pr->out, "%s\n\n", escaped);
-		break;
 	case PRINT_LATEX:
-		escape_latex(escaped, sizeof escaped, text);
-		fprintf(pr->out, "%s\n\n", escaped);
+		put_escaped(pr, text);
+		fputs("\n\n", pr->out);
 		break;
 	case PRINT_CSV:
 	case PRINT_JSON:
@@ -952,10 +971,11 @@ static void header_plain(struct printer *pr)
 static void header_latex(struct printer *pr)
 {
 	const struct qkv_problem *p = pr->p;
-	char escaped[CELL_SIZE * 2], divisor[DIVISOR_SIZE];
+	char divisor[DIVISOR_SIZE];
 
-	fputs("% Written by qkv. Needs \\usepackage{amsmath}; the derivations are UTF-8\n"
-	      "% (XeLaTeX or LuaLaTeX, or pdflatex with newunicodechar).\n", pr->out);
+	fputs("% Written by qkv. Needs \\usepackage{amsmath}. The derivations are UTF-8:\n"
+	      "% XeLaTeX or LuaLaTeX, or pdflatex with \\DeclareUnicodeCharacter for\n"
+	      "% the dot, times, minus, Sigma, root and ellipsis signs they use.\n", pr->out);
 	heading(pr, 1, p->title != NULL ? p->title : "(untitled)");
 	if (p->notes != NULL && p->notes[0] != '\0')
 		prose(pr, p->notes);
@@ -968,17 +988,20 @@ static void header_latex(struct printer *pr)
 		fputs(")", pr->out);
 	fprintf(pr->out, ", $d_k = %d$, $d_v = %d$; the scores are divided by $%s$; mask: ",
 		pr->t->d_k, pr->t->d_v, divisor);
-	escape_latex(escaped, sizeof escaped, mask_text(p));
-	fprintf(pr->out, "%s.\n", p->mask == QKV_MASK_CAUSAL
-		? "causal (query $i$ sees keys $j \\le i$)" : escaped);
+	if (p->mask == QKV_MASK_CAUSAL)
+		fputs("causal (query $i$ sees keys $j \\le i$)", pr->out);
+	else
+		put_escaped(pr, mask_text(p));
+	fputs(".\n", pr->out);
 	if (has_padding(p)) {
 		fputs("Padding, hidden as keys from every query: ", pr->out);
 		write_padding(pr);
 		fputs(".\n", pr->out);
 	}
 	if (wrong_text(p) != NULL) {
-		escape_latex(escaped, sizeof escaped, wrong_text(p));
-		fprintf(pr->out, "Note: %s.\n", escaped);
+		fputs("Note: ", pr->out);
+		put_escaped(pr, wrong_text(p));
+		fputs(".\n", pr->out);
 	}
 	if (masked_pairs(pr->t) > 0)
 		fputs("A dash (---) marks a masked entry: the key is hidden from that query; "
