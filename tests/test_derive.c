@@ -94,7 +94,7 @@ START_TEST(mix_is_the_weighted_sum_of_values)
 	double o1 = 10.0 * a_self() + 5.0 * a_self(), o2 = 10.0 * a_other() + 5.0 * a_self();
 
 	snprintf(expected, sizeof expected,
-		 "o_t1 = Σ_j a_j · v_j = %.4f × (10, 0) + %.4f × (0, 10) + %.4f × (5, 5) = (%.4f, %.4f)\n"
+		 "o_t1 = %.4f×(10, 0) + %.4f×(0, 10) + %.4f×(5, 5) = (%.4f, %.4f)\n"
 		 "d1: %.4f×10 + %.4f×0 + %.4f×5 = %.4f",
 		 a_self(), a_other(), a_self(), o1, o2, a_self(), a_other(), a_self(), o1);
 	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_MIX, 0, 0, 4);

@@ -474,6 +474,11 @@ static int step_stage(struct app *app, int direction)
 	else
 		app->stage = app->stage == APP_STAGE_LIVE || app->stage <= first ? APP_STAGE_LIVE
 										 : app->stage - 1;
+	/* In a stage the cursor walks that stage's grid, so its cells get derived. */
+	if (app->stage >= QKV_STAGE_SCORES && app->stage <= QKV_STAGE_WEIGHTS)
+		app->focus = FOCUS_ATTENTION;
+	else if (app->stage >= QKV_STAGE_MIX)
+		app->focus = FOCUS_OUTPUT;
 	if (app->stage == APP_STAGE_LIVE)
 		say(app, false, "all stages live");
 	else

@@ -207,7 +207,7 @@ static void derive_mix(struct text *t, const struct qkv_problem *p,
 {
 	int n = tr->n, shown = 0;
 
-	put(t, "o_%s = Σ_j a_j · v_j = ", label(p, row));
+	put(t, "o_%s = ", label(p, row));
 	for (int j = 0; j < n; j++) {
 		if (qkv_trace_is_masked(tr, row, j))
 			continue;
@@ -218,7 +218,7 @@ static void derive_mix(struct text *t, const struct qkv_problem *p,
 			break;
 		}
 		put_number(t, qkv_matrix_get(&tr->weights, row, j), decimals, false);
-		put(t, " × ");
+		put(t, "×");
 		put_vector(t, qkv_matrix_row_const(&tr->v, j), tr->d_v, decimals);
 		shown++;
 	}

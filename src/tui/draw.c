@@ -71,51 +71,6 @@ static void put_cell(int y, int x, int w, struct cell_style style, const char *t
 	put(y, x, w, style, cell);
 }
 
-static const char *panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
-{
-	static const char *const input_titles[QKV_INPUT_COUNT] = {
-		"Q  queries", "K  keys", "V  values", "X  inputs", "W_Q", "W_K", "W_V",
-	};
-	static const char *const derived_titles[3] = { "Q = X W_Q", "K = X W_K", "V = X W_V" };
-	char divisor[32];
-	const char *token = app->problem.tokens[app_query(app)];
-	bool live = app->stage == APP_STAGE_LIVE;
-
-	number_text(divisor, sizeof divisor, app->trace.divisor, 3);
-	switch (panel->kind) {
-	case PANEL_INPUT:
-		snprintf(buf, size, "%s", input_titles[panel->input]);
-		break;
-	case PANEL_DERIVED:
-		snprintf(buf, size, "%s", derived_titles[panel->input]);
-		break;
-	case PANEL_SCORES:
-		snprintf(buf, size, "1 scores  S = Q Kᵀ");
-		break;
-	case PANEL_SCALED:
-		snprintf(buf, size, "2 scaled  S / %s", divisor);
-		break;
-	case PANEL_WEIGHTS:
-		snprintf(buf, size, live ? "weights  A = softmax(S / %s)" : "3 weights  A = softmax", divisor);
-		break;
-	case PANEL_MIX:
-		snprintf(buf, size, "4 mix  a_%s,j × v_j", token);
-		break;
-	case PANEL_OUTPUT:
-		snprintf(buf, size, live ? "output  O = A V" : "5 output  O = A V");
-		break;
-	case PANEL_READOUT:
-	default:
-		snprintf(buf, size, "softmax readout");
-		break;
-	}
-	if (panel->shown_cols < panel->cols || panel->shown_rows < panel->rows) {
-		size_t length = strlen(buf);
-		snprintf(buf + length, size - length, "  %d×%d", panel->rows, panel->cols);
-	}
-	return buf;
-}
-
 /* The value of a grid panel's cell, and whether it is masked. */
 static double panel_value(const struct app *app, const struct panel *panel, int row, int col,
 			  bool *masked)
@@ -308,30 +263,42 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	}
 }
 
-/* The legend under the heatmap: the ramp with tick values and its mode. */
+/* The legend under the heatmap: the ramp, two columns a step, its ends and mode. */
 static void draw_weights_legend(const struct app *app, const struct panel *panel)
 {
-	int y = panel->y + 2 + panel->shown_rows, x = panel->x + 1, steps = palette_steps();
-	int room = panel->w - 2;
+	int y = panel->y + 2 + panel->shown_rows, steps = palette_steps();
+	int x = panel->x + panel->label_w, end = panel->x + panel->w;
+	int step_w = (end - x - 8) / steps >= 2 ? 2 : 1;
 
-	put(y, panel->x, 2, palette_role(ROLE_LABEL), "0");
-	x = panel->x + 2;
-	for (int s = 0; s < steps && x + 1 < panel->x + room - 6; s++) {
+	put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), "0");
+	for (int s = 0; s < steps && x + step_w <= end - 7; s++) {
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
-		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
-		x++;
+		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
+
+		for (int i = 0; i < step_w; i++)
+			put(y, x + i, 1, style, glyph);
+		x += step_w;
 	}
-	put(y, x, panel->x + panel->w - x, palette_role(ROLE_LABEL), app->auto_range ? " 1 auto" : " 1 fixed");
+	put(y, x, end - x, palette_role(ROLE_LABEL), app->auto_range ? " 1 auto" : " 1 fixed");
 }
 
+/* The legend under a signed grid: −limit, the diverging ramp, +limit. */
 static void draw_signed_legend(const struct app *app, const struct panel *panel)
 {
-	char text[64], number[32];
-	int y = panel->y + 2 + panel->shown_rows;
+	char low[32], high[32], number[24];
+	int y = panel->y + 2 + panel->shown_rows, x;
+	double limit = signed_limit(app, panel);
 
-	number_text(number, sizeof number, signed_limit(app, panel), 2);
-	snprintf(text, sizeof text, "blue − … 0 … + orange  ±%s", number);
-	put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
+	qkv_format_number(number, sizeof number, limit, 2);
+	snprintf(low, sizeof low, "−%s ", number);
+	snprintf(high, sizeof high, " +%s", number);
+	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
+	x = panel->x + text_columns(low);
+	for (int s = -4; s <= 4 && x < panel->x + panel->w - text_columns(high); s++, x++) {
+		struct cell_style style = palette_signed(limit * s / 4.0, limit);
+		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
+	}
+	put(y, x, panel->x + panel->w - x, palette_role(ROLE_LABEL), high);
 }
 
 static void draw_mix_sum(const struct app *app, const struct layout *l, const struct panel *panel)
@@ -384,7 +351,7 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 			panel->kind == PANEL_OUTPUT);
 
 	blank(panel->y, panel->x, panel->h, panel->w);
-	panel_title(app, panel, title, sizeof title);
+	layout_panel_title(app, panel, title, sizeof title);
 	if (focused) {
 		char marked[112];
 		snprintf(marked, sizeof marked, "▶ %s", title);
@@ -452,14 +419,18 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	int x;
 
 	blank(0, 0, 2, l->width);
-	snprintf(left, sizeof left, " qkv  %s%s", p->title != NULL ? p->title : "untitled", app->dirty ? "  (modified)" : "");
-	snprintf(right, sizeof right, "n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ", p->n, app->trace.d_k,
-		 app->trace.d_v, scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask],
-		 p->seeded ? "" : "");
-	put(0, 0, l->width, palette_role(ROLE_STATUS), left);
+	snprintf(right, sizeof right, " n %d · d_k %d · d_v %d · %s · τ %g · mask %s ", p->n, app->trace.d_k,
+		 app->trace.d_v, scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask]);
+	snprintf(left, sizeof left, " qkv · %s%s", p->title != NULL ? p->title : "untitled", app->dirty ? " (modified)" : "");
+	/* The numbers on the right always show; the title gets what is left. */
 	x = l->width - text_columns(right);
-	if (x < text_columns(left) + 1)
-		x = text_columns(left) + 1;
+	if (x < 0)
+		x = 0;
+	palette_apply(stdscr, palette_role(ROLE_STATUS));
+	mvhline(0, 0, ' ', l->width);
+	put(0, 0, x, palette_role(ROLE_STATUS), left);
+	if (text_columns(left) > x && x > 1)
+		put(0, x - 1, 1, palette_role(ROLE_STATUS), "…");
 	put(0, x, l->width - x, palette_role(ROLE_STATUS), right);
 	/* The stage bar: where the lesson is, what is still withheld. */
 	x = 1;
@@ -500,7 +471,7 @@ static void verdict(const struct app *app, char *buf, size_t size)
 		snprintf(buf, size, "%s is nearly one-hot: %s on %s", app->problem.tokens[row], max,
 			 app->problem.tokens[s->argmax]);
 	else
-		snprintf(buf, size, "%s leans on %s (%s), spread over %s of %d tokens", app->problem.tokens[row],
+		snprintf(buf, size, "%s attends most to %s (%s); spread over %s of %d tokens", app->problem.tokens[row],
 			 app->problem.tokens[s->argmax], max, eff, s->live_keys);
 }
 
@@ -571,50 +542,45 @@ static void draw_info(const struct app *app, const struct layout *l)
 	put_wrapped(l->info_y + 1, x, width, l->info_h - 1, palette_role(ROLE_NORMAL), text);
 }
 
+/* The message line (or a question) and, under it, the keys in reach now. */
 static void draw_status(const struct app *app, const struct layout *l)
 {
-	char text[TEXT_MAX], step[16];
+	char text[TEXT_MAX];
 	const char *keys;
+	int y = l->status_y;
 
-	blank(l->status_y, 0, 1, l->width);
+	blank(y, 0, 2, l->width);
+	if (app->editing)
+		keys = " Enter keep · Esc cancel · Backspace erase · digits . - e";
+	else if (app->prompt != PROMPT_NONE)
+		keys = app->prompt == PROMPT_SAVE_AS ? " Enter save · Esc cancel" : " y yes · n no";
+	else if (app->overlay == OVERLAY_SATURATION)
+		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
+	else if (app->stage != APP_STAGE_LIVE)
+		keys = " PgDn next stage · PgUp back · arrows move the cell · Home all live · A autoplay · ? help";
+	else
+		keys = " Tab matrix · 0-9 edit · +/- nudge · u undo · PgDn stages · s scale · ? help · q quit";
+	put(y + 1, 0, l->width, palette_role(ROLE_KEY), keys);
 	switch (app->prompt) {
 	case PROMPT_QUIT:
-		put(l->status_y, 0, l->width, palette_role(ROLE_ERROR), " Unsaved changes. Quit anyway? y / n ");
+		put(y, 0, l->width, palette_role(ROLE_ERROR), " Unsaved changes. Quit anyway? y / n ");
 		return;
 	case PROMPT_OVERWRITE:
 		snprintf(text, sizeof text, " %s exists. Overwrite it? y / n ", app->answer);
-		put(l->status_y, 0, l->width, palette_role(ROLE_ERROR), text);
+		put(y, 0, l->width, palette_role(ROLE_ERROR), text);
 		return;
 	case PROMPT_SAVE_AS:
-		snprintf(text, sizeof text, " Save as: %s_   (Enter saves, Esc cancels)", app->answer);
-		put(l->status_y, 0, l->width, palette_role(ROLE_STATUS), text);
+		snprintf(text, sizeof text, " Save as: %s_", app->answer);
+		put(y, 0, l->width, palette_role(ROLE_STATUS), text);
 		return;
 	case PROMPT_NONE:
 	default:
 		break;
 	}
-	number_text(step, sizeof step, app->step, 2);
-	if (app->editing)
-		keys = "Enter keep · Esc cancel · ⌫ erase";
-	else if (app->overlay == OVERLAY_SATURATION)
-		keys = "↑↓ tokens · ←→ trials · S close";
-	else if (app->stage != APP_STAGE_LIVE)
-		keys = "PgDn next · PgUp back · arrows cell · Home live · ? help";
-	else
-		keys = "Tab matrix · 0-9 edit · +/- nudge · u undo · PgDn stages · ? help · q quit";
 	if (app->message[0] != '\0') {
-		snprintf(text, sizeof text, " %s", app->message);
-		put(l->status_y, 0, l->width, palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS), text);
+		snprintf(text, sizeof text, " %s ", app->message);
+		put(y, 0, l->width, palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS), text);
 	}
-	{
-		int columns = text_columns(keys) + 1;
-		int x = l->width - columns;
-		int used = app->message[0] != '\0' ? text_columns(app->message) + 2 : 0;
-
-		if (x > used)
-			put(l->status_y, x, columns, palette_role(ROLE_KEY), keys);
-	}
-	(void)step;
 }
 
 static const char *const help_lines[] = {

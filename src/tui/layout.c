@@ -3,13 +3,15 @@
  * never changes the app. Widths come from the values' magnitudes, not from
  * formatting every number, so a layout pass stays cheap for large matrices. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "qkv/format.h"
 #include "tui/layout.h"
 
 #define GAP 2           /* columns between panels */
-#define FIXED_LINES 6   /* title, stage bar, three info lines, status */
-#define READOUT_WIDTH 34
+#define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys */
+#define READOUT_WIDTH 32
 #define MAX_CELL_GROWTH 4
 
 /* Width of the widest number of m's entries at `decimals` places. */
@@ -58,19 +60,19 @@ static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int
 	panel->rows = rows;
 	panel->cols = cols;
 	panel->label_w = label_w;
-	panel->cell_w = (number_w > col_label_w ? number_w : col_label_w) + 1;
-	if (panel->cell_w < 5)
-		panel->cell_w = 5;
+	panel->cell_w = (number_w > col_label_w ? number_w : col_label_w) + 2;
+	if (panel->cell_w < 6)
+		panel->cell_w = 6;
 }
 
-/* The panel's full width for `cols` shown columns. */
+/* The panel's full width for `cols` shown columns (never narrower than its title). */
 static int panel_width(const struct panel *panel, int cols)
 {
 	int w = panel->label_w + cols * panel->cell_w + 1;
 
 	if (panel->kind == PANEL_READOUT)
 		return READOUT_WIDTH;
-	return w < 14 ? 14 : w;
+	return w < panel->title_w ? panel->title_w : w;
 }
 
 /* Lines a panel takes besides its data rows (title, header, legend or sum). */
@@ -97,6 +99,51 @@ static struct panel *add(struct builder *b)
 {
 	b->group[b->l->count] = b->groups;
 	return &b->l->panels[b->l->count++];
+}
+
+const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
+{
+	static const char *const input_titles[QKV_INPUT_COUNT] = {
+		"Q  queries", "K  keys", "V  values", "X  inputs", "W_Q", "W_K", "W_V",
+	};
+	static const char *const derived_titles[3] = { "Q = X W_Q", "K = X W_K", "V = X W_V" };
+	char divisor[32];
+	const char *token = app->problem.tokens[app_query(app)];
+	bool live = app->stage == APP_STAGE_LIVE;
+
+	qkv_format_number(divisor, sizeof divisor, app->trace.divisor, 3);
+	switch (panel->kind) {
+	case PANEL_INPUT:
+		snprintf(buf, size, "%s", input_titles[panel->input]);
+		break;
+	case PANEL_DERIVED:
+		snprintf(buf, size, "%s", derived_titles[panel->input]);
+		break;
+	case PANEL_SCORES:
+		snprintf(buf, size, "1 scores  S = Q Kᵀ");
+		break;
+	case PANEL_SCALED:
+		snprintf(buf, size, "2 scaled  S / %s", divisor);
+		break;
+	case PANEL_WEIGHTS:
+		snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax");
+		break;
+	case PANEL_MIX:
+		snprintf(buf, size, "4 mix  a_%s,j × v_j", token);
+		break;
+	case PANEL_OUTPUT:
+		snprintf(buf, size, live ? "output  O = A V" : "5 output  O = A V");
+		break;
+	case PANEL_READOUT:
+	default:
+		snprintf(buf, size, "softmax readout");
+		break;
+	}
+	if (panel->shown_cols < panel->cols || panel->shown_rows < panel->rows) {
+		size_t length = strlen(buf);
+		snprintf(buf + length, size - length, "  %d×%d", panel->rows, panel->cols);
+	}
+	return buf;
 }
 
 /* Chooses the panels for the form and the stage, in reading order. */
@@ -148,6 +195,16 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	b->groups++;
 	for (int i = 0; i < b->l->count; i++) {
 		struct panel *q = &b->l->panels[i];
+		char title[128];
+		const char *c;
+
+		q->shown_rows = q->rows;
+		q->shown_cols = q->cols;
+		layout_panel_title(app, q, title, sizeof title);
+		q->title_w = 3; /* room for the focus mark "▶ " */
+		for (c = title; *c != '\0'; c++)
+			if (((unsigned char)*c & 0xc0) != 0x80)
+				q->title_w++;
 		enum qkv_stage stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
 				       : q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
 				       : q->kind == PANEL_WEIGHTS ? QKV_STAGE_WEIGHTS
@@ -243,15 +300,16 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 		l->need_height = height + (total - body);
 		return;
 	}
-	/* Room to spare: grow the cells (projector mode more), then centre the block. */
-	for (int grow = 0; grow < (app->projector ? MAX_CELL_GROWTH + 2 : MAX_CELL_GROWTH); grow++) {
+	/* Room to spare: grow the cells (projector mode more), without adding lines,
+	 * then centre the block. */
+	for (int grow = 0, fitted = total; grow < (app->projector ? MAX_CELL_GROWTH + 2 : MAX_CELL_GROWTH); grow++) {
 		int trial_widest;
 
 		for (int i = 0; i < l->count; i++)
 			if (!l->panels[i].compact)
 				l->panels[i].cell_w++;
-		total = place(&b, width * 3 / 4 > 100 ? width * 3 / 4 : width, cap, top, &trial_widest);
-		if (trial_widest > width * 3 / 4 || total > body || trial_widest > width) {
+		total = place(&b, width, cap, top, &trial_widest);
+		if (trial_widest > width * 3 / 4 || total > fitted) {
 			for (int i = 0; i < l->count; i++)
 				if (!l->panels[i].compact)
 					l->panels[i].cell_w--;
@@ -263,14 +321,17 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	l->left = (width - widest) / 2;
 	if (l->left < 0)
 		l->left = 0;
-	top += (body - total) / 4;
+	top += (body - total) / 6;
 	for (int i = 0; i < l->count; i++) {
 		l->panels[i].x += l->left;
 		l->panels[i].y += top - 2;
 	}
-	l->info_y = height - 4;
-	l->info_h = 3;
-	l->status_y = height - 1;
+	/* The formula and derivation sit under the grids, where the eye already is. */
+	l->status_y = height - 2;
+	l->info_y = top + total + 1 <= height - 5 ? top + total + 1 : height - 5;
+	l->info_h = l->status_y - l->info_y;
+	if (l->info_h > 5)
+		l->info_h = 5;
 	layout_follow(l, app);
 }
 

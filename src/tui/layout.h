@@ -5,6 +5,7 @@
 #define QKV_TUI_LAYOUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "app/app.h"
 
@@ -26,6 +27,7 @@ struct panel {
 	int x, y, w, h;     /* on screen, title line included */
 	int rows, cols;     /* the grid's data shape */
 	int label_w, cell_w;
+	int title_w;        /* columns the title needs */
 	int shown_rows, shown_cols; /* how many fit */
 	int first_row, first_col;   /* scroll offset (follows the cursor) */
 	bool compact;       /* colour-only cells, two columns wide */
@@ -44,13 +46,15 @@ struct layout {
 	int decimals;
 	int left;            /* x of the centred block */
 	int info_y, info_h;  /* formula and derivation lines */
-	int status_y;
+	int status_y;        /* the message line; the keys line is under it */
 };
 
 /* Lays out the screen for app at width × height. */
 void layout_compute(struct layout *l, const struct app *app, int width, int height);
 /* Moves each panel's scroll offset so its cursor is visible (cheap, per frame). */
 void layout_follow(struct layout *l, const struct app *app);
+/* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf. */
+const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size);
 /* The cell under screen position (x, y): returns true and sets focus, row, col. */
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col);
 

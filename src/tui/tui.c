@@ -98,11 +98,17 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	int status = check_terminal(), rc;
 	int start_palette;
 
+	if (status == 0 && o != NULL && o->palette != NULL && palette_find(o->palette) < 0) {
+		fprintf(stderr, "qkv: --palette %s: unknown palette; expected 256, 8, mono, projector-dark or "
+				"projector-light\n", o->palette);
+		status = 2;
+	}
 	if (status != 0) {
 		qkv_problem_fini(p);
 		return status;
 	}
-	setlocale(LC_ALL, "");
+	/* Characters only: numbers keep the C locale's decimal point everywhere. */
+	setlocale(LC_CTYPE, "");
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL) {
 		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color or --print\n",
