@@ -291,6 +291,40 @@ void app_fini(struct app *app)
 
 /* --- changes to the problem ---------------------------------------------------- */
 
+/* Says what an edit changed and how far it reached (the blast radius). */
+static void describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
+			    double after)
+{
+	char from[32], to[32], place[96], reach[128];
+	const char *token = app->problem.tokens[row];
+
+	qkv_format_exact(from, sizeof from, before);
+	qkv_format_exact(to, sizeof to, after);
+	if (focus <= FOCUS_X)
+		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), token, col + 1);
+	else
+		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(focus), row + 1, col + 1);
+	switch (focus) {
+	case FOCUS_Q:
+		snprintf(reach, sizeof reach, "moves score row %s and output row %s", token, token);
+		break;
+	case FOCUS_K:
+		snprintf(reach, sizeof reach, "moves column %s of every score row, so every output", token);
+		break;
+	case FOCUS_V:
+		snprintf(reach, sizeof reach, "moves the outputs only: the weights do not change");
+		break;
+	case FOCUS_X:
+		snprintf(reach, sizeof reach, "moves q, k and v of %s, so everything that reads them", token);
+		break;
+	default:
+		snprintf(reach, sizeof reach, "changes column %d of every projected %s", col + 1,
+			 focus == FOCUS_W_Q ? "query" : focus == FOCUS_W_K ? "key" : "value");
+		break;
+	}
+	say(app, false, "%s: %s → %s %s", place, from, to, reach);
+}
+
 /* Sets one input cell, with undo, and recomputes. */
 static int set_cell(struct app *app, enum app_focus focus, int row, int col, double value)
 {
@@ -314,6 +348,7 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 	recompute(app, true);
 	app->moved_input = focus_input(focus);
 	app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col] = 1;
+	describe_change(app, focus, row, col, before, value);
 	return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT | REDRAW_INFO | REDRAW_STATUS;
 }
 

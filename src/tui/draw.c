@@ -254,7 +254,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
-			if (style.glyph[0] != '\0' && panel->cell_w >= (int)strlen(text) + 3) {
+			if (style.glyph[0] != '\0' && panel->cell_w >= text_columns(text) + 2) {
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}

@@ -8,6 +8,7 @@
 
 #include "qkv/format.h"
 #include "tui/layout.h"
+#include "tui/palette.h"
 
 #define GAP 2           /* columns between panels */
 #define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys */
@@ -182,7 +183,9 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		grid_panel(add(b), PANEL_SCORES, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scores, decimals), label_w, token_w);
 		grid_panel(add(b), PANEL_SCALED, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scaled, decimals), label_w, token_w);
 	}
-	grid_panel(add(b), PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n, decimals + 2, label_w, token_w);
+	/* Without colour a shading glyph stands beside each weight, so it needs a column. */
+	grid_panel(add(b), PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
+		   decimals + 2 + (palette_monochrome() ? 1 : 0), label_w, token_w);
 	if (!live) {
 		b->groups++;
 		/* The mix terms a_ij·v_jc are at most |v| in size. */
@@ -321,7 +324,9 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	l->left = (width - widest) / 2;
 	if (l->left < 0)
 		l->left = 0;
-	top += (body - total) / 6;
+	/* Centre the grids and the lines under them (about 5) in the height. */
+	if (body - total > 5)
+		top += (body - total - 5) / 2;
 	for (int i = 0; i < l->count; i++) {
 		l->panels[i].x += l->left;
 		l->panels[i].y += top - 2;

@@ -68,6 +68,7 @@ static void render(const struct app *app, struct layout *l, int flags)
 {
 	if (flags == REDRAW_NONE)
 		return;
+	palette_use(app->palette, app->projector);
 	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
 	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
 		int first[LAYOUT_MAX_PANELS][2], count = l->count;
@@ -84,7 +85,6 @@ static void render(const struct app *app, struct layout *l, int flags)
 			}
 		layout_follow(l, app);
 	}
-	palette_use(app->palette, app->projector);
 	draw_frame(app, l, flags);
 	wnoutrefresh(stdscr);
 	doupdate();
