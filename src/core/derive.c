@@ -39,7 +39,11 @@ static void put_number(struct text *t, double value, int decimals, bool parenthe
 	char number[48];
 	char *end;
 
-	qkv_format_number(number, sizeof number, value, decimals);
+	/* A tiny nonzero value is written as such (1.3e-21), not rounded to 0. */
+	if (value != 0.0 && fabs(value) < 0.5 * pow(10.0, -decimals))
+		snprintf(number, sizeof number, "%.2g", value);
+	else
+		qkv_format_number(number, sizeof number, value, decimals);
 	if (strchr(number, '.') != NULL && strchr(number, 'e') == NULL) {
 		end = number + strlen(number) - 1;
 		while (*end == '0')

@@ -320,7 +320,8 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 	const struct qkv_trace *t = &app->trace;
 	char text[96], a[16], b[16], c[16], d[16];
 	double log_n = log((double)t->n);
-	double predicted = app->problem.scale == QKV_SCALE_NONE ? (double)t->d_k : 1.0;
+	/* For unit-variance inputs, var(q·k) = d_k, so var(S') = d_k / divisor². */
+	double predicted = (double)t->d_k / (t->divisor * t->divisor);
 	int y = panel->y + 1;
 
 	snprintf(text, sizeof text, "%-*s  max  H/lnN   eff  ‖J‖", panel->label_w - 1, "");
@@ -338,7 +339,7 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		put(y++, panel->x, panel->w, palette_role(row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
 	number_text(a, sizeof a, t->score_variance, 2);
-	number_text(b, sizeof b, predicted, 0);
+	number_text(b, sizeof b, predicted, predicted >= 10 ? 0 : 2);
 	snprintf(text, sizeof text, "var(S') %s · predicted %s", a, b);
 	put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
 }
@@ -415,12 +416,14 @@ static void draw_bars(const struct app *app, const struct layout *l)
 {
 	static const char *const masks[] = { "none", "causal", "custom" };
 	const struct qkv_problem *p = &app->problem;
-	char left[160], right[200], scale[64];
+	char left[160], right[200], scale[64], seed[48];
 	int x;
 
 	blank(0, 0, 2, l->width);
-	snprintf(right, sizeof right, " n %d · d_k %d · d_v %d · %s · τ %g · mask %s ", p->n, app->trace.d_k,
-		 app->trace.d_v, scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask]);
+	snprintf(seed, sizeof seed, " · seed %llu", (unsigned long long)p->seed);
+	snprintf(right, sizeof right, " n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ", p->n, app->trace.d_k,
+		 app->trace.d_v, scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask],
+		 p->seeded ? seed : "");
 	snprintf(left, sizeof left, " qkv · %s%s", p->title != NULL ? p->title : "untitled", app->dirty ? " (modified)" : "");
 	/* The numbers on the right always show; the title gets what is left. */
 	x = l->width - text_columns(right);

@@ -61,9 +61,10 @@ static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int
 	panel->rows = rows;
 	panel->cols = cols;
 	panel->label_w = label_w;
-	panel->cell_w = (number_w > col_label_w ? number_w : col_label_w) + 2;
-	if (panel->cell_w < 6)
-		panel->cell_w = 6;
+	panel->number_cell_w = (number_w > col_label_w ? number_w : col_label_w) + 2;
+	if (panel->number_cell_w < 6)
+		panel->number_cell_w = 6;
+	panel->cell_w = panel->number_cell_w;
 }
 
 /* The panel's full width for `cols` shown columns (never narrower than its title). */
@@ -140,7 +141,7 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 		snprintf(buf, size, "softmax readout");
 		break;
 	}
-	if (panel->shown_cols < panel->cols || panel->shown_rows < panel->rows) {
+	if (panel->kind != PANEL_READOUT && (panel->shown_cols < panel->cols || panel->shown_rows < panel->rows)) {
 		size_t length = strlen(buf);
 		snprintf(buf + length, size - length, "  %d×%d", panel->rows, panel->cols);
 	}
@@ -218,9 +219,42 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	}
 }
 
+/* Row limits by priority: inputs give up rows first, then the readout, and the
+ * heatmap and the output last, so they stay readable. */
+enum { CAP_INPUT, CAP_READOUT, CAP_GRID, CAP_COUNT };
+
+static int cap_kind(const struct panel *panel)
+{
+	if (panel->kind == PANEL_INPUT || panel->kind == PANEL_DERIVED)
+		return CAP_INPUT;
+	return panel->kind == PANEL_READOUT ? CAP_READOUT : CAP_GRID;
+}
+
+/* The width an input panel may take when its group is too wide for one line
+ * (each gets an equal share), or 0 when the group fits or i is not an input. */
+static int input_share(const struct builder *b, int i, int width)
+{
+	const struct layout *l = b->l;
+	int total = 0, count = 0;
+
+	if (l->panels[i].kind != PANEL_INPUT && l->panels[i].kind != PANEL_DERIVED)
+		return 0;
+	for (int j = 0; j < l->count; j++) {
+		const struct panel *p = &l->panels[j];
+
+		if (b->group[j] != b->group[i])
+			continue;
+		total += p->label_w + p->cols * p->number_cell_w + 1 + GAP;
+		count++;
+	}
+	if (total - GAP <= width)
+		return 0;
+	return (width - GAP * (count - 1)) / count;
+}
+
 /* Places panels in lines (wrapping within a group) with at most `cap` data rows
  * each; returns the total height, and the widest line in *widest. */
-static int place(struct builder *b, int width, int cap, int top, int *widest)
+static int place(struct builder *b, int width, const int caps[CAP_COUNT], int top, int *widest)
 {
 	struct layout *l = b->l;
 	int x = 0, y = top, line_h = 0, group = -1;
@@ -228,20 +262,23 @@ static int place(struct builder *b, int width, int cap, int top, int *widest)
 	*widest = 0;
 	for (int i = 0; i < l->count; i++) {
 		struct panel *panel = &l->panels[i];
-		int room = width - panel->label_w - 1, w, shown;
+		int room = width - panel->label_w - 1, w, shown, share;
 
-		panel->compact = false;
-		if ((panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) &&
-		    panel->label_w + panel->cols * panel->cell_w + 1 > width && panel->cols > 8) {
-			panel->compact = true;
-			panel->cell_w = 2;
-		}
+		/* A heatmap too wide for numbers becomes colour-only cells, two columns each. */
+		panel->compact = (panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_SCORES ||
+				  panel->kind == PANEL_SCALED) &&
+				 panel->label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
+		panel->cell_w = panel->compact ? 2 : panel->number_cell_w;
+		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
+		share = input_share(b, i, width);
+		if (share > 0 && share - panel->label_w - 2 < room)
+			room = share - panel->label_w - 2;
 		panel->shown_cols = room / panel->cell_w;
 		if (panel->shown_cols > panel->cols)
 			panel->shown_cols = panel->cols;
 		if (panel->shown_cols < 1)
 			panel->shown_cols = 1;
-		shown = panel->rows < cap ? panel->rows : cap;
+		shown = panel->rows < caps[cap_kind(panel)] ? panel->rows : caps[cap_kind(panel)];
 		panel->shown_rows = shown;
 		w = panel_width(panel, panel->shown_cols);
 		if (w > width)
@@ -269,7 +306,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 {
 	struct builder b;
 	int decimals = app->projector ? 1 : 2;
-	int body = height - FIXED_LINES, cap = 0, total = 0, widest = 0, top = 2;
+	int body = height - FIXED_LINES, most = 0, caps[CAP_COUNT], total = 0, widest = 0, top = 2;
 
 	memset(l, 0, sizeof *l);
 	memset(&b, 0, sizeof b);
@@ -285,18 +322,30 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	}
 	choose_panels(&b, app, decimals);
 	for (int i = 0; i < l->count; i++)
-		if (l->panels[i].rows > cap)
-			cap = l->panels[i].rows;
-	/* Fewer visible rows per panel until everything fits; the grids scroll. */
-	for (; cap >= 1; cap--) {
-		total = place(&b, width, cap, top, &widest);
+		if (l->panels[i].rows > most)
+			most = l->panels[i].rows;
+	for (int k = 0; k < CAP_COUNT; k++)
+		caps[k] = most;
+	/* Fewer visible rows until everything fits (the grids scroll): inputs down to 2,
+	 * then the readout, then everything down to 1. */
+	for (;;) {
+		total = place(&b, width, caps, top, &widest);
 		if (total <= body)
 			break;
+		if (caps[CAP_INPUT] > 2)
+			caps[CAP_INPUT]--;
+		else if (caps[CAP_READOUT] > 1)
+			caps[CAP_READOUT]--;
+		else if (caps[CAP_GRID] > 1)
+			caps[CAP_GRID]--;
+		else if (caps[CAP_INPUT] > 1)
+			caps[CAP_INPUT]--;
+		else
+			break;
 	}
-	if (cap < 1 && l->count > 0 && l->panels[l->count - 1].kind == PANEL_READOUT) {
+	if (total > body && l->count > 0 && l->panels[l->count - 1].kind == PANEL_READOUT) {
 		l->count--;
-		for (cap = 1; cap >= 1; cap--)
-			total = place(&b, width, cap, top, &widest);
+		total = place(&b, width, caps, top, &widest);
 	}
 	if (total > body) {
 		l->too_small = true;
@@ -309,14 +358,12 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 		int trial_widest;
 
 		for (int i = 0; i < l->count; i++)
-			if (!l->panels[i].compact)
-				l->panels[i].cell_w++;
-		total = place(&b, width, cap, top, &trial_widest);
+			l->panels[i].number_cell_w++;
+		total = place(&b, width, caps, top, &trial_widest);
 		if (trial_widest > width * 3 / 4 || total > fitted) {
 			for (int i = 0; i < l->count; i++)
-				if (!l->panels[i].compact)
-					l->panels[i].cell_w--;
-			total = place(&b, width, cap, top, &widest);
+				l->panels[i].number_cell_w--;
+			total = place(&b, width, caps, top, &widest);
 			break;
 		}
 		widest = trial_widest;

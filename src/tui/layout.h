@@ -26,7 +26,8 @@ struct panel {
 	int input;          /* PANEL_INPUT / PANEL_DERIVED: the enum qkv_input */
 	int x, y, w, h;     /* on screen, title line included */
 	int rows, cols;     /* the grid's data shape */
-	int label_w, cell_w;
+	int label_w, cell_w; /* cell_w: as drawn (2 when compact) */
+	int number_cell_w;   /* a cell wide enough for the numbers */
 	int title_w;        /* columns the title needs */
 	int shown_rows, shown_cols; /* how many fit */
 	int first_row, first_col;   /* scroll offset (follows the cursor) */
