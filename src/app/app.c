@@ -764,8 +764,11 @@ static int saturation_key(struct app *app, int key)
 static int toggle_overlay(struct app *app, enum app_overlay overlay)
 {
 	app->overlay = app->overlay == overlay ? OVERLAY_NONE : overlay;
-	if (app->overlay == OVERLAY_SATURATION)
+	if (app->overlay == OVERLAY_SATURATION) {
+		/* Start from the problem's own number of tokens. */
+		app->sweep_tokens = clamp(app->problem.n, 2, 256);
 		run_sweep(app);
+	}
 	return REDRAW_ALL;
 }
 

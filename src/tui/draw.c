@@ -11,6 +11,7 @@
 #include "qkv/derive.h"
 #include "qkv/format.h"
 #include "tui/draw.h"
+#include "tui/draw_saturation.h"
 #include "tui/palette.h"
 
 #define TEXT_MAX 1024
@@ -672,36 +673,6 @@ static void draw_describe(const struct app *app, const struct layout *l)
 		}
 		put(y + 1 + i, x + 2, w - 4, palette_role(i == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
-}
-
-static void draw_saturation(const struct app *app, const struct layout *l)
-{
-	int h = app->sweep_count + 6 < l->height - 2 ? app->sweep_count + 6 : l->height - 2;
-	int w = l->width - 4 < 100 ? l->width - 4 : 100, y = (l->height - h) / 2, x = (l->width - w) / 2;
-	char text[TEXT_MAX], title[128];
-
-	snprintf(title, sizeof title, " saturation: %d tokens, %d trials, seed %llu · S closes ", app->sweep_tokens,
-		 app->sweep_trials, (unsigned long long)app->sweep_seed);
-	draw_box(y, x, h, w, title);
-	put(y + 1, x + 2, w - 4, palette_role(ROLE_LABEL),
-	    "  d_k │ var scaled  unscaled │ max weight: scaled / unscaled │ ‖J‖ scaled unscaled");
-	for (int i = 0; i < app->sweep_count && i < h - 3; i++) {
-		const struct qkv_sweep_point *s = &app->sweep[i];
-		char v1[16], v2[16], j1[16], j2[16], m1[16], m2[16];
-		bool current = s->d_k == app->trace.d_k;
-
-		number_text(v1, sizeof v1, s->scaled.score_variance, 2);
-		number_text(v2, sizeof v2, s->unscaled.score_variance, 1);
-		number_text(m1, sizeof m1, s->scaled.max_weight, 2);
-		number_text(m2, sizeof m2, s->unscaled.max_weight, 2);
-		number_text(j1, sizeof j1, s->scaled.jacobian_norm, 3);
-		number_text(j2, sizeof j2, s->unscaled.jacobian_norm, 3);
-		snprintf(text, sizeof text, "%5d │ %10s %9s │ %14s / %-14s │ %6s %8s%s", s->d_k, v1, v2, m1, m2, j1, j2,
-			 current ? "  ◀ d_k now" : "");
-		put(y + 2 + i, x + 2, w - 4, palette_role(current ? ROLE_TITLE : ROLE_NORMAL), text);
-	}
-	put(y + h - 2, x + 2, w - 4, palette_role(ROLE_DIM),
-	    "unscaled: variance grows like d_k, max weight → 1, gradient ‖J‖ → 0; scaled stays put");
 }
 
 void draw_frame(const struct app *app, const struct layout *l, int flags)
