@@ -501,7 +501,7 @@ static int cycle_focus(struct app *app, int direction)
 
 static int step_stage(struct app *app, int direction)
 {
-	int first = first_stage(app);
+	int first = first_stage(app), previous = app->stage;
 
 	if (direction > 0)
 		app->stage = app->stage == APP_STAGE_LIVE ? first
@@ -509,11 +509,14 @@ static int step_stage(struct app *app, int direction)
 	else
 		app->stage = app->stage == APP_STAGE_LIVE || app->stage <= first ? APP_STAGE_LIVE
 										 : app->stage - 1;
-	/* In a stage the cursor walks that stage's grid, so its cells get derived. */
-	if (app->stage >= QKV_STAGE_SCORES && app->stage <= QKV_STAGE_WEIGHTS)
-		app->focus = FOCUS_ATTENTION;
-	else if (app->stage >= QKV_STAGE_MIX)
-		app->focus = FOCUS_OUTPUT;
+	/* Entering the walk, the cursor moves to the stage's grid so arrows pick the cell
+	 * whose arithmetic is shown; a person who tabbed to an input keeps it. */
+	if (previous == APP_STAGE_LIVE || !app_focus_is_input(app, app->focus)) {
+		if (app->stage >= QKV_STAGE_SCORES && app->stage <= QKV_STAGE_WEIGHTS)
+			app->focus = FOCUS_ATTENTION;
+		else if (app->stage >= QKV_STAGE_MIX)
+			app->focus = FOCUS_OUTPUT;
+	}
 	if (app->stage == APP_STAGE_LIVE)
 		say(app, false, "all stages live");
 	else

@@ -518,7 +518,8 @@ static void draw_info(const struct app *app, const struct layout *l)
 	char text[TEXT_MAX], words[160];
 	enum qkv_stage stage = app_derived_stage(app);
 	int row = app_query(app), col;
-	int x = 1, width = l->width - 2;
+	/* Under the grids, aligned with them, unless that leaves too little room. */
+	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1;
 
 	blank(l->info_y, 0, l->info_h, l->width);
 	verdict(app, words, sizeof words);

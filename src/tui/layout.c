@@ -13,7 +13,7 @@
 #define GAP 2           /* columns between panels */
 #define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys */
 #define READOUT_WIDTH 32
-#define MAX_CELL_GROWTH 4
+#define MAX_CELL_GROWTH 3
 
 /* Width of the widest number of m's entries at `decimals` places. */
 static int number_width(const struct qkv_matrix *m, int decimals)
@@ -354,7 +354,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	}
 	/* Room to spare: grow the cells (projector mode more), without adding lines,
 	 * then centre the block. */
-	for (int grow = 0, fitted = total; grow < (app->projector ? MAX_CELL_GROWTH + 2 : MAX_CELL_GROWTH); grow++) {
+	for (int grow = 0, fitted = total; grow < (app->projector ? MAX_CELL_GROWTH + 1 : MAX_CELL_GROWTH); grow++) {
 		int trial_widest;
 
 		for (int i = 0; i < l->count; i++)
