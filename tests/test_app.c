@@ -1,0 +1,2103 @@
+/* test_app.c — Check suites for the interactive state (src/app/app.h): event
+ * sequences fed to app_update() and the state they must leave behind.
+ * Expected numbers come from closed forms computed here with libm, from a second
+ * computation of the trace, or from properties (rows sum to 1, undo restores the
+ * problem); never from output of the code under test pasted in.
+ * Must never include curses, touch the user's files or depend on test order. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "io/load.h"
+#include "qkv/attention.h"
+#include "qkv/error.h"
+#include "qkv/problem.h"
+
+#define TOL 1e-12
+
+/* The worked example's inputs, written out here (Q = K). */
+static const double worked_qk[3][2] = { { 1, 0 }, { 0, 1 }, { 1, 1 } };
+static const double worked_v[3][2] = { { 10, 0 }, { 0, 10 }, { 5, 5 } };
+/* V of the projected problem below: X · 10·I. */
+static const double projected_v[3][2] = { { 10, 0 }, { 0, 10 }, { 10, 10 } };
+
+/* The test's clock in milliseconds: every event is stamped a little later. */
+static int64_t clock_ms = 1000;
+
+/* Stamps e with the next time and applies it. */
+static int send(struct app *a, struct event *e)
+{
+	clock_ms += 10;
+	e->now_ms = clock_ms;
+	return app_update(a, e);
+}
+
+/* One key press (a code point or an enum app_key). */
+static int key(struct app *a, int k)
+{
+	struct event e = { .type = EVENT_KEY, .key = k };
+
+	return send(a, &e);
+}
+
+/* Presses the keys of a string, one character each. */
+static void keys(struct app *a, const char *text)
+{
+	for (const char *c = text; *c != '\0'; c++)
+		key(a, (unsigned char)*c);
+}
+
+/* A click on a cell of a grid. */
+static int click(struct app *a, int focus, int row, int col)
+{
+	struct event e = { .type = EVENT_CLICK, .focus = focus, .row = row, .col = col };
+
+	return send(a, &e);
+}
+
+/* The wheel turned over a cell of a grid. */
+static int wheel(struct app *a, int focus, int row, int col, int delta)
+{
+	struct event e = { .type = EVENT_WHEEL, .focus = focus, .row = row, .col = col,
+			   .delta = delta };
+
+	return send(a, &e);
+}
+
+/* The terminal changed size. */
+static int resize(struct app *a, int width, int height)
+{
+	struct event e = { .type = EVENT_RESIZE, .width = width, .height = height };
+
+	return send(a, &e);
+}
+
+/* Time passes by advance_ms, then a tick. */
+static int tick(struct app *a, int64_t advance_ms)
+{
+	struct event e = { .type = EVENT_TICK };
+
+	clock_ms += advance_ms;
+	e.now_ms = clock_ms;
+	return app_update(a, &e);
+}
+
+/* Takes over p and starts an app on it, checking that init succeeds. */
+static void start_with(struct app *a, struct qkv_problem *p, const char *path)
+{
+	ck_assert_int_eq(app_init(a, p, path, 3), 0);
+}
+
+/* An app on the course's worked example, with no file. */
+static void start(struct app *a)
+{
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	start_with(a, &p, NULL);
+}
+
+/* A projected problem: X = the example's Q, W_Q = W_K = I and W_V = 10·I, so Q and
+ * K after projection are the example's and V is projected_v. */
+static void start_projected(struct app *a)
+{
+	static const char text[] =
+		"{\"tokens\": [\"a\", \"b\", \"c\"],"
+		" \"X\": [[1, 0], [0, 1], [1, 1]],"
+		" \"W_Q\": [[1, 0], [0, 1]], \"W_K\": [[1, 0], [0, 1]],"
+		" \"W_V\": [[10, 0], [0, 10]]}";
+	struct qkv_problem p;
+	char err[256];
+
+	qkv_problem_init(&p);
+	ck_assert_msg(load_string(text, strlen(text), "projected", &p, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(p.form, QKV_FORM_PROJECTED);
+	start_with(a, &p, NULL);
+}
+
+/* An input cell of the app's problem. */
+static double cell(const struct app *a, enum qkv_input which, int row, int col)
+{
+	return qkv_matrix_get(qkv_problem_input_const(&a->problem, which), row, col);
+}
+
+/* Softmax of scores / divisor over the entries not hidden (hidden may be NULL),
+ * written out here with libm. */
+static void expected_softmax(const double *scores, const unsigned char *hidden, int count,
+			     double divisor, double *out)
+{
+	double max = -INFINITY, sum = 0.0;
+
+	for (int j = 0; j < count; j++)
+		if ((hidden == NULL || !hidden[j]) && scores[j] / divisor > max)
+			max = scores[j] / divisor;
+	for (int j = 0; j < count; j++) {
+		out[j] = hidden != NULL && hidden[j] ? 0.0 : exp(scores[j] / divisor - max);
+		sum += out[j];
+	}
+	for (int j = 0; j < count; j++)
+		out[j] /= sum;
+}
+
+/* Asserts that row `row` of m equals expected (count entries) within TOL. */
+static void assert_row(const struct qkv_matrix *m, int row, const double *expected, int count)
+{
+	ck_assert_int_eq(m->cols, count);
+	for (int j = 0; j < count; j++)
+		ck_assert_double_eq_tol(qkv_matrix_get(m, row, j), expected[j], TOL);
+}
+
+/* Checks one query row of the app's trace against the closed form: the scores of
+ * q against the three keys k (rows of 2), divided by divisor, softmax, times v. */
+static void assert_query_row(const struct app *a, int row, const double q[2],
+			     const double k[3][2], const double v[3][2], double divisor)
+{
+	double scores[3], scaled[3], weights[3], output[2] = { 0, 0 };
+
+	for (int j = 0; j < 3; j++) {
+		scores[j] = q[0] * k[j][0] + q[1] * k[j][1];
+		scaled[j] = scores[j] / divisor;
+	}
+	expected_softmax(scores, NULL, 3, divisor, weights);
+	for (int j = 0; j < 3; j++)
+		for (int c = 0; c < 2; c++)
+			output[c] += weights[j] * v[j][c];
+	assert_row(&a->trace.scores, row, scores, 3);
+	assert_row(&a->trace.scaled, row, scaled, 3);
+	assert_row(&a->trace.weights, row, weights, 3);
+	assert_row(&a->trace.output, row, output, 2);
+}
+
+/* Checks a whole trace whose Q = K are the worked example's, with V given. */
+static void assert_trace_of(const struct app *a, const double v[3][2], double divisor)
+{
+	ck_assert_int_eq(a->trace.n, 3);
+	ck_assert_double_eq_tol(a->trace.divisor, divisor, TOL);
+	for (int i = 0; i < 3; i++)
+		assert_query_row(a, i, worked_qk[i], worked_qk, v, divisor);
+}
+
+/* Checks the whole trace of the unedited worked example with the given divisor. */
+static void assert_worked_trace(const struct app *a, double divisor)
+{
+	assert_trace_of(a, worked_v, divisor);
+}
+
+/* Asserts that the app's trace is exactly what qkv_attention makes of its problem. */
+static void assert_trace_current(const struct app *a)
+{
+	struct qkv_trace fresh;
+
+	qkv_trace_init(&fresh);
+	ck_assert_int_eq(qkv_attention(&a->problem, &fresh), 0);
+	ck_assert_int_eq(a->trace.n, fresh.n);
+	ck_assert_int_eq(a->trace.d_k, fresh.d_k);
+	ck_assert_int_eq(a->trace.d_v, fresh.d_v);
+	ck_assert(a->trace.divisor == fresh.divisor);
+	ck_assert(qkv_matrix_equal(&a->trace.scores, &fresh.scores));
+	ck_assert(qkv_matrix_equal(&a->trace.weights, &fresh.weights));
+	ck_assert(qkv_matrix_equal(&a->trace.output, &fresh.output));
+	qkv_trace_fini(&fresh);
+}
+
+/* A deep copy of the app's problem, for later comparison. */
+static void copy_problem(struct qkv_problem *dst, const struct app *a)
+{
+	qkv_problem_init(dst);
+	ck_assert_int_eq(qkv_problem_copy(dst, &a->problem), 0);
+}
+
+/* True for the foci the problem's form has. */
+static bool focus_in_form(const struct app *a, int focus)
+{
+	if (focus == FOCUS_ATTENTION || focus == FOCUS_OUTPUT)
+		return true;
+	if (a->problem.form == QKV_FORM_DIRECT)
+		return focus == FOCUS_Q || focus == FOCUS_K || focus == FOCUS_V;
+	return focus >= FOCUS_X && focus <= FOCUS_W_V;
+}
+
+/* Asserts that the cursor of focus lies inside its grid. */
+static void assert_cursor_inside(const struct app *a, int focus)
+{
+	int rows, cols;
+
+	app_focus_shape(a, (enum app_focus)focus, &rows, &cols);
+	ck_assert_int_ge(a->cursor[focus].row, 0);
+	ck_assert_int_ge(a->cursor[focus].col, 0);
+	ck_assert_int_lt(a->cursor[focus].row, rows);
+	ck_assert_int_lt(a->cursor[focus].col, cols);
+}
+
+/* Asserts every cursor of the form's foci lies inside its grid. */
+static void assert_all_cursors_inside(const struct app *a)
+{
+	for (int f = 0; f < FOCUS_COUNT; f++)
+		if (focus_in_form(a, f))
+			assert_cursor_inside(a, f);
+}
+
+/* Asserts the focused cursor sits at (row, col). */
+static void assert_cursor(const struct app *a, int row, int col)
+{
+	ck_assert_int_eq(a->cursor[a->focus].row, row);
+	ck_assert_int_eq(a->cursor[a->focus].col, col);
+}
+
+/* Types text as a new value of the selected cell: Enter, clear, text, Enter. */
+static int type_value(struct app *a, const char *text)
+{
+	key(a, APP_KEY_ENTER);
+	ck_assert(a->editing);
+	key(a, APP_KEY_CTRL_U);
+	keys(a, text);
+	return key(a, APP_KEY_ENTER);
+}
+
+/* --- init ------------------------------------------------------------------- */
+
+START_TEST(test_init_state)
+{
+	struct app a;
+
+	start(&a);
+	ck_assert_int_eq(a.focus, FOCUS_Q);
+	for (int f = 0; f < FOCUS_COUNT; f++) {
+		ck_assert_int_eq(a.cursor[f].row, 0);
+		ck_assert_int_eq(a.cursor[f].col, 0);
+	}
+	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+	ck_assert_double_eq_tol(a.step, 0.1, 1e-15);
+	ck_assert(!a.dirty);
+	ck_assert(!a.editing);
+	ck_assert(!a.quit);
+	ck_assert(!a.autoplay);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.palette, 0);
+	ck_assert_int_eq(a.palette_count, 3);
+	ck_assert_ptr_null(a.path);
+	assert_worked_trace(&a, sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_init_projected)
+{
+	struct app a;
+
+	start_projected(&a);
+	ck_assert_int_eq(a.focus, FOCUS_X);
+	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+	ck_assert(!a.dirty);
+	ck_assert(!a.editing);
+	assert_trace_of(&a, projected_v, sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_init_keeps_path)
+{
+	struct app a;
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	start_with(&a, &p, "somewhere/problem.json");
+	ck_assert_ptr_nonnull(a.path);
+	ck_assert_str_eq(a.path, "somewhere/problem.json");
+	app_fini(&a);
+}
+END_TEST
+
+/* --- movement and focus ----------------------------------------------------- */
+
+START_TEST(test_arrows_move_and_clamp)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, APP_KEY_UP);
+	assert_cursor(&a, 0, 0);
+	key(&a, APP_KEY_LEFT);
+	assert_cursor(&a, 0, 0);
+	ck_assert_int_ne(key(&a, APP_KEY_RIGHT), 0);
+	assert_cursor(&a, 0, 1);
+	key(&a, APP_KEY_RIGHT);
+	assert_cursor(&a, 0, 1);
+	ck_assert_int_ne(key(&a, APP_KEY_DOWN), 0);
+	assert_cursor(&a, 1, 1);
+	key(&a, APP_KEY_DOWN);
+	key(&a, APP_KEY_DOWN);
+	assert_cursor(&a, 2, 1);
+	key(&a, APP_KEY_LEFT);
+	assert_cursor(&a, 2, 0);
+	key(&a, APP_KEY_UP);
+	assert_cursor(&a, 1, 0);
+	ck_assert_int_eq(a.focus, FOCUS_Q);
+	ck_assert(!a.dirty);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_hjkl_move_and_clamp)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'k');
+	key(&a, 'h');
+	assert_cursor(&a, 0, 0);
+	ck_assert_int_ne(key(&a, 'l'), 0);
+	assert_cursor(&a, 0, 1);
+	key(&a, 'l');
+	assert_cursor(&a, 0, 1);
+	keys(&a, "jjjj");
+	assert_cursor(&a, 2, 1);
+	key(&a, 'h');
+	assert_cursor(&a, 2, 0);
+	key(&a, 'k');
+	assert_cursor(&a, 1, 0);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_grids_clamp_to_their_shapes)
+{
+	struct app a;
+	int rows, cols;
+
+	start(&a);
+	app_focus_shape(&a, FOCUS_Q, &rows, &cols);
+	ck_assert_int_eq(rows, 3);
+	ck_assert_int_eq(cols, 2);
+	app_focus_shape(&a, FOCUS_V, &rows, &cols);
+	ck_assert_int_eq(rows, 3);
+	ck_assert_int_eq(cols, 2);
+	app_focus_shape(&a, FOCUS_ATTENTION, &rows, &cols);
+	ck_assert_int_eq(rows, 3);
+	ck_assert_int_eq(cols, 3);
+	app_focus_shape(&a, FOCUS_OUTPUT, &rows, &cols);
+	ck_assert_int_eq(rows, 3);
+	ck_assert_int_eq(cols, 2);
+	for (int i = 0; i < 3; i++)
+		key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, FOCUS_ATTENTION);
+	keys(&a, "llllljjjjj");
+	assert_cursor(&a, 2, 2);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, FOCUS_OUTPUT);
+	keys(&a, "llllljjjjj");
+	assert_cursor(&a, 2, 1);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_tab_order_direct)
+{
+	static const int order[] = { FOCUS_K, FOCUS_V, FOCUS_ATTENTION, FOCUS_OUTPUT, FOCUS_Q };
+	struct app a;
+
+	start(&a);
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_ne(key(&a, APP_KEY_TAB), 0);
+		ck_assert_int_eq(a.focus, order[i]);
+	}
+	for (int i = 3; i >= 0; i--) {
+		key(&a, APP_KEY_BACKTAB);
+		ck_assert_int_eq(a.focus, order[i]);
+	}
+	key(&a, APP_KEY_BACKTAB);
+	ck_assert_int_eq(a.focus, FOCUS_Q);
+	key(&a, APP_KEY_BACKTAB);
+	ck_assert_int_eq(a.focus, FOCUS_OUTPUT);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_tab_order_projected)
+{
+	static const int order[] = { FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V, FOCUS_ATTENTION,
+				     FOCUS_OUTPUT, FOCUS_X };
+	struct app a;
+	int rows, cols;
+
+	start_projected(&a);
+	for (int i = 0; i < 6; i++) {
+		key(&a, APP_KEY_TAB);
+		ck_assert_int_eq(a.focus, order[i]);
+		ck_assert(focus_in_form(&a, a.focus));
+	}
+	for (int i = 4; i >= 0; i--) {
+		key(&a, APP_KEY_BACKTAB);
+		ck_assert_int_eq(a.focus, order[i]);
+	}
+	key(&a, APP_KEY_BACKTAB);
+	ck_assert_int_eq(a.focus, FOCUS_X);
+	ck_assert(app_focus_is_input(&a, FOCUS_X));
+	ck_assert(app_focus_is_input(&a, FOCUS_W_V));
+	ck_assert(!app_focus_is_input(&a, FOCUS_Q));
+	ck_assert(!app_focus_is_input(&a, FOCUS_ATTENTION));
+	app_focus_shape(&a, FOCUS_W_V, &rows, &cols);
+	ck_assert_int_eq(rows, 2);
+	ck_assert_int_eq(cols, 2);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_each_focus_keeps_its_cursor)
+{
+	struct app a;
+
+	start(&a);
+	keys(&a, "jl");
+	assert_cursor(&a, 1, 1);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, FOCUS_K);
+	assert_cursor(&a, 0, 0);
+	key(&a, 'j');
+	key(&a, APP_KEY_BACKTAB);
+	ck_assert_int_eq(a.focus, FOCUS_Q);
+	assert_cursor(&a, 1, 1);
+	ck_assert_int_eq(a.cursor[FOCUS_K].row, 1);
+	ck_assert_int_eq(a.cursor[FOCUS_K].col, 0);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- editing ---------------------------------------------------------------- */
+
+START_TEST(test_digit_starts_editing)
+{
+	struct app a;
+	int flags;
+
+	start(&a);
+	key(&a, '7');
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, "7");
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	keys(&a, ".5");
+	ck_assert_str_eq(a.edit, "7.5");
+	flags = key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(a.dirty);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 7.5);
+	ck_assert_int_eq(flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT),
+			 REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT);
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_dot_starts_editing)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	key(&a, '.');
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, ".");
+	keys(&a, "25");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_K, 0, 0) == 0.25);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_enter_starts_with_current_value)
+{
+	struct app a;
+	char *end;
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, FOCUS_V);
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	ck_assert(strtod(a.edit, &end) == 10.0);
+	ck_assert_int_eq(*end, '\0');
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_V, 0, 0) == 10.0);
+	ck_assert(!a.dirty);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_edit_keys)
+{
+	struct app a;
+
+	start(&a);
+	keys(&a, "12e-3");
+	ck_assert_str_eq(a.edit, "12e-3");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 12e-3);
+	keys(&a, "l98");
+	ck_assert_int_eq(a.cursor[FOCUS_Q].col, 1);
+	ck_assert_str_eq(a.edit, "98");
+	key(&a, APP_KEY_BACKSPACE);
+	ck_assert_str_eq(a.edit, "9");
+	key(&a, APP_KEY_CTRL_U);
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, "");
+	keys(&a, "+4E1");
+	ck_assert_str_eq(a.edit, "+4E1");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 40.0);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 12e-3);
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_escape_cancels_edit)
+{
+	struct app a;
+	struct qkv_problem before;
+
+	start(&a);
+	copy_problem(&before, &a);
+	keys(&a, "95");
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert(!a.editing);
+	ck_assert(!a.dirty);
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	assert_worked_trace(&a, sqrt(2.0));
+	qkv_problem_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_bad_text_is_refused)
+{
+	static const char *const bad[] = { "1e", "-", "1.2.3", "1e13", "-1e13", ".", "1e999",
+					   "+-1", "1e+" };
+	struct app a;
+	struct qkv_problem before;
+
+	start(&a);
+	copy_problem(&before, &a);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		type_value(&a, bad[i]);
+		ck_assert_msg(a.editing, "\"%s\" ended the edit", bad[i]);
+		ck_assert_msg(a.message[0] != '\0', "\"%s\" gave no message", bad[i]);
+		ck_assert_msg(a.message_is_error, "\"%s\" is not an error", bad[i]);
+		ck_assert_msg(qkv_problem_equal(&a.problem, &before), "\"%s\" changed Q", bad[i]);
+		ck_assert(!a.dirty);
+		key(&a, APP_KEY_ESCAPE);
+		ck_assert(!a.editing);
+	}
+	assert_worked_trace(&a, sqrt(2.0));
+	qkv_problem_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_bound_is_inclusive)
+{
+	struct app a;
+
+	start(&a);
+	type_value(&a, "1e12");
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == QKV_MAX_VALUE);
+	key(&a, 'l');
+	type_value(&a, "-1e12");
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == -QKV_MAX_VALUE);
+	assert_trace_current(&a);
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 2; j++)
+			ck_assert(isfinite(qkv_matrix_get(&a.trace.output, i, j)));
+	app_fini(&a);
+}
+END_TEST
+
+/* Q[0][1] (t1, d2) becomes 2: q1 = (1, 2), scores (1, 2, 3), divided by √2. */
+START_TEST(test_edit_worked_example)
+{
+	static const double q1[2] = { 1, 2 };
+	struct app a;
+	int flags;
+
+	start(&a);
+	key(&a, 'l');
+	key(&a, '2');
+	flags = key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT),
+			 REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT);
+	ck_assert(a.dirty);
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 2.0);
+	assert_query_row(&a, 0, q1, worked_qk, worked_v, sqrt(2.0));
+	assert_query_row(&a, 1, worked_qk[1], worked_qk, worked_v, sqrt(2.0));
+	assert_query_row(&a, 2, worked_qk[2], worked_qk, worked_v, sqrt(2.0));
+	ck_assert_double_eq_tol(qkv_matrix_get(&a.trace.scores, 0, 2), 3.0, TOL);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- nudges ------------------------------------------------------------------ */
+
+START_TEST(test_nudge_and_undo_each)
+{
+	struct app a;
+	double v0, v1, v2, v3;
+
+	start(&a);
+	v0 = cell(&a, QKV_INPUT_Q, 0, 0);
+	key(&a, '+');
+	v1 = cell(&a, QKV_INPUT_Q, 0, 0);
+	ck_assert_double_eq_tol(v1, v0 + 0.1, TOL);
+	ck_assert(a.dirty);
+	assert_trace_current(&a);
+	key(&a, '=');
+	v2 = cell(&a, QKV_INPUT_Q, 0, 0);
+	ck_assert_double_eq_tol(v2, v1 + 0.1, TOL);
+	key(&a, '-');
+	v3 = cell(&a, QKV_INPUT_Q, 0, 0);
+	ck_assert_double_eq_tol(v3, v2 - 0.1, TOL);
+	ck_assert(!a.editing);
+	key(&a, 'u');
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == v2);
+	key(&a, 'u');
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == v1);
+	key(&a, 'u');
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == v0);
+	assert_worked_trace(&a, sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_nudge_other_matrices)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	keys(&a, "jl-");
+	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_K, 1, 1), 1.0 - 0.1, TOL);
+	ck_assert(cell(&a, QKV_INPUT_Q, 1, 1) == 1.0);
+	key(&a, APP_KEY_TAB);
+	key(&a, '+');
+	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_V, 0, 0), 10.1, TOL);
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_grids_refuse_values)
+{
+	static const char *const refused = "5.+-=";
+	struct app a;
+	struct qkv_problem before;
+
+	start(&a);
+	copy_problem(&before, &a);
+	for (int f = 0; f < 2; f++) {
+		while (a.focus != (f == 0 ? FOCUS_ATTENTION : FOCUS_OUTPUT))
+			key(&a, APP_KEY_TAB);
+		for (const char *c = refused; *c != '\0'; c++) {
+			a.message[0] = '\0';
+			key(&a, (unsigned char)*c);
+			ck_assert(!a.editing);
+			ck_assert_msg(a.message[0] != '\0', "'%c' on %s set no message", *c,
+				      app_focus_name(a.focus));
+			ck_assert(qkv_problem_equal(&a.problem, &before));
+		}
+	}
+	ck_assert(!a.dirty);
+	qkv_problem_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- undo and redo ---------------------------------------------------------- */
+
+START_TEST(test_undo_with_nothing)
+{
+	struct app a;
+	struct qkv_problem before;
+
+	start(&a);
+	copy_problem(&before, &a);
+	key(&a, 'u');
+	ck_assert(a.message[0] != '\0');
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	a.message[0] = '\0';
+	key(&a, APP_KEY_CTRL_R);
+	ck_assert(a.message[0] != '\0');
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	ck_assert(!a.dirty);
+	qkv_problem_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_undo_redo_mixed)
+{
+	/* Each entry is one change; "7\r" stands for typing 7 and Enter. */
+	static const char *const changes[] = { "7\r", "+", "o", "]", "}", ">", "s", "t", "T",
+					       "m", "r", "x", "[", "{", "<", "-", "W" };
+	const int count = (int)(sizeof changes / sizeof changes[0]);
+	struct app a;
+	struct qkv_problem original, changed;
+
+	start(&a);
+	copy_problem(&original, &a);
+	for (int i = 0; i < count; i++) {
+		for (const char *c = changes[i]; *c != '\0'; c++)
+			key(&a, *c == '\r' ? APP_KEY_ENTER : (unsigned char)*c);
+		if (i == 10)
+			key(&a, 'j');
+		ck_assert(!a.editing);
+		assert_trace_current(&a);
+	}
+	ck_assert(a.problem.seeded);
+	ck_assert_int_eq(a.problem.wrong, QKV_WRONG_MASK_AFTER_SOFTMAX);
+	ck_assert(!qkv_problem_equal(&a.problem, &original));
+	copy_problem(&changed, &a);
+	for (int i = 0; i < count; i++) {
+		ck_assert_msg(!qkv_problem_equal(&a.problem, &original),
+			      "back at the start after %d undos of %d", i, count);
+		key(&a, 'u');
+		assert_trace_current(&a);
+		assert_all_cursors_inside(&a);
+	}
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	a.message[0] = '\0';
+	key(&a, 'u');
+	ck_assert(a.message[0] != '\0');
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	for (int i = 0; i < count; i++) {
+		key(&a, APP_KEY_CTRL_R);
+		assert_trace_current(&a);
+		assert_all_cursors_inside(&a);
+	}
+	ck_assert(qkv_problem_equal(&a.problem, &changed));
+	a.message[0] = '\0';
+	key(&a, APP_KEY_CTRL_R);
+	ck_assert(a.message[0] != '\0');
+	ck_assert(qkv_problem_equal(&a.problem, &changed));
+	qkv_problem_fini(&original);
+	qkv_problem_fini(&changed);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_new_change_drops_redo)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, '+');
+	key(&a, 'u');
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	key(&a, '-');
+	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_Q, 0, 0), 0.9, TOL);
+	a.message[0] = '\0';
+	key(&a, APP_KEY_CTRL_R);
+	ck_assert(a.message[0] != '\0');
+	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_Q, 0, 0), 0.9, TOL);
+	key(&a, 'u');
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- stages ------------------------------------------------------------------ */
+
+START_TEST(test_stage_forward_keys)
+{
+	static const int forward[] = { APP_KEY_PAGE_DOWN, ' ', 'n' };
+	static const int expected[] = { 1, 2, 3, 4, 5, 5 };
+	struct app a;
+
+	start(&a);
+	for (int k = 0; k < 3; k++) {
+		key(&a, APP_KEY_HOME);
+		ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+		for (int i = 0; i < 6; i++) {
+			key(&a, forward[k]);
+			ck_assert_int_eq(a.stage, expected[i]);
+		}
+	}
+	ck_assert(!a.dirty);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_stage_backward_keys)
+{
+	static const int backward[] = { APP_KEY_PAGE_UP, 'p' };
+	static const int expected[] = { 4, 3, 2, 1, APP_STAGE_LIVE, APP_STAGE_LIVE };
+	struct app a;
+
+	start(&a);
+	for (int k = 0; k < 2; k++) {
+		key(&a, APP_KEY_END);
+		ck_assert_int_eq(a.stage, QKV_STAGE_OUTPUT);
+		for (int i = 0; i < 6; i++) {
+			key(&a, backward[k]);
+			ck_assert_int_eq(a.stage, expected[i]);
+		}
+	}
+	keys(&a, "nnn");
+	ck_assert_int_eq(a.stage, QKV_STAGE_WEIGHTS);
+	key(&a, APP_KEY_HOME);
+	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_stage_projected)
+{
+	static const int forward[] = { 0, 1, 2, 3, 4, 5, 5 };
+	static const int backward[] = { 4, 3, 2, 1, 0, APP_STAGE_LIVE, APP_STAGE_LIVE };
+	struct app a;
+
+	start_projected(&a);
+	for (int i = 0; i < 7; i++) {
+		key(&a, APP_KEY_PAGE_DOWN);
+		ck_assert_int_eq(a.stage, forward[i]);
+	}
+	for (int i = 0; i < 7; i++) {
+		key(&a, 'p');
+		ck_assert_int_eq(a.stage, backward[i]);
+	}
+	key(&a, APP_KEY_END);
+	ck_assert_int_eq(a.stage, QKV_STAGE_OUTPUT);
+	ck_assert(app_stage_visible(&a, QKV_STAGE_PROJECTIONS));
+	key(&a, APP_KEY_HOME);
+	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+	ck_assert(app_stage_visible(&a, QKV_STAGE_PROJECTIONS));
+	key(&a, 'n');
+	ck_assert_int_eq(a.stage, QKV_STAGE_PROJECTIONS);
+	ck_assert(app_stage_visible(&a, QKV_STAGE_PROJECTIONS));
+	ck_assert(!app_stage_visible(&a, QKV_STAGE_SCORES));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_stage_visible)
+{
+	struct app a;
+
+	start(&a);
+	for (int s = QKV_STAGE_SCORES; s <= QKV_STAGE_OUTPUT; s++)
+		ck_assert(app_stage_visible(&a, (enum qkv_stage)s));
+	for (int current = 1; current <= 5; current++) {
+		key(&a, 'n');
+		ck_assert_int_eq(a.stage, current);
+		for (int s = QKV_STAGE_SCORES; s <= QKV_STAGE_OUTPUT; s++)
+			ck_assert_msg(app_stage_visible(&a, (enum qkv_stage)s) == (s <= current),
+				      "stage %d visible at %d", s, current);
+	}
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_edit_in_stage)
+{
+	static const double q1[2] = { 1, 2 };
+	struct app a;
+
+	start(&a);
+	keys(&a, "nn");
+	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
+	while (a.focus != FOCUS_Q)
+		key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
+	keys(&a, "l2");
+	key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 2.0);
+	assert_query_row(&a, 0, q1, worked_qk, worked_v, sqrt(2.0));
+	key(&a, '+');
+	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- structure --------------------------------------------------------------- */
+
+START_TEST(test_insert_token)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'j');
+	key(&a, 'o');
+	ck_assert_int_eq(a.problem.n, 4);
+	ck_assert_int_eq(a.trace.n, 4);
+	ck_assert(a.dirty);
+	for (int c = 0; c < 2; c++) {
+		ck_assert(cell(&a, QKV_INPUT_Q, 2, c) == 0.0);
+		ck_assert(cell(&a, QKV_INPUT_K, 2, c) == 0.0);
+		ck_assert(cell(&a, QKV_INPUT_V, 2, c) == 0.0);
+	}
+	for (int r = 0; r < 3; r++) {
+		int at = r < 2 ? r : 3;
+
+		for (int c = 0; c < 2; c++) {
+			ck_assert(cell(&a, QKV_INPUT_Q, at, c) == worked_qk[r][c]);
+			ck_assert(cell(&a, QKV_INPUT_K, at, c) == worked_qk[r][c]);
+			ck_assert(cell(&a, QKV_INPUT_V, at, c) == worked_v[r][c]);
+		}
+	}
+	ck_assert_str_eq(a.problem.tokens[0], "t1");
+	ck_assert_str_eq(a.problem.tokens[1], "t2");
+	ck_assert_str_eq(a.problem.tokens[3], "t3");
+	ck_assert_ptr_nonnull(a.problem.tokens[2]);
+	assert_all_cursors_inside(&a);
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_remove_token)
+{
+	struct app a;
+	int flags;
+
+	start(&a);
+	key(&a, 'j');
+	key(&a, 'x');
+	ck_assert_int_eq(a.problem.n, 2);
+	ck_assert_int_eq(a.trace.n, 2);
+	ck_assert_str_eq(a.problem.tokens[0], "t1");
+	ck_assert_str_eq(a.problem.tokens[1], "t3");
+	for (int c = 0; c < 2; c++) {
+		ck_assert(cell(&a, QKV_INPUT_Q, 1, c) == worked_qk[2][c]);
+		ck_assert(cell(&a, QKV_INPUT_V, 1, c) == worked_v[2][c]);
+		ck_assert(cell(&a, QKV_INPUT_V, 0, c) == worked_v[0][c]);
+	}
+	assert_all_cursors_inside(&a);
+	key(&a, 'j');
+	key(&a, 'x');
+	ck_assert_int_eq(a.problem.n, 1);
+	ck_assert_str_eq(a.problem.tokens[0], "t1");
+	assert_all_cursors_inside(&a);
+	a.message[0] = '\0';
+	flags = key(&a, 'x');
+	ck_assert_int_eq(a.problem.n, 1);
+	ck_assert(a.message[0] != '\0');
+	ck_assert_int_ne(flags, 0);
+	assert_all_cursors_inside(&a);
+	assert_trace_current(&a);
+	ck_assert(qkv_matrix_get(&a.trace.weights, 0, 0) == 1.0);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_remove_last_row_moves_cursor)
+{
+	struct app a;
+
+	start(&a);
+	for (int f = 0; f < 5; f++) {
+		keys(&a, "jjll");
+		key(&a, APP_KEY_TAB);
+	}
+	ck_assert_int_eq(a.focus, FOCUS_Q);
+	key(&a, 'x');
+	ck_assert_int_eq(a.problem.n, 2);
+	ck_assert_int_eq(a.problem.tokens[1][1], '2');
+	assert_all_cursors_inside(&a);
+	key(&a, '[');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1);
+	assert_all_cursors_inside(&a);
+	key(&a, '{');
+	ck_assert_int_eq(qkv_problem_d_v(&a.problem), 1);
+	assert_all_cursors_inside(&a);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_d_k_columns)
+{
+	struct app a;
+	struct qkv_problem original;
+
+	start(&a);
+	copy_problem(&original, &a);
+	key(&a, ']');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 3);
+	ck_assert_int_eq(a.trace.d_k, 3);
+	ck_assert_double_eq_tol(a.trace.divisor, sqrt(3.0), TOL);
+	for (int r = 0; r < 3; r++) {
+		ck_assert(cell(&a, QKV_INPUT_Q, r, 2) == 0.0);
+		ck_assert(cell(&a, QKV_INPUT_K, r, 2) == 0.0);
+		for (int c = 0; c < 2; c++)
+			ck_assert(cell(&a, QKV_INPUT_Q, r, c) == worked_qk[r][c]);
+	}
+	ck_assert_int_eq(qkv_problem_d_v(&a.problem), 2);
+	key(&a, '[');
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	assert_worked_trace(&a, sqrt(2.0));
+	key(&a, '[');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1);
+	a.message[0] = '\0';
+	key(&a, '[');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1);
+	ck_assert(a.message[0] != '\0');
+	assert_all_cursors_inside(&a);
+	assert_trace_current(&a);
+	qkv_problem_fini(&original);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_d_v_columns)
+{
+	struct app a;
+	struct qkv_problem original;
+	int rows, cols;
+
+	start(&a);
+	copy_problem(&original, &a);
+	key(&a, '}');
+	ck_assert_int_eq(qkv_problem_d_v(&a.problem), 3);
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 2);
+	ck_assert_int_eq(a.trace.d_v, 3);
+	app_focus_shape(&a, FOCUS_OUTPUT, &rows, &cols);
+	ck_assert_int_eq(cols, 3);
+	for (int r = 0; r < 3; r++) {
+		ck_assert(cell(&a, QKV_INPUT_V, r, 2) == 0.0);
+		ck_assert(qkv_matrix_get(&a.trace.output, r, 2) == 0.0);
+	}
+	key(&a, '{');
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	key(&a, '{');
+	ck_assert_int_eq(qkv_problem_d_v(&a.problem), 1);
+	a.message[0] = '\0';
+	key(&a, '{');
+	ck_assert_int_eq(qkv_problem_d_v(&a.problem), 1);
+	ck_assert(a.message[0] != '\0');
+	assert_all_cursors_inside(&a);
+	assert_trace_current(&a);
+	qkv_problem_fini(&original);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_double_and_halve_d_k)
+{
+	struct app a;
+	struct qkv_problem original;
+
+	start(&a);
+	copy_problem(&original, &a);
+	key(&a, '>');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 4);
+	for (int r = 0; r < 3; r++)
+		for (int c = 2; c < 4; c++)
+			ck_assert(cell(&a, QKV_INPUT_K, r, c) == 0.0);
+	key(&a, '<');
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	key(&a, ']');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 3);
+	key(&a, '<');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1);
+	key(&a, '<');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1);
+	assert_all_cursors_inside(&a);
+	assert_trace_current(&a);
+	qkv_problem_fini(&original);
+	app_fini(&a);
+}
+END_TEST
+
+/* A random problem grows by the columns a larger draw from the same seed has. */
+START_TEST(test_double_and_halve_random)
+{
+	struct app a;
+	struct qkv_problem p, original, wider;
+
+	qkv_problem_init(&p);
+	qkv_problem_init(&wider);
+	ck_assert_int_eq(qkv_problem_random(&p, 4, 3, 2, 20240611u), 0);
+	ck_assert_int_eq(qkv_problem_random(&wider, 4, 6, 2, 20240611u), 0);
+	start_with(&a, &p, NULL);
+	copy_problem(&original, &a);
+	keys(&a, "jjjll");
+	key(&a, '>');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 6);
+	ck_assert(qkv_matrix_equal(&a.problem.q, &wider.q));
+	ck_assert(qkv_matrix_equal(&a.problem.k, &wider.k));
+	assert_all_cursors_inside(&a);
+	key(&a, '<');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 3);
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	assert_all_cursors_inside(&a);
+	assert_trace_current(&a);
+	qkv_problem_fini(&original);
+	qkv_problem_fini(&wider);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- options ----------------------------------------------------------------- */
+
+START_TEST(test_scale_toggle)
+{
+	struct app a;
+
+	start(&a);
+	ck_assert_double_eq_tol(a.trace.divisor, sqrt(2.0), TOL);
+	key(&a, 's');
+	ck_assert_int_eq(a.problem.scale, QKV_SCALE_NONE);
+	assert_worked_trace(&a, 1.0);
+	ck_assert(a.dirty);
+	key(&a, 's');
+	ck_assert_int_eq(a.problem.scale, QKV_SCALE_SQRT_DK);
+	assert_worked_trace(&a, sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_temperature_ladder)
+{
+	static const double down[] = { 0.5, 0.2, 0.1, 0.05, 0.05 };
+	static const double up[] = { 0.1, 0.2, 0.5, 1, 2, 5, 10, 10 };
+	struct app a;
+
+	start(&a);
+	key(&a, 't');
+	ck_assert_double_eq_tol(a.problem.temperature, 0.5, TOL);
+	assert_worked_trace(&a, 0.5 * sqrt(2.0));
+	key(&a, 'T');
+	ck_assert_double_eq_tol(a.problem.temperature, 1.0, TOL);
+	key(&a, 'T');
+	ck_assert_double_eq_tol(a.problem.temperature, 2.0, TOL);
+	assert_worked_trace(&a, 2.0 * sqrt(2.0));
+	key(&a, 't');
+	ck_assert_double_eq_tol(a.problem.temperature, 1.0, TOL);
+	for (int i = 0; i < 5; i++) {
+		key(&a, 't');
+		ck_assert_double_eq_tol(a.problem.temperature, down[i], TOL);
+	}
+	for (int i = 0; i < 8; i++) {
+		key(&a, 'T');
+		ck_assert_double_eq_tol(a.problem.temperature, up[i], TOL);
+		ck_assert_double_eq_tol(a.trace.divisor, up[i] * sqrt(2.0), TOL);
+	}
+	assert_worked_trace(&a, 10.0 * sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_mask_cycle)
+{
+	static const unsigned char hidden_row1[3] = { 0, 0, 1 };
+	static const double scores_row1[3] = { 0, 1, 1 };
+	struct app a;
+	double weights[3];
+
+	start(&a);
+	key(&a, 'm');
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_CAUSAL);
+	ck_assert(qkv_matrix_get(&a.trace.weights, 0, 0) == 1.0);
+	ck_assert(qkv_matrix_get(&a.trace.weights, 0, 1) == 0.0);
+	ck_assert(qkv_matrix_get(&a.trace.weights, 0, 2) == 0.0);
+	ck_assert(qkv_matrix_get(&a.trace.weights, 1, 2) == 0.0);
+	expected_softmax(scores_row1, hidden_row1, 3, sqrt(2.0), weights);
+	assert_row(&a.trace.weights, 1, weights, 3);
+	key(&a, 'm');
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_CUSTOM);
+	assert_trace_current(&a);
+	key(&a, 'm');
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_NONE);
+	assert_worked_trace(&a, sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_wrong_cycle)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'W');
+	ck_assert_int_eq(a.problem.wrong, QKV_WRONG_MASK_AFTER_SOFTMAX);
+	assert_trace_current(&a);
+	key(&a, 'W');
+	ck_assert_int_eq(a.problem.wrong, QKV_WRONG_COLUMN_SOFTMAX);
+	assert_trace_current(&a);
+	for (int j = 0; j < 3; j++) {
+		double sum = 0.0;
+
+		for (int i = 0; i < 3; i++)
+			sum += qkv_matrix_get(&a.trace.weights, i, j);
+		ck_assert_double_eq_tol(sum, 1.0, TOL);
+	}
+	key(&a, 'W');
+	ck_assert_int_eq(a.problem.wrong, QKV_WRONG_NONE);
+	assert_worked_trace(&a, sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_random_refill)
+{
+	struct app a;
+	struct qkv_problem original;
+	bool changed = false;
+
+	start(&a);
+	copy_problem(&original, &a);
+	key(&a, 'r');
+	ck_assert(a.problem.seeded);
+	ck_assert_int_eq(a.problem.n, 3);
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 2);
+	ck_assert_int_eq(qkv_problem_d_v(&a.problem), 2);
+	ck_assert(qkv_matrix_all_finite(&a.problem.q));
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 2; c++)
+			changed |= cell(&a, QKV_INPUT_Q, r, c) != worked_qk[r][c];
+	ck_assert(changed);
+	ck_assert(a.dirty);
+	assert_trace_current(&a);
+	key(&a, 'u');
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	assert_worked_trace(&a, sqrt(2.0));
+	qkv_problem_fini(&original);
+	app_fini(&a);
+}
+END_TEST
+
+/* Toggling one bit of a custom mask, both ways, and undoing the toggle. */
+START_TEST(test_custom_mask_toggle)
+{
+	struct app a;
+	bool was_masked;
+	double sum;
+
+	start(&a);
+	keys(&a, "mm");
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_CUSTOM);
+	while (a.focus != FOCUS_ATTENTION)
+		key(&a, APP_KEY_TAB);
+	keys(&a, "ll");
+	assert_cursor(&a, 0, 2);
+	was_masked = qkv_problem_is_masked(&a.problem, 0, 2);
+	for (int round = 0; round < 2; round++) {
+		bool masked;
+
+		key(&a, APP_KEY_ENTER);
+		masked = qkv_problem_is_masked(&a.problem, 0, 2);
+		ck_assert_msg(masked == (round == 0 ? !was_masked : was_masked),
+			      "Enter %d did not toggle the bit", round + 1);
+		ck_assert_int_eq(qkv_trace_is_masked(&a.trace, 0, 2), masked);
+		if (masked)
+			ck_assert(qkv_matrix_get(&a.trace.weights, 0, 2) == 0.0);
+		else
+			ck_assert(qkv_matrix_get(&a.trace.weights, 0, 2) > 0.0);
+		sum = 0.0;
+		for (int j = 0; j < 3; j++)
+			sum += qkv_matrix_get(&a.trace.weights, 0, j);
+		ck_assert_double_eq_tol(sum, 1.0, TOL);
+		ck_assert(!qkv_problem_is_masked(&a.problem, 0, 1) ==
+			  !qkv_trace_is_masked(&a.trace, 0, 1));
+		assert_trace_current(&a);
+	}
+	key(&a, APP_KEY_ENTER);
+	ck_assert(qkv_problem_is_masked(&a.problem, 0, 2) == !was_masked);
+	key(&a, 'u');
+	ck_assert_msg(qkv_problem_is_masked(&a.problem, 0, 2) == was_masked,
+		      "undo did not restore the mask bit");
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- overlays and display options -------------------------------------------- */
+
+START_TEST(test_overlays)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, '?');
+	ck_assert_int_eq(a.overlay, OVERLAY_HELP);
+	key(&a, '?');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	key(&a, '?');
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	key(&a, 'D');
+	ck_assert_int_eq(a.overlay, OVERLAY_DESCRIBE);
+	key(&a, 'D');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	key(&a, 'D');
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_ne(key(&a, 'S') & REDRAW_OVERLAY, 0);
+	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert_int_gt(a.sweep_count, 0);
+	ck_assert_int_le(a.sweep_count, QKV_SWEEP_MAX_POINTS);
+	ck_assert_int_eq(a.sweep[0].d_k, 1);
+	key(&a, 'S');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	key(&a, 'S');
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert(!a.dirty);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_projector_and_palette)
+{
+	struct app a;
+	bool projector;
+
+	start(&a);
+	projector = a.projector;
+	key(&a, 'P');
+	ck_assert(a.projector == !projector);
+	key(&a, 'P');
+	ck_assert(a.projector == projector);
+	key(&a, 'c');
+	ck_assert_int_eq(a.palette, 1);
+	key(&a, 'c');
+	ck_assert_int_eq(a.palette, 2);
+	key(&a, 'c');
+	ck_assert_int_eq(a.palette, 0);
+	ck_assert(!a.dirty);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- autoplay ---------------------------------------------------------------- */
+
+START_TEST(test_autoplay)
+{
+	struct app a;
+	int64_t pace_ms;
+	int first;
+	bool reached_output = false;
+
+	start(&a);
+	ck_assert(a.pace_s > 0.0);
+	pace_ms = (int64_t)ceil(a.pace_s * 1000.0);
+	key(&a, 'A');
+	ck_assert(a.autoplay);
+	first = a.stage;
+	ck_assert_int_lt(first, QKV_STAGE_OUTPUT);
+	tick(&a, 1);
+	ck_assert_int_eq(a.stage, first);
+	tick(&a, pace_ms + 1);
+	ck_assert_int_gt(a.stage, first);
+	for (int i = 0; i < 12 && !reached_output; i++) {
+		reached_output = a.stage == QKV_STAGE_OUTPUT;
+		tick(&a, pace_ms + 1);
+	}
+	ck_assert(reached_output);
+	key(&a, APP_KEY_HOME);
+	ck_assert(!a.autoplay);
+	first = a.stage;
+	tick(&a, 10 * pace_ms);
+	tick(&a, 10 * pace_ms);
+	ck_assert_int_eq(a.stage, first);
+	key(&a, 'A');
+	ck_assert(a.autoplay);
+	key(&a, 'j');
+	ck_assert(!a.autoplay);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- quitting ---------------------------------------------------------------- */
+
+START_TEST(test_quit_clean)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'q');
+	ck_assert(a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_quit_dirty_asks)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, '+');
+	ck_assert(a.dirty);
+	key(&a, 'q');
+	ck_assert(!a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	key(&a, 'n');
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(!a.quit);
+	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+	key(&a, 'q');
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(!a.quit);
+	ck_assert(a.dirty);
+	key(&a, 'q');
+	key(&a, 'y');
+	ck_assert(a.quit);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- saving ------------------------------------------------------------------ */
+
+/* A fresh folder under the temporary directory; path receives its name. */
+static void make_temp_dir(char *path, size_t size)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(path, size, "%s/qkv-apptest-XXXXXX", base != NULL && *base ? base : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(path));
+}
+
+/* Asserts that the file at path loads to a problem equal to the app's. */
+static void assert_file_holds(const char *path, const struct app *a)
+{
+	struct qkv_problem loaded;
+	char err[512];
+
+	qkv_problem_init(&loaded);
+	ck_assert_msg(load_file(path, &loaded, err, sizeof err) == 0, "%s", err);
+	ck_assert(qkv_problem_equal(&loaded, &a->problem));
+	qkv_problem_fini(&loaded);
+}
+
+START_TEST(test_save_as_and_overwrite)
+{
+	struct app a, b;
+	char dir[512], file[600];
+	struct stat st;
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/saved.json", dir);
+	start(&a);
+	key(&a, '+');
+	key(&a, 'w');
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	keys(&a, file);
+	ck_assert_str_eq(a.answer, file);
+	ck_assert(a.dirty);
+	key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_msg(!a.dirty, "not saved: %s", a.message);
+	ck_assert_int_eq(stat(file, &st), 0);
+	assert_file_holds(file, &a);
+	ck_assert(!a.quit);
+	app_fini(&a);
+
+	start(&b);
+	keys(&b, "l4");
+	key(&b, APP_KEY_ENTER);
+	key(&b, 'w');
+	ck_assert_int_eq(b.prompt, PROMPT_SAVE_AS);
+	keys(&b, file);
+	key(&b, APP_KEY_ENTER);
+	ck_assert_int_eq(b.prompt, PROMPT_OVERWRITE);
+	ck_assert(b.dirty);
+	key(&b, 'y');
+	ck_assert_int_eq(b.prompt, PROMPT_NONE);
+	ck_assert_msg(!b.dirty, "not saved: %s", b.message);
+	assert_file_holds(file, &b);
+	app_fini(&b);
+
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+START_TEST(test_save_to_given_path)
+{
+	struct app a;
+	struct qkv_problem p;
+	char dir[512], file[600];
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/given.json", dir);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	start_with(&a, &p, file);
+	key(&a, '-');
+	key(&a, 'w');
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_msg(!a.dirty, "not saved: %s", a.message);
+	assert_file_holds(file, &a);
+	key(&a, 'o');
+	ck_assert(a.dirty);
+	key(&a, 'w');
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_msg(!a.dirty, "not saved: %s", a.message);
+	assert_file_holds(file, &a);
+	key(&a, 'q');
+	ck_assert(a.quit);
+	app_fini(&a);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* --- mouse, resize, flags ---------------------------------------------------- */
+
+START_TEST(test_click_selects)
+{
+	struct app a;
+	int flags;
+
+	start(&a);
+	flags = click(&a, FOCUS_K, 2, 1);
+	ck_assert_int_ne(flags, 0);
+	ck_assert_int_eq(a.focus, FOCUS_K);
+	assert_cursor(&a, 2, 1);
+	click(&a, FOCUS_V, 3, 0);
+	click(&a, FOCUS_V, 0, 2);
+	click(&a, FOCUS_Q, -1, 0);
+	click(&a, FOCUS_ATTENTION, 0, 3);
+	click(&a, FOCUS_OUTPUT, 0, -1);
+	ck_assert_int_eq(a.focus, FOCUS_K);
+	assert_cursor(&a, 2, 1);
+	ck_assert_int_eq(a.cursor[FOCUS_V].row, 0);
+	ck_assert_int_eq(a.cursor[FOCUS_V].col, 0);
+	click(&a, FOCUS_ATTENTION, 1, 2);
+	ck_assert_int_eq(a.focus, FOCUS_ATTENTION);
+	assert_cursor(&a, 1, 2);
+	ck_assert(!a.dirty);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_wheel_nudges)
+{
+	struct app a;
+
+	start(&a);
+	wheel(&a, FOCUS_Q, 1, 1, 1);
+	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_Q, 1, 1), 1.1, TOL);
+	ck_assert(a.dirty);
+	assert_trace_current(&a);
+	wheel(&a, FOCUS_V, 2, 0, -1);
+	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_V, 2, 0), 4.9, TOL);
+	wheel(&a, FOCUS_V, 3, 0, 1);
+	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_V, 2, 0), 4.9, TOL);
+	key(&a, 'u');
+	ck_assert(cell(&a, QKV_INPUT_V, 2, 0) == 5.0);
+	key(&a, 'u');
+	ck_assert(cell(&a, QKV_INPUT_Q, 1, 1) == 1.0);
+	assert_worked_trace(&a, sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_resize)
+{
+	struct app a;
+	int flags;
+
+	start(&a);
+	flags = resize(&a, 132, 43);
+	ck_assert_int_ne(flags & REDRAW_LAYOUT, 0);
+	ck_assert_int_eq(a.width, 132);
+	ck_assert_int_eq(a.height, 43);
+	flags = resize(&a, 80, 24);
+	ck_assert_int_ne(flags & REDRAW_LAYOUT, 0);
+	ck_assert_int_eq(a.width, 80);
+	ck_assert_int_eq(a.height, 24);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- blast radius ------------------------------------------------------------ */
+
+/* After a change, exactly the trace cells whose values differ from `before` are
+ * marked, among the scores and the outputs. */
+static void assert_marks_match(const struct app *a, const struct qkv_trace *before)
+{
+	for (int i = 0; i < a->trace.n; i++) {
+		for (int j = 0; j < a->trace.n; j++) {
+			bool moved = qkv_matrix_get(&a->trace.scores, i, j) !=
+				     qkv_matrix_get(&before->scores, i, j);
+			ck_assert_msg(app_moved_score(a, i, j) == moved,
+				      "score (%d, %d): marked %d, moved %d", i, j,
+				      app_moved_score(a, i, j), moved);
+		}
+		for (int c = 0; c < a->trace.d_v; c++) {
+			bool moved = qkv_matrix_get(&a->trace.output, i, c) !=
+				     qkv_matrix_get(&before->output, i, c);
+			ck_assert_msg(app_moved_output(a, i, c) == moved,
+				      "output (%d, %d): marked %d, moved %d", i, c,
+				      app_moved_output(a, i, c), moved);
+		}
+	}
+}
+
+/* Asserts nothing is marked. */
+static void assert_nothing_marked(const struct app *a)
+{
+	for (int i = 0; i < a->trace.n; i++) {
+		for (int j = 0; j < a->trace.n; j++)
+			ck_assert(!app_moved_score(a, i, j));
+		for (int c = 0; c < a->trace.d_v; c++)
+			ck_assert(!app_moved_output(a, i, c));
+	}
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 2; c++)
+			ck_assert(!app_moved_input(a, QKV_INPUT_Q, r, c) &&
+				  !app_moved_input(a, QKV_INPUT_V, r, c));
+}
+
+/* A trace of the app's problem as it is now, computed apart from the app. */
+static void keep_trace(struct qkv_trace *t, const struct app *a)
+{
+	qkv_trace_init(t);
+	ck_assert_int_eq(qkv_attention(&a->problem, t), 0);
+}
+
+START_TEST(test_blast_radius_query)
+{
+	struct app a;
+	struct qkv_trace before;
+
+	start(&a);
+	assert_nothing_marked(&a);
+	keep_trace(&before, &a);
+	key(&a, 'l');
+	key(&a, '2');
+	key(&a, APP_KEY_ENTER);
+	/* Scores of row 0 go from (1, 0, 1) to (1, 2, 3): keys 1 and 2 move. */
+	ck_assert(!app_moved_score(&a, 0, 0));
+	ck_assert(app_moved_score(&a, 0, 1));
+	ck_assert(app_moved_score(&a, 0, 2));
+	for (int i = 1; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			ck_assert(!app_moved_score(&a, i, j));
+	ck_assert(app_moved_output(&a, 0, 0));
+	ck_assert(app_moved_output(&a, 0, 1));
+	for (int i = 1; i < 3; i++)
+		for (int c = 0; c < 2; c++)
+			ck_assert(!app_moved_output(&a, i, c));
+	assert_marks_match(&a, &before);
+	ck_assert(app_moved_input(&a, QKV_INPUT_Q, 0, 1));
+	ck_assert(!app_moved_input(&a, QKV_INPUT_Q, 0, 0));
+	ck_assert(!app_moved_input(&a, QKV_INPUT_K, 0, 1));
+	ck_assert(a.mark_until_ms > clock_ms);
+	tick(&a, a.mark_until_ms - clock_ms + 1);
+	assert_nothing_marked(&a);
+	qkv_trace_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_blast_radius_value)
+{
+	struct app a;
+	struct qkv_trace before;
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_TAB);
+	key(&a, 'j');
+	ck_assert_int_eq(a.focus, FOCUS_V);
+	keep_trace(&before, &a);
+	key(&a, '4');
+	key(&a, APP_KEY_ENTER);
+	ck_assert(cell(&a, QKV_INPUT_V, 1, 0) == 4.0);
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++)
+			ck_assert(!app_moved_score(&a, i, j));
+		/* Every query gives key t2 some weight: output column 0 moves, 1 does not. */
+		ck_assert(app_moved_output(&a, i, 0));
+		ck_assert(!app_moved_output(&a, i, 1));
+	}
+	assert_marks_match(&a, &before);
+	ck_assert(app_moved_input(&a, QKV_INPUT_V, 1, 0));
+	ck_assert(!app_moved_input(&a, QKV_INPUT_V, 1, 1));
+	tick(&a, APP_MARK_MS / 2);
+	ck_assert(app_moved_output(&a, 0, 0));
+	tick(&a, a.mark_until_ms - clock_ms + 1);
+	assert_nothing_marked(&a);
+	qkv_trace_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_blast_radius_key)
+{
+	struct app a;
+	struct qkv_trace before;
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	keys(&a, "jj");
+	keep_trace(&before, &a);
+	key(&a, '+');
+	/* K row 2 goes from (1, 1) to (1.1, 1): score column 2 moves where the query
+	 * has a first coordinate, so for t1 and t3 but not for t2 = (0, 1). */
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			ck_assert(app_moved_score(&a, i, j) == (j == 2 && i != 1));
+	assert_marks_match(&a, &before);
+	qkv_trace_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+/* --- random events (issue 7) ------------------------------------------------- */
+
+/* The test's own generator (a 64-bit LCG, Knuth's MMIX constants). */
+struct lcg {
+	uint64_t state;
+};
+
+/* An integer in [lo, hi]. */
+static int lcg_int(struct lcg *g, int lo, int hi)
+{
+	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return lo + (int)((g->state >> 33) % (uint64_t)(hi - lo + 1));
+}
+
+/* One of count keys. */
+static int pick_key(struct lcg *g, const int *choices, int count)
+{
+	return choices[lcg_int(g, 0, count - 1)];
+}
+
+#define PICK(g, array) pick_key((g), (array), (int)(sizeof(array) / sizeof((array)[0])))
+
+/* A key for the editing category: start an edit, type into one, or end it. */
+static int edit_key(const struct app *a, struct lcg *g)
+{
+	static const int typing[] = { '0', '1', '2', '3', '5', '7', '9', '.', '-', 'e',
+				      APP_KEY_BACKSPACE, APP_KEY_ENTER, APP_KEY_ENTER,
+				      APP_KEY_ENTER, APP_KEY_CTRL_U, APP_KEY_ESCAPE };
+	static const int starting[] = { '0', '1', '2', '4', '6', '8', '.', APP_KEY_ENTER };
+
+	static const int ending[] = { APP_KEY_ENTER, APP_KEY_CTRL_U, APP_KEY_ESCAPE };
+
+	if (a->editing && strlen(a->edit) > 6)
+		return PICK(g, ending);
+	return a->editing ? PICK(g, typing) : PICK(g, starting);
+}
+
+/* Sends one event drawn from the weighted set of issue 7; sizes are kept small
+ * so the undo history stays inside its budget. */
+static void random_event(struct app *a, struct lcg *g)
+{
+	static const int moves[] = { APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT,
+				     'h', 'j', 'k', 'l' };
+	static const int tabs[] = { APP_KEY_TAB, APP_KEY_BACKTAB };
+	static const int nudges[] = { '+', '-', '=' };
+	static const int shapes[] = { 'o', 'x', '[', ']', '{', '}', '<', '>' };
+	static const int options[] = { 's', 't', 'T', 'm', 'r' };
+	static const int stages[] = { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP, ' ', 'n', 'p',
+				      APP_KEY_HOME, APP_KEY_END, 'A' };
+	static const int display[] = { '?', 'D', 'P', 'c', APP_KEY_CTRL_L, APP_KEY_DELETE };
+	int n = a->problem.n, d_k = qkv_problem_d_k(&a->problem);
+	int d_v = qkv_problem_d_v(&a->problem);
+	int pick = lcg_int(g, 0, 999);
+	int k;
+
+	if (lcg_int(g, 0, 4999) == 0) {
+		key(a, 'S');
+		return;
+	}
+	/* The wrong ways are entered rarely and left soon, so most events are
+	 * checked against the rows-sum-to-1 invariant. */
+	if (lcg_int(g, 0, 999) < (a->problem.wrong == QKV_WRONG_NONE ? 5 : 50)) {
+		key(a, 'W');
+		return;
+	}
+	if (a->editing && lcg_int(g, 0, 3) == 0) {
+		key(a, lcg_int(g, 0, 1) ? APP_KEY_ENTER : APP_KEY_ESCAPE);
+		return;
+	}
+	if (pick < 220) {
+		key(a, PICK(g, moves));
+	} else if (pick < 270) {
+		key(a, PICK(g, tabs));
+	} else if (pick < 420) {
+		key(a, edit_key(a, g));
+	} else if (pick < 480) {
+		key(a, PICK(g, nudges));
+	} else if (pick < 540) {
+		key(a, 'u');
+	} else if (pick < 570) {
+		key(a, APP_KEY_CTRL_R);
+	} else if (pick < 620) {
+		k = PICK(g, shapes);
+		if ((k == 'o' && n >= 12) || (k == '>' && d_k >= 64) ||
+		    (k == ']' && d_k >= 64) || (k == '}' && d_v >= 64))
+			k = '<';
+		key(a, k);
+	} else if (pick < 660) {
+		key(a, PICK(g, options));
+	} else if (pick < 730) {
+		key(a, PICK(g, stages));
+	} else if (pick < 750) {
+		key(a, APP_KEY_ESCAPE);
+	} else if (pick < 800) {
+		click(a, lcg_int(g, 0, FOCUS_COUNT - 1), lcg_int(g, -1, n), lcg_int(g, -1, 8));
+	} else if (pick < 840) {
+		wheel(a, lcg_int(g, 0, FOCUS_COUNT - 1), lcg_int(g, -1, n), lcg_int(g, -1, 8),
+		      lcg_int(g, 0, 1) ? 1 : -1);
+	} else if (pick < 860) {
+		resize(a, lcg_int(g, 10, 300), lcg_int(g, 4, 120));
+	} else if (pick < 960) {
+		tick(a, lcg_int(g, 0, 2500));
+	} else {
+		key(a, PICK(g, display));
+	}
+}
+
+/* The invariants of issue 7, after any event: NULL when they hold, else what is
+ * broken (written into why). Plain tests, so a passing run costs no Check calls. */
+static const char *broken_invariant(const struct app *a, char *why, size_t size)
+{
+	const struct qkv_trace *t = &a->trace;
+	int n = a->problem.n, rows, cols;
+	const struct app_cursor *cursor = &a->cursor[a->focus];
+
+	if (qkv_problem_check(&a->problem) != 0)
+		return "the problem does not check";
+	if (t->n != n || t->d_k != qkv_problem_d_k(&a->problem) ||
+	    t->d_v != qkv_problem_d_v(&a->problem))
+		return "the trace's sizes are not the problem's";
+	if (!qkv_matrix_all_finite(&t->scores) || !qkv_matrix_all_finite(&t->scaled) ||
+	    !qkv_matrix_all_finite(&t->weights) || !qkv_matrix_all_finite(&t->output))
+		return "NaN or Inf in the trace";
+	for (int i = 0; i < n && a->problem.wrong == QKV_WRONG_NONE; i++) {
+		double sum = 0.0;
+		int live = 0;
+
+		for (int j = 0; j < n; j++) {
+			if (qkv_trace_is_masked(t, i, j) != qkv_problem_is_masked(&a->problem, i, j))
+				return "the trace's mask is not the problem's";
+			if (!qkv_trace_is_masked(t, i, j)) {
+				sum += qkv_matrix_get(&t->weights, i, j);
+				live++;
+			} else if (qkv_matrix_get(&t->weights, i, j) != 0.0) {
+				return "a masked weight is not 0";
+			}
+		}
+		if (live > 0 && fabs(sum - 1.0) > 1e-12) {
+			snprintf(why, size, "weights row %d sums to %.17g", i, sum);
+			return why;
+		}
+	}
+	if (!focus_in_form(a, a->focus)) {
+		snprintf(why, size, "focus %d is not in the problem's form", a->focus);
+		return why;
+	}
+	app_focus_shape(a, a->focus, &rows, &cols);
+	if (cursor->row < 0 || cursor->col < 0 || cursor->row >= rows || cursor->col >= cols) {
+		snprintf(why, size, "cursor (%d, %d) outside %s (%d x %d)", cursor->row,
+			 cursor->col, app_focus_name(a->focus), rows, cols);
+		return why;
+	}
+	if (a->stage != APP_STAGE_LIVE &&
+	    (a->stage < (a->problem.form == QKV_FORM_PROJECTED ? 0 : 1) ||
+	     a->stage > QKV_STAGE_OUTPUT))
+		return "stage out of range";
+	if (a->editing && !app_focus_is_input(a, a->focus))
+		return "editing a grid that is not an input";
+	if (a->prompt != PROMPT_NONE || a->quit)
+		return "a prompt opened or quit was set";
+	if (a->history.bytes > a->history.budget / 2)
+		return "the undo history nears its budget: keep the problems smaller";
+	return NULL;
+}
+
+/* Aborts the test when an invariant is broken after event number `event`. */
+static void check_invariants(const struct app *a, long event)
+{
+	char why[160];
+	const char *broken = broken_invariant(a, why, sizeof why);
+
+	if (broken != NULL)
+		ck_abort_msg("event %ld: %s", event, broken);
+}
+
+/* Runs `events` random events from seed, checking after each, then undoes
+ * everything and expects the problem it started from. */
+static void run_random_events(struct app *a, uint64_t seed, long events)
+{
+	struct qkv_problem original;
+	struct lcg g = { seed };
+	int undos = 0;
+
+	copy_problem(&original, a);
+	for (long e = 0; e < events; e++) {
+		random_event(a, &g);
+		check_invariants(a, e);
+		if (e % 256 == 0)
+			assert_trace_current(a);
+	}
+	key(a, APP_KEY_ESCAPE);
+	key(a, APP_KEY_ESCAPE);
+	ck_assert(!a->editing && !a->autoplay && a->overlay == OVERLAY_NONE);
+	while (a->history.position > 0) {
+		ck_assert_int_lt(undos, a->history.count);
+		key(a, 'u');
+		undos++;
+		check_invariants(a, events + undos);
+	}
+	a->message[0] = '\0';
+	key(a, 'u');
+	ck_assert(a->message[0] != '\0');
+	ck_assert_msg(qkv_problem_equal(&a->problem, &original),
+		      "%d undos after %ld events did not restore the problem", undos, events);
+	assert_trace_current(a);
+	qkv_problem_fini(&original);
+}
+
+START_TEST(test_random_events_direct)
+{
+	struct app a;
+
+	start(&a);
+	run_random_events(&a, 0x5eed0007u, 100000);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_random_events_projected)
+{
+	struct app a;
+
+	start_projected(&a);
+	run_random_events(&a, 0x5eed0107u, 20000);
+	app_fini(&a);
+}
+END_TEST
+
+/* The suite: one case per area of the behaviour. */
+static Suite *app_suite(void)
+{
+	Suite *s = suite_create("app");
+	TCase *init = tcase_create("init");
+	TCase *moving = tcase_create("moving");
+	TCase *editing = tcase_create("editing");
+	TCase *history = tcase_create("history");
+	TCase *stages = tcase_create("stages");
+	TCase *structure = tcase_create("structure");
+	TCase *options = tcase_create("options");
+	TCase *interface = tcase_create("interface");
+	TCase *files = tcase_create("files");
+	TCase *marks = tcase_create("marks");
+	TCase *random = tcase_create("random");
+
+	tcase_add_test(init, test_init_state);
+	tcase_add_test(init, test_init_projected);
+	tcase_add_test(init, test_init_keeps_path);
+	suite_add_tcase(s, init);
+
+	tcase_add_test(moving, test_arrows_move_and_clamp);
+	tcase_add_test(moving, test_hjkl_move_and_clamp);
+	tcase_add_test(moving, test_grids_clamp_to_their_shapes);
+	tcase_add_test(moving, test_tab_order_direct);
+	tcase_add_test(moving, test_tab_order_projected);
+	tcase_add_test(moving, test_each_focus_keeps_its_cursor);
+	tcase_add_test(moving, test_click_selects);
+	suite_add_tcase(s, moving);
+
+	tcase_add_test(editing, test_digit_starts_editing);
+	tcase_add_test(editing, test_dot_starts_editing);
+	tcase_add_test(editing, test_enter_starts_with_current_value);
+	tcase_add_test(editing, test_edit_keys);
+	tcase_add_test(editing, test_escape_cancels_edit);
+	tcase_add_test(editing, test_bad_text_is_refused);
+	tcase_add_test(editing, test_bound_is_inclusive);
+	tcase_add_test(editing, test_edit_worked_example);
+	tcase_add_test(editing, test_nudge_and_undo_each);
+	tcase_add_test(editing, test_nudge_other_matrices);
+	tcase_add_test(editing, test_grids_refuse_values);
+	tcase_add_test(editing, test_wheel_nudges);
+	suite_add_tcase(s, editing);
+
+	tcase_add_test(history, test_undo_with_nothing);
+	tcase_add_test(history, test_undo_redo_mixed);
+	tcase_add_test(history, test_new_change_drops_redo);
+	suite_add_tcase(s, history);
+
+	tcase_add_test(stages, test_stage_forward_keys);
+	tcase_add_test(stages, test_stage_backward_keys);
+	tcase_add_test(stages, test_stage_projected);
+	tcase_add_test(stages, test_stage_visible);
+	tcase_add_test(stages, test_edit_in_stage);
+	tcase_add_test(stages, test_autoplay);
+	suite_add_tcase(s, stages);
+
+	tcase_add_test(structure, test_insert_token);
+	tcase_add_test(structure, test_remove_token);
+	tcase_add_test(structure, test_remove_last_row_moves_cursor);
+	tcase_add_test(structure, test_d_k_columns);
+	tcase_add_test(structure, test_d_v_columns);
+	tcase_add_test(structure, test_double_and_halve_d_k);
+	tcase_add_test(structure, test_double_and_halve_random);
+	suite_add_tcase(s, structure);
+
+	tcase_add_test(options, test_scale_toggle);
+	tcase_add_test(options, test_temperature_ladder);
+	tcase_add_test(options, test_mask_cycle);
+	tcase_add_test(options, test_wrong_cycle);
+	tcase_add_test(options, test_random_refill);
+	tcase_add_test(options, test_custom_mask_toggle);
+	suite_add_tcase(s, options);
+
+	tcase_add_test(interface, test_overlays);
+	tcase_add_test(interface, test_projector_and_palette);
+	tcase_add_test(interface, test_quit_clean);
+	tcase_add_test(interface, test_quit_dirty_asks);
+	tcase_add_test(interface, test_resize);
+	suite_add_tcase(s, interface);
+
+	tcase_add_test(files, test_save_as_and_overwrite);
+	tcase_add_test(files, test_save_to_given_path);
+	suite_add_tcase(s, files);
+
+	tcase_add_test(marks, test_blast_radius_query);
+	tcase_add_test(marks, test_blast_radius_value);
+	tcase_add_test(marks, test_blast_radius_key);
+	suite_add_tcase(s, marks);
+
+	tcase_set_timeout(random, 600);
+	tcase_add_test(random, test_random_events_direct);
+	tcase_add_test(random, test_random_events_projected);
+	suite_add_tcase(s, random);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(app_suite());
+	int failed;
+
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
