@@ -127,6 +127,40 @@ START_TEST(masked_cells_say_so)
 }
 END_TEST
 
+START_TEST(wrong_way_weights_say_what_they_normalise)
+{
+	char expected[512];
+
+	/* Mask after softmax, causal: row t1 is normalised over every key, e^0 / (2 + e^{−1/√2}),
+	 * and the masked t2 is then zeroed. */
+	problem.mask = QKV_MASK_CAUSAL;
+	problem.wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	snprintf(expected, sizeof expected,
+		 "WRONG WAY, softmax over every key, mask after: A[t1,t1] = e^(S' − max) / Σ e^(S' − max) = "
+		 "e^0 / (1 + %.4f + 1) = 1 / %.4f = %.4f", e_minus(), 2.0 + e_minus(), a_self());
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_WEIGHTS, 0, 0, 4);
+	ck_assert_str_eq(text, expected);
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_WEIGHTS, 0, 1, 4);
+	ck_assert(strstr(text, "no longer sums to 1") != NULL);
+
+	/* Softmax down column t3 (no mask): scaled column (1/√2, 1/√2, √2), maximum √2. */
+	problem.mask = QKV_MASK_NONE;
+	problem.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	{
+		double e = exp(1.0 / sqrt(2.0) - sqrt(2.0));
+
+		snprintf(expected, sizeof expected,
+			 "WRONG WAY, softmax down column t3: A[t1,t3] = e^(S' − max) / Σ e^(S' − max) = "
+			 "e^(%.4f) / (%.4f + %.4f + 1) = %.4f / %.4f = %.4f",
+			 1.0 / sqrt(2.0) - sqrt(2.0), e, e, e, 2 * e + 1, e / (2 * e + 1));
+	}
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_WEIGHTS, 0, 2, 4);
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
 START_TEST(long_sums_are_elided)
 {
 	/* d_k = 64: the dot product shows its first terms, the count, and the last. */
@@ -193,6 +227,7 @@ static Suite *derive_suite(void)
 	tcase_add_test(tc, mix_is_the_weighted_sum_of_values);
 	tcase_add_test(tc, output_names_each_share);
 	tcase_add_test(tc, masked_cells_say_so);
+	tcase_add_test(tc, wrong_way_weights_say_what_they_normalise);
 	tcase_add_test(tc, long_sums_are_elided);
 	tcase_add_test(tc, out_of_range_cells_are_refused);
 	tcase_add_test(tc, small_buffers_are_truncated_safely);

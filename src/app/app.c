@@ -255,6 +255,8 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	qkv_matrix_init(&app->previous_scores);
 	qkv_matrix_init(&app->previous_output);
 	history_init(&app->history, HISTORY_BUDGET);
+	for (int i = 0; i < 3; i++)
+		qkv_matrix_init(&app->untied[i]);
 	app->stage = APP_STAGE_LIVE;
 	app->step = DEFAULT_STEP;
 	app->pace_s = 2.0;
@@ -282,6 +284,8 @@ void app_fini(struct app *app)
 	qkv_matrix_fini(&app->previous_scores);
 	qkv_matrix_fini(&app->previous_output);
 	history_fini(&app->history);
+	for (int i = 0; i < 3; i++)
+		qkv_matrix_fini(&app->untied[i]);
 	free(app->moved_inputs);
 	free(app->moved_scores);
 	free(app->moved_output);
@@ -354,7 +358,7 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 
 /* Runs a change of the whole problem (shape or options) with undo: snapshot first,
  * change, then recompute; a failed change is rolled back. */
-typedef int (*problem_change)(struct qkv_problem *p, int argument);
+typedef int (*problem_change)(struct app *app, int argument);
 
 static int change_problem(struct app *app, problem_change change, int argument,
 			  const char *done)
@@ -366,7 +370,7 @@ static int change_problem(struct app *app, problem_change change, int argument,
 		say(app, true, "out of memory: the change was not made");
 		return REDRAW_STATUS;
 	}
-	rc = change(&app->problem, argument);
+	rc = change(app, argument);
 	if (rc == 0)
 		rc = qkv_problem_check(&app->problem);
 	if (rc != 0) {
@@ -387,59 +391,69 @@ static int change_problem(struct app *app, problem_change change, int argument,
 }
 
 /* The problem changes behind the structural and option keys. */
-static int change_insert_token(struct qkv_problem *p, int after)
+static int change_insert_token(struct app *app, int after)
 {
+	struct qkv_problem *p = &app->problem;
 	return qkv_problem_insert_token(p, after + 1, NULL);
 }
 
-static int change_remove_token(struct qkv_problem *p, int at)
+static int change_remove_token(struct app *app, int at)
 {
+	struct qkv_problem *p = &app->problem;
 	return qkv_problem_remove_token(p, at);
 }
 
-static int change_d_k(struct qkv_problem *p, int d_k)
+static int change_d_k(struct app *app, int d_k)
 {
+	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_d_k(p, d_k);
 }
 
-static int change_d_v(struct qkv_problem *p, int d_v)
+static int change_d_v(struct app *app, int d_v)
 {
+	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_d_v(p, d_v);
 }
 
-static int change_scale(struct qkv_problem *p, int scale)
+static int change_scale(struct app *app, int scale)
 {
+	struct qkv_problem *p = &app->problem;
 	p->scale = (enum qkv_scale)scale;
 	return 0;
 }
 
-static int change_temperature(struct qkv_problem *p, int index)
+static int change_temperature(struct app *app, int index)
 {
+	struct qkv_problem *p = &app->problem;
 	p->temperature = temperatures[index];
 	return 0;
 }
 
-static int change_mask(struct qkv_problem *p, int mask)
+static int change_mask(struct app *app, int mask)
 {
+	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_mask(p, (enum qkv_mask)mask);
 }
 
-static int change_wrong(struct qkv_problem *p, int wrong)
+static int change_wrong(struct app *app, int wrong)
 {
+	struct qkv_problem *p = &app->problem;
 	p->wrong = (enum qkv_wrong)wrong;
 	return 0;
 }
 
 /* Toggles the custom mask bit of cell argument = query·n + key. */
-static int change_mask_bit(struct qkv_problem *p, int cell)
+static int change_mask_bit(struct app *app, int cell)
 {
+	struct qkv_problem *p = &app->problem;
 	p->mask_bits[cell] = !p->mask_bits[cell];
 	return 0;
 }
 
 /* New N(0,1) values for Q, K and V from the seed, keeping the shape. */
-static int change_random(struct qkv_problem *p, int unused)
+static int change_random(struct app *app, int unused)
 {
+	struct qkv_problem *p = &app->problem;
 	struct qkv_problem fresh;
 	uint64_t seed = p->seeded ? p->seed + 1 : 1;
 	int rc;
@@ -458,6 +472,66 @@ static int change_random(struct qkv_problem *p, int unused)
 	}
 	qkv_problem_fini(&fresh);
 	return rc;
+}
+
+static bool is_identity(const struct qkv_matrix *m)
+{
+	if (m->rows != m->cols)
+		return false;
+	for (int r = 0; r < m->rows; r++)
+		for (int c = 0; c < m->cols; c++)
+			if (qkv_matrix_get(m, r, c) != (r == c ? 1.0 : 0.0))
+				return false;
+	return true;
+}
+
+bool app_projections_tied(const struct app *app)
+{
+	const struct qkv_problem *p = &app->problem;
+
+	return p->form == QKV_FORM_PROJECTED && is_identity(&p->w_q) && is_identity(&p->w_k) &&
+	       is_identity(&p->w_v);
+}
+
+/* Ties W_Q, W_K, W_V to the identity (keeping the learned ones to come back to),
+ * or brings the kept ones back. */
+static int change_identity(struct app *app, int tie)
+{
+	struct qkv_problem *p = &app->problem;
+	struct qkv_matrix *w[3] = { &p->w_q, &p->w_k, &p->w_v };
+	int d_model = p->x.cols, rc = 0;
+
+	for (int i = 0; i < 3 && rc == 0; i++) {
+		if (tie) {
+			rc = qkv_matrix_copy(&app->untied[i], w[i]);
+			if (rc == 0)
+				rc = qkv_matrix_zero(w[i], d_model, d_model);
+			for (int d = 0; rc == 0 && d < d_model; d++)
+				qkv_matrix_set(w[i], d, d, 1.0);
+		} else {
+			rc = qkv_matrix_copy(w[i], &app->untied[i]);
+		}
+	}
+	return rc;
+}
+
+/* Marks the token as padding (hidden as a key from every query) or not. */
+static int change_padding(struct app *app, int token)
+{
+	struct qkv_problem *p = &app->problem;
+
+	if (p->padding == NULL) {
+		p->padding = calloc((size_t)p->n, 1);
+		if (p->padding == NULL)
+			return QKV_ENOMEM;
+	}
+	p->padding[token] = !p->padding[token];
+	return 0;
+}
+
+static int change_d_model(struct app *app, int d_model)
+{
+	return qkv_problem_set_d_model(&app->problem, d_model);
 }
 
 /* --- keys ------------------------------------------------------------------------ */
@@ -804,6 +878,17 @@ static int structure_key(struct app *app, int key)
 		return change_problem(app, change_remove_token, current_token(app), done);
 	case ']':
 	case '[':
+		if (app->focus == FOCUS_X) {
+			int d_model = qkv_problem_d_model(p), target = key == ']' ? d_model + 1 : d_model - 1;
+
+			if (target < 1 || target > QKV_MAX_DIM) {
+				say(app, true, "d_model stays %d: it goes from 1 to %d", d_model, QKV_MAX_DIM);
+				return REDRAW_STATUS;
+			}
+			snprintf(done, sizeof done, "d_model = %d (X and the rows of every W)", target);
+			return change_problem(app, change_d_model, target, done);
+		}
+		/* fall through */
 	case '>':
 	case '<': {
 		int target = key == ']' ? d_k + 1 : key == '[' ? d_k - 1 : key == '>' ? d_k * 2 : d_k / 2;
@@ -871,10 +956,29 @@ static int option_key(struct app *app, int key)
 	}
 	case 'W': {
 		int next = (p->wrong + 1) % 3;
+		bool dirty = app->dirty;
 		int redraw = change_problem(app, change_wrong, next, wrong_names[next]);
 
+		app->dirty = dirty; /* a demonstration, never saved: nothing to lose */
 		app->message_is_error = next != QKV_WRONG_NONE;
 		return redraw;
+	}
+	case 'I':
+		if (p->form != QKV_FORM_PROJECTED) {
+			say(app, true, "this problem gives Q, K and V directly: there are no projections to tie");
+			return REDRAW_STATUS;
+		}
+		if (app_projections_tied(app) && app->untied[0].rows == p->x.cols)
+			return change_problem(app, change_identity, 0, "projections learned again: W_Q, W_K, W_V as they were");
+		return change_problem(app, change_identity, 1,
+				      "W_Q = W_K = W_V = identity, so Q = K = V = X: each token attends most to itself");
+	case 'z': {
+		int token = current_token(app);
+		bool padding = p->padding != NULL && p->padding[token];
+
+		snprintf(done, sizeof done, "%s %s padding%s", p->tokens[token], padding ? "is no longer" : "is now",
+			 padding ? "" : ": no query sees it as a key");
+		return change_problem(app, change_padding, token, done);
 	}
 	case 'r':
 		if (p->form != QKV_FORM_DIRECT) {

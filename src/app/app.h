@@ -140,6 +140,9 @@ struct app {
 	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
 	uint64_t sweep_seed;
 
+	/* The projections as they were before `I` tied them to the identity. */
+	struct qkv_matrix untied[3];
+
 	int width, height;          /* the terminal's size, from EVENT_RESIZE */
 	struct history history;
 	int64_t now_ms;
@@ -172,6 +175,9 @@ int app_value_col(const struct app *app);
 bool app_stage_visible(const struct app *app, enum qkv_stage stage);
 /* The stage whose derivation the info line shows. */
 enum qkv_stage app_derived_stage(const struct app *app);
+
+/* True when W_Q, W_K and W_V are all the identity (Q = K = V = X). */
+bool app_projections_tied(const struct app *app);
 
 /* True when the cell of the trace moved in the last change and is still marked. */
 bool app_moved_score(const struct app *app, int query, int key);

@@ -163,42 +163,54 @@ static void derive_scaled(struct text *t, const struct qkv_problem *p,
 	put_number(t, qkv_matrix_get(&tr->scaled, row, col), decimals, false);
 }
 
-/* Stage 3 for a row softmax: e^(s − max) over the sum of the row's exponentials. */
+/* Stage 3: e^(s − max) over the sum of the exponentials it is normalised with —
+ * the query's row of live keys, or, in the wrong-way demonstrations, the whole row
+ * (mask applied afterwards) or the key's column. */
 static void derive_weight(struct text *t, const struct qkv_problem *p,
 			  const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	const double *s = qkv_matrix_row_const(&tr->scaled, row);
+	bool down_column = p->wrong == QKV_WRONG_COLUMN_SOFTMAX;
+	bool mask_later = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX;
 	int n = tr->n, shown = 0;
 	double max = 0.0, sum = 0.0;
 	bool first = true;
 
-	for (int j = 0; j < n; j++) {
-		if (qkv_trace_is_masked(tr, row, j))
+	for (int k = 0; k < n; k++) {
+		int i = down_column ? k : row, j = down_column ? col : k;
+		double s = qkv_matrix_get(&tr->scaled, i, j);
+
+		if (!mask_later && qkv_trace_is_masked(tr, i, j))
 			continue;
-		if (first || s[j] > max)
-			max = s[j];
+		if (first || s > max)
+			max = s;
 		first = false;
 	}
-	for (int j = 0; j < n; j++)
-		if (!qkv_trace_is_masked(tr, row, j))
-			sum += exp(s[j] - max);
+	if (down_column)
+		put(t, "WRONG WAY, softmax down column %s: ", label(p, col));
+	else if (mask_later)
+		put(t, "WRONG WAY, softmax over every key, mask after: ");
 	put(t, "A[%s,%s] = e^(S' − max) / Σ e^(S' − max) = e^", label(p, row), label(p, col));
-	put_number(t, s[col] - max, decimals, true);
+	put_number(t, qkv_matrix_get(&tr->scaled, row, col) - max, decimals, true);
 	put(t, " / (");
-	for (int j = 0; j < n; j++) {
-		if (qkv_trace_is_masked(tr, row, j))
+	for (int k = 0; k < n; k++) {
+		int i = down_column ? k : row, j = down_column ? col : k;
+		double e = exp(qkv_matrix_get(&tr->scaled, i, j) - max);
+
+		if (!mask_later && qkv_trace_is_masked(tr, i, j))
 			continue;
+		sum += e;
+		if (shown == MAX_TERMS) {
+			if (shown++ == MAX_TERMS)
+				put(t, " + …");
+			continue;
+		}
 		if (shown > 0)
 			put(t, " + ");
-		if (shown == MAX_TERMS) {
-			put(t, "…");
-			break;
-		}
-		put_number(t, exp(s[j] - max), decimals, false);
+		put_number(t, e, decimals, false);
 		shown++;
 	}
 	put(t, ") = ");
-	put_number(t, exp(s[col] - max), decimals, false);
+	put_number(t, exp(qkv_matrix_get(&tr->scaled, row, col) - max), decimals, false);
 	put(t, " / ");
 	put_number(t, sum, decimals, false);
 	put(t, " = ");
@@ -308,6 +320,12 @@ int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
 	}
 	if (col >= width)
 		return QKV_EINVAL;
+	if (stage == QKV_STAGE_WEIGHTS && qkv_trace_is_masked(t, row, col) &&
+	    p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX) {
+		put(&text, "WRONG WAY: A[%s,%s] took its share in softmax, then the mask set it to 0, "
+			   "so row %s no longer sums to 1", label(p, row), label(p, col), label(p, row));
+		return (int)text.length;
+	}
 	if (stage >= QKV_STAGE_SCORES && stage <= QKV_STAGE_WEIGHTS && qkv_trace_is_masked(t, row, col)) {
 		put(&text, "%s[%s,%s]: masked: −∞ before softmax, weight 0",
 		    stage == QKV_STAGE_WEIGHTS ? "A" : stage == QKV_STAGE_SCALED ? "S'" : "S",

@@ -251,7 +251,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			if (masked) {
-				put_cell(y, x, panel->cell_w, style, panel->kind == PANEL_WEIGHTS ? "0" : "—");
+				put_cell(y, x, panel->cell_w, style, "—");
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
@@ -261,6 +261,39 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			}
 			put_cell(y, x, panel->cell_w, style, text);
 		}
+	}
+}
+
+/* Wrong-way demonstrations: each row's sum (right) and each column's sum (below),
+ * so the class sees which ones stopped being 1. */
+static void draw_weight_sums(const struct app *app, const struct layout *l, const struct panel *panel)
+{
+	const struct qkv_trace *t = &app->trace;
+	int data_x = panel->x + panel->label_w, sum_x = data_x + panel->shown_cols * panel->cell_w;
+	int y = panel->y + 2 + panel->shown_rows;
+	char text[32];
+
+	put_cell(panel->y + 1, sum_x, panel->cell_w, palette_role(ROLE_ERROR), "Σrow");
+	for (int r = 0; r < panel->shown_rows; r++) {
+		double sum = 0.0;
+		int row = panel->first_row + r;
+
+		for (int j = 0; j < t->n; j++)
+			sum += qkv_matrix_get(&t->weights, row, j);
+		qkv_format_number(text, sizeof text, sum, l->decimals);
+		put_cell(panel->y + 2 + r, sum_x, panel->cell_w,
+			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
+	}
+	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR), "Σcol");
+	for (int c = 0; c < panel->shown_cols; c++) {
+		double sum = 0.0;
+		int col = panel->first_col + c;
+
+		for (int i = 0; i < t->n; i++)
+			sum += qkv_matrix_get(&t->weights, i, col);
+		qkv_format_number(text, sizeof text, sum, l->decimals);
+		put_cell(y, data_x + c * panel->cell_w, panel->cell_w,
+			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
 }
 
@@ -372,7 +405,9 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		return;
 	}
 	draw_panel_body(app, l, panel);
-	if (panel->kind == PANEL_WEIGHTS)
+	if (panel->kind == PANEL_WEIGHTS && panel->sums)
+		draw_weight_sums(app, l, panel);
+	else if (panel->kind == PANEL_WEIGHTS)
 		draw_weights_legend(app, panel);
 	else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED)
 		draw_signed_legend(app, panel);
@@ -600,6 +635,9 @@ static const char *const help_lines[] = {
 	"s                 scaling √d_k on / off     t / T   temperature τ down / up",
 	"m                 mask none → causal → custom (Enter on a weight toggles it)",
 	"W                 wrong-way demonstrations  r       random N(0,1) Q, K, V",
+	"I                 tie W_Q, W_K, W_V to the identity and back (Q = K = V = X)",
+	"z                 mark the cursor's token as padding (no query sees it)",
+	"] / [ on X        add / remove a column of X and a row of every W (d_model)",
 	"S                 saturation sweep          D       describe in words",
 	"P                 projector mode            c       next palette   R  auto range",
 	"w                 save                      q       quit",

@@ -70,7 +70,7 @@ static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int
 /* The panel's full width for `cols` shown columns (never narrower than its title). */
 static int panel_width(const struct panel *panel, int cols)
 {
-	int w = panel->label_w + cols * panel->cell_w + 1;
+	int w = panel->label_w + (cols + (panel->sums ? 1 : 0)) * panel->cell_w + 1;
 
 	if (panel->kind == PANEL_READOUT)
 		return READOUT_WIDTH;
@@ -185,8 +185,11 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		grid_panel(add(b), PANEL_SCALED, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scaled, decimals), label_w, token_w);
 	}
 	/* Without colour a shading glyph stands beside each weight, so it needs a column. */
-	grid_panel(add(b), PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
+	panel = add(b);
+	grid_panel(panel, PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
 		   decimals + 2 + (palette_monochrome() ? 1 : 0), label_w, token_w);
+	/* The wrong-way demonstrations show each row's and each column's sum. */
+	panel->sums = p->wrong != QKV_WRONG_NONE;
 	if (!live) {
 		b->groups++;
 		/* The mix terms a_ij·v_jc are at most |v| in size. */

@@ -34,6 +34,7 @@ struct panel {
 	bool compact;       /* colour-only cells, two columns wide */
 	bool withheld;      /* a later stage, not computed yet in the stage walk */
 	bool derived;       /* a read-only grid (computed from others) */
+	bool sums;          /* weights: a row-sum column and a column-sum line */
 };
 
 #define LAYOUT_MAX_PANELS 12
