@@ -199,7 +199,7 @@ static void derive_weight(struct text *t, const struct qkv_problem *p,
 		if (!mask_later && qkv_trace_is_masked(tr, i, j))
 			continue;
 		sum += e;
-		if (shown == MAX_TERMS) {
+		if (shown >= MAX_TERMS) {
 			if (shown++ == MAX_TERMS)
 				put(t, " + …");
 			continue;

@@ -264,6 +264,49 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	}
 }
 
+/* Under a colour-only grid: the selected row and column written out in numbers,
+ * largest first, so the values are there for whoever cannot read the colours. */
+static void draw_compact_numbers(const struct app *app, const struct layout *l, const struct panel *panel)
+{
+	int y = panel->y + 3 + panel->shown_rows, query = app_query(app), key = app_key(app);
+
+	for (int line = 0; line < 2; line++) {
+		char text[TEXT_MAX], number[32];
+		size_t length;
+		int used[8], count = 0;
+
+		length = (size_t)snprintf(text, sizeof text, line == 0 ? "row %s:" : "col %s:",
+					  app->problem.tokens[line == 0 ? query : key]);
+		/* The eight largest entries of the line, each once. */
+		for (int k = 0; k < 8 && k < app->trace.n; k++) {
+			int best = -1;
+			double best_value = 0.0;
+
+			for (int j = 0; j < app->trace.n; j++) {
+				bool masked, taken = false;
+				double v = panel_value(app, panel, line == 0 ? query : j, line == 0 ? j : key, &masked);
+
+				for (int u = 0; u < count; u++)
+					taken |= used[u] == j;
+				if (!taken && !masked && (best < 0 || v > best_value)) {
+					best = j;
+					best_value = v;
+				}
+			}
+			if (best < 0)
+				break;
+			used[count++] = best;
+			qkv_format_number(number, sizeof number, best_value, l->decimals);
+			if (length < sizeof text)
+				length += (size_t)snprintf(text + length, sizeof text - length, " %s %s",
+							   app->problem.tokens[best], number);
+		}
+		if (length < sizeof text && count < app->trace.n)
+			snprintf(text + length, sizeof text - length, " …");
+		put(y + line, panel->x, panel->w, palette_role(ROLE_LABEL), text);
+	}
+}
+
 /* Wrong-way demonstrations: each row's sum (right) and each column's sum (below),
  * so the class sees which ones stopped being 1. */
 static void draw_weight_sums(const struct app *app, const struct layout *l, const struct panel *panel)
@@ -405,6 +448,8 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		return;
 	}
 	draw_panel_body(app, l, panel);
+	if (panel->compact)
+		draw_compact_numbers(app, l, panel);
 	if (panel->kind == PANEL_WEIGHTS && panel->sums)
 		draw_weight_sums(app, l, panel);
 	else if (panel->kind == PANEL_WEIGHTS)

@@ -272,6 +272,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 				  panel->kind == PANEL_SCALED) &&
 				 panel->label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
 		panel->cell_w = panel->compact ? 2 : panel->number_cell_w;
+		panel->h_extra = panel->compact ? 2 : 0; /* the selected row and column in numbers */
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
 		share = input_share(b, i, width);
 		if (share > 0 && share - panel->label_w - 2 < room)
@@ -287,7 +288,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		if (w > width)
 			w = width;
 		panel->w = w;
-		panel->h = panel_extra_lines(panel) + (panel->kind == PANEL_READOUT ? shown + 1 : shown);
+		panel->h = panel_extra_lines(panel) + panel->h_extra + (panel->kind == PANEL_READOUT ? shown + 1 : shown);
 		if (group != b->group[i] || x + w > width) {
 			y += line_h;
 			line_h = 0;

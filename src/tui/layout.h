@@ -32,6 +32,7 @@ struct panel {
 	int shown_rows, shown_cols; /* how many fit */
 	int first_row, first_col;   /* scroll offset (follows the cursor) */
 	bool compact;       /* colour-only cells, two columns wide */
+	int h_extra;        /* lines under a compact grid: its selected row and column */
 	bool withheld;      /* a later stage, not computed yet in the stage walk */
 	bool derived;       /* a read-only grid (computed from others) */
 	bool sums;          /* weights: a row-sum column and a column-sum line */
