@@ -300,7 +300,8 @@ static void describe_change(struct app *app, enum app_focus focus, int row, int 
 			    double after)
 {
 	char from[32], to[32], place[96], reach[128];
-	const char *token = app->problem.tokens[row];
+	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
+	const char *token = focus <= FOCUS_X ? app->problem.tokens[row] : "";
 
 	qkv_format_exact(from, sizeof from, before);
 	qkv_format_exact(to, sizeof to, after);
