@@ -1994,6 +1994,121 @@ START_TEST(test_random_events_projected)
 END_TEST
 
 /* The suite: one case per area of the behaviour. */
+/* I ties the projections to the identity: Q = K = V = X, so each token's own key
+ * scores highest (q·k_i = |x_i|² beats x_i·x_j when the rows are distinct unit-ish
+ * vectors); I again brings the learned W's back exactly. */
+START_TEST(test_identity_toggle)
+{
+	struct app a;
+	struct qkv_problem before;
+
+	start_projected(&a);
+	qkv_problem_init(&before);
+	ck_assert_int_eq(qkv_problem_copy(&before, &a.problem), 0);
+	ck_assert(!app_projections_tied(&a));
+	key(&a, 'I');
+	ck_assert(app_projections_tied(&a));
+	ck_assert(qkv_matrix_equal(&a.trace.q, &a.problem.x));
+	ck_assert(qkv_matrix_equal(&a.trace.k, &a.problem.x));
+	ck_assert(qkv_matrix_equal(&a.trace.v, &a.problem.x));
+	/* X = (1,0), (0,1), (1,1): scores row a = (1, 0, 1) / √2, closed form. */
+	{
+		double scores[3] = { 1, 0, 1 }, weights[3];
+
+		expected_softmax(scores, NULL, 3, sqrt(2.0), weights);
+		assert_row(&a.trace.weights, 0, weights, 3);
+	}
+	key(&a, 'I');
+	ck_assert(!app_projections_tied(&a));
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	/* And undo walks back through both toggles. */
+	key(&a, 'u');
+	ck_assert(app_projections_tied(&a));
+	key(&a, 'u');
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	qkv_problem_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+START_TEST(test_identity_refused_in_direct_form)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'I');
+	ck_assert(a.message_is_error);
+	ck_assert_int_eq(a.problem.form, QKV_FORM_DIRECT);
+	app_fini(&a);
+}
+END_TEST
+
+/* z hides the cursor's token as a key from every query: its weight column is 0 and
+ * the other two keys share each row as softmax over two entries. */
+START_TEST(test_padding_toggle)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'j'); /* t2 */
+	key(&a, 'z');
+	ck_assert(a.problem.padding != NULL && a.problem.padding[1]);
+	for (int i = 0; i < 3; i++) {
+		double scores[3], weights[3];
+		unsigned char hidden[3] = { 0, 1, 0 };
+
+		for (int j = 0; j < 3; j++)
+			scores[j] = worked_qk[i][0] * worked_qk[j][0] + worked_qk[i][1] * worked_qk[j][1];
+		expected_softmax(scores, hidden, 3, sqrt(2.0), weights);
+		ck_assert(qkv_matrix_get(&a.trace.weights, i, 1) == 0.0);
+		assert_row(&a.trace.weights, i, weights, 3);
+	}
+	key(&a, 'z');
+	ck_assert(!a.problem.padding[1]);
+	assert_worked_trace(&a, sqrt(2.0));
+	app_fini(&a);
+}
+END_TEST
+
+/* ] and [ on X change d_model: a column of X and a row of every W. */
+START_TEST(test_d_model_on_x)
+{
+	struct app a;
+
+	start_projected(&a);
+	ck_assert_int_eq(a.focus, FOCUS_X);
+	key(&a, ']');
+	ck_assert_int_eq(qkv_problem_d_model(&a.problem), 3);
+	ck_assert_int_eq(a.problem.w_q.rows, 3);
+	ck_assert_int_eq(a.problem.w_v.rows, 3);
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 2);
+	/* The new dimension is zero, so nothing computed moves. */
+	assert_trace_of(&a, projected_v, sqrt(2.0));
+	key(&a, '[');
+	key(&a, '[');
+	ck_assert_int_eq(qkv_problem_d_model(&a.problem), 1);
+	key(&a, '[');
+	ck_assert_int_eq(qkv_problem_d_model(&a.problem), 1);
+	ck_assert(a.message_is_error);
+	app_fini(&a);
+}
+END_TEST
+
+/* The wrong-way demonstrations are never saved, so they do not make the file dirty. */
+START_TEST(test_wrong_way_is_not_a_change_to_save)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'W');
+	ck_assert_int_eq(a.problem.wrong, QKV_WRONG_MASK_AFTER_SOFTMAX);
+	ck_assert(!a.dirty);
+	key(&a, 'q');
+	ck_assert(a.quit);
+	app_fini(&a);
+}
+END_TEST
+
 static Suite *app_suite(void)
 {
 	Suite *s = suite_create("app");
@@ -2065,6 +2180,11 @@ static Suite *app_suite(void)
 	tcase_add_test(options, test_wrong_cycle);
 	tcase_add_test(options, test_random_refill);
 	tcase_add_test(options, test_custom_mask_toggle);
+	tcase_add_test(options, test_identity_toggle);
+	tcase_add_test(options, test_identity_refused_in_direct_form);
+	tcase_add_test(options, test_padding_toggle);
+	tcase_add_test(options, test_d_model_on_x);
+	tcase_add_test(options, test_wrong_way_is_not_a_change_to_save);
 	suite_add_tcase(s, options);
 
 	tcase_add_test(interface, test_overlays);
