@@ -201,6 +201,38 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 	return style;
 }
 
+/* A compact grid in colour: each line shows two rows, the upper as the half
+ * block's colour and the lower as its background; the selected cell reversed. */
+static void draw_halves(const struct app *app, const struct panel *panel, double limit)
+{
+	char text[32];
+	int data_x = panel->x + panel->label_w;
+
+	for (int line = 0; line < panel_lines(panel); line++) {
+		int upper = panel->first_row + 2 * line, lower = upper + 1, y = panel->y + 2 + line;
+		bool has_lower = lower < panel->first_row + panel->shown_rows;
+
+		snprintf(text, sizeof text, "%.*s", panel->label_w - 1, app->problem.tokens[upper]);
+		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), text);
+		for (int c = 0; c < panel->shown_cols; c++) {
+			int col = panel->first_col + c;
+			bool masked_upper, masked_lower = false;
+			double a = panel_value(app, panel, upper, col, &masked_upper);
+			double b = has_lower ? panel_value(app, panel, lower, col, &masked_lower) : a;
+			struct cell_style style;
+
+			a = masked_upper ? 0.0 : a;
+			b = masked_lower ? 0.0 : b;
+			style = panel->kind == PANEL_WEIGHTS ? palette_weight_halves(a, b)
+							     : palette_signed_halves(a, b, limit);
+			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col)))
+				style.attr |= A_REVERSE;
+			put(y, data_x + c * panel->cell_w, 1, style, "▀");
+			put(y, data_x + c * panel->cell_w + 1, 1, style, "▀");
+		}
+	}
+}
+
 static void draw_panel_body(const struct app *app, const struct layout *l, const struct panel *panel)
 {
 	char text[APP_EDIT_MAX + 16];
@@ -223,6 +255,10 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	}
 	if (panel->first_col + panel->shown_cols < panel->cols)
 		put(panel->y + 1, data_x + panel->shown_cols * panel->cell_w, 1, palette_role(ROLE_DIM), "…");
+	if (panel->halves) {
+		draw_halves(app, panel, limit);
+		return;
+	}
 	for (int r = 0; r < panel->shown_rows; r++) {
 		int row = panel->first_row + r, y = panel->y + 2 + r;
 		bool query_row = token_rows && panel->kind != PANEL_MIX && row == app_query(app);
@@ -268,7 +304,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
  * largest first, so the values are there for whoever cannot read the colours. */
 static void draw_compact_numbers(const struct app *app, const struct layout *l, const struct panel *panel)
 {
-	int y = panel->y + 3 + panel->shown_rows, query = app_query(app), key = app_key(app);
+	int y = panel->y + 3 + panel_lines(panel), query = app_query(app), key = app_key(app);
 
 	for (int line = 0; line < 2; line++) {
 		char text[TEXT_MAX], number[32];
@@ -313,7 +349,7 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 {
 	const struct qkv_trace *t = &app->trace;
 	int data_x = panel->x + panel->label_w, sum_x = data_x + panel->shown_cols * panel->cell_w;
-	int y = panel->y + 2 + panel->shown_rows;
+	int y = panel->y + 2 + panel_lines(panel);
 	char text[32];
 
 	put_cell(panel->y + 1, sum_x, panel->cell_w, palette_role(ROLE_ERROR), "Σrow");
@@ -343,7 +379,7 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 /* The legend under the heatmap: the ramp, two columns a step, its ends and mode. */
 static void draw_weights_legend(const struct app *app, const struct panel *panel)
 {
-	int y = panel->y + 2 + panel->shown_rows, steps = palette_steps();
+	int y = panel->y + 2 + panel_lines(panel), steps = palette_steps();
 	int x = panel->x + panel->label_w, end = panel->x + panel->w;
 	int step_w = (end - x - 8) / steps >= 2 ? 2 : 1;
 
@@ -363,7 +399,7 @@ static void draw_weights_legend(const struct app *app, const struct panel *panel
 static void draw_signed_legend(const struct app *app, const struct panel *panel)
 {
 	char low[32], high[32], number[24];
-	int y = panel->y + 2 + panel->shown_rows, x;
+	int y = panel->y + 2 + panel_lines(panel), x;
 	double limit = signed_limit(app, panel);
 
 	qkv_format_number(number, sizeof number, limit, 2);
@@ -381,7 +417,7 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 static void draw_mix_sum(const struct app *app, const struct layout *l, const struct panel *panel)
 {
 	char text[64];
-	int y = panel->y + 2 + panel->shown_rows, data_x = panel->x + panel->label_w;
+	int y = panel->y + 2 + panel_lines(panel), data_x = panel->x + panel->label_w;
 
 	put(y, panel->x, panel->label_w, palette_role(ROLE_TITLE), "Σ =");
 	for (int c = 0; c < panel->shown_cols; c++) {

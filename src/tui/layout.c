@@ -273,6 +273,8 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 				 panel->label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
 		panel->cell_w = panel->compact ? 2 : panel->number_cell_w;
 		panel->h_extra = panel->compact ? 2 : 0; /* the selected row and column in numbers */
+		/* In colour, a compact grid shows two rows per line with half blocks. */
+		panel->halves = panel->compact && !palette_monochrome();
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
 		share = input_share(b, i, width);
 		if (share > 0 && share - panel->label_w - 2 < room)
@@ -282,8 +284,11 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 			panel->shown_cols = panel->cols;
 		if (panel->shown_cols < 1)
 			panel->shown_cols = 1;
-		shown = panel->rows < caps[cap_kind(panel)] ? panel->rows : caps[cap_kind(panel)];
+		shown = caps[cap_kind(panel)] * (panel->halves ? 2 : 1);
+		shown = panel->rows < shown ? panel->rows : shown;
 		panel->shown_rows = shown;
+		if (panel->halves)
+			shown = (shown + 1) / 2; /* lines, from here on */
 		w = panel_width(panel, panel->shown_cols);
 		if (w > width)
 			w = width;
@@ -422,6 +427,11 @@ void layout_follow(struct layout *l, const struct app *app)
 	}
 }
 
+int panel_lines(const struct panel *panel)
+{
+	return panel->halves ? (panel->shown_rows + 1) / 2 : panel->shown_rows;
+}
+
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col)
 {
 	for (int i = 0; i < l->count; i++) {
@@ -430,11 +440,11 @@ bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int 
 
 		if (panel->focus < 0 || panel->withheld || panel->kind == PANEL_MIX)
 			continue;
-		if (x < data_x || y < data_y || y >= data_y + panel->shown_rows ||
+		if (x < data_x || y < data_y || y >= data_y + panel_lines(panel) ||
 		    x >= data_x + panel->shown_cols * panel->cell_w)
 			continue;
 		*focus = panel->focus;
-		*row = panel->first_row + (y - data_y);
+		*row = panel->first_row + (y - data_y) * (panel->halves ? 2 : 1);
 		*col = panel->first_col + (x - data_x) / panel->cell_w;
 		return true;
 	}

@@ -32,6 +32,7 @@ struct panel {
 	int shown_rows, shown_cols; /* how many fit */
 	int first_row, first_col;   /* scroll offset (follows the cursor) */
 	bool compact;       /* colour-only cells, two columns wide */
+	bool halves;        /* compact in colour: two rows per line (half blocks) */
 	int h_extra;        /* lines under a compact grid: its selected row and column */
 	bool withheld;      /* a later stage, not computed yet in the stage walk */
 	bool derived;       /* a read-only grid (computed from others) */
@@ -58,6 +59,8 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 void layout_follow(struct layout *l, const struct app *app);
 /* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf. */
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size);
+/* Screen lines the panel's data rows take (half of them with half blocks). */
+int panel_lines(const struct panel *panel);
 /* The cell under screen position (x, y): returns true and sets focus, row, col. */
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col);
 

@@ -248,6 +248,10 @@ static struct {
 	struct cell_style roles[ROLE_COUNT];
 	struct cell_style weights[MAX_WEIGHT_STEPS];
 	struct cell_style signs[2 * MAX_SIGNED_SIDE + 1];
+	/* Half-block cells "▀": the upper step as the text colour, the lower as the
+	 * background, so one character shows two rows of a large grid. */
+	struct cell_style weight_halves[MAX_WEIGHT_STEPS][MAX_WEIGHT_STEPS];
+	struct cell_style sign_halves[2 * MAX_SIGNED_SIDE + 1][2 * MAX_SIGNED_SIDE + 1];
 } current;
 
 int palette_count(void)
@@ -387,6 +391,14 @@ void palette_use(int index, bool projector)
 	}
 	for (int k = 0; k < 2 * current.signed_side + 1 && !current.mono; k++)
 		current.signs[k] = palette_ramp_style(&def->signs[k], current.bold);
+	for (int u = 0; u < current.weight_steps && !current.mono; u++)
+		for (int l = 0; l < current.weight_steps; l++)
+			current.weight_halves[u][l] = (struct cell_style){
+				A_NORMAL, palette_pair(def->weights[u].bg, def->weights[l].bg), "▀" };
+	for (int u = 0; u < 2 * current.signed_side + 1 && !current.mono; u++)
+		for (int l = 0; l < 2 * current.signed_side + 1; l++)
+			current.sign_halves[u][l] = (struct cell_style){
+				A_NORMAL, palette_pair(def->signs[u].bg, def->signs[l].bg), "▀" };
 	current.ready = true;
 }
 
@@ -421,30 +433,55 @@ struct cell_style palette_weight(double weight)
 	return current.weights[palette_bin(weight, current.weight_steps)];
 }
 
-struct cell_style palette_signed(double value, double limit)
+/* The signed ramp's step for value / limit: 2·side + 1 equal bins over [−1, 1]. */
+static int palette_signed_level(double value, double limit)
 {
-	struct cell_style plain = { A_NORMAL, 0, "" };
-	double t, magnitude;
-	int side = current.signed_side;
-	int level;
+	int side = current.signed_side, level;
+	double t = limit > 0.0 ? value / limit : 0.0, magnitude;
 
-	if (!current.ready)
-		return plain;
-	t = limit > 0.0 ? value / limit : 0.0;
 	if (isnan(t))
 		t = 0.0;
 	t = t < -1.0 ? -1.0 : t > 1.0 ? 1.0 : t;
 	magnitude = t < 0.0 ? -t : t;
-	if (current.mono) {
-		plain.attr = current.bold ? A_BOLD : A_NORMAL;
-		plain.glyph = mono_glyphs[palette_bin(magnitude, MONO_LEVELS)];
-		return plain;
-	}
-	/* 2·side + 1 equal bins over [-1, 1], symmetric about zero */
 	level = (int)(magnitude * (2 * side + 1) / 2.0 + 0.5);
 	if (level > side)
 		level = side;
-	return current.signs[side + (t < 0.0 ? -level : level)];
+	return side + (t < 0.0 ? -level : level);
+}
+
+struct cell_style palette_weight_halves(double upper, double lower)
+{
+	struct cell_style plain = { A_NORMAL, 0, "▀" };
+
+	if (!current.ready || current.mono || current.weight_steps <= 0)
+		return plain;
+	return current.weight_halves[palette_bin(upper, current.weight_steps)]
+				    [palette_bin(lower, current.weight_steps)];
+}
+
+struct cell_style palette_signed_halves(double upper, double lower, double limit)
+{
+	struct cell_style plain = { A_NORMAL, 0, "▀" };
+
+	if (!current.ready || current.mono)
+		return plain;
+	return current.sign_halves[palette_signed_level(upper, limit)][palette_signed_level(lower, limit)];
+}
+
+struct cell_style palette_signed(double value, double limit)
+{
+	struct cell_style plain = { A_NORMAL, 0, "" };
+	double magnitude;
+
+	if (!current.ready)
+		return plain;
+	if (current.mono) {
+		magnitude = limit > 0.0 ? fabs(value / limit) : 0.0;
+		plain.attr = current.bold ? A_BOLD : A_NORMAL;
+		plain.glyph = mono_glyphs[palette_bin(magnitude > 1.0 ? 1.0 : magnitude, MONO_LEVELS)];
+		return plain;
+	}
+	return current.signs[palette_signed_level(value, limit)];
 }
 
 int palette_steps(void)

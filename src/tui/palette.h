@@ -53,6 +53,11 @@ struct cell_style palette_role(enum palette_role role);
 struct cell_style palette_weight(double weight);
 /* The style of a signed value, scaled so ±limit are the ends (limit > 0). */
 struct cell_style palette_signed(double value, double limit);
+/* A half-block "▀" showing two weights at once: upper as the text colour, lower
+ * as the background (colour palettes only; mono gets a plain "▀"). */
+struct cell_style palette_weight_halves(double upper, double lower);
+/* The same for two signed values on the diverging ramp. */
+struct cell_style palette_signed_halves(double upper, double lower, double limit);
 /* Number of steps in the current weight ramp (for the legend). */
 int palette_steps(void);
 /* True when the current palette draws glyphs instead of colours. */
