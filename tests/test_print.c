@@ -776,6 +776,58 @@ START_TEST(sweep_tables)
 }
 END_TEST
 
+/* A custom mask and padding travel in the JSON as a problem file writes them: the
+ * boolean matrix under "mask", the padding tokens' indexes under "padding"; the
+ * hidden scores are null and the hidden weights exactly 0. */
+START_TEST(test_json_custom_mask_and_padding)
+{
+	struct print_options o = options(PRINT_JSON, -1);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	json_t *root, *mask, *padding;
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
+	p.mask_bits[0 * 3 + 1] = 0; /* the causal start, with (t1, t2) opened */
+	p.padding = calloc(3, 1);
+	ck_assert_ptr_nonnull(p.padding);
+	p.padding[2] = 1;
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	root = parse(text);
+	mask = json_object_get(root, "mask");
+	ck_assert(json_is_array(mask));
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			bool hidden = j > i && !(i == 0 && j == 1);
+			ck_assert(json_is_true(json_array_get(json_array_get(mask, (size_t)i), (size_t)j)) == hidden);
+		}
+	padding = json_object_get(root, "padding");
+	ck_assert_int_eq((int)json_array_size(padding), 1);
+	ck_assert_int_eq((int)json_integer_value(json_array_get(padding, 0)), 2);
+	/* Row t1 sees t1 and t2 only: scores (1, 0) / √2, softmax over two. */
+	{
+		json_t *row = json_array_get(json_object_get(root, "weights"), 0);
+		double e = exp(1.0 / sqrt(2.0));
+
+		ck_assert_double_eq_tol(json_number_value(json_array_get(row, 0)), e / (e + 1.0), 1e-15);
+		ck_assert_double_eq_tol(json_number_value(json_array_get(row, 1)), 1.0 / (e + 1.0), 1e-15);
+		ck_assert(json_number_value(json_array_get(row, 2)) == 0.0);
+		ck_assert(json_is_null(json_array_get(json_array_get(json_object_get(root, "scores"), 0), 2)));
+	}
+	json_decref(root);
+	free(text);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -803,6 +855,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, format_names);
 	tcase_add_test(tc, sweep_json);
 	tcase_add_test(tc, sweep_tables);
+	tcase_add_test(tc, test_json_custom_mask_and_padding);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1213,7 +1213,31 @@ static void print_json(struct printer *pr)
 		json_string(pr->out, p->scale == QKV_SCALE_NONE ? "none" : "sqrt_dk");
 	fputs(",\n  \"temperature\": ", pr->out);
 	json_number(pr->out, p->temperature);
-	fprintf(pr->out, ",\n  \"mask\": \"%s\",\n", masks[p->mask]);
+	/* The mask as a problem file writes it: a name, or the custom boolean matrix. */
+	if (p->mask == QKV_MASK_CUSTOM && p->mask_bits != NULL) {
+		fputs(",\n  \"mask\": [", pr->out);
+		for (int i = 0; i < t->n; i++) {
+			fputs(i > 0 ? ", [" : "[", pr->out);
+			for (int j = 0; j < t->n; j++)
+				fprintf(pr->out, "%s%s", j > 0 ? ", " : "",
+					p->mask_bits[(size_t)i * (size_t)t->n + (size_t)j] ? "true" : "false");
+			fputc(']', pr->out);
+		}
+		fputs("],\n", pr->out);
+	} else {
+		fprintf(pr->out, ",\n  \"mask\": \"%s\",\n", masks[p->mask]);
+	}
+	if (has_padding(p)) {
+		bool first = true;
+
+		fputs("  \"padding\": [", pr->out);
+		for (int i = 0; i < t->n; i++)
+			if (p->padding[i]) {
+				fprintf(pr->out, "%s%d", first ? "" : ", ", i);
+				first = false;
+			}
+		fputs("],\n", pr->out);
+	}
 	if (p->wrong != QKV_WRONG_NONE)
 		fprintf(pr->out, "  \"wrong\": \"%s\",\n", wrongs[p->wrong]);
 	json_matrix(pr, "Q", &t->q, false);
