@@ -666,7 +666,7 @@ static void draw_info(const struct app *app, const struct layout *l)
 /* The message line (or a question) and, under it, the keys in reach now. */
 static void draw_status(const struct app *app, const struct layout *l)
 {
-	char text[TEXT_MAX];
+	char text[TEXT_MAX], live_keys[160], step[24];
 	const char *keys;
 	int y = l->status_y;
 
@@ -679,8 +679,12 @@ static void draw_status(const struct app *app, const struct layout *l)
 		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
 	else if (app->stage != APP_STAGE_LIVE)
 		keys = " PgDn next stage · PgUp back · arrows move the cell · Home all live · A autoplay · ? help";
-	else
-		keys = " Tab matrix · 0-9 edit · +/- nudge · u undo · PgDn stages · s scale · ? help · q quit";
+	else {
+		qkv_format_exact(step, sizeof step, app->step);
+		snprintf(live_keys, sizeof live_keys,
+			 " Tab matrix · 0-9 edit · +/- nudge %s · u undo · PgDn stages · s scale · ? help · q quit", step);
+		keys = live_keys;
+	}
 	put(y + 1, 0, l->width, palette_role(ROLE_KEY), keys);
 	switch (app->prompt) {
 	case PROMPT_QUIT:
