@@ -217,45 +217,51 @@ static void derive_weight(struct text *t, const struct qkv_problem *p,
 	put_number(t, qkv_matrix_get(&tr->weights, row, col), decimals, false);
 }
 
+/* How a mix term is written: a_j×v_j, a_j×v_jc, or a_j as a percentage share. */
+enum term { TERM_VECTOR, TERM_COMPONENT, TERM_SHARE };
+
+/* Puts the terms of query row's mix over its live keys, eliding after MAX_TERMS. */
+static void put_terms(struct text *t, const struct qkv_problem *p, const struct qkv_trace *tr,
+		      int row, int col, int decimals, enum term kind)
+{
+	int shown = 0;
+
+	for (int j = 0; j < tr->n; j++) {
+		double a = qkv_matrix_get(&tr->weights, row, j);
+
+		if (qkv_trace_is_masked(tr, row, j))
+			continue;
+		if (shown > 0)
+			put(t, kind == TERM_SHARE ? ", " : " + ");
+		if (shown == MAX_TERMS) {
+			put(t, "…");
+			break;
+		}
+		if (kind == TERM_SHARE) {
+			put_number(t, 100.0 * a, decimals > 1 ? 1 : 0, false);
+			put(t, "%% %s", label(p, j));
+		} else {
+			put_number(t, a, decimals, false);
+			put(t, "×");
+			if (kind == TERM_VECTOR)
+				put_vector(t, qkv_matrix_row_const(&tr->v, j), tr->d_v, decimals);
+			else
+				put_number(t, qkv_matrix_get(&tr->v, j, col), decimals, true);
+		}
+		shown++;
+	}
+}
+
 /* Stage 4: the query's output as the weighted sum of the value vectors. */
 static void derive_mix(struct text *t, const struct qkv_problem *p,
 		       const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	int n = tr->n, shown = 0;
-
 	put(t, "o_%s = ", label(p, row));
-	for (int j = 0; j < n; j++) {
-		if (qkv_trace_is_masked(tr, row, j))
-			continue;
-		if (shown > 0)
-			put(t, " + ");
-		if (shown == MAX_TERMS) {
-			put(t, "…");
-			break;
-		}
-		put_number(t, qkv_matrix_get(&tr->weights, row, j), decimals, false);
-		put(t, "×");
-		put_vector(t, qkv_matrix_row_const(&tr->v, j), tr->d_v, decimals);
-		shown++;
-	}
+	put_terms(t, p, tr, row, col, decimals, TERM_VECTOR);
 	put(t, " = ");
 	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
 	put(t, "\nd%d: ", col + 1);
-	shown = 0;
-	for (int j = 0; j < n; j++) {
-		if (qkv_trace_is_masked(tr, row, j))
-			continue;
-		if (shown > 0)
-			put(t, " + ");
-		if (shown == MAX_TERMS) {
-			put(t, "…");
-			break;
-		}
-		put_number(t, qkv_matrix_get(&tr->weights, row, j), decimals, false);
-		put(t, "×");
-		put_number(t, qkv_matrix_get(&tr->v, j, col), decimals, true);
-		shown++;
-	}
+	put_terms(t, p, tr, row, col, decimals, TERM_COMPONENT);
 	put(t, " = ");
 	put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
 }
@@ -264,31 +270,16 @@ static void derive_mix(struct text *t, const struct qkv_problem *p,
 static void derive_output(struct text *t, const struct qkv_problem *p,
 			  const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	int n = tr->n, shown = 0;
-	const struct qkv_row_stats *stats = &tr->rows[row];
-
 	put(t, "O[%s,d%d] = ", label(p, row), col + 1);
 	put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
 	put(t, "; o_%s = ", label(p, row));
 	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
-	if (stats->live_keys == 0) {
+	if (tr->rows[row].live_keys == 0) {
 		put(t, ": every key is masked, so nothing is mixed");
 		return;
 	}
 	put(t, " mixes ");
-	for (int j = 0; j < n; j++) {
-		if (qkv_trace_is_masked(tr, row, j))
-			continue;
-		if (shown > 0)
-			put(t, ", ");
-		if (shown == MAX_TERMS) {
-			put(t, "…");
-			break;
-		}
-		put_number(t, 100.0 * qkv_matrix_get(&tr->weights, row, j), decimals > 1 ? 1 : 0, false);
-		put(t, "%% %s", label(p, j));
-		shown++;
-	}
+	put_terms(t, p, tr, row, col, decimals, TERM_SHARE);
 }
 
 int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
