@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# test_stages.sh — the stage walk a teacher does with a clicker, in the real
+# interface at 80×24 and 200×60: PageDown from live through the five stages, the
+# stage line and name at each, later stages withheld ("not computed yet", their
+# numbers absent), the mix line of stage 4, PageUp back, Home and End, and the
+# derivation following the cursor. Expected numbers come from the closed form (awk).
+# It must never edit or save the problem.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+G='[·░▒▓█]?'
+NAMES=(live scores scaled weights mix output)
+
+# The worked example in closed form: every figure the walk shows, as shell variables.
+eval "$(awk 'BEGIN {
+	split("1 0;0 1;1 1", qr, ";"); split("1 0;0 1;1 1", kr, ";"); split("10 0;0 10;5 5", vr, ";")
+	r = sqrt(2)
+	for (i = 1; i <= 3; i++) {
+		split(qr[i], q, " "); z = 0
+		for (j = 1; j <= 3; j++) {
+			split(kr[j], k, " ")
+			s[i, j] = q[1] * k[1] + q[2] * k[2]
+			e[j] = exp(s[i, j] / r); z += e[j]
+		}
+		for (j = 1; j <= 3; j++)
+			a[i, j] = e[j] / z
+		for (c = 1; c <= 2; c++) {
+			o[i, c] = 0
+			for (j = 1; j <= 3; j++) {
+				split(vr[j], v, " ")
+				o[i, c] += a[i, j] * v[c]
+			}
+		}
+		printf "S%d=\"%.2f %.2f %.2f\"\n", i, s[i, 1], s[i, 2], s[i, 3]
+		printf "P%d=\"%.2f %.2f %.2f\"\n", i, s[i, 1] / r, s[i, 2] / r, s[i, 3] / r
+		printf "A%d=\"%.2f %.2f %.2f\"\n", i, a[i, 1], a[i, 2], a[i, 3]
+		printf "O%d=\"%.2f %.2f\"\n", i, o[i, 1], o[i, 2]
+	}
+	# Stage 4 for query t1: the terms a_1j v_j and the line that sums them.
+	for (j = 1; j <= 3; j++) {
+		split(vr[j], v, " ")
+		printf "M%d=\"%.2f %.2f\"\n", j, a[1, j] * v[1], a[1, j] * v[2]
+		line = line (j > 1 ? " + " : "") sprintf("%.4f×(%s, %s)", a[1, j], v[1], v[2])
+	}
+	printf "MIXLINE=\"o_t1 = %s\"\n", line
+	printf "A12=\"%.4f\"\nSCALED11=\"%.2f\"\nWEIGHT11=\"%.2f\"\n", a[1, 2], 1 / r, a[1, 1]
+}')"
+
+# cells LABEL "n1 n2 ...": a regex for a grid row: the label, then those numbers.
+cells() {
+	local regex="(^| )$1" n
+	for n in $2; do
+		regex+=" +${n//./\\.}$G"
+	done
+	printf '%s( |$)' "$regex"
+}
+
+# literal TEXT: TEXT as an extended regex matching itself.
+literal() {
+	# shellcheck disable=SC2016 # the $ is a character to escape, not an expansion
+	printf '%s' "$1" | sed 's/[][\.*^$()+?{}|]/\\&/g'
+}
+
+# withheld NAME WANT MESSAGE: "not computed yet" appears WANT times once settled.
+withheld() {
+	local got
+	settle "$1"
+	got=$(screen "$1" | grep -o 'not computed yet' | wc -l)
+	if [ "$got" -eq "$2" ]; then
+		pass "$3"
+	else
+		fail "$3"
+		diag "expected $2 withheld panels, saw $got"
+	fi
+}
+
+# at_stage NAME K: waits for the stage line of stage K (0 = live).
+at_stage() {
+	if [ "$2" -eq 0 ]; then
+		expect "$1" 'all stages live' "back to live: all stages live"
+		withheld "$1" 0 "live: nothing is withheld"
+	else
+		expect "$1" "stage $2 of 5 · ${NAMES[$2]}" "stage line: stage $2 of 5 · ${NAMES[$2]}"
+		withheld "$1" $((5 - $2)) "stage $2: the $((5 - $2)) later panels say not computed yet"
+	fi
+}
+
+# The column of the first panel: spaces before the Q grid's title.
+left_margin() {
+	screen "$1" | grep -E 'Q  queries' | head -n 1 | sed 's/[^ ].*//' | awk '{ print length($0) }'
+}
+
+# xterm's own Home and End (keypad transmit mode), which its terminfo lists.
+HOME_KEY=$'\eOH'
+END_KEY=$'\eOF'
+
+# --- 80×24 -------------------------------------------------------------------------
+start ui1 80 24 "$QKV"
+expect ui1 "$(cells t1 "$A1")" "live: weights row t1 reads $A1"
+
+keys ui1 NPage
+at_stage ui1 1
+expect ui1 "$(cells t1 "$S1")" "stage 1: scores row t1 reads $S1"
+expect_not ui1 "(^| )$(literal "$SCALED11")" "stage 1: the scaled value $SCALED11 is not on screen"
+E2E_TIMEOUT=1 expect_not ui1 "$(literal "$WEIGHT11")" "stage 1: no weight ($WEIGHT11) is given away before stage 3"
+
+keys ui1 NPage
+at_stage ui1 2
+expect ui1 "$(cells t1 "$P1")" "stage 2: scaled row t1 reads $P1"
+expect_not ui1 "$(cells t2 "$A2")" "stage 2: weights row t2 is not on screen"
+
+keys ui1 NPage
+at_stage ui1 3
+expect ui1 "$(cells t1 "$A1")" "stage 3: weights row t1 reads $A1"
+expect ui1 "$(cells t3 "$A3")" "stage 3: weights row t3 reads $A3"
+expect_not ui1 "$(cells t1 "$M1")" "stage 3: the mix terms are not on screen"
+
+keys ui1 NPage
+at_stage ui1 4
+expect ui1 "$(literal "$MIXLINE")" "stage 4: the mix line reads $MIXLINE"
+expect ui1 "$(cells t1 "$M1")" "stage 4: mix row t1 is a_11·v_1 = $M1"
+expect ui1 "$(cells t3 "$M3")" "stage 4: mix row t3 is a_13·v_3 = $M3"
+expect ui1 "Σ = +${O1// / +}( |$)" "stage 4: the Σ row is output t1 = $O1"
+expect_not ui1 "$(cells t2 "$O2")" "stage 4: output row t2 is not on screen"
+
+keys ui1 NPage
+at_stage ui1 5
+expect ui1 "$(cells t1 "$O1")" "stage 5: output row t1 reads $O1"
+expect ui1 "$(cells t2 "$O2")" "stage 5: output row t2 reads $O2"
+expect ui1 "$(cells t3 "$O3")" "stage 5: output row t3 reads $O3"
+
+keys ui1 NPage
+settle ui1
+expect ui1 'stage 5 of 5 · output' "PageDown at stage 5 stays at stage 5"
+expect_not ui1 'stage [0-46-9] of 5' "no other stage is named"
+
+for k in 4 3 2 1 0; do
+	keys ui1 PPage
+	at_stage ui1 $k
+done
+expect ui1 "$(cells t1 "$A1")" "live again: weights row t1 reads $A1"
+
+keys ui1 -l "$END_KEY"
+at_stage ui1 5
+keys ui1 -l "$HOME_KEY"
+at_stage ui1 0
+
+keys ui1 -l "$END_KEY"
+expect ui1 'stage 5 of 5' "End goes to stage 5"
+keys ui1 PPage PPage
+expect ui1 'stage 3 of 5 · weights' "PageUp twice from 5 is stage 3"
+expect ui1 'A\[t1,t1\]' "stage 3 derives A[t1,t1]"
+keys ui1 Right
+expect ui1 'A\[t1,t2\]' "Right moves the derivation to A[t1,t2]"
+expect ui1 "= $(literal "$A12")\$" "the derivation ends in A[t1,t2] = $A12"
+
+# Home as tmux sends it (ESC [ 1 ~) to a program told TERM=xterm-256color.
+keys ui1 Home
+E2E_TIMEOUT=2 expect ui1 'all stages live' "Home as tmux sends it returns to live"
+E2E_TIMEOUT=1 expect ui1 ' d_k 2 ' "Home as tmux sends it leaves d_k at 2"
+e2e_tmux kill-session -t ui1 >/dev/null 2>&1
+
+# --- 200×60 ------------------------------------------------------------------------
+start ui2 200 60 NO_COLOR=1 "$QKV"
+expect ui2 "$(cells t1 "$A1")" "200×60 live: weights row t1 reads $A1"
+margin=$(left_margin ui2)
+if [ "${margin:-0}" -gt 20 ]; then
+	pass "200×60 live: the layout is centred (first panel at column $margin)"
+else
+	fail "200×60 live: the layout is centred (first panel at column ${margin:-none})"
+fi
+for k in 1 2 3 4; do
+	keys ui2 NPage
+	at_stage ui2 $k
+done
+expect ui2 "$(literal "$MIXLINE")" "200×60 stage 4: the mix line reads $MIXLINE"
+keys ui2 NPage
+at_stage ui2 5
+expect ui2 "$(cells t2 "$O2")" "200×60 stage 5: output row t2 reads $O2"
+margin=$(left_margin ui2)
+if [ "${margin:-0}" -gt 20 ]; then
+	pass "200×60 stage 5: the layout is centred (first panel at column $margin)"
+else
+	fail "200×60 stage 5: the layout is centred (first panel at column ${margin:-none})"
+fi
+for k in 4 3 2 1 0; do
+	keys ui2 PPage
+	at_stage ui2 $k
+done
+keys ui2 -l "$END_KEY"
+at_stage ui2 5
+keys ui2 -l "$HOME_KEY"
+at_stage ui2 0
+# End as tmux sends it (ESC [ 4 ~) to a program told TERM=xterm-256color.
+keys ui2 End
+E2E_TIMEOUT=2 expect ui2 'stage 5 of 5' "End as tmux sends it goes to stage 5"
+E2E_TIMEOUT=1 expect ui2 ' d_k 2 ' "End as tmux sends it leaves d_k at 2"
+keys ui2 q y
+expect_exit ui2 0 "200×60: q quits with status 0 (y if it asks)"
+stop ui2
+finish
