@@ -657,8 +657,7 @@ static int edit_key(struct app *app, int key)
 		const struct app_cursor *c = &app->cursor[app->focus];
 
 		if (!parse_value(app->edit, &value)) {
-			say(app, true, "“%s” is not a number qkv accepts (finite, at most 1e12 in size); "
-				       "the value stays", app->edit);
+			say(app, true, "“%s” is not a number (finite, |v| ≤ 1e12): the value stays", app->edit);
 			return REDRAW_STATUS;
 		}
 		app->editing = false;

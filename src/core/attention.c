@@ -229,7 +229,7 @@ static int column_softmax(struct qkv_trace *t)
 static int trace_weights(const struct qkv_problem *p, struct qkv_trace *t)
 {
 	int n = t->n;
-	int rc = qkv_matrix_zero(&t->weights, n, n);
+	int rc = qkv_matrix_resize(&t->weights, n, n); /* every entry is written below */
 
 	if (rc != 0)
 		return rc;
@@ -249,6 +249,18 @@ static int trace_weights(const struct qkv_problem *p, struct qkv_trace *t)
 		}
 	}
 	return 0;
+}
+
+/* Which keys each query cannot see: none at all without a mask or padding. */
+static void trace_mask(const struct qkv_problem *p, struct qkv_trace *t, int n)
+{
+	if (p->mask == QKV_MASK_NONE && p->padding == NULL) {
+		memset(t->masked, 0, (size_t)n * (size_t)n);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			t->masked[(size_t)i * (size_t)n + (size_t)j] = qkv_problem_is_masked(p, i, j);
 }
 
 /* Population variance of the scaled entries that softmax sees (two passes). */
@@ -291,9 +303,7 @@ int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
 	t->d_k = t->q.cols;
 	t->d_v = t->v.cols;
 	t->divisor = qkv_problem_divisor(p);
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++)
-			t->masked[(size_t)i * (size_t)n + (size_t)j] = qkv_problem_is_masked(p, i, j);
+	trace_mask(p, t, n);
 	t->n = n;
 
 	/* Stages 1 and 2: S = Q Kᵀ via a transposed copy of K, then S / divisor. */
@@ -304,9 +314,10 @@ int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
 		rc = qkv_matrix_copy(&t->scaled, &t->scores);
 	if (rc == 0) {
 		size_t total = (size_t)n * (size_t)n;
+		double divisor = t->divisor, *scaled = t->scaled.values;
 
 		for (size_t i = 0; i < total; i++)
-			t->scaled.values[i] /= t->divisor;
+			scaled[i] /= divisor;
 		rc = trace_weights(p, t);
 	}
 	/* Stages 4 and 5: O = A V (the mix terms are read on demand). */

@@ -12,7 +12,8 @@
 
 /* Scratch for one sweep, allocated once for the largest d_k. */
 struct sweep_buffers {
-	double *q, *k;      /* tokens × d_k_max */
+	double *q;          /* tokens × d_k_max */
+	double *k_t;        /* Kᵀ: d_k_max × tokens, so Q Kᵀ runs in axpy form */
 	double *scores;     /* tokens × tokens, raw Q Kᵀ */
 	double *fed, *row;  /* tokens × tokens fed to softmax; one row of weights */
 };
@@ -20,7 +21,7 @@ struct sweep_buffers {
 static void buffers_free(struct sweep_buffers *b)
 {
 	free(b->q);
-	free(b->k);
+	free(b->k_t);
 	free(b->scores);
 	free(b->fed);
 	free(b->row);
@@ -31,15 +32,34 @@ static int buffers_alloc(struct sweep_buffers *b, int tokens, int d_k_max)
 	size_t wide = (size_t)tokens * (size_t)d_k_max, square = (size_t)tokens * (size_t)tokens;
 
 	b->q = malloc(wide * sizeof(double));
-	b->k = malloc(wide * sizeof(double));
+	b->k_t = malloc(wide * sizeof(double));
 	b->scores = malloc(square * sizeof(double));
 	b->fed = malloc(square * sizeof(double));
 	b->row = malloc((size_t)tokens * sizeof(double));
-	if (!b->q || !b->k || !b->scores || !b->fed || !b->row) {
+	if (!b->q || !b->k_t || !b->scores || !b->fed || !b->row) {
 		buffers_free(b);
 		return QKV_ENOMEM;
 	}
 	return 0;
+}
+
+/* scores = Q Kᵀ in axpy form: row i gathers q_ic times row c of Kᵀ, so the inner
+ * loop is contiguous and vectorises; each score still sums c = 0, 1, … in order. */
+static void compute_scores(const struct sweep_buffers *b, int tokens, int d_k)
+{
+	memset(b->scores, 0, (size_t)tokens * (size_t)tokens * sizeof(double));
+	for (int i = 0; i < tokens; i++) {
+		double *restrict row = b->scores + (size_t)i * (size_t)tokens;
+		const double *q = b->q + (size_t)i * (size_t)d_k;
+
+		for (int c = 0; c < d_k; c++) {
+			const double q_ic = q[c];
+			const double *restrict key = b->k_t + (size_t)c * (size_t)tokens;
+
+			for (int j = 0; j < tokens; j++)
+				row[j] += q_ic * key[j];
+		}
+	}
 }
 
 /* Adds this trial's figures for scores / divisor into sum (means taken later). */
@@ -97,20 +117,11 @@ int qkv_sweep(int tokens, int trials, uint64_t seed, int d_k_max,
 		for (int trial = 0; trial < trials; trial++) {
 			for (size_t i = 0; i < wide; i++)
 				b.q[i] = qkv_rng_normal(&rng);
-			for (size_t i = 0; i < wide; i++)
-				b.k[i] = qkv_rng_normal(&rng);
-			for (int i = 0; i < tokens; i++) {
-				const double *q = b.q + (size_t)i * (size_t)d_k;
-
-				for (int j = 0; j < tokens; j++) {
-					const double *k = b.k + (size_t)j * (size_t)d_k;
-					double dot = 0.0;
-
-					for (int c = 0; c < d_k; c++)
-						dot += q[c] * k[c];
-					b.scores[(size_t)i * (size_t)tokens + (size_t)j] = dot;
-				}
-			}
+			/* K is drawn row by row, as ever, and stored transposed. */
+			for (int j = 0; j < tokens; j++)
+				for (int c = 0; c < d_k; c++)
+					b.k_t[(size_t)c * (size_t)tokens + (size_t)j] = qkv_rng_normal(&rng);
+			compute_scores(&b, tokens, d_k);
 			measure(&b, tokens, sqrt((double)d_k), &point->scaled);
 			measure(&b, tokens, 1.0, &point->unscaled);
 		}

@@ -10,8 +10,8 @@ int builtin_worked_example(struct qkv_problem *p)
 	if (rc == 0)
 		rc = qkv_problem_set_title(p, "Three tokens, by hand (module 2)");
 	if (rc == 0)
-		rc = qkv_problem_set_notes(p, "The course's worked example: edit a cell of Q, K "
-					      "or V and watch the weights move.");
+		rc = qkv_problem_set_notes(p, "The course's worked example: edit Q, K or V and "
+					      "watch the weights move.");
 	if (rc != 0)
 		qkv_problem_fini(p);
 	return rc;

@@ -47,6 +47,14 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 	mvaddnstr(y, x, s, (int)(end - s));
 }
 
+/* Writes s at (y, x) in `width` columns, ending in "…" when it does not fit. */
+static void put_fitted(int y, int x, int width, struct cell_style style, const char *s)
+{
+	put(y, x, width, style, s);
+	if (text_columns(s) > width && width > 0)
+		put(y, x + width - 1, 1, style, "…");
+}
+
 /* Blanks a rectangle in the normal style. */
 static void blank(int y, int x, int h, int w)
 {
@@ -538,10 +546,11 @@ static void draw_bars(const struct app *app, const struct layout *l)
 
 	blank(0, 0, 2, l->width);
 	snprintf(seed, sizeof seed, " · seed %llu", (unsigned long long)p->seed);
-	snprintf(right, sizeof right, " n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ", p->n, app->trace.d_k,
-		 app->trace.d_v, scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask],
-		 p->seeded ? seed : "");
-	snprintf(left, sizeof left, " qkv · %s%s", p->title != NULL ? p->title : "untitled", app->dirty ? " (modified)" : "");
+	/* "modified" stands with the numbers, which always show; the title gets the rest. */
+	snprintf(right, sizeof right, "%s n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ",
+		 app->dirty ? " modified ·" : "", p->n, app->trace.d_k, app->trace.d_v,
+		 scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask], p->seeded ? seed : "");
+	snprintf(left, sizeof left, " qkv · %s", p->title != NULL ? p->title : "untitled");
 	/* The numbers on the right always show; the title gets what is left. */
 	x = l->width - text_columns(right);
 	if (x < 0)
@@ -591,7 +600,7 @@ static void verdict(const struct app *app, char *buf, size_t size)
 		snprintf(buf, size, "%s is nearly one-hot: %s on %s", app->problem.tokens[row], max,
 			 app->problem.tokens[s->argmax]);
 	else
-		snprintf(buf, size, "%s attends most to %s (%s); spread over %s of %d tokens", app->problem.tokens[row],
+		snprintf(buf, size, "%s: most on %s (%s), spread over %s of %d", app->problem.tokens[row],
 			 app->problem.tokens[s->argmax], max, eff, s->live_keys);
 }
 
@@ -639,10 +648,14 @@ static void draw_info(const struct app *app, const struct layout *l)
 
 	blank(l->info_y, 0, l->info_h, l->width);
 	verdict(app, words, sizeof words);
+	/* Before stage 3 the weights are withheld, and so is what they say. */
 	if (app->stage == APP_STAGE_LIVE)
-		snprintf(text, sizeof text, "softmax(Q Kᵀ / %s) V   ·   %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
+		snprintf(text, sizeof text, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
+	else if (app->stage < QKV_STAGE_WEIGHTS)
+		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s", app->stage,
+			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage));
 	else
-		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s   ·   %s", app->stage,
+		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s  ·  %s", app->stage,
 			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage), words);
 	put(l->info_y, x, width, palette_role(ROLE_TITLE), text);
 	switch (stage) {
@@ -703,70 +716,90 @@ static void draw_status(const struct app *app, const struct layout *l)
 		break;
 	}
 	if (app->message[0] != '\0') {
+		struct cell_style style = palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS);
+		bool room_above = l->info_y + l->info_h < y;
+
 		snprintf(text, sizeof text, " %s ", app->message);
-		put(y, 0, l->width, palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS), text);
+		if (text_columns(text) > l->width && room_above) {
+			blank(y - 1, 0, 1, l->width);
+			put_wrapped(y - 1, 0, l->width, 2, style, text);
+		} else {
+			put_fitted(y, 0, l->width, style, text);
+		}
 	}
 }
 
+/* The keys, each line at most 76 columns so the box fits 80×24. */
 static const char *const help_lines[] = {
-	"arrows, h j k l   move in the matrix        Tab, Shift-Tab  next / previous matrix",
-	"0-9 . or Enter    edit the cell (Enter keeps it, Esc cancels)",
-	"+ / -             nudge the cell by the step    u, Ctrl-R   undo, redo",
-	"PgDn, Space, n    next stage                PgUp, p     previous stage",
-	"Home / End        all stages live / last stage      A   autoplay",
-	"] / [             add / remove a column of Q and K (d_k)",
-	"> / <             double / halve d_k        } / {   add / remove a column of V",
-	"o / x             add a token after the cursor / remove the cursor's token",
-	"s                 scaling √d_k on / off     t / T   temperature τ down / up",
-	"m                 mask none → causal → custom (Enter on a weight toggles it)",
-	"W                 wrong-way demonstrations  r       random N(0,1) Q, K, V",
-	"I                 tie W_Q, W_K, W_V to the identity and back (Q = K = V = X)",
-	"z                 mark the cursor's token as padding (no query sees it)",
-	"] / [ on X        add / remove a column of X and a row of every W (d_model)",
-	"S                 saturation sweep          D       describe in words",
-	"P                 projector mode            c       next palette   R  auto range",
-	"w                 save                      q       quit",
-	"mouse             click selects a cell, the wheel nudges it",
+	"arrows h j k l  move          Tab Shift-Tab  next / previous matrix",
+	"0-9 . Enter     edit a cell (Enter keeps, Esc cancels)   + -  nudge",
+	"u  Ctrl-R       undo, redo    o x  add a token after / remove this one",
+	"PgDn Space n    next stage    PgUp p  previous   Home live   End last",
+	"A               autoplay the stages (any key stops it)",
+	"] [             d_k + / − (on X: d_model)    } {  d_v + / −",
+	"> <             double / halve d_k (random: new columns from the seed)",
+	"s               scaling √d_k on / off        t T  temperature τ − / +",
+	"m               mask: none, causal, custom (Enter on a weight toggles)",
+	"z               this token is padding        I  tie W's to the identity",
+	"W               wrong ways: mask after softmax, softmax down columns",
+	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
+	"D               the weights in words         R  colour range 0–1 / row",
+	"P               projector mode               c  next palette",
+	"w               save                         q  quit    ?  this help",
+	"mouse           a click selects a cell, the wheel nudges it",
 };
 
+/* A framed box with a title, in UTF-8 line drawing (the same in every terminal
+ * and in tmux's captures, unlike the alternate character set). */
 static void draw_box(int y, int x, int h, int w, const char *title)
 {
+	struct cell_style frame = palette_role(ROLE_TITLE);
+
 	blank(y, x, h, w);
-	palette_apply(stdscr, palette_role(ROLE_TITLE));
-	mvhline(y, x, ACS_HLINE, w);
-	mvhline(y + h - 1, x, ACS_HLINE, w);
-	mvvline(y, x, ACS_VLINE, h);
-	mvvline(y, x + w - 1, ACS_VLINE, h);
-	mvaddch(y, x, ACS_ULCORNER);
-	mvaddch(y, x + w - 1, ACS_URCORNER);
-	mvaddch(y + h - 1, x, ACS_LLCORNER);
-	mvaddch(y + h - 1, x + w - 1, ACS_LRCORNER);
-	put(y, x + 2, w - 4, palette_role(ROLE_TITLE), title);
+	for (int c = 1; c < w - 1; c++) {
+		put(y, x + c, 1, frame, "─");
+		put(y + h - 1, x + c, 1, frame, "─");
+	}
+	for (int r = 1; r < h - 1; r++) {
+		put(y + r, x, 1, frame, "│");
+		put(y + r, x + w - 1, 1, frame, "│");
+	}
+	put(y, x, 1, frame, "┌");
+	put(y, x + w - 1, 1, frame, "┐");
+	put(y + h - 1, x, 1, frame, "└");
+	put(y + h - 1, x + w - 1, 1, frame, "┘");
+	put(y, x + 2, w - 4, frame, title);
 }
 
 static void draw_help(const struct layout *l)
 {
 	int count = (int)(sizeof help_lines / sizeof help_lines[0]);
-	int w = l->width - 4 < 88 ? l->width - 4 : 88, h = count + 3;
-	int y = (l->height - h) / 2, x = (l->width - w) / 2;
+	int w = l->width - 2 < 80 ? l->width - 2 : 80, h = count + 3;
+	int y, x = (l->width - w) / 2;
 
 	if (h > l->height - 2)
 		h = l->height - 2;
-	draw_box(y < 0 ? 0 : y, x, h, w, " keys · any key closes ");
+	y = (l->height - h) / 2;
+	draw_box(y, x, h, w, " keys · any key closes ");
 	for (int i = 0; i < count && i < h - 3; i++)
 		put(y + 1 + i, x + 2, w - 4, palette_role(ROLE_NORMAL), help_lines[i]);
 	put(y + h - 2, x + 2, w - 4, palette_role(ROLE_DIM), "qkv --help and man qkv list the command line");
 }
 
+/* Each query's row of weights in words, for whoever cannot see the colours. */
 static void draw_describe(const struct app *app, const struct layout *l)
 {
 	const struct qkv_trace *t = &app->trace;
-	int h = t->n + 3 < l->height - 2 ? t->n + 3 : l->height - 2;
-	int w = l->width - 4 < 96 ? l->width - 4 : 96, y = (l->height - h) / 2, x = (l->width - w) / 2;
+	int w = l->width - 4 < 100 ? l->width - 4 : 100;
+	int per_row = w - 4 >= 90 ? 1 : 2, h = t->n * per_row + 2;
 	char text[TEXT_MAX], max[16], eff[16], second[48];
+	int y, x = (l->width - w) / 2;
 
+	if (h > l->height - 2)
+		h = l->height - 2;
+	y = (l->height - h) / 2;
 	draw_box(y, x, h, w, " the weights in words · D or Esc closes ");
-	for (int i = 0; i < t->n && i < h - 2; i++) {
+	for (int i = 0; i < t->n && 1 + (i + 1) * per_row <= h - 1; i++) {
 		const struct qkv_row_stats *s = &t->rows[i];
 		int runner = -1;
 
@@ -775,7 +808,7 @@ static void draw_describe(const struct app *app, const struct layout *l)
 			    (runner < 0 || qkv_matrix_get(&t->weights, i, j) > qkv_matrix_get(&t->weights, i, runner)))
 				runner = j;
 		if (s->live_keys == 0) {
-			snprintf(text, sizeof text, "%s sees no key (all masked)", app->problem.tokens[i]);
+			snprintf(text, sizeof text, "%s sees no key (all masked).", app->problem.tokens[i]);
 		} else {
 			number_text(max, sizeof max, s->max_weight, 2);
 			number_text(eff, sizeof eff, s->effective_tokens, 1);
@@ -785,17 +818,12 @@ static void draw_describe(const struct app *app, const struct layout *l)
 				number_text(w2, sizeof w2, qkv_matrix_get(&t->weights, i, runner), 2);
 				snprintf(second, sizeof second, ", then %s (%s)", app->problem.tokens[runner], w2);
 			}
-			snprintf(text, sizeof text, "%s looks most at %s (%s)%s; %s.", app->problem.tokens[i],
-				 app->problem.tokens[s->argmax], max, second,
-				 s->max_weight > 0.95 ? "nearly one-hot"
-				 : s->effective_tokens > 0.9 * s->live_keys ? "spread almost evenly"
-									    : "a mix");
-			{
-				size_t length = strlen(text);
-				snprintf(text + length, sizeof text - length, " Spread over %s of %d tokens.", eff, s->live_keys);
-			}
+			snprintf(text, sizeof text, "%s looks most at %s (%s)%s; spread over %s of %d tokens%s.",
+				 app->problem.tokens[i], app->problem.tokens[s->argmax], max, second, eff,
+				 s->live_keys, s->max_weight > 0.95 ? ": nearly one-hot" : "");
 		}
-		put(y + 1 + i, x + 2, w - 4, palette_role(i == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+		put_wrapped(y + 1 + i * per_row, x + 2, w - 4, per_row,
+			    palette_role(i == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
 }
 
@@ -806,9 +834,14 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 
 		palette_apply(stdscr, palette_role(ROLE_NORMAL));
 		erase();
+		/* One sentence, the long form when it fits, wrapped only as a last resort. */
 		snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d; this one is %d×%d.",
 			 l->need_width, l->need_height, l->width, l->height);
-		put(l->height / 2, 0, l->width, palette_role(ROLE_TITLE), text);
+		if (text_columns(text) > l->width)
+			snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d.", l->need_width,
+				 l->need_height);
+		put_wrapped(l->height / 2 - 1 > 0 ? l->height / 2 - 1 : 0, 0, l->width, 3,
+			    palette_role(ROLE_TITLE), text);
 		return;
 	}
 	if (flags & (REDRAW_LAYOUT | REDRAW_OVERLAY))

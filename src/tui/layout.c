@@ -390,9 +390,10 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	/* The formula and derivation sit under the grids, where the eye already is. */
 	l->status_y = height - 2;
 	l->info_y = top + total + 1 <= height - 5 ? top + total + 1 : height - 5;
+	/* Up to four lines; a line left free above the message lets a long one wrap. */
 	l->info_h = l->status_y - l->info_y;
-	if (l->info_h > 5)
-		l->info_h = 5;
+	if (l->info_h > 4)
+		l->info_h = 4;
 	layout_follow(l, app);
 }
 

@@ -126,6 +126,16 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	noecho();
 	nonl();
 	keypad(stdscr, TRUE);
+	/* Home and End as tmux, screen and rxvt send them, whatever terminfo says:
+	 * a clicker or a teacher's Home must never arrive as Esc, '[', '1', '~'. */
+	define_key("\033[1~", KEY_HOME);
+	define_key("\033[4~", KEY_END);
+	define_key("\033[7~", KEY_HOME);
+	define_key("\033[8~", KEY_END);
+	define_key("\033[H", KEY_HOME);
+	define_key("\033[F", KEY_END);
+	define_key("\033OH", KEY_HOME);
+	define_key("\033OF", KEY_END);
 	curs_set(0);
 	set_escdelay(25);
 	mousemask(BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON4_PRESSED

@@ -144,13 +144,13 @@ expect ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "no mask: weights row t1 is
 # --- ?: help -----------------------------------------------------------------------
 keys ui '?'
 expect ui 'any key closes' "? opens the help overlay"
-expect ui 'Tab, Shift-Tab' "help lists Tab"
-expect ui 'u, Ctrl-R +undo, redo' "help lists undo and redo"
-expect ui 'PgDn, Space, n +next stage' "help lists the stage keys"
+expect ui 'Tab Shift-Tab' "help lists Tab"
+expect ui 'u +Ctrl-R +undo, redo' "help lists undo and redo"
+expect ui 'PgDn Space n +next stage' "help lists the stage keys"
 expect ui 'projector mode' "help lists projector mode"
 expect ui 'q +quit' "help lists quit"
 E2E_TIMEOUT=1 expect ui 'next / previous matrix' "at 80×24 the help's first line is whole"
-E2E_TIMEOUT=1 expect ui 'R +auto range' "at 80×24 the help shows R auto range"
+E2E_TIMEOUT=1 expect ui 'R +colour range 0–1 / row' "at 80×24 the help shows R, the colour range"
 keys ui x
 expect_not ui 'any key closes' "any key (x) closes the help"
 expect ui ' n 3 ' "the key that closed the help did nothing else (still 3 tokens)"

@@ -80,10 +80,10 @@ expect ui1 'Three tokens, by hand' "the file's title is shown"
 keys ui1 -l 3
 keys ui1 Enter
 expect ui1 "$(cells t1 "3.00 0.00")" "Q[t1, d1] is edited to 3"
-expect ui1 '\(modified\)' "the title bar says modified"
+expect ui1 ' modified · n ' "the title bar says modified"
 keys ui1 w
 expect ui1 'saved to w\.json' "w says it saved to w.json"
-expect_not ui1 '\(modified\)' "after saving the title bar no longer says modified"
+expect_not ui1 ' modified · n ' "after saving the title bar no longer says modified"
 same_q w.json "3 0;0 1;1 1" "the file holds the edit"
 keys ui1 q
 expect_exit ui1 0 "q quits at once after saving, with status 0"
@@ -96,7 +96,7 @@ expect ui2 "$(cells t1 "$w")" "opened again, weights row t1 is $w for q1 = (3, 0
 # --- unsaved edits: q asks --------------------------------------------------------
 keys ui2 +
 expect ui2 "$(cells t1 "3.10 0.00")" "+ edits Q[t1, d1] to 3.10"
-E2E_TIMEOUT=1 expect ui2 '\(modified\)' "at 80×24 the title bar still says modified"
+E2E_TIMEOUT=1 expect ui2 ' modified · n ' "at 80×24 the title bar still says modified"
 keys ui2 q
 expect ui2 'Quit anyway\?' "q with unsaved changes asks: Quit anyway?"
 keys ui2 n
