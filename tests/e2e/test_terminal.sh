@@ -154,6 +154,20 @@ for sig in TERM INT HUP; do
 	e2e_tmux kill-session -t "$name" >/dev/null 2>&1
 done
 
+# --- Hundreds of resizes in a row -------------------------------------------------
+# A window dragged about sends a storm of SIGWINCH; qkv must keep up, stay whole and
+# exit cleanly (under the sanitizer build a leak or overflow would fail the exit).
+start storm 80 24 "$QKV"
+expect storm 'weights  softmax rows' "before the storm: the full screen"
+for ((i = 0; i < 300; i++)); do
+	resize storm $((30 + (i * 37) % 190)) $((8 + (i * 13) % 55))
+done
+resize storm 100 30
+expect storm 'weights  softmax rows' "after 300 resizes the full screen is back at 100×30"
+expect storm 'Q  queries' "after 300 resizes the Q grid is drawn"
+keys storm q
+expect_exit storm 0 "after 300 resizes q quits with status 0"
+
 # --- Ctrl-Z and fg from an interactive shell ----------------------------------------
 start job 80 24 'PS1=prompt$ ' ENV= sh -i
 expect job '^prompt\$' "an interactive sh shows its prompt"
