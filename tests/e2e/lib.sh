@@ -16,7 +16,8 @@
 #   finish
 #
 # Helpers: start, keys, screen, screen_color, row, wait_for, settle, expect,
-# expect_not, expect_exit, wait_exit, pass, fail, diag, resize, stop, finish.
+# expect_not, expect_exit, wait_exit, pass, fail, check, cells, diag, resize, stop,
+# finish.
 # Messages should not contain '#' (TAP reads what follows as a directive).
 
 E2E_SOCKET="qkv-e2e-$$"
@@ -79,6 +80,27 @@ pass() {
 }
 fail() {
 	e2e_record 1 "$1"
+}
+
+# check MESSAGE ARGS...: a check decided by `test ARGS...`.
+check() {
+	local message=$1
+	shift
+	if test "$@"; then
+		pass "$message"
+	else
+		fail "$message"
+	fi
+}
+
+# cells LABEL "n1 n2 ...": a regex for a grid row: the label, then those numbers,
+# each maybe followed by the shading glyph a weight carries without colour.
+cells() {
+	local regex="(^| )$1" n
+	for n in $2; do
+		regex+=" +${n//./\\.}[·░▒▓█]?"
+	done
+	printf '%s( |$)' "$regex"
 }
 
 # start NAME COLS ROWS [VAR=value...] CMD [ARGS...]: runs CMD in a new detached

@@ -13,8 +13,6 @@ KM="1 0;0 1;1 1"
 VM="10 0;0 10;5 5"
 R2=$(awk 'BEGIN { printf "%.17g", sqrt(2) }')
 R3=$(awk 'BEGIN { printf "%.17g", sqrt(3) }')
-# Without colour a shading glyph may follow each weight.
-G='[·░▒▓█]?'
 
 # attend WHAT "q1 q2 ..." DIVISOR: one query against the rows of $KM and $VM:
 # WHAT is weights (softmax of q·k_j / DIVISOR) or output (Σ_j a_j v_j), 2 decimals.
@@ -56,25 +54,7 @@ attend() {
 	}'
 }
 
-# check MESSAGE ARGS...: a check decided by `test ARGS...`.
-check() {
-	local message=$1
-	shift
-	if test "$@"; then
-		pass "$message"
-	else
-		fail "$message"
-	fi
-}
 
-# cells LABEL "n1 n2 ...": a regex for a grid row: the label, then those numbers.
-cells() {
-	local regex="(^| )$1" n
-	for n in $2; do
-		regex+=" +${n//./\\.}$G"
-	done
-	printf '%s( |$)' "$regex"
-}
 
 start ui 80 24 NO_COLOR=1 "$QKV"
 expect ui 'Q  queries' "the Q grid is shown"

@@ -7,27 +7,8 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-G='[·░▒▓█]?'
 
-# check MESSAGE ARGS...: a check decided by `test ARGS...`.
-check() {
-	local message=$1
-	shift
-	if test "$@"; then
-		pass "$message"
-	else
-		fail "$message"
-	fi
-}
 
-# cells LABEL "n1 n2 ...": a regex for a grid row: the label, then those numbers.
-cells() {
-	local regex="(^| )$1" n
-	for n in $2; do
-		regex+=" +${n//./\\.}$G"
-	done
-	printf '%s( |$)' "$regex"
-}
 
 # skip MESSAGE REASON: a TAP check that was not run, and why.
 skip() {

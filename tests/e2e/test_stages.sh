@@ -8,7 +8,6 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-G='[·░▒▓█]?'
 NAMES=(live scores scaled weights mix output)
 
 # The worked example in closed form: every figure the walk shows, as shell variables.
@@ -46,14 +45,6 @@ eval "$(awk 'BEGIN {
 	printf "A12=\"%.4f\"\nSCALED11=\"%.2f\"\nWEIGHT11=\"%.2f\"\n", a[1, 2], 1 / r, a[1, 1]
 }')"
 
-# cells LABEL "n1 n2 ...": a regex for a grid row: the label, then those numbers.
-cells() {
-	local regex="(^| )$1" n
-	for n in $2; do
-		regex+=" +${n//./\\.}$G"
-	done
-	printf '%s( |$)' "$regex"
-}
 
 # literal TEXT: TEXT as an extended regex matching itself.
 literal() {

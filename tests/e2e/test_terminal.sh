@@ -8,16 +8,6 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# check MESSAGE ARGS...: a check decided by `test ARGS...`.
-check() {
-	local message=$1
-	shift
-	if test "$@"; then
-		pass "$message"
-	else
-		fail "$message"
-	fi
-}
 
 # Colour parameters of SGR sequences in text: 30–37, 40–47, 90–97, 100–107 and
 # 38;… / 48;… (256 and direct colour); 39 and 49 (the default colours) are not colour.
