@@ -47,6 +47,19 @@ static void expect_number(double value, int decimals, const char *expected)
 	ck_assert_int_eq(length, (int)strlen(expected));
 }
 
+/* Terminal columns of UTF-8 text: one per code point, whatever its byte length
+ * (1 to 4 bytes here), so multi-byte glyphs line up with ASCII. */
+START_TEST(test_text_columns)
+{
+	ck_assert_int_eq(qkv_text_columns(""), 0);
+	ck_assert_int_eq(qkv_text_columns("abc"), 3);
+	ck_assert_int_eq(qkv_text_columns("\xe2\x88\x9a" "2"), 2);          /* √2: 3 + 1 bytes */
+	ck_assert_int_eq(qkv_text_columns("\xc3\x97"), 1);                   /* ×: 2 bytes */
+	ck_assert_int_eq(qkv_text_columns("\xf0\x9d\x9b\xbc x"), 3);         /* a 4-byte letter, space, x */
+	ck_assert_int_eq(qkv_text_columns("t1 \xe2\x96\x91\xe2\x96\x92"), 5); /* t1 ░▒ */
+}
+END_TEST
+
 START_TEST(test_number_rounding)
 {
 	/* 0.40105 is stored as 0.40105000000000001758…, just above the tie: 0.4011. */
@@ -226,6 +239,7 @@ static Suite *format_suite(void)
 	tcase_add_test(number, test_number_no_negative_zero);
 	tcase_add_test(number, test_number_exponent_form);
 	tcase_add_test(number, test_number_truncation);
+	tcase_add_test(number, test_text_columns);
 	suite_add_tcase(s, number);
 	TCase *exact = tcase_create("exact");
 	tcase_set_timeout(exact, 60);

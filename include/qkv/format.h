@@ -14,4 +14,8 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals);
  * %.16g, %.17g that round-trips). */
 int qkv_format_exact(char *buf, size_t size, double value);
 
+/* Columns that UTF-8 text takes on a terminal, one per code point: right for
+ * qkv's own glyphs and most labels (a wide script such as CJK counts short). */
+int qkv_text_columns(const char *text);
+
 #endif

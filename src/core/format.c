@@ -64,3 +64,13 @@ int qkv_format_exact(char *buf, size_t size, double value)
 	}
 	return length;
 }
+
+int qkv_text_columns(const char *text)
+{
+	int columns = 0;
+
+	for (; *text != '\0'; text++)
+		if (((unsigned char)*text & 0xc0) != 0x80)
+			columns++;
+	return columns;
+}

@@ -85,18 +85,6 @@ void print_options_default(struct print_options *o)
 	o->decimals = 4;
 }
 
-/* Columns taken by UTF-8 text, one per code point: right for the printer's own
- * glyphs and for most labels; a label in a wide script (CJK) shifts its row. */
-static int text_width(const char *s)
-{
-	int width = 0;
-
-	for (; *s != '\0'; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			width++;
-	return width;
-}
-
 static void put_spaces(FILE *out, int count)
 {
 	for (int i = 0; i < count; i++)
@@ -441,7 +429,7 @@ static int measure_table(struct printer *pr, const struct table *tb)
 	for (int r = -1; r < rows; r++) {
 		for (int c = -1; c < cols; c++) {
 			table_cell(pr, tb, r, c, cell, sizeof cell);
-			int width = text_width(cell);
+			int width = qkv_text_columns(cell);
 			if (width > pr->widths[c + 1])
 				pr->widths[c + 1] = width;
 		}
@@ -470,10 +458,10 @@ static void text_table(struct printer *pr, const struct table *tb)
 		fputs("  ", pr->out);
 		table_cell(pr, tb, r, -1, cell, sizeof cell);
 		fputs(cell, pr->out);
-		put_spaces(pr->out, pr->widths[0] - text_width(cell));
+		put_spaces(pr->out, pr->widths[0] - qkv_text_columns(cell));
 		for (int c = 0; c < cols; c++) {
 			table_cell(pr, tb, r, c, cell, sizeof cell);
-			put_spaces(pr->out, 2 + pr->widths[c + 1] - text_width(cell));
+			put_spaces(pr->out, 2 + pr->widths[c + 1] - qkv_text_columns(cell));
 			fputs(cell, pr->out);
 		}
 		fputc('\n', pr->out);
@@ -491,7 +479,7 @@ static void markdown_table(struct printer *pr, const struct table *tb)
 	for (int r = -1; r < rows; r++) {
 		for (int c = -1; c < cols; c++) {
 			table_cell(pr, tb, r, c, cell, sizeof cell);
-			int pad = pr->widths[c + 1] - text_width(cell);
+			int pad = pr->widths[c + 1] - qkv_text_columns(cell);
 			fputs("| ", pr->out);
 			if (c < 0) {
 				fputs(cell, pr->out);
@@ -1370,8 +1358,8 @@ static void sweep_text(FILE *out, const struct qkv_sweep_point *points, int coun
 		widths[c] = 0;
 		for (int r = -1; r < count; r++) {
 			sweep_cell(points, r, c, cell, sizeof cell);
-			if (text_width(cell) > widths[c])
-				widths[c] = text_width(cell);
+			if (qkv_text_columns(cell) > widths[c])
+				widths[c] = qkv_text_columns(cell);
 		}
 	}
 	int scaled_width = 0;
@@ -1379,13 +1367,13 @@ static void sweep_text(FILE *out, const struct qkv_sweep_point *points, int coun
 		scaled_width += 2 + widths[c];
 	put_spaces(out, 2 + widths[0] + 2);
 	fputs("scaled by √d_k", out);
-	put_spaces(out, scaled_width - 2 - text_width("scaled by √d_k") + 3);
+	put_spaces(out, scaled_width - 2 - qkv_text_columns("scaled by √d_k") + 3);
 	fputs("unscaled\n", out);
 	for (int r = -1; r < count; r++) {
 		fputs("  ", out);
 		for (int c = 0; c < 9; c++) {
 			sweep_cell(points, r, c, cell, sizeof cell);
-			put_spaces(out, (c == 0 ? 0 : c == 5 ? 3 : 2) + widths[c] - text_width(cell));
+			put_spaces(out, (c == 0 ? 0 : c == 5 ? 3 : 2) + widths[c] - qkv_text_columns(cell));
 			fputs(cell, out);
 		}
 		fputc('\n', out);

@@ -16,17 +16,6 @@
 
 #define TEXT_MAX 1024
 
-/* Columns a UTF-8 string takes (one per code point: qkv's glyphs are narrow). */
-static int text_columns(const char *s)
-{
-	int columns = 0;
-
-	for (; *s != '\0'; s++)
-		if (((unsigned char)*s & 0xc0) != 0x80)
-			columns++;
-	return columns;
-}
-
 /* Writes s at (y, x) in at most `width` columns, cutting on a character boundary. */
 static void put(int y, int x, int width, struct cell_style style, const char *s)
 {
@@ -51,7 +40,7 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 static void put_fitted(int y, int x, int width, struct cell_style style, const char *s)
 {
 	put(y, x, width, style, s);
-	if (text_columns(s) > width && width > 0)
+	if (qkv_text_columns(s) > width && width > 0)
 		put(y, x + width - 1, 1, style, "…");
 }
 
@@ -72,7 +61,7 @@ static void number_text(char *buf, size_t size, double value, int decimals)
 static void put_cell(int y, int x, int w, struct cell_style style, const char *text)
 {
 	char cell[160];
-	int length = text_columns(text), pad = w - 1 - length;
+	int length = qkv_text_columns(text), pad = w - 1 - length;
 
 	if (pad < 0)
 		pad = 0;
@@ -299,7 +288,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
-			if (style.glyph[0] != '\0' && panel->cell_w >= text_columns(text) + 2) {
+			if (style.glyph[0] != '\0' && panel->cell_w >= qkv_text_columns(text) + 2) {
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
@@ -414,8 +403,8 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 	snprintf(low, sizeof low, "−%s ", number);
 	snprintf(high, sizeof high, " +%s", number);
 	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
-	x = panel->x + text_columns(low);
-	for (int s = -4; s <= 4 && x < panel->x + panel->w - text_columns(high); s++, x++) {
+	x = panel->x + qkv_text_columns(low);
+	for (int s = -4; s <= 4 && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
 		struct cell_style style = palette_signed(limit * s / 4.0, limit);
 		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 	}
@@ -552,13 +541,13 @@ static void draw_bars(const struct app *app, const struct layout *l)
 		 scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask], p->seeded ? seed : "");
 	snprintf(left, sizeof left, " qkv · %s", p->title != NULL ? p->title : "untitled");
 	/* The numbers on the right always show; the title gets what is left. */
-	x = l->width - text_columns(right);
+	x = l->width - qkv_text_columns(right);
 	if (x < 0)
 		x = 0;
 	palette_apply(stdscr, palette_role(ROLE_STATUS));
 	mvhline(0, 0, ' ', l->width);
 	put(0, 0, x, palette_role(ROLE_STATUS), left);
-	if (text_columns(left) > x && x > 1)
+	if (qkv_text_columns(left) > x && x > 1)
 		put(0, x - 1, 1, palette_role(ROLE_STATUS), "…");
 	put(0, x, l->width - x, palette_role(ROLE_STATUS), right);
 	/* The stage bar: where the lesson is, what is still withheld. */
@@ -571,7 +560,7 @@ static void draw_bars(const struct app *app, const struct layout *l)
 					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
 		snprintf(item, sizeof item, " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
 		put(1, x, l->width - x, palette_role(role), item);
-		x += text_columns(item) + 1;
+		x += qkv_text_columns(item) + 1;
 	}
 	if (p->wrong != QKV_WRONG_NONE) {
 		const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
@@ -720,7 +709,7 @@ static void draw_status(const struct app *app, const struct layout *l)
 		bool room_above = l->info_y + l->info_h < y;
 
 		snprintf(text, sizeof text, " %s ", app->message);
-		if (text_columns(text) > l->width && room_above) {
+		if (qkv_text_columns(text) > l->width && room_above) {
 			blank(y - 1, 0, 1, l->width);
 			put_wrapped(y - 1, 0, l->width, 2, style, text);
 		} else {
@@ -837,7 +826,7 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		/* One sentence, the long form when it fits, wrapped only as a last resort. */
 		snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d; this one is %d×%d.",
 			 l->need_width, l->need_height, l->width, l->height);
-		if (text_columns(text) > l->width)
+		if (qkv_text_columns(text) > l->width)
 			snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d.", l->need_width,
 				 l->need_height);
 		put_wrapped(l->height / 2 - 1 > 0 ? l->height / 2 - 1 : 0, 0, l->width, 3,

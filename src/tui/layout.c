@@ -203,15 +203,11 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	for (int i = 0; i < b->l->count; i++) {
 		struct panel *q = &b->l->panels[i];
 		char title[128];
-		const char *c;
 
 		q->shown_rows = q->rows;
 		q->shown_cols = q->cols;
 		layout_panel_title(app, q, title, sizeof title);
-		q->title_w = 3; /* room for the focus mark "▶ " */
-		for (c = title; *c != '\0'; c++)
-			if (((unsigned char)*c & 0xc0) != 0x80)
-				q->title_w++;
+		q->title_w = 3 + qkv_text_columns(title); /* room for the focus mark "▶ " */
 		enum qkv_stage stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
 				       : q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
 				       : q->kind == PANEL_WEIGHTS ? QKV_STAGE_WEIGHTS
