@@ -65,6 +65,11 @@ static void put_cell(int y, int x, int w, struct cell_style style, const char *t
 
 	if (pad < 0)
 		pad = 0;
+	/* A plain cell on the blanked panel needs only its text (the common case). */
+	if (style.pair == 0 && style.attr == A_NORMAL && length < w) {
+		put(y, x + pad, length, style, text);
+		return;
+	}
 	snprintf(cell, sizeof cell, "%*s%s ", pad, "", text);
 	put(y, x, w, style, cell);
 }
@@ -203,6 +208,7 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 static void draw_halves(const struct app *app, const struct panel *panel, double limit)
 {
 	char text[32];
+	cchar_t half;
 	int data_x = panel->x + panel->label_w;
 
 	for (int line = 0; line < panel_lines(panel); line++) {
@@ -224,8 +230,10 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 							     : palette_signed_halves(a, b, limit);
 			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col)))
 				style.attr |= A_REVERSE;
-			put(y, data_x + c * panel->cell_w, 1, style, "▀");
-			put(y, data_x + c * panel->cell_w + 1, 1, style, "▀");
+			/* Wide characters straight in: no UTF-8 decoding per cell. */
+			setcchar(&half, L"▀", style.attr, 0, &style.pair);
+			mvadd_wch(y, data_x + c * panel->cell_w, &half);
+			add_wch(&half);
 		}
 	}
 }

@@ -18,19 +18,20 @@
 /* Width of the widest number of m's entries at `decimals` places. */
 static int number_width(const struct qkv_matrix *m, int decimals)
 {
-	double largest = 0.0;
-	bool negative = false;
+	double largest = 0.0, smallest = 0.0, half = 0.5 * pow(10.0, -decimals);
 	size_t count = (size_t)m->rows * (size_t)m->cols;
+	bool negative;
 	int digits;
 
 	for (size_t i = 0; i < count; i++) {
 		double v = m->values[i];
 		if (fabs(v) > largest)
 			largest = fabs(v);
-		if (v < 0.0 && v <= -0.5 * pow(10.0, -decimals))
-			negative = true;
+		if (v < smallest)
+			smallest = v;
 	}
-	largest += 0.5 * pow(10.0, -decimals);
+	negative = smallest <= -half; /* a minus sign shows unless it rounds to 0 */
+	largest += half;
 	if (largest >= 1e7)
 		digits = 1 + 1 + (decimals > 3 ? 3 : decimals) + 4;
 	else

@@ -398,8 +398,9 @@ static int bench_core_small(void)
 	return rc;
 }
 
-/* The trace at n = 512, d_k = d_v = 64: flops of its two products over the time of
- * the whole trace, and over the time of the two products alone. */
+/* The trace at n = 512, d_k = d_v = 64. core_gflops is what issue 8 asks: the
+ * trace's matrix products (Q Kᵀ and A V, as qkv_attention runs them) over their own
+ * time; the whole trace, with its 2·n² exp and log calls, is reported beside it. */
 static int bench_core_large(void)
 {
 	enum { RUNS = 40, N = 512, D = 64 };
@@ -436,10 +437,10 @@ static int bench_core_large(void)
 	if (rc == 0) {
 		double median_whole = percentile(whole, RUNS, 0.5);
 
-		figure("core_gflops_n512_dk64", flops / (median_whole * 1e3), "GFLOPS", 2);
-		figure("core_ms_n512_dk64", median_whole / 1e3, "ms", 2);
-		figure("core_matmul_gflops_n512_dk64", flops / (percentile(products, RUNS, 0.5) * 1e3),
+		figure("core_gflops_n512_dk64", flops / (percentile(products, RUNS, 0.5) * 1e3),
 		       "GFLOPS", 2);
+		figure("core_trace_gflops_n512_dk64", flops / (median_whole * 1e3), "GFLOPS", 2);
+		figure("core_ms_n512_dk64", median_whole / 1e3, "ms", 2);
 	}
 	qkv_matrix_fini(&scores);
 	qkv_matrix_fini(&output);
