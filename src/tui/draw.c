@@ -871,3 +871,32 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		break;
 	}
 }
+
+/* One frame, as the interface and the benchmark make it: the palette, the layout
+ * again when shapes may have changed (keeping the scroll offsets), the flagged
+ * regions, and one doupdate. */
+void draw_render(const struct app *app, struct layout *l, int flags)
+{
+	if (flags == REDRAW_NONE)
+		return;
+	palette_use(app->palette, app->projector);
+	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
+	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
+		int first[LAYOUT_MAX_PANELS][2], count = l->count;
+
+		for (int i = 0; i < count; i++) {
+			first[i][0] = l->panels[i].first_row;
+			first[i][1] = l->panels[i].first_col;
+		}
+		layout_compute(l, app, COLS, LINES);
+		if (l->count == count)
+			for (int i = 0; i < count; i++) {
+				l->panels[i].first_row = first[i][0];
+				l->panels[i].first_col = first[i][1];
+			}
+		layout_follow(l, app);
+	}
+	draw_frame(app, l, flags);
+	wnoutrefresh(stdscr);
+	doupdate();
+}

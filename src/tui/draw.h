@@ -10,4 +10,8 @@
 /* Draws the parts of the screen named by flags (enum app_redraw). */
 void draw_frame(const struct app *app, const struct layout *l, int flags);
 
+/* Makes one frame: palette_use, layout_compute when the size or shapes may have
+ * changed (keeping each panel's scroll), draw_frame, wnoutrefresh, doupdate. */
+void draw_render(const struct app *app, struct layout *l, int flags);
+
 #endif

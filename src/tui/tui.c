@@ -63,33 +63,6 @@ static int check_terminal(void)
 	return 0;
 }
 
-/* Lays out, then draws the whole screen or only the flagged parts. */
-static void render(const struct app *app, struct layout *l, int flags)
-{
-	if (flags == REDRAW_NONE)
-		return;
-	palette_use(app->palette, app->projector);
-	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
-	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
-		int first[LAYOUT_MAX_PANELS][2], count = l->count;
-
-		for (int i = 0; i < count; i++) {
-			first[i][0] = l->panels[i].first_row;
-			first[i][1] = l->panels[i].first_col;
-		}
-		layout_compute(l, app, COLS, LINES);
-		if (l->count == count)
-			for (int i = 0; i < count; i++) {
-				l->panels[i].first_row = first[i][0];
-				l->panels[i].first_col = first[i][1];
-			}
-		layout_follow(l, app);
-	}
-	draw_frame(app, l, flags);
-	wnoutrefresh(stdscr);
-	doupdate();
-}
-
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
 	struct app app;
@@ -164,7 +137,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	memset(&layout, 0, sizeof layout);
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
-		render(&app, &layout, app_update(&app, &resize));
+		draw_render(&app, &layout, app_update(&app, &resize));
 	}
 	while (!app.quit && stop_signal == 0) {
 		wint_t code;
@@ -174,13 +147,13 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 
 		if (got == ERR) {
 			struct event tick = { .type = EVENT_TICK, .now_ms = now_ms() };
-			render(&app, &layout, app_update(&app, &tick));
+			draw_render(&app, &layout, app_update(&app, &tick));
 			continue;
 		}
 		if (!input_translate(got, (unsigned int)code, &layout, now_ms(), &event))
 			continue;
 		flags = app_update(&app, &event);
-		render(&app, &layout, flags);
+		draw_render(&app, &layout, flags);
 	}
 	endwin();
 	delscreen(screen);

@@ -251,34 +251,6 @@ static void terminal_close(struct terminal *t)
 	pthread_mutex_destroy(&t->lock);
 }
 
-/* tui.c's render, step for step: palette, layout when shapes may have changed
- * (keeping the scroll offsets), draw_frame, wnoutrefresh, one doupdate. */
-static void render(const struct app *app, struct layout *l, int flags)
-{
-	if (flags == REDRAW_NONE)
-		return;
-	palette_use(app->palette, app->projector);
-	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
-	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
-		int first[LAYOUT_MAX_PANELS][2], count = l->count;
-
-		for (int i = 0; i < count; i++) {
-			first[i][0] = l->panels[i].first_row;
-			first[i][1] = l->panels[i].first_col;
-		}
-		layout_compute(l, app, COLS, LINES);
-		if (l->count == count)
-			for (int i = 0; i < count; i++) {
-				l->panels[i].first_row = first[i][0];
-				l->panels[i].first_col = first[i][1];
-			}
-		layout_follow(l, app);
-	}
-	draw_frame(app, l, flags);
-	wnoutrefresh(stdscr);
-	doupdate();
-}
-
 static int64_t now_ms(void)
 {
 	return (int64_t)(now_us() / 1000.0);
@@ -291,7 +263,7 @@ static double key_press(struct app *app, struct layout *l, int key)
 	double start = now_us();
 	struct event event = { .type = EVENT_KEY, .key = key, .now_ms = now_ms() };
 
-	render(app, l, app_update(app, &event));
+	draw_render(app, l, app_update(app, &event));
 	return now_us() - start;
 }
 
@@ -328,7 +300,7 @@ static int bench_edits(struct qkv_problem *p, int width, int height, int edits, 
 	memset(&layout, 0, sizeof layout);
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
-		render(&app, &layout, app_update(&app, &resize));
+		draw_render(&app, &layout, app_update(&app, &resize));
 	}
 	for (int e = 0; e < edits; e++) {
 		long long before;
@@ -345,7 +317,7 @@ static int bench_edits(struct qkv_problem *p, int width, int height, int edits, 
 		long long before = terminal_settle(&term);
 
 		clearok(curscr, TRUE);
-		render(&app, &layout, REDRAW_ALL);
+		draw_render(&app, &layout, REDRAW_ALL);
 		repaint[r] = (double)(terminal_settle(&term) - before);
 	}
 	app_fini(&app);
