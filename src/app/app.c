@@ -933,8 +933,9 @@ static int option_key(struct app *app, int key)
 	case 's': {
 		enum qkv_scale next = p->scale == QKV_SCALE_NONE ? QKV_SCALE_SQRT_DK : QKV_SCALE_NONE;
 
-		snprintf(done, sizeof done, "scaling %s", next == QKV_SCALE_NONE ? "off: the scores go to softmax as they are"
-										 : "on: divided by √d_k");
+		snprintf(done, sizeof done, "scaling %s", next == QKV_SCALE_NONE
+			 ? "off, the wrong way at large d_k: watch var(S') and ‖J‖ in the readout, S for the sweep"
+			 : "on: divided by √d_k");
 		return change_problem(app, change_scale, next, done);
 	}
 	case 't':

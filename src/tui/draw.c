@@ -432,14 +432,34 @@ static void draw_mix_sum(const struct app *app, const struct layout *l, const st
 	}
 }
 
+static bool has_readout(const struct layout *l)
+{
+	for (int i = 0; i < l->count; i++)
+		if (l->panels[i].kind == PANEL_READOUT)
+			return true;
+	return false;
+}
+
+/* The variance softmax sees against the one predicted for unit-variance inputs:
+ * var(q·k) = d_k, so var(S') = d_k / divisor². */
+static const char *variance_words(const struct app *app, char *buf, size_t size)
+{
+	const struct qkv_trace *t = &app->trace;
+	double predicted = (double)t->d_k / (t->divisor * t->divisor);
+	char measured[32], expected[32];
+
+	number_text(measured, sizeof measured, t->score_variance, 2);
+	number_text(expected, sizeof expected, predicted, predicted >= 10 ? 0 : 2);
+	snprintf(buf, size, "var(S') %s · predicted %s", measured, expected);
+	return buf;
+}
+
 /* Per-row softmax statistics with the measured against the predicted variance. */
 static void draw_readout(const struct app *app, const struct panel *panel)
 {
 	const struct qkv_trace *t = &app->trace;
 	char text[96], a[16], b[16], c[16], d[16];
 	double log_n = log((double)t->n);
-	/* For unit-variance inputs, var(q·k) = d_k, so var(S') = d_k / divisor². */
-	double predicted = (double)t->d_k / (t->divisor * t->divisor);
 	int y = panel->y + 1;
 
 	snprintf(text, sizeof text, "%-*s  max  H/lnN   eff  ‖J‖", panel->label_w - 1, "");
@@ -456,10 +476,7 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 			 app->problem.tokens[row], a, b, c, d);
 		put(y++, panel->x, panel->w, palette_role(row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
-	number_text(a, sizeof a, t->score_variance, 2);
-	number_text(b, sizeof b, predicted, predicted >= 10 ? 0 : 2);
-	snprintf(text, sizeof text, "var(S') %s · predicted %s", a, b);
-	put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
+	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
 }
 
 static void draw_panel(const struct app *app, const struct layout *l, const struct panel *panel)
@@ -493,9 +510,9 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		draw_compact_numbers(app, l, panel);
 	if (panel->kind == PANEL_WEIGHTS && panel->sums)
 		draw_weight_sums(app, l, panel);
-	else if (panel->kind == PANEL_WEIGHTS)
+	else if (panel->kind == PANEL_WEIGHTS && !l->tight)
 		draw_weights_legend(app, panel);
-	else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED)
+	else if ((panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) && !l->tight)
 		draw_signed_legend(app, panel);
 	else if (panel->kind == PANEL_MIX)
 		draw_mix_sum(app, l, panel);
@@ -637,7 +654,7 @@ static void put_wrapped(int y, int x, int width, int lines, struct cell_style st
 
 static void draw_info(const struct app *app, const struct layout *l)
 {
-	char text[TEXT_MAX], words[160];
+	char text[TEXT_MAX], words[160], variance[96];
 	enum qkv_stage stage = app_derived_stage(app);
 	int row = app_query(app), col;
 	/* Under the grids, aligned with them, unless that leaves too little room. */
@@ -646,7 +663,14 @@ static void draw_info(const struct app *app, const struct layout *l)
 	blank(l->info_y, 0, l->info_h, l->width);
 	verdict(app, words, sizeof words);
 	/* Before stage 3 the weights are withheld, and so is what they say. */
-	if (app->stage == APP_STAGE_LIVE)
+	if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
+		/* The readout did not fit: its key figures come here instead. */
+		char gradient[32];
+
+		number_text(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
+		snprintf(text, sizeof text, "%s · ‖J‖ %s  ·  %s", variance_words(app, variance, sizeof variance),
+			 gradient, words);
+	} else if (app->stage == APP_STAGE_LIVE)
 		snprintf(text, sizeof text, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
 	else if (app->stage < QKV_STAGE_WEIGHTS)
 		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s", app->stage,

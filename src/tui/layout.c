@@ -10,8 +10,8 @@
 #include "tui/layout.h"
 #include "tui/palette.h"
 
-#define GAP 2           /* columns between panels */
-#define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys */
+#define GAP 2           /* columns between panels (1 when tight) */
+#define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys (6 when tight) */
 #define READOUT_WIDTH 32
 #define MAX_CELL_GROWTH 3
 
@@ -78,13 +78,15 @@ static int panel_width(const struct panel *panel, int cols)
 	return w < panel->title_w ? panel->title_w : w;
 }
 
-/* Lines a panel takes besides its data rows (title, header, legend or sum). */
-static int panel_extra_lines(const struct panel *panel)
+/* Lines a panel takes besides its data rows (title, header, legend or sum); a
+ * tight layout drops the legends. */
+static int panel_extra_lines(const struct layout *l, const struct panel *panel)
 {
 	switch (panel->kind) {
 	case PANEL_WEIGHTS:
 	case PANEL_SCORES:
 	case PANEL_SCALED:
+		return l->tight && !panel->sums ? 2 : 3;
 	case PANEL_MIX:
 		return 3;
 	default:
@@ -163,8 +165,10 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		static const int inputs[4] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
 		for (int i = 0; i < 4; i++) {
 			const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)inputs[i]);
+			/* The W's rows are dimensions of d_model, numbered 1, 2, … */
 			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
-				   number_width(m, decimals), i == 0 ? label_w : 4, digits_v + 1);
+				   number_width(m, decimals), i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1,
+				   digits_v + 1);
 		}
 		b->groups++;
 		grid_panel(add(b), PANEL_DERIVED, -1, QKV_INPUT_Q, t->n, t->d_k, number_width(&t->q, decimals), label_w, digits_v + 1);
@@ -219,6 +223,11 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	}
 }
 
+static int layout_gap(const struct layout *l)
+{
+	return l->tight ? 1 : GAP;
+}
+
 /* Row limits by priority: inputs give up rows first, then the readout, and the
  * heatmap and the output last, so they stay readable. */
 enum { CAP_INPUT, CAP_READOUT, CAP_GRID, CAP_COUNT };
@@ -244,12 +253,12 @@ static int input_share(const struct builder *b, int i, int width)
 
 		if (b->group[j] != b->group[i])
 			continue;
-		total += p->label_w + p->cols * p->number_cell_w + 1 + GAP;
+		total += p->label_w + p->cols * p->number_cell_w + 1 + layout_gap(l);
 		count++;
 	}
-	if (total - GAP <= width)
+	if (total - layout_gap(l) <= width)
 		return 0;
-	return (width - GAP * (count - 1)) / count;
+	return (width - layout_gap(l) * (count - 1)) / count;
 }
 
 /* Places panels in lines (wrapping within a group) with at most `cap` data rows
@@ -290,7 +299,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		if (w > width)
 			w = width;
 		panel->w = w;
-		panel->h = panel_extra_lines(panel) + panel->h_extra + (panel->kind == PANEL_READOUT ? shown + 1 : shown);
+		panel->h = panel_extra_lines(l, panel) + panel->h_extra + (panel->kind == PANEL_READOUT ? shown + 1 : shown);
 		if (group != b->group[i] || x + w > width) {
 			y += line_h;
 			line_h = 0;
@@ -299,20 +308,63 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		}
 		panel->x = x;
 		panel->y = y;
-		x += w + GAP;
-		if (x - GAP > *widest)
-			*widest = x - GAP;
+		x += w + layout_gap(l);
+		if (x - layout_gap(l) > *widest)
+			*widest = x - layout_gap(l);
 		if (panel->h > line_h)
 			line_h = panel->h;
 	}
 	return y + line_h - top;
 }
 
-void layout_compute(struct layout *l, const struct app *app, int width, int height)
+/* What a layout leaves out, in order of importance: cells of the computed grids
+ * (heatmap, output), cells of the inputs, rows of the readout (all of them when it
+ * is dropped; the formula line then carries its variance). */
+struct hidden {
+	long grids, readout, inputs;
+};
+
+static struct hidden hidden_cells(const struct layout *l, const struct app *app)
+{
+	struct hidden h = { 0, 0, 0 };
+	bool has_readout = false;
+
+	for (int i = 0; i < l->count; i++) {
+		const struct panel *p = &l->panels[i];
+		long cut = (long)p->rows * p->cols - (long)p->shown_rows * p->shown_cols;
+
+		if (p->kind == PANEL_READOUT) {
+			has_readout = true;
+			h.readout += p->rows - p->shown_rows;
+		} else if (p->kind == PANEL_INPUT || p->kind == PANEL_DERIVED) {
+			h.inputs += cut;
+		} else {
+			h.grids += cut;
+		}
+	}
+	if (!has_readout && app->stage == APP_STAGE_LIVE && app->show_stats)
+		h.readout += app->trace.n;
+	return h;
+}
+
+static bool fewer_hidden(struct hidden a, struct hidden b)
+{
+	if (a.grids != b.grids)
+		return a.grids < b.grids;
+	if (a.inputs != b.inputs)
+		return a.inputs < b.inputs;
+	return a.readout < b.readout;
+}
+
+/* One attempt at the layout, normal or tight (narrower cells and gaps, no legends,
+ * two info lines), with or without the readout. */
+static void layout_try(struct layout *l, const struct app *app, int width, int height, bool tight,
+		       bool readout)
 {
 	struct builder b;
 	int decimals = app->projector ? 1 : 2;
-	int body = height - FIXED_LINES, most = 0, caps[CAP_COUNT], total = 0, widest = 0, top = 2;
+	int fixed = tight ? FIXED_LINES - 1 : FIXED_LINES;
+	int body = height - fixed, most = 0, caps[CAP_COUNT], total = 0, widest = 0, top = 2;
 
 	memset(l, 0, sizeof *l);
 	memset(&b, 0, sizeof b);
@@ -320,6 +372,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	l->width = width;
 	l->height = height;
 	l->decimals = decimals;
+	l->tight = tight;
 	l->need_width = 60;
 	l->need_height = 16;
 	if (width < l->need_width || height < l->need_height) {
@@ -327,9 +380,14 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 		return;
 	}
 	choose_panels(&b, app, decimals);
-	for (int i = 0; i < l->count; i++)
+	if (!readout && l->count > 0 && l->panels[l->count - 1].kind == PANEL_READOUT)
+		l->count--;
+	for (int i = 0; i < l->count; i++) {
+		if (tight && l->panels[i].number_cell_w > 5)
+			l->panels[i].number_cell_w--;
 		if (l->panels[i].rows > most)
 			most = l->panels[i].rows;
+	}
 	for (int k = 0; k < CAP_COUNT; k++)
 		caps[k] = most;
 	/* Fewer visible rows until everything fits (the grids scroll): inputs down to 2,
@@ -360,7 +418,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	}
 	/* Room to spare: grow the cells (projector mode more), without adding lines,
 	 * then centre the block. */
-	for (int grow = 0, fitted = total; grow < (app->projector ? MAX_CELL_GROWTH + 1 : MAX_CELL_GROWTH); grow++) {
+	for (int grow = 0, fitted = total; !tight && grow < (app->projector ? MAX_CELL_GROWTH + 1 : MAX_CELL_GROWTH); grow++) {
 		int trial_widest;
 
 		for (int i = 0; i < l->count; i++)
@@ -386,12 +444,38 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	}
 	/* The formula and derivation sit under the grids, where the eye already is. */
 	l->status_y = height - 2;
-	l->info_y = top + total + 1 <= height - 5 ? top + total + 1 : height - 5;
+	l->info_y = top + total + 1 <= height - (fixed - 2) ? top + total + 1 : height - (fixed - 2);
 	/* Up to four lines; a line left free above the message lets a long one wrap. */
 	l->info_h = l->status_y - l->info_y;
 	if (l->info_h > 4)
 		l->info_h = 4;
 	layout_follow(l, app);
+}
+
+/* The normal layout when everything fits; otherwise the attempt that hides the
+ * least (see struct hidden): tight (narrower cells, no legends), and without the
+ * readout, whose verdict the formula line also gives in words. */
+void layout_compute(struct layout *l, const struct app *app, int width, int height)
+{
+	struct layout trial;
+	struct hidden best, none = { 0, 0, 0 };
+
+	layout_try(l, app, width, height, false, true);
+	best = hidden_cells(l, app);
+	if (!l->too_small && !fewer_hidden(none, best))
+		return;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		struct hidden hidden;
+
+		layout_try(&trial, app, width, height, attempt != 0, attempt == 1);
+		if (trial.too_small)
+			continue;
+		hidden = hidden_cells(&trial, app);
+		if (l->too_small || fewer_hidden(hidden, best)) {
+			*l = trial;
+			best = hidden;
+		}
+	}
 }
 
 /* Keeps first within [cursor − shown + 1, cursor] and inside [0, count − shown]. */

@@ -44,6 +44,7 @@ struct panel {
 struct layout {
 	int width, height;
 	bool too_small;
+	bool tight;          /* narrower cells and gaps, no legends, two info lines */
 	int need_width, need_height; /* the minimum size, when too small */
 	struct panel panels[LAYOUT_MAX_PANELS];
 	int count;
