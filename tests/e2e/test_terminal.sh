@@ -106,6 +106,18 @@ check "TERM=dumb: a sentence about TERM that points to --print" "$said" -eq 1
 lines=$(written dumb | wc -l)
 check "TERM=dumb: one line and no drawing ($lines lines)" "$lines" -eq 1
 
+start unknown 200 24 TERM=no-such-terminal "$QKV"
+expect_exit unknown 2 "TERM unknown to terminfo: exit status 2"
+said=$(written unknown | grep -c "^qkv: .*no-such-terminal.*--print")
+check "TERM unknown: one sentence naming it and pointing to --print" "$said" -eq 1
+lines=$(written unknown | wc -l)
+check "TERM unknown: one line and no drawing ($lines lines)" "$lines" -eq 1
+
+start unset 200 24 env -u TERM "$QKV"
+expect_exit unset 2 "TERM unset: exit status 2"
+said=$(written unset | grep -c '^qkv: TERM is not set.*--print')
+check "TERM unset: one sentence that says so and points to --print" "$said" -eq 1
+
 "$QKV" </dev/null 2>"$E2E_DIR/err" | cat >"$E2E_DIR/out"
 status=${PIPESTATUS[0]}
 check "stdout not a terminal: exit status 2 (got $status)" "$status" -eq 2
