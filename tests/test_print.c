@@ -828,6 +828,52 @@ START_TEST(test_json_custom_mask_and_padding)
 }
 END_TEST
 
+/* The mask-after-softmax mistake under a causal mask: softmax over every key gives
+ * row t1 (e, 1, e)/(2e + 1) with e = e^{1/√2}; zeroing the hidden keys afterwards
+ * leaves row sums e/(2e+1), (1+e)/(2e+1) and 1, which the printer shows (text) and
+ * lists as row_sum rows (CSV), with a "wrong" row naming the mistake. */
+START_TEST(test_wrong_way_sums)
+{
+	struct print_options o = options(PRINT_CSV, -1);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	double e = exp(1.0 / sqrt(2.0));
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	p.wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	ck_assert_double_eq_tol(strtod(csv_value(text, "row_sum,t1,,1,0,"), NULL), e / (2 * e + 1), 1e-15);
+	ck_assert_double_eq_tol(strtod(csv_value(text, "row_sum,t2,,2,0,"), NULL), (1 + e) / (2 * e + 1), 1e-15);
+	ck_assert_double_eq_tol(strtod(csv_value(text, "row_sum,t3,,3,0,"), NULL), 1.0, 1e-15);
+	ck_assert_ptr_nonnull(strstr(text, "wrong,,mask-after-softmax,0,0,"));
+	free(text);
+
+	o = options(PRINT_TEXT, 3);
+	text = NULL;
+	out = open_memstream(&text, &size);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	{
+		char expected[256];
+
+		snprintf(expected, sizeof expected, "each row's sum (softmax by rows makes them all 1): "
+			 "t1 %.4f t2 %.4f t3 1.0000", e / (2 * e + 1), (1 + e) / (2 * e + 1));
+		ck_assert_msg(strstr(text, expected) != NULL, "no \"%s\" in\n%s", expected, text);
+	}
+	free(text);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -856,6 +902,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, sweep_json);
 	tcase_add_test(tc, sweep_tables);
 	tcase_add_test(tc, test_json_custom_mask_and_padding);
+	tcase_add_test(tc, test_wrong_way_sums);
 	suite_add_tcase(s, tc);
 	return s;
 }

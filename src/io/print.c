@@ -692,6 +692,49 @@ static void prose(struct printer *pr, const char *text)
 	}
 }
 
+/* Under the weights of a wrong-way demonstration: what gives it away, each row's
+ * and each column's sum (a right softmax makes every row sum to 1). In CSV, rows of
+ * stage "row_sum" and "col_sum", and one "wrong" row naming the mistake. */
+static void write_wrong_sums(struct printer *pr)
+{
+	const struct qkv_trace *t = pr->t;
+	char line[CELL_SIZE * 4], number[NUMBER_SIZE];
+
+	for (int pass = 0; pass < 2; pass++) {
+		bool rows = pass == 0;
+		size_t length = (size_t)snprintf(line, sizeof line, "%s",
+			rows ? "WRONG WAY: each row's sum (softmax by rows makes them all 1):"
+			     : "each column's sum:");
+
+		for (int i = 0; i < t->n; i++) {
+			double sum = 0.0;
+
+			for (int k = 0; k < t->n; k++)
+				sum += qkv_matrix_get(&t->weights, rows ? i : k, rows ? k : i);
+			if (pr->format == PRINT_CSV) {
+				qkv_format_exact(number, sizeof number, sum);
+				fprintf(pr->out, "%s,", rows ? "row_sum" : "col_sum");
+				csv_field(pr->out, rows ? pr->p->tokens[i] : "");
+				fputc(',', pr->out);
+				csv_field(pr->out, rows ? "" : pr->p->tokens[i]);
+				fprintf(pr->out, ",%d,%d,%s\n", rows ? i + 1 : 0, rows ? 0 : i + 1, number);
+				continue;
+			}
+			number_text(pr, sum, number, sizeof number);
+			if (length < sizeof line)
+				length += (size_t)snprintf(line + length, sizeof line - length, " %s %s",
+							   pr->p->tokens[i], number);
+		}
+		if (pr->format != PRINT_CSV)
+			prose(pr, line);
+	}
+	if (pr->format == PRINT_CSV)
+		fprintf(pr->out, "wrong,,%s,0,0,\n", pr->p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX
+						      ? "mask-after-softmax" : "column-softmax");
+	else if (pr->format == PRINT_TEXT)
+		fputc('\n', pr->out);
+}
+
 /* The width of a stage's example cell: its columns. */
 static int stage_width(const struct qkv_trace *t, enum qkv_stage stage)
 {
@@ -1112,6 +1155,8 @@ static void write_stage(struct printer *pr, enum qkv_stage stage)
 		tb.show_masked = stage != QKV_STAGE_WEIGHTS;
 		write_table(pr, &tb, stage == QKV_STAGE_SCORES ? "S"
 			    : stage == QKV_STAGE_SCALED ? "S'" : "A");
+		if (stage == QKV_STAGE_WEIGHTS && pr->p->wrong != QKV_WRONG_NONE)
+			write_wrong_sums(pr);
 		break;
 	case QKV_STAGE_MIX:
 		tb.kind = TABLE_MIX;
