@@ -19,6 +19,8 @@
 #include "qkv/error.h"
 #include "qkv/problem.h"
 
+#include "lcg.h"
+
 #define TOL 1e-12
 
 /* The worked example's inputs, written out here (Q = K). */
@@ -1766,18 +1768,6 @@ START_TEST(test_blast_radius_key)
 END_TEST
 
 /* --- random events (issue 7) ------------------------------------------------- */
-
-/* The test's own generator (a 64-bit LCG, Knuth's MMIX constants). */
-struct lcg {
-	uint64_t state;
-};
-
-/* An integer in [lo, hi]. */
-static int lcg_int(struct lcg *g, int lo, int hi)
-{
-	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return lo + (int)((g->state >> 33) % (uint64_t)(hi - lo + 1));
-}
 
 /* One of count keys. */
 static int pick_key(struct lcg *g, const int *choices, int count)

@@ -16,26 +16,10 @@
 #include "qkv/matrix.h"
 #include "qkv/problem.h"
 
+#include "lcg.h"
+
 #define MAX_N 48 /* largest n the tests below build */
 
-/* The test's own generator (a 64-bit LCG, Knuth's MMIX constants). */
-struct lcg {
-	uint64_t state;
-};
-
-/* A double in [-1, 1) from the top 53 bits of the LCG. */
-static double lcg_signed(struct lcg *g)
-{
-	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(g->state >> 11) * 0x1.0p-52 - 1.0;
-}
-
-/* An integer in [lo, hi]. */
-static int lcg_int(struct lcg *g, int lo, int hi)
-{
-	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return lo + (int)((g->state >> 33) % (uint64_t)(hi - lo + 1));
-}
 
 /* Gives p (freshly initialised) n owned labels "w0", "w1", … */
 static void give_labels(struct qkv_problem *p, int n)

@@ -10,25 +10,8 @@
 #include "qkv/error.h"
 #include "qkv/matrix.h"
 
-/* The test's own generator (a 64-bit LCG, Knuth's MMIX constants), so inputs do
- * not depend on the core's random numbers. */
-struct lcg {
-	uint64_t state;
-};
+#include "lcg.h"
 
-/* A double in [-1, 1) from the top 53 bits of the LCG. */
-static double lcg_signed(struct lcg *g)
-{
-	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (double)(g->state >> 11) * 0x1.0p-52 - 1.0;
-}
-
-/* An integer in [lo, hi]. */
-static int lcg_int(struct lcg *g, int lo, int hi)
-{
-	g->state = g->state * 6364136223846793005ULL + 1442695040888963407ULL;
-	return lo + (int)((g->state >> 33) % (uint64_t)(hi - lo + 1));
-}
 
 /* Fills m (already sized) with distinct recognisable values: 10·row + col + 1. */
 static void fill_pattern(struct qkv_matrix *m)
