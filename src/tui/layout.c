@@ -358,28 +358,18 @@ static bool fewer_hidden(struct hidden a, struct hidden b)
 
 /* One attempt at the layout, normal or tight (narrower cells and gaps, no legends,
  * two info lines), with or without the readout. */
-static void layout_try(struct layout *l, const struct app *app, int width, int height, bool tight,
-		       bool readout)
+static void layout_try(struct layout *l, const struct builder *chosen, const struct app *app,
+		       int width, int height, bool tight, bool readout)
 {
-	struct builder b;
-	int decimals = app->projector ? 1 : 2;
+	struct builder b = *chosen;
 	int fixed = tight ? FIXED_LINES - 1 : FIXED_LINES;
 	int body = height - fixed, most = 0, caps[CAP_COUNT], total = 0, widest = 0, top = 2;
 
-	memset(l, 0, sizeof *l);
-	memset(&b, 0, sizeof b);
+	*l = *chosen->l;
 	b.l = l;
-	l->width = width;
-	l->height = height;
-	l->decimals = decimals;
 	l->tight = tight;
-	l->need_width = 60;
-	l->need_height = 16;
-	if (width < l->need_width || height < l->need_height) {
-		l->too_small = true;
+	if (l->too_small)
 		return;
-	}
-	choose_panels(&b, app, decimals);
 	if (!readout && l->count > 0 && l->panels[l->count - 1].kind == PANEL_READOUT)
 		l->count--;
 	for (int i = 0; i < l->count; i++) {
@@ -457,17 +447,31 @@ static void layout_try(struct layout *l, const struct app *app, int width, int h
  * readout, whose verdict the formula line also gives in words. */
 void layout_compute(struct layout *l, const struct app *app, int width, int height)
 {
-	struct layout trial;
+	struct layout trial, base;
+	struct builder chosen;
 	struct hidden best, none = { 0, 0, 0 };
 
-	layout_try(l, app, width, height, false, true);
+	/* The panels and their number widths once (a scan of every value), then the
+	 * attempts, which only arrange them. */
+	memset(&base, 0, sizeof base);
+	memset(&chosen, 0, sizeof chosen);
+	chosen.l = &base;
+	base.width = width;
+	base.height = height;
+	base.decimals = app->projector ? 1 : 2;
+	base.need_width = 60;
+	base.need_height = 16;
+	base.too_small = width < base.need_width || height < base.need_height;
+	if (!base.too_small)
+		choose_panels(&chosen, app, base.decimals);
+	layout_try(l, &chosen, app, width, height, false, true);
 	best = hidden_cells(l, app);
 	if (!l->too_small && !fewer_hidden(none, best))
 		return;
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct hidden hidden;
 
-		layout_try(&trial, app, width, height, attempt != 0, attempt == 1);
+		layout_try(&trial, &chosen, app, width, height, attempt != 0, attempt == 1);
 		if (trial.too_small)
 			continue;
 		hidden = hidden_cells(&trial, app);
