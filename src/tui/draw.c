@@ -479,12 +479,28 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
 }
 
+/* Which panel wears the focus mark: the focused input; for the computed grids, the
+ * weights or the output when all is live, and in the walk the current stage's grid
+ * (never one still withheld). */
+static bool panel_has_focus(const struct app *app, const struct panel *panel)
+{
+	static const enum panel_kind stage_panel[QKV_STAGE_COUNT] = {
+		PANEL_DERIVED, PANEL_SCORES, PANEL_SCALED, PANEL_WEIGHTS, PANEL_MIX, PANEL_OUTPUT,
+	};
+
+	if (panel->focus < 0 || panel->focus != (int)app->focus || panel->withheld)
+		return false;
+	if (panel->kind == PANEL_INPUT)
+		return true;
+	if (app->stage == APP_STAGE_LIVE)
+		return panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_OUTPUT;
+	return panel->kind == stage_panel[app->stage];
+}
+
 static void draw_panel(const struct app *app, const struct layout *l, const struct panel *panel)
 {
 	char title[96];
-	bool focused = panel->focus >= 0 && panel->focus == (int)app->focus &&
-		       (panel->kind == PANEL_INPUT || panel->kind == PANEL_WEIGHTS ||
-			panel->kind == PANEL_OUTPUT);
+	bool focused = panel_has_focus(app, panel);
 
 	blank(panel->y, panel->x, panel->h, panel->w);
 	layout_panel_title(app, panel, title, sizeof title);
