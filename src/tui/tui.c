@@ -2,6 +2,7 @@
  * events for app_update, redraw what the flags name, and restore the terminal on
  * every way out (quit, signals, errors). Signal handlers only set a flag. */
 #include <curses.h>
+#include <term.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,6 +51,7 @@ static void catch_signals(void)
 static int check_terminal(void)
 {
 	const char *term = getenv("TERM");
+	int found = 0;
 
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "qkv: the interface needs a terminal; use --print to write the stages as text\n");
@@ -60,6 +62,13 @@ static int check_terminal(void)
 				"or use --print\n", term == NULL || term[0] == '\0' ? "not set" : "dumb");
 		return 2;
 	}
+	/* Ask terminfo first: a failed newterm leaves memory behind in ncurses. */
+	if (setupterm(NULL, STDOUT_FILENO, &found) != OK) {
+		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color "
+				"or --print\n", term);
+		return 2;
+	}
+	del_curterm(cur_term);
 	return 0;
 }
 
