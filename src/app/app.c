@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/app.h"
 #include "io/save.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 
 #define HISTORY_BUDGET ((size_t)256 << 20) /* bytes of undo snapshots */
 #define DEFAULT_STEP 0.1
@@ -254,6 +256,7 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	qkv_trace_init(&app->trace);
 	qkv_matrix_init(&app->previous_scores);
 	qkv_matrix_init(&app->previous_output);
+	qkv_problem_init(&app->recovered);
 	history_init(&app->history, HISTORY_BUDGET);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_init(&app->untied[i]);
@@ -277,12 +280,29 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	return recompute(app, false);
 }
 
+int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where)
+{
+	char *name = strdup(where);
+
+	qkv_problem_fini(&app->recovered);
+	app->recovered = *recovered;
+	qkv_problem_init(recovered);
+	if (name == NULL)
+		return QKV_ENOMEM;
+	free(app->recovery);
+	app->recovery = name;
+	app->prompt = PROMPT_RECOVER;
+	return 0;
+}
+
 void app_fini(struct app *app)
 {
 	qkv_problem_fini(&app->problem);
 	qkv_trace_fini(&app->trace);
 	qkv_matrix_fini(&app->previous_scores);
 	qkv_matrix_fini(&app->previous_output);
+	qkv_problem_fini(&app->recovered);
+	free(app->recovery);
 	history_fini(&app->history);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
@@ -642,6 +662,7 @@ static int edit_key(struct app *app, int key)
 
 	switch (key) {
 	case APP_KEY_ESCAPE:
+	case APP_KEY_CTRL_C:
 		app->editing = false;
 		say(app, false, "edit cancelled");
 		return REDRAW_INPUTS | REDRAW_STATUS;
@@ -721,7 +742,83 @@ static int save_to(struct app *app, const char *path)
 	}
 	app->dirty = false;
 	say(app, false, "saved to %s", path);
+	if (app->recovery != NULL && app->prompt != PROMPT_RECOVER) {
+		/* The changes it kept are in the file now (or were declined). */
+		unlink(app->recovery);
+		free(app->recovery);
+		app->recovery = NULL;
+	}
 	return REDRAW_STATUS;
+}
+
+/* y: the recovered problem replaces the file's (undo goes back to the file's);
+ * n: the copy is deleted; Esc: it stays for the next time. */
+static int recover_key(struct app *app, int key)
+{
+	struct history_place place = here(app);
+
+	if (key == 'y' || key == 'Y') {
+		if (history_push_problem(&app->history, &app->problem, place) != 0) {
+			say(app, true, "out of memory: the recovery copy was not opened");
+			return REDRAW_STATUS;
+		}
+		qkv_problem_fini(&app->problem);
+		app->problem = app->recovered;
+		qkv_problem_init(&app->recovered);
+		app->prompt = PROMPT_NONE;
+		app->dirty = true;
+		app->focus = first_input(app);
+		recompute(app, false);
+		say(app, false, "the recovered changes are open, not saved yet: w saves them, u goes back to the file");
+		return REDRAW_ALL | REDRAW_LAYOUT;
+	}
+	if (key == 'n' || key == 'N') {
+		app->prompt = PROMPT_NONE;
+		qkv_problem_fini(&app->recovered);
+		if (unlink(app->recovery) != 0)
+			say(app, true, "%s: cannot delete the recovery copy (%s)", app->recovery, strerror(errno));
+		else
+			say(app, false, "recovery copy %s deleted", app->recovery);
+		free(app->recovery);
+		app->recovery = NULL;
+		return REDRAW_STATUS;
+	}
+	if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
+		app->prompt = PROMPT_NONE;
+		qkv_problem_fini(&app->recovered);
+		say(app, false, "recovery copy kept in %s for the next time", app->recovery);
+		free(app->recovery);
+		app->recovery = NULL;
+		return REDRAW_STATUS;
+	}
+	return REDRAW_NONE;
+}
+
+/* key as UTF-8 into out (4 bytes); the byte count, 0 for a surrogate. */
+static size_t utf8_encode(unsigned int key, char *out)
+{
+	if (key < 0x80) {
+		out[0] = (char)key;
+		return 1;
+	}
+	if (key < 0x800) {
+		out[0] = (char)(0xc0 | key >> 6);
+		out[1] = (char)(0x80 | (key & 0x3f));
+		return 2;
+	}
+	if (key >= 0xd800 && key <= 0xdfff)
+		return 0;
+	if (key < 0x10000) {
+		out[0] = (char)(0xe0 | key >> 12);
+		out[1] = (char)(0x80 | (key >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (key & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | key >> 18);
+	out[1] = (char)(0x80 | (key >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (key >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (key & 0x3f));
+	return 4;
 }
 
 static int prompt_key(struct app *app, int key)
@@ -730,10 +827,13 @@ static int prompt_key(struct app *app, int key)
 	struct stat st;
 
 	switch (app->prompt) {
+	case PROMPT_RECOVER:
+		return recover_key(app, key);
 	case PROMPT_QUIT:
 		if (key == 'y' || key == 'Y') {
 			app->quit = true;
-		} else if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE) {
+		} else if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C ||
+			   key == APP_KEY_CTRL_BACKSLASH) {
 			say(app, false, "not quitting");
 		} else {
 			return REDRAW_NONE;
@@ -745,7 +845,7 @@ static int prompt_key(struct app *app, int key)
 			app->prompt = PROMPT_NONE;
 			return save_to(app, app->answer);
 		}
-		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE) {
+		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
 			app->prompt = PROMPT_NONE;
 			say(app, false, "not saved");
 			return REDRAW_STATUS;
@@ -753,10 +853,13 @@ static int prompt_key(struct app *app, int key)
 		return REDRAW_NONE;
 	case PROMPT_SAVE_AS:
 	default:
-		if (key == APP_KEY_ESCAPE) {
+		if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
 			app->prompt = PROMPT_NONE;
 			say(app, false, "not saved");
 		} else if (key == APP_KEY_BACKSPACE || key == APP_KEY_DELETE) {
+			/* One character: back over UTF-8 continuation bytes. */
+			while (length > 0 && ((unsigned char)app->answer[length - 1] & 0xc0) == 0x80)
+				app->answer[--length] = '\0';
 			if (length > 0)
 				app->answer[length - 1] = '\0';
 		} else if (key == APP_KEY_CTRL_U) {
@@ -770,9 +873,14 @@ static int prompt_key(struct app *app, int key)
 				app->prompt = PROMPT_NONE;
 				return save_to(app, app->answer);
 			}
-		} else if (key >= 0x20 && key < 0x7f && length + 1 < sizeof app->answer) {
-			app->answer[length] = (char)key;
-			app->answer[length + 1] = '\0';
+		} else if (key >= 0x20 && key < APP_KEY_UP && !qkv_is_control(key)) {
+			char bytes[4];
+			size_t count = utf8_encode((unsigned int)key, bytes);
+
+			if (count > 0 && length + count < sizeof app->answer) {
+				memcpy(app->answer + length, bytes, count);
+				app->answer[length + count] = '\0';
+			}
 		}
 		return REDRAW_STATUS;
 	}
@@ -1066,7 +1174,12 @@ static int command_key(struct app *app, int key)
 		app->prompt = PROMPT_SAVE_AS;
 		app->answer[0] = '\0';
 		return REDRAW_STATUS;
+	case APP_KEY_CTRL_S:
+		say(app, false, "Ctrl-S does nothing here: w saves");
+		return REDRAW_STATUS;
 	case 'q':
+	case APP_KEY_CTRL_C:
+	case APP_KEY_CTRL_BACKSLASH:
 		if (app->dirty) {
 			app->prompt = PROMPT_QUIT;
 			return REDRAW_STATUS;
@@ -1156,6 +1269,17 @@ static int pointer(struct app *app, const struct event *event)
 	return REDRAW_ALL;
 }
 
+/* A pasted key is text in a cell edit and in the file name of save-as, and
+ * nothing else: never Enter, Esc or a command, never an answer to a question. */
+static bool pasted_is_text(const struct app *app, int key)
+{
+	bool text = key >= 0x20 && key < APP_KEY_UP;
+
+	if (app->prompt == PROMPT_SAVE_AS)
+		return text;
+	return app->prompt == PROMPT_NONE && app->editing && text;
+}
+
 int app_update(struct app *app, const struct event *event)
 {
 	if (event->now_ms > app->now_ms)
@@ -1179,6 +1303,10 @@ int app_update(struct app *app, const struct event *event)
 	if (app->autoplay) {
 		app->autoplay = false;
 		say(app, false, "autoplay stopped");
+		return REDRAW_STATUS;
+	}
+	if (event->pasted && !pasted_is_text(app, event->key)) {
+		say(app, true, "pasted text is not a command: paste into a cell being edited (Enter edits it)");
 		return REDRAW_STATUS;
 	}
 	if (app->prompt != PROMPT_NONE)

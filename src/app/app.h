@@ -32,6 +32,9 @@ enum app_key {
 	APP_KEY_CTRL_R,
 	APP_KEY_CTRL_U,
 	APP_KEY_CTRL_L,
+	APP_KEY_CTRL_C,         /* Ctrl-C (and SIGINT): like q */
+	APP_KEY_CTRL_BACKSLASH, /* Ctrl-\: like q */
+	APP_KEY_CTRL_S,         /* Ctrl-S: no flow control here; says w saves */
 };
 
 enum event_type {
@@ -50,6 +53,8 @@ struct event {
 	int delta;
 	int width, height;
 	int64_t now_ms;   /* every event: a monotonic clock in milliseconds */
+	bool pasted;      /* EVENT_KEY: the key came from a paste (bracketed paste), so
+			   * it is text for a cell edit or a file name and never a command */
 };
 
 /* What has the cursor. Inputs come first, in the order Tab visits them. */
@@ -71,6 +76,7 @@ enum app_prompt {
 	PROMPT_QUIT,      /* unsaved changes: quit anyway? y/n */
 	PROMPT_SAVE_AS,   /* typing a file name */
 	PROMPT_OVERWRITE, /* the named file exists: overwrite? y/n */
+	PROMPT_RECOVER,   /* a recovery copy exists: open it? y/n/Esc */
 };
 
 /* Flags returned by app_update: which parts of the screen changed. */
@@ -140,6 +146,10 @@ struct app {
 	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
 	uint64_t sweep_seed;
 
+	/* A recovery copy of the file's unsaved changes from an earlier session. */
+	char *recovery;               /* its name (owned), NULL when there is none */
+	struct qkv_problem recovered; /* what it holds, while PROMPT_RECOVER asks */
+
 	/* The projections as they were before `I` tied them to the identity. */
 	struct qkv_matrix untied[3];
 
@@ -152,6 +162,10 @@ struct app {
  * path (copied, may be NULL) is where `w` saves. palette_count > 0. Returns 0 or
  * a QKV_E* code (p is still taken over). */
 int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count);
+/* Offers the recovery copy named where, holding recovered (taken over), with
+ * PROMPT_RECOVER: y opens it (unsaved, undo goes back to the file), n deletes it,
+ * Esc keeps it for later. Returns 0 or QKV_ENOMEM. */
+int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where);
 /* Frees everything the app owns. */
 void app_fini(struct app *app);
 
