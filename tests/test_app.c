@@ -15,6 +15,7 @@
 
 #include "app/app.h"
 #include "io/load.h"
+#include "io/save.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
@@ -1563,6 +1564,230 @@ START_TEST(test_save_to_given_path)
 }
 END_TEST
 
+/* --- Ctrl-C, pastes and recovery copies ------------------------------------------ */
+
+/* A key that came from a paste. */
+static int pasted(struct app *a, int k)
+{
+	struct event e = { .type = EVENT_KEY, .key = k, .pasted = true };
+
+	return send(a, &e);
+}
+
+START_TEST(test_ctrl_c_is_q)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, APP_KEY_CTRL_C);
+	ck_assert(a.quit);
+	app_fini(&a);
+
+	start(&a);
+	key(&a, '+');
+	key(&a, APP_KEY_CTRL_C);
+	ck_assert(!a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	key(&a, APP_KEY_CTRL_C); /* a second Ctrl-C is "no", as Esc */
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(!a.quit);
+	ck_assert(a.dirty);
+	key(&a, APP_KEY_CTRL_BACKSLASH);
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	key(&a, 'y');
+	ck_assert(a.quit);
+	app_fini(&a);
+
+	start(&a);
+	key(&a, APP_KEY_CTRL_S);
+	ck_assert(!a.quit);
+	ck_assert(!a.dirty);
+	ck_assert_ptr_nonnull(strstr(a.message, "w saves"));
+	app_fini(&a);
+}
+END_TEST
+
+/* Pasted keys: text in a cell edit, nothing anywhere else. */
+START_TEST(test_pasted_keys_are_not_commands)
+{
+	struct app a;
+	struct qkv_problem before;
+	const char *text = "hello world, the answer is 42 rowWxqIS?";
+
+	start(&a);
+	qkv_problem_init(&before);
+	ck_assert_int_eq(qkv_problem_copy(&before, &a.problem), 0);
+	for (const char *c = text; *c != '\0'; c++)
+		pasted(&a, (unsigned char)*c);
+	pasted(&a, APP_KEY_ENTER);
+	pasted(&a, APP_KEY_CTRL_C);
+	ck_assert(!a.quit);
+	ck_assert(!a.dirty);
+	ck_assert(!a.editing);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert(qkv_problem_equal(&before, &a.problem));
+	ck_assert_ptr_nonnull(strstr(a.message, "pasted text is not a command"));
+	ck_assert(a.message_is_error);
+
+	/* In a cell edit a paste is its text; Enter still has to be pressed. */
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	key(&a, APP_KEY_CTRL_U);
+	pasted(&a, '2');
+	pasted(&a, '.');
+	pasted(&a, '5');
+	pasted(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, "2.5");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == 2.5);
+
+	/* No answer to a question comes from a paste. */
+	key(&a, 'q');
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	pasted(&a, 'y');
+	ck_assert(!a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	key(&a, 'n');
+	qkv_problem_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+/* Save-as over an existing file: a pasted y never overwrites it; a pasted name is
+ * text, but a pasted Enter does not save. */
+START_TEST(test_pasted_keys_never_save)
+{
+	struct app a;
+	char dir[512], file[600];
+	FILE *f;
+	char buf[16] = "";
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/kept.json", dir);
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("keep me", f);
+	fclose(f);
+	start(&a);
+	key(&a, '+');
+	key(&a, 'w');
+	for (const char *c = file; *c != '\0'; c++)
+		pasted(&a, (unsigned char)*c);
+	ck_assert_str_eq(a.answer, file);
+	pasted(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_OVERWRITE);
+	pasted(&a, 'y');
+	ck_assert_int_eq(a.prompt, PROMPT_OVERWRITE);
+	ck_assert(a.dirty);
+	f = fopen(file, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	fclose(f);
+	ck_assert_str_eq(buf, "keep me");
+	key(&a, 'n');
+	app_fini(&a);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* Save-as keeps every character of a name typed in UTF-8 (not only ASCII), and
+ * Backspace takes back a whole character. */
+START_TEST(test_save_as_name_keeps_non_ascii)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'w');
+	key(&a, 0xe9);    /* é */
+	key(&a, 0x27e8);  /* ⟨ */
+	key(&a, 0x1f600); /* 😀 */
+	key(&a, 'x');
+	ck_assert_str_eq(a.answer, "\xc3\xa9\xe2\x9f\xa8\xf0\x9f\x98\x80x");
+	key(&a, APP_KEY_BACKSPACE);
+	key(&a, APP_KEY_BACKSPACE);
+	ck_assert_str_eq(a.answer, "\xc3\xa9\xe2\x9f\xa8");
+	key(&a, 0x202e); /* a bidi override is not part of a name */
+	key(&a, 0x85);   /* nor a C1 control */
+	ck_assert_str_eq(a.answer, "\xc3\xa9\xe2\x9f\xa8");
+	key(&a, APP_KEY_ESCAPE);
+	app_fini(&a);
+}
+END_TEST
+
+/* A recovery copy offered at the start: y opens it unsaved (undo goes back to the
+ * file's problem) and the copy goes once the file is saved; n deletes it; Esc keeps it. */
+START_TEST(test_recovery_offer)
+{
+	struct app a;
+	struct qkv_problem p, recovered, original;
+	char dir[512], file[600], copy[620];
+	char err[512];
+	FILE *f;
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/file.json", dir);
+	snprintf(copy, sizeof copy, "%s.recovery", file);
+	for (int answer = 0; answer < 3; answer++) {
+		f = fopen(copy, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("{}", f);
+		fclose(f);
+		qkv_problem_init(&p);
+		qkv_problem_init(&recovered);
+		qkv_problem_init(&original);
+		ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+		ck_assert_int_eq(qkv_problem_copy(&original, &p), 0);
+		ck_assert_int_eq(qkv_problem_copy(&recovered, &p), 0);
+		qkv_matrix_set(&recovered.q, 0, 0, 7.25);
+		ck_assert_int_eq(save_file(file, &p, err, sizeof err), 0);
+		start_with(&a, &p, file);
+		ck_assert_int_eq(app_offer_recovery(&a, &recovered, copy), 0);
+		ck_assert_int_eq(a.prompt, PROMPT_RECOVER);
+		pasted(&a, 'y');
+		ck_assert_int_eq(a.prompt, PROMPT_RECOVER);
+		if (answer == 0) {
+			key(&a, 'y');
+			ck_assert_int_eq(a.prompt, PROMPT_NONE);
+			ck_assert(a.dirty);
+			ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == 7.25);
+			ck_assert(qkv_matrix_get(&a.trace.scores, 0, 0) == 7.25); /* q1·k1 = 7.25·1 + 0·0 */
+			ck_assert_int_eq(access(copy, F_OK), 0);
+			key(&a, 'u');
+			ck_assert(qkv_problem_equal(&a.problem, &original));
+			key(&a, APP_KEY_CTRL_R);
+			key(&a, 'w');
+			ck_assert_msg(!a.dirty, "not saved: %s", a.message);
+			ck_assert_int_ne(access(copy, F_OK), 0);
+			assert_file_holds(file, &a);
+		} else if (answer == 1) {
+			key(&a, 'n');
+			ck_assert_int_eq(a.prompt, PROMPT_NONE);
+			ck_assert(!a.dirty);
+			ck_assert(qkv_problem_equal(&a.problem, &original));
+			ck_assert_int_ne(access(copy, F_OK), 0);
+		} else {
+			key(&a, APP_KEY_ESCAPE);
+			ck_assert_int_eq(a.prompt, PROMPT_NONE);
+			ck_assert(!a.dirty);
+			ck_assert(qkv_problem_equal(&a.problem, &original));
+			ck_assert_int_eq(access(copy, F_OK), 0);
+			ck_assert_int_eq(unlink(copy), 0);
+		}
+		app_fini(&a);
+		qkv_problem_fini(&recovered);
+		qkv_problem_fini(&original);
+	}
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* --- mouse, resize, flags ---------------------------------------------------- */
 
 START_TEST(test_click_selects)
@@ -2186,6 +2411,11 @@ static Suite *app_suite(void)
 
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_save_to_given_path);
+	tcase_add_test(files, test_pasted_keys_never_save);
+	tcase_add_test(files, test_save_as_name_keeps_non_ascii);
+	tcase_add_test(files, test_recovery_offer);
+	tcase_add_test(interface, test_ctrl_c_is_q);
+	tcase_add_test(interface, test_pasted_keys_are_not_commands);
 	suite_add_tcase(s, files);
 
 	tcase_add_test(marks, test_blast_radius_query);
