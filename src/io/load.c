@@ -20,6 +20,7 @@
 
 #include "io/load.h"
 #include "qkv/error.h"
+#include "qkv/text.h"
 
 #define LOAD_MAX_BYTES (64L * 1024 * 1024) /* the largest problem file read */
 #define LOAD_MAX_QUOTE 40                  /* bytes of a bad key or token quoted */
@@ -99,6 +100,21 @@ static size_t utf8_sequence(const unsigned char *s, size_t avail)
 	return count;
 }
 
+/* The code point of a valid UTF-8 sequence of count bytes. */
+static unsigned int code_point(const unsigned char *s, size_t count)
+{
+	unsigned int point = count == 1 ? s[0] : s[0] & (0x7fu >> count);
+
+	for (size_t i = 1; i < count; i++)
+		point = (point << 6) | (s[i] & 0x3fu);
+	return point;
+}
+
+static bool is_control_at(const unsigned char *s, size_t count)
+{
+	return qkv_is_control(code_point(s, count));
+}
+
 /* Copies text into out for a message: control bytes and bytes that are not UTF-8
  * become \xHH, and at most `limit` bytes of text are quoted (then "..."). */
 static void quote_text(char *out, size_t size, const char *text, size_t length, size_t limit)
@@ -113,6 +129,10 @@ static void quote_text(char *out, size_t size, const char *text, size_t length, 
 
 		if (seq == 1 && s[i] >= 0x20 && s[i] != 0x7f) {
 			out[used++] = (char)s[i++];
+		} else if (seq > 1 && is_control_at(s + i, seq)) {
+			/* A C1 control or a bidi override would act on the terminal: named. */
+			used += (size_t)snprintf(out + used, size - used, "\\u%04X", code_point(s + i, seq));
+			i += seq;
 		} else if (seq > 1) {
 			memcpy(out + used, s + i, seq);
 			used += seq;
@@ -661,12 +681,32 @@ static const char *n_source(const struct qkv_problem *p)
 	return p->form == QKV_FORM_DIRECT ? "n, the rows of \"Q\"" : "n, the rows of \"X\"";
 }
 
+/* Refuses a string holding a control character (C0 with tab and newline, DEL, C1)
+ * or a bidi override: on a terminal they move the cursor, clear the screen, set
+ * the window title or turn the text around. what names the string, kind says
+ * what it must be ("a label"). Returns 0 or -1 with the message. */
+static int refuse_controls(const struct loader *ld, const struct place *at, const char *what,
+			   const char *kind, const json_t *string)
+{
+	const char *text = json_string_value(string);
+	size_t offset, characters = 1;
+	unsigned int point;
+
+	if (!qkv_text_find_control(text, json_string_length(string), &offset, &point))
+		return 0;
+	for (size_t i = 0; i < offset; i++)
+		characters += ((unsigned char)text[i] & 0xc0) != 0x80;
+	return fail_at(ld, at, "%s contains %s (U+%04X) at character %zu; %s is one line of plain "
+			       "text", what, point >= 0x2000 ? "a bidi or line control" : "a control character",
+		       point, characters, kind);
+}
+
 /* Reads the token labels (1..QKV_MAX_LABEL bytes, one line each), or makes t1..tn. */
 static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 {
 	const json_t *value = json_object_get(ld->root, "tokens");
 	struct place at = place_of(ld, "tokens", 0, 0, 0);
-	char label[16];
+	char label[16], what[32];
 
 	p->tokens = calloc((size_t)p->n, sizeof *p->tokens);
 	if (p->tokens == NULL)
@@ -702,14 +742,9 @@ static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 		if (length > QKV_MAX_LABEL)
 			return fail_at(ld, &at, "\"tokens\" item %d is %zu bytes long; a label has 1 "
 						"to %d bytes", i + 1, length, QKV_MAX_LABEL);
-		for (size_t b = 0; b < length; b++) {
-			unsigned char ch = (unsigned char)json_string_value(item)[b];
-
-			if (ch < 0x20 || ch == 0x7f)
-				return fail_at(ld, &at, "\"tokens\" item %d contains a control "
-							"character; a label is one line of text",
-					       i + 1);
-		}
+		snprintf(what, sizeof what, "\"tokens\" item %d", i + 1);
+		if (refuse_controls(ld, &at, what, "a label", item) != 0)
+			return -1;
 		p->tokens[i] = strdup(json_string_value(item));
 		if (p->tokens[i] == NULL)
 			return fail_file(ld, "out of memory for the token labels");
@@ -717,16 +752,20 @@ static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 	return 0;
 }
 
-/* Reads "title" or "notes": any string. */
+/* Reads "title" or "notes": one line of text. */
 static int read_text(const struct loader *ld, const char *key, char **out)
 {
 	const json_t *value = json_object_get(ld->root, key);
 	struct place at = place_of(ld, key, 0, 0, 0);
+	char what[16];
 
 	if (value == NULL)
 		return 0;
 	if (!json_is_string(value))
 		return fail_at(ld, &at, "\"%s\" must be a string, found %s", key, type_name(value));
+	snprintf(what, sizeof what, "\"%s\"", key);
+	if (refuse_controls(ld, &at, what, strcmp(key, "title") == 0 ? "a title" : "a note", value) != 0)
+		return -1;
 	*out = strdup(json_string_value(value));
 	if (*out == NULL)
 		return fail_file(ld, "out of memory for \"%s\"", key);
