@@ -411,6 +411,51 @@ START_TEST(saving_through_a_link_keeps_the_link)
 }
 END_TEST
 
+/* The saver stops where the loader would: a 1024 × 4096 problem of random values
+ * (about 250 MiB of text) is refused with a sentence, and the file already there
+ * and the folder are as before. */
+START_TEST(too_big_to_read_back_is_refused)
+{
+	char folder[64], path[1024], expected[1200], err[1200];
+	struct qkv_problem p;
+	char *before;
+	int mib;
+
+	make_folder(folder, sizeof folder);
+	snprintf(path, sizeof path, "%s/big.json", folder);
+	write_text(path, "the file that was there\n");
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, QKV_MAX_TOKENS, QKV_MAX_DIM, QKV_MAX_DIM, 7), 0);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	/* 3 × 2^22 numbers of about 19 characters and ", ": some 250 MiB. */
+	snprintf(expected, sizeof expected, "%s: cannot save: the file would be about ", path);
+	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0, "%s", err);
+	mib = atoi(err + strlen(expected));
+	ck_assert_msg(mib >= 200 && mib <= 300, "%d MiB", mib);
+	ck_assert_ptr_nonnull(strstr(err, " MiB, more than the 64 MiB qkv reads back; make the problem "
+				 "smaller (fewer tokens, smaller d_k or d_v)"));
+	before = slurp(path);
+	ck_assert_str_eq(before, "the file that was there\n");
+	free(before);
+	ck_assert_int_eq(folder_entries(folder), 1);
+	qkv_problem_fini(&p);
+
+	/* Projected with two 4096 × 4096 W's of zeros: "0, " is 3 bytes, 2 × 2^24 of them 96 MiB. */
+	qkv_problem_init(&p);
+	p.form = QKV_FORM_PROJECTED;
+	ck_assert_int_eq(qkv_matrix_zero(&p.x, 4, QKV_MAX_DIM), 0);
+	ck_assert_int_eq(qkv_matrix_zero(&p.w_q, QKV_MAX_DIM, QKV_MAX_DIM), 0);
+	ck_assert_int_eq(qkv_matrix_zero(&p.w_k, QKV_MAX_DIM, QKV_MAX_DIM), 0);
+	ck_assert_int_eq(qkv_matrix_zero(&p.w_v, QKV_MAX_DIM, 2), 0);
+	p.n = 4;
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0, "%s", err);
+	ck_assert_int_eq(folder_entries(folder), 1);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
 START_TEST(directory_path_fails_cleanly)
 {
 	char folder[64], expected[1024], err[512];
@@ -523,6 +568,7 @@ static Suite *save_suite(void)
 	tcase_add_test(files, new_file_follows_umask);
 	tcase_add_test(files, saving_through_a_link_keeps_the_link);
 	tcase_add_test(files, directory_path_fails_cleanly);
+	tcase_add_test(files, too_big_to_read_back_is_refused);
 	tcase_add_test(files, missing_folder_fails_cleanly);
 	tcase_add_test(files, refused_folder_leaves_original);
 	tcase_add_test(files, read_only_folder_leaves_original);

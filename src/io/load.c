@@ -22,7 +22,7 @@
 #include "qkv/error.h"
 #include "qkv/text.h"
 
-#define LOAD_MAX_BYTES (64L * 1024 * 1024) /* the largest problem file read */
+#define LOAD_MAX_BYTES QKV_MAX_FILE_BYTES /* the largest problem file read */
 #define LOAD_MAX_QUOTE 40                  /* bytes of a bad key or token quoted */
 #define LOAD_MAX_DEPTH 3                   /* key, row, column */
 #define LOAD_TEXT(x) #x                    /* a limit as written in error.h */
@@ -1041,21 +1041,23 @@ static int read_all(const struct loader *ld, int fd, char **text, size_t *length
 	for (;;) {
 		ssize_t got;
 
+		if (size > (size_t)LOAD_MAX_BYTES) {
+			/* One byte past the limit is enough to know (a pipe has no size). */
+			free(buffer);
+			return fail_file(ld, "the file is larger than the limit of %ld MiB "
+					     "for a problem", LOAD_MAX_BYTES / (1024 * 1024));
+		}
 		if (size == capacity) {
-			char *bigger;
+			size_t grown = capacity * 2 > (size_t)LOAD_MAX_BYTES + 1 ? (size_t)LOAD_MAX_BYTES + 1
+										  : capacity * 2;
+			char *bigger = realloc(buffer, grown);
 
-			if (capacity > (size_t)LOAD_MAX_BYTES) {
-				free(buffer);
-				return fail_file(ld, "the file is larger than the limit of %ld MiB "
-						     "for a problem", LOAD_MAX_BYTES / (1024 * 1024));
-			}
-			bigger = realloc(buffer, capacity * 2);
 			if (bigger == NULL) {
 				free(buffer);
 				return fail_file(ld, "cannot read: out of memory");
 			}
 			buffer = bigger;
-			capacity *= 2;
+			capacity = grown;
 		}
 		got = read(fd, buffer + size, capacity - size);
 		if (got < 0 && errno == EINTR)

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "io/save.h"
+#include "qkv/error.h"
 #include "qkv/format.h"
 
 /* A growing text; `failed` records an allocation failure once and for all. */
@@ -26,6 +27,8 @@ struct text {
 	size_t capacity;
 	bool failed;
 	int members; /* object members written so far */
+	size_t limit; /* the most bytes it may hold, 0 for no limit */
+	bool too_big; /* it would have grown past limit (failed is set too) */
 };
 
 /* Appends length bytes. */
@@ -33,6 +36,12 @@ static void text_add(struct text *t, const char *s, size_t length)
 {
 	if (t->failed)
 		return;
+	if (t->limit > 0 && t->length + length > t->limit) {
+		/* Stop at once: a file the loader would refuse is not worth finishing. */
+		t->too_big = true;
+		t->failed = true;
+		return;
+	}
 	if (t->length + length + 1 > t->capacity) {
 		size_t capacity = t->capacity > 0 ? t->capacity : 1024;
 		char *bigger;
@@ -184,14 +193,15 @@ static void text_padding(struct text *t, const struct qkv_problem *p)
 		text_puts(t, "]");
 }
 
-char *save_string(const struct qkv_problem *p)
+/* The JSON text of p, at most limit bytes (0: no limit); *too_big says why NULL. */
+static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
 {
 	static const enum qkv_input direct[] = { QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V };
 	static const enum qkv_input projected[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K,
 						    QKV_INPUT_W_V };
 	bool is_direct = p->form == QKV_FORM_DIRECT;
 	const enum qkv_input *inputs = is_direct ? direct : projected;
-	struct text t = { NULL, 0, 0, false, 0 };
+	struct text t = { NULL, 0, 0, false, 0, limit, false };
 	char seed[32];
 
 	if (p->title != NULL) {
@@ -232,11 +242,47 @@ char *save_string(const struct qkv_problem *p)
 		text_puts(&t, seed);
 	}
 	text_puts(&t, "\n}\n");
+	*too_big = t.too_big;
 	if (t.failed) {
 		free(t.s);
 		return NULL;
 	}
 	return t.s;
+}
+
+char *save_string(const struct qkv_problem *p)
+{
+	bool too_big;
+
+	return save_text(p, 0, &too_big);
+}
+
+/* The bytes of p's file, estimated from up to 4096 numbers of each matrix spread
+ * evenly over it (the layout adds ", " or a line break and indent per number), so
+ * that a file far above the limit is refused at once, without formatting
+ * millions of numbers first. */
+static double estimated_bytes(const struct qkv_problem *p)
+{
+	static const enum qkv_input inputs[] = { QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V, QKV_INPUT_X,
+						 QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+	double bytes = 0;
+	char buf[40];
+
+	for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+		const struct qkv_matrix *m = qkv_problem_input_const(p, inputs[i]);
+		size_t cells, step, sampled = 0, written = 0;
+
+		if (m == NULL || m->rows == 0 || m->cols == 0)
+			continue;
+		cells = (size_t)m->rows * (size_t)m->cols;
+		step = cells / 4096 + 1;
+		for (size_t c = 0; c < cells; c += step, sampled++)
+			written += (size_t)qkv_format_exact(buf, sizeof buf, m->values[c]) + 2;
+		bytes += (double)written / (double)sampled * (double)cells;
+	}
+	if (p->mask == QKV_MASK_CUSTOM)
+		bytes += (double)p->n * (double)p->n * 6; /* "true, " or "false, " */
+	return bytes;
 }
 
 /* Writes "PATH: cannot save: why" into err; returns -1. */
@@ -357,6 +403,8 @@ int save_file(const char *path, const struct qkv_problem *p, char *err, size_t e
 	char *target = NULL;
 	char *text;
 	int result;
+	bool too_big = false;
+	double estimate;
 
 	if (err_size > 0)
 		err[0] = '\0';
@@ -381,9 +429,20 @@ int save_file(const char *path, const struct qkv_problem *p, char *err, size_t e
 		free(target);
 		return save_fail(err, err_size, path, "it is not a regular file");
 	}
-	text = save_string(p);
+	estimate = estimated_bytes(p);
+	if (estimate > 1.25 * (double)QKV_MAX_FILE_BYTES) {
+		free(target);
+		return save_fail(err, err_size, path, "the file would be about %.0f MiB, more than the %ld "
+				 "MiB qkv reads back; make the problem smaller (fewer tokens, smaller d_k "
+				 "or d_v)", estimate / (1024 * 1024), QKV_MAX_FILE_BYTES / (1024 * 1024));
+	}
+	text = save_text(p, (size_t)QKV_MAX_FILE_BYTES, &too_big);
 	if (text == NULL) {
 		free(target);
+		if (too_big)
+			return save_fail(err, err_size, path, "the file would be more than the %ld MiB qkv "
+					 "reads back; make the problem smaller (fewer tokens, smaller d_k "
+					 "or d_v)", QKV_MAX_FILE_BYTES / (1024 * 1024));
 		return save_fail(err, err_size, path, "out of memory");
 	}
 	result = replace_file(target != NULL ? target : path, text, target_mode(&st, exists), err,
