@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -19,6 +20,7 @@
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
+#include "qkv/sweep.h"
 
 #include "lcg.h"
 
@@ -1468,6 +1470,140 @@ START_TEST(test_quit_dirty_asks)
 }
 END_TEST
 
+/* --- long computations beside the interface ------------------------------------ */
+
+/* Ticks every 5 ms until the app's job is taken in (at most 60 s). */
+static void wait_job(struct app *a)
+{
+	for (int i = 0; i < 12000 && app_busy(a); i++) {
+		struct timespec pause = { 0, 5000000 };
+
+		nanosleep(&pause, NULL);
+		tick(a, 5);
+	}
+	ck_assert_msg(!app_busy(a), "the job did not end");
+}
+
+/* Score (i, j) = q_i · k_j / √d_k, summed here in the same order as a dot product. */
+static double score_here(const struct qkv_problem *p, int i, int j)
+{
+	double sum = 0;
+
+	for (int c = 0; c < p->q.cols; c++)
+		sum += qkv_matrix_get(&p->q, i, c) * qkv_matrix_get(&p->k, j, c);
+	return sum;
+}
+
+/* A large problem (512 tokens, d_k 256: 84 million multiply-adds a trace) computes
+ * a structural change beside the interface: until it is taken in the screen keeps
+ * the problem and trace from before, other keys wait, Esc cancels it leaving
+ * everything (redo included) as it was; once taken in, the trace is the new one
+ * and undo runs the same way. */
+START_TEST(test_large_change_runs_as_a_job)
+{
+	struct app a;
+	struct qkv_problem p, before;
+
+	qkv_problem_init(&p);
+	qkv_problem_init(&before);
+	ck_assert_int_eq(qkv_problem_random(&p, 512, 256, 64, 5), 0);
+	ck_assert_int_eq(qkv_problem_copy(&before, &p), 0);
+	start_with(&a, &p, NULL);
+	ck_assert(!app_busy(&a));
+
+	key(&a, '<');
+	ck_assert(app_busy(&a));
+	ck_assert_ptr_nonnull(strstr(a.message, "computing the trace of 512 tokens, d_k 128"));
+	ck_assert_ptr_nonnull(strstr(a.message, "Esc cancels"));
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 256);
+	ck_assert_int_eq(a.trace.d_k, 256);
+	ck_assert(!a.dirty);
+	key(&a, 'x');
+	key(&a, 'o');
+	ck_assert_int_eq(a.problem.n, 512);
+	ck_assert_ptr_nonnull(strstr(a.message, "still computing"));
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert(!app_busy(&a));
+	ck_assert_ptr_nonnull(strstr(a.message, "cancelled"));
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	ck_assert(!a.dirty);
+	key(&a, APP_KEY_CTRL_R);
+	ck_assert_str_eq(a.message, "nothing to redo");
+	key(&a, 'u');
+	ck_assert_str_eq(a.message, "nothing to undo");
+
+	key(&a, '<');
+	ck_assert(app_busy(&a));
+	wait_job(&a);
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 128);
+	ck_assert_int_eq(a.trace.d_k, 128);
+	ck_assert(a.dirty);
+	ck_assert_str_eq(a.message, "d_k = 128");
+	for (int i = 0; i < 512; i += 97)
+		for (int j = 0; j < 512; j += 89)
+			ck_assert(fabs(qkv_matrix_get(&a.trace.scores, i, j) - score_here(&a.problem, i, j)) <=
+				  1e-9 * (1 + fabs(score_here(&a.problem, i, j))));
+
+	key(&a, 'u');
+	ck_assert(app_busy(&a));
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 128);
+	wait_job(&a);
+	ck_assert_str_eq(a.message, "undone");
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	ck_assert_int_eq(a.trace.d_k, 256);
+
+	/* An edit of one cell runs the same way, and marks that cell once taken in. */
+	key(&a, '+');
+	ck_assert(app_busy(&a));
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == qkv_matrix_get(&before.q, 0, 0));
+	wait_job(&a);
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == round((qkv_matrix_get(&before.q, 0, 0) + 0.1) * 1e9) / 1e9);
+	ck_assert(app_moved_input(&a, QKV_INPUT_Q, 0, 0));
+	ck_assert(fabs(qkv_matrix_get(&a.trace.scores, 0, 3) - score_here(&a.problem, 0, 3)) <=
+		  1e-9 * (1 + fabs(score_here(&a.problem, 0, 3))));
+	ck_assert_ptr_nonnull(strstr(a.message, "Q[t1, d1]"));
+
+	/* Quitting (app_fini) while a job runs leaves it to end on its own. */
+	key(&a, '>');
+	ck_assert(app_busy(&a));
+	app_fini(&a);
+	qkv_problem_fini(&before);
+}
+END_TEST
+
+/* A large sweep (256 tokens) runs beside the interface too; Esc goes back to the
+ * parameters whose figures are shown. */
+START_TEST(test_large_sweep_runs_as_a_job)
+{
+	struct app a;
+	struct qkv_problem p;
+	struct qkv_sweep_point expected[QKV_SWEEP_MAX_POINTS];
+	int count;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 256, 4, 4, 5), 0);
+	start_with(&a, &p, NULL);
+	key(&a, 'S');
+	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert(app_busy(&a));
+	ck_assert_int_eq(a.sweep_count, 0);
+	wait_job(&a);
+	ck_assert_int_eq(a.sweep_tokens, 256);
+	count = qkv_sweep(256, a.sweep_trials, a.sweep_seed, a.sweep_dk_max, expected);
+	ck_assert_int_eq(a.sweep_count, count);
+	ck_assert(memcmp(a.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
+	key(&a, 'l');
+	ck_assert(app_busy(&a));
+	ck_assert_int_eq(a.sweep_trials, 16);
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert(!app_busy(&a));
+	ck_assert_int_eq(a.sweep_trials, 8);
+	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert(memcmp(a.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
+	app_fini(&a);
+}
+END_TEST
+
 /* --- saving ------------------------------------------------------------------ */
 
 /* A fresh folder under the temporary directory; path receives its name. */
@@ -2403,6 +2539,8 @@ static Suite *app_suite(void)
 	suite_add_tcase(s, options);
 
 	tcase_add_test(interface, test_overlays);
+	tcase_add_test(interface, test_large_change_runs_as_a_job);
+	tcase_add_test(interface, test_large_sweep_runs_as_a_job);
 	tcase_add_test(interface, test_projector_and_palette);
 	tcase_add_test(interface, test_quit_clean);
 	tcase_add_test(interface, test_quit_dirty_asks);

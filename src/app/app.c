@@ -181,6 +181,8 @@ static int marks_reserve(struct app *app)
 	return 0;
 }
 
+static int settle_trace(struct app *app, int rc, bool mark);
+
 /* Recomputes the trace; marks the scores and outputs that moved (when the shape
  * is unchanged) so the class sees how far an edit reaches. */
 static int recompute(struct app *app, bool mark)
@@ -191,6 +193,13 @@ static int recompute(struct app *app, bool mark)
 		rc = qkv_matrix_copy(&app->previous_output, &app->trace.output);
 	if (rc == 0)
 		rc = qkv_attention(&app->problem, &app->trace);
+	return settle_trace(app, rc, mark);
+}
+
+/* After a new trace (rc its code): sizes the marks, keeps the cursors inside, and
+ * marks what moved against previous_scores and previous_output. */
+static int settle_trace(struct app *app, int rc, bool mark)
+{
 	if (rc == 0)
 		rc = marks_reserve(app);
 	if (rc != 0) {
@@ -246,6 +255,178 @@ static struct history_place here(const struct app *app)
 	struct history_place place = { (int)app->focus, app->cursor[app->focus].row,
 				       app->cursor[app->focus].col };
 	return place;
+}
+
+/* --- long computations ------------------------------------------------------------ */
+
+/* Multiply-adds above which a computation runs as a job beside the interface
+ * rather than between two keys: some 20–50 ms of arithmetic. */
+#define JOB_COST 5e7
+enum { REPLAY_REDO, REPLAY_UNDO };
+
+/* Multiply-adds of a whole trace: the projections, Q Kᵀ and A V. */
+static double trace_cost(const struct qkv_problem *p)
+{
+	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
+	double cost = n * n * (d_k + d_v);
+
+	if (p->form == QKV_FORM_PROJECTED)
+		cost += n * qkv_problem_d_model(p) * (2 * d_k + d_v);
+	return cost;
+}
+
+/* Multiply-adds of a sweep: each trial of each d_k = 1, 2, 4, … (2 d_k_max in all). */
+static double sweep_cost(int tokens, int trials, int d_k_max)
+{
+	return (double)trials * tokens * tokens * 2.0 * d_k_max;
+}
+
+bool app_busy(const struct app *app)
+{
+	return app->job != NULL;
+}
+
+static void say_progress(struct app *app)
+{
+	say(app, false, "computing %s… %.1f s · Esc cancels", app->job_what,
+	    (double)(app->now_ms - app->job_started_ms) / 1000.0);
+}
+
+/* Computes the trace of app->problem (just changed by a history step or a new
+ * change) as a job, and meanwhile steps the history back so the problem matches
+ * the trace on the screen; replay is the step that makes the job's problem current
+ * again. Returns false when the job cannot be made (then nothing has moved). */
+static bool start_trace_job(struct app *app, int replay, bool new_change, const char *done,
+			    const struct history_place *place)
+{
+	struct job *job = job_new(JOB_TRACE);
+	struct history_place ignored;
+
+	if (job == NULL || qkv_problem_copy(&job->problem, &app->problem) != 0) {
+		job_abandon(job);
+		return false;
+	}
+	if (replay == REPLAY_REDO)
+		history_undo(&app->history, &app->problem, &ignored);
+	else
+		history_redo(&app->history, &app->problem, &ignored);
+	app->job = job;
+	app->job_replay = replay;
+	app->job_new_change = new_change;
+	app->job_has_place = place != NULL;
+	app->job_has_cell = false;
+	if (place != NULL)
+		app->job_place = *place;
+	snprintf(app->job_message, sizeof app->job_message, "%s", done != NULL ? done : "");
+	snprintf(app->job_what, sizeof app->job_what, "the trace of %d tokens, d_k %d, d_v %d%s", job->problem.n,
+		 qkv_problem_d_k(&job->problem), qkv_problem_d_v(&job->problem),
+		 job->problem.form == QKV_FORM_PROJECTED ? " through the projections" : "");
+	app->job_started_ms = app->now_ms;
+	job_start(job);
+	say_progress(app);
+	return true;
+}
+
+/* A job that has ended: its trace (or sweep) becomes the app's. */
+static int take_job(struct app *app)
+{
+	struct job *job = app->job;
+	struct history_place place;
+	struct qkv_trace swap;
+	int rc = job->result;
+
+	app->job = NULL;
+	if (job->kind == JOB_SWEEP) {
+		if (rc < 0) {
+			app->sweep_tokens = app->job_tokens;
+			app->sweep_trials = app->job_trials;
+			say(app, true, "the sweep failed: %s", qkv_error_string(rc));
+		} else {
+			memcpy(app->sweep, job->sweep, sizeof app->sweep);
+			app->sweep_count = rc;
+			app->message[0] = '\0';
+		}
+		job_abandon(job);
+		return REDRAW_OVERLAY | REDRAW_STATUS;
+	}
+	if (rc != 0) {
+		if (app->job_new_change)
+			history_drop_redo(&app->history);
+		say(app, true, "cannot compute: %s; nothing changed", qkv_error_string(rc));
+		job_abandon(job);
+		return REDRAW_ALL;
+	}
+	if (app->job_replay == REPLAY_REDO)
+		history_redo(&app->history, &app->problem, &place);
+	else
+		history_undo(&app->history, &app->problem, &place);
+	rc = qkv_matrix_copy(&app->previous_scores, &app->trace.scores);
+	if (rc == 0)
+		rc = qkv_matrix_copy(&app->previous_output, &app->trace.output);
+	swap = app->trace;
+	app->trace = job->trace;
+	job->trace = swap;
+	job_abandon(job);
+	app->dirty = !app->job_keeps_clean;
+	app->job_keeps_clean = false;
+	settle_trace(app, rc, true);
+	if (app->job_has_place && app->job_place.focus >= 0 && app->job_place.focus < FOCUS_COUNT &&
+	    (app_focus_is_input(app, (enum app_focus)app->job_place.focus) ||
+	     app->job_place.focus >= FOCUS_ATTENTION)) {
+		app->focus = (enum app_focus)app->job_place.focus;
+		app->cursor[app->focus].row = app->job_place.row;
+		app->cursor[app->focus].col = app->job_place.col;
+		clamp_cursors(app);
+	}
+	if (rc == 0 && app->job_has_cell) {
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)app->job_cell.focus);
+
+		app->moved_input = focus_input((enum app_focus)app->job_cell.focus);
+		if (m != NULL && app->job_cell.row < m->rows && app->job_cell.col < m->cols)
+			app->moved_inputs[(size_t)app->job_cell.row * (size_t)m->cols + (size_t)app->job_cell.col] = 1;
+	}
+	if (rc == 0)
+		say(app, false, "%s", app->job_message);
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+/* Esc: the job is dropped and everything stays as it was before it. */
+static int cancel_job(struct app *app)
+{
+	if (app->job->kind == JOB_SWEEP) {
+		app->sweep_tokens = app->job_tokens;
+		app->sweep_trials = app->job_trials;
+	} else if (app->job_new_change) {
+		history_drop_redo(&app->history);
+	}
+	job_abandon(app->job);
+	app->job = NULL;
+	say(app, false, "cancelled: %s was not computed, everything stays as it was", app->job_what);
+	return REDRAW_ALL;
+}
+
+/* Events while a job runs: ticks watch it, Esc and Ctrl-C cancel it, other keys
+ * and the mouse wait. Returns -1 for events handled as ever (resizes). */
+static int job_event(struct app *app, const struct event *event)
+{
+	switch (event->type) {
+	case EVENT_TICK:
+		if (job_done(app->job))
+			return take_job(app);
+		say_progress(app);
+		return REDRAW_STATUS;
+	case EVENT_CLICK:
+	case EVENT_WHEEL:
+		return REDRAW_NONE;
+	case EVENT_KEY:
+		if (!event->pasted && (event->key == APP_KEY_ESCAPE || event->key == APP_KEY_CTRL_C))
+			return cancel_job(app);
+		say(app, true, "still computing %s: wait, or Esc cancels", app->job_what);
+		return REDRAW_STATUS;
+	case EVENT_RESIZE:
+	default:
+		return -1;
+	}
 }
 
 int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count)
@@ -304,6 +485,7 @@ void app_fini(struct app *app)
 	qkv_problem_fini(&app->recovered);
 	free(app->recovery);
 	history_fini(&app->history);
+	job_abandon(app->job);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	free(app->moved_inputs);
@@ -369,6 +551,18 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 		return REDRAW_STATUS;
 	}
 	qkv_matrix_set(m, row, col, value);
+	if (trace_cost(&app->problem) > JOB_COST) {
+		/* Too long for one key: the trace is computed beside the interface. */
+		char said[APP_MESSAGE_MAX];
+
+		describe_change(app, focus, row, col, before, value);
+		snprintf(said, sizeof said, "%s", app->message);
+		if (start_trace_job(app, REPLAY_REDO, true, said, NULL)) {
+			app->job_has_cell = true;
+			app->job_cell = place;
+			return REDRAW_ALL;
+		}
+	}
 	app->dirty = true;
 	recompute(app, true);
 	app->moved_input = focus_input(focus);
@@ -404,6 +598,8 @@ static int change_problem(struct app *app, problem_change change, int argument,
 						      : qkv_error_string(rc));
 		return REDRAW_STATUS;
 	}
+	if (trace_cost(&app->problem) > JOB_COST && start_trace_job(app, REPLAY_REDO, true, done, NULL))
+		return REDRAW_ALL;
 	app->dirty = true;
 	recompute(app, true);
 	if (done != NULL)
@@ -896,6 +1092,9 @@ static int undo_redo(struct app *app, bool redo)
 		say(app, false, redo ? "nothing to redo" : "nothing to undo");
 		return REDRAW_STATUS;
 	}
+	if (trace_cost(&app->problem) > JOB_COST &&
+	    start_trace_job(app, redo ? REPLAY_REDO : REPLAY_UNDO, false, redo ? "redone" : "undone", &place))
+		return REDRAW_ALL;
 	app->dirty = true;
 	recompute(app, true);
 	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
@@ -909,10 +1108,32 @@ static int undo_redo(struct app *app, bool redo)
 	return REDRAW_ALL;
 }
 
-static void run_sweep(struct app *app)
+/* Recomputes the sweep for the present parameters; a large one runs as a job, and
+ * Esc then goes back to tokens and trials (whose sweep is still shown). */
+static void run_sweep(struct app *app, int tokens, int trials)
 {
-	int count = qkv_sweep(app->sweep_tokens, app->sweep_trials, app->sweep_seed,
-			      app->sweep_dk_max, app->sweep);
+	struct job *job;
+	int count;
+
+	if (sweep_cost(app->sweep_tokens, app->sweep_trials, app->sweep_dk_max) > JOB_COST &&
+	    (job = job_new(JOB_SWEEP)) != NULL) {
+		job->tokens = app->sweep_tokens;
+		job->trials = app->sweep_trials;
+		job->seed = app->sweep_seed;
+		job->d_k_max = app->sweep_dk_max;
+		app->job = job;
+		app->job_tokens = tokens;
+		app->job_trials = trials;
+		snprintf(app->job_what, sizeof app->job_what, "the sweep of %d tokens × %d trials up to d_k %d",
+			 job->tokens, job->trials, job->d_k_max);
+		app->job_started_ms = app->now_ms;
+		job_start(job);
+		say_progress(app);
+		return;
+	}
+
+	count = qkv_sweep(app->sweep_tokens, app->sweep_trials, app->sweep_seed, app->sweep_dk_max,
+			  app->sweep);
 
 	app->sweep_count = count > 0 ? count : 0;
 	if (count < 0)
@@ -922,6 +1143,8 @@ static void run_sweep(struct app *app)
 /* Keys inside the saturation view: tokens and trials of the sweep. */
 static int saturation_key(struct app *app, int key)
 {
+	int tokens = app->sweep_tokens, trials = app->sweep_trials;
+
 	switch (key) {
 	case APP_KEY_UP:
 	case 'k':
@@ -942,7 +1165,7 @@ static int saturation_key(struct app *app, int key)
 	default:
 		return -1;
 	}
-	run_sweep(app);
+	run_sweep(app, tokens, trials);
 	return REDRAW_OVERLAY | REDRAW_STATUS;
 }
 
@@ -951,8 +1174,10 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 	app->overlay = app->overlay == overlay ? OVERLAY_NONE : overlay;
 	if (app->overlay == OVERLAY_SATURATION) {
 		/* Start from the problem's own number of tokens. */
+		int tokens = app->sweep_tokens;
+
 		app->sweep_tokens = clamp(app->problem.n, 2, 256);
-		run_sweep(app);
+		run_sweep(app, tokens, app->sweep_trials);
 	}
 	return REDRAW_ALL;
 }
@@ -1069,6 +1294,7 @@ static int option_key(struct app *app, int key)
 		int redraw = change_problem(app, change_wrong, next, wrong_names[next]);
 
 		app->dirty = dirty; /* a demonstration, never saved: nothing to lose */
+		app->job_keeps_clean = app->job != NULL && !dirty;
 		app->message_is_error = next != QKV_WRONG_NONE;
 		return redraw;
 	}
@@ -1284,6 +1510,12 @@ int app_update(struct app *app, const struct event *event)
 {
 	if (event->now_ms > app->now_ms)
 		app->now_ms = event->now_ms;
+	if (app->job != NULL) {
+		int redraw = job_event(app, event);
+
+		if (redraw >= 0)
+			return redraw;
+	}
 	switch (event->type) {
 	case EVENT_TICK:
 		return tick(app);

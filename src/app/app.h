@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "app/history.h"
+#include "app/job.h"
 #include "qkv/attention.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
@@ -153,6 +154,21 @@ struct app {
 	/* The projections as they were before `I` tied them to the identity. */
 	struct qkv_matrix untied[3];
 
+	/* A computation running beside the interface (a large trace or sweep): the
+	 * screen keeps the state before it until it is taken in; Esc cancels it. */
+	struct job *job;            /* NULL when nothing runs */
+	int job_replay;             /* the history step that makes its problem current */
+	bool job_new_change;        /* a new change: cancelling forgets it */
+	bool job_keeps_clean;       /* a wrong-way demonstration: not a change to save */
+	bool job_has_place;         /* undo/redo: put the cursor at job_place */
+	struct history_place job_place;
+	bool job_has_cell;          /* an edit of job_cell: marked once taken in */
+	struct history_place job_cell;
+	char job_what[128];         /* what it computes, for the progress line */
+	char job_message[APP_MESSAGE_MAX]; /* the message once it is taken in */
+	int64_t job_started_ms;
+	int job_tokens, job_trials; /* a sweep: the parameters to go back to */
+
 	int width, height;          /* the terminal's size, from EVENT_RESIZE */
 	struct history history;
 	int64_t now_ms;
@@ -168,6 +184,10 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where);
 /* Frees everything the app owns. */
 void app_fini(struct app *app);
+
+/* True while a computation runs beside the interface (the interface then asks
+ * for ticks often, so it is taken in soon after it ends). */
+bool app_busy(const struct app *app);
 
 /* Applies one event; returns the enum app_redraw flags of what changed. */
 int app_update(struct app *app, const struct event *event);

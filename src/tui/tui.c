@@ -33,6 +33,7 @@
 #include "tui/tui.h"
 
 #define TICK_MS 100
+#define BUSY_TICK_MS 20 /* while a computation runs beside the interface */
 #define KEY_PASTE_BEGIN (KEY_MAX + 1) /* ESC [ 200 ~ */
 #define KEY_PASTE_END (KEY_MAX + 2)   /* ESC [ 201 ~ */
 #define EXIT_TERMINAL_GONE (128 + SIGHUP) /* as if the terminal had hung up */
@@ -180,11 +181,11 @@ static void suspend(void)
 /* After wget_wch gave nothing: true when the terminal is gone (it hung up, or
  * reads end at once with EOF or EIO), rather than the tick having passed. A read
  * that ends at once over and over with nothing is a terminal that is gone. */
-static bool terminal_gone(int64_t waited_ms, int *quick)
+static bool terminal_gone(int64_t waited_ms, int timeout_ms, int *quick)
 {
 	struct pollfd fd = { .fd = STDIN_FILENO, .events = POLLIN };
 
-	if (waited_ms >= TICK_MS / 2) {
+	if (waited_ms >= timeout_ms / 2) {
 		*quick = 0;
 		return false;
 	}
@@ -348,7 +349,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	}
 	while (!app.quit && stop_signal == 0 && !gone) {
 		wint_t code;
-		int got;
+		int got, wait_ms;
 		int64_t asked = now_ms();
 		struct event event;
 		int flags;
@@ -368,11 +369,14 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			draw_render(&app, &layout, app_update(&app, &key));
 			continue;
 		}
+		/* While a job runs, ticks come often, to take it in soon after it ends. */
+		wait_ms = app_busy(&app) ? BUSY_TICK_MS : TICK_MS;
+		timeout(wait_ms);
 		got = wget_wch(stdscr, &code);
 		if (got == ERR) {
 			struct event tick = { .type = EVENT_TICK, .now_ms = now_ms() };
 
-			if (terminal_gone(tick.now_ms - asked, &quick_reads)) {
+			if (terminal_gone(tick.now_ms - asked, wait_ms, &quick_reads)) {
 				gone = true;
 				break;
 			}
