@@ -228,5 +228,28 @@ check "the terminal gone: the recovery copy is written" -s "$file.recovery"
 said=$(grep -c 'kept in .*three\.json\.recovery' "$E2E_DIR/gone.err")
 check "the terminal gone: stderr says where the changes are" "$said" -eq 1
 
+# --- long computations: keys and signals are handled meanwhile, Esc cancels ---------
+# shellcheck disable=SC2016 # expanded by the sh inside tmux
+start busy 120 30 sh -c 'sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" --random --tokens 1024 --dk 2048" "$0" "$1"; s=$?; echo "back in the shell, status $s"; read -r _; exit $s' "$QKV" "$E2E_DIR/busy.pid"
+E2E_TIMEOUT=30 expect busy 'n 1024 · d_k 2048' "a 1024-token problem with d_k 2048 is shown"
+keys busy '<'
+expect busy 'computing the trace of 1024 tokens, d_k 1024' "halving d_k shows what is being computed"
+keys busy x
+expect busy 'still computing' "other keys wait (and say so)"
+keys busy Escape
+expect busy 'cancelled' "Esc cancels the computation"
+expect busy 'n 1024 · d_k 2048' "after Esc d_k is still 2048"
+expect_not busy 'modified' "after Esc nothing is modified"
+keys busy '<'
+E2E_TIMEOUT=60 expect busy 'd_k = 1024$|d_k = 1024 ' "without Esc the change is taken in"
+expect busy 'n 1024 · d_k 1024' "the title bar says d_k 1024"
+keys busy '<'
+expect busy 'computing the trace' "another change computes"
+pid=$(cat "$E2E_DIR/busy.pid" 2>/dev/null)
+[ -n "$pid" ] && kill -s TERM "$pid"
+E2E_TIMEOUT=2 expect busy 'status 143$' "SIGTERM during the computation ends qkv within 2 s"
+modes_off busy "after SIGTERM during a computation"
+e2e_tmux kill-session -t busy >/dev/null 2>&1
+
 stop offer
 finish
