@@ -4,6 +4,7 @@
  * renamed over it with the target's mode. A failed save must never touch the
  * original file and never leave the temporary file behind. */
 #define _XOPEN_SOURCE 700 /* realpath() */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/save.h"
@@ -331,18 +333,89 @@ static mode_t target_mode(const struct stat *st, bool exists)
 	return 0644 & ~mask;
 }
 
+/* Temporary files are FOLDER/.NAME.qkv-XXXXXX, NAME cut so the whole name stays
+ * within NAME_MAX (a 255-byte file name still saves); the marker tells qkv's own
+ * temporary files from anything else. */
+#define TEMP_MARK ".qkv-"
+#define TEMP_NAME_MAX (255 - 1 - (sizeof TEMP_MARK - 1) - 6)
+#define TEMP_STALE_S 60 /* a temporary file this old was left by a save that died */
+
+/* The temporary name's prefix for target, without the XXXXXX: malloc'd, or NULL. */
+static char *temp_prefix(const char *target)
+{
+	const char *slash = strrchr(target, '/'), *base = slash != NULL ? slash + 1 : target;
+	size_t folder = (size_t)(base - target), name = strlen(base);
+	char *prefix;
+
+	if (name > TEMP_NAME_MAX)
+		name = TEMP_NAME_MAX;
+	prefix = malloc(folder + 1 + name + sizeof TEMP_MARK + 6);
+	if (prefix == NULL)
+		return NULL;
+	memcpy(prefix, target, folder);
+	prefix[folder] = '.';
+	memcpy(prefix + folder + 1, base, name);
+	memcpy(prefix + folder + 1 + name, TEMP_MARK, sizeof TEMP_MARK);
+	return prefix;
+}
+
+/* Removes the temporary files of target that earlier saves left behind when they
+ * were killed mid-write: ours by name, owned by this user, and older than
+ * TEMP_STALE_S (so a save running beside this one keeps its own). */
+static void remove_stale_temps(const char *prefix)
+{
+	const char *slash = strrchr(prefix, '/');
+	const char *start = slash != NULL ? slash + 1 : prefix;
+	size_t start_length = strlen(start);
+	char *folder = slash != NULL ? strndup(prefix, (size_t)(slash - prefix) + 1) : strdup("./");
+	DIR *dir;
+	struct dirent *entry;
+	time_t now = time(NULL);
+
+	if (folder == NULL)
+		return;
+	dir = opendir(folder);
+	while (dir != NULL && (entry = readdir(dir)) != NULL) {
+		struct stat st;
+		char *path;
+		bool stale;
+
+		if (strncmp(entry->d_name, start, start_length) != 0 || strlen(entry->d_name) != start_length + 6)
+			continue;
+		path = malloc(strlen(folder) + strlen(entry->d_name) + 1);
+		if (path == NULL)
+			break;
+		strcpy(path, folder);
+		strcat(path, entry->d_name);
+		stale = lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+			now - st.st_mtime > TEMP_STALE_S;
+		if (stale)
+			unlink(path);
+		free(path);
+	}
+	if (dir != NULL)
+		closedir(dir);
+	free(folder);
+}
+
 /* Writes text to a new temporary file next to target and renames it over target. */
 static int replace_file(const char *target, const char *text, mode_t mode, char *err,
 			size_t err_size, const char *path)
 {
-	size_t length = strlen(target);
-	char *temp = malloc(length + sizeof ".XXXXXX");
+	char *prefix = temp_prefix(target), *temp;
 	int fd, code;
 
-	if (temp == NULL)
+	if (prefix == NULL)
 		return save_fail(err, err_size, path, "out of memory");
-	memcpy(temp, target, length);
-	memcpy(temp + length, ".XXXXXX", sizeof ".XXXXXX");
+	remove_stale_temps(prefix);
+	temp = malloc(strlen(prefix) + sizeof "XXXXXX");
+	if (temp == NULL) {
+		free(prefix);
+		return save_fail(err, err_size, path, "out of memory");
+	}
+	strcpy(temp, prefix);
+	strcat(temp, "XXXXXX");
+	free(prefix);
 	fd = mkstemp(temp);
 	if (fd < 0) {
 		code = errno;
@@ -396,6 +469,31 @@ static void sync_folder(const char *path)
 	free(folder);
 }
 
+/* The path a symbolic link names, relative to the link's folder (malloc'd), or
+ * NULL with errno set. */
+static char *link_target(const char *path)
+{
+	char named[4096];
+	ssize_t length = readlink(path, named, sizeof named - 1);
+	const char *slash = strrchr(path, '/');
+	size_t folder = slash != NULL && named[0] != '/' ? (size_t)(slash - path) + 1 : 0;
+	char *target;
+
+	if (length < 0)
+		return NULL;
+	named[length] = '\0';
+	if (named[0] == '/')
+		folder = 0;
+	target = malloc(folder + (size_t)length + 1);
+	if (target == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(target, path, folder);
+	memcpy(target + folder, named, (size_t)length + 1);
+	return target;
+}
+
 int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size)
 {
 	struct stat st;
@@ -414,7 +512,17 @@ int save_file(const char *path, const struct qkv_problem *p, char *err, size_t e
 	if (exists && S_ISLNK(st.st_mode)) {
 		/* Saving through a link replaces the file it points to, not the link. */
 		target = realpath(path, NULL);
-		if (target == NULL || stat(target, &st) != 0) {
+		if (target == NULL && errno == ENOENT) {
+			/* A dangling link: the file it names is made. */
+			target = link_target(path);
+			if (target == NULL)
+				return save_fail(err, err_size, path, "%s", strerror(errno));
+			exists = lstat(target, &st) == 0;
+			if (exists && S_ISLNK(st.st_mode)) {
+				free(target);
+				return save_fail(err, err_size, path, "it is a link to a link that leads nowhere");
+			}
+		} else if (target == NULL || stat(target, &st) != 0) {
 			int code = errno;
 
 			free(target);
