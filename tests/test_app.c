@@ -51,6 +51,14 @@ static int key(struct app *a, int k)
 	return send(a, &e);
 }
 
+/* A key that came from a paste. */
+static int pasted(struct app *a, int k)
+{
+	struct event e = { .type = EVENT_KEY, .key = k, .pasted = true };
+
+	return send(a, &e);
+}
+
 /* Presses the keys of a string, one character each. */
 static void keys(struct app *a, const char *text)
 {
@@ -1208,6 +1216,60 @@ START_TEST(test_temperature_ladder)
 }
 END_TEST
 
+/* A temperature from a file outside the steps: t goes down and T up, never the
+ * other way, and at the end of the steps τ stays with a sentence. */
+START_TEST(test_temperature_outside_the_steps)
+{
+	struct app a;
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	p.temperature = 20;
+	start_with(&a, &p, NULL);
+	key(&a, 'T');
+	ck_assert(a.problem.temperature == 20);
+	ck_assert_ptr_nonnull(strstr(a.message, "τ stays 20"));
+	key(&a, 't');
+	ck_assert(a.problem.temperature == 10);
+	app_fini(&a);
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	p.temperature = 0.01;
+	start_with(&a, &p, NULL);
+	key(&a, 't');
+	ck_assert(a.problem.temperature == 0.01);
+	ck_assert_ptr_nonnull(strstr(a.message, "τ stays 0.01"));
+	key(&a, 'T');
+	ck_assert(a.problem.temperature == 0.05);
+	app_fini(&a);
+}
+END_TEST
+
+/* The cell editor takes what the loader takes: the smallest subnormal 5e-324 (and
+ * a number that rounds to 0), but no overflow. */
+START_TEST(test_editor_takes_subnormals)
+{
+	struct app a;
+
+	start(&a);
+	keys(&a, "5e-324");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == 4.9406564584124654e-324);
+	keys(&a, "1e-400");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == 0);
+	keys(&a, "1e400");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	ck_assert(a.message_is_error);
+	app_fini(&a);
+}
+END_TEST
+
 START_TEST(test_mask_cycle)
 {
 	static const unsigned char hidden_row1[3] = { 0, 0, 1 };
@@ -1700,15 +1762,79 @@ START_TEST(test_save_to_given_path)
 }
 END_TEST
 
-/* --- Ctrl-C, pastes and recovery copies ------------------------------------------ */
-
-/* A key that came from a paste. */
-static int pasted(struct app *a, int k)
+/* Save-as onto a folder says so instead of asking to overwrite it. */
+START_TEST(test_save_as_onto_a_folder)
 {
-	struct event e = { .type = EVENT_KEY, .key = k, .pasted = true };
+	struct app a;
+	char dir[512];
 
-	return send(a, &e);
+	make_temp_dir(dir, sizeof dir);
+	start(&a);
+	key(&a, '+');
+	key(&a, 'w');
+	keys(&a, dir);
+	key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	ck_assert(a.message_is_error);
+	ck_assert_ptr_nonnull(strstr(a.message, "is a folder"));
+	ck_assert(a.dirty);
+	key(&a, APP_KEY_ESCAPE);
+	app_fini(&a);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
+END_TEST
+
+/* The file changed on disk by someone else since qkv read it: w asks before saving
+ * over it; n leaves it, y saves. */
+START_TEST(test_changed_on_disk_asks)
+{
+	struct app a;
+	struct qkv_problem p;
+	char dir[512], file[600], err[512], line[64] = "";
+	FILE *f;
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/shared.json", dir);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(save_file(file, &p, err, sizeof err), 0);
+	start_with(&a, &p, file);
+	key(&a, '+');
+	key(&a, 'w');
+	ck_assert_msg(!a.dirty, "an unchanged file saves at once: %s", a.message);
+	key(&a, '+');
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("someone else's text, longer than before? no, different\n", f);
+	fclose(f);
+	key(&a, 'w');
+	ck_assert_int_eq(a.prompt, PROMPT_CHANGED);
+	ck_assert(a.dirty);
+	pasted(&a, 'y');
+	ck_assert_int_eq(a.prompt, PROMPT_CHANGED);
+	key(&a, 'n');
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(a.dirty);
+	f = fopen(file, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(line, "someone else"));
+	key(&a, 'w');
+	ck_assert_int_eq(a.prompt, PROMPT_CHANGED);
+	key(&a, 'y');
+	ck_assert_msg(!a.dirty, "%s", a.message);
+	assert_file_holds(file, &a);
+	key(&a, '+');
+	key(&a, 'w');
+	ck_assert_msg(!a.dirty, "after its own save qkv knows the file again: %s", a.message);
+	app_fini(&a);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* --- Ctrl-C, pastes and recovery copies ------------------------------------------ */
 
 START_TEST(test_ctrl_c_is_q)
 {
@@ -2527,6 +2653,8 @@ static Suite *app_suite(void)
 
 	tcase_add_test(options, test_scale_toggle);
 	tcase_add_test(options, test_temperature_ladder);
+	tcase_add_test(options, test_temperature_outside_the_steps);
+	tcase_add_test(options, test_editor_takes_subnormals);
 	tcase_add_test(options, test_mask_cycle);
 	tcase_add_test(options, test_wrong_cycle);
 	tcase_add_test(options, test_random_refill);
@@ -2552,6 +2680,8 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_pasted_keys_never_save);
 	tcase_add_test(files, test_save_as_name_keeps_non_ascii);
 	tcase_add_test(files, test_recovery_offer);
+	tcase_add_test(files, test_save_as_onto_a_folder);
+	tcase_add_test(files, test_changed_on_disk_asks);
 	tcase_add_test(interface, test_ctrl_c_is_q);
 	tcase_add_test(interface, test_pasted_keys_are_not_commands);
 	suite_add_tcase(s, files);

@@ -429,6 +429,8 @@ static int job_event(struct app *app, const struct event *event)
 	}
 }
 
+static void note_disk(struct app *app, const char *path);
+
 int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count)
 {
 	memset(app, 0, sizeof *app);
@@ -458,6 +460,7 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	}
 	if (app->problem.notes != NULL)
 		say(app, false, "%s", app->problem.notes);
+	note_disk(app, path);
 	return recompute(app, false);
 }
 
@@ -846,7 +849,9 @@ static bool parse_value(const char *text, double *value)
 
 	errno = 0;
 	*value = strtod(text, &end);
-	if (end == text || *end != '\0' || errno == ERANGE || !isfinite(*value))
+	/* ERANGE for a number too small to be normal (5e-324) is no error: the loader
+	 * takes it too. Only an overflow is. */
+	if (end == text || *end != '\0' || !isfinite(*value))
 		return false;
 	return fabs(*value) <= QKV_MAX_VALUE;
 }
@@ -906,28 +911,61 @@ static int nudge(struct app *app, enum app_focus focus, int row, int col, double
 	return set_cell(app, focus, row, col, value);
 }
 
+/* The next temperature of the list below (direction < 0) or above the present one,
+ * or -1 when there is none that way (τ from a file may lie outside the list). */
 static int temperature_index(double temperature, int direction)
 {
 	if (direction < 0) {
 		for (int i = TEMPERATURE_COUNT - 1; i >= 0; i--)
 			if (temperatures[i] < temperature)
 				return i;
-		return 0;
+		return -1;
 	}
 	for (int i = 0; i < TEMPERATURE_COUNT; i++)
 		if (temperatures[i] > temperature)
 			return i;
-	return TEMPERATURE_COUNT - 1;
+	return -1;
+}
+
+/* Remembers the modification time and size of the file at path as qkv last read
+ * or wrote it, to notice someone else changing it meanwhile. */
+static void note_disk(struct app *app, const char *path)
+{
+	struct stat st;
+
+	app->disk_known = path != NULL && stat(path, &st) == 0;
+	if (app->disk_known) {
+		app->disk_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		app->disk_size = (int64_t)st.st_size;
+	}
+}
+
+/* True when the file at app->path is not as qkv last read or wrote it. */
+static bool changed_on_disk(const struct app *app)
+{
+	struct stat st;
+
+	if (!app->disk_known || app->path == NULL || stat(app->path, &st) != 0)
+		return false;
+	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != app->disk_mtime_ns ||
+	       (int64_t)st.st_size != app->disk_size;
 }
 
 static int save_to(struct app *app, const char *path)
 {
-	char err[512];
+	char err[1024];
 
 	if (save_file(path, &app->problem, err, sizeof err) != 0) {
-		say(app, true, "%s", err);
+		/* The reason must fit: a long name gives way, not the why. */
+		const char *why = strstr(err, ": cannot save: ");
+
+		if (why != NULL && strlen(err) >= sizeof app->message)
+			say(app, true, "cannot save %.60s…: %s", path, why + strlen(": cannot save: "));
+		else
+			say(app, true, "%s", err);
 		return REDRAW_STATUS;
 	}
+	note_disk(app, path);
 	if (app->path != path) {
 		char *copy = strdup(path);
 
@@ -1036,6 +1074,17 @@ static int prompt_key(struct app *app, int key)
 		}
 		app->prompt = PROMPT_NONE;
 		return REDRAW_STATUS;
+	case PROMPT_CHANGED:
+		if (key == 'y' || key == 'Y') {
+			app->prompt = PROMPT_NONE;
+			return save_to(app, app->path);
+		}
+		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
+			app->prompt = PROMPT_NONE;
+			say(app, false, "not saved: %s stays as it is on disk", app->path);
+			return REDRAW_STATUS;
+		}
+		return REDRAW_NONE;
 	case PROMPT_OVERWRITE:
 		if (key == 'y' || key == 'Y') {
 			app->prompt = PROMPT_NONE;
@@ -1063,7 +1112,9 @@ static int prompt_key(struct app *app, int key)
 		} else if (key == APP_KEY_ENTER) {
 			if (length == 0)
 				return REDRAW_NONE;
-			if (stat(app->answer, &st) == 0) {
+			if (stat(app->answer, &st) == 0 && S_ISDIR(st.st_mode)) {
+				say(app, true, "%s is a folder: type the name of a file in it", app->answer);
+			} else if (stat(app->answer, &st) == 0) {
 				app->prompt = PROMPT_OVERWRITE;
 			} else {
 				app->prompt = PROMPT_NONE;
@@ -1275,11 +1326,12 @@ static int option_key(struct app *app, int key)
 	case 'T': {
 		int index = temperature_index(p->temperature, key == 't' ? -1 : 1);
 
-		snprintf(done, sizeof done, "temperature τ = %g", temperatures[index]);
-		if (temperatures[index] == p->temperature) {
-			say(app, false, "τ stays %g", p->temperature);
+		if (index < 0) {
+			say(app, false, "τ stays %g: the steps go from %g to %g", p->temperature, temperatures[0],
+			    temperatures[TEMPERATURE_COUNT - 1]);
 			return REDRAW_STATUS;
 		}
+		snprintf(done, sizeof done, "temperature τ = %g", temperatures[index]);
 		return change_problem(app, change_temperature, index, done);
 	}
 	case 'm': {
@@ -1395,6 +1447,10 @@ static int command_key(struct app *app, int key)
 		say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");
 		return REDRAW_ATTENTION | REDRAW_STATUS;
 	case 'w':
+		if (app->path != NULL && changed_on_disk(app)) {
+			app->prompt = PROMPT_CHANGED;
+			return REDRAW_STATUS;
+		}
 		if (app->path != NULL)
 			return save_to(app, app->path);
 		app->prompt = PROMPT_SAVE_AS;

@@ -78,6 +78,7 @@ enum app_prompt {
 	PROMPT_SAVE_AS,   /* typing a file name */
 	PROMPT_OVERWRITE, /* the named file exists: overwrite? y/n */
 	PROMPT_RECOVER,   /* a recovery copy exists: open it? y/n/Esc */
+	PROMPT_CHANGED,   /* the file changed on disk since it was read: save over it? y/n */
 };
 
 /* Flags returned by app_update: which parts of the screen changed. */
@@ -105,6 +106,8 @@ struct app {
 	struct qkv_problem problem;
 	struct qkv_trace trace;     /* always computed from problem */
 	char *path;                 /* file being edited (owned), NULL if none */
+	bool disk_known;            /* the file's time and size as qkv last read or wrote it */
+	int64_t disk_mtime_ns, disk_size;
 	bool dirty;                 /* unsaved changes */
 	bool quit;                  /* the interface should end */
 

@@ -746,6 +746,11 @@ static void draw_status(const struct app *app, const struct layout *l)
 		snprintf(text, sizeof text, " %s exists. Overwrite it? y / n ", app->answer);
 		put(y, 0, l->width, palette_role(ROLE_ERROR), text);
 		return;
+	case PROMPT_CHANGED:
+		snprintf(text, sizeof text, " %s changed on disk since qkv read it. Save over it anyway? y / n ",
+			 app->path);
+		put_fitted(y, 0, l->width, palette_role(ROLE_ERROR), text);
+		return;
 	case PROMPT_RECOVER:
 		snprintf(text, sizeof text, " Unsaved changes from an earlier session are in %s. Open them? y / n ",
 			 app->recovery);
