@@ -20,6 +20,7 @@
 
 #include "io/load.h"
 #include "qkv/error.h"
+#include "qkv/format.h"
 #include "qkv/text.h"
 
 #define LOAD_MAX_BYTES QKV_MAX_FILE_BYTES /* the largest problem file read */
@@ -391,6 +392,62 @@ static bool looks_non_finite(const char *text, size_t length, size_t offset)
 
 /* Turns a jansson syntax error into one line, placed at the start of the token
  * jansson complains about when that token can be found, else where jansson says. */
+/* A number too large for jansson to hold: jansson's place is at or after the
+ * literal, so the literal is found in the text and quoted from there, with what
+ * the key it belongs to allows. */
+static int number_overflow(const struct loader *ld, size_t offset)
+{
+	const char *text = ld->text;
+	size_t start = offset < ld->length ? offset : ld->length, end, colon;
+	char literal[LOAD_MAX_QUOTE * 4 + 8], key[32] = "";
+	int depth = 0;
+
+	while (start > 0 && strchr("0123456789+-.eE", text[start - 1]) != NULL && text[start - 1] != '\0')
+		start--;
+	if (start == offset && start < ld->length && strchr("0123456789-", text[start]) == NULL) {
+		/* jansson pointed past the literal and whitespace: step back over both. */
+		while (start > 0 && strchr(" \t\r\n,]", text[start - 1]) != NULL)
+			start--;
+		while (start > 0 && strchr("0123456789+-.eE", text[start - 1]) != NULL)
+			start--;
+	}
+	end = start;
+	while (end < ld->length && strchr("0123456789+-.eE", text[end]) != NULL && text[end] != '\0')
+		end++;
+	quote_text(literal, sizeof literal, text + start, end - start, LOAD_MAX_QUOTE);
+	/* The key: back out of the arrays around the literal to the ':' before them. */
+	for (colon = start; colon > 0; colon--) {
+		char c = text[colon - 1];
+
+		if (c == ']')
+			depth++;
+		else if (c == '[')
+			depth--;
+		else if (c == ':' && depth <= 0)
+			break;
+	}
+	if (colon > 0) {
+		size_t close = colon - 1, open;
+
+		while (close > 0 && strchr(" \t\r\n", text[close - 1]) != NULL)
+			close--;
+		if (close > 0 && text[close - 1] == '"') {
+			for (open = close - 1; open > 0 && text[open - 1] != '"'; open--)
+				;
+			if (open > 0 && close - 1 - open < sizeof key)
+				snprintf(key, sizeof key, "%.*s", (int)(close - 1 - open), text + open);
+		}
+	}
+	if (strcmp(key, "seed") == 0)
+		return fail_offset(ld, start, "the seed %s is too large: a seed is a whole number from 0 to "
+					      "18446744073709551615", literal);
+	if (strcmp(key, "padding") == 0)
+		return fail_offset(ld, start, "\"padding\" holds %s, too large for a token index (0 to "
+					      "n − 1)", literal);
+	return fail_offset(ld, start, "the number %s is too large (values must be within "
+				      "±" LOAD_LIMIT(QKV_MAX_VALUE) ")", literal);
+}
+
 static int syntax_error(const struct loader *ld, const json_error_t *e)
 {
 	const char *near = strstr(e->text, " near ");
@@ -432,8 +489,7 @@ static int syntax_error(const struct loader *ld, const json_error_t *e)
 	case json_error_duplicate_key:
 		return fail_offset(ld, offset, "duplicate key %s: each key may be given once", token);
 	case json_error_numeric_overflow:
-		return fail_offset(ld, offset, "the number %s is too large (values must be within "
-					       "±" LOAD_LIMIT(QKV_MAX_VALUE) ")", token);
+		return number_overflow(ld, offset);
 	case json_error_null_character:
 	case json_error_null_byte_in_key:
 		return fail_offset(ld, offset, "\\u0000 is not allowed in a string");
@@ -587,6 +643,7 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 	struct place at = place_of(ld, rule->key, 0, 0, 0);
 	size_t rows;
 	int cols;
+	char written[40];
 
 	if (!json_is_array(value))
 		return fail_at(ld, &at, "\"%s\" must be a matrix (an array of rows of numbers), "
@@ -629,9 +686,10 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 				return fail_at(ld, &at, "\"%s\" row %zu, column %d must be a number, "
 							"found %s", rule->key, r + 1, c + 1,
 					       type_name(cell));
-			return fail_at(ld, &at, "\"%s\" row %zu, column %d is %g, outside the range "
+			qkv_format_exact(written, sizeof written, number);
+			return fail_at(ld, &at, "\"%s\" row %zu, column %d is %s, outside the range "
 						"±" LOAD_LIMIT(QKV_MAX_VALUE), rule->key, r + 1, c + 1,
-				       number);
+				       written);
 		}
 	}
 	return 0;
@@ -779,17 +837,19 @@ static int read_divisor(const struct loader *ld, const char *key, const json_t *
 {
 	struct place at = place_of(ld, key, 0, 0, 0);
 	double number;
+	char written[40];
 
 	if (!json_is_number(value))
 		return fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected,
 			       type_name(value));
 	number = json_number_value(value);
+	qkv_format_exact(written, sizeof written, number);
 	if (!(number > 0))
-		return fail_at(ld, &at, "\"%s\" must be %s, found %g", key, expected, number);
+		return fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected, written);
 	if (number < QKV_MIN_TEMPERATURE || number > QKV_MAX_TEMPERATURE)
-		return fail_at(ld, &at, "\"%s\" is %g, outside the range "
+		return fail_at(ld, &at, "\"%s\" is %s, outside the range "
 					LOAD_LIMIT(QKV_MIN_TEMPERATURE) " to "
-					LOAD_LIMIT(QKV_MAX_TEMPERATURE), key, number);
+					LOAD_LIMIT(QKV_MAX_TEMPERATURE), key, written);
 	*out = number;
 	return 0;
 }
