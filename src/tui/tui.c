@@ -258,6 +258,20 @@ static int check_terminal(void)
 	return 0;
 }
 
+/* "COLUMNS" or "LINES" when one is set to a number curses refuses, else NULL. */
+static const char *size_variable_too_large(void)
+{
+	static const char *const names[] = { "COLUMNS", "LINES" };
+
+	for (int i = 0; i < 2; i++) {
+		const char *value = getenv(names[i]);
+
+		if (value != NULL && strtol(value, NULL, 10) > 32767)
+			return names[i];
+	}
+	return NULL;
+}
+
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
 	struct app app;
@@ -284,6 +298,14 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		have_shell_modes = 1;
 	catch_signals();
 	screen = newterm(NULL, stdout, stdin);
+	if (screen == NULL && size_variable_too_large() != NULL) {
+		have_shell_modes = 0;
+		fprintf(stderr, "qkv: %s=%s is larger than a terminal can be (at most 32767); unset it "
+			"to use the terminal's own size\n", size_variable_too_large(),
+			getenv(size_variable_too_large()));
+		qkv_problem_fini(p);
+		return 2;
+	}
 	if (screen == NULL) {
 		have_shell_modes = 0;
 		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color or --print\n",

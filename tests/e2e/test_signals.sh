@@ -251,5 +251,12 @@ E2E_TIMEOUT=2 expect busy 'status 143$' "SIGTERM during the computation ends qkv
 modes_off busy "after SIGTERM during a computation"
 e2e_tmux kill-session -t busy >/dev/null 2>&1
 
+# --- COLUMNS larger than any terminal: named, not blamed on terminfo ----------------
+start columns 200 24 COLUMNS=32768 sh -c '"$0" 2>&1; echo "status $?"; read -r _' "$QKV"
+expect columns '^qkv: COLUMNS=32768 is larger than a terminal can be' "COLUMNS=32768: the sentence names COLUMNS"
+expect columns '^status 2$' "COLUMNS=32768: status 2"
+expect_not columns 'terminfo' "COLUMNS=32768: terminfo is not blamed"
+e2e_tmux kill-session -t columns >/dev/null 2>&1
+
 stop offer
 finish
