@@ -146,47 +146,122 @@ enum qkv_stage app_derived_stage(const struct app *app)
 	return QKV_STAGE_WEIGHTS;
 }
 
-/* Sizes the blast-radius marks for the present trace and clears them. */
-static int marks_reserve(struct app *app)
+/* The trace's matrix behind a grid. */
+static const struct qkv_matrix *grid_matrix(const struct qkv_trace *t, enum app_grid grid)
 {
-	int n = app->trace.n, need = n * (n > app->trace.d_v ? n : app->trace.d_v);
-
-	for (int f = 0; f < FOCUS_COUNT; f++) {
-		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)f);
-		if (m != NULL && m->rows * m->cols > need)
-			need = m->rows * m->cols;
+	switch (grid) {
+	case APP_GRID_Q: return &t->q;
+	case APP_GRID_K: return &t->k;
+	case APP_GRID_V: return &t->v;
+	case APP_GRID_SCORES: return &t->scores;
+	case APP_GRID_SCALED: return &t->scaled;
+	case APP_GRID_WEIGHTS: return &t->weights;
+	case APP_GRID_OUTPUT:
+	default: return &t->output;
 	}
-	if (need > app->moved_capacity) {
-		unsigned char *inputs = realloc(app->moved_inputs, (size_t)need);
-		unsigned char *scores, *output;
+}
 
-		if (inputs == NULL)
+static bool grid_is_attention(enum app_grid grid)
+{
+	return grid >= APP_GRID_SCORES && grid <= APP_GRID_WEIGHTS;
+}
+
+/* Grows buffer *p to at least need bytes (capacity in *capacity). */
+static int reserve_bytes(unsigned char **p, size_t *capacity, size_t need)
+{
+	if (need > *capacity) {
+		unsigned char *grown = realloc(*p, need);
+
+		if (grown == NULL)
 			return QKV_ENOMEM;
-		app->moved_inputs = inputs;
-		scores = realloc(app->moved_scores, (size_t)need);
-		if (scores == NULL)
-			return QKV_ENOMEM;
-		app->moved_scores = scores;
-		output = realloc(app->moved_output, (size_t)need);
-		if (output == NULL)
-			return QKV_ENOMEM;
-		app->moved_output = output;
-		app->moved_capacity = need;
+		*p = grown;
+		*capacity = need;
 	}
-	memset(app->moved_inputs, 0, (size_t)app->moved_capacity);
-	memset(app->moved_scores, 0, (size_t)app->moved_capacity);
-	memset(app->moved_output, 0, (size_t)app->moved_capacity);
 	return 0;
 }
 
-/* Recomputes the trace; marks the scores and outputs that moved (when the shape
- * is unchanged) so the class sees how far an edit reaches. */
+/* Sizes the blast-radius marks for the present trace and clears them. */
+static int marks_reserve(struct app *app)
+{
+	size_t need = 1;
+
+	for (int f = 0; f < FOCUS_COUNT; f++) {
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)f);
+		if (m != NULL && (size_t)m->rows * (size_t)m->cols > need)
+			need = (size_t)m->rows * (size_t)m->cols;
+	}
+	if (reserve_bytes(&app->moved_inputs, &app->moved_inputs_capacity, need) != 0)
+		return QKV_ENOMEM;
+	memset(app->moved_inputs, 0, app->moved_inputs_capacity);
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		const struct qkv_matrix *m = grid_matrix(&app->trace, (enum app_grid)g);
+		size_t cells = (size_t)m->rows * (size_t)m->cols;
+
+		if (reserve_bytes(&app->moved[g], &app->moved_capacity[g], cells > 0 ? cells : 1) != 0)
+			return QKV_ENOMEM;
+		memset(app->moved[g], 0, app->moved_capacity[g]);
+	}
+	return 0;
+}
+
+/* Keeps the trace as it is now, to compare the next one with. Q, K and V as used
+ * are kept only in the projected form (in the direct form they are the inputs). */
+static int keep_previous(struct app *app)
+{
+	const struct qkv_trace *t = &app->trace;
+	size_t cells = (size_t)t->n * (size_t)t->n;
+
+	app->previous_valid = false;
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		int rc;
+
+		if (g <= APP_GRID_V && app->problem.form != QKV_FORM_PROJECTED) {
+			app->previous[g].rows = 0;
+			continue;
+		}
+		rc = qkv_matrix_copy(&app->previous[g], grid_matrix(t, (enum app_grid)g));
+		if (rc != 0)
+			return rc;
+	}
+	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
+		return QKV_ENOMEM;
+	if (cells > 0)
+		memcpy(app->previous_masked, t->masked, cells);
+	app->previous_n = t->n;
+	app->previous_valid = t->n > 0;
+	return 0;
+}
+
+/* Marks every cell of the trace that differs from the kept one (same shapes only). */
+static void mark_moved(struct app *app)
+{
+	const struct qkv_trace *t = &app->trace;
+	bool same_n = app->previous_valid && app->previous_n == t->n;
+
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		const struct qkv_matrix *now = grid_matrix(t, (enum app_grid)g), *before = &app->previous[g];
+		size_t cells = (size_t)now->rows * (size_t)now->cols;
+
+		if (!same_n || before->rows != now->rows || before->cols != now->cols)
+			continue;
+		for (size_t i = 0; i < cells; i++) {
+			bool changed = now->values[i] != before->values[i];
+
+			if (grid_is_attention((enum app_grid)g)) {
+				bool masked = t->masked[i] != 0, was = app->previous_masked[i] != 0;
+				changed = masked != was || (!masked && changed);
+			}
+			app->moved[g][i] = changed;
+		}
+	}
+}
+
+/* Recomputes the trace; marks the cells that moved (when the shape is unchanged)
+ * so the class sees how far a change reaches. */
 static int recompute(struct app *app, bool mark)
 {
-	int rc = qkv_matrix_copy(&app->previous_scores, &app->trace.scores);
+	int rc = mark ? keep_previous(app) : 0;
 
-	if (rc == 0)
-		rc = qkv_matrix_copy(&app->previous_output, &app->trace.output);
 	if (rc == 0)
 		rc = qkv_attention(&app->problem, &app->trace);
 	if (rc == 0)
@@ -198,18 +273,7 @@ static int recompute(struct app *app, bool mark)
 	clamp_cursors(app);
 	if (!mark)
 		return 0;
-	if (app->previous_scores.rows == app->trace.scores.rows &&
-	    app->previous_scores.cols == app->trace.scores.cols) {
-		size_t count = (size_t)app->trace.n * (size_t)app->trace.n;
-		for (size_t i = 0; i < count; i++)
-			app->moved_scores[i] = app->previous_scores.values[i] != app->trace.scores.values[i];
-	}
-	if (app->previous_output.rows == app->trace.output.rows &&
-	    app->previous_output.cols == app->trace.output.cols) {
-		size_t count = (size_t)app->trace.n * (size_t)app->trace.d_v;
-		for (size_t i = 0; i < count; i++)
-			app->moved_output[i] = app->previous_output.values[i] != app->trace.output.values[i];
-	}
+	mark_moved(app);
 	app->mark_until_ms = app->now_ms + APP_MARK_MS;
 	return 0;
 }
@@ -219,16 +283,25 @@ static bool marks_live(const struct app *app)
 	return app->now_ms < app->mark_until_ms;
 }
 
+bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
+{
+	const struct qkv_matrix *m;
+
+	if (!marks_live(app) || (int)grid < 0 || grid >= APP_GRID_COUNT)
+		return false;
+	m = grid_matrix(&app->trace, grid);
+	return row >= 0 && col >= 0 && row < m->rows && col < m->cols &&
+	       app->moved[grid][(size_t)row * (size_t)m->cols + (size_t)col];
+}
+
 bool app_moved_score(const struct app *app, int query, int key)
 {
-	return marks_live(app) && query < app->trace.n && key < app->trace.n &&
-	       app->moved_scores[(size_t)query * (size_t)app->trace.n + (size_t)key];
+	return app_moved(app, APP_GRID_SCORES, query, key);
 }
 
 bool app_moved_output(const struct app *app, int query, int col)
 {
-	return marks_live(app) && query < app->trace.n && col < app->trace.d_v &&
-	       app->moved_output[(size_t)query * (size_t)app->trace.d_v + (size_t)col];
+	return app_moved(app, APP_GRID_OUTPUT, query, col);
 }
 
 bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col)
@@ -252,8 +325,8 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	app->problem = *p;
 	qkv_problem_init(p);
 	qkv_trace_init(&app->trace);
-	qkv_matrix_init(&app->previous_scores);
-	qkv_matrix_init(&app->previous_output);
+	for (int g = 0; g < APP_GRID_COUNT; g++)
+		qkv_matrix_init(&app->previous[g]);
 	history_init(&app->history, HISTORY_BUDGET);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_init(&app->untied[i]);
@@ -281,52 +354,322 @@ void app_fini(struct app *app)
 {
 	qkv_problem_fini(&app->problem);
 	qkv_trace_fini(&app->trace);
-	qkv_matrix_fini(&app->previous_scores);
-	qkv_matrix_fini(&app->previous_output);
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		qkv_matrix_fini(&app->previous[g]);
+		free(app->moved[g]);
+	}
+	free(app->previous_masked);
 	history_fini(&app->history);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	free(app->moved_inputs);
-	free(app->moved_scores);
-	free(app->moved_output);
 	free(app->path);
 	memset(app, 0, sizeof *app);
 }
 
 /* --- changes to the problem ---------------------------------------------------- */
 
+/* --- the blast radius in words --------------------------------------------------- */
+
+#define NAMES_MAX 4 /* longer lists of rows or columns are counted */
+
+/* Text appended to a fixed buffer. */
+struct words {
+	char *buf;
+	size_t size, length;
+};
+
+static void add(struct words *w, const char *fmt, ...)
+{
+	va_list args;
+	int written;
+	size_t room = w->length < w->size ? w->size - w->length : 0;
+
+	va_start(args, fmt);
+	written = vsnprintf(room > 0 ? w->buf + w->length : NULL, room, fmt, args);
+	va_end(args);
+	if (written > 0)
+		w->length += (size_t)written;
+}
+
+/* What a grid is called in the sentence, and how its rows and columns are named. */
+static const char *const grid_nouns[APP_GRID_COUNT] = {
+	"Q", "K", "V", "score", "scaled score", "weights", "output",
+};
+
+static bool grid_live(const struct app *app, enum app_grid grid, int row, int col)
+{
+	return !grid_is_attention(grid) || !qkv_trace_is_masked(&app->trace, row, col);
+}
+
+static bool cell_moved_now(const struct app *app, enum app_grid grid, int row, int col)
+{
+	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
+
+	return app->moved[grid][(size_t)row * (size_t)m->cols + (size_t)col] != 0;
+}
+
+/* The name of row i (a token) or column i (a token for the attention grids, d1… else). */
+static void index_name(const struct app *app, enum app_grid grid, bool column, int i, char *buf, size_t size)
+{
+	if (!column || grid_is_attention(grid))
+		snprintf(buf, size, "%s", app->problem.tokens[i]);
+	else
+		snprintf(buf, size, "d%d", i + 1);
+}
+
+/* "t1", "t1 and t3", "t1, t2 and t4", or "5 rows" for the indices set in chosen. */
+static void add_names(struct words *w, const struct app *app, enum app_grid grid, bool column,
+		      const unsigned char *chosen, int count, const char *plural)
+{
+	int total = 0, shown = 0;
+	char name[QKV_MAX_LABEL + 16];
+
+	for (int i = 0; i < count; i++)
+		total += chosen[i] != 0;
+	if (total > NAMES_MAX) {
+		add(w, "%d %s", total, plural);
+		return;
+	}
+	for (int i = 0; i < count; i++) {
+		if (!chosen[i])
+			continue;
+		index_name(app, grid, column, i, name, sizeof name);
+		add(w, "%s%s", shown == 0 ? "" : shown + 1 == total ? " and " : ", ", name);
+		shown++;
+	}
+}
+
+/* Describes the moved cells of one grid: "score row t1", "all of weights rows t1
+ * and t3", "score column t2 in rows t1 and t3", "every output", "4 of 9 scores".
+ * Returns false when nothing in the grid moved. `all_of` asks for "all of" before
+ * whole rows (the weights, where softmax moves a whole row at once). */
+static bool describe_grid(struct words *w, const struct app *app, enum app_grid grid, bool all_of)
+{
+	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
+	int rows = m->rows, cols = m->cols, moved = 0, live = 0, moved_rows = 0, moved_cols = 0;
+	unsigned char row_any[QKV_MAX_TOKENS], row_full[QKV_MAX_TOKENS], col_any[QKV_MAX_DIM > QKV_MAX_TOKENS ? QKV_MAX_DIM : QKV_MAX_TOKENS],
+		col_full[QKV_MAX_DIM > QKV_MAX_TOKENS ? QKV_MAX_DIM : QKV_MAX_TOKENS];
+	bool rows_whole = true, cols_whole = true, cross = true;
+	const char *noun = grid_nouns[grid];
+	bool plural_noun = grid != APP_GRID_WEIGHTS;
+
+	if (rows > QKV_MAX_TOKENS || cols > (int)sizeof col_any)
+		return false;
+	memset(row_any, 0, (size_t)rows);
+	memset(col_any, 0, (size_t)cols);
+	memset(row_full, 1, (size_t)rows);
+	memset(col_full, 1, (size_t)cols);
+	for (int r = 0; r < rows; r++) {
+		for (int c = 0; c < cols; c++) {
+			bool is_live = grid_live(app, grid, r, c), is_moved = cell_moved_now(app, grid, r, c);
+
+			live += is_live;
+			moved += is_moved;
+			if (is_moved) {
+				row_any[r] = 1;
+				col_any[c] = 1;
+			} else if (is_live) {
+				row_full[r] = 0;
+				col_full[c] = 0;
+			}
+		}
+	}
+	if (moved == 0)
+		return false;
+	for (int r = 0; r < rows; r++) {
+		moved_rows += row_any[r];
+		if (row_any[r] && !row_full[r])
+			rows_whole = false;
+	}
+	for (int c = 0; c < cols; c++) {
+		moved_cols += col_any[c];
+		if (col_any[c] && !col_full[c])
+			cols_whole = false;
+	}
+	/* Whole rows and whole columns together (an edit of X moves a row and a column). */
+	for (int r = 0; r < rows && cross; r++)
+		for (int c = 0; c < cols && cross; c++)
+			if (cell_moved_now(app, grid, r, c) && !(row_any[r] && row_full[r]) && !(col_any[c] && col_full[c]))
+				cross = false;
+	for (int r = 0; r < rows; r++)
+		row_full[r] = row_any[r] && row_full[r];
+	for (int c = 0; c < cols; c++)
+		col_full[c] = col_any[c] && col_full[c];
+	if (moved >= live && moved_rows == rows) {
+		add(w, grid == APP_GRID_WEIGHTS ? "every weight" : "every %s", noun);
+		return true;
+	}
+	if (rows_whole) {
+		add(w, "%s%s %s ", all_of ? "all of " : "", noun, moved_rows > 1 ? "rows" : "row");
+		add_names(w, app, grid, false, row_any, rows, "rows");
+		return true;
+	}
+	if (cols_whole) {
+		add(w, "%s %s ", noun, moved_cols > 1 ? "columns" : "column");
+		add_names(w, app, grid, true, col_any, cols, "columns");
+		return true;
+	}
+	if (cross) {
+		int full_rows = 0, full_cols = 0;
+
+		for (int r = 0; r < rows; r++)
+			full_rows += row_full[r];
+		for (int c = 0; c < cols; c++)
+			full_cols += col_full[c];
+		add(w, "%s%s %s ", all_of ? "all of " : "", noun, full_rows > 1 ? "rows" : "row");
+		add_names(w, app, grid, false, row_full, rows, "rows");
+		add(w, " and %s ", full_cols > 1 ? "columns" : "column");
+		add_names(w, app, grid, true, col_full, cols, "columns");
+		return true;
+	}
+	if (moved_cols == 1) {
+		add(w, "%s column ", noun);
+		add_names(w, app, grid, true, col_any, cols, "columns");
+		add(w, " in %s ", moved_rows > 1 ? "rows" : "row");
+		add_names(w, app, grid, false, row_any, rows, "rows");
+		return true;
+	}
+	if (moved_rows == 1) {
+		add(w, "%s row ", noun);
+		add_names(w, app, grid, false, row_any, rows, "rows");
+		add(w, " in %s ", moved_cols > 1 ? "columns" : "column");
+		add_names(w, app, grid, true, col_any, cols, "columns");
+		return true;
+	}
+	add(w, "%d of %d %s%s", moved, live, noun, plural_noun ? "s" : "");
+	return true;
+}
+
+/* True when the moved cells of a are also moved in b. */
+static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b)
+{
+	const struct qkv_matrix *m = grid_matrix(&app->trace, a);
+	size_t cells = (size_t)m->rows * (size_t)m->cols;
+
+	for (size_t i = 0; i < cells; i++)
+		if (app->moved[a][i] && !app->moved[b][i])
+			return false;
+	return true;
+}
+
+static bool moved_same(const struct app *app, enum app_grid a, enum app_grid b)
+{
+	return moved_within(app, a, b) && moved_within(app, b, a);
+}
+
+static bool grid_moved_any(const struct app *app, enum app_grid grid)
+{
+	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
+	size_t cells = (size_t)m->rows * (size_t)m->cols;
+
+	for (size_t i = 0; i < cells; i++)
+		if (app->moved[grid][i])
+			return true;
+	return false;
+}
+
+/* The smallest change among the moved weights and outputs that stay visible, so the
+ * sentence can say when a marked value moved by less than its shown digits. */
+static void add_smallest_move(struct words *w, const struct app *app)
+{
+	static const enum app_grid grids[2] = { APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	double smallest = INFINITY;
+	int at_grid = -1, at_row = 0, at_col = 0;
+
+	for (int g = 0; g < 2; g++) {
+		const struct qkv_matrix *now = grid_matrix(&app->trace, grids[g]), *before = &app->previous[grids[g]];
+
+		if (before->rows != now->rows || before->cols != now->cols)
+			continue;
+		for (int r = 0; r < now->rows; r++) {
+			for (int c = 0; c < now->cols; c++) {
+				size_t i = (size_t)r * (size_t)now->cols + (size_t)c;
+				double change = fabs(now->values[i] - before->values[i]);
+
+				if (!app->moved[grids[g]][i] || !grid_live(app, grids[g], r, c))
+					continue;
+				if (change < smallest) {
+					smallest = change;
+					at_grid = grids[g];
+					at_row = r;
+					at_col = c;
+				}
+			}
+		}
+	}
+	/* Two decimals are the finest the grids show for weights and outputs. */
+	if (at_grid < 0 || smallest >= 0.005)
+		return;
+	if (at_grid == APP_GRID_WEIGHTS)
+		add(w, "; A[%s,%s] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
+		    app->problem.tokens[at_col], smallest);
+	else
+		add(w, "; O[%s,d%d] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
+		    at_col + 1, smallest);
+}
+
+/* "moves score row t1 and, through softmax's normalisation, all of weights row t1,
+ * and output row t1": every computed grid whose cells moved in the last change,
+ * read from the marks (so the sentence says what the marks show). */
+void app_reach_words(const struct app *app, char *buf, size_t size)
+{
+	struct words w = { buf, size, 0 };
+	char item[8][APP_MESSAGE_MAX];
+	bool coupled[8] = { false };
+	int count = 0;
+	bool projected = app->problem.form == QKV_FORM_PROJECTED;
+
+	if (size > 0)
+		buf[0] = '\0';
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		struct words one = { item[count], sizeof item[count], 0 };
+
+		item[count][0] = '\0';
+		if (g <= APP_GRID_V && !projected)
+			continue;
+		if (g == APP_GRID_SCALED && moved_same(app, APP_GRID_SCALED, APP_GRID_SCORES))
+			continue;
+		if (g == APP_GRID_WEIGHTS && !moved_within(app, APP_GRID_WEIGHTS, APP_GRID_SCALED))
+			coupled[count] = true;
+		if (describe_grid(&one, app, (enum app_grid)g, g == APP_GRID_WEIGHTS && coupled[count]))
+			count++;
+	}
+	if (count == 0) {
+		add(&w, "moves nothing computed from it");
+		return;
+	}
+	add(&w, "moves ");
+	for (int i = 0; i < count; i++) {
+		if (i > 0 && coupled[i])
+			add(&w, " and, through softmax's normalisation, ");
+		else if (i > 0 && i + 1 == count)
+			add(&w, count > 2 ? ", and " : " and ");
+		else if (i > 0)
+			add(&w, ", ");
+		else if (coupled[i])
+			add(&w, "through softmax's normalisation ");
+		add(&w, "%s", item[i]);
+	}
+	if (!grid_moved_any(app, APP_GRID_WEIGHTS) && grid_moved_any(app, APP_GRID_OUTPUT))
+		add(&w, "; the weights do not move");
+	add_smallest_move(&w, app);
+}
+
 /* Says what an edit changed and how far it reached (the blast radius). */
 static void describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
 			    double after)
 {
-	char from[32], to[32], place[96], reach[128];
-	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
-	const char *token = focus <= FOCUS_X ? app->problem.tokens[row] : "";
+	char from[32], to[32], place[96], reach[APP_MESSAGE_MAX];
 
 	qkv_format_exact(from, sizeof from, before);
 	qkv_format_exact(to, sizeof to, after);
+	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
 	if (focus <= FOCUS_X)
-		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), token, col + 1);
+		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), app->problem.tokens[row], col + 1);
 	else
 		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(focus), row + 1, col + 1);
-	switch (focus) {
-	case FOCUS_Q:
-		snprintf(reach, sizeof reach, "moves score row %s and output row %s", token, token);
-		break;
-	case FOCUS_K:
-		snprintf(reach, sizeof reach, "moves column %s of every score row, so every output", token);
-		break;
-	case FOCUS_V:
-		snprintf(reach, sizeof reach, "moves the outputs only: the weights do not change");
-		break;
-	case FOCUS_X:
-		snprintf(reach, sizeof reach, "moves q, k and v of %s, so everything that reads them", token);
-		break;
-	default:
-		snprintf(reach, sizeof reach, "changes column %d of every projected %s", col + 1,
-			 focus == FOCUS_W_Q ? "query" : focus == FOCUS_W_K ? "key" : "value");
-		break;
-	}
+	app_reach_words(app, reach, sizeof reach);
 	say(app, false, "%s: %s → %s %s", place, from, to, reach);
 }
 
