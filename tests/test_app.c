@@ -1108,13 +1108,34 @@ START_TEST(test_double_and_halve_d_k)
 	copy_problem(&original, &a);
 	key(&a, '>');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 4);
-	for (int r = 0; r < 3; r++)
-		for (int c = 2; c < 4; c++)
-			ck_assert(cell(&a, QKV_INPUT_K, r, c) == 0.0);
+	/* A hand-made problem grows by N(0,1) columns drawn with the seed on screen: the
+	 * same entries a random problem of that seed has there; the old columns stay. */
+	{
+		struct qkv_problem drawn;
+
+		qkv_problem_init(&drawn);
+		ck_assert_int_eq(qkv_problem_random(&drawn, 3, 4, 2, a.column_seed), 0);
+		ck_assert_msg(strstr(a.message, "2 new columns of Q and K drawn from N(0,1), seed 1") != NULL,
+			      "message: %s", a.message);
+		for (int r = 0; r < 3; r++) {
+			for (int c = 0; c < 4; c++) {
+				ck_assert(cell(&a, QKV_INPUT_Q, r, c) ==
+					  (c < 2 ? worked_qk[r][c] : qkv_matrix_get(&drawn.q, r, c)));
+				ck_assert(cell(&a, QKV_INPUT_K, r, c) ==
+					  (c < 2 ? worked_qk[r][c] : qkv_matrix_get(&drawn.k, r, c)));
+			}
+		}
+		qkv_problem_fini(&drawn);
+	}
+	ck_assert(!a.problem.seeded);
 	key(&a, '<');
 	ck_assert(qkv_problem_equal(&a.problem, &original));
 	key(&a, ']');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 3);
+	/* ] stays the plain edit: a zero column. */
+	for (int r = 0; r < 3; r++)
+		ck_assert(cell(&a, QKV_INPUT_K, r, 2) == 0.0 && cell(&a, QKV_INPUT_Q, r, 2) == 0.0);
+	ck_assert_msg(strstr(a.message, "a zero column added to Q and K") != NULL, "message: %s", a.message);
 	key(&a, '<');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1);
 	key(&a, '<');

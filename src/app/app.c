@@ -12,6 +12,7 @@
 
 #include "app/app.h"
 #include "io/save.h"
+#include "qkv/describe.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 
@@ -324,6 +325,8 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	memset(app, 0, sizeof *app);
 	app->problem = *p;
 	qkv_problem_init(p);
+	qkv_problem_init(&app->saved);
+	app->column_seed = 1;
 	qkv_trace_init(&app->trace);
 	for (int g = 0; g < APP_GRID_COUNT; g++)
 		qkv_matrix_init(&app->previous[g]);
@@ -347,12 +350,15 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	}
 	if (app->problem.notes != NULL)
 		say(app, false, "%s", app->problem.notes);
+	if (qkv_problem_copy(&app->saved, &app->problem) != 0)
+		return QKV_ENOMEM;
 	return recompute(app, false);
 }
 
 void app_fini(struct app *app)
 {
 	qkv_problem_fini(&app->problem);
+	qkv_problem_fini(&app->saved);
 	qkv_trace_fini(&app->trace);
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
 		qkv_matrix_fini(&app->previous[g]);
@@ -673,6 +679,17 @@ static void describe_change(struct app *app, enum app_focus focus, int row, int 
 	say(app, false, "%s: %s → %s %s", place, from, to, reach);
 }
 
+/* Modified means different from the problem as loaded or saved; the wrong-way
+ * demonstrations are never saved, so they do not count. */
+static void update_dirty(struct app *app)
+{
+	enum qkv_wrong kept = app->saved.wrong;
+
+	app->saved.wrong = app->problem.wrong;
+	app->dirty = !qkv_problem_equal(&app->problem, &app->saved);
+	app->saved.wrong = kept;
+}
+
 /* Sets one input cell, with undo, and recomputes. */
 static int set_cell(struct app *app, enum app_focus focus, int row, int col, double value)
 {
@@ -692,7 +709,7 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 		return REDRAW_STATUS;
 	}
 	qkv_matrix_set(m, row, col, value);
-	app->dirty = true;
+	update_dirty(app);
 	recompute(app, true);
 	app->moved_input = focus_input(focus);
 	app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col] = 1;
@@ -727,7 +744,7 @@ static int change_problem(struct app *app, problem_change change, int argument,
 						      : qkv_error_string(rc));
 		return REDRAW_STATUS;
 	}
-	app->dirty = true;
+	update_dirty(app);
 	recompute(app, true);
 	if (done != NULL)
 		say(app, false, "%s", done);
@@ -784,6 +801,12 @@ static int change_wrong(struct app *app, int wrong)
 	struct qkv_problem *p = &app->problem;
 	p->wrong = (enum qkv_wrong)wrong;
 	return 0;
+}
+
+/* New d_k columns drawn from N(0,1) with the app's column seed, for any problem. */
+static int change_draw_d_k(struct app *app, int d_k)
+{
+	return qkv_problem_draw_d_k(&app->problem, d_k, app->column_seed);
 }
 
 /* Toggles the custom mask bit of cell argument = query·n + key. */
@@ -1062,7 +1085,9 @@ static int save_to(struct app *app, const char *path)
 			app->path = copy;
 		}
 	}
-	app->dirty = false;
+	/* Without a copy (out of memory) saved is left empty: the problem reads modified. */
+	qkv_problem_copy(&app->saved, &app->problem);
+	update_dirty(app);
 	say(app, false, "saved to %s", path);
 	return REDRAW_STATUS;
 }
@@ -1131,7 +1156,7 @@ static int undo_redo(struct app *app, bool redo)
 		say(app, false, redo ? "nothing to redo" : "nothing to undo");
 		return REDRAW_STATUS;
 	}
-	app->dirty = true;
+	update_dirty(app);
 	recompute(app, true);
 	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
 	    (app_focus_is_input(app, (enum app_focus)place.focus) || place.focus >= FOCUS_ATTENTION)) {
@@ -1140,7 +1165,8 @@ static int undo_redo(struct app *app, bool redo)
 		app->cursor[app->focus].col = place.col;
 		clamp_cursors(app);
 	}
-	say(app, false, redo ? "redone" : "undone");
+	say(app, false, "%s%s", redo ? "redone" : "undone",
+	    app->dirty ? "" : ": the problem is as it was loaded or last saved");
 	return REDRAW_ALL;
 }
 
@@ -1202,16 +1228,37 @@ static int current_token(const struct app *app)
 	return app_query(app);
 }
 
+/* Puts the cursors that follow a token (the focused token grid's, the query's) on it. */
+static void select_token(struct app *app, int token)
+{
+	if (app->focus == FOCUS_Q || app->focus == FOCUS_K || app->focus == FOCUS_V || app->focus == FOCUS_X ||
+	    app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT)
+		app->cursor[app->focus].row = token;
+	else
+		app->cursor[FOCUS_ATTENTION].row = token;
+	clamp_cursors(app);
+	move_cursor(app, 0, 0);
+}
+
 static int structure_key(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
 	int d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
-	char done[96];
+	char done[192];
 
 	switch (key) {
-	case 'o':
-		snprintf(done, sizeof done, "token added after %s", p->tokens[current_token(app)]);
-		return change_problem(app, change_insert_token, current_token(app), done);
+	case 'o': {
+		/* A new token after the cursor's, and the cursor on it: x then removes it again. */
+		int at = current_token(app), redraw;
+
+		snprintf(done, sizeof done, "%s", p->tokens[at]);
+		redraw = change_problem(app, change_insert_token, at, NULL);
+		if (redraw != REDRAW_ALL)
+			return redraw;
+		select_token(app, at + 1);
+		say(app, false, "token %s added after %s; the cursor is on it (x removes it)", p->tokens[at + 1], done);
+		return redraw;
+	}
 	case 'x':
 		if (p->n <= 1) {
 			say(app, true, "the last token cannot be removed");
@@ -1235,13 +1282,27 @@ static int structure_key(struct app *app, int key)
 	case '>':
 	case '<': {
 		int target = key == ']' ? d_k + 1 : key == '[' ? d_k - 1 : key == '>' ? d_k * 2 : d_k / 2;
+		const char *pair = p->form == QKV_FORM_DIRECT ? "Q and K" : "W_Q and W_K";
 
 		if (target < 1 || target > QKV_MAX_DIM) {
 			say(app, true, "d_k stays %d: it goes from 1 to %d", d_k, QKV_MAX_DIM);
 			return REDRAW_STATUS;
 		}
-		snprintf(done, sizeof done, "d_k = %d%s", target,
-			 p->seeded && target > d_k ? " (new columns drawn from the seed)" : "");
+		if (target < d_k) {
+			snprintf(done, sizeof done, "d_k = %d: the last %d column%s of %s dropped", target, d_k - target,
+				 d_k - target > 1 ? "s" : "", pair);
+		} else if (p->seeded && p->form == QKV_FORM_DIRECT) {
+			snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu", target,
+				 target - d_k, target - d_k > 1 ? "s" : "", pair, (unsigned long long)p->seed);
+		} else if (key == '>') {
+			/* The saturation lesson needs N(0,1) columns, whatever the problem. */
+			snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu "
+				 "(] adds a zero column)", target, target - d_k, target - d_k > 1 ? "s" : "", pair,
+				 (unsigned long long)app->column_seed);
+			return change_problem(app, change_draw_d_k, target, done);
+		} else {
+			snprintf(done, sizeof done, "d_k = %d: a zero column added to %s", target, pair);
+		}
 		return change_problem(app, change_d_k, target, done);
 	}
 	case '}':
@@ -1260,16 +1321,111 @@ static int structure_key(struct app *app, int key)
 	}
 }
 
+/* The query rows whose weights do not sum to 1 at two decimals, with their sums:
+ * "rows t1 and t2 (0.33, 0.67)". Returns how many there are. */
+static int rows_off_one(const struct app *app, struct words *w)
+{
+	const struct qkv_trace *t = &app->trace;
+	int count = 0, named = 0;
+	char sum[32];
+
+	for (int i = 0; i < t->n; i++) {
+		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
+		count += strcmp(sum, "1.00") != 0;
+	}
+	if (count == 0)
+		return 0;
+	add(w, count == 1 ? "row " : count <= NAMES_MAX ? "rows " : "%d rows, ", count);
+	for (int i = 0; i < t->n && named < NAMES_MAX; i++) {
+		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
+		if (strcmp(sum, "1.00") == 0)
+			continue;
+		add(w, "%s%s", named == 0 ? "" : named + 1 == count ? " and " : ", ", app->problem.tokens[i]);
+		named++;
+	}
+	if (count > NAMES_MAX)
+		add(w, ", …");
+	add(w, " (Σ ");
+	named = 0;
+	for (int i = 0; i < t->n && named < NAMES_MAX; i++) {
+		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
+		if (strcmp(sum, "1.00") == 0)
+			continue;
+		add(w, "%s%s", named == 0 ? "" : ", ", sum);
+		named++;
+	}
+	add(w, count > NAMES_MAX ? ", …)" : ")");
+	return count;
+}
+
+/* True when every column of weights sums to 1 at two decimals. */
+static bool columns_sum_to_one(const struct app *app)
+{
+	const struct qkv_trace *t = &app->trace;
+	char text[32];
+
+	for (int j = 0; j < t->n; j++) {
+		double sum = 0.0;
+
+		for (int i = 0; i < t->n; i++)
+			sum += qkv_matrix_get(&t->weights, i, j);
+		qkv_format_number(text, sizeof text, sum, 2);
+		if (strcmp(text, "1.00") != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool any_key_masked(const struct app *app)
+{
+	size_t cells = (size_t)app->trace.n * (size_t)app->trace.n;
+
+	for (size_t i = 0; i < cells; i++)
+		if (app->trace.masked[i])
+			return true;
+	return false;
+}
+
+/* What the wrong-way demonstration in force does to these numbers. Masking after
+ * softmax only shows where a key is masked, so with no mask it says so and offers
+ * the causal mask (m). */
+static void wrong_words(struct app *app, const char *prefix)
+{
+	char text[APP_MESSAGE_MAX];
+	struct words w = { text, sizeof text, 0 };
+
+	add(&w, "%s", prefix);
+	switch (app->problem.wrong) {
+	case QKV_WRONG_MASK_AFTER_SOFTMAX:
+		add(&w, "WRONG WAY: mask applied after softmax — ");
+		if (!any_key_masked(app))
+			add(&w, "no key is masked here, so it changes nothing and every row still sums to 1; "
+				 "m turns the causal mask on");
+		else if (rows_off_one(app, &w) > 0)
+			add(&w, " no longer sum to 1");
+		else
+			add(&w, "every row still sums to 1");
+		break;
+	case QKV_WRONG_COLUMN_SOFTMAX:
+		add(&w, "WRONG WAY: softmax down the columns — %s", columns_sum_to_one(app) ? "columns sum to 1; " : "");
+		if (rows_off_one(app, &w) > 0)
+			add(&w, " do not");
+		else
+			add(&w, "every row happens to sum to 1 as well");
+		break;
+	case QKV_WRONG_NONE:
+	default:
+		add(&w, "the right way again: every row of weights sums to 1");
+		break;
+	}
+	say(app, app->problem.wrong != QKV_WRONG_NONE, "%s", text);
+}
+
 static int option_key(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
 	static const char *const mask_names[] = { "none", "causal (query i sees keys j ≤ i)",
 						  "custom (Enter on a weight toggles it)" };
-	static const char *const wrong_names[] = {
-		"the right way again",
-		"WRONG WAY: mask applied after softmax — rows no longer sum to 1",
-		"WRONG WAY: softmax down the columns — columns sum to 1, rows do not",
-	};
 	char done[128];
 
 	switch (key) {
@@ -1293,18 +1449,23 @@ static int option_key(struct app *app, int key)
 		return change_problem(app, change_temperature, index, done);
 	}
 	case 'm': {
-		int next = (p->mask + 1) % 3;
+		int next = (p->mask + 1) % 3, redraw;
 
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
-		return change_problem(app, change_mask, next, done);
+		redraw = change_problem(app, change_mask, next, done);
+		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE) {
+			size_t length = strlen(done);
+
+			snprintf(done + length, sizeof done - length, " · ");
+			wrong_words(app, done);
+		}
+		return redraw;
 	}
 	case 'W': {
-		int next = (p->wrong + 1) % 3;
-		bool dirty = app->dirty;
-		int redraw = change_problem(app, change_wrong, next, wrong_names[next]);
+		int redraw = change_problem(app, change_wrong, (p->wrong + 1) % 3, NULL);
 
-		app->dirty = dirty; /* a demonstration, never saved: nothing to lose */
-		app->message_is_error = next != QKV_WRONG_NONE;
+		if (redraw == REDRAW_ALL)
+			wrong_words(app, "");
 		return redraw;
 	}
 	case 'I':
@@ -1314,8 +1475,16 @@ static int option_key(struct app *app, int key)
 		}
 		if (app_projections_tied(app) && app->untied[0].rows == p->x.cols)
 			return change_problem(app, change_identity, 0, "projections learned again: W_Q, W_K, W_V as they were");
-		return change_problem(app, change_identity, 1,
-				      "W_Q = W_K = W_V = identity, so Q = K = V = X: each token attends most to itself");
+		{
+			int redraw = change_problem(app, change_identity, 1, NULL);
+			char words[APP_MESSAGE_MAX - 64];
+
+			if (redraw != REDRAW_ALL)
+				return redraw;
+			qkv_describe_self(words, sizeof words, &app->problem, &app->trace, 2);
+			say(app, false, "W_Q = W_K = W_V = identity, so Q = K = V = X: %s", words);
+			return redraw;
+		}
 	case 'z': {
 		int token = current_token(app);
 		bool padding = p->padding != NULL && p->padding[token];

@@ -106,7 +106,9 @@ struct app {
 	struct qkv_problem problem;
 	struct qkv_trace trace;     /* always computed from problem */
 	char *path;                 /* file being edited (owned), NULL if none */
-	bool dirty;                 /* unsaved changes */
+	bool dirty;                 /* the problem differs from `saved` (the wrong-way demo aside) */
+	struct qkv_problem saved;   /* the problem as loaded or last saved */
+	uint64_t column_seed;       /* `>` draws new d_k columns from N(0,1) with this seed */
 	bool quit;                  /* the interface should end */
 
 	enum app_focus focus;
