@@ -403,6 +403,8 @@ static const char *const grid_nouns[APP_GRID_COUNT] = {
 	"Q", "K", "V", "score", "scaled score", "weights", "output",
 };
 
+static const char *const grid_symbols[APP_GRID_COUNT] = { "Q", "K", "V", "S", "S'", "A", "O" };
+
 static bool grid_live(const struct app *app, enum app_grid grid, int row, int col)
 {
 	return !grid_is_attention(grid) || !qkv_trace_is_masked(&app->trace, row, col);
@@ -502,6 +504,18 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 		row_full[r] = row_any[r] && row_full[r];
 	for (int c = 0; c < cols; c++)
 		col_full[c] = col_any[c] && col_full[c];
+	if (moved == 1 && live > 1) {
+		char row_name[QKV_MAX_LABEL + 16], col_name[QKV_MAX_LABEL + 16];
+
+		for (int r = 0; r < rows; r++)
+			for (int c = 0; c < cols; c++)
+				if (cell_moved_now(app, grid, r, c)) {
+					index_name(app, grid, false, r, row_name, sizeof row_name);
+					index_name(app, grid, true, c, col_name, sizeof col_name);
+				}
+		add(w, "%s[%s,%s]", grid_symbols[grid], row_name, col_name);
+		return true;
+	}
 	if (moved >= live && moved_rows == rows) {
 		add(w, grid == APP_GRID_WEIGHTS ? "every weight" : "every %s", noun);
 		return true;
@@ -642,7 +656,7 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 			count++;
 	}
 	if (count == 0) {
-		add(&w, "moves nothing computed from it");
+		add(&w, "moves no value on screen");
 		return;
 	}
 	add(&w, "moves ");
@@ -942,7 +956,7 @@ static int cycle_focus(struct app *app, int direction)
 
 static int step_stage(struct app *app, int direction)
 {
-	int first = first_stage(app), previous = app->stage;
+	int first = first_stage(app);
 
 	if (direction > 0)
 		app->stage = app->stage == APP_STAGE_LIVE ? first
@@ -950,14 +964,8 @@ static int step_stage(struct app *app, int direction)
 	else
 		app->stage = app->stage == APP_STAGE_LIVE || app->stage <= first ? APP_STAGE_LIVE
 										 : app->stage - 1;
-	/* Entering the walk, the cursor moves to the stage's grid so arrows pick the cell
-	 * whose arithmetic is shown; a person who tabbed to an input keeps it. */
-	if (previous == APP_STAGE_LIVE || !app_focus_is_input(app, app->focus)) {
-		if (app->stage >= QKV_STAGE_SCORES && app->stage <= QKV_STAGE_WEIGHTS)
-			app->focus = FOCUS_ATTENTION;
-		else if (app->stage >= QKV_STAGE_MIX)
-			app->focus = FOCUS_OUTPUT;
-	}
+	/* Stepping never moves the focus between grids: the clicker walks the stages and
+	 * the cursor stays where the person put it (Tab moves it). */
 	if (app->stage == APP_STAGE_LIVE)
 		say(app, false, "all stages live");
 	else
@@ -1668,6 +1676,42 @@ static int pointer(struct app *app, const struct event *event)
 	return REDRAW_ALL;
 }
 
+/* The keys a presentation clicker sends: they always step the stages. */
+static bool is_stage_key(int key)
+{
+	return key == APP_KEY_PAGE_DOWN || key == APP_KEY_PAGE_UP || key == APP_KEY_HOME || key == APP_KEY_END;
+}
+
+/* A stage key during an edit: the typed value is kept when it is a number, else the
+ * edit is cancelled; then the stage steps, and the status line says both. */
+static int stage_key_while_editing(struct app *app, int key)
+{
+	char first[APP_MESSAGE_MAX], place[96], then[APP_MESSAGE_MAX];
+	const struct app_cursor *c = &app->cursor[app->focus];
+	double value;
+	int redraw = REDRAW_INPUTS | REDRAW_STATUS;
+
+	if (app->focus <= FOCUS_X)
+		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(app->focus), app->problem.tokens[c->row],
+			 c->col + 1);
+	else
+		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(app->focus), c->row + 1, c->col + 1);
+	app->editing = false;
+	if (parse_value(app->edit, &value)) {
+		char shown[32];
+
+		redraw |= set_cell(app, app->focus, c->row, c->col, value);
+		qkv_format_exact(shown, sizeof shown, value);
+		snprintf(first, sizeof first, "%s = %s kept", place, shown);
+	} else {
+		snprintf(first, sizeof first, "edit of %s cancelled (“%.40s” is not a number)", place, app->edit);
+	}
+	redraw |= command_key(app, key);
+	snprintf(then, sizeof then, "%s", app->message);
+	say(app, false, "%s · %s", first, then);
+	return redraw;
+}
+
 int app_update(struct app *app, const struct event *event)
 {
 	if (event->now_ms > app->now_ms)
@@ -1691,10 +1735,13 @@ int app_update(struct app *app, const struct event *event)
 	if (app->autoplay) {
 		app->autoplay = false;
 		say(app, false, "autoplay stopped");
-		return REDRAW_STATUS;
+		if (!is_stage_key(event->key))
+			return REDRAW_STATUS;
 	}
 	if (app->prompt != PROMPT_NONE)
 		return prompt_key(app, event->key);
+	if (app->editing && is_stage_key(event->key))
+		return stage_key_while_editing(app, event->key);
 	if (app->editing)
 		return edit_key(app, event->key);
 	if (app->overlay == OVERLAY_SATURATION) {
@@ -1704,7 +1751,9 @@ int app_update(struct app *app, const struct event *event)
 	}
 	if (app->overlay == OVERLAY_HELP && event->key != '?') {
 		app->overlay = OVERLAY_NONE;
-		return REDRAW_ALL;
+		if (!is_stage_key(event->key))
+			return REDRAW_ALL;
+		return REDRAW_ALL | command_key(app, event->key);
 	}
 	return command_key(app, event->key);
 }

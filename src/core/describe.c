@@ -212,6 +212,8 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 	}
 	if (selfish == 0)
 		put(&out, "no token attends most to itself alone");
+	else if (selfish == 1)
+		put(&out, "1 of %d tokens attends most to itself", t->n);
 	else
 		put(&out, "%d of %d tokens attend most to themselves", selfish, t->n);
 	for (int i = 0; i < t->n; i++) {
