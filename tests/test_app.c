@@ -2054,8 +2054,7 @@ START_TEST(test_wrong_mask_after_softmax_words)
 	start(&a);
 	key(&a, 'W');
 	ck_assert_int_eq(a.problem.wrong, QKV_WRONG_MASK_AFTER_SOFTMAX);
-	assert_message(&a, "WRONG WAY: mask applied after softmax — no key is masked here, so it changes nothing "
-			   "and every row still sums to 1; m turns the causal mask on");
+	assert_message(&a, "WRONG WAY: mask after softmax — no key is masked, so nothing changes (try m)");
 	for (int i = 0; i < 3; i++)
 		ck_assert_double_eq_tol(a.trace.rows[i].weight_sum, 1.0, TOL);
 	key(&a, 'm');
@@ -2063,8 +2062,7 @@ START_TEST(test_wrong_mask_after_softmax_words)
 	/* Softmax over every key first: t1 keeps only A[t1,t1], t2 keeps A[t2,t1] + A[t2,t2]. */
 	worked_weights(1, 0, 1, row1);
 	worked_weights(0, 1, 1, row2);
-	snprintf(expected, sizeof expected, "mask: causal (query i sees keys j ≤ i) · WRONG WAY: mask applied after "
-		 "softmax — rows t1 and t2 (Σ %.2f, %.2f) no longer sum to 1", row1[0], row2[0] + row2[1]);
+	snprintf(expected, sizeof expected, "mask causal · WRONG WAY: mask after softmax — rows t1 and t2 (Σ %.2f, %.2f) no longer sum to 1", row1[0], row2[0] + row2[1]);
 	assert_message(&a, expected);
 	ck_assert(!a.dirty || a.problem.mask != QKV_MASK_NONE);
 	app_fini(&a);

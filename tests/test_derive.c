@@ -322,7 +322,7 @@ START_TEST(variance_names_its_condition)
 	for (int i = 0; i < 9; i++)
 		var += pow(s[i] / sqrt(2.0) - mean, 2) / 9;
 	qkv_describe_variance(text, sizeof text, &trace);
-	snprintf(expected, sizeof expected, "var(S') %.2f · 1.00 expected for N(0,1) Q, K", var);
+	snprintf(expected, sizeof expected, "var(S') %.2f · if N(0,1): 1.00", var);
 	ck_assert_str_eq(text, expected);
 }
 END_TEST

@@ -1405,10 +1405,9 @@ static void wrong_words(struct app *app, const char *prefix)
 	add(&w, "%s", prefix);
 	switch (app->problem.wrong) {
 	case QKV_WRONG_MASK_AFTER_SOFTMAX:
-		add(&w, "WRONG WAY: mask applied after softmax — ");
+		add(&w, "WRONG WAY: mask after softmax — ");
 		if (!any_key_masked(app))
-			add(&w, "no key is masked here, so it changes nothing and every row still sums to 1; "
-				 "m turns the causal mask on");
+			add(&w, "no key is masked, so nothing changes (try m)");
 		else if (rows_off_one(app, &w) > 0)
 			add(&w, " no longer sum to 1");
 		else
@@ -1462,9 +1461,9 @@ static int option_key(struct app *app, int key)
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
 		redraw = change_problem(app, change_mask, next, done);
 		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE) {
-			size_t length = strlen(done);
-
-			snprintf(done + length, sizeof done - length, " · ");
+			/* Short, so that what the demonstration now shows fits the line. */
+			snprintf(done, sizeof done, "mask %s · ", next == QKV_MASK_NONE ? "none" : next == QKV_MASK_CAUSAL
+				 ? "causal" : "custom");
 			wrong_words(app, done);
 		}
 		return redraw;

@@ -263,6 +263,6 @@ int qkv_describe_variance(char *buf, size_t size, const struct qkv_trace *t)
 
 	qkv_format_number(measured, sizeof measured, t->score_variance, 2);
 	qkv_format_number(predicted, sizeof predicted, expected, expected >= 10 ? 0 : 2);
-	put(&out, "var(S') %s · %s expected for N(0,1) Q, K", measured, predicted);
+	put(&out, "var(S') %s · if N(0,1): %s", measured, predicted);
 	return (int)out.length;
 }

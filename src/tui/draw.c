@@ -736,12 +736,17 @@ static void draw_status(const struct app *app, const struct layout *l)
 	}
 	if (app->message[0] != '\0') {
 		struct cell_style style = palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS);
-		bool room_above = l->info_y + l->info_h < y;
+		int free_above = y - (l->info_y + l->info_h), columns, lines;
 
 		snprintf(text, sizeof text, " %s ", app->message);
-		if (qkv_text_columns(text) > l->width && room_above) {
-			blank(y - 1, 0, 1, l->width);
-			put_wrapped(y - 1, 0, l->width, 2, style, text);
+		columns = qkv_text_columns(text);
+		/* A long sentence (the reach of an edit) takes up to three lines when free. */
+		lines = columns <= l->width ? 1 : columns <= 2 * l->width - 12 ? 2 : 3;
+		if (lines > 1 + free_above)
+			lines = 1 + free_above;
+		if (lines > 1) {
+			blank(y - (lines - 1), 0, lines - 1, l->width);
+			put_wrapped(y - (lines - 1), 0, l->width, lines, style, text);
 		} else {
 			put_fitted(y, 0, l->width, style, text);
 		}
@@ -756,7 +761,7 @@ static const char *const help_lines[] = {
 	"PgDn Space n    next stage    PgUp p  previous   Home live   End last",
 	"A               autoplay the stages (any key stops it)",
 	"] [             d_k + / − (on X: d_model)    } {  d_v + / −",
-	"> <             double / halve d_k (random: new columns from the seed)",
+	"> <             double / halve d_k (new columns N(0,1), seed on screen)",
 	"s               scaling √d_k on / off        t T  temperature τ − / +",
 	"m               mask: none, causal, custom (Enter on a weight toggles)",
 	"z               this token is padding        I  tie W's to the identity",
