@@ -2008,6 +2008,31 @@ START_TEST(test_reach_marks_random_edits)
 }
 END_TEST
 
+/* V[t2,d1] = 0.001: each output of column d1 moves by A[i,t2] × 0.001, less than the
+ * two decimals shown; they are marked all the same, and the line names the smallest
+ * move, A[t1,t2] × 0.001 ≈ 0.0002 (closed form). */
+START_TEST(test_reach_below_the_shown_digits)
+{
+	struct app a;
+	double row[3];
+	char expected[256];
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_TAB);
+	key(&a, 'j');
+	keys(&a, "0.001");
+	key(&a, APP_KEY_ENTER);
+	worked_weights(1, 0, 1, row);
+	for (int i = 0; i < 3; i++)
+		ck_assert(app_moved(&a, APP_GRID_OUTPUT, i, 0));
+	snprintf(expected, sizeof expected, "V[t2, d1]: 0 → 0.001 moves output column d1; the weights do not move; "
+		 "O[t1,d1] moved by only %.1g, below the shown digits", row[1] * 0.001);
+	assert_message(&a, expected);
+	app_fini(&a);
+}
+END_TEST
+
 /* X = [[1,0],[3,0],[0,1]] with identity projections: t1's scores are 1, 3, 0 over
  * √2, so t1 attends most to t2 (0.73); t2 and t3 attend most to themselves. */
 START_TEST(test_identity_claim_from_the_numbers)
@@ -2664,6 +2689,7 @@ static Suite *app_suite(void)
 	tcase_add_test(truth, test_reach_masked_cells_do_not_move);
 	tcase_add_test(truth, test_reach_projected);
 	tcase_add_test(truth, test_reach_marks_random_edits);
+	tcase_add_test(truth, test_reach_below_the_shown_digits);
 	tcase_add_test(truth, test_identity_claim_from_the_numbers);
 	tcase_add_test(truth, test_wrong_mask_after_softmax_words);
 	tcase_add_test(truth, test_undo_to_saved_is_not_modified);
