@@ -1847,6 +1847,20 @@ static void assert_all_marks_match(const struct app *a, const struct qkv_trace *
 			}
 		}
 	}
+	/* The mix terms a_ij · v_jc, for every query. */
+	for (int i = 0; i < a->trace.n; i++) {
+		for (int j = 0; j < a->trace.n; j++) {
+			for (int c = 0; c < a->trace.d_v; c++) {
+				bool masked = qkv_trace_is_masked(&a->trace, i, j), was = qkv_trace_is_masked(before, i, j);
+				double now_term = qkv_matrix_get(&a->trace.weights, i, j) * qkv_matrix_get(&a->trace.v, j, c);
+				double then_term = qkv_matrix_get(&before->weights, i, j) * qkv_matrix_get(&before->v, j, c);
+				bool moved = masked != was || (!masked && now_term != then_term);
+
+				ck_assert_msg(app_moved_mix(a, i, j, c) == moved, "mix (%d, %d, %d): marked %d, moved %d", i,
+					      j, c, app_moved_mix(a, i, j, c), moved);
+			}
+		}
+	}
 }
 
 /* Q[t1,d1] = 3: S[t1,t2] = q1·k2 stays 0, but softmax renormalises the row, so
@@ -1920,6 +1934,11 @@ START_TEST(test_reach_value_outputs_only)
 	keys(&a, "j4");
 	key(&a, APP_KEY_ENTER);
 	assert_message(&a, "V[t2, d1]: 0 → 4 moves output column d1; the weights do not move");
+	/* In the mix, only the terms of key t2 in column d1 moved, for every query. */
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			for (int c = 0; c < 2; c++)
+				ck_assert(app_moved_mix(&a, i, j, c) == (j == 1 && c == 0));
 	app_fini(&a);
 }
 END_TEST

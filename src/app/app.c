@@ -205,8 +205,9 @@ static int marks_reserve(struct app *app)
 	return 0;
 }
 
-/* Keeps the trace as it is now, to compare the next one with. Q, K and V as used
- * are kept only in the projected form (in the direct form they are the inputs). */
+/* Keeps the trace as it is now, to compare the next one with. Q and K as used are
+ * kept only in the projected form (in the direct form they are the inputs); V
+ * always, for the terms of the mix. */
 static int keep_previous(struct app *app)
 {
 	const struct qkv_trace *t = &app->trace;
@@ -216,7 +217,7 @@ static int keep_previous(struct app *app)
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
 		int rc;
 
-		if (g <= APP_GRID_V && app->problem.form != QKV_FORM_PROJECTED) {
+		if (g <= APP_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
 			app->previous[g].rows = 0;
 			continue;
 		}
@@ -293,6 +294,24 @@ bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
 	m = grid_matrix(&app->trace, grid);
 	return row >= 0 && col >= 0 && row < m->rows && col < m->cols &&
 	       app->moved[grid][(size_t)row * (size_t)m->cols + (size_t)col];
+}
+
+bool app_moved_mix(const struct app *app, int query, int key, int col)
+{
+	const struct qkv_trace *t = &app->trace;
+	const struct qkv_matrix *w = &app->previous[APP_GRID_WEIGHTS], *v = &app->previous[APP_GRID_V];
+	size_t cell;
+	bool masked, was;
+
+	if (!marks_live(app) || !app->previous_valid || app->previous_n != t->n || w->rows != t->n ||
+	    w->cols != t->n || v->rows != t->v.rows || v->cols != t->v.cols || query < 0 || query >= t->n ||
+	    key < 0 || key >= t->n || col < 0 || col >= t->d_v)
+		return false;
+	cell = (size_t)query * (size_t)t->n + (size_t)key;
+	masked = t->masked[cell] != 0;
+	was = app->previous_masked[cell] != 0;
+	return masked != was || (!masked && qkv_trace_mix(t, query, key, col) !=
+						 qkv_matrix_get(w, query, key) * qkv_matrix_get(v, key, col));
 }
 
 bool app_moved_score(const struct app *app, int query, int key)

@@ -199,6 +199,8 @@ bool app_projections_tied(const struct app *app);
 /* True when the cell of the trace moved in the last change and is still marked. */
 bool app_moved(const struct app *app, enum app_grid grid, int row, int col);
 bool app_moved_score(const struct app *app, int query, int key);
+/* True when the mix term a_qk · v_kc moved in the last change (and is still marked). */
+bool app_moved_mix(const struct app *app, int query, int key, int col);
 bool app_moved_output(const struct app *app, int query, int col);
 bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col);
 /* The last change's reach in words, read from the marks: "moves score row t1 and,

@@ -146,6 +146,8 @@ static bool cell_moved(const struct app *app, const struct panel *panel, int row
 		return app_moved_input(app, (enum qkv_input)panel->input, row, col);
 	case PANEL_DERIVED:
 		return app_moved(app, (enum app_grid)(APP_GRID_Q + panel->input - QKV_INPUT_Q), row, col);
+	case PANEL_MIX:
+		return app_moved_mix(app, app_query(app), row, col);
 	case PANEL_SCORES:
 		return app_moved(app, APP_GRID_SCORES, row, col);
 	case PANEL_SCALED:
