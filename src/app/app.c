@@ -613,7 +613,10 @@ static bool grid_moved_any(const struct app *app, enum app_grid grid)
 static void add_smallest_move(struct words *w, const struct app *app)
 {
 	static const enum app_grid grids[2] = { APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
-	double smallest = INFINITY;
+	/* Half the last shown digit: weights always show two decimals; outputs one in
+	 * projector mode, two otherwise. */
+	const double half_digit[2] = { 0.005, app->projector ? 0.05 : 0.005 };
+	double smallest = INFINITY, ratio = INFINITY;
 	int at_grid = -1, at_row = 0, at_col = 0;
 
 	for (int g = 0; g < 2; g++) {
@@ -628,7 +631,8 @@ static void add_smallest_move(struct words *w, const struct app *app)
 
 				if (!app->moved[grids[g]][i] || !grid_live(app, grids[g], r, c))
 					continue;
-				if (change < smallest) {
+				if (change / half_digit[g] < ratio) {
+					ratio = change / half_digit[g];
 					smallest = change;
 					at_grid = grids[g];
 					at_row = r;
@@ -637,8 +641,7 @@ static void add_smallest_move(struct words *w, const struct app *app)
 			}
 		}
 	}
-	/* Two decimals are the finest the grids show for weights and outputs. */
-	if (at_grid < 0 || smallest >= 0.005)
+	if (at_grid < 0 || ratio >= 1.0)
 		return;
 	if (at_grid == APP_GRID_WEIGHTS)
 		add(w, "; A[%s,%s] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
@@ -1684,6 +1687,8 @@ static int pointer(struct app *app, const struct event *event)
 	app_focus_shape(app, focus, &rows, &cols);
 	if (event->row < 0 || event->row >= rows || event->col < 0 || event->col >= cols)
 		return REDRAW_NONE;
+	if (app->editing)
+		say(app, false, "edit cancelled: the pointer chose another cell");
 	app->editing = false;
 	app->focus = focus;
 	app->cursor[focus].row = event->row;
