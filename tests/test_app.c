@@ -1960,7 +1960,7 @@ START_TEST(test_reach_masked_cells_do_not_move)
 	ck_assert(qkv_matrix_get(&a.trace.scores, 0, 1) != qkv_matrix_get(&before.scores, 0, 1));
 	ck_assert(!app_moved(&a, APP_GRID_SCORES, 0, 1));
 	assert_all_marks_match(&a, &before);
-	assert_message(&a, "Q[t1, d2]: 0 → 5 moves no value on screen");
+	assert_message(&a, "Q[t1, d2]: 0 → 5 moves no computed value on screen");
 	qkv_trace_fini(&before);
 	/* The mask itself: each cell that became visible or hidden is marked. */
 	keep_trace(&before, &a);

@@ -668,6 +668,7 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 		struct words one = { item[count], sizeof item[count], 0 };
 
 		item[count][0] = '\0';
+		coupled[count] = false;
 		if (g <= APP_GRID_V && !projected)
 			continue;
 		if (g == APP_GRID_SCALED && moved_same(app, APP_GRID_SCALED, APP_GRID_SCORES))
@@ -678,7 +679,7 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 			count++;
 	}
 	if (count == 0) {
-		add(&w, "moves no value on screen");
+		add(&w, "moves no computed value on screen");
 		return;
 	}
 	add(&w, "moves ");
