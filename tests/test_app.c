@@ -1987,6 +1987,13 @@ START_TEST(test_reach_projected)
 	assert_all_marks_match(&a, &before);
 	ck_assert_msg(strncmp(a.message, "X[a, d1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
 	qkv_trace_fini(&before);
+	/* A computed grid points at the inputs this problem has. */
+	while (a.focus != FOCUS_ATTENTION)
+		key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_ENTER);
+	assert_message(&a, "the attention grid is computed from X and the W's: edit those");
+	key(&a, '5');
+	assert_message(&a, "the attention grid is computed: edit X or a W");
 	app_fini(&a);
 }
 END_TEST

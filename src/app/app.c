@@ -1550,7 +1550,8 @@ static int enter_key(struct app *app)
 		return change_problem(app, change_mask_bit, c->row * p->n + c->col,
 				      "mask bit toggled");
 	}
-	say(app, false, "the %s grid is computed from Q, K and V: edit those", app_focus_name(app->focus));
+	say(app, false, "the %s grid is computed from %s: edit those", app_focus_name(app->focus),
+	    p->form == QKV_FORM_DIRECT ? "Q, K and V" : "X and the W's");
 	return REDRAW_STATUS;
 }
 
@@ -1628,7 +1629,8 @@ static int command_key(struct app *app, int key)
 			return REDRAW_INPUTS | REDRAW_STATUS;
 		}
 		if ((key >= '0' && key <= '9') || key == '.') {
-			say(app, true, "the %s grid is computed: edit Q, K or V", app_focus_name(app->focus));
+			say(app, true, "the %s grid is computed: edit %s", app_focus_name(app->focus),
+			    app->problem.form == QKV_FORM_DIRECT ? "Q, K or V" : "X or a W");
 			return REDRAW_STATUS;
 		}
 		return REDRAW_NONE;
