@@ -2135,7 +2135,9 @@ START_TEST(test_undo_to_saved_is_not_modified)
 	ck_assert(a.dirty);
 	key(&a, 'u');
 	ck_assert(!a.dirty);
-	assert_message(&a, "undone: the problem is as it was loaded or last saved");
+	/* Q[t1,d1] from 1.1 back to 1: S[t1,t2] = q1·k2 = 0 either way. */
+	assert_message(&a, "undone: moves score row t1 in columns t1 and t3 and, through softmax's normalisation, "
+			   "all of weights row t1, and output row t1 · the problem is as it was loaded or last saved");
 	key(&a, APP_KEY_CTRL_R);
 	ck_assert(a.dirty);
 	key(&a, 'u');

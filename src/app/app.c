@@ -1196,8 +1196,17 @@ static int undo_redo(struct app *app, bool redo)
 		app->cursor[app->focus].col = place.col;
 		clamp_cursors(app);
 	}
-	say(app, false, "%s%s", redo ? "redone" : "undone",
-	    app->dirty ? "" : ": the problem is as it was loaded or last saved");
+	{
+		char reach[APP_MESSAGE_MAX];
+		bool same_shape = app->previous_valid && app->previous_n == app->trace.n &&
+				  app->previous[APP_GRID_OUTPUT].cols == app->trace.output.cols;
+
+		reach[0] = '\0';
+		if (same_shape)
+			app_reach_words(app, reach, sizeof reach);
+		say(app, false, "%s%s%s%s", redo ? "redone" : "undone", reach[0] != '\0' ? ": " : "", reach,
+		    app->dirty ? "" : " · the problem is as it was loaded or last saved");
+	}
 	return REDRAW_ALL;
 }
 
