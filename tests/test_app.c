@@ -1887,6 +1887,8 @@ START_TEST(test_reach_query_couples_the_row)
 		for (int j = 0; j < 3; j++)
 			ck_assert(!app_moved(&a, APP_GRID_WEIGHTS, i, j) && !app_moved(&a, APP_GRID_SCALED, i, j));
 	assert_all_marks_match(&a, &before);
+	/* The readout's figures of row t1 moved with its weights; rows t2 and t3 did not. */
+	ck_assert(app_moved_readout(&a, 0) && !app_moved_readout(&a, 1) && !app_moved_readout(&a, 2));
 	assert_message(&a, "Q[t1, d1]: 1 → 3 moves score row t1 in columns t1 and t3 and, through softmax's "
 			   "normalisation, all of weights row t1, and output row t1");
 	qkv_trace_fini(&before);

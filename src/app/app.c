@@ -229,6 +229,16 @@ static int keep_previous(struct app *app)
 		return QKV_ENOMEM;
 	if (cells > 0)
 		memcpy(app->previous_masked, t->masked, cells);
+	if (t->n > app->previous_rows_capacity) {
+		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)t->n * sizeof *rows);
+
+		if (rows == NULL)
+			return QKV_ENOMEM;
+		app->previous_rows = rows;
+		app->previous_rows_capacity = t->n;
+	}
+	if (t->n > 0)
+		memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
 	app->previous_n = t->n;
 	app->previous_valid = t->n > 0;
 	return 0;
@@ -314,6 +324,20 @@ bool app_moved_mix(const struct app *app, int query, int key, int col)
 						 qkv_matrix_get(w, query, key) * qkv_matrix_get(v, key, col));
 }
 
+bool app_moved_readout(const struct app *app, int row)
+{
+	const struct qkv_row_stats *now, *was;
+
+	if (!marks_live(app) || !app->previous_valid || app->previous_n != app->trace.n || row < 0 ||
+	    row >= app->trace.n)
+		return false;
+	now = &app->trace.rows[row];
+	was = &app->previous_rows[row];
+	return now->max_weight != was->max_weight || now->entropy != was->entropy ||
+	       now->live_keys != was->live_keys || now->effective_tokens != was->effective_tokens ||
+	       now->jacobian_norm != was->jacobian_norm;
+}
+
 bool app_moved_score(const struct app *app, int query, int key)
 {
 	return app_moved(app, APP_GRID_SCORES, query, key);
@@ -384,6 +408,7 @@ void app_fini(struct app *app)
 		free(app->moved[g]);
 	}
 	free(app->previous_masked);
+	free(app->previous_rows);
 	history_fini(&app->history);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);

@@ -139,6 +139,8 @@ struct app {
 	struct qkv_matrix previous[APP_GRID_COUNT]; /* the trace before the last change */
 	unsigned char *previous_masked;             /* its n × n mask */
 	size_t previous_masked_capacity;
+	struct qkv_row_stats *previous_rows;        /* its per-row statistics */
+	int previous_rows_capacity;
 	int previous_n;
 	bool previous_valid;
 
@@ -203,6 +205,8 @@ bool app_moved_score(const struct app *app, int query, int key);
 bool app_moved_mix(const struct app *app, int query, int key, int col);
 bool app_moved_output(const struct app *app, int query, int col);
 bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col);
+/* True when a figure of the readout's row (max, H/lnN, eff, ‖J‖) moved in the last change. */
+bool app_moved_readout(const struct app *app, int row);
 /* The last change's reach in words, read from the marks: "moves score row t1 and,
  * through softmax's normalisation, all of weights row t1, and output row t1". */
 void app_reach_words(const struct app *app, char *buf, size_t size);

@@ -473,7 +473,9 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		number_text(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
 			 app->problem.tokens[row], a, b, c, d);
-		put(y++, panel->x, panel->w, palette_role(row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+		put(y++, panel->x, panel->w,
+		    palette_role(app_moved_readout(app, row) ? ROLE_MOVED : row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL),
+		    text);
 	}
 	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
 }
