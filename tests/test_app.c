@@ -2018,6 +2018,10 @@ START_TEST(test_reach_marks_random_edits)
 			key(&a, 'm');
 		if (lcg_int(&g, 0, 2) == 0)
 			key(&a, 'W');
+		if (lcg_int(&g, 0, 2) == 0) {
+			keys(&a, "jz");
+			ck_assert(a.problem.padding != NULL && a.problem.padding[a.cursor[a.focus].row]);
+		}
 		for (int e = 0; e < 5; e++) {
 			static const int focus_keys[] = { 0, APP_KEY_TAB, APP_KEY_TAB };
 			int k = focus_keys[lcg_int(&g, 0, 2)];
@@ -2029,6 +2033,25 @@ START_TEST(test_reach_marks_random_edits)
 			key(&a, lcg_int(&g, 0, 1) ? '+' : '-');
 			assert_all_marks_match(&a, &before);
 			ck_assert(strstr(a.message, " moves ") != NULL);
+			qkv_trace_fini(&before);
+		}
+		app_fini(&a);
+	}
+	/* The projected form: edits of X and of each W move Q, K or V first. */
+	for (int trial = 0; trial < 20; trial++) {
+		struct app a;
+		struct qkv_trace before;
+
+		start_projected(&a);
+		for (int e = 0; e < 8; e++) {
+			for (int t = lcg_int(&g, 0, 3); t > 0; t--)
+				key(&a, APP_KEY_TAB);
+			if (!app_focus_is_input(&a, a.focus))
+				continue;
+			keys(&a, lcg_int(&g, 0, 1) ? "j" : "l");
+			keep_trace(&before, &a);
+			key(&a, lcg_int(&g, 0, 1) ? '+' : '-');
+			assert_all_marks_match(&a, &before);
 			qkv_trace_fini(&before);
 		}
 		app_fini(&a);
