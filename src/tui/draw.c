@@ -656,7 +656,7 @@ static void put_wrapped(int y, int x, int width, int lines, struct cell_style st
 
 static void draw_info(const struct app *app, const struct layout *l)
 {
-	char text[TEXT_MAX], words[160], variance[96];
+	char text[TEXT_MAX], words[512], variance[96];
 	enum qkv_stage stage = app_derived_stage(app);
 	int row = app_query(app), col;
 	/* Under the grids, aligned with them, unless that leaves too little room. */
