@@ -245,7 +245,7 @@ expect busy 'cancelled' "Esc cancels the computation"
 expect busy "n $big_n · d_k $big_dk" "after Esc d_k is still $big_dk"
 expect_not busy 'modified' "after Esc nothing is modified"
 keys busy '<'
-E2E_TIMEOUT=60 expect busy "d_k = $half_dk( |\$)" "without Esc the change is taken in"
+E2E_TIMEOUT=60 expect busy "d_k = $half_dk(:| |\$)" "without Esc the change is taken in"
 expect busy "n $big_n · d_k $half_dk" "the title bar says d_k $half_dk"
 keys busy '<'
 expect busy 'computing the trace' "another change computes"
