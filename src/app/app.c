@@ -554,6 +554,17 @@ static void note_disk(struct app *app, const char *path);
 
 int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count)
 {
+	return app_init_traced(app, p, NULL, path, palette_count);
+}
+
+bool app_trace_is_long(const struct qkv_problem *p)
+{
+	return trace_cost(p) > JOB_COST;
+}
+
+int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
+		    int palette_count)
+{
 	memset(app, 0, sizeof *app);
 	app->problem = *p;
 	qkv_problem_init(p);
@@ -586,6 +597,13 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	if (qkv_problem_copy(&app->saved, &app->problem) != 0)
 		return QKV_ENOMEM;
 	note_disk(app, path);
+	if (trace != NULL) {
+		struct qkv_trace swap = app->trace;
+
+		app->trace = *trace;
+		*trace = swap;
+		return settle_trace(app, 0, false);
+	}
 	return recompute(app, false);
 }
 

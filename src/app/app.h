@@ -200,6 +200,12 @@ struct app {
  * path (copied, may be NULL) is where `w` saves. palette_count > 0. Returns 0 or
  * a QKV_E* code (p is still taken over). */
 int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count);
+/* The same with p's trace already computed (taken over: trace is left empty). */
+int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
+		    int palette_count);
+/* True when p's trace takes long enough that the interface computes it beside
+ * itself (the first one included, before app_init_traced). */
+bool app_trace_is_long(const struct qkv_problem *p);
 /* Offers the recovery copy named where, holding recovered (taken over), with
  * PROMPT_RECOVER: y opens it (unsaved, undo goes back to the file), n deletes it,
  * Esc keeps it for later. Returns 0 or QKV_ENOMEM. */

@@ -215,6 +215,73 @@ static void keep_changes(const struct app *app, char *said, size_t size)
 			 where, where);
 }
 
+/* A first trace that takes long is computed on a thread while one line says so;
+ * q, Esc, Ctrl-C, signals and a vanished terminal end qkv meanwhile (nothing has
+ * been changed, so nothing is kept). Returns -1 to go on (*computed says whether
+ * trace holds p's trace), or the exit status; p is then empty. */
+static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *computed)
+{
+	struct job *job;
+	int64_t started = now_ms();
+	int status = -1, quick = 0, n = p->n, d_k = qkv_problem_d_k(p);
+
+	*computed = false;
+	if (!app_trace_is_long(p) || (job = job_new(JOB_TRACE)) == NULL)
+		return -1;
+	job->problem = *p;
+	qkv_problem_init(p);
+	job_start(job);
+	timeout(BUSY_TICK_MS);
+	while (!job_done(job)) {
+		wint_t code;
+		int got;
+		int64_t asked = now_ms();
+		char line[160];
+
+		if (stop_signal != 0 || interrupt_signal) {
+			status = stop_signal != 0 ? 128 + (int)stop_signal : 128 + SIGINT;
+			break;
+		}
+		if (suspend_signal) {
+			suspend_signal = 0;
+			suspend();
+		}
+		snprintf(line, sizeof line, " computing the trace of %d tokens, d_k %d… %.1f s · q quits", n, d_k,
+			 (double)(asked - started) / 1000.0);
+		erase();
+		mvaddnstr(0, 0, line, COLS);
+		refresh();
+		got = wget_wch(stdscr, &code);
+		if (got == ERR) {
+			if (terminal_gone(now_ms() - asked, BUSY_TICK_MS, &quick)) {
+				status = EXIT_TERMINAL_GONE;
+				break;
+			}
+			continue;
+		}
+		quick = 0;
+		if (got == OK && (code == 'q' || code == 27 || code == 3 || code == 28)) {
+			status = 0;
+			break;
+		}
+	}
+	timeout(TICK_MS);
+	if (status >= 0) {
+		job_abandon(job); /* the thread frees it, problem and all, when it ends */
+		return status;
+	}
+	*p = job->problem;
+	qkv_problem_init(&job->problem);
+	if (job->result == 0) {
+		qkv_trace_fini(trace);
+		*trace = job->trace;
+		qkv_trace_init(&job->trace);
+		*computed = true;
+	}
+	job_abandon(job);
+	return -1;
+}
+
 /* A recovery copy of path from an earlier session, offered with a question. */
 static void offer_recovery(struct app *app, const char *path)
 {
@@ -280,7 +347,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	int status = check_terminal(), rc;
 	int start_palette;
 	int quick_reads = 0;
-	bool gone = false, pasting = false, interrupted = false;
+	bool gone = false, pasting = false, interrupted = false, computed;
+	struct qkv_trace first;
 	char said[16384];
 
 	if (status == 0 && o != NULL && o->palette != NULL && palette_find(o->palette) < 0) {
@@ -347,7 +415,19 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	timeout(TICK_MS);
 
 	start_palette = o != NULL && o->palette != NULL ? palette_find(o->palette) : -1;
-	rc = app_init(&app, p, path, palette_count());
+	qkv_trace_init(&first);
+	status = first_trace(p, &first, &computed);
+	if (status >= 0) {
+		/* Ended while the first trace was computed: nothing was changed yet. */
+		endwin();
+		send(paste_off);
+		delscreen(screen);
+		have_shell_modes = 0;
+		qkv_problem_fini(p);
+		return status;
+	}
+	rc = app_init_traced(&app, p, computed ? &first : NULL, path, palette_count());
+	qkv_trace_fini(&first);
 	if (rc != 0) {
 		endwin();
 		send(paste_off);

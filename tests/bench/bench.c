@@ -456,8 +456,9 @@ static int bench_sweep(void)
  * tui.c does, each followed by the ticks a busy interface gets every 20 ms until
  * the computation it started is taken in, and prints max_block_ms_<suffix>: the
  * longest single app_update + draw, that is the longest time no key, signal or
- * resize can be handled. The start-up (app_init) is reported apart, as
- * startup_block_ms_<suffix>. p is taken over. */
+ * resize can be handled. The start-up is reported apart, as startup_block_ms_<suffix>:
+ * app_init_traced, after a long first trace computed beside it as tui.c does (or
+ * app_init computing a short one). p is taken over. */
 static int bench_blocking(struct qkv_problem *p, const int *keys, const char *suffix)
 {
 	struct terminal term;
@@ -465,18 +466,25 @@ static int bench_blocking(struct qkv_problem *p, const int *keys, const char *su
 	struct layout layout;
 	double longest = 0, start, worst_key_start = 0;
 	int worst_key = 0;
+	struct qkv_trace first;
+	bool computed;
 	char name[96];
 
 	if (terminal_open(&term, 120, 40) != 0) {
 		qkv_problem_fini(p);
 		return -1;
 	}
+	/* As tui.c: a long first trace is computed beside the interface, then taken in. */
+	qkv_trace_init(&first);
+	computed = app_trace_is_long(p) && qkv_attention(p, &first) == 0;
 	start = now_us();
-	if (app_init(&app, p, NULL, palette_count()) != 0) {
+	if (app_init_traced(&app, p, computed ? &first : NULL, NULL, palette_count()) != 0) {
+		qkv_trace_fini(&first);
 		terminal_close(&term);
 		app_fini(&app);
 		return -1;
 	}
+	qkv_trace_fini(&first);
 	snprintf(name, sizeof name, "startup_block_ms_%s", suffix);
 	figure(name, (now_us() - start) / 1e3, "ms", 1);
 	app.palette = palette_default();

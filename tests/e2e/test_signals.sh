@@ -255,6 +255,20 @@ E2E_TIMEOUT=2 expect busy 'status 143$' "SIGTERM during the computation ends qkv
 modes_off busy "after SIGTERM during a computation"
 e2e_tmux kill-session -t busy >/dev/null 2>&1
 
+# --- the first trace of a large problem: a line says so, signals and q still work ----
+# shellcheck disable=SC2016 # expanded by the sh inside tmux
+start first 120 30 sh -c 'sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" --random --tokens \$2 --dk \$3" "$0" "$1" "$2" "$3"; s=$?; echo "back in the shell, status $s"; read -r _; exit $s' "$QKV" "$E2E_DIR/first.pid" "$big_n" "$((big_dk * 2))"
+expect first "computing the trace of $big_n tokens, d_k $((big_dk * 2))… [0-9.]+ s · q quits" "a large first trace: a line says what is computed"
+pid=$(cat "$E2E_DIR/first.pid" 2>/dev/null)
+[ -n "$pid" ] && kill -s TERM "$pid"
+E2E_TIMEOUT=2 expect first 'status 143$' "SIGTERM while the first trace is computed ends qkv within 2 s"
+modes_off first "after SIGTERM during the first trace"
+e2e_tmux kill-session -t first >/dev/null 2>&1
+start firstq 120 30 "$QKV" --random --tokens "$big_n" --dk "$((big_dk * 2))"
+expect firstq "computing the trace of $big_n tokens" "again: the line"
+keys firstq q
+E2E_TIMEOUT=2 expect_exit firstq 0 "q while the first trace is computed quits at once (status 0)"
+
 # --- COLUMNS larger than any terminal: named, not blamed on terminfo ----------------
 start columns 200 24 COLUMNS=32768 sh -c '"$0" 2>&1; echo "status $?"; read -r _' "$QKV"
 expect columns '^qkv: COLUMNS=32768 is larger than a terminal can be' "COLUMNS=32768: the sentence names COLUMNS"
