@@ -421,11 +421,20 @@ static bool start_trace_job(struct app *app, int replay, bool new_change, const 
 {
 	struct job *job = job_new(JOB_TRACE);
 	struct history_place ignored;
+	/* A new whole-problem change is moved to the job rather than copied (cancelling
+	 * drops its history entry anyway): the screen goes back to the snapshot. */
+	bool move = replay == REPLAY_REDO && new_change && app->history.position > 0 &&
+		    !app->history.entries[app->history.position - 1].is_cell;
 
-	if (job == NULL || qkv_problem_copy(&job->problem, &app->problem) != 0) {
+	if (job == NULL || (!move && qkv_problem_copy(&job->problem, &app->problem) != 0)) {
 		job_abandon(job);
 		return false;
 	}
+	if (move) {
+		job->problem = app->problem;
+		qkv_problem_init(&app->problem);
+	}
+	app->job_moved = move;
 	if (replay == REPLAY_REDO)
 		history_undo(&app->history, &app->problem, &ignored);
 	else
@@ -481,6 +490,12 @@ static int take_job(struct app *app)
 		history_redo(&app->history, &app->problem, &place);
 	else
 		history_undo(&app->history, &app->problem, &place);
+	if (app->job_moved) {
+		/* The entry got the snapshot back and app->problem the empty one left in it. */
+		qkv_problem_fini(&app->problem);
+		app->problem = job->problem;
+		qkv_problem_init(&job->problem);
+	}
 	rc = keep_previous(app);
 	swap = app->trace;
 	app->trace = job->trace;

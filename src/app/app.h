@@ -181,6 +181,7 @@ struct app {
 	struct job *job;            /* NULL when nothing runs */
 	int job_replay;             /* the history step that makes its problem current */
 	bool job_new_change;        /* a new change: cancelling forgets it */
+	bool job_moved;             /* its problem was moved to the job, not copied */
 	bool job_has_place;         /* undo/redo: put the cursor at job_place */
 	struct history_place job_place;
 	bool job_has_cell;          /* an edit of job_cell: marked once taken in */
