@@ -412,6 +412,43 @@ static void say_progress(struct app *app)
 	    app->job_what, app->job_refused ? ", keys wait" : "", (double)(app->now_ms - app->job_started_ms) / 1000.0);
 }
 
+/* The seven input matrices of a problem, whichever its form. */
+static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[7])
+{
+	fields[0] = &p->q;
+	fields[1] = &p->k;
+	fields[2] = &p->v;
+	fields[3] = &p->x;
+	fields[4] = &p->w_q;
+	fields[5] = &p->w_k;
+	fields[6] = &p->w_v;
+}
+
+/* qkv_problem_copy into dst, reusing dst's matrix storage: copying into memory
+ * already mapped takes a fraction of the time a fresh allocation does. */
+static int copy_reusing(struct qkv_problem *dst, const struct qkv_problem *src)
+{
+	struct qkv_problem bare = *src;
+	struct qkv_matrix *to[7], *from[7], *none[7], kept[7];
+	int rc;
+
+	input_fields(dst, to);
+	input_fields((struct qkv_problem *)src, from);
+	input_fields(&bare, none);
+	for (int i = 0; i < 7; i++) {
+		kept[i] = *to[i];
+		qkv_matrix_init(to[i]);
+		qkv_matrix_init(none[i]);
+	}
+	rc = qkv_problem_copy(dst, &bare);
+	for (int i = 0; i < 7; i++) {
+		if (rc == 0)
+			rc = qkv_matrix_copy(&kept[i], from[i]);
+		*to[i] = kept[i];
+	}
+	return rc;
+}
+
 /* Computes the trace of app->problem (just changed by a history step or a new
  * change) as a job, and meanwhile steps the history back so the problem matches
  * the trace on the screen; replay is the step that makes the job's problem current
@@ -426,7 +463,11 @@ static bool start_trace_job(struct app *app, int replay, bool new_change, const 
 	bool move = replay == REPLAY_REDO && new_change && app->history.position > 0 &&
 		    !app->history.entries[app->history.position - 1].is_cell;
 
-	if (job == NULL || (!move && qkv_problem_copy(&job->problem, &app->problem) != 0)) {
+	if (job != NULL && !move) {
+		job->problem = app->spare; /* storage of an earlier job, reused */
+		qkv_problem_init(&app->spare);
+	}
+	if (job == NULL || (!move && copy_reusing(&job->problem, &app->problem) != 0)) {
 		job_abandon(job);
 		return false;
 	}
@@ -494,8 +535,12 @@ static int take_job(struct app *app)
 		/* The entry got the snapshot back and app->problem the empty one left in it. */
 		qkv_problem_fini(&app->problem);
 		app->problem = job->problem;
-		qkv_problem_init(&job->problem);
+	} else {
+		/* The job's copy is kept, for the next copy to reuse its storage. */
+		qkv_problem_fini(&app->spare);
+		app->spare = job->problem;
 	}
+	qkv_problem_init(&job->problem);
 	rc = keep_previous(app);
 	swap = app->trace;
 	app->trace = job->trace;
@@ -589,6 +634,7 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	for (int g = 0; g < APP_GRID_COUNT; g++)
 		qkv_matrix_init(&app->previous[g]);
 	qkv_problem_init(&app->recovered);
+	qkv_problem_init(&app->spare);
 	history_init(&app->history, HISTORY_BUDGET);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_init(&app->untied[i]);
@@ -649,6 +695,7 @@ void app_fini(struct app *app)
 	free(app->previous_masked);
 	free(app->previous_rows);
 	qkv_problem_fini(&app->recovered);
+	qkv_problem_fini(&app->spare);
 	free(app->recovery);
 	history_fini(&app->history);
 	job_abandon(app->job);

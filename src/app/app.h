@@ -182,6 +182,7 @@ struct app {
 	int job_replay;             /* the history step that makes its problem current */
 	bool job_new_change;        /* a new change: cancelling forgets it */
 	bool job_moved;             /* its problem was moved to the job, not copied */
+	struct qkv_problem spare;   /* a finished job's copy: storage for the next copy */
 	bool job_has_place;         /* undo/redo: put the cursor at job_place */
 	struct history_place job_place;
 	bool job_has_cell;          /* an edit of job_cell: marked once taken in */
