@@ -66,11 +66,14 @@ static void put_cell(int y, int x, int w, struct cell_style style, const char *t
 	if (pad < 0)
 		pad = 0;
 	/* A plain cell on the blanked panel needs only its text (the common case). */
-	if (style.pair == 0 && style.attr == A_NORMAL && length < w) {
+	if (style.pair == 0 && style.attr == A_NORMAL && length < w && style.open == NULL && style.close == NULL) {
 		put(y, x + pad, length, style, text);
 		return;
 	}
-	snprintf(cell, sizeof cell, "%*s%s ", pad, "", text);
+	/* Marks (the selected cell's brackets, a moved value's star) hug the number,
+	 * in the last column of the padding and in the gap. */
+	snprintf(cell, sizeof cell, "%*s%s%s%s", pad > 0 && style.open != NULL ? pad - 1 : pad, "",
+		 pad > 0 && style.open != NULL ? style.open : "", text, style.close != NULL ? style.close : " ");
 	put(y, x, w, style, cell);
 }
 
@@ -187,19 +190,10 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 	} else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) {
 		style = palette_signed(value, limit);
 	}
-	if (cell_moved(app, panel, row, col)) {
-		struct cell_style moved = palette_role(ROLE_MOVED);
-		if (style.pair == 0 || palette_monochrome())
-			style = moved;
-		else
-			style.attr |= A_BOLD | A_UNDERLINE;
-	}
-	if (cell_selected(app, panel, row, col)) {
-		struct cell_style cursor = palette_role(ROLE_CURSOR);
-		style.attr |= cursor.attr;
-		if (style.pair == 0)
-			style.pair = cursor.pair;
-	}
+	if (cell_moved(app, panel, row, col))
+		style = palette_moved(style);
+	if (cell_selected(app, panel, row, col))
+		style = palette_selected(style);
 	return style;
 }
 
@@ -404,7 +398,7 @@ static void draw_weights_legend(const struct app *app, const struct panel *panel
 static void draw_signed_legend(const struct app *app, const struct panel *panel)
 {
 	char low[32], high[32], number[24];
-	int y = panel->y + 2 + panel_lines(panel), x;
+	int y = panel->y + 2 + panel_lines(panel), x, side = palette_signed_steps() > 1 ? palette_signed_steps() / 2 : 4;
 	double limit = signed_limit(app, panel);
 
 	qkv_format_number(number, sizeof number, limit, 2);
@@ -412,8 +406,8 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 	snprintf(high, sizeof high, " +%s", number);
 	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
 	x = panel->x + qkv_text_columns(low);
-	for (int s = -4; s <= 4 && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
-		struct cell_style style = palette_signed(limit * s / 4.0, limit);
+	for (int s = -side; s <= side && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
+		struct cell_style style = palette_signed(limit * s / side, limit);
 		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 	}
 	put(y, x, panel->x + panel->w - x, palette_role(ROLE_LABEL), high);
@@ -781,7 +775,7 @@ static const char *const help_lines[] = {
 	"W               wrong ways: mask after softmax, softmax down columns",
 	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
 	"D               the weights in words         R  colour range 0–1 / row",
-	"P               projector mode               c  next palette",
+	"P               projector mode     c  next palette: viridis projector 8 mono",
 	"w               save                         q  quit    ?  this help",
 	"mouse           a click selects a cell, the wheel nudges it",
 };
@@ -939,4 +933,5 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 	draw_frame(app, l, flags);
 	wnoutrefresh(stdscr);
 	doupdate();
+	palette_flush();
 }

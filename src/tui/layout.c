@@ -458,7 +458,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	chosen.l = &base;
 	base.width = width;
 	base.height = height;
-	base.decimals = app->projector ? 1 : 2;
+	base.decimals = 2;   /* weights never with fewer than two decimals, projector too */
 	base.need_width = 60;
 	base.need_height = 16;
 	base.too_small = width < base.need_width || height < base.need_height;
