@@ -469,6 +469,11 @@ bool palette_monochrome(void)
 	return !current.ready || current.mono;
 }
 
+bool palette_glyphs(void)
+{
+	return !current.ready || current.mono || current.eight;
+}
+
 struct cell_style palette_selected(struct cell_style style)
 {
 	bool coloured = style.pair != 0 && style.pair != current.roles[ROLE_NORMAL].pair;

@@ -88,6 +88,8 @@ struct cell_style palette_selected(struct cell_style style);
 struct cell_style palette_moved(struct cell_style style);
 /* True when the current palette draws glyphs instead of colours. */
 bool palette_monochrome(void);
+/* True when weights carry a shading glyph beside the number (mono, eight colours). */
+bool palette_glyphs(void);
 
 /* Applies a style to w (wattr_set with the extended pair). */
 void palette_apply(WINDOW *w, struct cell_style style);
