@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# test_colour.sh — the colours a person sees, read from tmux's capture with
+# escapes: 24-bit colour under COLORTERM=truecolor (the exact viridis colours,
+# every number on a coloured cell at 4.5:1, 7:1 in projector mode, measured here
+# with the WCAG formula), xterm-256 colours without it, --color, the eight-colour
+# mode (0.40 and 0.50 apart, the sentence on how to get more), NO_COLOR, the
+# selected cell (brackets, its heat colour kept, no reverse video) and `c`.
+# It must never write a file.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# min_contrast: reads a capture with escapes and prints the least WCAG contrast
+# of a digit drawn in a 24-bit foreground on a 24-bit background (99 when none).
+min_contrast() {
+	awk '
+	function lin(c) { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ^ 2.4 }
+	function lum(r, g, b) { return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b) }
+	BEGIN { least = 99 }
+	{
+		fg = ""; bg = ""
+		n = split($0, parts, "\033\\[")
+		for (i = 1; i <= n; i++) {
+			p = parts[i]
+			if (i > 1) {
+				k = index(p, "m"); sgr = substr(p, 1, k - 1); p = substr(p, k + 1)
+				m = split(sgr, f, ";")
+				for (j = 1; j <= m; j++) {
+					if (f[j] == "0" || sgr == "") { fg = ""; bg = "" }
+					else if (f[j] == "39") fg = ""
+					else if (f[j] == "49") bg = ""
+					else if ((f[j] == "38" || f[j] == "48") && f[j + 1] == "2") {
+						v = f[j + 2] ";" f[j + 3] ";" f[j + 4]
+						if (f[j] == "38") fg = v; else bg = v
+						j += 4
+					} else if ((f[j] == "38" || f[j] == "48") && f[j + 1] == "5") {
+						if (f[j] == "38") fg = ""; else bg = ""
+						j += 2
+					}
+				}
+			}
+			if (fg != "" && bg != "" && p ~ /[0-9]/) {
+				split(fg, a, ";"); split(bg, b, ";")
+				la = lum(a[1], a[2], a[3]); lb = lum(b[1], b[2], b[3])
+				ratio = la > lb ? (la + 0.05) / (lb + 0.05) : (lb + 0.05) / (la + 0.05)
+				if (ratio < least) least = ratio
+			}
+		}
+	}
+	END { printf "%.2f\n", least }'
+}
+
+# weights_line NAME TOKEN: the weights grid's line for a token, with escapes (the
+# second line that starts with the token: the first is Q's).
+weights_line() {
+	screen_color "$1" | awk -v token="$2" '{
+		plain = $0
+		gsub(/\033\[[0-9;]*m/, "", plain)
+		if (plain ~ "^ *" token " +\\[?[0-9]" && ++seen == 2) print
+	}'
+}
+
+# --- 24-bit colour ----------------------------------------------------------------
+start tc 100 30 COLORTERM=truecolor "$QKV"
+expect tc 'weights  softmax rows' "COLORTERM=truecolor: the screen is drawn"
+settle tc
+line=$(weights_line tc t1)
+# viridis at 0.4 (step 2 of 6: 0.40 lies in [2/6, 3/6)) is #2a788e: 42, 120, 142.
+case $line in
+*'48;2;42;120;142m'*) pass "truecolor: the 0.40 cell has viridis' exact #2a788e background" ;;
+*) fail "truecolor: the 0.40 cell has viridis' exact #2a788e background"; diag "$line" ;;
+esac
+n=$(screen_color tc | grep -c '48;2;')
+check "truecolor: 24-bit backgrounds on screen ($n lines)" "$n" -gt 3
+least=$(screen_color tc | min_contrast)
+check "truecolor: every number on a coloured cell at 4.5:1 or more (least $least)" \
+	"$(awk -v x="$least" 'BEGIN { print (x >= 4.5 && x < 99) }')" -eq 1
+# The selected cell: brackets, bold, its heat colour, no reverse video.
+case $line in
+*'48;2;42;120;142m[0.40]'*) pass "cursor: [0.40] in brackets on its own heat colour" ;;
+*) fail "cursor: [0.40] in brackets on its own heat colour"; diag "$line" ;;
+esac
+n=$(printf '%s\n' "$line" | grep -c $'\e\\[[0-9;]*7m\\[0.40')
+check "cursor: the selected weight is not in reverse video" "$n" -eq 0
+# Equal numbers, equal colours: t2 reads 0.40 0.40 on one background.
+line=$(weights_line tc t2)
+n=$(printf '%s\n' "$line" | grep -c '48;2;42;120;142m 0.40  0.40 ')
+check "truecolor: the two 0.40 of row t2 share one colour" "$n" -eq 1
+# Projector mode: two decimals, and 7:1 for every number on a colour.
+keys tc P
+expect tc 'projector mode on' "P: projector mode on"
+settle tc
+expect tc '(^| )t3 +0\.25 +0\.25 +0\.50 ' "projector: weights keep two decimals (0.25 0.25 0.50 add up)"
+least=$(screen_color tc | min_contrast)
+check "projector: every number on a coloured cell at 7:1 or more (least $least)" \
+	"$(awk -v x="$least" 'BEGIN { print (x >= 7 && x < 99) }')" -eq 1
+keys tc c
+expect tc 'palette: projector' "c names the palette it switched to"
+keys tc c
+expect tc 'palette: 8' "c again: palette 8"
+keys tc q
+expect_exit tc 0 "truecolor: q quits"
+
+# --color 256 wins over COLORTERM; no COLORTERM gives 256 colours.
+start c256 100 30 COLORTERM=truecolor "$QKV" --color 256
+expect c256 'weights  softmax rows' "--color 256: the screen is drawn"
+settle c256
+n=$(screen_color c256 | grep -c ';2;')
+check "--color 256: no 24-bit colours ($n lines)" "$n" -eq 0
+n=$(screen_color c256 | grep -c '48;5;')
+check "--color 256: xterm-256 backgrounds ($n lines)" "$n" -gt 3
+keys c256 q
+expect_exit c256 0 "--color 256: q quits"
+
+start plain 100 30 env -u COLORTERM "$QKV"
+expect plain 'weights  softmax rows' "no COLORTERM: the screen is drawn"
+settle plain
+n=$(screen_color plain | grep -c '48;2;')
+check "no COLORTERM: no 24-bit colours ($n lines)" "$n" -eq 0
+keys plain q
+expect_exit plain 0 "no COLORTERM: q quits"
+
+# NO_COLOR wins over COLORTERM and --color.
+start nc 100 30 COLORTERM=truecolor NO_COLOR=1 "$QKV" --color truecolor
+expect nc 'weights  softmax rows' "NO_COLOR with --color truecolor: the screen is drawn"
+settle nc
+n=$(screen_color nc | grep -c '38;\|48;\|\[3[0-7]m\|\[4[0-7]m')
+check "NO_COLOR wins: no colour at all ($n lines)" "$n" -eq 0
+expect nc '(^| )t1 +\[0\.40[·░▒▓█]\]' "NO_COLOR: the selected weight in brackets with its glyph"
+keys nc q
+expect_exit nc 0 "NO_COLOR: q quits"
+
+# --- eight colours -------------------------------------------------------------------
+start e8 100 30 TERM=xterm "$QKV"
+expect e8 'reports 8 colours.*TERM=xterm-256color' "TERM=xterm: one sentence on 8 colours and how to get more"
+settle e8
+line=$(weights_line e8 t3)
+# 0.40 and 0.50 never look the same: t2's 0.40 and t3's 0.50 differ in glyph and colour.
+expect e8 '(^| )t3 +0\.25[·░▒▓█] +0\.25[·░▒▓█] +0\.50▒' "8 colours: 0.50 carries ▒"
+expect e8 '(^| )t2 +0\.20[·░▒▓█] +0\.40░ ' "8 colours: 0.40 carries ░"
+bg40=$(weights_line e8 t2 | grep -o $'\e\\[4[0-7]m 0\\.40' | head -1 | grep -o '4[0-7]m')
+bg50=$(printf '%s\n' "$line" | grep -o $'\e\\[4[0-7]m 0\\.50' | head -1 | grep -o '4[0-7]m')
+check "8 colours: 0.40 ($bg40) and 0.50 ($bg50) on different colours" "$bg40" != "$bg50"
+n=$(screen_color e8 | grep -c '38;5\|48;5\|;2;')
+check "8 colours: no 256- or 24-bit sequences ($n lines)" "$n" -eq 0
+n=$(screen_color e8 | grep -c $'\e\\[1m\e\\[30m\\|\e\\[1;30m\\|\e\\[30;1m')
+check "8 colours: no bold black text, which terminals draw grey ($n lines)" "$n" -eq 0
+keys e8 q
+expect_exit e8 0 "8 colours: q quits"
+
+start bad 200 24 "$QKV" --color bogus
+expect_exit bad 2 "--color bogus: exit status 2"
+
+finish
