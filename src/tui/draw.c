@@ -66,15 +66,19 @@ static void put_cell(int y, int x, int w, struct cell_style style, const char *t
 	if (pad < 0)
 		pad = 0;
 	/* A plain cell on the blanked panel needs only its text (the common case). */
-	if (style.pair == 0 && style.attr == A_NORMAL && length < w && style.open == NULL && style.close == NULL) {
+	if (style.pair == 0 && style.attr == A_NORMAL && length < w && style.frame == FRAME_NONE) {
 		put(y, x + pad, length, style, text);
 		return;
 	}
-	/* Marks (the selected cell's brackets, a moved value's star) hug the number,
-	 * in the last column of the padding and in the gap. */
-	snprintf(cell, sizeof cell, "%*s%s%s%s", pad > 0 && style.open != NULL ? pad - 1 : pad, "",
-		 pad > 0 && style.open != NULL ? style.open : "", text, style.close != NULL ? style.close : " ");
+	snprintf(cell, sizeof cell, "%*s%s ", pad, "", text);
 	put(y, x, w, style, cell);
+	/* A frame (the selected cell, a moved value) in the first and last column,
+	 * blank ones, so the number and its heat colour stay as they are. */
+	if (style.frame != FRAME_NONE && w >= 2) {
+		if (pad > 0)
+			put(y, x, 1, palette_frame(style), " ");
+		put(y, x + w - 1, 1, palette_frame(style), " ");
+	}
 }
 
 /* The value of a grid panel's cell, and whether it is masked. */

@@ -147,6 +147,13 @@ static struct {
 	struct cell_style weight_halves[MAX_WEIGHT_STEPS][MAX_WEIGHT_STEPS];
 	struct cell_style sign_halves[MAX_SIGNED_STEPS][MAX_SIGNED_STEPS];
 	struct cell_style tint;   /* the selected uncoloured cell's background */
+	struct cell_style tint_bar, moved_bar;
+	/* The selected cell's frame for each ramp style: its text colour. */
+	struct {
+		int pair;
+		struct cell_style bar;
+	} bars[MAX_WEIGHT_STEPS + MAX_SIGNED_STEPS];
+	int bar_count;
 } current;
 
 int palette_count(void)
@@ -305,7 +312,7 @@ static struct cell_style ramp_style(struct qkv_rgb bg, double need, int glyph)
 	struct qkv_rgb text = qkv_colour_text_on(shown, dark, light);
 	bool light_text = text.r == light.r && text.g == light.g && text.b == light.b;
 	struct term_colour fore;
-	struct cell_style style = { A_NORMAL, 0, "", NULL, NULL };
+	struct cell_style style = { A_NORMAL, 0, "", 0 };
 
 	if (current.eight)
 		fore = (struct term_colour){ light_text ? COLOR_WHITE : COLOR_BLACK, rgb_long(text) };
@@ -316,6 +323,11 @@ static struct cell_style ramp_style(struct qkv_rgb bg, double need, int glyph)
 	if (current.eight && glyph >= 0)
 		style.glyph = shade_glyphs[glyph < MONO_LEVELS ? glyph : MONO_LEVELS - 1];
 	style.pair = make_pair(fore, back);
+	if (current.bar_count < (int)(sizeof current.bars / sizeof current.bars[0])) {
+		current.bars[current.bar_count].pair = style.pair;
+		current.bars[current.bar_count].bar = (struct cell_style){ A_NORMAL, make_pair(fore, fore), "", 0 };
+		current.bar_count++;
+	}
 	return style;
 }
 
@@ -345,6 +357,7 @@ void palette_use(int index, bool projector)
 	current.eight = current.shown == QKV_PALETTE_EIGHT;
 	current.bold = projector || current.shown == QKV_PALETTE_PROJECTOR;
 	current.pairs_used = 0;
+	current.bar_count = 0;
 	memset(current.exact, 0xff, sizeof current.exact);   /* every rgb −1 */
 	need = current.shown == QKV_PALETTE_PROJECTOR ? QKV_CONTRAST_PROJECTOR : QKV_CONTRAST_TEXT;
 	weights = qkv_colour_weights(current.shown);
@@ -355,7 +368,7 @@ void palette_use(int index, bool projector)
 	roles = current.mono ? roles_mono : current.eight ? roles_8
 		: current.bold ? roles_projector : roles_256;
 	for (int r = 0; r < ROLE_COUNT; r++) {
-		struct cell_style style = { roles[r].attr, 0, "", NULL, NULL };
+		struct cell_style style = { roles[r].attr, 0, "", 0 };
 
 		if (current.bold && roles != roles_projector && r != ROLE_DIM &&
 		    !(current.eight && roles[r].fg == COLOR_BLACK))
@@ -372,7 +385,7 @@ void palette_use(int index, bool projector)
 	if (current.mono) {
 		for (int k = 0; k < MONO_LEVELS; k++)
 			current.weights[k] = (struct cell_style){ current.bold ? A_BOLD : A_NORMAL, 0,
-								  shade_glyphs[k], NULL, NULL };
+								  shade_glyphs[k], 0 };
 	} else {
 		for (int k = 0; k < weights.count && k < MAX_WEIGHT_STEPS; k++)
 			current.weights[k] = ramp_style(weights.steps[k], need, k);
@@ -382,20 +395,29 @@ void palette_use(int index, bool projector)
 			for (int l = 0; l < weights.count && l < MAX_WEIGHT_STEPS; l++)
 				current.weight_halves[u][l] = (struct cell_style){ A_NORMAL,
 					make_pair(term_exact(weights.steps[u], need), term_exact(weights.steps[l], need)),
-					"▀", NULL, NULL };
+					"▀", 0 };
 		for (int u = 0; u < signs.count && u < MAX_SIGNED_STEPS; u++)
 			for (int l = 0; l < signs.count && l < MAX_SIGNED_STEPS; l++)
 				current.sign_halves[u][l] = (struct cell_style){ A_NORMAL,
 					make_pair(term_exact(signs.steps[u], need), term_exact(signs.steps[l], need)),
-					"▀", NULL, NULL };
+					"▀", 0 };
 	}
 	current.tint = current.roles[ROLE_FOCUS];
+	current.tint_bar = current.moved_bar = (struct cell_style){ A_REVERSE, 0, "", 0 };
+	if (!current.mono) {
+		/* Frames: blue #005faf beside the light-blue tint, magenta #d700af (blue
+		 * and magenta with eight colours) for a moved value: no ramp has them. */
+		struct term_colour blue = current.eight ? (struct term_colour){ COLOR_BLUE, -1 } : term_index(25);
+		struct term_colour magenta = current.eight ? (struct term_colour){ COLOR_MAGENTA, -1 } : term_index(163);
+		current.tint_bar = (struct cell_style){ A_NORMAL, make_pair(blue, blue), "", 0 };
+		current.moved_bar = (struct cell_style){ A_NORMAL, make_pair(magenta, magenta), "", 0 };
+	}
 	current.ready = true;
 }
 
 struct cell_style palette_role(enum palette_role role)
 {
-	struct cell_style plain = { A_NORMAL, 0, "", NULL, NULL };
+	struct cell_style plain = { A_NORMAL, 0, "", 0 };
 
 	if (!current.ready || (int)role < 0 || role >= ROLE_COUNT)
 		return plain;
@@ -410,7 +432,7 @@ static int weight_step(double weight, int steps)
 
 struct cell_style palette_weight(double weight)
 {
-	struct cell_style plain = { A_NORMAL, 0, "", NULL, NULL };
+	struct cell_style plain = { A_NORMAL, 0, "", 0 };
 
 	if (!current.ready || current.weight_steps <= 0)
 		return plain;
@@ -419,7 +441,7 @@ struct cell_style palette_weight(double weight)
 
 struct cell_style palette_weight_halves(double upper, double lower)
 {
-	struct cell_style plain = { A_NORMAL, 0, "▀", NULL, NULL };
+	struct cell_style plain = { A_NORMAL, 0, "▀", 0 };
 
 	if (!current.ready || current.mono || current.weight_steps <= 0)
 		return plain;
@@ -429,7 +451,7 @@ struct cell_style palette_weight_halves(double upper, double lower)
 
 struct cell_style palette_signed_halves(double upper, double lower, double limit)
 {
-	struct cell_style plain = { A_NORMAL, 0, "▀", NULL, NULL };
+	struct cell_style plain = { A_NORMAL, 0, "▀", 0 };
 	int side = current.signed_steps / 2;
 
 	if (!current.ready || current.mono || current.signed_steps <= 0)
@@ -440,7 +462,7 @@ struct cell_style palette_signed_halves(double upper, double lower, double limit
 
 struct cell_style palette_signed(double value, double limit)
 {
-	struct cell_style plain = { A_NORMAL, 0, "", NULL, NULL };
+	struct cell_style plain = { A_NORMAL, 0, "", 0 };
 	double magnitude;
 
 	if (!current.ready)
@@ -474,24 +496,32 @@ bool palette_glyphs(void)
 	return !current.ready || current.mono || current.eight;
 }
 
+/* Is this style a ramp step's (a heat colour) rather than plain or a role's? */
+static int ramp_bar(int pair)
+{
+	for (int i = 0; i < current.bar_count; i++)
+		if (current.bars[i].pair == pair)
+			return i;
+	return -1;
+}
+
 struct cell_style palette_selected(struct cell_style style)
 {
-	bool coloured = style.pair != 0 && style.pair != current.roles[ROLE_NORMAL].pair;
+	bool coloured = style.pair != 0 && ramp_bar(style.pair) >= 0;
 
 	/* Bold black turns grey on many eight-colour terminals: underline there. */
 	style.attr = (style.attr & ~A_REVERSE) | (current.eight ? A_UNDERLINE : A_BOLD);
 	if (current.mono)
 		style.attr |= A_UNDERLINE;
-	else if (!coloured)
+	else if (!coloured && style.frame != FRAME_MOVED)
 		style.pair = current.tint.pair;
-	style.open = "[";
-	style.close = "]";
+	style.frame = FRAME_SELECTED;
 	return style;
 }
 
 struct cell_style palette_moved(struct cell_style style)
 {
-	bool coloured = style.pair != 0 && style.pair != current.roles[ROLE_NORMAL].pair;
+	bool coloured = style.pair != 0 && ramp_bar(style.pair) >= 0;
 
 	if (current.mono || !coloured) {
 		struct cell_style moved = current.roles[ROLE_MOVED];
@@ -500,8 +530,19 @@ struct cell_style palette_moved(struct cell_style style)
 	} else {
 		style.attr |= current.eight ? A_UNDERLINE : A_BOLD;
 	}
-	style.open = "*";
+	style.frame = FRAME_MOVED;
 	return style;
+}
+
+struct cell_style palette_frame(struct cell_style style)
+{
+	int bar = ramp_bar(style.pair);
+
+	if (style.frame == FRAME_MOVED)
+		return current.moved_bar;
+	if (current.mono || bar < 0)
+		return current.tint_bar;
+	return current.bars[bar].bar;
 }
 
 void palette_apply(WINDOW *w, struct cell_style style)

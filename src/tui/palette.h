@@ -28,15 +28,18 @@ enum palette_role {
 	ROLE_COUNT,
 };
 
+/* A frame drawn in a cell's first and last column (its padding), the number
+ * between them untouched: the selected cell's, or a value's that just moved. */
+enum cell_frame { FRAME_NONE, FRAME_SELECTED, FRAME_MOVED };
+
 /* How one cell is drawn: attributes, a colour pair, a glyph to put beside the
  * number when colour alone cannot carry the value (eight colours and mono:
- * " ·░▒▓█"), and marks for the cell's first and last column (NULL for none):
- * "[" "]" around the selected cell, "*" before a value that just moved. */
+ * " ·░▒▓█"), and the frame around it. */
 struct cell_style {
 	attr_t attr;
 	int pair;          /* for wattr_set / wcolor_set's extended pair argument */
 	const char *glyph; /* "" when colour carries the value, else a UTF-8 shade */
-	const char *open, *close;
+	int frame;         /* enum cell_frame */
 };
 
 /* How many colours are drawn: chosen once by palette_set_depth. */
@@ -80,12 +83,15 @@ struct cell_style palette_signed_halves(double upper, double lower, double limit
  * legends). */
 int palette_steps(void);
 int palette_signed_steps(void);
-/* The style of the selected cell on top of its own: brackets and bold, the heat
- * colour and its contrast kept (no reverse video); uncoloured cells get a tint. */
+/* The style of the selected cell on top of its own: bold and a frame in its
+ * text colour, the heat colour and its contrast kept (no reverse video);
+ * uncoloured cells get a tint. */
 struct cell_style palette_selected(struct cell_style style);
-/* The style of a value that moved in the last change: bold and a "*" mark, and on
- * an uncoloured cell a background tint (mono: reverse video). */
+/* The style of a value that moved in the last change: bold and a magenta frame,
+ * on an uncoloured cell a pink tint (mono: reverse video). */
 struct cell_style palette_moved(struct cell_style style);
+/* The style of the frame columns of a cell drawn in `style` (style.frame set). */
+struct cell_style palette_frame(struct cell_style style);
 /* True when the current palette draws glyphs instead of colours. */
 bool palette_monochrome(void);
 /* True when weights carry a shading glyph beside the number (mono, eight colours). */

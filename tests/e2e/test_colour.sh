@@ -74,17 +74,32 @@ check "truecolor: 24-bit backgrounds on screen ($n lines)" "$n" -gt 3
 least=$(screen_color tc | min_contrast)
 check "truecolor: every number on a coloured cell at 4.5:1 or more (least $least)" \
 	"$(awk -v x="$least" 'BEGIN { print (x >= 4.5 && x < 99) }')" -eq 1
-# The selected cell: brackets, bold, its heat colour, no reverse video.
+# The selected cell: a frame in its text colour (white, xterm 231 = #ffffff)
+# in the cell's blank first and last column, the number bold on its own heat
+# colour, no reverse video; the text stays "0.40" for whoever reads it.
 case $line in
-*'48;2;42;120;142m[0.40]'*) pass "cursor: [0.40] in brackets on its own heat colour" ;;
-*) fail "cursor: [0.40] in brackets on its own heat colour"; diag "$line" ;;
+*$'48;5;231m \e[1m\e[38;2;255;255;255m\e[48;2;42;120;142m0.40\e[0m\e[38;5;231m\e[48;5;231m '*)
+	pass "cursor: 0.40 framed in white, bold on its own heat colour" ;;
+*) fail "cursor: 0.40 framed in white, bold on its own heat colour"; diag "$line" ;;
 esac
-n=$(printf '%s\n' "$line" | grep -c $'\e\\[[0-9;]*7m\\[0.40')
+n=$(printf '%s\n' "$line" | grep -c $'7m0\\.40\\|;7;[0-9;]*m0\\.40')
 check "cursor: the selected weight is not in reverse video" "$n" -eq 0
+expect tc '(^| )t1 +0\.40 +0\.20 +0\.40 ' "cursor: the selected row reads 0.40 0.20 0.40 as text"
 # Equal numbers, equal colours: t2 reads 0.40 0.40 on one background.
 line=$(weights_line tc t2)
 n=$(printf '%s\n' "$line" | grep -c '48;2;42;120;142m 0.40  0.40 ')
 check "truecolor: the two 0.40 of row t2 share one colour" "$n" -eq 1
+# A moved value keeps its heat colour, bold, framed in magenta (xterm 163).
+keys tc 3 Enter
+expect tc '(^| )t1 +0\.47 +0\.06 +0\.47 ' "Q[t1,d1] = 3 gives weights 0.47 0.06 0.47"
+settle tc
+line=$(weights_line tc t1)
+case $line in
+*$'48;5;163m \e[1m\e[38;2;255;255;255m\e[48;2;42;120;142m0.47'*) pass "moved: 0.47 bold on its heat colour in a magenta frame" ;;
+*) fail "moved: 0.47 bold on its heat colour in a magenta frame"; diag "$line" ;;
+esac
+keys tc u
+expect tc '(^| )t1 +0\.40 +0\.20 +0\.40 ' "u: back to 0.40 0.20 0.40"
 # Projector mode: two decimals, and 7:1 for every number on a colour.
 keys tc P
 expect tc 'projector mode on' "P: projector mode on"
@@ -98,6 +113,7 @@ expect tc 'palette: projector' "c names the palette it switched to"
 keys tc c
 expect tc 'palette: 8' "c again: palette 8"
 keys tc q
+wait_for tc 'Quit anyway' 1 && keys tc y
 expect_exit tc 0 "truecolor: q quits"
 
 # --color 256 wins over COLORTERM; no COLORTERM gives 256 colours.
@@ -125,8 +141,20 @@ expect nc 'weights  softmax rows' "NO_COLOR with --color truecolor: the screen i
 settle nc
 n=$(screen_color nc | grep -c '38;\|48;\|\[3[0-7]m\|\[4[0-7]m')
 check "NO_COLOR wins: no colour at all ($n lines)" "$n" -eq 0
-expect nc '(^| )t1 +\[0\.40[·░▒▓█]\]' "NO_COLOR: the selected weight in brackets with its glyph"
+line=$(weights_line nc t1)
+case $line in
+*$'\e[7m \e[0;1;4m'*'0.40'*) pass "NO_COLOR: the selected weight framed in reverse video, itself bold and underlined" ;;
+*) fail "NO_COLOR: the selected weight framed in reverse video, itself bold and underlined"; diag "$line" ;;
+esac
+# A moved value: Q[t1,d1] = 3 moves A[t1,t3] to 0.47, drawn bold in reverse video.
+keys nc 3 Enter
+expect nc '(^| )t1 +0\.47. +0\.06. +0\.47' "NO_COLOR: Q[t1,d1] = 3 gives weights 0.47 0.06 0.47"
+settle nc
+line=$(weights_line nc t1)
+n=$(printf '%s\n' "$line" | grep -c $'\e\\[7m \e\\[1m0\\.47')
+check "NO_COLOR: the moved weight 0.47 is bold in reverse video" "$n" -eq 1
 keys nc q
+wait_for nc 'Quit anyway' 1 && keys nc y
 expect_exit nc 0 "NO_COLOR: q quits"
 
 # --- eight colours -------------------------------------------------------------------
