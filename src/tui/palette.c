@@ -235,7 +235,7 @@ const char *palette_notice(void)
 {
 	if (!current.depth_set || !current.limited || current.depth != DEPTH_8)
 		return NULL;
-	return "this terminal reports 8 colours; for the full colour scales start qkv with TERM=xterm-256color";
+	return "this terminal reports 8 colours: TERM=xterm-256color qkv shows the full scales";
 }
 
 static long rgb_long(struct qkv_rgb c)
