@@ -147,13 +147,9 @@ static struct {
 	struct cell_style weight_halves[MAX_WEIGHT_STEPS][MAX_WEIGHT_STEPS];
 	struct cell_style sign_halves[MAX_SIGNED_STEPS][MAX_SIGNED_STEPS];
 	struct cell_style tint;   /* the selected uncoloured cell's background */
-	struct cell_style tint_bar, moved_bar;
-	/* The selected cell's frame for each ramp style: its text colour. */
-	struct {
-		int pair;
-		struct cell_style bar;
-	} bars[MAX_WEIGHT_STEPS + MAX_SIGNED_STEPS];
-	int bar_count;
+	struct cell_style tint_bar, moved_bar;   /* frames: selected, moved */
+	int ramp_pairs[MAX_WEIGHT_STEPS + MAX_SIGNED_STEPS];   /* pairs of heat colours */
+	int ramp_count;
 } current;
 
 int palette_count(void)
@@ -323,11 +319,8 @@ static struct cell_style ramp_style(struct qkv_rgb bg, double need, int glyph)
 	if (current.eight && glyph >= 0)
 		style.glyph = shade_glyphs[glyph < MONO_LEVELS ? glyph : MONO_LEVELS - 1];
 	style.pair = make_pair(fore, back);
-	if (current.bar_count < (int)(sizeof current.bars / sizeof current.bars[0])) {
-		current.bars[current.bar_count].pair = style.pair;
-		current.bars[current.bar_count].bar = (struct cell_style){ A_NORMAL, make_pair(fore, fore), "", 0 };
-		current.bar_count++;
-	}
+	if (current.ramp_count < (int)(sizeof current.ramp_pairs / sizeof current.ramp_pairs[0]))
+		current.ramp_pairs[current.ramp_count++] = style.pair;
 	return style;
 }
 
@@ -357,7 +350,7 @@ void palette_use(int index, bool projector)
 	current.eight = current.shown == QKV_PALETTE_EIGHT;
 	current.bold = projector || current.shown == QKV_PALETTE_PROJECTOR;
 	current.pairs_used = 0;
-	current.bar_count = 0;
+	current.ramp_count = 0;
 	memset(current.exact, 0xff, sizeof current.exact);   /* every rgb −1 */
 	need = current.shown == QKV_PALETTE_PROJECTOR ? QKV_CONTRAST_PROJECTOR : QKV_CONTRAST_TEXT;
 	weights = qkv_colour_weights(current.shown);
@@ -405,11 +398,12 @@ void palette_use(int index, bool projector)
 	current.tint = current.roles[ROLE_FOCUS];
 	current.tint_bar = current.moved_bar = (struct cell_style){ A_REVERSE, 0, "", 0 };
 	if (!current.mono) {
-		/* Frames: blue #005faf beside the light-blue tint, magenta #d700af (blue
-		 * and magenta with eight colours) for a moved value: no ramp has them. */
-		struct term_colour blue = current.eight ? (struct term_colour){ COLOR_BLUE, -1 } : term_index(25);
-		struct term_colour magenta = current.eight ? (struct term_colour){ COLOR_MAGENTA, -1 } : term_index(163);
-		current.tint_bar = (struct cell_style){ A_NORMAL, make_pair(blue, blue), "", 0 };
+		/* Frames in colours no ramp has, that stand out on a black and on a white
+		 * terminal alike: orange-red #ff5f00 (L* 60; magenta with eight colours)
+		 * around the selected cell, magenta #d700af (green) around a moved value. */
+		struct term_colour orange = current.eight ? (struct term_colour){ COLOR_MAGENTA, -1 } : term_index(202);
+		struct term_colour magenta = current.eight ? (struct term_colour){ COLOR_GREEN, -1 } : term_index(163);
+		current.tint_bar = (struct cell_style){ A_NORMAL, make_pair(orange, orange), "", 0 };
 		current.moved_bar = (struct cell_style){ A_NORMAL, make_pair(magenta, magenta), "", 0 };
 	}
 	current.ready = true;
@@ -496,18 +490,18 @@ bool palette_glyphs(void)
 	return !current.ready || current.mono || current.eight;
 }
 
-/* Is this style a ramp step's (a heat colour) rather than plain or a role's? */
-static int ramp_bar(int pair)
+/* Is this pair a ramp step's (a heat colour) rather than plain or a role's? */
+static bool heat_coloured(int pair)
 {
-	for (int i = 0; i < current.bar_count; i++)
-		if (current.bars[i].pair == pair)
-			return i;
-	return -1;
+	for (int i = 0; i < current.ramp_count; i++)
+		if (pair != 0 && current.ramp_pairs[i] == pair)
+			return true;
+	return false;
 }
 
 struct cell_style palette_selected(struct cell_style style)
 {
-	bool coloured = style.pair != 0 && ramp_bar(style.pair) >= 0;
+	bool coloured = heat_coloured(style.pair);
 
 	/* Bold black turns grey on many eight-colour terminals: underline there. */
 	style.attr = (style.attr & ~A_REVERSE) | (current.eight ? A_UNDERLINE : A_BOLD);
@@ -521,7 +515,7 @@ struct cell_style palette_selected(struct cell_style style)
 
 struct cell_style palette_moved(struct cell_style style)
 {
-	bool coloured = style.pair != 0 && ramp_bar(style.pair) >= 0;
+	bool coloured = heat_coloured(style.pair);
 
 	if (current.mono || !coloured) {
 		struct cell_style moved = current.roles[ROLE_MOVED];
@@ -536,13 +530,9 @@ struct cell_style palette_moved(struct cell_style style)
 
 struct cell_style palette_frame(struct cell_style style)
 {
-	int bar = ramp_bar(style.pair);
-
 	if (style.frame == FRAME_MOVED)
 		return current.moved_bar;
-	if (current.mono || bar < 0)
-		return current.tint_bar;
-	return current.bars[bar].bar;
+	return current.tint_bar;
 }
 
 void palette_apply(WINDOW *w, struct cell_style style)

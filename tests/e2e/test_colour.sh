@@ -74,13 +74,13 @@ check "truecolor: 24-bit backgrounds on screen ($n lines)" "$n" -gt 3
 least=$(screen_color tc | min_contrast)
 check "truecolor: every number on a coloured cell at 4.5:1 or more (least $least)" \
 	"$(awk -v x="$least" 'BEGIN { print (x >= 4.5 && x < 99) }')" -eq 1
-# The selected cell: a frame in its text colour (white, xterm 231 = #ffffff)
+# The selected cell: a frame in orange-red (xterm 202, #ff5f00)
 # in the cell's blank first and last column, the number bold on its own heat
 # colour, no reverse video; the text stays "0.40" for whoever reads it.
 case $line in
-*$'48;5;231m \e[1m\e[38;2;255;255;255m\e[48;2;42;120;142m0.40\e[0m\e[38;5;231m\e[48;5;231m '*)
-	pass "cursor: 0.40 framed in white, bold on its own heat colour" ;;
-*) fail "cursor: 0.40 framed in white, bold on its own heat colour"; diag "$line" ;;
+*$'48;5;202m \e[1m\e[38;2;255;255;255m\e[48;2;42;120;142m0.40\e[0m\e[38;5;202m\e[48;5;202m '*)
+	pass "cursor: 0.40 framed in orange-red, bold on its own heat colour" ;;
+*) fail "cursor: 0.40 framed in orange-red, bold on its own heat colour"; diag "$line" ;;
 esac
 n=$(printf '%s\n' "$line" | grep -c $'7m0\\.40\\|;7;[0-9;]*m0\\.40')
 check "cursor: the selected weight is not in reverse video" "$n" -eq 0
