@@ -391,8 +391,9 @@ static void draw_weights_legend(const struct app *app, const struct panel *panel
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
 		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
 
+		/* With colour the glyph once (a dark shade would hide a light step). */
 		for (int i = 0; i < step_w; i++)
-			put(y, x + i, 1, style, glyph);
+			put(y, x + i, 1, style, i == 0 || palette_monochrome() ? glyph : " ");
 		x += step_w;
 	}
 	put(y, x, end - x, palette_role(ROLE_LABEL), app->auto_range ? " 1 auto" : " 1 fixed");
