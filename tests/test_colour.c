@@ -283,14 +283,29 @@ START_TEST(test_text_contrast_every_step)
 }
 END_TEST
 
-/* The label colour (xterm 29, #00875f) reads at 4.5:1 on a black and on a white
- * terminal. */
+/* The interface's text colours on the terminal's own background — labels
+ * (xterm 29, #00875f) and hints (243, #767676) — read at 4.5:1 on a black and
+ * on a white terminal; the frames (202 selected, 163 moved) stand out from both
+ * at 3:1 (WCAG's figure for graphics) and are no ramp colour. */
 START_TEST(test_label_on_dark_and_light)
 {
-	struct qkv_rgb label = qkv_colour_xterm(29);
+	const int text[] = { 29, 243 }, frames[] = { 202, 163 };
 
-	ck_assert_double_ge(contrast(label, rgb(0x000000)), QKV_CONTRAST_TEXT);
-	ck_assert_double_ge(contrast(label, rgb(0xffffff)), QKV_CONTRAST_TEXT);
+	for (int i = 0; i < 2; i++) {
+		struct qkv_rgb c = qkv_colour_xterm(text[i]);
+		ck_assert_double_ge(contrast(c, rgb(0x000000)), QKV_CONTRAST_TEXT);
+		ck_assert_double_ge(contrast(c, rgb(0xffffff)), QKV_CONTRAST_TEXT);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct qkv_rgb c = qkv_colour_xterm(frames[i]);
+		ck_assert_double_ge(contrast(c, rgb(0x000000)), 3.0);
+		ck_assert_double_ge(contrast(c, rgb(0xffffff)), 3.0);
+		for (int p = QKV_PALETTE_VIRIDIS; p <= QKV_PALETTE_PROJECTOR; p++) {
+			struct qkv_ramp w = qkv_colour_weights(p);
+			for (int k = 0; k < w.count; k++)
+				ck_assert_double_ge(delta_e(c, w.steps[k]), QKV_RAMP_MIN_DELTA_E);
+		}
+	}
 }
 END_TEST
 

@@ -157,6 +157,34 @@ keys nc q
 wait_for nc 'Quit anyway' 1 && keys nc y
 expect_exit nc 0 "NO_COLOR: q quits"
 
+# A direct-colour terminfo entry (RGB, colors 2^24): ncurses itself writes the
+# 24-bit colours, with no COLORTERM. The entry is compiled here with tic.
+if command -v tic >/dev/null 2>&1; then
+	cat >"$E2E_DIR/direct.src" <<'ENTRY'
+qkv-direct|xterm-256color with direct colour (a test entry),
+	colors#0x1000000, pairs#0x10000, RGB,
+	setab=\E[%?%p1%{8}%<%t4%p1%d%e48\:2\:\:%p1%{65536}%/%d\:%p1%{256}%/%{255}%&%d\:%p1%{255}%&%d%;m,
+	setaf=\E[%?%p1%{8}%<%t3%p1%d%e38\:2\:\:%p1%{65536}%/%d\:%p1%{256}%/%{255}%&%d\:%p1%{255}%&%d%;m,
+	use=xterm-256color,
+ENTRY
+	if tic -x -o "$E2E_DIR/terminfo" "$E2E_DIR/direct.src" 2>/dev/null; then
+		start direct 100 30 TERMINFO="$E2E_DIR/terminfo" TERM=qkv-direct env -u COLORTERM "$QKV"
+		expect direct 'weights  softmax rows' "direct-colour terminfo: the screen is drawn"
+		settle direct
+		line=$(weights_line direct t1)
+		case $line in
+		*'48;2;42;120;142m0.40'*) pass "direct colour: the 0.40 cell on viridis' exact #2a788e" ;;
+		*) fail "direct colour: the 0.40 cell on viridis' exact #2a788e"; diag "$line" ;;
+		esac
+		keys direct q
+		expect_exit direct 0 "direct colour: q quits"
+	else
+		printf 'ok %d - direct colour # SKIP tic failed\n' "$((E2E_COUNT += 1))"
+	fi
+else
+	printf 'ok %d - direct colour # SKIP no tic\n' "$((E2E_COUNT += 1))"
+fi
+
 # --- eight colours -------------------------------------------------------------------
 start e8 100 30 TERM=xterm "$QKV"
 expect e8 'reports 8 colours.*TERM=xterm-256color' "TERM=xterm: one sentence on 8 colours and how to get more"
