@@ -66,19 +66,12 @@ static void put_cell(int y, int x, int w, struct cell_style style, const char *t
 	if (pad < 0)
 		pad = 0;
 	/* A plain cell on the blanked panel needs only its text (the common case). */
-	if (style.pair == 0 && style.attr == A_NORMAL && length < w && style.frame == FRAME_NONE) {
+	if (style.pair == 0 && style.attr == A_NORMAL && length < w) {
 		put(y, x + pad, length, style, text);
 		return;
 	}
 	snprintf(cell, sizeof cell, "%*s%s ", pad, "", text);
 	put(y, x, w, style, cell);
-	/* A frame (the selected cell, a moved value) in the first and last column,
-	 * blank ones, so the number and its heat colour stay as they are. */
-	if (style.frame != FRAME_NONE && w >= 2) {
-		if (pad > 0)
-			put(y, x, 1, palette_frame(style), " ");
-		put(y, x + w - 1, 1, palette_frame(style), " ");
-	}
 }
 
 /* The value of a grid panel's cell, and whether it is masked. */
@@ -201,6 +194,22 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 	return style;
 }
 
+/* The frame of the selected cell or of a moved value: the cell's blank first and
+ * last columns in the frame's colour, the number and its heat colour untouched. */
+static void put_frame(const struct app *app, const struct panel *panel, int row, int col, int y, int x,
+		      const char *text)
+{
+	int w = panel->cell_w, pad = w - 1 - qkv_text_columns(text);
+	enum cell_frame frame = cell_selected(app, panel, row, col) ? FRAME_SELECTED
+				: cell_moved(app, panel, row, col) ? FRAME_MOVED : FRAME_NONE;
+
+	if (frame == FRAME_NONE || w < 2)
+		return;
+	if (pad > 0)
+		put(y, x, 1, palette_frame(frame), " ");
+	put(y, x + w - 1, 1, palette_frame(frame), " ");
+}
+
 /* A compact grid in colour: each line shows two rows, the upper as the half
  * block's colour and the lower as its background; the selected cell reversed. */
 static void draw_halves(const struct app *app, const struct panel *panel, double limit)
@@ -291,6 +300,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			}
 			if (masked) {
 				put_cell(y, x, panel->cell_w, style, "—");
+				put_frame(app, panel, row, col, y, x, "—");
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
@@ -299,6 +309,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
 			put_cell(y, x, panel->cell_w, style, text);
+			put_frame(app, panel, row, col, y, x, text);
 		}
 	}
 }

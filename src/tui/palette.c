@@ -308,7 +308,7 @@ static struct cell_style ramp_style(struct qkv_rgb bg, double need, int glyph)
 	struct qkv_rgb text = qkv_colour_text_on(shown, dark, light);
 	bool light_text = text.r == light.r && text.g == light.g && text.b == light.b;
 	struct term_colour fore;
-	struct cell_style style = { A_NORMAL, 0, "", 0 };
+	struct cell_style style = { A_NORMAL, 0, "" };
 
 	if (current.eight)
 		fore = (struct term_colour){ light_text ? COLOR_WHITE : COLOR_BLACK, rgb_long(text) };
@@ -361,7 +361,7 @@ void palette_use(int index, bool projector)
 	roles = current.mono ? roles_mono : current.eight ? roles_8
 		: current.bold ? roles_projector : roles_256;
 	for (int r = 0; r < ROLE_COUNT; r++) {
-		struct cell_style style = { roles[r].attr, 0, "", 0 };
+		struct cell_style style = { roles[r].attr, 0, "" };
 
 		if (current.bold && roles != roles_projector && r != ROLE_DIM &&
 		    !(current.eight && roles[r].fg == COLOR_BLACK))
@@ -378,7 +378,7 @@ void palette_use(int index, bool projector)
 	if (current.mono) {
 		for (int k = 0; k < MONO_LEVELS; k++)
 			current.weights[k] = (struct cell_style){ current.bold ? A_BOLD : A_NORMAL, 0,
-								  shade_glyphs[k], 0 };
+								  shade_glyphs[k] };
 	} else {
 		for (int k = 0; k < weights.count && k < MAX_WEIGHT_STEPS; k++)
 			current.weights[k] = ramp_style(weights.steps[k], need, k);
@@ -388,30 +388,30 @@ void palette_use(int index, bool projector)
 			for (int l = 0; l < weights.count && l < MAX_WEIGHT_STEPS; l++)
 				current.weight_halves[u][l] = (struct cell_style){ A_NORMAL,
 					make_pair(term_exact(weights.steps[u], need), term_exact(weights.steps[l], need)),
-					"▀", 0 };
+					"▀" };
 		for (int u = 0; u < signs.count && u < MAX_SIGNED_STEPS; u++)
 			for (int l = 0; l < signs.count && l < MAX_SIGNED_STEPS; l++)
 				current.sign_halves[u][l] = (struct cell_style){ A_NORMAL,
 					make_pair(term_exact(signs.steps[u], need), term_exact(signs.steps[l], need)),
-					"▀", 0 };
+					"▀" };
 	}
 	current.tint = current.roles[ROLE_FOCUS];
-	current.tint_bar = current.moved_bar = (struct cell_style){ A_REVERSE, 0, "", 0 };
+	current.tint_bar = current.moved_bar = (struct cell_style){ A_REVERSE, 0, "" };
 	if (!current.mono) {
 		/* Frames in colours no ramp has, that stand out on a black and on a white
 		 * terminal alike: orange-red #ff5f00 (L* 60; magenta with eight colours)
 		 * around the selected cell, magenta #d700af (green) around a moved value. */
 		struct term_colour orange = current.eight ? (struct term_colour){ COLOR_MAGENTA, -1 } : term_index(202);
 		struct term_colour magenta = current.eight ? (struct term_colour){ COLOR_GREEN, -1 } : term_index(163);
-		current.tint_bar = (struct cell_style){ A_NORMAL, make_pair(orange, orange), "", 0 };
-		current.moved_bar = (struct cell_style){ A_NORMAL, make_pair(magenta, magenta), "", 0 };
+		current.tint_bar = (struct cell_style){ A_NORMAL, make_pair(orange, orange), "" };
+		current.moved_bar = (struct cell_style){ A_NORMAL, make_pair(magenta, magenta), "" };
 	}
 	current.ready = true;
 }
 
 struct cell_style palette_role(enum palette_role role)
 {
-	struct cell_style plain = { A_NORMAL, 0, "", 0 };
+	struct cell_style plain = { A_NORMAL, 0, "" };
 
 	if (!current.ready || (int)role < 0 || role >= ROLE_COUNT)
 		return plain;
@@ -426,7 +426,7 @@ static int weight_step(double weight, int steps)
 
 struct cell_style palette_weight(double weight)
 {
-	struct cell_style plain = { A_NORMAL, 0, "", 0 };
+	struct cell_style plain = { A_NORMAL, 0, "" };
 
 	if (!current.ready || current.weight_steps <= 0)
 		return plain;
@@ -435,7 +435,7 @@ struct cell_style palette_weight(double weight)
 
 struct cell_style palette_weight_halves(double upper, double lower)
 {
-	struct cell_style plain = { A_NORMAL, 0, "▀", 0 };
+	struct cell_style plain = { A_NORMAL, 0, "▀" };
 
 	if (!current.ready || current.mono || current.weight_steps <= 0)
 		return plain;
@@ -445,7 +445,7 @@ struct cell_style palette_weight_halves(double upper, double lower)
 
 struct cell_style palette_signed_halves(double upper, double lower, double limit)
 {
-	struct cell_style plain = { A_NORMAL, 0, "▀", 0 };
+	struct cell_style plain = { A_NORMAL, 0, "▀" };
 	int side = current.signed_steps / 2;
 
 	if (!current.ready || current.mono || current.signed_steps <= 0)
@@ -456,7 +456,7 @@ struct cell_style palette_signed_halves(double upper, double lower, double limit
 
 struct cell_style palette_signed(double value, double limit)
 {
-	struct cell_style plain = { A_NORMAL, 0, "", 0 };
+	struct cell_style plain = { A_NORMAL, 0, "" };
 	double magnitude;
 
 	if (!current.ready)
@@ -507,9 +507,8 @@ struct cell_style palette_selected(struct cell_style style)
 	style.attr = (style.attr & ~A_REVERSE) | (current.eight ? A_UNDERLINE : A_BOLD);
 	if (current.mono)
 		style.attr |= A_UNDERLINE;
-	else if (!coloured && style.frame != FRAME_MOVED)
+	else if (!coloured && style.pair != current.roles[ROLE_MOVED].pair)
 		style.pair = current.tint.pair;
-	style.frame = FRAME_SELECTED;
 	return style;
 }
 
@@ -524,13 +523,12 @@ struct cell_style palette_moved(struct cell_style style)
 	} else {
 		style.attr |= current.eight ? A_UNDERLINE : A_BOLD;
 	}
-	style.frame = FRAME_MOVED;
 	return style;
 }
 
-struct cell_style palette_frame(struct cell_style style)
+struct cell_style palette_frame(enum cell_frame frame)
 {
-	if (style.frame == FRAME_MOVED)
+	if (frame == FRAME_MOVED)
 		return current.moved_bar;
 	return current.tint_bar;
 }

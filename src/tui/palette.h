@@ -32,14 +32,13 @@ enum palette_role {
  * between them untouched: the selected cell's, or a value's that just moved. */
 enum cell_frame { FRAME_NONE, FRAME_SELECTED, FRAME_MOVED };
 
-/* How one cell is drawn: attributes, a colour pair, a glyph to put beside the
+/* How one cell is drawn: attributes, a colour pair, and a glyph to put beside the
  * number when colour alone cannot carry the value (eight colours and mono:
- * " ·░▒▓█"), and the frame around it. */
+ * " ·░▒▓█"). */
 struct cell_style {
 	attr_t attr;
 	int pair;          /* for wattr_set / wcolor_set's extended pair argument */
 	const char *glyph; /* "" when colour carries the value, else a UTF-8 shade */
-	int frame;         /* enum cell_frame */
 };
 
 /* How many colours are drawn: chosen once by palette_set_depth. */
@@ -83,15 +82,16 @@ struct cell_style palette_signed_halves(double upper, double lower, double limit
  * legends). */
 int palette_steps(void);
 int palette_signed_steps(void);
-/* The style of the selected cell on top of its own: bold and a frame in its
- * text colour, the heat colour and its contrast kept (no reverse video);
- * uncoloured cells get a tint. */
+/* The style of the selected cell on top of its own: bold (underlined with eight
+ * colours or none), the heat colour and its contrast kept, no reverse video;
+ * an uncoloured cell gets a light tint. Its frame is palette_frame's. */
 struct cell_style palette_selected(struct cell_style style);
-/* The style of a value that moved in the last change: bold and a magenta frame,
- * on an uncoloured cell a pink tint (mono: reverse video). */
+/* The style of a value that moved in the last change: bold on its heat colour,
+ * an uncoloured cell a pink tint (mono: bold reverse video). */
 struct cell_style palette_moved(struct cell_style style);
-/* The style of the frame columns of a cell drawn in `style` (style.frame set). */
-struct cell_style palette_frame(struct cell_style style);
+/* The style of a frame's blank columns: orange-red around the selected cell,
+ * magenta around a moved value (mono: reverse video). */
+struct cell_style palette_frame(enum cell_frame frame);
 /* True when the current palette draws glyphs instead of colours. */
 bool palette_monochrome(void);
 /* True when weights carry a shading glyph beside the number (mono, eight colours). */
