@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qkv/colour.h"
 #include "qkv/derive.h"
 #include "qkv/format.h"
 #include "tui/draw.h"
@@ -179,9 +180,12 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 	if (panel->kind == PANEL_WEIGHTS) {
 		double w = value;
 		if (app->auto_range) {
-			double low, high;
+			/* From the numbers as shown, so equal numbers stay equal colours. */
+			double low, high, shown = qkv_colour_shown(value, 2);
 			row_range(app, row, &low, &high);
-			w = high > low ? (value - low) / (high - low) : 1.0;
+			low = qkv_colour_shown(low, 2);
+			high = qkv_colour_shown(high, 2);
+			w = high > low ? (shown - low) / (high - low) : 1.0;
 		}
 		style = palette_weight(w);
 	} else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) {
