@@ -116,6 +116,67 @@ keys tc q
 wait_for tc 'Quit anyway' 1 && keys tc y
 expect_exit tc 0 "truecolor: q quits"
 
+# bg_cells: reads a capture with escapes and prints one line per cell, "row col
+# background" (the background as the SGR parameters that set it, "-" for the
+# terminal's own). UTF-8 continuation bytes do not start a cell.
+bg_cells() {
+	LC_ALL=C awk '{
+		bg = "-"; col = 0; line = $0
+		while (length(line) > 0) {
+			if (substr(line, 1, 2) == "\033[") {
+				k = index(line, "m"); sgr = substr(line, 3, k - 3); line = substr(line, k + 1)
+				m = split(sgr, f, ";")
+				if (m == 0) bg = "-"
+				for (j = 1; j <= m; j++) {
+					if (f[j] == "0" || f[j] == "") bg = "-"
+					else if (f[j] == "49") bg = "-"
+					else if (f[j] == "38" && f[j + 1] == "2") j += 4
+					else if (f[j] == "38" && f[j + 1] == "5") j += 2
+					else if (f[j] == "48" && f[j + 1] == "2") { bg = "rgb" f[j + 2] "," f[j + 3] "," f[j + 4]; j += 4 }
+					else if (f[j] == "48" && f[j + 1] == "5") { bg = "idx" f[j + 2]; j += 2 }
+					else if (f[j] + 0 >= 40 && f[j] + 0 <= 47) bg = "idx" (f[j] - 40)
+				}
+				continue
+			}
+			c = substr(line, 1, 1); line = substr(line, 2)
+			if (c < "\200" || c > "\277") print NR, col++, bg
+		}
+	}'
+}
+
+# 24-bit colour stays right through ncurses' incremental updates: the same run
+# of edits, nudges, stage steps and palette changes goes to a 24-bit and to a
+# 256-colour session; cell by cell, every 24-bit background must stand for one
+# xterm colour of the other (a stale 24-bit cell would break that), and every
+# other cell must be the same in both.
+start rnd 100 30 COLORTERM=truecolor "$QKV" --random --tokens 6 --dk 3 --seed 5
+start r256 100 30 "$QKV" --color 256 --random --tokens 6 --dk 3 --seed 5
+expect rnd 'weights  softmax rows' "random problem in 24-bit colour: the screen is drawn"
+expect r256 'weights  softmax rows' "random problem in 256 colours: the screen is drawn"
+for k in Right Down + + Tab Down - PPage NPage NPage Home 1 Enter R Right Down s t T m c P End u Left + c c c; do
+	keys rnd "$k"
+	keys r256 "$k"
+done
+settle rnd
+settle r256
+screen rnd >"$E2E_DIR/rnd.txt"
+screen r256 >"$E2E_DIR/r256.txt"
+check "same keys, same text in 24-bit and 256 colours" "$(cmp -s "$E2E_DIR/rnd.txt" "$E2E_DIR/r256.txt"; echo $?)" -eq 0
+screen_color rnd | bg_cells >"$E2E_DIR/rnd.cells"
+screen_color r256 | bg_cells >"$E2E_DIR/r256.cells"
+bad=$(paste -d' ' "$E2E_DIR/rnd.cells" "$E2E_DIR/r256.cells" | awk '
+	$3 ~ /^rgb/ { n24++; if (($3 in to) && to[$3] != $6) bad++; to[$3] = $6; if (($6 in from) && from[$6] != $3) bad++; from[$6] = $3; next }
+	$3 != $6 { bad++ }
+	END { print bad + 0, n24 + 0 }')
+check "24-bit colour after a run of changes: every cell consistent with the 256-colour screen (bad, 24-bit cells: $bad)" \
+	"${bad%% *}" -eq 0
+check "24-bit colour after a run of changes: 24-bit cells on screen (${bad##* })" "${bad##* }" -gt 20
+for s in rnd r256; do
+	keys $s q
+	wait_for $s 'Quit anyway' 1 && keys $s y
+	expect_exit $s 0 "$s: q quits"
+done
+
 # --color 256 wins over COLORTERM; no COLORTERM gives 256 colours.
 start c256 100 30 COLORTERM=truecolor "$QKV" --color 256
 expect c256 'weights  softmax rows' "--color 256: the screen is drawn"
