@@ -355,8 +355,9 @@ void palette_use(int index, bool projector)
 	need = current.shown == QKV_PALETTE_PROJECTOR ? QKV_CONTRAST_PROJECTOR : QKV_CONTRAST_TEXT;
 	weights = qkv_colour_weights(current.shown);
 	signs = qkv_colour_signed(current.shown);
-	current.weight_steps = current.mono ? MONO_LEVELS : weights.count;
-	current.signed_steps = signs.count;
+	current.weight_steps = current.mono ? MONO_LEVELS : weights.count < MAX_WEIGHT_STEPS ? weights.count
+										     : MAX_WEIGHT_STEPS;
+	current.signed_steps = signs.count < MAX_SIGNED_STEPS ? signs.count : MAX_SIGNED_STEPS;
 
 	roles = current.mono ? roles_mono : current.eight ? roles_8
 		: current.bold ? roles_projector : roles_256;
