@@ -150,6 +150,7 @@ static struct {
 	struct cell_style tint_bar, moved_bar;   /* frames: selected, moved */
 	int ramp_pairs[MAX_WEIGHT_STEPS + MAX_SIGNED_STEPS];   /* pairs of heat colours */
 	int ramp_count;
+	char notice[96];
 } current;
 
 int palette_count(void)
@@ -231,7 +232,9 @@ const char *palette_notice(void)
 {
 	if (!current.depth_set || !current.limited || current.depth != DEPTH_8)
 		return NULL;
-	return "this terminal reports 8 colours: TERM=xterm-256color qkv shows the full scales";
+	snprintf(current.notice, sizeof current.notice,
+		 "this terminal reports %d colours: TERM=xterm-256color qkv shows the full scales", COLORS);
+	return current.notice;
 }
 
 static long rgb_long(struct qkv_rgb c)
