@@ -511,8 +511,12 @@ struct cell_style palette_selected(struct cell_style style)
 	style.attr = (style.attr & ~A_REVERSE) | (current.eight ? A_UNDERLINE : A_BOLD);
 	if (current.mono)
 		style.attr |= A_UNDERLINE;
-	else if (!coloured && style.pair != current.roles[ROLE_MOVED].pair)
+	else if (!coloured && style.pair != current.roles[ROLE_MOVED].pair) {
 		style.pair = current.tint.pair;
+		/* The tint's text is black: never bold with eight colours. */
+		if (current.eight)
+			style.attr &= ~A_BOLD;
+	}
 	return style;
 }
 

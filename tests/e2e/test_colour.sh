@@ -263,6 +263,15 @@ n=$(screen_color e8 | grep -c '38;5\|48;5\|;2;')
 check "8 colours: no 256- or 24-bit sequences ($n lines)" "$n" -eq 0
 n=$(screen_color e8 | grep -c $'\e\\[1m\e\\[30m\\|\e\\[1;30m\\|\e\\[30;1m')
 check "8 colours: no bold black text, which terminals draw grey ($n lines)" "$n" -eq 0
+# Projector mode makes text bold, but still never black text (the focused title
+# stays black on cyan, not grey).
+keys e8 P
+expect e8 'projector mode on' "8 colours: P turns projector mode on"
+settle e8
+n=$(screen_color e8 | grep -cE "$E\\[([0-9;]*;)?1(;[0-9;]*)?m($E\\[[0-9;]*m)*$E\\[30m|$E\\[30m($E\\[[0-9;]*m)*$E\\[1m")
+check "8 colours, projector: no bold black text ($n lines)" "$n" -eq 0
+n=$(screen_color e8 | grep -c $'\e\\[30m\e\\[46m▶')
+check "8 colours, projector: the focused title black on cyan" "$n" -eq 1
 keys e8 q
 expect_exit e8 0 "8 colours: q quits"
 
