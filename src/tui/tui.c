@@ -485,6 +485,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 				gone = true;
 				break;
 			}
+			/* A paste arrives all at once: a pause means its end marker was lost. */
+			pasting = false;
 			draw_render(&app, &layout, app_update(&app, &tick));
 			continue;
 		}
