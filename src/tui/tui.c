@@ -461,6 +461,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 
 		if (suspend_signal) {
 			suspend_signal = 0;
+			quick_reads = 0;
 			suspend();
 			draw_render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT);
 			continue;
@@ -471,6 +472,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 
 			interrupt_signal = 0;
 			interrupted = true;
+			quick_reads = 0; /* the read it cut short was no sign of a lost terminal */
 			draw_render(&app, &layout, app_update(&app, &key));
 			continue;
 		}
