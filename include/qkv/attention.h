@@ -60,7 +60,8 @@ void qkv_trace_fini(struct qkv_trace *t);
 
 /* Computes every stage of p into t, reusing t's storage. p must pass
  * qkv_problem_check(). Returns 0, QKV_ENOMEM, or QKV_ESHAPE/QKV_EINVAL for a
- * problem that does not check. On failure t holds no valid trace (t->n = 0). */
+ * problem that does not check, QKV_EINVAL for a multi-head one (see heads.h).
+ * On failure t holds no valid trace (t->n = 0). */
 int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t);
 
 /* Stage 4 for one cell, without storing the n×n×d_v cube: a_ij · v_jc. */

@@ -12,6 +12,7 @@
 
 #define QKV_MAX_TOKENS 1024 /* n: rows of Q, K, V (or X) */
 #define QKV_MAX_DIM 4096    /* d_model, d_k and d_v */
+#define QKV_MAX_HEADS 64    /* h: heads of a multi-head problem */
 #define QKV_MAX_VALUE 1e12  /* magnitude bound for any value a person types */
 #define QKV_MIN_TEMPERATURE 1e-6 /* τ and a custom divisor stay within these, */
 #define QKV_MAX_TEMPERATURE 1e6  /* so scores / divisor is always finite */

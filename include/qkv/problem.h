@@ -48,6 +48,12 @@ enum qkv_input {
 	QKV_INPUT_COUNT,
 };
 
+/* One head's projections in a multi-head problem. */
+struct qkv_head {
+	struct qkv_matrix w_q, w_k; /* d_model × d_k */
+	struct qkv_matrix w_v;      /* d_model × d_v */
+};
+
 struct qkv_problem {
 	char *title;   /* owned, may be NULL */
 	char *notes;   /* owned, may be NULL */
@@ -67,6 +73,13 @@ struct qkv_problem {
 	enum qkv_wrong wrong;
 	bool seeded;   /* true for random problems: new columns are drawn from seed */
 	uint64_t seed;
+	/* Multi-head (projected form only): h >= 1 heads share X, each with its own
+	 * W_Q, W_K, W_V (the same d_k and d_v for all), and the layer's output is
+	 * Concat(head_1 … head_h) · W_O. h = 0 is the single head of w_q, w_k, w_v
+	 * above (which are empty when h >= 1). */
+	int h;
+	struct qkv_head *heads; /* h owned heads */
+	struct qkv_matrix w_o;  /* (h·d_v) × d_model */
 };
 
 /* An empty problem (n = 0, direct form, √d_k, τ = 1, no mask). Cannot fail. */
@@ -85,7 +98,12 @@ int qkv_problem_worked_example(struct qkv_problem *p);
  * growing d_k later appends the same columns a larger draw would have had. */
 int qkv_problem_random(struct qkv_problem *p, int n, int d_k, int d_v, uint64_t seed);
 
-/* The sizes in force (whatever the form). */
+/* Makes p a multi-head problem of h empty heads (1..QKV_MAX_HEADS): the projected
+ * form, with Q, K, V, W_Q, W_K, W_V emptied; X and the options are kept. The
+ * caller fills every head and W_O. Returns 0, QKV_EINVAL, QKV_ELIMIT or QKV_ENOMEM. */
+int qkv_problem_make_heads(struct qkv_problem *p, int h);
+
+/* The sizes in force (whatever the form; d_k and d_v of any head). */
 int qkv_problem_d_k(const struct qkv_problem *p);
 int qkv_problem_d_v(const struct qkv_problem *p);
 int qkv_problem_d_model(const struct qkv_problem *p); /* 0 in the direct form */
@@ -111,6 +129,8 @@ int qkv_problem_check(const struct qkv_problem *p);
 int qkv_problem_insert_token(struct qkv_problem *p, int at, const char *label);
 /* Removes token at (0..n-1); n must stay >= 1. */
 int qkv_problem_remove_token(struct qkv_problem *p, int at);
+/* The reshaping functions below act on every head of a multi-head problem
+ * (W_O's row blocks follow d_v and its columns d_model); draw_d_k refuses one. */
 /* Sets d_k (1..QKV_MAX_DIM): columns are appended (zero, or drawn from the seed in
  * random problems) or dropped from the end of Q and K (or W_Q and W_K). */
 int qkv_problem_set_d_k(struct qkv_problem *p, int d_k);

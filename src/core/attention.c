@@ -293,6 +293,8 @@ int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
 	int n = p->n;
 
 	t->n = 0;
+	if (rc == 0 && p->h > 0)
+		rc = QKV_EINVAL; /* a multi-head problem: qkv_heads_attention, head by head */
 	if (rc != 0)
 		return rc;
 	rc = trace_reserve(t, n);

@@ -57,6 +57,51 @@ void qkv_problem_init(struct qkv_problem *p)
 	p->temperature = 1.0;
 	p->mask = QKV_MASK_NONE;
 	p->wrong = QKV_WRONG_NONE;
+	p->h = 0;
+	p->heads = NULL;
+	qkv_matrix_init(&p->w_o);
+}
+
+static void free_heads(struct qkv_problem *p)
+{
+	for (int i = 0; i < p->h && p->heads != NULL; i++) {
+		qkv_matrix_fini(&p->heads[i].w_q);
+		qkv_matrix_fini(&p->heads[i].w_k);
+		qkv_matrix_fini(&p->heads[i].w_v);
+	}
+	free(p->heads);
+	p->heads = NULL;
+	p->h = 0;
+	qkv_matrix_fini(&p->w_o);
+}
+
+int qkv_problem_make_heads(struct qkv_problem *p, int h)
+{
+	struct qkv_head *heads;
+
+	if (h < 1)
+		return QKV_EINVAL;
+	if (h > QKV_MAX_HEADS)
+		return QKV_ELIMIT;
+	heads = calloc((size_t)h, sizeof *heads);
+	if (heads == NULL)
+		return QKV_ENOMEM;
+	free_heads(p);
+	for (int i = 0; i < h; i++) {
+		qkv_matrix_init(&heads[i].w_q);
+		qkv_matrix_init(&heads[i].w_k);
+		qkv_matrix_init(&heads[i].w_v);
+	}
+	p->heads = heads;
+	p->h = h;
+	p->form = QKV_FORM_PROJECTED;
+	qkv_matrix_fini(&p->q);
+	qkv_matrix_fini(&p->k);
+	qkv_matrix_fini(&p->v);
+	qkv_matrix_fini(&p->w_q);
+	qkv_matrix_fini(&p->w_k);
+	qkv_matrix_fini(&p->w_v);
+	return 0;
 }
 
 static void free_tokens(struct qkv_problem *p)
@@ -77,6 +122,7 @@ void qkv_problem_fini(struct qkv_problem *p)
 		qkv_matrix_fini(matrix_of(p, (enum qkv_input)i));
 	free(p->mask_bits);
 	free(p->padding);
+	free_heads(p);
 	qkv_problem_init(p);
 }
 
@@ -132,6 +178,15 @@ int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
 					  slot(src, (enum qkv_input)i)) != 0;
 	dst->mask_bits = copy_bytes(src->mask_bits, n * n, &failed);
 	dst->padding = copy_bytes(src->padding, n, &failed);
+	if (!failed && src->h > 0) {
+		failed = qkv_problem_make_heads(dst, src->h) != 0;
+		dst->form = src->form;
+		for (int i = 0; !failed && i < src->h; i++)
+			failed = qkv_matrix_copy(&dst->heads[i].w_q, &src->heads[i].w_q) != 0 ||
+				 qkv_matrix_copy(&dst->heads[i].w_k, &src->heads[i].w_k) != 0 ||
+				 qkv_matrix_copy(&dst->heads[i].w_v, &src->heads[i].w_v) != 0;
+		failed |= !failed && qkv_matrix_copy(&dst->w_o, &src->w_o) != 0;
+	}
 	if (failed) {
 		qkv_problem_fini(dst);
 		return QKV_ENOMEM;
@@ -171,6 +226,13 @@ bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
 			return false;
 	for (int i = 0; i < QKV_INPUT_COUNT; i++)
 		if (!qkv_matrix_equal(slot(a, (enum qkv_input)i), slot(b, (enum qkv_input)i)))
+			return false;
+	if (a->h != b->h || (a->h > 0 && !qkv_matrix_equal(&a->w_o, &b->w_o)))
+		return false;
+	for (int i = 0; i < a->h; i++)
+		if (!qkv_matrix_equal(&a->heads[i].w_q, &b->heads[i].w_q) ||
+		    !qkv_matrix_equal(&a->heads[i].w_k, &b->heads[i].w_k) ||
+		    !qkv_matrix_equal(&a->heads[i].w_v, &b->heads[i].w_v))
 			return false;
 	return bytes_equal(a->padding, b->padding, n) &&
 	       (a->mask != QKV_MASK_CUSTOM || bytes_equal(a->mask_bits, b->mask_bits, n * n));
@@ -252,11 +314,15 @@ int qkv_problem_random(struct qkv_problem *p, int n, int d_k, int d_v, uint64_t 
 
 int qkv_problem_d_k(const struct qkv_problem *p)
 {
+	if (p->h > 0)
+		return p->heads[0].w_q.cols;
 	return p->form == QKV_FORM_DIRECT ? p->q.cols : p->w_q.cols;
 }
 
 int qkv_problem_d_v(const struct qkv_problem *p)
 {
+	if (p->h > 0)
+		return p->heads[0].w_v.cols;
 	return p->form == QKV_FORM_DIRECT ? p->v.cols : p->w_v.cols;
 }
 
@@ -338,6 +404,41 @@ static bool ratio_ok(double x)
 	return isfinite(x) && x >= QKV_MIN_TEMPERATURE && x <= QKV_MAX_TEMPERATURE;
 }
 
+/* The shapes of a multi-head problem: X n×d_model, every head's W_Q and W_K
+ * d_model×d_k and W_V d_model×d_v (one d_k, one d_v), W_O (h·d_v)×d_model. */
+static int check_heads(const struct qkv_problem *p)
+{
+	int d_model = p->x.cols, d_k, d_v;
+
+	if (p->form != QKV_FORM_PROJECTED || p->heads == NULL)
+		return QKV_ESHAPE;
+	if (p->h > QKV_MAX_HEADS)
+		return QKV_ELIMIT;
+	d_k = p->heads[0].w_q.cols;
+	d_v = p->heads[0].w_v.cols;
+	if (d_model > QKV_MAX_DIM || d_k > QKV_MAX_DIM || d_v > QKV_MAX_DIM ||
+	    (long)p->h * d_v > QKV_MAX_DIM)
+		return QKV_ELIMIT;
+	if (p->x.rows != p->n || !dim_ok(d_model) || !dim_ok(d_k) || !dim_ok(d_v))
+		return QKV_ESHAPE;
+	for (int i = 0; i < p->h; i++) {
+		const struct qkv_head *head = &p->heads[i];
+
+		if (head->w_q.rows != d_model || head->w_k.rows != d_model ||
+		    head->w_v.rows != d_model || head->w_q.cols != d_k ||
+		    head->w_k.cols != d_k || head->w_v.cols != d_v)
+			return QKV_ESHAPE;
+		if (!values_in_range(&head->w_q) || !values_in_range(&head->w_k) ||
+		    !values_in_range(&head->w_v))
+			return QKV_EINVAL;
+	}
+	if (p->w_o.rows != p->h * d_v || p->w_o.cols != d_model)
+		return QKV_ESHAPE;
+	if (!values_in_range(&p->w_o))
+		return QKV_EINVAL;
+	return 0;
+}
+
 int qkv_problem_check(const struct qkv_problem *p)
 {
 	int n = p->n;
@@ -355,6 +456,11 @@ int qkv_problem_check(const struct qkv_problem *p)
 		if (p->q.rows != n || p->k.rows != n || p->v.rows != n ||
 		    p->k.cols != p->q.cols || !dim_ok(p->q.cols) || !dim_ok(p->v.cols))
 			return QKV_ESHAPE;
+	} else if (p->h > 0) {
+		int rc = check_heads(p);
+
+		if (rc != 0)
+			return rc;
 	} else {
 		int d_model = p->x.cols;
 
@@ -525,8 +631,58 @@ static int set_columns(struct qkv_problem *p, struct qkv_matrix *const *matrices
 	return 0;
 }
 
+/* d_k, d_v or d_model of every head of a multi-head problem. A failed
+ * allocation can leave the heads of different sizes, so it restores none and
+ * the caller's copy is what is kept (the app edits a copy). */
+static int set_head_size(struct qkv_problem *p, char which, int d)
+{
+	int h = p->h, old_d_v = qkv_problem_d_v(p);
+
+	if (d < 1)
+		return QKV_EINVAL;
+	if (d > QKV_MAX_DIM || (which == 'v' && (long)h * d > QKV_MAX_DIM))
+		return QKV_ELIMIT;
+	for (int i = 0; i < h; i++) {
+		struct qkv_head *head = &p->heads[i];
+		int rc = 0;
+
+		if (which == 'k') {
+			rc = qkv_matrix_resize(&head->w_q, head->w_q.rows, d);
+			if (rc == 0)
+				rc = qkv_matrix_resize(&head->w_k, head->w_k.rows, d);
+		} else if (which == 'v') {
+			rc = qkv_matrix_resize(&head->w_v, head->w_v.rows, d);
+		} else {
+			rc = qkv_matrix_resize(&head->w_q, d, head->w_q.cols);
+			if (rc == 0)
+				rc = qkv_matrix_resize(&head->w_k, d, head->w_k.cols);
+			if (rc == 0)
+				rc = qkv_matrix_resize(&head->w_v, d, head->w_v.cols);
+		}
+		if (rc != 0)
+			return rc;
+	}
+	if (which == 'm')
+		return qkv_matrix_resize(&p->w_o, p->w_o.rows, d);
+	if (which == 'v') {
+		/* Each head's block of W_O rows grows or shrinks at its end. */
+		for (int i = h; i-- > 0;) {
+			int end = i * old_d_v + old_d_v;
+
+			for (int r = old_d_v; r < d; r++)
+				if (qkv_matrix_insert_row(&p->w_o, end++) != 0)
+					return QKV_ENOMEM;
+			for (int r = d; r < old_d_v; r++)
+				qkv_matrix_remove_row(&p->w_o, i * old_d_v + d);
+		}
+	}
+	return 0;
+}
+
 int qkv_problem_set_d_k(struct qkv_problem *p, int d_k)
 {
+	if (p->h > 0)
+		return set_head_size(p, 'k', d_k);
 	static const uint32_t streams[2] = { STREAM_Q, STREAM_K };
 	struct qkv_matrix *direct[2] = { &p->q, &p->k };
 	struct qkv_matrix *projected[2] = { &p->w_q, &p->w_k };
@@ -540,6 +696,8 @@ int qkv_problem_draw_d_k(struct qkv_problem *p, int d_k, uint64_t seed)
 	struct qkv_matrix *m[2];
 	int old;
 
+	if (p->h > 0)
+		return QKV_EINVAL;
 	m[0] = p->form == QKV_FORM_DIRECT ? &p->q : &p->w_q;
 	m[1] = p->form == QKV_FORM_DIRECT ? &p->k : &p->w_k;
 	old = m[0]->cols;
@@ -564,6 +722,8 @@ int qkv_problem_set_d_v(struct qkv_problem *p, int d_v)
 	struct qkv_matrix *direct[1] = { &p->v };
 	struct qkv_matrix *projected[1] = { &p->w_v };
 
+	if (p->h > 0)
+		return set_head_size(p, 'v', d_v);
 	return set_columns(p, p->form == QKV_FORM_DIRECT ? direct : projected, streams, 1, d_v);
 }
 
@@ -578,6 +738,8 @@ int qkv_problem_set_d_model(struct qkv_problem *p, int d_model)
 		return QKV_ELIMIT;
 	if (qkv_matrix_resize(&p->x, p->x.rows, d_model) != 0)
 		return QKV_ENOMEM;
+	if (p->h > 0)
+		return set_head_size(p, 'm', d_model);
 	for (int i = 0; i < 3; i++) {
 		if (qkv_matrix_resize(w[i], d_model, w[i]->cols) != 0) {
 			for (int j = 0; j < i; j++)

@@ -1,0 +1,60 @@
+/* heads.h — multi-head attention: h heads over one X, each computed by the
+ * single-head trace of its own projections, laid side by side (the concatenation)
+ * and projected by W_O. Also the per-head pattern scores the comparison readout
+ * shows. No printing, no curses; every number comes from one trace. */
+#ifndef QKV_HEADS_H
+#define QKV_HEADS_H
+
+#include "qkv/attention.h"
+#include "qkv/matrix.h"
+#include "qkv/problem.h"
+
+/* What one pattern of weights looks at, averaged over the queries. */
+struct qkv_pattern {
+	double entropy;  /* mean over queries with a live key of −Σ a ln a, in nats */
+	double previous; /* mean of a_{i,i−1} over queries i = 2..n (0 when n = 1) */
+	double diagonal; /* mean of a_ii over all queries */
+	double first;    /* mean of a_{i,1} over all queries */
+};
+
+struct qkv_heads_trace {
+	int h, n, d_model, d_v;
+	struct qkv_trace *head;     /* h single-head traces, head[i] of head i+1 */
+	struct qkv_matrix concat;   /* n × (h·d_v): head outputs side by side */
+	struct qkv_matrix output;   /* n × d_model: Concat · W_O */
+	struct qkv_matrix *contrib; /* h matrices n × d_model: head_i · W_O⁽ⁱ⁾ */
+	struct qkv_pattern *pattern; /* h entries */
+	int capacity;               /* heads allocated */
+	struct qkv_matrix scratch;  /* a row block of W_O, reused */
+};
+
+/* An empty multi-head trace; cannot fail. */
+void qkv_heads_trace_init(struct qkv_heads_trace *t);
+/* Frees its storage. */
+void qkv_heads_trace_fini(struct qkv_heads_trace *t);
+
+/* view becomes head i (0-based) of p as a single-head problem: the same tokens,
+ * X, options and mask, with that head's W_Q, W_K, W_V. The view borrows p's
+ * storage (never pass it to qkv_problem_fini or an editing function) and is
+ * valid while p is unchanged. */
+void qkv_problem_head_view(const struct qkv_problem *p, int i, struct qkv_problem *view);
+
+/* Computes every head (qkv_attention on each head's view), the concatenation,
+ * the output Concat·W_O, each head's contribution head_i·W_O⁽ⁱ⁾ (W_O's row block
+ * i) and the pattern scores. p must have h >= 1 and pass qkv_problem_check().
+ * Returns 0, QKV_EINVAL, QKV_ESHAPE or QKV_ENOMEM; on failure t->h = 0. */
+int qkv_heads_attention(const struct qkv_problem *p, struct qkv_heads_trace *t);
+
+/* The pattern scores of an n×n matrix of weights (masked may be NULL: then
+ * every key counts as live for the entropy). */
+void qkv_pattern_of(const struct qkv_matrix *weights, const unsigned char *masked,
+		    struct qkv_pattern *out);
+
+/* Replaces p with a multi-head problem: n tokens, X n×d_model and h heads with
+ * d_k = d_v = d_model / h, every entry N(0,1) drawn from seed (W_O too), X's
+ * entries and each head's by their own stream. d_model must be a multiple of h:
+ * else QKV_EINVAL. */
+int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
+			     uint64_t seed);
+
+#endif

@@ -1,0 +1,204 @@
+/* heads.c — multi-head attention. Each head is the single-head trace of its own
+ * projections (qkv_attention on a borrowed view), so there is one forward pass;
+ * this file only lays the heads side by side and applies W_O. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkv/error.h"
+#include "qkv/heads.h"
+#include "qkv/rng.h"
+
+/* Streams of qkv_rng_cell_normal for random multi-head problems. */
+enum { STREAM_X = 4, STREAM_W_O = 5, STREAM_HEADS = 16 };
+
+void qkv_heads_trace_init(struct qkv_heads_trace *t)
+{
+	memset(t, 0, sizeof *t);
+	qkv_matrix_init(&t->concat);
+	qkv_matrix_init(&t->output);
+	qkv_matrix_init(&t->scratch);
+}
+
+void qkv_heads_trace_fini(struct qkv_heads_trace *t)
+{
+	for (int i = 0; i < t->capacity; i++) {
+		qkv_trace_fini(&t->head[i]);
+		qkv_matrix_fini(&t->contrib[i]);
+	}
+	free(t->head);
+	free(t->contrib);
+	free(t->pattern);
+	qkv_matrix_fini(&t->concat);
+	qkv_matrix_fini(&t->output);
+	qkv_matrix_fini(&t->scratch);
+	qkv_heads_trace_init(t);
+}
+
+void qkv_problem_head_view(const struct qkv_problem *p, int i, struct qkv_problem *view)
+{
+	*view = *p;
+	view->h = 0;
+	view->heads = NULL;
+	qkv_matrix_init(&view->w_o);
+	view->form = QKV_FORM_PROJECTED;
+	view->w_q = p->heads[i].w_q;
+	view->w_k = p->heads[i].w_k;
+	view->w_v = p->heads[i].w_v;
+}
+
+static int reserve(struct qkv_heads_trace *t, int h)
+{
+	struct qkv_trace *head;
+	struct qkv_matrix *contrib;
+	struct qkv_pattern *pattern;
+
+	if (h <= t->capacity)
+		return 0;
+	head = realloc(t->head, (size_t)h * sizeof *head);
+	if (head == NULL)
+		return QKV_ENOMEM;
+	t->head = head;
+	contrib = realloc(t->contrib, (size_t)h * sizeof *contrib);
+	if (contrib == NULL)
+		return QKV_ENOMEM;
+	t->contrib = contrib;
+	pattern = realloc(t->pattern, (size_t)h * sizeof *pattern);
+	if (pattern == NULL)
+		return QKV_ENOMEM;
+	t->pattern = pattern;
+	for (int i = t->capacity; i < h; i++) {
+		qkv_trace_init(&t->head[i]);
+		qkv_matrix_init(&t->contrib[i]);
+	}
+	t->capacity = h;
+	return 0;
+}
+
+void qkv_pattern_of(const struct qkv_matrix *weights, const unsigned char *masked,
+		    struct qkv_pattern *out)
+{
+	int n = weights->rows, live_rows = 0;
+	double entropy = 0.0, previous = 0.0, diagonal = 0.0, first = 0.0;
+
+	for (int i = 0; i < n; i++) {
+		const double *a = qkv_matrix_row_const(weights, i);
+		struct qkv_row_stats stats;
+
+		qkv_row_stats_of(a, masked != NULL ? masked + (size_t)i * (size_t)n : NULL, n,
+				 &stats);
+		if (stats.live_keys > 0) {
+			entropy += stats.entropy;
+			live_rows++;
+		}
+		diagonal += a[i];
+		first += a[0];
+		if (i > 0)
+			previous += a[i - 1];
+	}
+	out->entropy = live_rows > 0 ? entropy / live_rows : 0.0;
+	out->previous = n > 1 ? previous / (n - 1) : 0.0;
+	out->diagonal = n > 0 ? diagonal / n : 0.0;
+	out->first = n > 0 ? first / n : 0.0;
+}
+
+int qkv_heads_attention(const struct qkv_problem *p, struct qkv_heads_trace *t)
+{
+	int rc = qkv_problem_check(p), h = p->h, n = p->n, d_v, d_model;
+
+	t->h = 0;
+	if (rc == 0 && h < 1)
+		rc = QKV_EINVAL;
+	if (rc == 0)
+		rc = reserve(t, h);
+	if (rc != 0)
+		return rc;
+	d_v = qkv_problem_d_v(p);
+	d_model = p->x.cols;
+	for (int i = 0; i < h && rc == 0; i++) {
+		struct qkv_problem view;
+
+		qkv_problem_head_view(p, i, &view);
+		rc = qkv_attention(&view, &t->head[i]);
+	}
+	if (rc == 0)
+		rc = qkv_matrix_zero(&t->concat, n, h * d_v);
+	if (rc != 0)
+		return rc;
+	for (int i = 0; i < h; i++)
+		for (int r = 0; r < n; r++)
+			memcpy(qkv_matrix_row(&t->concat, r) + (size_t)i * (size_t)d_v,
+			       qkv_matrix_row_const(&t->head[i].output, r),
+			       (size_t)d_v * sizeof(double));
+	rc = qkv_matrix_multiply(&t->output, &t->concat, &p->w_o);
+	for (int i = 0; i < h && rc == 0; i++) {
+		rc = qkv_matrix_set_all(&t->scratch, d_v, d_model,
+					qkv_matrix_row_const(&p->w_o, i * d_v));
+		if (rc == 0)
+			rc = qkv_matrix_multiply(&t->contrib[i], &t->head[i].output, &t->scratch);
+		if (rc == 0)
+			qkv_pattern_of(&t->head[i].weights, t->head[i].masked, &t->pattern[i]);
+	}
+	if (rc != 0)
+		return rc;
+	t->n = n;
+	t->d_v = d_v;
+	t->d_model = d_model;
+	t->h = h;
+	return 0;
+}
+
+static void draw(struct qkv_matrix *m, uint64_t seed, uint32_t stream)
+{
+	for (int r = 0; r < m->rows; r++)
+		for (int c = 0; c < m->cols; c++)
+			qkv_matrix_set(m, r, c,
+				       qkv_rng_cell_normal(seed, stream, (uint32_t)r, (uint32_t)c));
+}
+
+int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
+			     uint64_t seed)
+{
+	struct qkv_problem fresh;
+	int rc, d;
+
+	if (n < 1 || h < 1 || d_model < 1 || d_model % h != 0)
+		return QKV_EINVAL;
+	if (n > QKV_MAX_TOKENS || h > QKV_MAX_HEADS || d_model > QKV_MAX_DIM)
+		return QKV_ELIMIT;
+	d = d_model / h;
+	/* Tokens t1…tn come from a single-head draw, which is then made multi-head. */
+	qkv_problem_init(&fresh);
+	rc = qkv_problem_random(&fresh, n, 1, 1, seed);
+	if (rc == 0)
+		rc = qkv_problem_make_heads(&fresh, h);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&fresh.x, n, d_model);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&fresh.w_o, h * d, d_model);
+	for (int i = 0; i < h && rc == 0; i++) {
+		rc = qkv_matrix_zero(&fresh.heads[i].w_q, d_model, d);
+		if (rc == 0)
+			rc = qkv_matrix_zero(&fresh.heads[i].w_k, d_model, d);
+		if (rc == 0)
+			rc = qkv_matrix_zero(&fresh.heads[i].w_v, d_model, d);
+	}
+	if (rc != 0) {
+		qkv_problem_fini(&fresh);
+		return rc;
+	}
+	draw(&fresh.x, seed, STREAM_X);
+	draw(&fresh.w_o, seed, STREAM_W_O);
+	for (int i = 0; i < h; i++) {
+		uint32_t base = STREAM_HEADS + 3u * (uint32_t)i;
+
+		draw(&fresh.heads[i].w_q, seed, base);
+		draw(&fresh.heads[i].w_k, seed, base + 1);
+		draw(&fresh.heads[i].w_v, seed, base + 2);
+	}
+	/* New columns of a multi-head problem are not drawn: it is not "seeded". */
+	fresh.seeded = false;
+	qkv_problem_fini(p);
+	*p = fresh;
+	return 0;
+}

@@ -1,0 +1,419 @@
+/* test_heads.c — Check suite for multi-head attention (heads.h): a two-head case
+ * worked by hand in closed form, and the properties that must hold whatever the
+ * numbers (one head with W_O = I is the single-head trace, permuting the heads
+ * with W_O's row blocks changes nothing, Concat·W_O is the sum of the heads'
+ * contributions, each head is the single-head trace of its own projections).
+ * Inputs come from the test's own LCG; expected values never from the code. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qkv/attention.h"
+#include "qkv/error.h"
+#include "qkv/heads.h"
+#include "qkv/problem.h"
+
+#include "lcg.h"
+
+static void give_labels(struct qkv_problem *p, int n)
+{
+	p->n = n;
+	p->tokens = calloc((size_t)n, sizeof *p->tokens);
+	ck_assert_ptr_nonnull(p->tokens);
+	for (int i = 0; i < n; i++) {
+		p->tokens[i] = malloc(16);
+		ck_assert_ptr_nonnull(p->tokens[i]);
+		snprintf(p->tokens[i], 16, "w%d", i);
+	}
+}
+
+static void fill(struct qkv_matrix *m, int rows, int cols, double magnitude, struct lcg *g)
+{
+	ck_assert_int_eq(qkv_matrix_zero(m, rows, cols), 0);
+	for (int i = 0; i < rows; i++)
+		for (int j = 0; j < cols; j++)
+			qkv_matrix_set(m, i, j, magnitude * lcg_signed(g));
+}
+
+/* A multi-head problem of n tokens, h heads, all entries from g. */
+static void build_heads(struct qkv_problem *p, int n, int h, int d_model, int d_k, int d_v,
+			struct lcg *g)
+{
+	qkv_problem_init(p);
+	give_labels(p, n);
+	ck_assert_int_eq(qkv_problem_make_heads(p, h), 0);
+	fill(&p->x, n, d_model, 2.0, g);
+	for (int i = 0; i < h; i++) {
+		fill(&p->heads[i].w_q, d_model, d_k, 1.5, g);
+		fill(&p->heads[i].w_k, d_model, d_k, 1.5, g);
+		fill(&p->heads[i].w_v, d_model, d_v, 3.0, g);
+	}
+	fill(&p->w_o, h * d_v, d_model, 1.0, g);
+	ck_assert_int_eq(qkv_problem_check(p), 0);
+}
+
+/* A single-head projected problem with its own copies of head i's matrices. */
+static void single_of_head(struct qkv_problem *s, const struct qkv_problem *p, int i)
+{
+	qkv_problem_init(s);
+	give_labels(s, p->n);
+	s->form = QKV_FORM_PROJECTED;
+	s->mask = p->mask;
+	ck_assert_int_eq(qkv_matrix_copy(&s->x, &p->x), 0);
+	ck_assert_int_eq(qkv_matrix_copy(&s->w_q, &p->heads[i].w_q), 0);
+	ck_assert_int_eq(qkv_matrix_copy(&s->w_k, &p->heads[i].w_k), 0);
+	ck_assert_int_eq(qkv_matrix_copy(&s->w_v, &p->heads[i].w_v), 0);
+}
+
+#define CLOSE(a, b) ck_assert_double_eq_tol((a), (b), 1e-12)
+
+/* X = I₂; head 1 reads the first coordinate (W_Q = W_K = W_V = e₁), head 2 the
+ * second (W_Q = 2e₂, W_K = e₂, W_V = 3e₂); d_k = 1, so the divisor is 1.
+ * Head 1: S = [[1,0],[0,0]], A = [[e/(e+1), 1/(e+1)], [½, ½]], V = [1, 0]ᵀ,
+ *         head_1 = [e/(e+1), ½]ᵀ.
+ * Head 2: S = [[0,0],[0,2]], A = [[½, ½], [1/(1+e²), e²/(1+e²)]], V = [0, 3]ᵀ,
+ *         head_2 = [3/2, 3e²/(1+e²)]ᵀ.
+ * W_O = [[1,2],[3,4]]: output row r = head_1[r]·(1,2) + head_2[r]·(3,4). */
+START_TEST(test_two_heads_closed_form)
+{
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	const double e = exp(1.0), e2 = exp(2.0);
+	const double h1[2] = { e / (e + 1), 0.5 }, h2[2] = { 1.5, 3 * e2 / (1 + e2) };
+	static const double x[] = { 1, 0, 0, 1 }, wo[] = { 1, 2, 3, 4 };
+
+	qkv_problem_init(&p);
+	give_labels(&p, 2);
+	ck_assert_int_eq(qkv_problem_make_heads(&p, 2), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.x, 2, 2, x), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_q, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_k, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_v, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_q, 2, 1, (double[]){ 0, 2 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_k, 2, 1, (double[]){ 0, 1 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_v, 2, 1, (double[]){ 0, 3 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.w_o, 2, 2, wo), 0);
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(t.h, 2);
+	ck_assert_int_eq(t.concat.rows, 2);
+	ck_assert_int_eq(t.concat.cols, 2);
+	CLOSE(qkv_matrix_get(&t.head[0].weights, 0, 0), e / (e + 1));
+	CLOSE(qkv_matrix_get(&t.head[0].weights, 1, 1), 0.5);
+	CLOSE(qkv_matrix_get(&t.head[1].weights, 1, 1), e2 / (1 + e2));
+	for (int r = 0; r < 2; r++) {
+		CLOSE(qkv_matrix_get(&t.concat, r, 0), h1[r]);
+		CLOSE(qkv_matrix_get(&t.concat, r, 1), h2[r]);
+		CLOSE(qkv_matrix_get(&t.output, r, 0), h1[r] * 1 + h2[r] * 3);
+		CLOSE(qkv_matrix_get(&t.output, r, 1), h1[r] * 2 + h2[r] * 4);
+		CLOSE(qkv_matrix_get(&t.contrib[0], r, 0), h1[r]);
+		CLOSE(qkv_matrix_get(&t.contrib[0], r, 1), 2 * h1[r]);
+		CLOSE(qkv_matrix_get(&t.contrib[1], r, 0), 3 * h2[r]);
+		CLOSE(qkv_matrix_get(&t.contrib[1], r, 1), 4 * h2[r]);
+	}
+	/* Pattern scores of head 1: previous = a_21 = ½, diagonal = first =
+	 * (e/(e+1) + ½)/2, entropy = (H(e/(e+1)) + ln 2)/2. */
+	{
+		double a = e / (e + 1), b = 1 / (e + 1);
+		double h_row0 = -(a * log(a) + b * log(b));
+
+		CLOSE(t.pattern[0].previous, 0.5);
+		CLOSE(t.pattern[0].diagonal, (a + 0.5) / 2);
+		CLOSE(t.pattern[0].first, (a + 0.5) / 2);
+		CLOSE(t.pattern[0].entropy, (h_row0 + log(2.0)) / 2);
+		/* Head 2: previous = 1/(1+e²), diagonal = (½ + e²/(1+e²))/2, first = (½ + 1/(1+e²))/2. */
+		CLOSE(t.pattern[1].previous, 1 / (1 + e2));
+		CLOSE(t.pattern[1].diagonal, (0.5 + e2 / (1 + e2)) / 2);
+		CLOSE(t.pattern[1].first, (0.5 + 1 / (1 + e2)) / 2);
+	}
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* One head with W_O = I (d_v = d_model) gives exactly the single-head trace. */
+START_TEST(test_one_head_identity_is_single_head)
+{
+	struct lcg g = { 7000u + (uint64_t)_i };
+	struct qkv_problem p, s;
+	struct qkv_heads_trace t;
+	struct qkv_trace single;
+	int n = lcg_int(&g, 1, 7), d = lcg_int(&g, 1, 5), d_k = lcg_int(&g, 1, 4);
+
+	build_heads(&p, n, 1, d, d_k, d, &g);
+	ck_assert_int_eq(qkv_matrix_zero(&p.w_o, d, d), 0);
+	for (int i = 0; i < d; i++)
+		qkv_matrix_set(&p.w_o, i, i, 1.0);
+	single_of_head(&s, &p, 0);
+	qkv_heads_trace_init(&t);
+	qkv_trace_init(&single);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_attention(&s, &single), 0);
+	ck_assert(qkv_matrix_equal(&t.output, &single.output));
+	ck_assert(qkv_matrix_equal(&t.concat, &single.output));
+	ck_assert(qkv_matrix_equal(&t.head[0].weights, &single.weights));
+	qkv_trace_fini(&single);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&s);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Each head of a multi-head problem is the single-head trace of its projections
+ * (also under a causal mask, which applies to every head). */
+START_TEST(test_each_head_is_its_single_trace)
+{
+	struct lcg g = { 8100u + (uint64_t)_i };
+	struct qkv_problem p, s;
+	struct qkv_heads_trace t;
+	struct qkv_trace single;
+	int n = lcg_int(&g, 1, 8), h = lcg_int(&g, 1, 5);
+
+	build_heads(&p, n, h, lcg_int(&g, 1, 6), lcg_int(&g, 1, 4), lcg_int(&g, 1, 4), &g);
+	if (_i % 2 == 1)
+		p.mask = QKV_MASK_CAUSAL;
+	qkv_heads_trace_init(&t);
+	qkv_trace_init(&single);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	for (int i = 0; i < h; i++) {
+		single_of_head(&s, &p, i);
+		ck_assert_int_eq(qkv_attention(&s, &single), 0);
+		ck_assert(qkv_matrix_equal(&t.head[i].q, &single.q));
+		ck_assert(qkv_matrix_equal(&t.head[i].scores, &single.scores));
+		ck_assert(qkv_matrix_equal(&t.head[i].weights, &single.weights));
+		ck_assert(qkv_matrix_equal(&t.head[i].output, &single.output));
+		/* The head's block of the concatenation is its output. */
+		for (int r = 0; r < n; r++)
+			for (int c = 0; c < t.d_v; c++)
+				ck_assert(qkv_matrix_get(&t.concat, r, i * t.d_v + c) ==
+					  qkv_matrix_get(&single.output, r, c));
+		qkv_problem_fini(&s);
+	}
+	qkv_trace_fini(&single);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Concat·W_O = Σᵢ head_i·W_O⁽ⁱ⁾, and the output against a loop written here. */
+START_TEST(test_output_is_sum_of_contributions)
+{
+	struct lcg g = { 9200u + (uint64_t)_i };
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	int n = lcg_int(&g, 1, 8), h = lcg_int(&g, 1, 6), d_model = lcg_int(&g, 1, 6);
+
+	build_heads(&p, n, h, d_model, lcg_int(&g, 1, 3), lcg_int(&g, 1, 3), &g);
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	for (int r = 0; r < n; r++)
+		for (int c = 0; c < d_model; c++) {
+			double sum = 0.0, loop = 0.0;
+
+			for (int i = 0; i < h; i++)
+				sum += qkv_matrix_get(&t.contrib[i], r, c);
+			for (int k = 0; k < h * t.d_v; k++)
+				loop += qkv_matrix_get(&t.concat, r, k) * qkv_matrix_get(&p.w_o, k, c);
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, r, c), sum, 1e-9);
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, r, c), loop, 1e-9);
+		}
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Reversing the heads together with W_O's row blocks leaves the output as it was. */
+START_TEST(test_permuting_heads_with_w_o_blocks)
+{
+	struct lcg g = { 10300u + (uint64_t)_i };
+	struct qkv_problem p, q;
+	struct qkv_heads_trace t, u;
+	int n = lcg_int(&g, 1, 7), h = lcg_int(&g, 2, 5), d_model = lcg_int(&g, 1, 5);
+	int d_v = lcg_int(&g, 1, 3);
+
+	build_heads(&p, n, h, d_model, lcg_int(&g, 1, 3), d_v, &g);
+	qkv_problem_init(&q);
+	ck_assert_int_eq(qkv_problem_copy(&q, &p), 0);
+	for (int i = 0; i < h; i++) {
+		int from = h - 1 - i;
+
+		ck_assert_int_eq(qkv_matrix_copy(&q.heads[i].w_q, &p.heads[from].w_q), 0);
+		ck_assert_int_eq(qkv_matrix_copy(&q.heads[i].w_k, &p.heads[from].w_k), 0);
+		ck_assert_int_eq(qkv_matrix_copy(&q.heads[i].w_v, &p.heads[from].w_v), 0);
+		for (int r = 0; r < d_v; r++)
+			for (int c = 0; c < d_model; c++)
+				qkv_matrix_set(&q.w_o, i * d_v + r, c,
+					       qkv_matrix_get(&p.w_o, from * d_v + r, c));
+	}
+	ck_assert(!qkv_problem_equal(&p, &q) || h == 1);
+	qkv_heads_trace_init(&t);
+	qkv_heads_trace_init(&u);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_heads_attention(&q, &u), 0);
+	for (int r = 0; r < n; r++)
+		for (int c = 0; c < d_model; c++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, r, c),
+						qkv_matrix_get(&u.output, r, c), 1e-9);
+	qkv_heads_trace_fini(&t);
+	qkv_heads_trace_fini(&u);
+	qkv_problem_fini(&q);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Pattern scores of patterns whose answer is known by construction. */
+START_TEST(test_pattern_scores)
+{
+	struct qkv_matrix a;
+	struct qkv_pattern s;
+	int n = 5;
+
+	qkv_matrix_init(&a);
+	ck_assert_int_eq(qkv_matrix_zero(&a, n, n), 0);
+	/* Query 1 looks at itself, every other query at the previous token. */
+	qkv_matrix_set(&a, 0, 0, 1.0);
+	for (int i = 1; i < n; i++)
+		qkv_matrix_set(&a, i, i - 1, 1.0);
+	qkv_pattern_of(&a, NULL, &s);
+	ck_assert_double_eq(s.previous, 1.0);
+	ck_assert_double_eq(s.diagonal, 1.0 / n);
+	ck_assert_double_eq_tol(s.first, 2.0 / n, 1e-15);
+	ck_assert_double_eq(s.entropy, 0.0);
+	/* Uniform rows: every score 1/n, entropy ln n. */
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			qkv_matrix_set(&a, i, j, 1.0 / n);
+	qkv_pattern_of(&a, NULL, &s);
+	ck_assert_double_eq_tol(s.previous, 1.0 / n, 1e-15);
+	ck_assert_double_eq_tol(s.diagonal, 1.0 / n, 1e-15);
+	ck_assert_double_eq_tol(s.entropy, log((double)n), 1e-12);
+	qkv_matrix_fini(&a);
+}
+END_TEST
+
+START_TEST(test_shapes_checked_and_single_trace_refuses)
+{
+	struct lcg g = { 4242u };
+	struct qkv_problem p, q;
+	struct qkv_trace single;
+
+	build_heads(&p, 3, 2, 4, 2, 2, &g);
+	qkv_trace_init(&single);
+	ck_assert_int_eq(qkv_attention(&p, &single), QKV_EINVAL);
+	qkv_problem_init(&q);
+	ck_assert_int_eq(qkv_problem_copy(&q, &p), 0);
+	ck_assert(qkv_problem_equal(&p, &q));
+	qkv_matrix_set(&q.w_o, 3, 3, 99.0);
+	ck_assert(!qkv_problem_equal(&p, &q));
+	ck_assert_int_eq(qkv_matrix_resize(&q.w_o, 3, 4), 0); /* h·d_v = 4 rows needed */
+	ck_assert_int_eq(qkv_problem_check(&q), QKV_ESHAPE);
+	ck_assert_int_eq(qkv_problem_copy(&q, &p), 0);
+	ck_assert_int_eq(qkv_matrix_resize(&q.heads[1].w_k, 4, 3), 0); /* d_k differs */
+	ck_assert_int_eq(qkv_problem_check(&q), QKV_ESHAPE);
+	ck_assert_int_eq(qkv_problem_copy(&q, &p), 0);
+	ck_assert_int_eq(qkv_matrix_resize(&q.heads[0].w_v, 3, 2), 0); /* rows ≠ d_model */
+	ck_assert_int_eq(qkv_problem_check(&q), QKV_ESHAPE);
+	qkv_trace_fini(&single);
+	qkv_problem_fini(&q);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Growing d_v puts zero rows at the end of each head's block of W_O, so the
+ * output is unchanged; shrinking back restores the problem. */
+START_TEST(test_reshaping_every_head)
+{
+	struct lcg g = { 5151u };
+	struct qkv_problem p, q;
+	struct qkv_heads_trace t, u;
+
+	build_heads(&p, 4, 3, 6, 2, 2, &g);
+	qkv_problem_init(&q);
+	ck_assert_int_eq(qkv_problem_copy(&q, &p), 0);
+	ck_assert_int_eq(qkv_problem_set_d_v(&q, 3), 0);
+	ck_assert_int_eq(qkv_problem_check(&q), 0);
+	ck_assert_int_eq(q.w_o.rows, 9);
+	for (int i = 0; i < 3; i++)
+		for (int c = 0; c < 6; c++) {
+			ck_assert(qkv_matrix_get(&q.w_o, i * 3 + 2, c) == 0.0);
+			ck_assert(qkv_matrix_get(&q.w_o, i * 3 + 1, c) ==
+				  qkv_matrix_get(&p.w_o, i * 2 + 1, c));
+		}
+	qkv_heads_trace_init(&t);
+	qkv_heads_trace_init(&u);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_heads_attention(&q, &u), 0);
+	for (int r = 0; r < 4; r++)
+		for (int c = 0; c < 6; c++)
+			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, r, c),
+						qkv_matrix_get(&u.output, r, c), 1e-12);
+	ck_assert_int_eq(qkv_problem_set_d_v(&q, 2), 0);
+	ck_assert(qkv_problem_equal(&p, &q));
+	ck_assert_int_eq(qkv_problem_set_d_k(&q, 4), 0);
+	ck_assert_int_eq(qkv_problem_set_d_model(&q, 5), 0);
+	ck_assert_int_eq(qkv_problem_check(&q), 0);
+	ck_assert_int_eq(q.heads[2].w_k.cols, 4);
+	ck_assert_int_eq(q.w_o.cols, 5);
+	ck_assert_int_eq(qkv_problem_insert_token(&q, 1, "new"), 0);
+	ck_assert_int_eq(qkv_problem_check(&q), 0);
+	qkv_heads_trace_fini(&t);
+	qkv_heads_trace_fini(&u);
+	qkv_problem_fini(&q);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+START_TEST(test_random_heads)
+{
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random_heads(&p, 5, 3, 7, 1), QKV_EINVAL);
+	ck_assert_int_eq(qkv_problem_random_heads(&p, 5, 3, 12, 1), 0);
+	ck_assert_int_eq(p.h, 3);
+	ck_assert_int_eq(qkv_problem_d_k(&p), 4);
+	ck_assert_int_eq(qkv_problem_d_v(&p), 4);
+	ck_assert_int_eq(p.w_o.rows, 12);
+	ck_assert_int_eq(p.w_o.cols, 12);
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	/* The heads are different draws. */
+	ck_assert(!qkv_matrix_equal(&p.heads[0].w_q, &p.heads[1].w_q));
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(t.output.rows, 5);
+	ck_assert_int_eq(t.output.cols, 12);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+static Suite *heads_suite(void)
+{
+	Suite *s = suite_create("heads");
+	TCase *c = tcase_create("heads");
+
+	tcase_add_test(c, test_two_heads_closed_form);
+	tcase_add_loop_test(c, test_one_head_identity_is_single_head, 0, 12);
+	tcase_add_loop_test(c, test_each_head_is_its_single_trace, 0, 12);
+	tcase_add_loop_test(c, test_output_is_sum_of_contributions, 0, 12);
+	tcase_add_loop_test(c, test_permuting_heads_with_w_o_blocks, 0, 12);
+	tcase_add_test(c, test_pattern_scores);
+	tcase_add_test(c, test_shapes_checked_and_single_trace_refuses);
+	tcase_add_test(c, test_reshaping_every_head);
+	tcase_add_test(c, test_random_heads);
+	suite_add_tcase(s, c);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(heads_suite());
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
