@@ -19,6 +19,7 @@
 #include "io/print.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
+#include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 #include "tui/tui.h"
@@ -30,7 +31,7 @@
 /* Every option; the order is that of long_options below. */
 enum opt {
 	OPT_PRINT, OPT_FORMAT, OPT_STAGE, OPT_CELL, OPT_DECIMALS,
-	OPT_RANDOM, OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED,
+	OPT_RANDOM, OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_HEADS, OPT_DMODEL,
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
@@ -51,6 +52,8 @@ static const struct option long_options[] = {
 	{ "dk", required_argument, NULL, OPT_BASE + OPT_DK },
 	{ "dv", required_argument, NULL, OPT_BASE + OPT_DV },
 	{ "seed", required_argument, NULL, OPT_BASE + OPT_SEED },
+	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
+	{ "dmodel", required_argument, NULL, OPT_BASE + OPT_DMODEL },
 	{ "sweep", no_argument, NULL, OPT_BASE + OPT_SWEEP },
 	{ "trials", required_argument, NULL, OPT_BASE + OPT_TRIALS },
 	{ "dk-max", required_argument, NULL, OPT_BASE + OPT_DK_MAX },
@@ -83,6 +86,8 @@ static const char usage_text[] =
 	"      --tokens N        tokens for --random, or for --sweep (default 16)\n"
 	"      --dk D            d_k for --random, 1 to 4096\n"
 	"      --dv D            d_v for --random (default: d_k)\n"
+	"      --heads H         --random draws H heads (needs --dmodel; not --dk, --dv)\n"
+	"      --dmodel D        d_model of --random --heads; d_k = d_v = D/H\n"
 	"      --seed S          seed of --random and --sweep (default 1)\n"
 	"      --sweep           print the d_k sweep: softmax with and without √d_k\n"
 	"      --trials T        trials per d_k for --sweep (default 8)\n"
@@ -108,7 +113,7 @@ struct cli {
 	const char *file;
 	struct print_options print;
 	int cell_i, cell_j; /* 1-based, as typed */
-	int tokens, d_k, d_v, trials, d_k_max;
+	int tokens, d_k, d_v, trials, d_k_max, heads, d_model;
 	uint64_t seed;
 	double scale, temperature, pace;
 	enum qkv_mask mask;
@@ -268,6 +273,10 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_v);
 	case OPT_SEED:
 		return parse_seed(arg, &c->seed);
+	case OPT_HEADS:
+		return parse_int(o, arg, 1, QKV_MAX_HEADS, &c->heads);
+	case OPT_DMODEL:
+		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_model);
 	case OPT_TRIALS:
 		return parse_int(o, arg, 1, 10000, &c->trials);
 	case OPT_DK_MAX:
@@ -318,12 +327,13 @@ static bool wants_print(const struct cli *c)
 static int check_combinations(const struct cli *c)
 {
 	static const enum opt not_with_sweep[] = {
-		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV,
+		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV, OPT_HEADS, OPT_DMODEL,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
-	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED };
+	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_HEADS,
+					       OPT_DMODEL };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE };
 	int o;
 
@@ -348,6 +358,8 @@ static int check_combinations(const struct cli *c)
 	o = first_given(c, sweep_only, sizeof sweep_only / sizeof *sweep_only);
 	if (o >= 0)
 		return fail("--%s goes with --sweep", opt_name((enum opt)o));
+	if (!c->given[OPT_RANDOM] && (c->given[OPT_HEADS] || c->given[OPT_DMODEL]))
+		return fail("--%s goes with --random", c->given[OPT_HEADS] ? "heads" : "dmodel");
 	if (!c->given[OPT_RANDOM]) {
 		o = first_given(c, drawn_only, sizeof drawn_only / sizeof *drawn_only);
 		if (o >= 0)
@@ -356,8 +368,25 @@ static int check_combinations(const struct cli *c)
 		if (c->file != NULL)
 			return fail("--random draws its own problem; it reads no FILE (\"%s\")",
 				    c->file);
-		if (!c->given[OPT_TOKENS] || !c->given[OPT_DK])
+		if (c->given[OPT_HEADS] || c->given[OPT_DMODEL]) {
+			if (c->given[OPT_DK] || c->given[OPT_DV])
+				return fail("--%s does not go with --heads: each head's d_k and d_v "
+					    "are --dmodel divided by --heads",
+					    c->given[OPT_DK] ? "dk" : "dv");
+			if (!c->given[OPT_TOKENS] || !c->given[OPT_HEADS] || !c->given[OPT_DMODEL])
+				return fail("--random --heads needs --tokens N, --heads H and "
+					    "--dmodel D");
+			if (c->d_model % c->heads != 0)
+				return fail("--dmodel %d is not divisible by --heads %d: each of the %d "
+					    "heads gets d_k = d_v = d_model / h, a whole number",
+					    c->d_model, c->heads, c->heads);
+			if ((long)c->tokens * c->d_model > 4L * 1024 * 1024)
+				return fail("--random --heads with %d tokens and d_model %d is more "
+					    "than 4194304 numbers of X; fewer --tokens or a smaller "
+					    "--dmodel", c->tokens, c->d_model);
+		} else if (!c->given[OPT_TOKENS] || !c->given[OPT_DK]) {
 			return fail("--random needs --tokens N and --dk D");
+		}
 	}
 	if (wants_print(c)) {
 		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
@@ -485,7 +514,10 @@ static int make_problem(const struct cli *c, struct qkv_problem *p)
 		return EXIT_SUCCESS;
 	}
 	if (c->given[OPT_RANDOM]) {
-		rc = qkv_problem_random(p, c->tokens, c->d_k, c->d_v, c->seed);
+		if (c->given[OPT_HEADS])
+			rc = qkv_problem_random_heads(p, c->tokens, c->heads, c->d_model, c->seed);
+		else
+			rc = qkv_problem_random(p, c->tokens, c->d_k, c->d_v, c->seed);
 		if (rc == 0) {
 			/* The sizes and the seed change later; the header shows them live. */
 			rc = qkv_problem_set_title(p, "Random N(0,1) problem");

@@ -697,6 +697,32 @@ static void list_bad_files(void)
 		free(entries);
 }
 
+/* A multi-head file: X, two heads and W_O, read into h heads in the projected form. */
+START_TEST(heads_file_loads)
+{
+	static const char text[] =
+		"{\"tokens\": [\"a\", \"b\"], \"X\": [[1, 0], [0, 1]],\n"
+		" \"heads\": [{\"W_Q\": [[1], [0]], \"W_K\": [[1], [0]], \"W_V\": [[1], [0]]},\n"
+		"  {\"W_V\": [[0], [3]], \"W_Q\": [[0], [2]], \"W_K\": [[0], [1]]}],\n"
+		" \"W_O\": [[1, 2], [3, 4]], \"mask\": \"causal\"}\n";
+	struct qkv_problem p;
+	char err[512];
+
+	qkv_problem_init(&p);
+	ck_assert_msg(load_string(text, sizeof text - 1, "h.json", &p, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(p.h, 2);
+	ck_assert_int_eq(p.form, QKV_FORM_PROJECTED);
+	ck_assert_int_eq(p.mask, QKV_MASK_CAUSAL);
+	ck_assert_int_eq(p.n, 2);
+	ck_assert(qkv_matrix_get(&p.heads[1].w_v, 1, 0) == 3.0);
+	ck_assert(qkv_matrix_get(&p.heads[1].w_q, 1, 0) == 2.0);
+	ck_assert(qkv_matrix_get(&p.w_o, 1, 0) == 3.0);
+	ck_assert_int_eq(p.w_q.rows, 0);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *load_suite(void)
 {
 	Suite *s = suite_create("load");
@@ -706,6 +732,7 @@ static Suite *load_suite(void)
 
 	tcase_add_test(samples, worked_example_file_matches_course);
 	tcase_add_test(samples, builtin_has_words);
+	tcase_add_test(samples, heads_file_loads);
 	tcase_add_test(samples, every_sample_loads_small_and_annotated);
 	tcase_add_test(samples, exact_match_sample_picks_one_key);
 	tcase_add_test(samples, uniform_sample_averages);

@@ -20,6 +20,7 @@
 #include "io/load.h"
 #include "io/save.h"
 #include "qkv/error.h"
+#include "qkv/heads.h"
 
 /* A fresh temporary folder for one test; removed by remove_folder(). */
 static void make_folder(char *folder, size_t size)
@@ -312,6 +313,33 @@ START_TEST(projected_form_round_trip)
 	ck_assert_ptr_null(strstr(text, "\"Q\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"W_V\": [[5, 6, 7],\n          [8, 9, 10],\n"));
 	ck_assert_ptr_nonnull(strstr(text, "\\u0001"));
+	free(text);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+/* A multi-head problem saves X, "heads" (one head a block) and W_O, and reads back
+ * the same, options included. */
+START_TEST(heads_round_trip)
+{
+	char folder[64];
+	struct qkv_problem p;
+	char *text;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 3, 6, 11), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	p.temperature = 0.5;
+	qkv_matrix_set(&p.w_o, 5, 5, 0.1);
+	round_trip(&p, folder, "heads.json");
+	text = save_string(&p);
+	ck_assert_ptr_nonnull(strstr(text, "\n  \"heads\": [\n    {\"W_Q\": [["));
+	ck_assert_ptr_nonnull(strstr(text, "]]},\n    {\"W_Q\": [["));
+	ck_assert_ptr_nonnull(strstr(text, ",\n     \"W_K\": [["));
+	ck_assert_ptr_nonnull(strstr(text, "\n  \"W_O\": [["));
+	ck_assert_ptr_null(strstr(text, "\"Q\""));
 	free(text);
 	qkv_problem_fini(&p);
 	remove_folder(folder);
@@ -651,6 +679,7 @@ static Suite *save_suite(void)
 	tcase_add_test(trip, huge_value_saved_exactly_but_refused);
 	tcase_add_test(trip, options_round_trip);
 	tcase_add_test(trip, projected_form_round_trip);
+	tcase_add_test(trip, heads_round_trip);
 	tcase_add_test(trip, invalid_utf8_label_still_loads);
 	suite_add_tcase(s, trip);
 

@@ -25,7 +25,7 @@
 
 #define LOAD_MAX_BYTES QKV_MAX_FILE_BYTES /* the largest problem file read */
 #define LOAD_MAX_QUOTE 40                  /* bytes of a bad key or token quoted */
-#define LOAD_MAX_DEPTH 3                   /* key, row, column */
+#define LOAD_MAX_DEPTH 5                   /* key, [head, key,] row, column */
 #define LOAD_TEXT(x) #x                    /* a limit as written in error.h */
 #define LOAD_LIMIT(x) LOAD_TEXT(x)
 
@@ -54,11 +54,15 @@ struct matrix_rule {
 	const char *rows_why; /* e.g. "n, the rows of \"Q\"" */
 	int cols;            /* required columns, or 0 when row 1 fixes them */
 	const char *cols_why; /* e.g. "d_k, as in \"Q\"", or the size's name when cols is 0 */
+	/* Inside a head (heads[i]): the head's object and its place; NULL at the top. */
+	const json_t *parent;
+	struct place base;
+	char who[48]; /* the matrix as messages name it: "Q", or head 2 "W_Q" */
 };
 
 static const char *const load_keys[] = {
 	"title", "notes", "tokens", "Q", "K", "V", "X", "W_Q", "W_K", "W_V",
-	"scale", "temperature", "mask", "padding", "seed",
+	"heads", "W_O", "scale", "temperature", "mask", "padding", "seed",
 };
 
 static const char *const direct_keys[] = { "Q", "K", "V" };
@@ -535,8 +539,8 @@ static int check_keys(const struct loader *ld)
 			return fail_at(ld, &at, "unknown key \"%s\" (keys are case-sensitive: did you "
 						"mean \"%s\"?)", quoted, hint);
 		return fail_at(ld, &at, "unknown key \"%s\"; expected title, notes, tokens, Q, K, "
-					"V, X, W_Q, W_K, W_V, scale, temperature, mask, padding "
-					"or seed", quoted);
+					"V, X, W_Q, W_K, W_V, heads, W_O, scale, temperature, "
+					"mask, padding or seed", quoted);
 	}
 	return 0;
 }
@@ -566,14 +570,42 @@ static size_t count_present(const json_t *root, const char *const *keys, size_t 
 	return present;
 }
 
-/* Decides the form: Q, K, V or X, W_Q, W_K, W_V, complete and not mixed. */
+/* Decides the form: Q, K, V or X, W_Q, W_K, W_V, complete and not mixed; or X,
+ * heads and W_O (then returns 1). */
 static int read_form(const struct loader *ld, enum qkv_form *form)
 {
 	const struct place top = { 0, { 0, 0, 0 }, false };
 	const char *missing_direct, *missing_projected;
 	size_t direct = count_present(ld->root, direct_keys, 3, &missing_direct);
 	size_t projected = count_present(ld->root, projected_keys, 4, &missing_projected);
+	bool heads = json_object_get(ld->root, "heads") != NULL;
+	bool w_o = json_object_get(ld->root, "W_O") != NULL;
 
+	if (heads || w_o) {
+		const char *key;
+		json_t *value;
+
+		json_object_foreach(ld->root, key, value) {
+			struct place at = place_of(ld, key, 0, 0, 0);
+
+			at.key = true;
+			if (in_list(key, direct_keys, 3) || (in_list(key, projected_keys, 4) &&
+							     strcmp(key, "X") != 0))
+				return fail_at(ld, &at, "\"%s\" cannot be given with \"%s\": a "
+							"multi-head problem gives \"X\", \"heads\" "
+							"(each with \"W_Q\", \"W_K\", \"W_V\") and "
+							"\"W_O\"", key, heads ? "heads" : "W_O");
+		}
+		if (!heads)
+			return fail_at(ld, &top, "missing \"heads\": \"W_O\" projects the heads' "
+						 "outputs, so a problem with \"W_O\" gives \"heads\"");
+		if (json_object_get(ld->root, "X") == NULL || !w_o)
+			return fail_at(ld, &top, "missing \"%s\": a multi-head problem gives "
+						 "\"X\", \"heads\" and \"W_O\"",
+				       json_object_get(ld->root, "X") == NULL ? "X" : "W_O");
+		*form = QKV_FORM_PROJECTED;
+		return 1;
+	}
 	if (direct > 0 && projected > 0) {
 		const char *key, *first = NULL;
 		bool first_direct = false;
@@ -610,57 +642,91 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 	return 0;
 }
 
+/* The place of the rule's matrix (depth 0), a row (1) or a cell (2). */
+static struct place rule_place(const struct loader *ld, const struct matrix_rule *rule,
+			       int depth, size_t row, size_t col)
+{
+	struct place at;
+	const char *name;
+	json_t *value;
+	size_t index = 0;
+
+	if (rule->parent == NULL)
+		return place_of(ld, rule->key, depth, row, col);
+	at = rule->base;
+	json_object_foreach((json_t *)rule->parent, name, value) {
+		if (strcmp(name, rule->key) == 0)
+			break;
+		index++;
+	}
+	at.step[at.depth] = index;
+	at.step[at.depth + 1] = row;
+	at.step[at.depth + 2] = col;
+	at.depth += 1 + depth;
+	at.key = false;
+	return at;
+}
+
+/* The rule's name for messages: "\"Q\"" at the top, or head 2 "W_Q". */
+static const char *who(const struct matrix_rule *rule)
+{
+	return rule->who;
+}
+
 /* Checks one row's width against the rule (or row 1); returns the width or -1. */
 static int matrix_row_width(const struct loader *ld, const struct matrix_rule *rule,
 			    const json_t *row, size_t r, int expected)
 {
-	struct place at = place_of(ld, rule->key, 1, r, 0);
+	struct place at = rule_place(ld, rule, 1, r, 0);
 	size_t width;
 
 	if (!json_is_array(row))
-		return fail_at(ld, &at, "\"%s\" row %zu must be an array of numbers, found %s",
-			       rule->key, r + 1, type_name(row));
+		return fail_at(ld, &at, "%s row %zu must be an array of numbers, found %s",
+			       who(rule), r + 1, type_name(row));
 	width = json_array_size(row);
 	if (width == 0)
-		return fail_at(ld, &at, "\"%s\" row %zu is empty; expected at least one number",
-			       rule->key, r + 1);
+		return fail_at(ld, &at, "%s row %zu is empty; expected at least one number",
+			       who(rule), r + 1);
 	if (expected > 0 && width != (size_t)expected)
-		return fail_at(ld, &at, "\"%s\" row %zu has %zu number%s, expected %d (%s%s)",
-			       rule->key, r + 1, width, plural(width), expected, rule->cols_why,
+		return fail_at(ld, &at, "%s row %zu has %zu number%s, expected %d (%s%s)",
+			       who(rule), r + 1, width, plural(width), expected, rule->cols_why,
 			       rule->cols > 0 ? "" : ", as in row 1");
 	if (width > QKV_MAX_DIM)
-		return fail_at(ld, &at, "\"%s\" row %zu has %zu numbers, more than the limit of "
-					"%d for %s", rule->key, r + 1, width, QKV_MAX_DIM,
+		return fail_at(ld, &at, "%s row %zu has %zu numbers, more than the limit of "
+					"%d for %s", who(rule), r + 1, width, QKV_MAX_DIM,
 			       rule->cols_why);
 	return (int)width;
 }
 
 /* Reads a matrix of finite numbers within ±QKV_MAX_VALUE, shaped as the rule says. */
-static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
+static int read_matrix(const struct loader *ld, struct matrix_rule *rule,
 		       struct qkv_matrix *m)
 {
-	const json_t *value = json_object_get(ld->root, rule->key);
-	struct place at = place_of(ld, rule->key, 0, 0, 0);
+	const json_t *value = json_object_get(rule->parent != NULL ? rule->parent : ld->root,
+					      rule->key);
+	struct place at = rule_place(ld, rule, 0, 0, 0);
 	size_t rows;
 	int cols;
 	char written[40];
 
+	if (rule->who[0] == '\0')
+		snprintf(rule->who, sizeof rule->who, "\"%s\"", rule->key);
 	if (!json_is_array(value))
-		return fail_at(ld, &at, "\"%s\" must be a matrix (an array of rows of numbers), "
-					"found %s", rule->key, type_name(value));
+		return fail_at(ld, &at, "%s must be a matrix (an array of rows of numbers), "
+					"found %s", who(rule), type_name(value));
 	rows = json_array_size(value);
 	if (rows == 0)
-		return fail_at(ld, &at, "\"%s\" is empty; expected at least one row", rule->key);
+		return fail_at(ld, &at, "%s is empty; expected at least one row", who(rule));
 	if (rule->rows > 0 && rows != (size_t)rule->rows) {
 		if (rows > (size_t)rule->rows)
-			at = place_of(ld, rule->key, 1, (size_t)rule->rows, 0);
-		return fail_at(ld, &at, "\"%s\" has %zu row%s, expected %d (%s)", rule->key, rows,
+			at = rule_place(ld, rule, 1, (size_t)rule->rows, 0);
+		return fail_at(ld, &at, "%s has %zu row%s, expected %d (%s)", who(rule), rows,
 			       plural(rows), rule->rows, rule->rows_why);
 	}
 	if (rule->rows == 0 && rows > QKV_MAX_TOKENS) {
-		at = place_of(ld, rule->key, 1, QKV_MAX_TOKENS, 0);
-		return fail_at(ld, &at, "\"%s\" has %zu rows, more than the limit of %d tokens",
-			       rule->key, rows, QKV_MAX_TOKENS);
+		at = rule_place(ld, rule, 1, QKV_MAX_TOKENS, 0);
+		return fail_at(ld, &at, "%s has %zu rows, more than the limit of %d tokens",
+			       who(rule), rows, QKV_MAX_TOKENS);
 	}
 	cols = matrix_row_width(ld, rule, json_array_get(value, 0), 0, rule->cols);
 	if (cols < 0)
@@ -669,7 +735,7 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 		if (matrix_row_width(ld, rule, json_array_get(value, r), r, cols) < 0)
 			return -1;
 	if (qkv_matrix_zero(m, (int)rows, cols) != 0)
-		return fail_file(ld, "out of memory for \"%s\" (%zu × %d)", rule->key, rows, cols);
+		return fail_file(ld, "out of memory for %s (%zu × %d)", who(rule), rows, cols);
 	for (size_t r = 0; r < rows; r++) {
 		const json_t *row = json_array_get(value, r);
 
@@ -681,14 +747,14 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 				qkv_matrix_set(m, (int)r, c, number);
 				continue;
 			}
-			at = place_of(ld, rule->key, 2, r, (size_t)c);
+			at = rule_place(ld, rule, 2, r, (size_t)c);
 			if (!json_is_number(cell))
-				return fail_at(ld, &at, "\"%s\" row %zu, column %d must be a number, "
-							"found %s", rule->key, r + 1, c + 1,
+				return fail_at(ld, &at, "%s row %zu, column %d must be a number, "
+							"found %s", who(rule), r + 1, c + 1,
 					       type_name(cell));
 			qkv_format_exact(written, sizeof written, number);
-			return fail_at(ld, &at, "\"%s\" row %zu, column %d is %s, outside the range "
-						"±" LOAD_LIMIT(QKV_MAX_VALUE), rule->key, r + 1, c + 1,
+			return fail_at(ld, &at, "%s row %zu, column %d is %s, outside the range "
+						"±" LOAD_LIMIT(QKV_MAX_VALUE), who(rule), r + 1, c + 1,
 				       written);
 		}
 	}
@@ -698,9 +764,10 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 /* Reads Q, K, V: Q fixes n and d_k, V fixes d_v. */
 static int read_direct(const struct loader *ld, struct qkv_problem *p)
 {
-	struct matrix_rule q = { "Q", 0, NULL, 0, "d_k" };
-	struct matrix_rule k = { "K", 0, "n, the rows of \"Q\"", 0, "d_k, as in \"Q\"" };
-	struct matrix_rule v = { "V", 0, "n, the rows of \"Q\"", 0, "d_v" };
+	struct matrix_rule q = { .key = "Q", .cols_why = "d_k" };
+	struct matrix_rule k = { .key = "K", .rows_why = "n, the rows of \"Q\"",
+				 .cols_why = "d_k, as in \"Q\"" };
+	struct matrix_rule v = { .key = "V", .rows_why = "n, the rows of \"Q\"", .cols_why = "d_v" };
 
 	if (read_matrix(ld, &q, &p->q) != 0)
 		return -1;
@@ -716,10 +783,11 @@ static int read_direct(const struct loader *ld, struct qkv_problem *p)
 static int read_projected(const struct loader *ld, struct qkv_problem *p)
 {
 	const char *rows_why = "d_model, the columns of \"X\"";
-	struct matrix_rule x = { "X", 0, NULL, 0, "d_model" };
-	struct matrix_rule w_q = { "W_Q", 0, rows_why, 0, "d_k" };
-	struct matrix_rule w_k = { "W_K", 0, rows_why, 0, "d_k, as in \"W_Q\"" };
-	struct matrix_rule w_v = { "W_V", 0, rows_why, 0, "d_v" };
+	struct matrix_rule x = { .key = "X", .cols_why = "d_model" };
+	struct matrix_rule w_q = { .key = "W_Q", .rows_why = rows_why, .cols_why = "d_k" };
+	struct matrix_rule w_k = { .key = "W_K", .rows_why = rows_why,
+				   .cols_why = "d_k, as in \"W_Q\"" };
+	struct matrix_rule w_v = { .key = "W_V", .rows_why = rows_why, .cols_why = "d_v" };
 
 	if (read_matrix(ld, &x, &p->x) != 0)
 		return -1;
@@ -728,6 +796,95 @@ static int read_projected(const struct loader *ld, struct qkv_problem *p)
 		return -1;
 	w_k.cols = p->w_q.cols;
 	if (read_matrix(ld, &w_k, &p->w_k) != 0 || read_matrix(ld, &w_v, &p->w_v) != 0)
+		return -1;
+	p->n = p->x.rows;
+	return 0;
+}
+
+/* Reads X, every head's W_Q, W_K, W_V and W_O: X fixes n and d_model, head 1's
+ * W_Q fixes d_k and its W_V d_v for every head; W_O is (h·d_v) × d_model. */
+static int read_heads(const struct loader *ld, struct qkv_problem *p)
+{
+	static const char *const head_keys[] = { "W_Q", "W_K", "W_V" };
+	const char *rows_why = "d_model, the columns of \"X\"";
+	const json_t *heads = json_object_get(ld->root, "heads");
+	struct place at = place_of(ld, "heads", 0, 0, 0);
+	struct matrix_rule x = { .key = "X", .cols_why = "d_model" };
+	struct matrix_rule w_o = { .key = "W_O", .cols_why = "d_model, the columns of \"X\"" };
+	char w_o_why[96];
+	size_t h;
+
+	if (read_matrix(ld, &x, &p->x) != 0)
+		return -1;
+	if (!json_is_array(heads))
+		return fail_at(ld, &at, "\"heads\" must be an array of heads (objects with "
+					"\"W_Q\", \"W_K\" and \"W_V\"), found %s", type_name(heads));
+	h = json_array_size(heads);
+	if (h == 0)
+		return fail_at(ld, &at, "\"heads\" is empty; expected at least one head");
+	if (h > QKV_MAX_HEADS) {
+		at = place_of(ld, "heads", 1, QKV_MAX_HEADS, 0);
+		return fail_at(ld, &at, "\"heads\" has %zu heads, more than the limit of %d", h,
+			       QKV_MAX_HEADS);
+	}
+	if (qkv_problem_make_heads(p, (int)h) != 0)
+		return fail_file(ld, "out of memory for %zu heads", h);
+	for (size_t i = 0; i < h; i++) {
+		const json_t *head = json_array_get(heads, i);
+		struct qkv_head *w = &p->heads[i];
+		struct matrix_rule rule[3];
+		struct qkv_matrix *out[3] = { &w->w_q, &w->w_k, &w->w_v };
+		const char *key, *missing;
+		json_t *value;
+		size_t index = 0;
+
+		at = place_of(ld, "heads", 1, i, 0);
+		if (!json_is_object(head))
+			return fail_at(ld, &at, "head %zu must be an object with \"W_Q\", \"W_K\" "
+						"and \"W_V\", found %s", i + 1, type_name(head));
+		json_object_foreach((json_t *)head, key, value) {
+			struct place k = at;
+
+			k.step[k.depth++] = index++;
+			k.key = true;
+			if (!in_list(key, head_keys, 3)) {
+				char quoted[LOAD_MAX_QUOTE * 4 + 8];
+
+				quote_text(quoted, sizeof quoted, key, strlen(key), LOAD_MAX_QUOTE);
+				return fail_at(ld, &k, "unknown key \"%s\" in head %zu; a head gives "
+							"\"W_Q\", \"W_K\" and \"W_V\"", quoted, i + 1);
+			}
+		}
+		if (count_present(head, head_keys, 3, &missing) != 3)
+			return fail_at(ld, &at, "head %zu is missing \"%s\"; a head gives \"W_Q\", "
+						"\"W_K\" and \"W_V\"", i + 1, missing);
+		for (int m = 0; m < 3; m++) {
+			memset(&rule[m], 0, sizeof rule[m]);
+			rule[m].key = head_keys[m];
+			rule[m].rows = p->x.cols;
+			rule[m].rows_why = rows_why;
+			rule[m].parent = head;
+			rule[m].base = at;
+			snprintf(rule[m].who, sizeof rule[m].who, "head %zu \"%s\"", i + 1,
+				 head_keys[m]);
+		}
+		rule[0].cols = i == 0 ? 0 : p->heads[0].w_q.cols;
+		rule[0].cols_why = i == 0 ? "d_k" : "d_k, as in head 1 \"W_Q\"";
+		rule[2].cols = i == 0 ? 0 : p->heads[0].w_v.cols;
+		rule[2].cols_why = i == 0 ? "d_v" : "d_v, as in head 1 \"W_V\"";
+		if (read_matrix(ld, &rule[0], out[0]) != 0)
+			return -1;
+		rule[1].cols = w->w_q.cols;
+		rule[1].cols_why = "d_k, as in its \"W_Q\"";
+		if (read_matrix(ld, &rule[1], out[1]) != 0 || read_matrix(ld, &rule[2], out[2]) != 0)
+			return -1;
+	}
+	snprintf(w_o_why, sizeof w_o_why, "h·d_v = %zu·%d, the heads' outputs side by side", h,
+		 p->heads[0].w_v.cols);
+	w_o.rows = (int)h * p->heads[0].w_v.cols;
+	w_o.rows_why = w_o_why;
+	w_o.cols = p->x.cols;
+	if (read_matrix(ld, &w_o, &p->w_o) != 0)
 		return -1;
 	p->n = p->x.rows;
 	return 0;
@@ -1037,9 +1194,13 @@ static int read_problem(const struct loader *ld, struct qkv_problem *p)
 	if (!json_is_object(ld->root))
 		return fail_at(ld, &top, "expected a JSON object { ... } at the top level, found %s",
 			       type_name(ld->root));
-	if (check_keys(ld) != 0 || read_form(ld, &p->form) != 0)
+	if (check_keys(ld) != 0)
 		return -1;
-	if (p->form == QKV_FORM_DIRECT ? read_direct(ld, p) : read_projected(ld, p))
+	code = read_form(ld, &p->form);
+	if (code < 0)
+		return -1;
+	if (code == 1 ? read_heads(ld, p)
+		      : p->form == QKV_FORM_DIRECT ? read_direct(ld, p) : read_projected(ld, p))
 		return -1;
 	if (read_tokens(ld, p) != 0 || read_text(ld, "title", &p->title) != 0 ||
 	    read_text(ld, "notes", &p->notes) != 0 || read_scaling(ld, p) != 0 ||

@@ -153,6 +153,39 @@ static void text_matrix(struct text *t, const char *key, const struct qkv_matrix
 	text_puts(t, "]");
 }
 
+/* Appends a matrix as one line of rows, for the inside of a head. */
+static void text_inline_matrix(struct text *t, const struct qkv_matrix *m)
+{
+	text_puts(t, "[");
+	for (int r = 0; r < m->rows; r++) {
+		text_puts(t, r > 0 ? ", [" : "[");
+		for (int c = 0; c < m->cols; c++) {
+			if (c > 0)
+				text_puts(t, ", ");
+			text_number(t, qkv_matrix_get(m, r, c));
+		}
+		text_puts(t, "]");
+	}
+	text_puts(t, "]");
+}
+
+/* Appends "heads": one head per block, its W_Q, W_K and W_V one per line. */
+static void text_heads(struct text *t, const struct qkv_problem *p)
+{
+	text_key(t, "heads");
+	text_puts(t, "[");
+	for (int i = 0; i < p->h; i++) {
+		text_puts(t, i > 0 ? ",\n    {\"W_Q\": " : "\n    {\"W_Q\": ");
+		text_inline_matrix(t, &p->heads[i].w_q);
+		text_puts(t, ",\n     \"W_K\": ");
+		text_inline_matrix(t, &p->heads[i].w_k);
+		text_puts(t, ",\n     \"W_V\": ");
+		text_inline_matrix(t, &p->heads[i].w_v);
+		text_puts(t, "}");
+	}
+	text_puts(t, "\n  ]");
+}
+
 /* Appends the custom mask as n rows of booleans, true = hidden. */
 static void text_mask(struct text *t, const struct qkv_problem *p)
 {
@@ -220,8 +253,15 @@ static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
 		text_string(&t, p->tokens[i]);
 	}
 	text_puts(&t, "]");
-	for (int i = 0; i < (is_direct ? 3 : 4); i++)
-		text_matrix(&t, qkv_input_name(inputs[i]), qkv_problem_input_const(p, inputs[i]));
+	if (p->h > 0) {
+		text_matrix(&t, "X", &p->x);
+		text_heads(&t, p);
+		text_matrix(&t, "W_O", &p->w_o);
+	} else {
+		for (int i = 0; i < (is_direct ? 3 : 4); i++)
+			text_matrix(&t, qkv_input_name(inputs[i]),
+				    qkv_problem_input_const(p, inputs[i]));
+	}
 	text_key(&t, "scale");
 	if (p->scale == QKV_SCALE_CUSTOM)
 		text_number(&t, p->scale_value);
@@ -281,6 +321,16 @@ static double estimated_bytes(const struct qkv_problem *p)
 		for (size_t c = 0; c < cells; c += step, sampled++)
 			written += (size_t)qkv_format_exact(buf, sizeof buf, m->values[c]) + 2;
 		bytes += (double)written / (double)sampled * (double)cells;
+	}
+	for (int i = 0; i <= p->h && p->h > 0; i++) {
+		/* Every head's W's and W_O: about as many bytes a number as X's. */
+		double per = p->x.rows > 0 && p->x.cols > 0
+				     ? bytes / ((double)p->x.rows * (double)p->x.cols) : 24.0;
+		const struct qkv_matrix *m = i < p->h ? &p->heads[i].w_q : &p->w_o;
+		double cells = i < p->h ? (double)m->rows * (2.0 * m->cols + p->heads[i].w_v.cols)
+					: (double)m->rows * (double)m->cols;
+
+		bytes += per * cells;
 	}
 	if (p->mask == QKV_MASK_CUSTOM)
 		bytes += (double)p->n * (double)p->n * 6; /* "true, " or "false, " */
