@@ -132,7 +132,7 @@ END_TEST
 
 START_TEST(test_input_names)
 {
-	const char *names[QKV_INPUT_COUNT] = {"Q", "K", "V", "X", "W_Q", "W_K", "W_V"};
+	const char *names[QKV_INPUT_COUNT] = {"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O"};
 	for (int i = 0; i < QKV_INPUT_COUNT; i++)
 		ck_assert_str_eq(qkv_input_name((enum qkv_input)i), names[i]);
 }
@@ -152,7 +152,8 @@ START_TEST(test_inputs_by_form)
 	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
 		enum qkv_input which = (enum qkv_input)i;
 		const struct qkv_matrix *in_direct = i < 3 ? direct_matrices[i] : NULL;
-		const struct qkv_matrix *in_projected = i < 3 ? NULL : projected_matrices[i - 3];
+		/* W_O belongs to multi-head problems only (test_heads.c). */
+		const struct qkv_matrix *in_projected = i < 3 || i > 6 ? NULL : projected_matrices[i - 3];
 		ck_assert_msg(qkv_problem_input(&direct, which) == in_direct,
 			      "qkv_problem_input(direct, %s)", qkv_input_name(which));
 		ck_assert_msg(qkv_problem_input_const(&direct, which) == in_direct,

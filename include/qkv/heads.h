@@ -39,6 +39,10 @@ void qkv_heads_trace_fini(struct qkv_heads_trace *t);
  * valid while p is unchanged. */
 void qkv_problem_head_view(const struct qkv_problem *p, int i, struct qkv_problem *view);
 
+/* Head i's W_Q, W_K or W_V (which), X and W_O (shared by the heads), or NULL
+ * for any other input, a head out of range or a single-head problem. */
+struct qkv_matrix *qkv_problem_head_input(struct qkv_problem *p, int i, enum qkv_input which);
+
 /* Computes every head (qkv_attention on each head's view), the concatenation,
  * the output Concat·W_O, each head's contribution head_i·W_O⁽ⁱ⁾ (W_O's row block
  * i) and the pattern scores. p must have h >= 1 and pass qkv_problem_check().

@@ -45,6 +45,7 @@ enum qkv_input {
 	QKV_INPUT_W_Q,
 	QKV_INPUT_W_K,
 	QKV_INPUT_W_V,
+	QKV_INPUT_W_O, /* multi-head problems only */
 	QKV_INPUT_COUNT,
 };
 
@@ -108,11 +109,14 @@ int qkv_problem_d_k(const struct qkv_problem *p);
 int qkv_problem_d_v(const struct qkv_problem *p);
 int qkv_problem_d_model(const struct qkv_problem *p); /* 0 in the direct form */
 
-/* The matrix for `which`, or NULL when the form does not have it. */
+/* The matrix for `which`, or NULL when the form does not have it. In a
+ * multi-head problem W_Q, W_K and W_V are NULL (they are per head: heads.h's
+ * qkv_problem_head_input) and W_O is the output projection; W_O is NULL in a
+ * single-head problem. */
 struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which);
 const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
 						 enum qkv_input which);
-/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V". */
+/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O". */
 const char *qkv_input_name(enum qkv_input which);
 
 /* What the scores are divided by: τ·√d_k, τ, or τ·scale_value. */

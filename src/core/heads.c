@@ -47,6 +47,20 @@ void qkv_problem_head_view(const struct qkv_problem *p, int i, struct qkv_proble
 	view->w_v = p->heads[i].w_v;
 }
 
+struct qkv_matrix *qkv_problem_head_input(struct qkv_problem *p, int i, enum qkv_input which)
+{
+	if (p->h < 1 || i < 0 || i >= p->h)
+		return NULL;
+	switch (which) {
+	case QKV_INPUT_X: return &p->x;
+	case QKV_INPUT_W_Q: return &p->heads[i].w_q;
+	case QKV_INPUT_W_K: return &p->heads[i].w_k;
+	case QKV_INPUT_W_V: return &p->heads[i].w_v;
+	case QKV_INPUT_W_O: return &p->w_o;
+	default: return NULL;
+	}
+}
+
 static int reserve(struct qkv_heads_trace *t, int h)
 {
 	struct qkv_trace *head;

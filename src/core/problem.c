@@ -36,6 +36,7 @@ static struct qkv_matrix *matrix_of(struct qkv_problem *p, enum qkv_input which)
 	case QKV_INPUT_W_Q: return &p->w_q;
 	case QKV_INPUT_W_K: return &p->w_k;
 	case QKV_INPUT_W_V: return &p->w_v;
+	case QKV_INPUT_W_O: return &p->w_o;
 	default: return NULL;
 	}
 }
@@ -59,7 +60,6 @@ void qkv_problem_init(struct qkv_problem *p)
 	p->wrong = QKV_WRONG_NONE;
 	p->h = 0;
 	p->heads = NULL;
-	qkv_matrix_init(&p->w_o);
 }
 
 static void free_heads(struct qkv_problem *p)
@@ -72,7 +72,6 @@ static void free_heads(struct qkv_problem *p)
 	free(p->heads);
 	p->heads = NULL;
 	p->h = 0;
-	qkv_matrix_fini(&p->w_o);
 }
 
 int qkv_problem_make_heads(struct qkv_problem *p, int h)
@@ -185,7 +184,6 @@ int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
 			failed = qkv_matrix_copy(&dst->heads[i].w_q, &src->heads[i].w_q) != 0 ||
 				 qkv_matrix_copy(&dst->heads[i].w_k, &src->heads[i].w_k) != 0 ||
 				 qkv_matrix_copy(&dst->heads[i].w_v, &src->heads[i].w_v) != 0;
-		failed |= !failed && qkv_matrix_copy(&dst->w_o, &src->w_o) != 0;
 	}
 	if (failed) {
 		qkv_problem_fini(dst);
@@ -227,7 +225,7 @@ bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
 	for (int i = 0; i < QKV_INPUT_COUNT; i++)
 		if (!qkv_matrix_equal(slot(a, (enum qkv_input)i), slot(b, (enum qkv_input)i)))
 			return false;
-	if (a->h != b->h || (a->h > 0 && !qkv_matrix_equal(&a->w_o, &b->w_o)))
+	if (a->h != b->h)
 		return false;
 	for (int i = 0; i < a->h; i++)
 		if (!qkv_matrix_equal(&a->heads[i].w_q, &b->heads[i].w_q) ||
@@ -337,6 +335,9 @@ struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which
 
 	if ((p->form == QKV_FORM_DIRECT) != direct)
 		return NULL;
+	if (which == QKV_INPUT_W_O ? p->h == 0
+				   : p->h > 0 && which >= QKV_INPUT_W_Q && which <= QKV_INPUT_W_V)
+		return NULL;
 	return matrix_of(p, which);
 }
 
@@ -349,7 +350,7 @@ const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
 
 const char *qkv_input_name(enum qkv_input which)
 {
-	static const char *const names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V" };
+	static const char *const names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O" };
 
 	if ((int)which < 0 || which >= QKV_INPUT_COUNT)
 		return "?";
