@@ -590,6 +590,9 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 
 	options.cell_row = c->cell_i - 1;
 	options.cell_col = c->cell_j - 1;
+	if (p->h > 0)
+		return fail("%s has %d heads: the printed report shows one-head problems; the "
+			    "interface shows every head", problem_name(c), p->h);
 	qkv_trace_init(&trace);
 	rc = qkv_attention(p, &trace);
 	if (rc != 0) {

@@ -38,7 +38,8 @@ static void say(struct app *app, bool error, const char *fmt, ...)
 const char *app_focus_name(enum app_focus focus)
 {
 	static const char *const names[FOCUS_COUNT] = {
-		"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "attention", "output",
+		"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O", "attention", "output", "concat",
+		"layer output",
 	};
 
 	return (int)focus >= 0 && focus < FOCUS_COUNT ? names[focus] : "?";
@@ -54,14 +55,26 @@ bool app_focus_is_input(const struct app *app, enum app_focus focus)
 {
 	if (app->problem.form == QKV_FORM_DIRECT)
 		return focus <= FOCUS_V;
-	return focus >= FOCUS_X && focus <= FOCUS_W_V;
+	return (focus >= FOCUS_X && focus <= FOCUS_W_V) || (focus == FOCUS_W_O && app->problem.h > 0);
+}
+
+const struct qkv_matrix *app_input(const struct app *app, enum qkv_input input)
+{
+	if (app->problem.h > 0)
+		return qkv_problem_head_input((struct qkv_problem *)&app->problem, app->head, input);
+	return qkv_problem_input_const(&app->problem, input);
+}
+
+int app_last_stage(const struct app *app)
+{
+	return app->problem.h > 0 ? APP_STAGE_LAYER : QKV_STAGE_OUTPUT;
 }
 
 const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus)
 {
 	if (!app_focus_is_input(app, focus))
 		return NULL;
-	return qkv_problem_input_const(&app->problem, focus_input(focus));
+	return app_input(app, focus_input(focus));
 }
 
 void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int *cols)
@@ -77,6 +90,12 @@ void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int
 	} else if (focus == FOCUS_OUTPUT) {
 		*rows = app->trace.n;
 		*cols = app->trace.d_v;
+	} else if (focus == FOCUS_CONCAT && app->heads.h > 0) {
+		*rows = app->heads.concat.rows;
+		*cols = app->heads.concat.cols;
+	} else if (focus == FOCUS_LAYER && app->heads.h > 0) {
+		*rows = app->heads.output.rows;
+		*cols = app->heads.output.cols;
 	} else {
 		*rows = 0;
 		*cols = 0;
@@ -107,8 +126,10 @@ static enum app_focus first_input(const struct app *app)
 
 int app_query(const struct app *app)
 {
-	if (app->focus == FOCUS_OUTPUT)
-		return app->cursor[FOCUS_OUTPUT].row;
+	if (app->focus == FOCUS_OUTPUT || app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
+		return app->cursor[app->focus].row;
+	if (app->focus == FOCUS_W_O)
+		return app->cursor[FOCUS_LAYER].row;
 	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_K || app->focus == FOCUS_V ||
 	    app->focus == FOCUS_W_Q || app->focus == FOCUS_W_K || app->focus == FOCUS_W_V)
 		return app->cursor[FOCUS_ATTENTION].row;
@@ -145,6 +166,10 @@ enum qkv_stage app_derived_stage(const struct app *app)
 {
 	if (app->stage != APP_STAGE_LIVE)
 		return (enum qkv_stage)app->stage;
+	if (app->focus == FOCUS_CONCAT)
+		return (enum qkv_stage)APP_STAGE_CONCAT;
+	if (app->focus == FOCUS_LAYER || app->focus == FOCUS_W_O)
+		return (enum qkv_stage)APP_STAGE_LAYER;
 	if (app->focus == FOCUS_OUTPUT || app->focus == FOCUS_V || app->focus == FOCUS_W_V)
 		return QKV_STAGE_OUTPUT;
 	return QKV_STAGE_WEIGHTS;
@@ -185,6 +210,8 @@ static int reserve_bytes(unsigned char **p, size_t *capacity, size_t need)
 }
 
 static int settle_trace(struct app *app, int rc, bool mark);
+static bool marks_live(const struct app *app);
+static void heads_reach_words(const struct app *app, char *buf, size_t size);
 static void update_dirty(struct app *app);
 static void say_undone(struct app *app, bool redo);
 
@@ -210,6 +237,101 @@ static int marks_reserve(struct app *app)
 		memset(app->moved[g], 0, app->moved_capacity[g]);
 	}
 	return 0;
+}
+
+/* Multi-head: room for the kept weights of every head. */
+static int heads_reserve(struct app *app, int h)
+{
+	struct qkv_matrix *kept;
+
+	if (h <= app->heads_capacity)
+		return 0;
+	kept = realloc(app->previous_head_weights, (size_t)h * sizeof *kept);
+	if (kept == NULL)
+		return QKV_ENOMEM;
+	for (int i = app->heads_capacity; i < h; i++)
+		qkv_matrix_init(&kept[i]);
+	app->previous_head_weights = kept;
+	app->heads_capacity = h;
+	return 0;
+}
+
+/* Multi-head: keeps each head's weights, the concatenation and the layer output. */
+static int keep_previous_heads(struct app *app)
+{
+	const struct qkv_heads_trace *t = &app->heads;
+	int rc = heads_reserve(app, t->h);
+
+	app->previous_heads_valid = false;
+	for (int i = 0; rc == 0 && i < t->h; i++)
+		rc = qkv_matrix_copy(&app->previous_head_weights[i], &t->head[i].weights);
+	if (rc == 0)
+		rc = qkv_matrix_copy(&app->previous_concat, &t->concat);
+	if (rc == 0)
+		rc = qkv_matrix_copy(&app->previous_layer, &t->output);
+	app->previous_heads_valid = rc == 0 && t->h > 0;
+	return rc;
+}
+
+/* Marks where b differs from a into flags (same shapes only; else nothing). */
+static void mark_matrix(unsigned char *flags, const struct qkv_matrix *now,
+			const struct qkv_matrix *before)
+{
+	size_t cells = (size_t)now->rows * (size_t)now->cols;
+
+	if (before->rows != now->rows || before->cols != now->cols)
+		return;
+	for (size_t i = 0; i < cells; i++)
+		flags[i] = now->values[i] != before->values[i];
+}
+
+/* Multi-head: sizes and clears the marks; with mark, marks what moved since kept. */
+static int heads_marks(struct app *app, bool mark)
+{
+	const struct qkv_heads_trace *t = &app->heads;
+	size_t nn = (size_t)t->n * (size_t)t->n;
+
+	if (reserve_bytes(&app->moved_head_weights, &app->moved_head_capacity,
+			  nn * (size_t)t->h + 1) != 0 ||
+	    reserve_bytes(&app->moved_concat, &app->moved_concat_capacity,
+			  (size_t)t->concat.rows * (size_t)t->concat.cols + 1) != 0 ||
+	    reserve_bytes(&app->moved_layer, &app->moved_layer_capacity,
+			  (size_t)t->output.rows * (size_t)t->output.cols + 1) != 0)
+		return QKV_ENOMEM;
+	memset(app->moved_head_weights, 0, app->moved_head_capacity);
+	memset(app->moved_concat, 0, app->moved_concat_capacity);
+	memset(app->moved_layer, 0, app->moved_layer_capacity);
+	if (!mark || !app->previous_heads_valid)
+		return 0;
+	for (int i = 0; i < t->h && i < app->heads_capacity; i++)
+		mark_matrix(app->moved_head_weights + nn * (size_t)i, &t->head[i].weights,
+			    &app->previous_head_weights[i]);
+	mark_matrix(app->moved_concat, &t->concat, &app->previous_concat);
+	mark_matrix(app->moved_layer, &t->output, &app->previous_layer);
+	return 0;
+}
+
+bool app_moved_head_weight(const struct app *app, int head, int query, int key)
+{
+	size_t n = (size_t)app->heads.n;
+
+	if (!marks_live(app) || head < 0 || head >= app->heads.h || app->moved_head_weights == NULL)
+		return false;
+	return app->moved_head_weights[n * n * (size_t)head + (size_t)query * n + (size_t)key] != 0;
+}
+
+bool app_moved_concat(const struct app *app, int row, int col)
+{
+	if (!marks_live(app) || app->moved_concat == NULL)
+		return false;
+	return app->moved_concat[(size_t)row * (size_t)app->heads.concat.cols + (size_t)col] != 0;
+}
+
+bool app_moved_layer(const struct app *app, int row, int col)
+{
+	if (!marks_live(app) || app->moved_layer == NULL)
+		return false;
+	return app->moved_layer[(size_t)row * (size_t)app->heads.output.cols + (size_t)col] != 0;
 }
 
 /* Keeps the trace as it is now, to compare the next one with. Q and K as used are
@@ -281,6 +403,25 @@ static int recompute(struct app *app, bool mark)
 {
 	int rc = mark ? keep_previous(app) : 0;
 
+	if (rc == 0 && app->problem.h > 0) {
+		/* Every head, then the selected head's trace again as the app's own, so the
+		 * single-head panels, derivations and marks show that head. */
+		struct qkv_problem view;
+
+		if (mark && app->heads.h > 0)
+			rc = keep_previous_heads(app);
+		if (rc == 0)
+			rc = qkv_heads_attention(&app->problem, &app->heads);
+		if (app->head >= app->problem.h)
+			app->head = app->problem.h - 1;
+		if (rc == 0) {
+			qkv_problem_head_view(&app->problem, app->head, &view);
+			rc = qkv_attention(&view, &app->trace);
+		}
+		if (rc == 0)
+			rc = heads_marks(app, mark);
+		return settle_trace(app, rc, mark);
+	}
 	if (rc == 0)
 		rc = qkv_attention(&app->problem, &app->trace);
 	return settle_trace(app, rc, mark);
@@ -364,7 +505,7 @@ bool app_moved_output(const struct app *app, int query, int col)
 
 bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col)
 {
-	const struct qkv_matrix *m = qkv_problem_input_const(&app->problem, input);
+	const struct qkv_matrix *m = app_input(app, input);
 
 	return marks_live(app) && m != NULL && input == app->moved_input && row < m->rows && col < m->cols &&
 	       app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col];
@@ -373,7 +514,7 @@ bool app_moved_input(const struct app *app, enum qkv_input input, int row, int c
 static struct history_place here(const struct app *app)
 {
 	struct history_place place = { (int)app->focus, app->cursor[app->focus].row,
-				       app->cursor[app->focus].col };
+				       app->cursor[app->focus].col, app->head };
 	return place;
 }
 
@@ -387,6 +528,8 @@ enum { REPLAY_REDO, REPLAY_UNDO };
 /* Multiply-adds of a whole trace: the projections, Q Kᵀ and A V. */
 static double trace_cost(const struct qkv_problem *p)
 {
+	if (p->h > 0)
+		return 0.0; /* multi-head problems are computed between two keys */
 	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
 	double cost = n * n * (d_k + d_v);
 
@@ -632,6 +775,9 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	qkv_problem_init(&app->saved);
 	app->column_seed = 1;
 	qkv_trace_init(&app->trace);
+	qkv_heads_trace_init(&app->heads);
+	qkv_matrix_init(&app->previous_concat);
+	qkv_matrix_init(&app->previous_layer);
 	for (int g = 0; g < APP_GRID_COUNT; g++)
 		qkv_matrix_init(&app->previous[g]);
 	qkv_problem_init(&app->recovered);
@@ -689,6 +835,15 @@ void app_fini(struct app *app)
 	qkv_problem_fini(&app->problem);
 	qkv_problem_fini(&app->saved);
 	qkv_trace_fini(&app->trace);
+	qkv_heads_trace_fini(&app->heads);
+	for (int i = 0; i < app->heads_capacity; i++)
+		qkv_matrix_fini(&app->previous_head_weights[i]);
+	free(app->previous_head_weights);
+	qkv_matrix_fini(&app->previous_concat);
+	qkv_matrix_fini(&app->previous_layer);
+	free(app->moved_head_weights);
+	free(app->moved_concat);
+	free(app->moved_layer);
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
 		qkv_matrix_fini(&app->previous[g]);
 		free(app->moved[g]);
@@ -969,6 +1124,79 @@ static void add_smallest_move(struct words *w, const struct app *app)
 /* "moves score row t1 and, through softmax's normalisation, all of weights row t1,
  * and output row t1": every computed grid whose cells moved in the last change,
  * read from the marks (so the sentence says what the marks show). */
+/* Multi-head: which heads' weights moved, and how much of the concatenation and
+ * the layer output, read from the marks: "moves the weights of head 2 (4 cells),
+ * its block of concat and 6 of 6 cells of the layer output; heads 1 and 3 unmoved". */
+static void heads_reach_words(const struct app *app, char *buf, size_t size)
+{
+	const struct qkv_heads_trace *t = &app->heads;
+	struct words w = { buf, size, 0 };
+	int moved_heads = 0, still = 0;
+	long weights = 0, concat = 0, layer = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < t->h; i++) {
+		long cells = 0;
+
+		for (int r = 0; r < t->n; r++)
+			for (int c = 0; c < t->n; c++)
+				cells += app_moved_head_weight(app, i, r, c);
+		weights += cells;
+		moved_heads += cells > 0;
+	}
+	for (int r = 0; r < t->concat.rows; r++)
+		for (int c = 0; c < t->concat.cols; c++)
+			concat += app_moved_concat(app, r, c);
+	for (int r = 0; r < t->output.rows; r++)
+		for (int c = 0; c < t->output.cols; c++)
+			layer += app_moved_layer(app, r, c);
+	if (weights == 0 && concat == 0 && layer == 0) {
+		add(&w, "moves nothing computed");
+		return;
+	}
+	add(&w, "moves ");
+	if (moved_heads == 0) {
+		add(&w, "no head's weights");
+	} else {
+		add(&w, "the weights of head%s", moved_heads > 1 ? "s" : "");
+		for (int i = 0, k = 0; i < t->h; i++) {
+			long cells = 0;
+
+			for (int r = 0; r < t->n; r++)
+				for (int c = 0; c < t->n; c++)
+					cells += app_moved_head_weight(app, i, r, c);
+			if (cells > 0)
+				add(&w, "%s%d", k++ == 0 ? " " : k == moved_heads ? " and " : ", ", i + 1);
+		}
+		add(&w, " (%ld cell%s)", weights, weights == 1 ? "" : "s");
+	}
+	add(&w, ", %ld of %d cells of concat and %ld of %d of the layer output", concat,
+	    t->concat.rows * t->concat.cols, layer, t->output.rows * t->output.cols);
+	for (int i = 0; i < t->h; i++) {
+		bool moved = false;
+
+		for (int r = 0; r < t->n && !moved; r++)
+			for (int c = 0; c < t->concat.cols / t->h && !moved; c++)
+				moved = app_moved_concat(app, r, i * (t->concat.cols / t->h) + c);
+		still += !moved;
+	}
+	if (still > 0 && still < t->h) {
+		int k = 0;
+
+		add(&w, "; head%s", still > 1 ? "s" : "");
+		for (int i = 0; i < t->h; i++) {
+			bool moved = false;
+
+			for (int r = 0; r < t->n && !moved; r++)
+				for (int c = 0; c < t->concat.cols / t->h && !moved; c++)
+					moved = app_moved_concat(app, r, i * (t->concat.cols / t->h) + c);
+			if (!moved)
+				add(&w, "%s%d", k++ == 0 ? " " : k == still ? " and " : ", ", i + 1);
+		}
+		add(&w, " unmoved");
+	}
+}
+
 void app_reach_words(const struct app *app, char *buf, size_t size)
 {
 	struct words w = { buf, size, 0 };
@@ -1025,9 +1253,15 @@ static void describe_change(struct app *app, enum app_focus focus, int row, int 
 	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
 	if (focus <= FOCUS_X)
 		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), app->problem.tokens[row], col + 1);
+	else if (app->problem.h > 0 && focus >= FOCUS_W_Q && focus <= FOCUS_W_V)
+		snprintf(place, sizeof place, "head %d %s[%d, %d]", app->head + 1, app_focus_name(focus),
+			 row + 1, col + 1);
 	else
 		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(focus), row + 1, col + 1);
-	app_reach_words(app, reach, sizeof reach);
+	if (app->problem.h > 0)
+		heads_reach_words(app, reach, sizeof reach);
+	else
+		app_reach_words(app, reach, sizeof reach);
 	say(app, false, "%s: %s → %s %s", place, from, to, reach);
 }
 
@@ -1045,9 +1279,9 @@ static void update_dirty(struct app *app)
 /* Sets one input cell, with undo, and recomputes. */
 static int set_cell(struct app *app, enum app_focus focus, int row, int col, double value)
 {
-	struct qkv_matrix *m = qkv_problem_input(&app->problem, focus_input(focus));
+	struct qkv_matrix *m = (struct qkv_matrix *)app_input(app, focus_input(focus));
 	double before;
-	struct history_place place = { (int)focus, row, col };
+	struct history_place place = { (int)focus, row, col, app->head };
 
 	if (m == NULL || row >= m->rows || col >= m->cols)
 		return REDRAW_NONE;
@@ -1296,8 +1530,16 @@ static int cycle_focus(struct app *app, int direction)
 	static const enum app_focus direct[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_ATTENTION, FOCUS_OUTPUT };
 	static const enum app_focus projected[] = { FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
 						    FOCUS_ATTENTION, FOCUS_OUTPUT };
-	const enum app_focus *order = app->problem.form == QKV_FORM_DIRECT ? direct : projected;
-	int count = app->problem.form == QKV_FORM_DIRECT ? 5 : 6, at = 0;
+	static const enum app_focus heads[] = { FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
+						FOCUS_ATTENTION, FOCUS_CONCAT, FOCUS_W_O, FOCUS_LAYER };
+	static const enum app_focus layer[] = { FOCUS_ATTENTION, FOCUS_CONCAT, FOCUS_W_O, FOCUS_LAYER };
+	bool multi = app->problem.h > 0, late = multi && app->stage >= APP_STAGE_CONCAT;
+	bool walk = app->stage != APP_STAGE_LIVE;
+	/* What is on screen: a multi-head problem shows the selected head's grids in
+	 * stages 0–5, the heads, concat, W_O and the output in 6 and 7, all of it live. */
+	const enum app_focus *order = late ? layer : multi && !walk ? heads
+				      : app->problem.form == QKV_FORM_DIRECT ? direct : projected;
+	int count = late ? 4 : multi && !walk ? 8 : app->problem.form == QKV_FORM_DIRECT ? 5 : 6, at = 0;
 
 	for (int i = 0; i < count; i++)
 		if (order[i] == app->focus)
@@ -1306,24 +1548,80 @@ static int cycle_focus(struct app *app, int direction)
 	return move_cursor(app, 0, 0);
 }
 
+/* Multi-head: the focus follows the grids the stage shows (6 and 7 show the heads,
+ * concat, W_O and the output; 0–5 the selected head's). */
+static void focus_for_stage(struct app *app)
+{
+	bool late_focus = app->focus == FOCUS_CONCAT || app->focus == FOCUS_W_O || app->focus == FOCUS_LAYER;
+
+	if (app->problem.h < 1 || app->stage == APP_STAGE_LIVE)
+		return;
+	if (app->stage >= APP_STAGE_CONCAT && !late_focus && app->focus != FOCUS_ATTENTION)
+		app->focus = app->stage == APP_STAGE_CONCAT ? FOCUS_CONCAT : FOCUS_LAYER;
+	else if (app->stage < APP_STAGE_CONCAT && late_focus)
+		app->focus = FOCUS_OUTPUT;
+	clamp_cursors(app);
+}
+
+/* "stage 6 of 7: concat — …" for the status line. */
+static void say_stage(struct app *app)
+{
+	int last = app_last_stage(app);
+
+	if (app->stage == APP_STAGE_CONCAT)
+		say(app, false, "stage 6 of 7: concat — Concat = [head 1 … head %d], the heads' outputs "
+				"side by side", app->problem.h);
+	else if (app->stage == APP_STAGE_LAYER)
+		say(app, false, "stage 7 of 7: output — Concat · W_O = Σ head_i · W_O(i), each head's "
+				"share added up");
+	else if (app->problem.h > 0)
+		say(app, false, "stage %d of %d: %s — %s (head %d)", app->stage, last,
+		    qkv_stage_name((enum qkv_stage)app->stage),
+		    qkv_stage_formula((enum qkv_stage)app->stage), app->head + 1);
+	else
+		say(app, false, "stage %d of %d: %s — %s", app->stage, last,
+		    qkv_stage_name((enum qkv_stage)app->stage),
+		    qkv_stage_formula((enum qkv_stage)app->stage));
+}
+
 static int step_stage(struct app *app, int direction)
 {
-	int first = first_stage(app);
+	int first = first_stage(app), last = app_last_stage(app);
 
 	if (direction > 0)
 		app->stage = app->stage == APP_STAGE_LIVE ? first
-			     : app->stage < QKV_STAGE_OUTPUT ? app->stage + 1 : QKV_STAGE_OUTPUT;
+			     : app->stage < last ? app->stage + 1 : last;
 	else
 		app->stage = app->stage == APP_STAGE_LIVE || app->stage <= first ? APP_STAGE_LIVE
 										 : app->stage - 1;
 	/* Stepping never moves the focus between grids: the clicker walks the stages and
 	 * the cursor stays where the person put it (Tab moves it). */
+	focus_for_stage(app);
 	if (app->stage == APP_STAGE_LIVE)
 		say(app, false, "all stages live");
 	else
-		say(app, false, "stage %d of 5: %s — %s", app->stage, qkv_stage_name((enum qkv_stage)app->stage),
-		    qkv_stage_formula((enum qkv_stage)app->stage));
+		say_stage(app);
 	return REDRAW_ALL;
+}
+
+/* Multi-head: selects the next head (or the previous); every single-head panel then
+ * shows that head, and the status line says what it looks at, in numbers. */
+static int step_head(struct app *app, int direction)
+{
+	const struct qkv_pattern *s;
+	int h = app->problem.h;
+
+	if (h < 1) {
+		say(app, false, "H (or b) moves between heads: this problem has one head");
+		return REDRAW_STATUS;
+	}
+	app->head = (app->head + direction + h) % h;
+	recompute(app, false);
+	s = &app->heads.pattern[app->head];
+	say(app, false, "head %d of %d: mean weight on the previous token %.2f, on itself %.2f, "
+			"on the first token %.2f; mean entropy %.2f nats",
+	    app->head + 1, h, s->previous, s->diagonal, s->first, s->entropy);
+	return REDRAW_ALL | REDRAW_LAYOUT;
 }
 
 static bool is_number_char(int key)
@@ -1670,6 +1968,8 @@ static int undo_redo(struct app *app, bool redo)
 	    start_trace_job(app, redo ? REPLAY_REDO : REPLAY_UNDO, false, redo ? "redone" : "undone", &place))
 		return REDRAW_ALL;
 	update_dirty(app);
+	if (app->problem.h > 0 && place.head >= 0 && place.head < app->problem.h)
+		app->head = place.head; /* the class sees the head the change was in */
 	recompute(app, true);
 	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
 	    (app_focus_is_input(app, (enum app_focus)place.focus) || place.focus >= FOCUS_ATTENTION)) {
@@ -1821,7 +2121,8 @@ static int structure_key(struct app *app, int key)
 	case '>':
 	case '<': {
 		int target = key == ']' ? d_k + 1 : key == '[' ? d_k - 1 : key == '>' ? d_k * 2 : d_k / 2;
-		const char *pair = p->form == QKV_FORM_DIRECT ? "Q and K" : "W_Q and W_K";
+		const char *pair = p->form == QKV_FORM_DIRECT ? "Q and K"
+				   : p->h > 0 ? "every head's W_Q and W_K" : "W_Q and W_K";
 
 		if (target < 1 || target > QKV_MAX_DIM) {
 			say(app, true, "d_k stays %d: it goes from 1 to %d", d_k, QKV_MAX_DIM);
@@ -1833,7 +2134,7 @@ static int structure_key(struct app *app, int key)
 		} else if (p->seeded && p->form == QKV_FORM_DIRECT) {
 			snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu", target,
 				 target - d_k, target - d_k > 1 ? "s" : "", pair, (unsigned long long)p->seed);
-		} else if (key == '>') {
+		} else if (key == '>' && p->h == 0) {
 			/* The saturation lesson needs N(0,1) columns, whatever the problem. */
 			snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu "
 				 "(] adds a zero column)", target, target - d_k, target - d_k > 1 ? "s" : "", pair,
@@ -1852,7 +2153,8 @@ static int structure_key(struct app *app, int key)
 			say(app, true, "d_v stays %d: it goes from 1 to %d", d_v, QKV_MAX_DIM);
 			return REDRAW_STATUS;
 		}
-		snprintf(done, sizeof done, "d_v = %d", target);
+		snprintf(done, sizeof done, p->h > 0 ? "d_v = %d in every head (W_O has h·d_v rows)"
+						      : "d_v = %d", target);
 		return change_problem(app, change_d_v, target, done);
 	}
 	default:
@@ -2008,6 +2310,11 @@ static int option_key(struct app *app, int key)
 		return redraw;
 	}
 	case 'I':
+		if (p->h > 0) {
+			say(app, true, "I ties W_Q, W_K and W_V to the identity in a one-head problem; "
+				       "here each of the %d heads has its own", p->h);
+			return REDRAW_STATUS;
+		}
 		if (p->form != QKV_FORM_PROJECTED) {
 			say(app, true, "this problem gives Q, K and V directly: there are no projections to tie");
 			return REDRAW_STATUS;
@@ -2085,9 +2392,13 @@ static int command_key(struct app *app, int key)
 		say(app, false, "all stages live");
 		return REDRAW_ALL;
 	case APP_KEY_END:
-		app->stage = QKV_STAGE_OUTPUT;
-		say(app, false, "stage 5 of 5: output — O = A V");
+		app->stage = app_last_stage(app);
+		focus_for_stage(app);
+		say_stage(app);
 		return REDRAW_ALL;
+	case 'H':
+	case 'b':
+		return step_head(app, 1);
 	case APP_KEY_ENTER: return enter_key(app);
 	case '+': case '=': return nudge(app, app->focus, c->row, c->col, app->step);
 	case '-': return nudge(app, app->focus, c->row, c->col, -app->step);

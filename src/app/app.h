@@ -11,6 +11,7 @@
 #include "app/history.h"
 #include "app/job.h"
 #include "qkv/attention.h"
+#include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
@@ -62,13 +63,19 @@ struct event {
 enum app_focus {
 	FOCUS_Q, FOCUS_K, FOCUS_V,          /* direct form inputs */
 	FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V, /* projected form inputs */
+	FOCUS_W_O,       /* multi-head: the output projection (W_Q, W_K, W_V: the selected head's) */
 	FOCUS_ATTENTION, /* the n×n grid (scores, scaled or weights): query × key */
 	FOCUS_OUTPUT,    /* the n×d_v output (and mix) grid: query × column */
+	FOCUS_CONCAT,    /* multi-head: the n × h·d_v concatenation */
+	FOCUS_LAYER,     /* multi-head: the n × d_model layer output Concat · W_O */
 	FOCUS_COUNT,
 };
 
 /* The view of the stages: everything at once, or one stage at a time. */
 #define APP_STAGE_LIVE (-1)
+/* Multi-head problems walk two stages more, after the selected head's five. */
+#define APP_STAGE_CONCAT 6 /* the heads' outputs side by side */
+#define APP_STAGE_LAYER 7  /* the output projection Concat · W_O */
 
 enum app_overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION };
 
@@ -112,7 +119,18 @@ struct app_cursor {
 
 struct app {
 	struct qkv_problem problem;
-	struct qkv_trace trace;     /* always computed from problem */
+	struct qkv_trace trace;     /* always computed from problem (multi-head: the selected head's) */
+	int head;                   /* multi-head: the selected head, 0-based */
+	struct qkv_heads_trace heads; /* multi-head: every head, the concatenation, the output */
+	/* Multi-head blast radius: each head's weights, the concatenation and the layer
+	 * output before the last change, and 1 where they moved. */
+	struct qkv_matrix *previous_head_weights; /* heads_capacity entries */
+	struct qkv_matrix previous_concat, previous_layer;
+	unsigned char *moved_head_weights; /* h · n · n */
+	unsigned char *moved_concat, *moved_layer;
+	size_t moved_head_capacity, moved_concat_capacity, moved_layer_capacity;
+	int heads_capacity;
+	bool previous_heads_valid;
 	char *path;                 /* file being edited (owned), NULL if none */
 	bool disk_known;            /* the file's time and size as qkv last read or wrote it */
 	int64_t disk_mtime_ns, disk_size;
@@ -239,6 +257,17 @@ int app_value_col(const struct app *app);
 bool app_stage_visible(const struct app *app, enum qkv_stage stage);
 /* The stage whose derivation the info line shows. */
 enum qkv_stage app_derived_stage(const struct app *app);
+
+/* Multi-head: the matrix of an input for the selected head (W_Q, W_K, W_V are
+ * per head, X and W_O shared); otherwise the problem's. NULL when absent. */
+const struct qkv_matrix *app_input(const struct app *app, enum qkv_input input);
+/* The number of stages the walk goes through: 5, or 7 for a multi-head problem. */
+int app_last_stage(const struct app *app);
+/* Multi-head: true when head's weight (query, key), the concatenation's or the
+ * layer output's cell moved in the last change (and is still marked). */
+bool app_moved_head_weight(const struct app *app, int head, int query, int key);
+bool app_moved_concat(const struct app *app, int row, int col);
+bool app_moved_layer(const struct app *app, int row, int col);
 
 /* True when W_Q, W_K and W_V are all the identity (Q = K = V = X). */
 bool app_projections_tied(const struct app *app);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app/history.h"
+#include "qkv/heads.h"
 #include "qkv/error.h"
 
 void history_init(struct history *h, size_t budget)
@@ -109,6 +110,9 @@ static size_t problem_bytes(const struct qkv_problem *p)
 		if (m != NULL)
 			total += (size_t)m->rows * (size_t)m->cols * sizeof(double);
 	}
+	for (int i = 0; i < p->h; i++)
+		total += ((size_t)p->heads[i].w_q.rows * (size_t)p->heads[i].w_q.cols * 2 +
+			  (size_t)p->heads[i].w_v.rows * (size_t)p->heads[i].w_v.cols) * sizeof(double);
 	return total;
 }
 
@@ -132,7 +136,8 @@ int history_push_problem(struct history *h, const struct qkv_problem *before,
 static void swap_entry(struct history *h, struct history_entry *e, struct qkv_problem *p)
 {
 	if (e->is_cell) {
-		struct qkv_matrix *m = qkv_problem_input(p, e->input);
+		struct qkv_matrix *m = p->h > 0 ? qkv_problem_head_input(p, e->place.head, e->input)
+						: qkv_problem_input(p, e->input);
 		double present = qkv_matrix_get(m, e->row, e->col);
 
 		qkv_matrix_set(m, e->row, e->col, e->value);

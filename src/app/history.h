@@ -15,6 +15,7 @@
 /* Where the cursor was, so undo puts the class back where the change happened. */
 struct history_place {
 	int focus, row, col;
+	int head; /* multi-head: the head whose W_Q, W_K or W_V a cell entry is in */
 };
 
 struct history_entry {

@@ -2,10 +2,12 @@
  * projections (qkv_attention on a borrowed view), so there is one forward pass;
  * this file only lays the heads side by side and applies W_O. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "qkv/error.h"
+#include "qkv/format.h"
 #include "qkv/heads.h"
 #include "qkv/rng.h"
 
@@ -215,4 +217,88 @@ int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
 	qkv_problem_fini(p);
 	*p = fresh;
 	return 0;
+}
+
+long long qkv_round_shares(const double *x, int count, int decimals, long long *units)
+{
+	double scale = pow(10.0, decimals), sum = 0.0;
+	long long total, floors = 0;
+
+	for (int i = 0; i < count; i++) {
+		sum += x[i] * scale;
+		units[i] = (long long)floor(x[i] * scale);
+		floors += units[i];
+	}
+	total = llround(sum);
+	/* 0 <= total − floors <= count: a unit each to the largest remainders. */
+	for (long long spare = total - floors; spare > 0; spare--) {
+		int best = -1;
+		double best_rest = -1.0;
+
+		for (int i = 0; i < count; i++) {
+			double rest = x[i] * scale - (double)units[i];
+
+			if (rest < 1.0 && rest > best_rest) {
+				best = i;
+				best_rest = rest;
+			}
+		}
+		if (best < 0)
+			break;
+		units[best]++;
+	}
+	return total;
+}
+
+/* A number of units of 10^-decimals as text. */
+static void units_text(char *buf, size_t size, long long units, int decimals)
+{
+	qkv_format_number(buf, size, (double)units / pow(10.0, decimals), decimals);
+}
+
+int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
+		     const struct qkv_heads_trace *t, int stage, int row, int col, int decimals)
+{
+	char number[48];
+	size_t length;
+	int d_v = t->d_v;
+
+	if (size == 0 || t->h < 1 || row < 0 || row >= t->n || decimals < 0 || decimals > 12)
+		return -1;
+	if (stage == 6) {
+		int head, c;
+
+		if (col < 0 || col >= t->concat.cols)
+			return -1;
+		head = col / d_v;
+		c = col % d_v;
+		qkv_format_number(number, sizeof number, qkv_matrix_get(&t->concat, row, col), decimals);
+		return snprintf(buf, size, "concat[%s, %d] = head %d's output[%s, d%d] = %s: columns "
+				"%d–%d of concat are head %d's output, as it came out of its attention",
+				p->tokens[row], col + 1, head + 1, p->tokens[row], c + 1, number,
+				head * d_v + 1, head * d_v + d_v, head + 1);
+	}
+	if (stage != 7 || col < 0 || col >= t->output.cols || t->h > QKV_MAX_HEADS)
+		return -1;
+	{
+		double shares[QKV_MAX_HEADS];
+		long long units[QKV_MAX_HEADS], total;
+
+		for (int i = 0; i < t->h; i++)
+			shares[i] = qkv_matrix_get(&t->contrib[i], row, col);
+		total = qkv_round_shares(shares, t->h, decimals, units);
+		length = (size_t)snprintf(buf, size, "out[%s, d%d] = Σ_k concat[%s, k] · W_O[k, d%d] = ",
+					  p->tokens[row], col + 1, p->tokens[row], col + 1);
+		for (int i = 0; i < t->h && length < size; i++) {
+			units_text(number, sizeof number, units[i], decimals);
+			length += (size_t)snprintf(buf + length, size - length, "%shead %d %s",
+						   i > 0 ? " + " : "", i + 1, number);
+		}
+		units_text(number, sizeof number, total, decimals);
+		if (length < size)
+			length += (size_t)snprintf(buf + length, size - length, " = %s  (head i's share: "
+						   "its output row · its %d row%s of W_O)", number, d_v,
+						   d_v == 1 ? "" : "s");
+	}
+	return length < size ? (int)length : (int)size - 1;
 }

@@ -12,6 +12,7 @@
 #include "qkv/derive.h"
 #include "qkv/describe.h"
 #include "qkv/format.h"
+#include "qkv/heads.h"
 #include "tui/draw.h"
 #include "tui/draw_saturation.h"
 #include "tui/palette.h"
@@ -85,7 +86,14 @@ static double panel_value(const struct app *app, const struct panel *panel, int 
 	*masked = false;
 	switch (panel->kind) {
 	case PANEL_INPUT:
-		return qkv_matrix_get(qkv_problem_input_const(&app->problem, (enum qkv_input)panel->input), row, col);
+		return qkv_matrix_get(app_input(app, (enum qkv_input)panel->input), row, col);
+	case PANEL_HEAD:
+		*masked = qkv_trace_is_masked(&app->heads.head[panel->input], row, col);
+		return qkv_matrix_get(&app->heads.head[panel->input].weights, row, col);
+	case PANEL_CONCAT:
+		return qkv_matrix_get(&app->heads.concat, row, col);
+	case PANEL_LAYER:
+		return qkv_matrix_get(&app->heads.output, row, col);
 	case PANEL_DERIVED:
 		return qkv_matrix_get(panel->input == QKV_INPUT_Q ? &t->q : panel->input == QKV_INPUT_K ? &t->k : &t->v,
 				      row, col);
@@ -157,6 +165,12 @@ static bool cell_moved(const struct app *app, const struct panel *panel, int row
 		return app_moved(app, APP_GRID_WEIGHTS, row, col);
 	case PANEL_OUTPUT:
 		return app_moved(app, APP_GRID_OUTPUT, row, col);
+	case PANEL_HEAD:
+		return app_moved_head_weight(app, panel->input, row, col);
+	case PANEL_CONCAT:
+		return app_moved_concat(app, row, col);
+	case PANEL_LAYER:
+		return app_moved_layer(app, row, col);
 	default:
 		return false;
 	}
@@ -184,7 +198,9 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 
 	if (masked)
 		return palette_role(ROLE_MASKED);
-	if (panel->kind == PANEL_WEIGHTS) {
+	if (panel->kind == PANEL_HEAD) {
+		style = palette_weight(value);
+	} else if (panel->kind == PANEL_WEIGHTS) {
 		double w = value;
 		if (app->auto_range) {
 			/* From the numbers as shown, so equal numbers stay equal colours. */
@@ -244,8 +260,8 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 
 			a = masked_upper ? 0.0 : a;
 			b = masked_lower ? 0.0 : b;
-			style = panel->kind == PANEL_WEIGHTS ? palette_weight_halves(a, b)
-							     : palette_signed_halves(a, b, limit);
+			style = panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD
+					? palette_weight_halves(a, b) : palette_signed_halves(a, b, limit);
 			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col)))
 				style.attr |= A_REVERSE;
 			/* Wide characters straight in: no UTF-8 decoding per cell. */
@@ -262,12 +278,21 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	int data_x = panel->x + panel->label_w;
 	double limit = (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) ? signed_limit(app, panel) : 1.0;
 	bool token_columns = panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED ||
-			     panel->kind == PANEL_WEIGHTS;
+			     panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD;
 	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_INPUT_W_Q);
+	/* The concatenation's columns and W_O's rows come in blocks of d_v, one a head. */
+	int d_v = app->heads.d_v > 0 ? app->heads.d_v : 1;
+	bool head_columns = panel->kind == PANEL_CONCAT;
+	bool head_rows = panel->kind == PANEL_INPUT && panel->input == QKV_INPUT_W_O;
 
 	/* Column labels. */
 	for (int c = 0; c < panel->shown_cols; c++) {
 		int col = panel->first_col + c;
+		if (head_columns) {
+			snprintf(text, sizeof text, "h%dd%d", col / d_v + 1, col % d_v + 1);
+			put_cell(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, palette_head(col / d_v), text);
+			continue;
+		}
 		if (panel->compact)
 			snprintf(text, sizeof text, "%.1s", app->problem.tokens[col]);
 		else if (token_columns)
@@ -288,9 +313,14 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 
 		if (token_rows)
 			snprintf(text, sizeof text, "%.*s", panel->label_w - 1, app->problem.tokens[row]);
+		else if (head_rows)
+			snprintf(text, sizeof text, "h%dd%d", row / d_v + 1, row % d_v + 1);
 		else
 			snprintf(text, sizeof text, "%d", row + 1);
-		put(y, panel->x, panel->label_w, palette_role(query_row ? ROLE_TITLE : ROLE_LABEL), text);
+		if (head_rows)
+			put(y, panel->x, panel->label_w - 1, palette_head(row / d_v), text);
+		else
+			put(y, panel->x, panel->label_w, palette_role(query_row ? ROLE_TITLE : ROLE_LABEL), text);
 		for (int c = 0; c < panel->shown_cols; c++) {
 			int col = panel->first_col + c, x = data_x + c * panel->cell_w;
 			bool masked;
@@ -505,9 +535,9 @@ static bool panel_has_focus(const struct app *app, const struct panel *panel)
 
 	if (panel->focus < 0 || panel->focus != (int)app->focus || panel->withheld)
 		return false;
-	if (panel->kind == PANEL_INPUT)
+	if (panel->kind == PANEL_INPUT || panel->kind == PANEL_CONCAT || panel->kind == PANEL_LAYER)
 		return true;
-	if (app->stage == APP_STAGE_LIVE)
+	if (app->stage == APP_STAGE_LIVE || app->stage >= QKV_STAGE_COUNT)
 		return panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_OUTPUT;
 	return panel->kind == stage_panel[app->stage];
 }
@@ -526,6 +556,16 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 	} else {
 		put(panel->y, panel->x, panel->w, palette_role(panel->withheld ? ROLE_DIM : ROLE_TITLE), title);
 	}
+	if (layout_panel_head(app, panel) >= 0) {
+		/* The head's tag, the title's first word, in the head's colour. */
+		char tag[24];
+		int head = layout_panel_head(app, panel), at;
+
+		snprintf(tag, sizeof tag, "h%d", head + 1);
+		at = panel->x + (focused ? 2 : 0);
+		if (at + qkv_text_columns(tag) <= panel->x + panel->w)
+			put(panel->y, at, qkv_text_columns(tag), palette_head(head), tag);
+	}
 	if (panel->withheld) {
 		put(panel->y + 2, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "not computed yet");
 		put(panel->y + 3, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "PageDown for the");
@@ -537,7 +577,7 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		return;
 	}
 	draw_panel_body(app, l, panel);
-	if (panel->compact)
+	if (panel->compact && panel->kind != PANEL_HEAD)
 		draw_compact_numbers(app, l, panel);
 	if (panel->kind == PANEL_WEIGHTS && panel->sums)
 		draw_weight_sums(app, l, panel);
@@ -557,6 +597,8 @@ static int panel_flag(const struct panel *panel)
 		return REDRAW_INPUTS;
 	case PANEL_MIX:
 	case PANEL_OUTPUT:
+	case PANEL_CONCAT:
+	case PANEL_LAYER:
 		return REDRAW_OUTPUT;
 	case PANEL_READOUT:
 		return REDRAW_ATTENTION | REDRAW_INFO;
@@ -595,6 +637,11 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	snprintf(right, sizeof right, "%s n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ",
 		 app->dirty ? " modified ·" : "", p->n, app->trace.d_k, app->trace.d_v,
 		 scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask], p->seeded ? seed : "");
+	if (p->h > 0) {
+		size_t length = strlen(right);
+
+		snprintf(right + length - 1, sizeof right - length + 1, " · h %d ", p->h);
+	}
 	snprintf(left, sizeof left, " qkv · %s", p->title != NULL ? p->title : "untitled");
 	/* The numbers on the right always show; the title gets what is left. */
 	x = l->width - qkv_text_columns(right);
@@ -610,13 +657,30 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	x = 1;
 	put(1, x, 6, palette_role(app->stage == APP_STAGE_LIVE ? ROLE_CURSOR : ROLE_DIM), " live ");
 	x += 7;
-	for (int s = p->form == QKV_FORM_PROJECTED ? 0 : 1; s < QKV_STAGE_COUNT; s++) {
-		char item[32];
-		enum palette_role role = app->stage == s ? ROLE_CURSOR
-					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
-		snprintf(item, sizeof item, " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
-		put(1, x, l->width - x, palette_role(role), item);
-		x += qkv_text_columns(item) + 1;
+	{
+		/* A multi-head problem has two stages more; when the names do not all fit,
+		 * only the current stage keeps its name. */
+		int first = p->form == QKV_FORM_PROJECTED ? 0 : 1, last = app_last_stage(app), full = x;
+		bool names = true;
+
+		for (int s = first; s <= last; s++)
+			full += 4 + (s <= QKV_STAGE_OUTPUT ? qkv_text_columns(qkv_stage_name((enum qkv_stage)s))
+						       : s == APP_STAGE_CONCAT ? 6 : 3) + 1;
+		names = full <= l->width;
+		for (int s = first; s <= last; s++) {
+			char item[32];
+			const char *name = s <= QKV_STAGE_OUTPUT ? qkv_stage_name((enum qkv_stage)s)
+					   : s == APP_STAGE_CONCAT ? "concat" : "W_O";
+			enum palette_role role = app->stage == s ? ROLE_CURSOR
+						 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
+
+			if (names || app->stage == s)
+				snprintf(item, sizeof item, " %d %s ", s, name);
+			else
+				snprintf(item, sizeof item, " %d ", s);
+			put(1, x, l->width - x, palette_role(role), item);
+			x += qkv_text_columns(item) + 1;
+		}
 	}
 	if (p->wrong != QKV_WRONG_NONE) {
 		const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
@@ -630,8 +694,14 @@ static void draw_bars(const struct app *app, const struct layout *l)
 /* Plain words about the selected query's row of weights (equal shown values named together). */
 static void verdict(const struct app *app, const struct layout *l, char *buf, size_t size)
 {
-	qkv_describe_row(buf, size, &app->problem, &app->trace, app_query(app), l->decimals < 2 ? 2 : l->decimals,
-			 false);
+	struct qkv_problem view;
+	const struct qkv_problem *p = &app->problem;
+
+	if (p->h > 0) {
+		qkv_problem_head_view(p, app->head, &view);
+		p = &view;
+	}
+	qkv_describe_row(buf, size, p, &app->trace, app_query(app), l->decimals < 2 ? 2 : l->decimals, false);
 }
 
 /* Writes text over `lines` lines from y, breaking at spaces. */
@@ -675,8 +745,31 @@ static void draw_info(const struct app *app, const struct layout *l)
 	int row = app_query(app), col;
 	/* Under the grids, aligned with them, unless that leaves too little room. */
 	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1;
+	struct qkv_problem view;
+	const struct qkv_problem *problem = &app->problem;
 
 	blank(l->info_y, 0, l->info_h, l->width);
+	if (app->problem.h > 0) {
+		qkv_problem_head_view(&app->problem, app->head, &view);
+		problem = &view;
+	}
+	if (app->problem.h > 0 && (int)stage >= APP_STAGE_CONCAT) {
+		bool concat = (int)stage == APP_STAGE_CONCAT;
+		int r = app->cursor[concat ? FOCUS_CONCAT : FOCUS_LAYER].row;
+		int c = app->cursor[concat ? FOCUS_CONCAT : FOCUS_LAYER].col;
+
+		snprintf(text, sizeof text, concat ? "stage 6 of 7 · concat:  Concat = [head 1 … head %d], "
+						     "n × h·d_v = %d × %d"
+						   : "stage 7 of 7 · output:  Concat · W_O = Σᵢ head_i · W_O(i)  "
+						     "(%d heads)",
+			 app->problem.h, app->heads.concat.rows, app->heads.concat.cols);
+		put(l->info_y, x, width, palette_role(ROLE_TITLE), text);
+		if (qkv_heads_derive(text, sizeof text, &app->problem, &app->heads, (int)stage, r, c,
+				     l->decimals + 2) < 0)
+			text[0] = '\0';
+		put_wrapped(l->info_y + 1, x, width, l->info_h - 1, palette_role(ROLE_NORMAL), text);
+		return;
+	}
 	verdict(app, l, words, sizeof words);
 	/* Before stage 3 the weights are withheld, and so is what they say. */
 	if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
@@ -689,10 +782,10 @@ static void draw_info(const struct app *app, const struct layout *l)
 	} else if (app->stage == APP_STAGE_LIVE)
 		snprintf(text, sizeof text, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
 	else if (app->stage < QKV_STAGE_WEIGHTS)
-		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s", app->stage,
+		snprintf(text, sizeof text, "stage %d of %d · %s:  %s", app->stage, app_last_stage(app),
 			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage));
 	else
-		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s  ·  %s", app->stage,
+		snprintf(text, sizeof text, "stage %d of %d · %s:  %s  ·  %s", app->stage, app_last_stage(app),
 			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage), words);
 	put(l->info_y, x, width, palette_role(ROLE_TITLE), text);
 	switch (stage) {
@@ -708,7 +801,7 @@ static void draw_info(const struct app *app, const struct layout *l)
 		col = app_key(app);
 		break;
 	}
-	if (qkv_derive(text, sizeof text, &app->problem, &app->trace, stage, row, col, l->decimals + 2) < 0)
+	if (qkv_derive(text, sizeof text, problem, &app->trace, stage, row, col, l->decimals + 2) < 0)
 		text[0] = '\0';
 	put_wrapped(l->info_y + 1, x, width, l->info_h - 1, palette_role(ROLE_NORMAL), text);
 }
@@ -797,6 +890,7 @@ static const char *const help_lines[] = {
 	"z               this token is padding        I  tie W's to the identity",
 	"W               wrong ways: mask after softmax, softmax down columns",
 	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
+	"H b             next head (multi-head: stages 6 concat, 7 W_O after 5)",
 	"D               the weights in words         R  colour range 0–1 / row",
 	"P               projector mode     c  next palette: viridis projector 8 mono",
 	"w               save                         q  quit    ?  this help",

@@ -106,11 +106,34 @@ static struct panel *add(struct builder *b)
 	return &b->l->panels[b->l->count++];
 }
 
+int layout_panel_head(const struct app *app, const struct panel *panel)
+{
+	if (app->problem.h < 1)
+		return -1;
+	switch (panel->kind) {
+	case PANEL_HEAD:
+		return panel->input;
+	case PANEL_INPUT:
+		return panel->input >= QKV_INPUT_W_Q && panel->input <= QKV_INPUT_W_V ? app->head : -1;
+	case PANEL_DERIVED:
+	case PANEL_SCORES:
+	case PANEL_SCALED:
+	case PANEL_WEIGHTS:
+	case PANEL_MIX:
+	case PANEL_OUTPUT:
+	case PANEL_READOUT:
+		return app->head;
+	default:
+		return -1;
+	}
+}
+
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
 {
 	static const char *const input_titles[QKV_INPUT_COUNT] = {
-		"Q  queries", "K  keys", "V  values", "X  inputs", "W_Q", "W_K", "W_V",
+		"Q  queries", "K  keys", "V  values", "X  inputs", "W_Q", "W_K", "W_V", "W_O",
 	};
+	int head = layout_panel_head(app, panel);
 	static const char *const derived_titles[3] = { "Q = X W_Q", "K = X W_K", "V = X W_V" };
 	char divisor[32];
 	const char *token = app->problem.tokens[app_query(app)];
@@ -139,16 +162,96 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 	case PANEL_OUTPUT:
 		snprintf(buf, size, live ? "output  O = A V" : "5 output  O = A V");
 		break;
+	case PANEL_HEAD:
+		snprintf(buf, size, "weights");
+		break;
+	case PANEL_CONCAT:
+		snprintf(buf, size, live ? "concat" : "6 concat");
+		break;
+	case PANEL_LAYER:
+		snprintf(buf, size, live ? "output = Concat W_O" : "7 output = Concat W_O");
+		break;
 	case PANEL_READOUT:
 	default:
 		snprintf(buf, size, "softmax readout");
 		break;
 	}
+
 	if (panel->kind != PANEL_READOUT && (panel->shown_cols < panel->cols || panel->shown_rows < panel->rows)) {
 		size_t length = strlen(buf);
 		snprintf(buf + length, size - length, "  %d×%d", panel->rows, panel->cols);
 	}
+	if (head >= 0) {
+		/* The head's tag first, so a cut title keeps it; drawn in the head's colour. */
+		char rest[160];
+
+		snprintf(rest, sizeof rest, "%s", buf);
+		snprintf(buf, size, "h%d %s", head + 1, rest);
+	}
 	return buf;
+}
+
+/* Multi-head, live or in stages 6 and 7: every head's weights side by side (the
+ * selected head's carries the cursor), then the concatenation (whose blocks are
+ * the heads' outputs), W_O and the layer output; live also the selected head's
+ * inputs. */
+static void choose_heads_panels(struct builder *b, const struct app *app, int decimals)
+{
+	const struct qkv_problem *p = &app->problem;
+	const struct qkv_heads_trace *t = &app->heads;
+	int label_w = label_width(p), token_w = label_w - 1, weight_w = decimals + 2 + (palette_glyphs() ? 1 : 0);
+	bool live = app->stage == APP_STAGE_LIVE;
+	const struct qkv_matrix *w_o = app_input(app, QKV_INPUT_W_O);
+
+	if (live) {
+		static const int inputs[4] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+
+		for (int i = 0; i < 4; i++) {
+			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
+
+			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
+				   number_width(m, decimals), i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1, 3);
+		}
+		b->groups++;
+	}
+	for (int i = 0; i < t->h; i++) {
+		if (i == app->head)
+			grid_panel(add(b), PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n, weight_w, label_w, token_w);
+		else
+			grid_panel(add(b), PANEL_HEAD, -1, i, t->n, t->n, weight_w, label_w, token_w);
+	}
+	b->groups++;
+	grid_panel(add(b), PANEL_CONCAT, FOCUS_CONCAT, -1, t->n, t->concat.cols,
+		   number_width(&t->concat, decimals), label_w, 4);
+	grid_panel(add(b), PANEL_INPUT, FOCUS_W_O, QKV_INPUT_W_O, w_o->rows, w_o->cols,
+		   number_width(w_o, decimals), 5, 3);
+	grid_panel(add(b), PANEL_LAYER, FOCUS_LAYER, -1, t->n, t->output.cols,
+		   number_width(&t->output, decimals), label_w, 3);
+	b->groups++;
+}
+
+/* Titles, and which panels the stage walk still withholds. */
+static void finish_panels(struct builder *b, const struct app *app)
+{
+	for (int i = 0; i < b->l->count; i++) {
+		struct panel *q = &b->l->panels[i];
+		char title[128];
+		int stage;
+
+		q->shown_rows = q->rows;
+		q->shown_cols = q->cols;
+		layout_panel_title(app, q, title, sizeof title);
+		q->title_w = 3 + qkv_text_columns(title); /* room for the focus mark "▶ " */
+		stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
+			: q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
+			: q->kind == PANEL_WEIGHTS || q->kind == PANEL_HEAD ? QKV_STAGE_WEIGHTS
+			: q->kind == PANEL_MIX ? QKV_STAGE_MIX
+			: q->kind == PANEL_OUTPUT ? QKV_STAGE_OUTPUT
+			: q->kind == PANEL_CONCAT ? APP_STAGE_CONCAT
+			: q->kind == PANEL_LAYER ? APP_STAGE_LAYER : QKV_STAGE_PROJECTIONS;
+		if (q->kind != PANEL_INPUT && q->kind != PANEL_DERIVED && q->kind != PANEL_READOUT)
+			q->withheld = !app_stage_visible(app, (enum qkv_stage)stage);
+	}
 }
 
 /* Chooses the panels for the form and the stage, in reading order. */
@@ -161,10 +264,16 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	int digits_v = t->d_v >= 10 ? 3 : 2;
 	struct panel *panel;
 
+	if (p->h > 0 && (live || app->stage >= APP_STAGE_CONCAT)) {
+		choose_heads_panels(b, app, decimals);
+		finish_panels(b, app);
+		return;
+	}
+
 	if (p->form == QKV_FORM_PROJECTED) {
 		static const int inputs[4] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
 		for (int i = 0; i < 4; i++) {
-			const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)inputs[i]);
+			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 			/* The W's rows are dimensions of d_model, numbered 1, 2, … */
 			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
 				   number_width(m, decimals), i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1,
@@ -206,22 +315,7 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	if (live && app->show_stats)
 		grid_panel(add(b), PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
 	b->groups++;
-	for (int i = 0; i < b->l->count; i++) {
-		struct panel *q = &b->l->panels[i];
-		char title[128];
-
-		q->shown_rows = q->rows;
-		q->shown_cols = q->cols;
-		layout_panel_title(app, q, title, sizeof title);
-		q->title_w = 3 + qkv_text_columns(title); /* room for the focus mark "▶ " */
-		enum qkv_stage stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
-				       : q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
-				       : q->kind == PANEL_WEIGHTS ? QKV_STAGE_WEIGHTS
-				       : q->kind == PANEL_MIX ? QKV_STAGE_MIX
-				       : q->kind == PANEL_OUTPUT ? QKV_STAGE_OUTPUT : QKV_STAGE_PROJECTIONS;
-		if (q->kind != PANEL_INPUT && q->kind != PANEL_DERIVED && q->kind != PANEL_READOUT)
-			q->withheld = !app_stage_visible(app, stage);
-	}
+	finish_panels(b, app);
 }
 
 static int layout_gap(const struct layout *l)
@@ -267,9 +361,17 @@ static int input_share(const struct builder *b, int i, int width)
 static int place(struct builder *b, int width, const int caps[CAP_COUNT], int top, int *widest)
 {
 	struct layout *l = b->l;
-	int x = 0, y = top, line_h = 0, group = -1;
+	int x = 0, y = top, line_h = 0, group = -1, strip_w = 0;
 
 	*widest = 0;
+	/* The width the heads' weights need side by side with numbers. */
+	for (int i = 0; i < l->count; i++)
+		if (l->panels[i].kind == PANEL_HEAD ||
+		    (l->panels[i].kind == PANEL_WEIGHTS && i + 1 < l->count &&
+		     l->panels[i + 1].kind == PANEL_HEAD) ||
+		    (l->panels[i].kind == PANEL_WEIGHTS && i > 0 && l->panels[i - 1].kind == PANEL_HEAD))
+			strip_w += l->panels[i].label_w + l->panels[i].cols * l->panels[i].number_cell_w + 1 +
+				   layout_gap(l);
 	for (int i = 0; i < l->count; i++) {
 		struct panel *panel = &l->panels[i];
 		int room = width - panel->label_w - 1, w, shown, share;
@@ -278,8 +380,12 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->compact = (panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_SCORES ||
 				  panel->kind == PANEL_SCALED) &&
 				 panel->label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
+		/* The heads' weights side by side: colour-only cells when they do not all fit. */
+		if (panel->kind == PANEL_HEAD || (panel->kind == PANEL_WEIGHTS && strip_w > width))
+			panel->compact = panel->compact || strip_w > width;
 		panel->cell_w = panel->compact ? 2 : panel->number_cell_w;
-		panel->h_extra = panel->compact ? 2 : 0; /* the selected row and column in numbers */
+		/* The selected row and column in numbers (not under another head's). */
+		panel->h_extra = panel->compact && panel->kind != PANEL_HEAD ? 2 : 0;
 		/* In colour, a compact grid shows two rows per line with half blocks. */
 		panel->halves = panel->compact && !palette_monochrome();
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "app/app.h"
+#include "qkv/error.h"
 
 enum panel_kind {
 	PANEL_INPUT,    /* an editable input (Q K V, or X W_Q W_K W_V) */
@@ -18,6 +19,9 @@ enum panel_kind {
 	PANEL_MIX,
 	PANEL_OUTPUT,
 	PANEL_READOUT,  /* statistics beside the heatmap */
+	PANEL_HEAD,     /* multi-head: another head's weights (input = the head), a small multiple */
+	PANEL_CONCAT,   /* multi-head: the heads' outputs side by side */
+	PANEL_LAYER,    /* multi-head: the layer output Concat · W_O */
 };
 
 struct panel {
@@ -39,7 +43,7 @@ struct panel {
 	bool sums;          /* weights: a row-sum column and a column-sum line */
 };
 
-#define LAYOUT_MAX_PANELS 12
+#define LAYOUT_MAX_PANELS (16 + QKV_MAX_HEADS)
 
 struct layout {
 	int width, height;
@@ -58,6 +62,9 @@ struct layout {
 void layout_compute(struct layout *l, const struct app *app, int width, int height);
 /* Moves each panel's scroll offset so its cursor is visible (cheap, per frame). */
 void layout_follow(struct layout *l, const struct app *app);
+/* The head a panel belongs to (0-based), or -1: a multi-head problem's other
+ * heads' small multiples, and every single-head panel of the selected head. */
+int layout_panel_head(const struct app *app, const struct panel *panel);
 /* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf. */
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size);
 /* Screen lines the panel's data rows take (half of them with half blocks). */

@@ -146,6 +146,7 @@ static struct {
 	struct cell_style signs[MAX_SIGNED_STEPS];
 	struct cell_style weight_halves[MAX_WEIGHT_STEPS][MAX_WEIGHT_STEPS];
 	struct cell_style sign_halves[MAX_SIGNED_STEPS][MAX_SIGNED_STEPS];
+	struct cell_style heads[8]; /* the heads' colours */
 	struct cell_style tint;   /* the selected uncoloured cell's background */
 	struct cell_style tint_bar, moved_bar;   /* frames: selected, moved */
 	int ramp_pairs[MAX_WEIGHT_STEPS + MAX_SIGNED_STEPS];   /* pairs of heat colours */
@@ -399,6 +400,27 @@ void palette_use(int index, bool projector)
 					make_pair(term_exact(signs.steps[u], need), term_exact(signs.steps[l], need)),
 					"▀" };
 	}
+	{
+		/* Hues apart from the ramps' (blue, orange, green, purple, …), black text
+		 * on each; eight colours: the basic ones with white or black text. */
+		static const short xterm[8] = { 75, 214, 114, 177, 222, 210, 80, 250 };
+		static const int basic[8] = { COLOR_BLUE, COLOR_YELLOW, COLOR_GREEN, COLOR_MAGENTA,
+						COLOR_CYAN, COLOR_RED, COLOR_WHITE, COLOR_BLUE };
+		for (int i = 0; i < 8; i++) {
+			struct cell_style style = { A_BOLD, 0, "" };
+
+			if (current.mono) {
+				style.attr = A_BOLD | A_UNDERLINE;
+			} else if (current.eight) {
+				bool dark = basic[i] == COLOR_BLUE || basic[i] == COLOR_MAGENTA || basic[i] == COLOR_RED;
+				style.pair = make_pair((struct term_colour){ dark ? COLOR_WHITE : COLOR_BLACK, -1 },
+						       (struct term_colour){ basic[i], -1 });
+			} else {
+				style.pair = make_pair(term_index(16), term_index(xterm[i]));
+			}
+			current.heads[i] = style;
+		}
+	}
 	current.tint = current.roles[ROLE_FOCUS];
 	current.tint_bar = current.moved_bar = (struct cell_style){ A_REVERSE, 0, "" };
 	if (!current.mono) {
@@ -426,6 +448,15 @@ struct cell_style palette_role(enum palette_role role)
 static int weight_step(double weight, int steps)
 {
 	return qkv_colour_weight_step(qkv_colour_shown(weight, 2), steps);
+}
+
+struct cell_style palette_head(int head)
+{
+	struct cell_style plain = { A_BOLD, 0, "" };
+
+	if (!current.ready || head < 0)
+		return plain;
+	return current.heads[head % 8];
 }
 
 struct cell_style palette_weight(double weight)

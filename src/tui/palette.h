@@ -89,6 +89,9 @@ struct cell_style palette_selected(struct cell_style style);
 /* The style of a value that moved in the last change: bold on its heat colour,
  * an uncoloured cell a pink tint (mono: bold reverse video). */
 struct cell_style palette_moved(struct cell_style style);
+/* Multi-head: head i's colour (its tag on every panel of the head, its block of
+ * the concatenation and of W_O); eight hues, then again. Mono: bold underline. */
+struct cell_style palette_head(int head);
 /* The style of a frame's blank columns: orange-red around the selected cell,
  * magenta around a moved value (mono: reverse video). */
 struct cell_style palette_frame(enum cell_frame frame);
