@@ -20,6 +20,7 @@
 #include "qkv/attention.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
+#include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
@@ -211,7 +212,29 @@ static void assert_trace_current(const struct app *a)
 	struct qkv_trace fresh;
 
 	qkv_trace_init(&fresh);
-	ck_assert_int_eq(qkv_attention(&a->problem, &fresh), 0);
+	if (a->problem.h > 0) {
+		/* Multi-head: the app's trace is the selected head's, computed afresh from a
+		 * single-head problem with copies of that head's projections. */
+		struct qkv_problem single;
+		struct qkv_heads_trace all;
+
+		qkv_problem_init(&single);
+		ck_assert_int_eq(qkv_problem_copy(&single, &a->problem), 0);
+		ck_assert_int_eq(qkv_matrix_copy(&single.w_q, &a->problem.heads[a->head].w_q), 0);
+		ck_assert_int_eq(qkv_matrix_copy(&single.w_k, &a->problem.heads[a->head].w_k), 0);
+		ck_assert_int_eq(qkv_matrix_copy(&single.w_v, &a->problem.heads[a->head].w_v), 0);
+		single.h = 0; /* the heads stay owned by the copy's array, freed below */
+		ck_assert_int_eq(qkv_attention(&single, &fresh), 0);
+		single.h = a->problem.h;
+		qkv_problem_fini(&single);
+		qkv_heads_trace_init(&all);
+		ck_assert_int_eq(qkv_heads_attention(&a->problem, &all), 0);
+		ck_assert(qkv_matrix_equal(&a->heads.output, &all.output));
+		ck_assert(qkv_matrix_equal(&a->heads.concat, &all.concat));
+		qkv_heads_trace_fini(&all);
+	} else {
+		ck_assert_int_eq(qkv_attention(&a->problem, &fresh), 0);
+	}
 	ck_assert_int_eq(a->trace.n, fresh.n);
 	ck_assert_int_eq(a->trace.d_k, fresh.d_k);
 	ck_assert_int_eq(a->trace.d_v, fresh.d_v);
@@ -234,6 +257,8 @@ static bool focus_in_form(const struct app *a, int focus)
 {
 	if (focus == FOCUS_ATTENTION || focus == FOCUS_OUTPUT)
 		return true;
+	if (focus == FOCUS_W_O || focus == FOCUS_CONCAT || focus == FOCUS_LAYER)
+		return a->problem.h > 0;
 	if (a->problem.form == QKV_FORM_DIRECT)
 		return focus == FOCUS_Q || focus == FOCUS_K || focus == FOCUS_V;
 	return focus >= FOCUS_X && focus <= FOCUS_W_V;
@@ -2833,7 +2858,7 @@ static void random_event(struct app *a, struct lcg *g)
 	static const int tabs[] = { APP_KEY_TAB, APP_KEY_BACKTAB };
 	static const int nudges[] = { '+', '-', '=' };
 	static const int shapes[] = { 'o', 'x', '[', ']', '{', '}', '<', '>' };
-	static const int options[] = { 's', 't', 'T', 'm', 'r' };
+	static const int options[] = { 's', 't', 'T', 'm', 'r', 'H', 'b', 'I' };
 	static const int stages[] = { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP, ' ', 'n', 'p',
 				      APP_KEY_HOME, APP_KEY_END, 'A' };
 	static const int display[] = { '?', 'D', 'P', 'c', APP_KEY_CTRL_L, APP_KEY_DELETE };
@@ -2941,7 +2966,7 @@ static const char *broken_invariant(const struct app *a, char *why, size_t size)
 	}
 	if (a->stage != APP_STAGE_LIVE &&
 	    (a->stage < (a->problem.form == QKV_FORM_PROJECTED ? 0 : 1) ||
-	     a->stage > QKV_STAGE_OUTPUT))
+	     a->stage > app_last_stage(a)))
 		return "stage out of range";
 	if (a->editing && !app_focus_is_input(a, a->focus))
 		return "editing a grid that is not an input";
@@ -3001,6 +3026,196 @@ START_TEST(test_random_events_direct)
 
 	start(&a);
 	run_random_events(&a, 0x5eed0007u, 100000);
+	app_fini(&a);
+}
+END_TEST
+
+/* A multi-head sample: X with three heads (previous word, itself, first word). */
+static void start_heads(struct app *a)
+{
+	struct qkv_problem p;
+	char path[1024], err[512];
+
+	snprintf(path, sizeof path, "%s/samples/heads-three-ways.json", getenv("QKV_SOURCE_ROOT"));
+	qkv_problem_init(&p);
+	ck_assert_msg(load_file(path, &p, err, sizeof err) == 0, "%s", err);
+	start_with(a, &p, NULL);
+}
+
+START_TEST(test_random_events_heads)
+{
+	struct app a;
+
+	start_heads(&a);
+	run_random_events(&a, 0x5eed0113u, 20000);
+	app_fini(&a);
+}
+END_TEST
+
+/* H and b step through the heads; the app's trace is then that head's, and the
+ * multi-head trace's head i is the single-head trace of head i's projections. */
+START_TEST(test_heads_select)
+{
+	struct app a;
+
+	start_heads(&a);
+	ck_assert_int_eq(a.problem.h, 3);
+	ck_assert_int_eq(a.head, 0);
+	assert_trace_current(&a);
+	key(&a, 'H');
+	ck_assert_int_eq(a.head, 1);
+	assert_trace_current(&a);
+	ck_assert_ptr_nonnull(strstr(a.message, "head 2 of 3"));
+	key(&a, 'b');
+	ck_assert_int_eq(a.head, 2);
+	key(&a, 'H');
+	ck_assert_int_eq(a.head, 0);
+	/* The selected head's W_Q is what the W_Q focus shows and edits. */
+	ck_assert_ptr_eq(app_input(&a, QKV_INPUT_W_Q), &a.problem.heads[0].w_q);
+	key(&a, 'H');
+	ck_assert_ptr_eq(app_input(&a, QKV_INPUT_W_Q), &a.problem.heads[1].w_q);
+	ck_assert_ptr_eq(app_input(&a, QKV_INPUT_W_O), &a.problem.w_o);
+	app_fini(&a);
+}
+END_TEST
+
+/* The heads' pattern scores say what the sample's teaching note claims: head 1
+ * looks at the previous word, head 2 at itself, head 3 at the first word. */
+START_TEST(test_heads_samples_specialise)
+{
+	static const char *const files[] = { "heads-three-ways", "heads-content", "heads-two" };
+	char path[1024], err[512];
+
+	for (int f = 0; f < 3; f++) {
+		struct qkv_problem p;
+		struct qkv_heads_trace t;
+
+		snprintf(path, sizeof path, "%s/samples/%s.json", getenv("QKV_SOURCE_ROOT"), files[f]);
+		qkv_problem_init(&p);
+		ck_assert_msg(load_file(path, &p, err, sizeof err) == 0, "%s", err);
+		qkv_heads_trace_init(&t);
+		ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+		/* Head 1: the previous token, in every sample. */
+		ck_assert_msg(t.pattern[0].previous > 0.85, "%s head 1 previous %g", files[f],
+			      t.pattern[0].previous);
+		ck_assert(t.pattern[0].previous > t.pattern[0].diagonal);
+		if (f == 0 || f == 2) {
+			/* Head 2: itself. */
+			ck_assert_msg(t.pattern[1].diagonal > 0.85, "%s head 2 diagonal %g", files[f],
+				      t.pattern[1].diagonal);
+			ck_assert(t.pattern[1].diagonal > t.pattern[1].previous);
+		} else {
+			/* Head 2: the same word; each dog puts about half on each dog. */
+			for (int dog = 0; dog <= 2; dog += 2) {
+				double a0 = qkv_matrix_get(&t.head[1].weights, dog, 0);
+				double a2 = qkv_matrix_get(&t.head[1].weights, dog, 2);
+
+				ck_assert_double_eq_tol(a0, a2, 1e-12);
+				ck_assert(a0 + a2 > 0.95);
+			}
+		}
+		if (p.h == 3) {
+			/* Head 3: the first token. */
+			ck_assert_msg(t.pattern[2].first > 0.85, "%s head 3 first %g", files[f],
+				      t.pattern[2].first);
+			ck_assert(t.pattern[2].first > t.pattern[2].diagonal);
+		}
+		qkv_heads_trace_fini(&t);
+		qkv_problem_fini(&p);
+	}
+}
+END_TEST
+
+/* A head's W_Q edit moves that head's weights and the output, nothing in the other
+ * heads; a W_O edit moves only the output; undo goes back to the edited head. */
+START_TEST(test_heads_blast_radius)
+{
+	struct app a;
+	int n;
+
+	start_heads(&a);
+	n = a.problem.n;
+	key(&a, 'H'); /* head 2 */
+	a.focus = FOCUS_W_Q;
+	a.cursor[FOCUS_W_Q].row = 0;
+	a.cursor[FOCUS_W_Q].col = 1;
+	keys(&a, "3");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(qkv_matrix_get(&a.problem.heads[1].w_q, 0, 1) == 3.0);
+	ck_assert(qkv_matrix_get(&a.problem.heads[0].w_q, 0, 1) == -5.0);
+	{
+		bool moved[3] = { false, false, false }, layer = false;
+
+		for (int h = 0; h < 3; h++)
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < n; j++)
+					moved[h] |= app_moved_head_weight(&a, h, i, j);
+		for (int i = 0; i < n; i++)
+			for (int c = 0; c < a.heads.output.cols; c++)
+				layer |= app_moved_layer(&a, i, c);
+		ck_assert(!moved[0] && moved[1] && !moved[2]);
+		ck_assert(layer);
+		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[1, 2]"));
+		ck_assert_ptr_nonnull(strstr(a.message, "the weights of head 2"));
+		ck_assert_ptr_nonnull(strstr(a.message, "heads 1 and 3 unmoved"));
+	}
+	assert_trace_current(&a);
+	/* W_O: the output moves, no head's weights. */
+	key(&a, APP_KEY_END); /* stage 7 */
+	ck_assert_int_eq(a.stage, APP_STAGE_LAYER);
+	ck_assert_int_eq(a.focus, FOCUS_LAYER);
+	key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, FOCUS_W_O);
+	a.cursor[FOCUS_W_O].row = 1;
+	a.cursor[FOCUS_W_O].col = 3;
+	keys(&a, "2");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(qkv_matrix_get(&a.problem.w_o, 1, 3) == 2.0);
+	for (int h = 0; h < 3; h++)
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < n; j++)
+				ck_assert(!app_moved_head_weight(&a, h, i, j));
+	/* Column d4 of the output is 2 × head 2's output: every row where that is not 0 moved. */
+	for (int i = 0; i < n; i++) {
+		double expect = 2.0 * qkv_matrix_get(&a.heads.concat, i, 1);
+
+		ck_assert_double_eq_tol(qkv_matrix_get(&a.heads.output, i, 3), expect, 1e-15);
+		ck_assert(app_moved_layer(&a, i, 3) == (expect != 0.0));
+		ck_assert(!app_moved_layer(&a, i, 0));
+	}
+	ck_assert_ptr_nonnull(strstr(a.message, "no head's weights"));
+	/* Undo twice: W_O, then head 2's W_Q, with head 2 selected again. */
+	key(&a, 'H');
+	key(&a, 'u');
+	ck_assert(qkv_matrix_get(&a.problem.w_o, 1, 3) == 0.0);
+	key(&a, 'u');
+	ck_assert(qkv_matrix_get(&a.problem.heads[1].w_q, 0, 1) == 0.0);
+	ck_assert_int_eq(a.head, 1);
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
+/* The stage walk of a multi-head problem goes on to 6 (concat) and 7 (W_O). */
+START_TEST(test_heads_stage_walk)
+{
+	struct app a;
+
+	start_heads(&a);
+	for (int i = 0; i < 12; i++)
+		key(&a, APP_KEY_PAGE_DOWN);
+	ck_assert_int_eq(a.stage, APP_STAGE_LAYER);
+	ck_assert_int_eq(app_last_stage(&a), 7);
+	ck_assert_ptr_nonnull(strstr(a.message, "stage 7 of 7"));
+	key(&a, APP_KEY_PAGE_UP);
+	ck_assert_int_eq(a.stage, APP_STAGE_CONCAT);
+	ck_assert_ptr_nonnull(strstr(a.message, "stage 6 of 7: concat"));
+	key(&a, APP_KEY_PAGE_UP);
+	ck_assert_int_eq(a.stage, QKV_STAGE_OUTPUT);
+	ck_assert_int_eq(a.focus, FOCUS_OUTPUT);
+	ck_assert_ptr_nonnull(strstr(a.message, "(head 1)"));
 	app_fini(&a);
 }
 END_TEST
@@ -3256,6 +3471,11 @@ static Suite *app_suite(void)
 	tcase_set_timeout(random, 600);
 	tcase_add_test(random, test_random_events_direct);
 	tcase_add_test(random, test_random_events_projected);
+	tcase_add_test(random, test_random_events_heads);
+	tcase_add_test(truth, test_heads_select);
+	tcase_add_test(truth, test_heads_samples_specialise);
+	tcase_add_test(truth, test_heads_blast_radius);
+	tcase_add_test(truth, test_heads_stage_walk);
 	suite_add_tcase(s, random);
 	return s;
 }

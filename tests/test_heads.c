@@ -390,6 +390,66 @@ START_TEST(test_random_heads)
 }
 END_TEST
 
+/* Rounded shares add up to the rounded total, each within one unit of its value. */
+START_TEST(test_round_shares_add_up)
+{
+	struct lcg g = { 12000u + (uint64_t)_i };
+	int count = lcg_int(&g, 1, 12), decimals = lcg_int(&g, 0, 6);
+	double x[12], sum = 0.0, scale = pow(10.0, decimals);
+	long long units[12], total, added = 0;
+
+	for (int i = 0; i < count; i++) {
+		x[i] = 3.0 * lcg_signed(&g);
+		sum += x[i] * scale;
+	}
+	total = qkv_round_shares(x, count, decimals, units);
+	for (int i = 0; i < count; i++) {
+		ck_assert(fabs((double)units[i] - x[i] * scale) < 1.0);
+		added += units[i];
+	}
+	ck_assert(added == total);
+	ck_assert(total == llround(sum));
+}
+END_TEST
+
+/* Three thirds at two decimals: 0.33 + 0.33 + 0.34 = 1.00, and the stage-7 line
+ * of a problem whose three heads each add 1/3 says so. */
+START_TEST(test_derive_shares_in_words)
+{
+	const double third[3] = { 1.0 / 3, 1.0 / 3, 1.0 / 3 };
+	long long units[3];
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	char line[512];
+
+	ck_assert(qkv_round_shares(third, 3, 2, units) == 100);
+	ck_assert(units[0] + units[1] + units[2] == 100);
+	/* One token, d_model 1, three heads whose V is 1/3 and W_O 1: out = 1. */
+	qkv_problem_init(&p);
+	give_labels(&p, 1);
+	ck_assert_int_eq(qkv_problem_make_heads(&p, 3), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.x, 1, 1, (double[]){ 1 }), 0);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(qkv_matrix_set_all(&p.heads[i].w_q, 1, 1, (double[]){ 1 }), 0);
+		ck_assert_int_eq(qkv_matrix_set_all(&p.heads[i].w_k, 1, 1, (double[]){ 1 }), 0);
+		ck_assert_int_eq(qkv_matrix_set_all(&p.heads[i].w_v, 1, 1, (double[]){ 1.0 / 3 }), 0);
+	}
+	ck_assert_int_eq(qkv_matrix_set_all(&p.w_o, 3, 1, (double[]){ 1, 1, 1 }), 0);
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_gt(qkv_heads_derive(line, sizeof line, &p, &t, 7, 0, 0, 2), 0);
+	ck_assert_msg(strstr(line, "head 1 0.33 + head 2 0.33 + head 3 0.34 = 1.00") != NULL ||
+		      strstr(line, "head 1 0.34 + head 2 0.33 + head 3 0.33 = 1.00") != NULL ||
+		      strstr(line, "head 1 0.33 + head 2 0.34 + head 3 0.33 = 1.00") != NULL, "%s", line);
+	ck_assert_int_gt(qkv_heads_derive(line, sizeof line, &p, &t, 6, 0, 2, 2), 0);
+	ck_assert_msg(strstr(line, "concat[w0, 3] = head 3's output[w0, d1] = 0.33") != NULL, "%s", line);
+	ck_assert_int_eq(qkv_heads_derive(line, sizeof line, &p, &t, 5, 0, 0, 2), -1);
+	ck_assert_int_eq(qkv_heads_derive(line, sizeof line, &p, &t, 7, 1, 0, 2), -1);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *heads_suite(void)
 {
 	Suite *s = suite_create("heads");
@@ -404,6 +464,8 @@ static Suite *heads_suite(void)
 	tcase_add_test(c, test_shapes_checked_and_single_trace_refuses);
 	tcase_add_test(c, test_reshaping_every_head);
 	tcase_add_test(c, test_random_heads);
+	tcase_add_loop_test(c, test_round_shares_add_up, 0, 40);
+	tcase_add_test(c, test_derive_shares_in_words);
 	suite_add_tcase(s, c);
 	return s;
 }

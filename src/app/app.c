@@ -2059,10 +2059,11 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 
 static int current_token(const struct app *app)
 {
-	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT)
+	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT ||
+	    app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
 		return app->cursor[app->focus].row;
 	if (app_focus_is_input(app, app->focus) && app->focus != FOCUS_W_Q &&
-	    app->focus != FOCUS_W_K && app->focus != FOCUS_W_V)
+	    app->focus != FOCUS_W_K && app->focus != FOCUS_W_V && app->focus != FOCUS_W_O)
 		return app->cursor[app->focus].row;
 	return app_query(app);
 }
@@ -2071,7 +2072,8 @@ static int current_token(const struct app *app)
 static void select_token(struct app *app, int token)
 {
 	if (app->focus == FOCUS_Q || app->focus == FOCUS_K || app->focus == FOCUS_V || app->focus == FOCUS_X ||
-	    app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT)
+	    app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT ||
+	    app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
 		app->cursor[app->focus].row = token;
 	else
 		app->cursor[FOCUS_ATTENTION].row = token;
