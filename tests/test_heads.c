@@ -450,6 +450,48 @@ START_TEST(test_derive_shares_in_words)
 }
 END_TEST
 
+/* The cost line and the averaging sentence, from the two-head closed-form case:
+ * n = 2, h = 2, d_k = 1; averaged weights and their scores by hand. */
+START_TEST(test_cost_and_average_words)
+{
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	struct qkv_matrix avg;
+	struct qkv_pattern s;
+	char line[512];
+	const double e = exp(1.0), e2 = exp(2.0);
+
+	qkv_problem_init(&p);
+	give_labels(&p, 2);
+	ck_assert_int_eq(qkv_problem_make_heads(&p, 2), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.x, 2, 2, (double[]){ 1, 0, 0, 1 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_q, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_k, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_v, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_q, 2, 1, (double[]){ 0, 2 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_k, 2, 1, (double[]){ 0, 1 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_v, 2, 1, (double[]){ 0, 3 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.w_o, 2, 2, (double[]){ 1, 2, 3, 4 }), 0);
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	/* n²·h = 8 scores; h·n²·d_k = 8 multiply-adds; h·d_k = 2 = d_model. */
+	ck_assert_int_gt(qkv_heads_cost_words(line, sizeof line, &t), 0);
+	ck_assert_str_eq(line, "cost: n²·h = 8 scores a layer; Q Kᵀ: h·n²·d_k = 8 multiply-adds, as "
+			       "for one head of width h·d_k = 2 = d_model");
+	qkv_matrix_init(&avg);
+	ck_assert_int_eq(qkv_heads_average(&t, &avg, &s), 0);
+	/* Row 2 averages (½, ½) and (1/(1+e²), e²/(1+e²)): previous = (½ + 1/(1+e²))/2. */
+	CLOSE(s.previous, (0.5 + 1 / (1 + e2)) / 2);
+	CLOSE(qkv_matrix_get(&avg, 0, 0), (e / (e + 1) + 0.5) / 2);
+	ck_assert_int_gt(qkv_heads_average_words(line, sizeof line, &t, &s, 2), 0);
+	ck_assert_msg(strstr(line, "on the previous token is 0.31 (head 1: 0.50)") != NULL, "%s", line);
+	ck_assert_msg(strstr(line, "diluted by the other 1 head, so") != NULL, "%s", line);
+	qkv_matrix_fini(&avg);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *heads_suite(void)
 {
 	Suite *s = suite_create("heads");
@@ -466,6 +508,7 @@ static Suite *heads_suite(void)
 	tcase_add_test(c, test_random_heads);
 	tcase_add_loop_test(c, test_round_shares_add_up, 0, 40);
 	tcase_add_test(c, test_derive_shares_in_words);
+	tcase_add_test(c, test_cost_and_average_words);
 	suite_add_tcase(s, c);
 	return s;
 }

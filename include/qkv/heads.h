@@ -74,4 +74,19 @@ long long qkv_round_shares(const double *x, int count, int decimals, long long *
 int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 		     const struct qkv_heads_trace *t, int stage, int row, int col, int decimals);
 
+/* The wrong way: the heads' weights averaged into one n×n pattern (avg), and its
+ * pattern scores. Returns 0 or QKV_ENOMEM / QKV_EINVAL. */
+int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
+		      struct qkv_pattern *out);
+
+/* What averaging loses, in one sentence computed from the numbers: for the
+ * previous token, the token itself and the first token, the averaged pattern's
+ * weight against the head that gives it the most. Returns the length or -1. */
+int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace *t,
+			    const struct qkv_pattern *averaged, int decimals);
+
+/* The cost line: n²·h scores per layer, and h heads of d_k against one head as
+ * wide as all of them (the same multiply-adds for Q Kᵀ). Returns the length. */
+int qkv_heads_cost_words(char *buf, size_t size, const struct qkv_heads_trace *t);
+
 #endif

@@ -302,3 +302,76 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 	}
 	return length < size ? (int)length : (int)size - 1;
 }
+
+int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
+		      struct qkv_pattern *out)
+{
+	int n = t->n, rc;
+
+	if (t->h < 1)
+		return QKV_EINVAL;
+	rc = qkv_matrix_zero(avg, n, n);
+	if (rc != 0)
+		return rc;
+	for (int i = 0; i < t->h; i++)
+		for (size_t c = 0; c < (size_t)n * (size_t)n; c++)
+			avg->values[c] += t->head[i].weights.values[c] / t->h;
+	/* Every head has the same mask, so head 1's says which keys are hidden. */
+	qkv_pattern_of(avg, t->head[0].masked, out);
+	return 0;
+}
+
+int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace *t,
+			    const struct qkv_pattern *averaged, int decimals)
+{
+	static const char *const names[3] = { "the previous token", "itself", "the first token" };
+	size_t length = 0;
+
+	if (size == 0 || t->h < 1)
+		return -1;
+	length = (size_t)snprintf(buf, size, "averaged into one pattern, the mean weight on ");
+	for (int k = 0; k < 3 && length < size; k++) {
+		double mine = k == 0 ? averaged->previous : k == 1 ? averaged->diagonal : averaged->first;
+		double best = -1.0;
+		int at = 0;
+		char a[32], b[32];
+
+		for (int i = 0; i < t->h; i++) {
+			const struct qkv_pattern *s = &t->pattern[i];
+			double v = k == 0 ? s->previous : k == 1 ? s->diagonal : s->first;
+
+			if (v > best) {
+				best = v;
+				at = i;
+			}
+		}
+		qkv_format_number(a, sizeof a, mine, decimals);
+		qkv_format_number(b, sizeof b, best, decimals);
+		length += (size_t)snprintf(buf + length, size - length, "%s%s is %s (head %d: %s)",
+					   k == 0 ? "" : k == 1 ? ", on " : " and on ", names[k], a,
+					   at + 1, b);
+	}
+	if (length < size)
+		length += (size_t)snprintf(buf + length, size - length,
+					   t->h > 1 ? ": each head's pattern is diluted by the other %d "
+						      "head%s, so no single pattern does what the heads do "
+						      "side by side"
+						    : ": with one head the average is that head%.0d%s",
+					   t->h - 1, t->h > 2 ? "s" : "");
+	return length < size ? (int)length : (int)size - 1;
+}
+
+int qkv_heads_cost_words(char *buf, size_t size, const struct qkv_heads_trace *t)
+{
+	long n = t->n, h = t->h, d_k = t->h > 0 ? t->head[0].d_k : 0;
+	long scores = n * n * h, madds = h * n * n * d_k;
+	int length;
+
+	if (size == 0 || t->h < 1)
+		return -1;
+	length = snprintf(buf, size, "cost: n²·h = %ld scores a layer; Q Kᵀ: h·n²·d_k = %ld "
+				     "multiply-adds, as for one head of width h·d_k = %ld%s",
+			  scores, madds, h * d_k,
+			  h * d_k == t->d_model ? " = d_model" : "");
+	return length < (int)size ? length : (int)size - 1;
+}

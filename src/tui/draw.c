@@ -524,6 +524,49 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
 }
 
+/* Multi-head: per head, what its weights look at (mean entropy; mean weight on
+ * the previous token, on itself, on the first token), and the same for the
+ * heads' weights averaged into one pattern, the wrong way. */
+static void draw_heads_readout(const struct app *app, const struct panel *panel)
+{
+	const struct qkv_heads_trace *t = &app->heads;
+	struct qkv_matrix avg;
+	struct qkv_pattern averaged;
+	char text[96], a[16], b[16], c[16], d[16];
+	int y = panel->y + 1;
+
+	put(y++, panel->x, panel->w, palette_role(ROLE_LABEL), "      H  prev  self first");
+	for (int r = 0; r < panel->shown_rows && r <= t->h; r++) {
+		int row = panel->first_row + r;
+		const struct qkv_pattern *s = &averaged;
+
+		if (row < t->h) {
+			s = &t->pattern[row];
+		} else {
+			qkv_matrix_init(&avg);
+			if (qkv_heads_average(t, &avg, &averaged) != 0) {
+				qkv_matrix_fini(&avg);
+				break;
+			}
+			qkv_matrix_fini(&avg);
+		}
+		number_text(a, sizeof a, s->entropy, 2);
+		number_text(b, sizeof b, s->previous, 2);
+		number_text(c, sizeof c, s->diagonal, 2);
+		number_text(d, sizeof d, s->first, 2);
+		snprintf(text, sizeof text, "%-3s %5s %5s %5s %5s", "", a, b, c, d);
+		put(y, panel->x, panel->w, palette_role(row == t->h ? ROLE_ERROR : row == app->head ? ROLE_TITLE
+											: ROLE_NORMAL), text);
+		if (row < t->h) {
+			snprintf(text, sizeof text, "h%d", row + 1);
+			put(y, panel->x, 3, palette_head(row), text);
+		} else {
+			put(y, panel->x, 3, palette_role(ROLE_ERROR), "avg");
+		}
+		y++;
+	}
+}
+
 /* Which panel wears the focus mark: the focused input; for the computed grids, the
  * weights or the output when all is live, and in the walk the current stage's grid
  * (never one still withheld). */
@@ -570,6 +613,10 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		put(panel->y + 2, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "not computed yet");
 		put(panel->y + 3, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "PageDown for the");
 		put(panel->y + 4, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "next stage");
+		return;
+	}
+	if (panel->kind == PANEL_READOUT && panel->input == LAYOUT_HEADS_READOUT) {
+		draw_heads_readout(app, panel);
 		return;
 	}
 	if (panel->kind == PANEL_READOUT) {
@@ -752,6 +799,22 @@ static void draw_info(const struct app *app, const struct layout *l)
 	if (app->problem.h > 0) {
 		qkv_problem_head_view(&app->problem, app->head, &view);
 		problem = &view;
+	}
+	if (app->problem.h > 0 && app->stage == APP_STAGE_LIVE && (int)stage < APP_STAGE_CONCAT) {
+		/* Live, the heads: what they cost, and what averaging them would lose. */
+		struct qkv_matrix avg;
+		struct qkv_pattern averaged;
+
+		qkv_heads_cost_words(text, sizeof text, &app->heads);
+		put(l->info_y, x, width, palette_role(ROLE_TITLE), text);
+		qkv_matrix_init(&avg);
+		if (qkv_heads_average(&app->heads, &avg, &averaged) == 0 &&
+		    qkv_heads_average_words(words, sizeof words, &app->heads, &averaged, 2) > 0) {
+			snprintf(text, sizeof text, "the wrong way: %s", words);
+			put_wrapped(l->info_y + 1, x, width, l->info_h - 1, palette_role(ROLE_NORMAL), text);
+		}
+		qkv_matrix_fini(&avg);
+		return;
 	}
 	if (app->problem.h > 0 && (int)stage >= APP_STAGE_CONCAT) {
 		bool concat = (int)stage == APP_STAGE_CONCAT;

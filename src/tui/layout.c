@@ -122,7 +122,7 @@ int layout_panel_head(const struct app *app, const struct panel *panel)
 	case PANEL_MIX:
 	case PANEL_OUTPUT:
 	case PANEL_READOUT:
-		return app->head;
+		return panel->input == LAYOUT_HEADS_READOUT ? -1 : app->head;
 	default:
 		return -1;
 	}
@@ -173,7 +173,8 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 		break;
 	case PANEL_READOUT:
 	default:
-		snprintf(buf, size, "softmax readout");
+		snprintf(buf, size, panel->input == LAYOUT_HEADS_READOUT ? "heads compared"
+									  : "softmax readout");
 		break;
 	}
 
@@ -227,6 +228,10 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 		   number_width(w_o, decimals), 5, 3);
 	grid_panel(add(b), PANEL_LAYER, FOCUS_LAYER, -1, t->n, t->output.cols,
 		   number_width(&t->output, decimals), label_w, 3);
+	/* The heads compared (a row each and one for their average), last: the layout
+	 * drops it first when the screen is short. */
+	if (app->show_stats)
+		grid_panel(add(b), PANEL_READOUT, -1, LAYOUT_HEADS_READOUT, t->h + 1, 4, 6, 4, 6);
 	b->groups++;
 }
 

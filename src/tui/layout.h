@@ -43,6 +43,9 @@ struct panel {
 	bool sums;          /* weights: a row-sum column and a column-sum line */
 };
 
+/* A PANEL_READOUT's input when it compares the heads (a row a head). */
+#define LAYOUT_HEADS_READOUT (-2)
+
 #define LAYOUT_MAX_PANELS (16 + QKV_MAX_HEADS)
 
 struct layout {
