@@ -3,12 +3,15 @@
 # every head's weights side by side, H to the next head, the stage walk on to
 # stage 7 with each head's share of the selected output cell, and an edit of W_O
 # that moves the output and no head's weights. Expected weights are worked out
-# here with awk from the sample's closed form.
+# here with awk from the sample's closed form. Works on a copy in its own folder.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-trap 'e2e_cleanup' EXIT
-sample="$QKV_SOURCE_ROOT/samples/heads-three-ways.json"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/qkv-heads.XXXXXX")
+trap 'rm -rf "$dir"; e2e_cleanup' EXIT
+# A copy, so the edits (and any recovery copy) stay in the test's own folder.
+cp "$QKV_SOURCE_ROOT/samples/heads-three-ways.json" "$dir/heads.json"
+sample="$dir/heads.json"
 
 # Positions a quarter turn apart: the (1,0), cat (0,1), sat (−1,0), down (0,−1).
 # Head 1's query for sat is 5·(position of cat) = (0, 5); keys are the positions;
@@ -69,6 +72,7 @@ expect ui 'output = Concat W_O' "and the output"
 expect_not ui 'needs a terminal' "80×24 is large enough"
 keys ui Home
 expect ui 'all stages live' "Home goes back to live"
-keys ui q n
+keys ui q y
+expect_exit ui 0 "q, then y to leave the edits unsaved, ends the program"
 stop ui
 finish
