@@ -26,6 +26,8 @@
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
 #define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
+/* Multi-head problems are recomputed between two keys: about a fifth of a second. */
+#define HEADS_INTERFACE_COST 2e8
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
 
 /* Every option; the order is that of long_options below. */
@@ -651,6 +653,14 @@ int main(int argc, char **argv)
 	}
 	if (wants_print(&c)) {
 		status = run_print(&c, &problem);
+		qkv_problem_fini(&problem);
+		return status;
+	}
+	if (problem.h > 0 && qkv_heads_cost(&problem) > HEADS_INTERFACE_COST) {
+		status = fail("%s's %d heads take %.0f million multiply-adds a change, too many to "
+			      "recompute between two keys (at most %.0f million): fewer tokens or a "
+			      "smaller d_model", problem_name(&c), problem.h,
+			      qkv_heads_cost(&problem) / 1e6, HEADS_INTERFACE_COST / 1e6);
 		qkv_problem_fini(&problem);
 		return status;
 	}

@@ -203,6 +203,7 @@ expect_refusal "--dmodel not divisible by --heads" 2 "qkv: --dmodel 7 is not div
 expect_refusal "--heads with --dk" 2 "qkv: --dk does not go with --heads" --random --tokens 4 --heads 2 --dmodel 4 --dk 2 --print
 expect_refusal "--heads without --dmodel" 2 "qkv: --random --heads needs --tokens N, --heads H and --dmodel D" --random --tokens 4 --heads 2 --print
 expect_refusal "--heads without --random" 2 "qkv: --heads goes with --random" --heads 2 --dmodel 4 --print
+expect_refusal "a multi-head problem too large to recompute between keys" 2 "qkv: the random problem's 8 heads take 2147 million multiply-adds a change" --random --tokens 1024 --heads 8 --dmodel 512
 expect_refusal "--heads 0" 2 "qkv: --heads" --random --tokens 4 --heads 0 --dmodel 4 --print
 
 # Writing --help or --version where it cannot go: a sentence and status 1.

@@ -49,6 +49,10 @@ struct qkv_matrix *qkv_problem_head_input(struct qkv_problem *p, int i, enum qkv
  * Returns 0, QKV_EINVAL, QKV_ESHAPE or QKV_ENOMEM; on failure t->h = 0. */
 int qkv_heads_attention(const struct qkv_problem *p, struct qkv_heads_trace *t);
 
+/* Multiply-adds of qkv_heads_attention on p: every head's projections, Q Kᵀ and
+ * A V, and Concat · W_O. */
+double qkv_heads_cost(const struct qkv_problem *p);
+
 /* The pattern scores of an n×n matrix of weights (masked may be NULL: then
  * every key counts as live for the entropy). */
 void qkv_pattern_of(const struct qkv_matrix *weights, const unsigned char *masked,

@@ -91,6 +91,14 @@ static int reserve(struct qkv_heads_trace *t, int h)
 	return 0;
 }
 
+double qkv_heads_cost(const struct qkv_problem *p)
+{
+	double n = p->n, d_model = p->x.cols, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
+	double h = p->h;
+
+	return h * (n * d_model * (2.0 * d_k + d_v) + n * n * (d_k + d_v)) + n * h * d_v * d_model;
+}
+
 void qkv_pattern_of(const struct qkv_matrix *weights, const unsigned char *masked,
 		    struct qkv_pattern *out)
 {
