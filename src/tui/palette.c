@@ -415,6 +415,8 @@ void palette_use(int index, bool projector)
 				bool dark = basic[i] == COLOR_BLUE || basic[i] == COLOR_MAGENTA || basic[i] == COLOR_RED;
 				style.pair = make_pair((struct term_colour){ dark ? COLOR_WHITE : COLOR_BLACK, -1 },
 						       (struct term_colour){ basic[i], -1 });
+				if (!dark)
+					style.attr = A_NORMAL; /* bold black turns grey with eight colours */
 			} else {
 				style.pair = make_pair(term_index(16), term_index(xterm[i]));
 			}
