@@ -3212,6 +3212,7 @@ START_TEST(test_heads_stage_walk)
 	key(&a, APP_KEY_PAGE_UP);
 	ck_assert_int_eq(a.stage, APP_STAGE_CONCAT);
 	ck_assert_ptr_nonnull(strstr(a.message, "stage 6 of 7: concat"));
+	ck_assert_int_eq(a.focus, FOCUS_CONCAT);
 	key(&a, APP_KEY_PAGE_UP);
 	ck_assert_int_eq(a.stage, QKV_STAGE_OUTPUT);
 	ck_assert_int_eq(a.focus, FOCUS_OUTPUT);

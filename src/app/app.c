@@ -1558,6 +1558,8 @@ static void focus_for_stage(struct app *app)
 		return;
 	if (app->stage >= APP_STAGE_CONCAT && !late_focus && app->focus != FOCUS_ATTENTION)
 		app->focus = app->stage == APP_STAGE_CONCAT ? FOCUS_CONCAT : FOCUS_LAYER;
+	else if (app->stage == APP_STAGE_CONCAT && app->focus == FOCUS_LAYER)
+		app->focus = FOCUS_CONCAT; /* the output is not computed yet in stage 6 */
 	else if (app->stage < APP_STAGE_CONCAT && late_focus)
 		app->focus = FOCUS_OUTPUT;
 	clamp_cursors(app);

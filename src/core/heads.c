@@ -281,6 +281,11 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 		head = col / d_v;
 		c = col % d_v;
 		qkv_format_number(number, sizeof number, qkv_matrix_get(&t->concat, row, col), decimals);
+		if (d_v == 1)
+			return snprintf(buf, size, "concat[%s, %d] = head %d's output[%s, d1] = %s: "
+					"column %d of concat is head %d's output, as it came out of its "
+					"attention", p->tokens[row], col + 1, head + 1, p->tokens[row],
+					number, col + 1, head + 1);
 		return snprintf(buf, size, "concat[%s, %d] = head %d's output[%s, d%d] = %s: columns "
 				"%d–%d of concat are head %d's output, as it came out of its attention",
 				p->tokens[row], col + 1, head + 1, p->tokens[row], c + 1, number,

@@ -359,7 +359,9 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
  * largest first, so the values are there for whoever cannot read the colours. */
 static void draw_compact_numbers(const struct app *app, const struct layout *l, const struct panel *panel)
 {
-	int y = panel->y + 3 + panel_lines(panel), query = app_query(app), key = app_key(app);
+	/* The panel's last two lines (under the legend, or under the grid when a tight
+	 * layout has no legend). */
+	int y = panel->y + panel->h - 2, query = app_query(app), key = app_key(app);
 
 	for (int line = 0; line < 2; line++) {
 		char text[TEXT_MAX], number[32];
