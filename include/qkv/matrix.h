@@ -66,6 +66,15 @@ static inline const double *qkv_matrix_row_const(const struct qkv_matrix *m, int
 /* out = a · b (a: r×k, b: k×c). out must not alias a or b. */
 int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
 			const struct qkv_matrix *b);
+/* Row `row` of out = a · b again, alone, with exactly the arithmetic (terms and
+ * order) of qkv_matrix_multiply, so the entries are bit-identical to a full
+ * product. out must already be a->rows × b->cols and not alias a or b. */
+int qkv_matrix_multiply_row(struct qkv_matrix *out, const struct qkv_matrix *a,
+			    const struct qkv_matrix *b, int row);
+/* Column `col` of out = a · b again, alone, bit-identical to a full product in the
+ * same way (each entry summed term by term in the order of a's columns). */
+int qkv_matrix_multiply_col(struct qkv_matrix *out, const struct qkv_matrix *a,
+			    const struct qkv_matrix *b, int col);
 /* out = aᵀ (a transposed). out must not alias a. */
 int qkv_matrix_transpose(struct qkv_matrix *out, const struct qkv_matrix *a);
 

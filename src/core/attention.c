@@ -225,6 +225,23 @@ static int column_softmax(struct qkv_trace *t)
 	return 0;
 }
 
+/* Stage 3 for one query when the softmax runs along rows. */
+static void weights_row(const struct qkv_problem *p, struct qkv_trace *t, int i)
+{
+	int n = t->n;
+	const unsigned char *hidden = t->masked + (size_t)i * (size_t)n;
+	double *row = qkv_matrix_row(&t->weights, i);
+
+	if (p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX) {
+		qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), NULL, n, row);
+		for (int j = 0; j < n; j++)
+			if (hidden[j])
+				row[j] = 0.0;
+	} else {
+		qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), hidden, n, row);
+	}
+}
+
 /* Stage 3 with the variant the problem asks for. */
 static int trace_weights(const struct qkv_problem *p, struct qkv_trace *t)
 {
@@ -235,19 +252,8 @@ static int trace_weights(const struct qkv_problem *p, struct qkv_trace *t)
 		return rc;
 	if (p->wrong == QKV_WRONG_COLUMN_SOFTMAX)
 		return column_softmax(t);
-	for (int i = 0; i < n; i++) {
-		const unsigned char *hidden = t->masked + (size_t)i * (size_t)n;
-		double *row = qkv_matrix_row(&t->weights, i);
-
-		if (p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX) {
-			qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), NULL, n, row);
-			for (int j = 0; j < n; j++)
-				if (hidden[j])
-					row[j] = 0.0;
-		} else {
-			qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), hidden, n, row);
-		}
-	}
+	for (int i = 0; i < n; i++)
+		weights_row(p, t, i);
 	return 0;
 }
 
@@ -287,27 +293,13 @@ static double unmasked_variance(const struct qkv_trace *t)
 	return squares / (double)count;
 }
 
-int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
+/* Stages 1 to 5 and the statistics from the trace's Q, K, V and mask. */
+static int trace_stages(const struct qkv_problem *p, struct qkv_trace *t)
 {
-	int rc = qkv_problem_check(p);
-	int n = p->n;
-
-	t->n = 0;
-	if (rc != 0)
-		return rc;
-	rc = trace_reserve(t, n);
-	if (rc == 0)
-		rc = trace_inputs(p, t);
-	if (rc != 0)
-		return rc;
-	t->d_k = t->q.cols;
-	t->d_v = t->v.cols;
-	t->divisor = qkv_problem_divisor(p);
-	trace_mask(p, t, n);
-	t->n = n;
-
+	int n = t->n;
 	/* Stages 1 and 2: S = Q Kᵀ via a transposed copy of K, then S / divisor. */
-	rc = qkv_matrix_transpose(&t->k_t, &t->k);
+	int rc = qkv_matrix_transpose(&t->k_t, &t->k);
+
 	if (rc == 0)
 		rc = qkv_matrix_multiply(&t->scores, &t->q, &t->k_t);
 	if (rc == 0)
@@ -332,6 +324,154 @@ int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
 				 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
 	t->score_variance = unmasked_variance(t);
 	return 0;
+}
+
+int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
+{
+	int rc = qkv_problem_check(p);
+	int n = p->n;
+
+	t->n = 0;
+	if (rc != 0)
+		return rc;
+	rc = trace_reserve(t, n);
+	if (rc == 0)
+		rc = trace_inputs(p, t);
+	if (rc != 0)
+		return rc;
+	t->d_k = t->q.cols;
+	t->d_v = t->v.cols;
+	t->divisor = qkv_problem_divisor(p);
+	trace_mask(p, t, n);
+	t->n = n;
+	return trace_stages(p, t);
+}
+
+/* --- one cell at a time ---------------------------------------------------------
+ * Each entry below is recomputed by the same operations, in the same order, as in
+ * trace_stages: S_ij = 0 + q_i1·k_j1 + q_i2·k_j2 + … term by term (as
+ * qkv_matrix_multiply adds them), S'_ij = S_ij / divisor, the same softmax and
+ * statistics per row, and rows or columns of products through the matrix module's
+ * single-row and single-column products. So an updated trace is bit-for-bit the
+ * full one, which the tests check after thousands of random edits. */
+
+/* S_ij and S'_ij again from the trace's Q and K. */
+static void score_entry(struct qkv_trace *t, int i, int j)
+{
+	const double *q_i = qkv_matrix_row_const(&t->q, i), *k_j = qkv_matrix_row_const(&t->k, j);
+	double sum = 0.0;
+
+	for (int c = 0; c < t->d_k; c++)
+		sum += q_i[c] * k_j[c];
+	qkv_matrix_set(&t->scores, i, j, sum);
+	qkv_matrix_set(&t->scaled, i, j, sum / t->divisor);
+}
+
+/* Stage 3 on, after the scores of query `row` changed (row >= 0) or those of many
+ * queries (row < 0). Only a softmax by rows keeps a row's change in its row. */
+static int trace_from_scaled(const struct qkv_problem *p, struct qkv_trace *t, int row)
+{
+	int n = t->n, rc;
+
+	if (row >= 0 && p->wrong != QKV_WRONG_COLUMN_SOFTMAX) {
+		weights_row(p, t, row);
+		rc = qkv_matrix_multiply_row(&t->output, &t->weights, &t->v, row);
+		qkv_row_stats_of(qkv_matrix_row_const(&t->weights, row),
+				 t->masked + (size_t)row * (size_t)n, n, &t->rows[row]);
+	} else {
+		rc = trace_weights(p, t);
+		if (rc == 0)
+			rc = qkv_matrix_multiply(&t->output, &t->weights, &t->v);
+		for (int i = 0; rc == 0 && i < n; i++)
+			qkv_row_stats_of(qkv_matrix_row_const(&t->weights, i),
+					 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
+	}
+	if (rc != 0) {
+		t->n = 0;
+		return rc;
+	}
+	t->score_variance = unmasked_variance(t);
+	return 0;
+}
+
+/* The new scores of query i (its row of Q moved). */
+static void scores_of_query(struct qkv_trace *t, int i)
+{
+	for (int j = 0; j < t->n; j++)
+		score_entry(t, i, j);
+}
+
+/* The new scores of key j (its row of K moved); Kᵀ follows. */
+static void scores_of_key(struct qkv_trace *t, int j)
+{
+	for (int c = 0; c < t->d_k; c++)
+		qkv_matrix_set(&t->k_t, c, j, qkv_matrix_get(&t->k, j, c));
+	for (int i = 0; i < t->n; i++)
+		score_entry(t, i, j);
+}
+
+/* True when t is a computed trace with p's sizes, form and divisor, so that one
+ * changed cell of p is all that separates them. */
+static bool trace_matches(const struct qkv_problem *p, const struct qkv_trace *t)
+{
+	return t->n > 0 && t->n == p->n && t->d_k == qkv_problem_d_k(p) &&
+	       t->d_v == qkv_problem_d_v(p) && t->divisor == qkv_problem_divisor(p) &&
+	       t->k_t.rows == t->d_k && t->k_t.cols == t->n;
+}
+
+int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum qkv_input which,
+			 int row, int col)
+{
+	const struct qkv_matrix *changed = qkv_problem_input_const(p, which);
+	int rc = qkv_problem_check(p);
+
+	if (rc != 0) {
+		t->n = 0;
+		return rc;
+	}
+	if (changed == NULL || row < 0 || row >= changed->rows || col < 0 || col >= changed->cols ||
+	    !trace_matches(p, t))
+		return qkv_attention(p, t);
+	switch (which) {
+	case QKV_INPUT_Q: /* one query's scores, so its row of everything */
+		qkv_matrix_set(&t->q, row, col, qkv_matrix_get(changed, row, col));
+		scores_of_query(t, row);
+		return trace_from_scaled(p, t, row);
+	case QKV_INPUT_K: /* one key's scores in every row, so every softmax */
+		qkv_matrix_set(&t->k, row, col, qkv_matrix_get(changed, row, col));
+		scores_of_key(t, row);
+		return trace_from_scaled(p, t, -1);
+	case QKV_INPUT_V: /* the weights stay; one column of the output moves */
+		qkv_matrix_set(&t->v, row, col, qkv_matrix_get(changed, row, col));
+		return qkv_matrix_multiply_col(&t->output, &t->weights, &t->v, col);
+	case QKV_INPUT_X: /* one token's q, k and v: its scores row and column */
+		rc = qkv_matrix_multiply_row(&t->q, &p->x, &p->w_q, row);
+		if (rc == 0)
+			rc = qkv_matrix_multiply_row(&t->k, &p->x, &p->w_k, row);
+		if (rc == 0)
+			rc = qkv_matrix_multiply_row(&t->v, &p->x, &p->w_v, row);
+		if (rc != 0)
+			break;
+		scores_of_query(t, row);
+		scores_of_key(t, row);
+		return trace_from_scaled(p, t, -1);
+	case QKV_INPUT_W_Q: /* a column of every query: every score */
+		rc = qkv_matrix_multiply_col(&t->q, &p->x, &p->w_q, col);
+		return rc == 0 ? trace_stages(p, t) : rc;
+	case QKV_INPUT_W_K: /* a column of every key: every score */
+		rc = qkv_matrix_multiply_col(&t->k, &p->x, &p->w_k, col);
+		return rc == 0 ? trace_stages(p, t) : rc;
+	case QKV_INPUT_W_V: /* a column of every value: one column of the output */
+		rc = qkv_matrix_multiply_col(&t->v, &p->x, &p->w_v, col);
+		if (rc == 0)
+			rc = qkv_matrix_multiply_col(&t->output, &t->weights, &t->v, col);
+		break;
+	default:
+		return qkv_attention(p, t);
+	}
+	if (rc != 0)
+		t->n = 0;
+	return rc;
 }
 
 double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col)

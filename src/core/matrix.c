@@ -242,6 +242,42 @@ int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
 	return 0;
 }
 
+/* Every entry of out in qkv_matrix_multiply is 0 + a_i0·b_0j + a_i1·b_1j + …, added
+ * one term at a time in the order of k whatever the band and the four-row pass, so
+ * one row through accumulate_rows over all of k is the same arithmetic. */
+int qkv_matrix_multiply_row(struct qkv_matrix *out, const struct qkv_matrix *a,
+			    const struct qkv_matrix *b, int row)
+{
+	double *target;
+
+	if (a->cols != b->rows || out == a || out == b || out->rows != a->rows ||
+	    out->cols != b->cols || row < 0 || row >= a->rows)
+		return QKV_ESHAPE;
+	target = qkv_matrix_row(out, row);
+	memset(target, 0, (size_t)out->cols * sizeof *target);
+	accumulate_rows(target, qkv_matrix_row_const(a, row), b, 0, b->rows);
+	return 0;
+}
+
+/* The same sum per entry as above, taken term by term from 0 (no reassociation:
+ * qkv is built without -ffast-math, so the compiler keeps this order). */
+int qkv_matrix_multiply_col(struct qkv_matrix *out, const struct qkv_matrix *a,
+			    const struct qkv_matrix *b, int col)
+{
+	if (a->cols != b->rows || out == a || out == b || out->rows != a->rows ||
+	    out->cols != b->cols || col < 0 || col >= b->cols)
+		return QKV_ESHAPE;
+	for (int i = 0; i < a->rows; i++) {
+		const double *a_i = qkv_matrix_row_const(a, i);
+		double sum = 0.0;
+
+		for (int k = 0; k < a->cols; k++)
+			sum += a_i[k] * qkv_matrix_get(b, k, col);
+		qkv_matrix_set(out, i, col, sum);
+	}
+	return 0;
+}
+
 /* out = aᵀ, a band of TRANSPOSE_BAND columns of a at a time: the few rows of out
  * that the band fills stay in cache while a is read row by row, so a tall or a
  * wide matrix (K at n = 512, or at d_k = 1024) does not miss the cache per entry. */
