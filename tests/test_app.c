@@ -207,8 +207,80 @@ static void assert_trace_current(const struct app *a)
 	ck_assert(qkv_matrix_equal(&a->trace.scores, &fresh.scores));
 	ck_assert(qkv_matrix_equal(&a->trace.weights, &fresh.weights));
 	ck_assert(qkv_matrix_equal(&a->trace.output, &fresh.output));
+	ck_assert(qkv_matrix_equal(&a->trace.scaled, &fresh.scaled));
+	ck_assert(qkv_matrix_equal(&a->trace.q, &fresh.q));
+	ck_assert(qkv_matrix_equal(&a->trace.k, &fresh.k));
+	ck_assert(qkv_matrix_equal(&a->trace.v, &fresh.v));
+	for (int i = 0; i < fresh.n; i++) {
+		ck_assert(memcmp(&a->trace.rows[i].entropy, &fresh.rows[i].entropy, sizeof(double)) == 0);
+		ck_assert(memcmp(&a->trace.rows[i].jacobian_norm, &fresh.rows[i].jacobian_norm,
+				 sizeof(double)) == 0);
+		ck_assert_int_eq(a->trace.rows[i].argmax, fresh.rows[i].argmax);
+	}
+	ck_assert(memcmp(&a->trace.score_variance, &fresh.score_variance, sizeof(double)) == 0);
 	qkv_trace_fini(&fresh);
 }
+
+/* Random key presses that edit every input (typed values, nudges, wheel), move
+ * between the grids, switch masks, padding and the wrong-way modes, undo and
+ * redo: after each, the trace the app keeps up cell by cell is bit-for-bit the
+ * trace qkv_attention computes afresh. Even loops: direct form; odd: projected. */
+START_TEST(test_edits_keep_trace_exact)
+{
+	static const int moves[] = { APP_KEY_TAB, APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT };
+	struct lcg g = { 7100u + (uint64_t)_i };
+	struct app a;
+
+	if (_i % 2 == 0) {
+		struct qkv_problem p;
+
+		qkv_problem_init(&p);
+		ck_assert_int_eq(qkv_problem_random(&p, lcg_int(&g, 2, 9), lcg_int(&g, 1, 6), lcg_int(&g, 1, 4),
+						    (uint64_t)_i + 1), 0);
+		start_with(&a, &p, NULL);
+	} else {
+		start_projected(&a);
+	}
+	for (int step = 0; step < 400; step++) {
+		int choice = lcg_int(&g, 0, 19);
+
+		if (choice < 5) {
+			key(&a, moves[lcg_int(&g, 0, 4)]);
+		} else if (choice < 9) {
+			key(&a, choice % 2 == 0 ? '+' : '-');
+		} else if (choice < 12) {
+			key(&a, '0' + lcg_int(&g, 0, 9));
+			key(&a, choice == 11 ? '-' : '.');
+			key(&a, '0' + lcg_int(&g, 0, 9));
+			key(&a, APP_KEY_ENTER);
+		} else if (choice == 12) {
+			int focus = lcg_int(&g, 0, FOCUS_COUNT - 1), rows, cols;
+
+			if (app_focus_is_input(&a, (enum app_focus)focus)) {
+				app_focus_shape(&a, (enum app_focus)focus, &rows, &cols);
+				wheel(&a, focus, lcg_int(&g, 0, rows - 1), lcg_int(&g, 0, cols - 1),
+				      lcg_int(&g, 0, 1) * 2 - 1);
+			}
+		} else if (choice == 13) {
+			key(&a, 'm');
+		} else if (choice == 14) {
+			key(&a, 'W');
+		} else if (choice == 15) {
+			key(&a, 'z');
+		} else if (choice == 16) {
+			key(&a, 'u');
+		} else if (choice == 17) {
+			key(&a, APP_KEY_CTRL_R);
+		} else {
+			key(&a, choice == 18 ? '+' : '-');
+		}
+		if (a.editing)
+			key(&a, APP_KEY_ESCAPE);
+		assert_trace_current(&a);
+	}
+	app_fini(&a);
+}
+END_TEST
 
 /* A deep copy of the app's problem, for later comparison. */
 static void copy_problem(struct qkv_problem *dst, const struct app *a)
@@ -2129,6 +2201,7 @@ static Suite *app_suite(void)
 	suite_add_tcase(s, moving);
 
 	tcase_add_test(editing, test_digit_starts_editing);
+	tcase_add_loop_test(editing, test_edits_keep_trace_exact, 0, 8);
 	tcase_add_test(editing, test_dot_starts_editing);
 	tcase_add_test(editing, test_enter_starts_with_current_value);
 	tcase_add_test(editing, test_edit_keys);

@@ -1,7 +1,8 @@
 /* app.c — the interactive state and app_update(), the only way it changes.
  * Events in, state and redraw flags out: no curses, no printing, no clock (time
- * arrives in the events). Every change to the problem recomputes the whole trace
- * and records what moved, so the screen can show the blast radius of an edit. */
+ * arrives in the events). Every change to the problem recomputes the trace (an
+ * edited cell only what it reaches, to the same bits) and records what moved,
+ * so the screen can show the blast radius of an edit. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -180,15 +181,18 @@ static int marks_reserve(struct app *app)
 }
 
 /* Recomputes the trace; marks the scores and outputs that moved (when the shape
- * is unchanged) so the class sees how far an edit reaches. */
-static int recompute(struct app *app, bool mark)
+ * is unchanged) so the class sees how far an edit reaches. When only the cell
+ * (input, row, col) changed (row >= 0), only what it reaches is recomputed, to
+ * the same bits as the whole trace. */
+static int recompute_after(struct app *app, bool mark, enum qkv_input input, int row, int col)
 {
 	int rc = qkv_matrix_copy(&app->previous_scores, &app->trace.scores);
 
 	if (rc == 0)
 		rc = qkv_matrix_copy(&app->previous_output, &app->trace.output);
 	if (rc == 0)
-		rc = qkv_attention(&app->problem, &app->trace);
+		rc = row >= 0 ? qkv_attention_update(&app->problem, &app->trace, input, row, col)
+			      : qkv_attention(&app->problem, &app->trace);
 	if (rc == 0)
 		rc = marks_reserve(app);
 	if (rc != 0) {
@@ -212,6 +216,11 @@ static int recompute(struct app *app, bool mark)
 	}
 	app->mark_until_ms = app->now_ms + APP_MARK_MS;
 	return 0;
+}
+
+static int recompute(struct app *app, bool mark)
+{
+	return recompute_after(app, mark, QKV_INPUT_Q, -1, -1);
 }
 
 static bool marks_live(const struct app *app)
@@ -350,7 +359,7 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 	}
 	qkv_matrix_set(m, row, col, value);
 	app->dirty = true;
-	recompute(app, true);
+	recompute_after(app, true, focus_input(focus), row, col);
 	app->moved_input = focus_input(focus);
 	app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col] = 1;
 	describe_change(app, focus, row, col, before, value);
