@@ -50,6 +50,8 @@ struct qkv_trace {
 	struct qkv_row_stats *rows; /* n entries */
 	double score_variance;     /* population variance of the unmasked scaled entries */
 	struct qkv_matrix k_t;     /* scratch: Kᵀ, reused */
+	double *moments;           /* per row: count, sum and squared deviations of the
+				      unmasked scaled entries (the variance's parts) */
 	int masked_capacity, rows_capacity;
 };
 

@@ -60,6 +60,7 @@ void qkv_trace_fini(struct qkv_trace *t)
 	qkv_matrix_fini(&t->k_t);
 	free(t->masked);
 	free(t->rows);
+	free(t->moments);
 	qkv_trace_init(t);
 }
 
@@ -164,11 +165,17 @@ static int trace_reserve(struct qkv_trace *t, int n)
 	}
 	if (n > t->rows_capacity) {
 		struct qkv_row_stats *rows = malloc((size_t)n * sizeof *rows);
+		double *moments = malloc((size_t)n * 3 * sizeof *moments);
 
-		if (rows == NULL)
+		if (rows == NULL || moments == NULL) {
+			free(rows);
+			free(moments);
 			return QKV_ENOMEM;
+		}
 		free(t->rows);
+		free(t->moments);
 		t->rows = rows;
+		t->moments = moments;
 		t->rows_capacity = n;
 	}
 	return 0;
@@ -269,28 +276,54 @@ static void trace_mask(const struct qkv_problem *p, struct qkv_trace *t, int n)
 			t->masked[(size_t)i * (size_t)n + (size_t)j] = qkv_problem_is_masked(p, i, j);
 }
 
-/* Population variance of the scaled entries that softmax sees (two passes). */
-static double unmasked_variance(const struct qkv_trace *t)
+/* Row i's share of the score variance: how many scaled entries softmax sees, their
+ * sum, and their squared deviations from the row's own mean (two passes). */
+static void row_moments(struct qkv_trace *t, int i)
 {
-	size_t count = 0, total = (size_t)t->n * (size_t)t->n;
-	double mean = 0.0, squares = 0.0;
+	int n = t->n, count = 0;
+	const double *x = qkv_matrix_row_const(&t->scaled, i);
+	const unsigned char *masked = t->masked + (size_t)i * (size_t)n;
+	double sum = 0.0, squares = 0.0, mean;
 
-	for (size_t i = 0; i < total; i++) {
-		if (!t->masked[i]) {
-			mean += t->scaled.values[i];
+	for (int j = 0; j < n; j++)
+		if (!masked[j]) {
+			sum += x[j];
 			count++;
 		}
-	}
-	if (count == 0)
-		return 0.0;
-	mean /= (double)count;
-	for (size_t i = 0; i < total; i++) {
-		if (!t->masked[i]) {
-			double d = t->scaled.values[i] - mean;
+	mean = count > 0 ? sum / count : 0.0;
+	for (int j = 0; j < n; j++)
+		if (!masked[j]) {
+			double d = x[j] - mean;
 			squares += d * d;
 		}
+	t->moments[3 * i] = count;
+	t->moments[3 * i + 1] = sum;
+	t->moments[3 * i + 2] = squares;
+}
+
+/* Population variance of the scaled entries that softmax sees, from the rows'
+ * moments combined as Chan, Golub and LeVeque do (Σ squares within rows, plus
+ * Σ count·(row mean − mean)²): stable, and a changed row costs one row. */
+static double unmasked_variance(const struct qkv_trace *t)
+{
+	double count = 0.0, sum = 0.0, squares = 0.0, mean;
+
+	for (int i = 0; i < t->n; i++) {
+		count += t->moments[3 * i];
+		sum += t->moments[3 * i + 1];
 	}
-	return squares / (double)count;
+	if (count == 0.0)
+		return 0.0;
+	mean = sum / count;
+	for (int i = 0; i < t->n; i++) {
+		double c = t->moments[3 * i], d;
+
+		if (c == 0.0)
+			continue;
+		d = t->moments[3 * i + 1] / c - mean;
+		squares += t->moments[3 * i + 2] + c * d * d;
+	}
+	return squares / count;
 }
 
 /* Stages 1 to 5 and the statistics from the trace's Q, K, V and mask. */
@@ -319,9 +352,11 @@ static int trace_stages(const struct qkv_problem *p, struct qkv_trace *t)
 		t->n = 0;
 		return rc;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		qkv_row_stats_of(qkv_matrix_row_const(&t->weights, i),
 				 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
+		row_moments(t, i);
+	}
 	t->score_variance = unmasked_variance(t);
 	return 0;
 }
@@ -373,6 +408,11 @@ static int trace_from_scaled(const struct qkv_problem *p, struct qkv_trace *t, i
 {
 	int n = t->n, rc;
 
+	if (row >= 0)
+		row_moments(t, row);
+	else
+		for (int i = 0; i < n; i++)
+			row_moments(t, i);
 	if (row >= 0 && p->wrong != QKV_WRONG_COLUMN_SOFTMAX) {
 		weights_row(p, t, row);
 		rc = qkv_matrix_multiply_row(&t->output, &t->weights, &t->v, row);
@@ -423,15 +463,18 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 			 int row, int col)
 {
 	const struct qkv_matrix *changed = qkv_problem_input_const(p, which);
-	int rc = qkv_problem_check(p);
+	double value;
+	int rc;
 
-	if (rc != 0) {
-		t->n = 0;
-		return rc;
-	}
 	if (changed == NULL || row < 0 || row >= changed->rows || col < 0 || col >= changed->cols ||
 	    !trace_matches(p, t))
 		return qkv_attention(p, t);
+	/* The rest of p passed qkv_problem_check when t was computed. */
+	value = qkv_matrix_get(changed, row, col);
+	if (!isfinite(value) || fabs(value) > QKV_MAX_VALUE) {
+		t->n = 0;
+		return QKV_EINVAL;
+	}
 	switch (which) {
 	case QKV_INPUT_Q: /* one query's scores, so its row of everything */
 		qkv_matrix_set(&t->q, row, col, qkv_matrix_get(changed, row, col));

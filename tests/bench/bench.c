@@ -69,6 +69,7 @@ struct target {
 static struct target targets[] = {
 	{ "frame_edit_p99_us_80x24", 500, false, false, 0 },
 	{ "frame_edit_p99_us_n64_dk1024", 4000, false, false, 0 },
+	{ "frame_edit_p99_us_n1024_dk64", 16000, false, false, 0 },
 	{ "bytes_per_edit_80x24", 1024, false, false, 0 },
 	{ "sweep_ms_default", 16, false, false, 0 },
 	{ "startup_ms", 10, false, false, 0 },
@@ -826,6 +827,11 @@ int main(int argc, char **argv)
 	failed |= builtin_worked_example(&p) != 0 || bench_edits(&p, 80, 24, 2000, "80x24") != 0;
 	qkv_problem_init(&p);
 	failed |= qkv_problem_random(&p, 64, 1024, 64, 1) != 0 || bench_edits(&p, 200, 60, 1000, "n64_dk1024") != 0;
+	/* The editor's largest n, and a wide d_k: an edit recomputes only what it reaches. */
+	qkv_problem_init(&p);
+	failed |= qkv_problem_random(&p, 1024, 64, 64, 1) != 0 || bench_edits(&p, 200, 60, 300, "n1024_dk64") != 0;
+	qkv_problem_init(&p);
+	failed |= qkv_problem_random(&p, 256, 4096, 64, 1) != 0 || bench_edits(&p, 200, 60, 300, "n256_dk4096") != 0;
 	fprintf(stderr, "bench: the core\n");
 	failed |= bench_core_small() != 0;
 	failed |= bench_core_large() != 0;
