@@ -434,9 +434,19 @@ static int trace_from_scaled(const struct qkv_problem *p, struct qkv_trace *t, i
 	return 0;
 }
 
-/* The new scores of query i (its row of Q moved). */
-static void scores_of_query(struct qkv_trace *t, int i)
+/* The new scores of query i (its row of Q moved): through Kᵀ as the full product
+ * runs, while k_t holds Kᵀ (the column softmax reuses it as scratch). */
+static void scores_of_query(const struct qkv_problem *p, struct qkv_trace *t, int i)
 {
+	if (p->wrong != QKV_WRONG_COLUMN_SOFTMAX &&
+	    qkv_matrix_multiply_row(&t->scores, &t->q, &t->k_t, i) == 0) {
+		const double *scores = qkv_matrix_row_const(&t->scores, i);
+		double *scaled = qkv_matrix_row(&t->scaled, i);
+
+		for (int j = 0; j < t->n; j++)
+			scaled[j] = scores[j] / t->divisor;
+		return;
+	}
 	for (int j = 0; j < t->n; j++)
 		score_entry(t, i, j);
 }
@@ -478,7 +488,7 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 	switch (which) {
 	case QKV_INPUT_Q: /* one query's scores, so its row of everything */
 		qkv_matrix_set(&t->q, row, col, qkv_matrix_get(changed, row, col));
-		scores_of_query(t, row);
+		scores_of_query(p, t, row);
 		return trace_from_scaled(p, t, row);
 	case QKV_INPUT_K: /* one key's scores in every row, so every softmax */
 		qkv_matrix_set(&t->k, row, col, qkv_matrix_get(changed, row, col));
@@ -495,8 +505,8 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 			rc = qkv_matrix_multiply_row(&t->v, &p->x, &p->w_v, row);
 		if (rc != 0)
 			break;
-		scores_of_query(t, row);
-		scores_of_key(t, row);
+		scores_of_key(t, row); /* Kᵀ first: the query's row reads it */
+		scores_of_query(p, t, row);
 		return trace_from_scaled(p, t, -1);
 	case QKV_INPUT_W_Q: /* a column of every query: every score */
 		rc = qkv_matrix_multiply_col(&t->q, &p->x, &p->w_q, col);

@@ -378,8 +378,9 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 		if (l->panels[i].rows > most)
 			most = l->panels[i].rows;
 	}
+	/* A cap above the body's lines never fits (1024 tokens would try 1024 caps). */
 	for (int k = 0; k < CAP_COUNT; k++)
-		caps[k] = most;
+		caps[k] = most < body ? most : body > 1 ? body : 1;
 	/* Fewer visible rows until everything fits (the grids scroll): inputs down to 2,
 	 * then the readout, then everything down to 1. */
 	for (;;) {
