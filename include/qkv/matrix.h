@@ -66,6 +66,11 @@ static inline const double *qkv_matrix_row_const(const struct qkv_matrix *m, int
 /* out = a · b (a: r×k, b: k×c). out must not alias a or b. */
 int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
 			const struct qkv_matrix *b);
+/* Rows [from, to) of out = a · b again, the other rows untouched, bit-identical
+ * to those rows of a full product (same terms, same order; b taken in the same
+ * cache bands). out must already be a->rows × b->cols and not alias a or b. */
+int qkv_matrix_multiply_rows(struct qkv_matrix *out, const struct qkv_matrix *a,
+			     const struct qkv_matrix *b, int from, int to);
 /* Row `row` of out = a · b again, alone, with exactly the arithmetic (terms and
  * order) of qkv_matrix_multiply, so the entries are bit-identical to a full
  * product. out must already be a->rows × b->cols and not alias a or b. */

@@ -17,6 +17,7 @@
 #define COST_MAX_RUN_MS 200.0  /* unless this much has already gone by */
 #define COST_MAX_RUNS 10000
 #define COST_BATCH_FLOPS 2e6   /* work between two readings of the clock */
+#define COST_MIN_BATCH 64      /* but at least this many queries (a cache band) */
 
 static bool power_of_two(int n)
 {
@@ -114,8 +115,8 @@ static int prepare(struct qkv_cost *c)
 	return 0;
 }
 
-/* The trace for queries [from, to): S, S', A and O rows, as qkv_attention's
- * stages compute them (Kᵀ first, once per run). */
+/* The trace for queries [from, to): their rows of S, S', A and O, by the matrix
+ * products and the softmax qkv_attention uses (Kᵀ first, once per run). */
 static void trace_rows(struct qkv_cost *c, int from, int to)
 {
 	int n = c->n;
@@ -123,18 +124,16 @@ static void trace_rows(struct qkv_cost *c, int from, int to)
 
 	if (from == 0)
 		qkv_matrix_transpose(&c->k_t, &c->k);
+	qkv_matrix_multiply_rows(&c->scores, &c->q, &c->k_t, from, to);
 	for (int i = from; i < to; i++) {
-		const double *scores;
-		double *scaled;
+		const double *scores = qkv_matrix_row_const(&c->scores, i);
+		double *scaled = qkv_matrix_row(&c->scaled, i);
 
-		qkv_matrix_multiply_row(&c->scores, &c->q, &c->k_t, i);
-		scores = qkv_matrix_row_const(&c->scores, i);
-		scaled = qkv_matrix_row(&c->scaled, i);
 		for (int j = 0; j < n; j++)
 			scaled[j] = scores[j] / divisor;
 		qkv_softmax_row(scaled, NULL, n, qkv_matrix_row(&c->weights, i));
-		qkv_matrix_multiply_row(&c->output, &c->weights, &c->v, i);
 	}
+	qkv_matrix_multiply_rows(&c->output, &c->weights, &c->v, from, to);
 }
 
 /* Whether the table goes on past the row just measured. */
@@ -150,7 +149,8 @@ static bool another_n(const struct qkv_cost *c)
 	slope = qkv_cost_slope(c, NULL);
 	if (!isfinite(slope) || slope < 2.0)
 		slope = 2.0;
-	predicted = c->rows[c->count - 1].ms / c->heads * pow(2.0, slope);
+	/* All this n took (storage, drawing the inputs, every run), scaled as the time. */
+	predicted = (c->total_ms - c->n_start_ms) * pow(2.0, slope);
 	return c->total_ms + predicted <= c->budget_ms;
 }
 
@@ -175,8 +175,10 @@ static void run_finished(struct qkv_cost *c)
 	c->rows[c->count].ms = c->best_ms * c->heads;
 	c->count++;
 	release(c);
-	if (c->count < QKV_COST_MAX_ROWS && another_n(c))
+	if (c->count < QKV_COST_MAX_ROWS && another_n(c)) {
 		c->n *= 2;
+		c->n_start_ms = c->total_ms;
+	}
 	else
 		c->done = true;
 }
@@ -198,8 +200,11 @@ int qkv_cost_step(struct qkv_cost *c, double slice_ms, qkv_cost_clock clock, voi
 		}
 	}
 	batch = (int)(COST_BATCH_FLOPS / ((double)c->n * (4.0 * c->d_k + QKV_COST_SOFTMAX_FLOPS)));
-	batch = batch < 1 ? 1 : batch > c->n ? c->n : batch;
+	/* At least a band of rows, so that A V reuses each band of V as a full product does. */
+	batch = batch < COST_MIN_BATCH ? COST_MIN_BATCH : batch;
+	batch = batch > c->n ? c->n : batch;
 	before = clock(context);
+	c->total_ms += before - start;
 	while (!c->done) {
 		int to = c->next_row + batch < c->n ? c->next_row + batch : c->n;
 		double after;
@@ -207,6 +212,7 @@ int qkv_cost_step(struct qkv_cost *c, double slice_ms, qkv_cost_clock clock, voi
 		trace_rows(c, c->next_row, to);
 		after = clock(context);
 		c->run_ms += after - before;
+		c->total_ms += after - before;
 		before = after;
 		c->next_row = to;
 		if (to == c->n)
@@ -214,7 +220,6 @@ int qkv_cost_step(struct qkv_cost *c, double slice_ms, qkv_cost_clock clock, voi
 		if (after - start >= slice_ms || !c->prepared)
 			break;
 	}
-	c->total_ms += clock(context) - start;
 	return c->done ? 0 : 1;
 }
 

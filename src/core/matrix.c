@@ -225,18 +225,31 @@ static void accumulate_rows(double *restrict row, const double *a, const struct 
 int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
 			const struct qkv_matrix *b)
 {
-	int rc, height;
+	int rc;
 
 	if (a->cols != b->rows || out == a || out == b)
 		return QKV_ESHAPE;
 	rc = qkv_matrix_zero(out, a->rows, b->cols);
 	if (rc != 0)
 		return rc;
+	return qkv_matrix_multiply_rows(out, a, b, 0, a->rows);
+}
+
+int qkv_matrix_multiply_rows(struct qkv_matrix *out, const struct qkv_matrix *a,
+			     const struct qkv_matrix *b, int from, int to)
+{
+	int height;
+
+	if (a->cols != b->rows || out == a || out == b || out->rows != a->rows ||
+	    out->cols != b->cols || from < 0 || to > a->rows || from > to)
+		return QKV_ESHAPE;
+	if (to > from)
+		memset(qkv_matrix_row(out, from), 0, (size_t)(to - from) * (size_t)out->cols * sizeof(double));
 	height = b->cols <= MULTIPLY_BAND && b->rows > MULTIPLY_BAND ? MULTIPLY_BAND : b->rows;
 	for (int band = 0; band < b->rows; band += height) {
 		int end = band + height < b->rows ? band + height : b->rows;
 
-		for (int i = 0; i < a->rows; i++)
+		for (int i = from; i < to; i++)
 			accumulate_rows(qkv_matrix_row(out, i), qkv_matrix_row_const(a, i), b, band, end);
 	}
 	return 0;
@@ -244,19 +257,13 @@ int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
 
 /* Every entry of out in qkv_matrix_multiply is 0 + a_i0·b_0j + a_i1·b_1j + …, added
  * one term at a time in the order of k whatever the band and the four-row pass, so
- * one row through accumulate_rows over all of k is the same arithmetic. */
+ * any rows alone are the same arithmetic. */
 int qkv_matrix_multiply_row(struct qkv_matrix *out, const struct qkv_matrix *a,
 			    const struct qkv_matrix *b, int row)
 {
-	double *target;
-
-	if (a->cols != b->rows || out == a || out == b || out->rows != a->rows ||
-	    out->cols != b->cols || row < 0 || row >= a->rows)
+	if (row < 0 || row >= a->rows)
 		return QKV_ESHAPE;
-	target = qkv_matrix_row(out, row);
-	memset(target, 0, (size_t)out->cols * sizeof *target);
-	accumulate_rows(target, qkv_matrix_row_const(a, row), b, 0, b->rows);
-	return 0;
+	return qkv_matrix_multiply_rows(out, a, b, row, row + 1);
 }
 
 /* The same sum per entry as above, taken term by term from 0 (no reassociation:
