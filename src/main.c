@@ -544,6 +544,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 
 	options.cell_row = c->cell_i - 1;
 	options.cell_col = c->cell_j - 1;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16); /* a large trace is megabytes of text */
 	qkv_trace_init(&trace);
 	rc = qkv_attention(p, &trace);
 	if (rc != 0) {
