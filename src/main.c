@@ -334,7 +334,7 @@ static int check_cost(const struct cli *c)
 static int run_cost(const struct cli *c)
 {
 	struct qkv_cost cost;
-	int rc = print_cost_measure(&cost, c->given[OPT_DK] ? c->d_k : 64, c->heads, 4000.0);
+	int rc = print_cost_measure(&cost, c->given[OPT_DK] ? c->d_k : 64, c->heads, 3000.0);
 
 	if (rc == 0 && print_cost(stdout, &cost, c->print.format) != 0)
 		rc = fail("cannot write the table: %s", strerror(errno));

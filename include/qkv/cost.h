@@ -55,7 +55,7 @@ struct qkv_cost {
 	bool done;
 	/* The run in progress: its inputs, its trace and how far it has got. */
 	bool prepared;               /* the run's storage is sized and filled for n */
-	int n, next_row, runs;
+	int n, touched_rows, next_row, runs;
 	double run_ms, best_ms, spent_ms;
 	double total_ms, n_start_ms; /* clock time of every step so far; when n began */
 	struct qkv_matrix q, k, k_t, v, scores, scaled, weights, output;

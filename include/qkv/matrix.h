@@ -25,6 +25,10 @@ void qkv_matrix_fini(struct qkv_matrix *m);
 int qkv_matrix_resize(struct qkv_matrix *m, int rows, int cols);
 /* Resizes to rows × cols and sets every entry to 0. */
 int qkv_matrix_zero(struct qkv_matrix *m, int rows, int cols);
+/* Resizes to rows × cols without setting the entries: storage is reused or
+ * allocated but not touched, so their values are unspecified until written (for
+ * storage a caller fills in pieces). Returns 0, QKV_ENOMEM or QKV_EINVAL. */
+int qkv_matrix_shape(struct qkv_matrix *m, int rows, int cols);
 /* Makes dst an exact copy of src (dst's storage is reused when large enough). */
 int qkv_matrix_copy(struct qkv_matrix *dst, const struct qkv_matrix *src);
 /* Sets m from a row-major array of rows*cols values. */

@@ -64,6 +64,25 @@ int qkv_matrix_zero(struct qkv_matrix *m, int rows, int cols)
 	return 0;
 }
 
+int qkv_matrix_shape(struct qkv_matrix *m, int rows, int cols)
+{
+	size_t count = (size_t)rows * (size_t)cols;
+
+	if (!matrix_shape_valid(rows, cols))
+		return QKV_EINVAL;
+	if (count > m->capacity) {
+		/* Nothing to keep: the old storage goes before the new is taken. */
+		qkv_matrix_fini(m);
+		m->values = malloc(count * sizeof *m->values);
+		if (m->values == NULL)
+			return QKV_ENOMEM;
+		m->capacity = count;
+	}
+	m->rows = rows;
+	m->cols = cols;
+	return 0;
+}
+
 int qkv_matrix_resize(struct qkv_matrix *m, int rows, int cols)
 {
 	struct qkv_matrix fresh;

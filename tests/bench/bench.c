@@ -76,6 +76,8 @@ static struct target targets[] = {
 	{ "peak_rss_kib", 16384, false, false, 0 },
 	{ "core_gflops_n512_dk64", 8, true, false, 0 },
 	{ "printer_vs_numpy_ratio", 0.1, false, false, 0 },
+	{ "printer_json_vs_numpy_ratio", 0.05, false, false, 0 },
+	{ "printer_csv_vs_numpy_ratio", 0.05, false, false, 0 },
 };
 
 #define TARGET_COUNT ((int)(sizeof targets / sizeof targets[0]))
@@ -716,7 +718,7 @@ static int bench_printer(const char *qkv, const char *script)
 	char dir[] = "/tmp/qkv-bench.XXXXXX", problem_path[64], c_out[64], py_out[64], err[256];
 	const char *python = find_numpy_python();
 	struct qkv_problem p;
-	double *c_times = samples_new(RUNS), *py_times = samples_new(RUNS);
+	double *c_times = samples_new(RUNS), *py_times = samples_new(RUNS), *csv_times = samples_new(RUNS);
 	int rc = -1;
 
 	qkv_problem_init(&p);
@@ -731,14 +733,19 @@ static int bench_printer(const char *qkv, const char *script)
 	}
 	{
 		char *c_argv[] = { (char *)qkv, "--print", "--format", "json", problem_path, NULL };
+		char *csv_argv[] = { (char *)qkv, "--print", "--format", "csv", problem_path, NULL };
 		char *py_argv[] = { (char *)python, (char *)script, problem_path, NULL };
 
 		for (int r = 0; r < RUNS; r++)
-			if ((c_times[r] = run_timed(c_argv, r == 0 ? c_out : NULL)) < 0)
+			if ((c_times[r] = run_timed(c_argv, r == 0 ? c_out : NULL)) < 0 ||
+			    (csv_times[r] = run_timed(csv_argv, NULL)) < 0)
 				goto done;
 		figure("printer_ms_n64_dk64", percentile(c_times, RUNS, 0.5), "ms", 2);
+		figure("printer_csv_ms_n64_dk64", percentile(csv_times, RUNS, 0.5), "ms", 2);
 		if (python == NULL) {
 			printf("printer_vs_numpy_ratio n/a numpy-not-installed\n");
+			printf("printer_json_vs_numpy_ratio n/a numpy-not-installed\n");
+			printf("printer_csv_vs_numpy_ratio n/a numpy-not-installed\n");
 			fprintf(stderr, "bench: no python3 here can import numpy (Debian: apt-get install python3-numpy)\n");
 			rc = 0;
 			goto done;
@@ -756,6 +763,10 @@ static int bench_printer(const char *qkv, const char *script)
 		figure("numpy_ms_n64_dk64", percentile(py_times, RUNS, 0.5), "ms", 2);
 		figure("printer_vs_numpy_ratio", percentile(c_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5),
 		       "ratio", 3);
+		figure("printer_json_vs_numpy_ratio",
+		       percentile(c_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5), "ratio", 3);
+		figure("printer_csv_vs_numpy_ratio",
+		       percentile(csv_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5), "ratio", 3);
 		rc = 0;
 	}
 done:
@@ -765,6 +776,7 @@ done:
 	rmdir(dir);
 	qkv_problem_fini(&p);
 	free(c_times);
+	free(csv_times);
 	free(py_times);
 	return rc;
 }
