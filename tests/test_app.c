@@ -2171,6 +2171,88 @@ START_TEST(test_wrong_way_is_not_a_change_to_save)
 }
 END_TEST
 
+/* A clock for the cost view that moves 1 ms each time it is read. */
+static double fake_clock(void *context)
+{
+	double *now = context;
+
+	*now += 1.0;
+	return *now;
+}
+
+/* C opens the cost view and measures a slice per tick, never all at once; the
+ * table fills in n = 16 … 128 with h·n² scores; C closes it and frees it. */
+START_TEST(test_cost_view_measures_in_steps)
+{
+	struct app a;
+	double now = 0.0;
+	int ticks = 0;
+
+	start(&a);
+	a.clock = fake_clock;
+	a.clock_context = &now;
+	a.cost_last_n = 128;
+	ck_assert_int_ne(key(&a, 'C') & REDRAW_OVERLAY, 0);
+	ck_assert_int_eq(a.overlay, OVERLAY_COST);
+	ck_assert(a.cost_running);
+	ck_assert_ptr_nonnull(a.cost);
+	ck_assert_int_eq(a.cost->count, 0); /* nothing measured by the key press itself */
+	while (a.cost_running && ticks < 100000) {
+		double before = now;
+
+		ck_assert_int_ne(tick(&a, 100) & REDRAW_OVERLAY, 0);
+		/* One slice: about APP_COST_SLICE_MS of the clock, plus one batch. */
+		ck_assert(now - before <= APP_COST_SLICE_MS + 8.0);
+		ticks++;
+	}
+	ck_assert(!a.cost_running);
+	ck_assert_int_gt(ticks, 2);
+	ck_assert_int_eq(a.cost->count, 4);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(a.cost->rows[i].n, 16 << i);
+		ck_assert(a.cost->rows[i].entries == (int64_t)(16 << i) * (16 << i));
+		ck_assert(a.cost->rows[i].ms > 0.0);
+	}
+	ck_assert_int_eq(a.cost->d_k, 2); /* the problem's d_k */
+	ck_assert_ptr_nonnull(strstr(a.message, "measured n = 16"));
+	key(&a, 'C');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_ptr_null(a.cost);
+	app_fini(&a);
+}
+END_TEST
+
+/* Esc during the measurement cancels it: the view closes, its storage goes, the
+ * status line says where it stopped. Without a clock the view refuses. */
+START_TEST(test_cost_view_escape_cancels)
+{
+	struct app a;
+	double now = 0.0;
+
+	start(&a);
+	key(&a, 'C');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert(a.message_is_error);
+	ck_assert_ptr_nonnull(strstr(a.message, "clock"));
+	a.clock = fake_clock;
+	a.clock_context = &now;
+	key(&a, 'C');
+	tick(&a, 100);
+	ck_assert(a.cost_running);
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_ptr_null(a.cost);
+	ck_assert(!a.cost_running);
+	ck_assert_ptr_nonnull(strstr(a.message, "cancelled at n = "));
+	/* Another view closes it the same way. */
+	key(&a, 'C');
+	key(&a, 'S');
+	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert_ptr_null(a.cost);
+	app_fini(&a);
+}
+END_TEST
+
 static Suite *app_suite(void)
 {
 	Suite *s = suite_create("app");
@@ -2202,6 +2284,7 @@ static Suite *app_suite(void)
 
 	tcase_add_test(editing, test_digit_starts_editing);
 	tcase_add_loop_test(editing, test_edits_keep_trace_exact, 0, 8);
+
 	tcase_add_test(editing, test_dot_starts_editing);
 	tcase_add_test(editing, test_enter_starts_with_current_value);
 	tcase_add_test(editing, test_edit_keys);
@@ -2255,6 +2338,8 @@ static Suite *app_suite(void)
 	tcase_add_test(interface, test_quit_clean);
 	tcase_add_test(interface, test_quit_dirty_asks);
 	tcase_add_test(interface, test_resize);
+	tcase_add_test(interface, test_cost_view_measures_in_steps);
+	tcase_add_test(interface, test_cost_view_escape_cancels);
 	suite_add_tcase(s, interface);
 
 	tcase_add_test(files, test_save_as_and_overwrite);

@@ -275,6 +275,7 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	app->sweep_trials = 8;
 	app->sweep_dk_max = 1024;
 	app->sweep_seed = 1;
+	app->cost_last_n = APP_COST_LAST_N;
 	app->focus = first_input(app);
 	if (path != NULL) {
 		app->path = strdup(path);
@@ -295,6 +296,10 @@ void app_fini(struct app *app)
 	history_fini(&app->history);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
+	if (app->cost != NULL) {
+		qkv_cost_fini(app->cost);
+		free(app->cost);
+	}
 	free(app->moved_inputs);
 	free(app->moved_scores);
 	free(app->moved_output);
@@ -847,9 +852,71 @@ static int saturation_key(struct app *app, int key)
 	return REDRAW_OVERLAY | REDRAW_STATUS;
 }
 
+/* Opens the cost view's table for the problem's d_k and starts measuring it. */
+static void cost_start(struct app *app)
+{
+	int d_k = app->trace.d_k >= 1 ? app->trace.d_k : 64, rc;
+
+	if (app->clock == NULL) {
+		say(app, true, "the cost view needs a clock to measure with");
+		app->overlay = OVERLAY_NONE;
+		return;
+	}
+	app->cost = malloc(sizeof *app->cost);
+	rc = app->cost == NULL ? QKV_ENOMEM : qkv_cost_init(app->cost, d_k, 1, app->cost_last_n, 3000.0);
+	if (rc != 0) {
+		free(app->cost);
+		app->cost = NULL;
+		app->overlay = OVERLAY_NONE;
+		say(app, true, "cannot measure: %s", qkv_error_string(rc));
+		return;
+	}
+	app->cost_running = true;
+	say(app, false, "measuring the trace for n = 16 … %d on this machine: Esc cancels", app->cost_last_n);
+}
+
+/* Closes the cost view: a measurement under way is cancelled, its storage freed. */
+static void cost_stop(struct app *app)
+{
+	if (app->cost == NULL)
+		return;
+	if (app->cost_running)
+		say(app, false, "cost measurement cancelled at n = %d", app->cost->n);
+	qkv_cost_fini(app->cost);
+	free(app->cost);
+	app->cost = NULL;
+	app->cost_running = false;
+}
+
+/* One slice of the cost measurement; the view redraws with each. */
+static int cost_tick(struct app *app)
+{
+	int rc;
+
+	if (app->overlay != OVERLAY_COST || !app->cost_running)
+		return REDRAW_NONE;
+	rc = qkv_cost_step(app->cost, APP_COST_SLICE_MS, app->clock, app->clock_context);
+	if (rc <= 0) {
+		app->cost_running = false;
+		if (rc < 0)
+			say(app, true, "the measurement stopped at n = %d: %s", app->cost->n, qkv_error_string(rc));
+		else
+			say(app, false, "measured n = 16 … %d: C or Esc closes",
+			    app->cost->rows[app->cost->count - 1].n);
+		return REDRAW_OVERLAY | REDRAW_STATUS;
+	}
+	return REDRAW_OVERLAY;
+}
+
 static int toggle_overlay(struct app *app, enum app_overlay overlay)
 {
+	enum app_overlay before = app->overlay;
+
 	app->overlay = app->overlay == overlay ? OVERLAY_NONE : overlay;
+	if (before == OVERLAY_COST && app->overlay != OVERLAY_COST)
+		cost_stop(app);
+	if (app->overlay == OVERLAY_COST && before != OVERLAY_COST)
+		cost_start(app);
 	if (app->overlay == OVERLAY_SATURATION) {
 		/* Start from the problem's own number of tokens. */
 		app->sweep_tokens = clamp(app->problem.n, 2, 256);
@@ -1056,6 +1123,7 @@ static int command_key(struct app *app, int key)
 		say(app, false, "autoplay: a step every %g s; any key stops it", app->pace_s);
 		return REDRAW_STATUS;
 	case 'S': return toggle_overlay(app, OVERLAY_SATURATION);
+	case 'C': return toggle_overlay(app, OVERLAY_COST);
 	case 'D': return toggle_overlay(app, OVERLAY_DESCRIBE);
 	case '?': return toggle_overlay(app, OVERLAY_HELP);
 	case 'P':
@@ -1140,7 +1208,7 @@ static int tick(struct app *app)
 		app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
 		redraw |= autoplay_step(app);
 	}
-	return redraw;
+	return redraw | cost_tick(app);
 }
 
 static int pointer(struct app *app, const struct event *event)

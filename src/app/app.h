@@ -10,6 +10,7 @@
 
 #include "app/history.h"
 #include "qkv/attention.h"
+#include "qkv/cost.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
@@ -64,7 +65,7 @@ enum app_focus {
 /* The view of the stages: everything at once, or one stage at a time. */
 #define APP_STAGE_LIVE (-1)
 
-enum app_overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION };
+enum app_overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION, OVERLAY_COST };
 
 enum app_prompt {
 	PROMPT_NONE,
@@ -140,6 +141,14 @@ struct app {
 	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
 	uint64_t sweep_seed;
 
+	/* The cost view (C): the price of n², measured a slice per tick on `clock`
+	 * (set by the interface, or by a test; the view refuses without one). */
+	struct qkv_cost *cost;      /* owned; NULL while the view is closed */
+	bool cost_running;          /* measuring; Esc cancels */
+	int cost_last_n;            /* the table's largest n (APP_COST_LAST_N) */
+	qkv_cost_clock clock;
+	void *clock_context;
+
 	/* The projections as they were before `I` tied them to the identity. */
 	struct qkv_matrix untied[3];
 
@@ -154,6 +163,11 @@ struct app {
 int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count);
 /* Frees everything the app owns. */
 void app_fini(struct app *app);
+
+/* Clock milliseconds the cost view measures for at most per tick (one slice). */
+#define APP_COST_SLICE_MS 60.0
+/* The cost view's largest n: past the editor's 1,024 tokens, four times over. */
+#define APP_COST_LAST_N 4096
 
 /* Applies one event; returns the enum app_redraw flags of what changed. */
 int app_update(struct app *app, const struct event *event);

@@ -11,6 +11,7 @@
 #include "qkv/derive.h"
 #include "qkv/format.h"
 #include "tui/draw.h"
+#include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
 #include "tui/palette.h"
 
@@ -905,6 +906,9 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		break;
 	case OVERLAY_SATURATION:
 		draw_saturation(app, l);
+		break;
+	case OVERLAY_COST:
+		draw_cost(app, l);
 		break;
 	case OVERLAY_NONE:
 	default:

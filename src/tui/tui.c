@@ -27,6 +27,16 @@ static void on_stop_signal(int signal_number)
 	stop_signal = signal_number;
 }
 
+/* The cost view's clock: milliseconds, monotonic, to the nanosecond. */
+static double clock_ms(void *context)
+{
+	struct timespec ts;
+
+	(void)context;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static int64_t now_ms(void)
 {
 	struct timespec ts;
@@ -138,6 +148,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		return 1;
 	}
 	app.palette = start_palette >= 0 ? start_palette : palette_default();
+	app.clock = clock_ms;
 	if (o != NULL) {
 		app.projector = o->projector;
 		if (o->pace > 0)
