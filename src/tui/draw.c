@@ -782,7 +782,7 @@ static const char *const help_lines[] = {
 	"W               wrong ways: mask after softmax, softmax down columns",
 	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
 	"D               the weights in words         R  colour range 0–1 / row",
-	"P               projector mode               c  next palette",
+	"P               projector mode               c  next palette   C  cost of n²",
 	"w               save                         q  quit    ?  this help",
 	"mouse           a click selects a cell, the wheel nudges it",
 };
