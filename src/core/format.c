@@ -54,6 +54,72 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals)
 	return length;
 }
 
+#if defined(__SIZEOF_INT128__) && LDBL_MANT_DIG >= 64
+__extension__ typedef unsigned __int128 wide;
+__extension__ typedef __int128 signed_wide;
+
+/* 10^0 … 10^22 (past 10^19 as products, exact in 128 bits). */
+static const wide ten_to[23] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+	1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+	1000000000000000000ULL, 10000000000000000000ULL, (wide)10000000000000000000ULL * 10,
+	(wide)10000000000000000000ULL * 100, (wide)10000000000000000000ULL * 1000,
+};
+
+/* x > 0 to 17 significant digits in integers alone: x = m·2^−shift (m of 53 bits),
+ * so x·10^k = m·10^k / 2^shift, which 128 bits hold exactly for k <= 22 (x from
+ * about 1e-6 to 2^52, where nearly every value of a trace lies). */
+struct exact_digits {
+	uint64_t digits;    /* x·10^k rounded half to even, in [10^16, 10^17) */
+	int exponent;       /* of the first digit: k = 16 − exponent */
+	int shift;
+	uint64_t mantissa;  /* m */
+	signed_wide rest;   /* m·10^k − digits·2^shift: x·10^k − digits, times 2^shift */
+};
+
+static bool exact_17(double x, struct exact_digits *out)
+{
+	int binary, e;
+	double fraction = frexp(x, &binary);
+	uint64_t m = (uint64_t)ldexp(fraction, 53);
+	int shift = 53 - binary;
+
+	if (shift < 1 || shift > 100)
+		return false;
+	e = (int)floor((binary - 1) * 0.30102999566398120);
+	for (int tries = 0; tries < 3; tries++) {
+		int k = 16 - e;
+		wide product, unit = (wide)1 << shift, low;
+		uint64_t digits;
+
+		if (k < 0 || k > 22)
+			return false;
+		product = (wide)m * ten_to[k];
+		digits = (uint64_t)(product >> shift);
+		low = product & (unit - 1);
+		if (low > unit / 2 || (low == unit / 2 && digits % 2 != 0)) {
+			digits++;
+			out->rest = (signed_wide)low - (signed_wide)unit;
+		} else {
+			out->rest = (signed_wide)low;
+		}
+		if (digits >= 100000000000000000ULL) {
+			e++;
+		} else if (digits < 10000000000000000ULL) {
+			e--;
+		} else {
+			out->digits = digits;
+			out->exponent = e;
+			out->shift = shift;
+			out->mantissa = m;
+			return true;
+		}
+	}
+	return false;
+}
+#endif
+
 #if LDBL_MANT_DIG >= 64
 static int write_significant(char *buf, size_t size, bool negative, uint64_t d, int precision,
 			     int exponent);
@@ -75,6 +141,42 @@ int qkv_format_exact(char *buf, size_t size, double value)
 
 	if (size == 0)
 		return 0;
+#if defined(__SIZEOF_INT128__) && LDBL_MANT_DIG >= 64
+	struct exact_digits d;
+
+	if (isfinite(value) && value != 0.0 && exact_17(fabs(value), &d)) {
+		for (int precision = 15; precision <= 16; precision++) {
+			uint64_t scale = precision == 15 ? 100 : 10, q = d.digits / scale, rest = d.digits % scale;
+			uint64_t digits = q, top = precision == 15 ? 1000000000000000ULL : 10000000000000000ULL;
+			signed_wide distance;
+			wide twice, limit = ten_to[16 - d.exponent];
+			int exponent = d.exponent;
+
+			/* Round to `precision` digits, half to even, on the exact value. */
+			if (rest > scale / 2 || (rest == scale / 2 && (d.rest > 0 || (d.rest == 0 && q % 2 != 0))))
+				digits = q + 1;
+			/* (x·10^k − digits·scale)·2^shift, exactly. */
+			distance = ((signed_wide)rest - (signed_wide)((digits - q) * scale)) * ((signed_wide)1 << d.shift) +
+				   d.rest;
+			/* Reads back when within half the gap to the neighbour on its side,
+			 * 2^−shift−1 (half that below a power of two), times 10^k. */
+			twice = (wide)(distance < 0 ? -distance : distance) *
+				(distance > 0 && d.mantissa == (1ULL << 52) ? 4 : 2);
+			if (digits == top) {
+				digits /= 10;
+				exponent++;
+			}
+			if (twice < limit)
+				return write_significant(buf, size, value < 0, digits, precision, exponent);
+			if (twice == limit) {
+				length = write_significant(buf, size, value < 0, digits, precision, exponent);
+				if ((size_t)length < size && strtod(buf, NULL) == value)
+					return length;
+			}
+		}
+		return write_significant(buf, size, value < 0, d.digits, 17, d.exponent);
+	}
+#endif
 #if LDBL_MANT_DIG >= 64
 	if (isfinite(value) && fabs(value) >= 1e-11 && fabs(value) < 1e41) {
 		double x = fabs(value);
@@ -328,6 +430,14 @@ int qkv_format_17g(char *buf, size_t size, double value)
 
 	if (!isfinite(value) || value == 0.0)
 		return snprintf(buf, size, "%.17g", value);
+#if defined(__SIZEOF_INT128__)
+	{
+		struct exact_digits exact;
+
+		if (exact_17(fabs(value), &exact))
+			return write_significant(buf, size, value < 0, exact.digits, 17, exact.exponent);
+	}
+#endif
 	d = significant_digits(fabs(value), 17, &exponent);
 	return write_significant(buf, size, value < 0, d, 17, exponent);
 #else
