@@ -2795,6 +2795,77 @@ START_TEST(test_cost_view_escape_cancels)
 }
 END_TEST
 
+/* The marks against the traces themselves: random nudges of Q, K and V cells on 40
+ * random tokens (most of them a query's edit, which keeps and compares only that
+ * query's row), with masks and the wrong ways switched now and then; after each
+ * change, a cell is marked exactly when it differs from the trace before the change
+ * (or, in S, S' and A, when it became masked or unmasked). */
+START_TEST(test_marks_match_the_traces)
+{
+	static const enum app_grid grids[4] = { APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	struct lcg g = { 7300u + (uint64_t)_i };
+	struct qkv_problem p;
+	struct qkv_matrix before[4];
+	unsigned char *masked_before;
+	struct app a;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 40, 3, 2, (uint64_t)_i + 5), 0);
+	start_with(&a, &p, NULL);
+	masked_before = malloc(40 * 40);
+	ck_assert_ptr_nonnull(masked_before);
+	for (int m = 0; m < 4; m++)
+		qkv_matrix_init(&before[m]);
+	for (int step = 0; step < 300; step++) {
+		int choice = lcg_int(&g, 0, 19), n = a.trace.n;
+		const struct qkv_matrix *now[4] = { &a.trace.scores, &a.trace.scaled, &a.trace.weights, &a.trace.output };
+
+		for (int m = 0; m < 4; m++)
+			ck_assert_int_eq(qkv_matrix_copy(&before[m], now[m]), 0);
+		memcpy(masked_before, a.trace.masked, (size_t)n * (size_t)n);
+		if (choice < 4) {
+			key(&a, (int[]){ APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT }[choice]);
+			continue;
+		}
+		if (choice == 4) {
+			key(&a, APP_KEY_TAB); /* not a change: the last change's marks stay */
+			continue;
+		}
+		if (choice == 5)
+			key(&a, 'm');
+		else if (choice == 6)
+			key(&a, 'W');
+		if (choice > 6 && !app_focus_is_input(&a, a.focus))
+			continue;
+		if (choice > 6)
+			key(&a, choice % 2 == 0 ? '+' : '-');
+		for (int m = 0; m < 4; m++) {
+			const struct qkv_matrix *after = now[m];
+
+			ck_assert_int_eq(after->rows, before[m].rows);
+			for (int r = 0; r < after->rows; r++)
+				for (int c = 0; c < after->cols; c++) {
+					size_t i = (size_t)r * (size_t)after->cols + (size_t)c;
+					bool differs = qkv_matrix_get(after, r, c) != qkv_matrix_get(&before[m], r, c);
+					bool expected = differs;
+
+					if (m < 3) {
+						bool masked = a.trace.masked[i] != 0, was = masked_before[i] != 0;
+						expected = masked != was || (!masked && differs);
+					}
+					ck_assert_msg(app_moved(&a, grids[m], r, c) == expected,
+						      "step %d grid %d cell (%d,%d): marked %d, moved %d", step, m, r, c,
+						      app_moved(&a, grids[m], r, c), expected);
+				}
+		}
+	}
+	for (int m = 0; m < 4; m++)
+		qkv_matrix_fini(&before[m]);
+	free(masked_before);
+	app_fini(&a);
+}
+END_TEST
+
 static Suite *app_suite(void)
 {
 	Suite *s = suite_create("app");
@@ -2883,6 +2954,7 @@ static Suite *app_suite(void)
 	tcase_add_test(interface, test_resize);
 	tcase_add_test(interface, test_cost_view_measures_in_steps);
 	tcase_add_test(interface, test_cost_view_escape_cancels);
+	tcase_add_loop_test(interface, test_marks_match_the_traces, 0, 4);
 	suite_add_tcase(s, interface);
 
 	tcase_add_test(files, test_save_as_and_overwrite);

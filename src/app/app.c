@@ -206,14 +206,46 @@ static int marks_reserve(struct app *app)
 	return 0;
 }
 
+/* Brings the kept trace up to this one where they differ, row `row` of S, S', A and
+ * O, with V and the statistics; QKV_ESHAPE when the shapes do not match. */
+static int keep_row(struct app *app, int row)
+{
+	const struct qkv_trace *t = &app->trace;
+	static const enum app_grid rows_of[4] = { APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+
+	for (int g = 0; g < 4; g++) {
+		const struct qkv_matrix *now = grid_matrix(t, rows_of[g]);
+		struct qkv_matrix *kept = &app->previous[rows_of[g]];
+
+		if (kept->rows != now->rows || kept->cols != now->cols || row >= now->rows)
+			return QKV_ESHAPE;
+	}
+	for (int g = 0; g < 4; g++) {
+		const struct qkv_matrix *now = grid_matrix(t, rows_of[g]);
+
+		memcpy(qkv_matrix_row(&app->previous[rows_of[g]], row), qkv_matrix_row_const(now, row),
+		       (size_t)now->cols * sizeof(double));
+	}
+	if (qkv_matrix_copy(&app->previous[APP_GRID_V], &t->v) != 0)
+		return QKV_ENOMEM;
+	memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
+	return 0;
+}
+
 /* Keeps the trace as it is now, to compare the next one with. Q and K as used are
  * kept only in the projected form (in the direct form they are the inputs); V
  * always, for the terms of the mix. */
-static int keep_previous(struct app *app)
+static int keep_previous(struct app *app, int only_row)
 {
 	const struct qkv_trace *t = &app->trace;
 	size_t cells = (size_t)t->n * (size_t)t->n;
 
+	/* A query's edit after another: the kept trace differs from this one in one row
+	 * of S, S', A and O at most, so that row (and V and the statistics) is all
+	 * there is to copy; 1,024 tokens would otherwise copy 24 MB per key press. */
+	if (only_row >= 0 && app->previous_valid && app->previous_differs_row >= 0 &&
+	    app->previous_n == t->n && keep_row(app, app->previous_differs_row) == 0)
+		return 0;
 	app->previous_valid = false;
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
 		int rc;
@@ -246,25 +278,37 @@ static int keep_previous(struct app *app)
 }
 
 /* Marks every cell of the trace that differs from the kept one (same shapes only). */
-static void mark_moved(struct app *app)
+static void mark_moved(struct app *app, int only_row)
 {
 	const struct qkv_trace *t = &app->trace;
 	bool same_n = app->previous_valid && app->previous_n == t->n;
 
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
 		const struct qkv_matrix *now = grid_matrix(t, (enum app_grid)g), *before = &app->previous[g];
-		size_t cells = (size_t)now->rows * (size_t)now->cols;
+		size_t cells = (size_t)now->rows * (size_t)now->cols, first = 0;
 
 		if (!same_n || before->rows != now->rows || before->cols != now->cols)
 			continue;
-		for (size_t i = 0; i < cells; i++) {
-			bool changed = now->values[i] != before->values[i];
+		/* A query's edit rewrote only its row of S, S', A and O; the rest is the
+		 * same trace, bit for bit, and stays unmarked (marks_reserve cleared it). */
+		if (only_row >= 0 && g >= APP_GRID_SCORES) {
+			first = (size_t)only_row * (size_t)now->cols;
+			cells = first + (size_t)now->cols;
+		}
+		/* Local pointers: the byte stores could alias the app's fields otherwise,
+		 * and a 1,024-token trace is millions of cells. */
+		{
+			const double *restrict after_v = now->values, *restrict before_v = before->values;
+			const unsigned char *restrict masked = t->masked, *restrict was = app->previous_masked;
+			unsigned char *restrict out = app->moved[g];
 
-			if (grid_is_attention((enum app_grid)g)) {
-				bool masked = t->masked[i] != 0, was = app->previous_masked[i] != 0;
-				changed = masked != was || (!masked && changed);
-			}
-			app->moved[g][i] = changed;
+			if (grid_is_attention((enum app_grid)g))
+				for (size_t i = first; i < cells; i++)
+					out[i] = (unsigned char)(((masked[i] != 0) != (was[i] != 0)) |
+								 (masked[i] == 0 && after_v[i] != before_v[i]));
+			else
+				for (size_t i = first; i < cells; i++)
+					out[i] = after_v[i] != before_v[i];
 		}
 	}
 }
@@ -275,8 +319,13 @@ static void mark_moved(struct app *app)
  * as the whole trace. */
 static int recompute_after(struct app *app, bool mark, enum qkv_input input, int row, int col)
 {
-	int rc = mark ? keep_previous(app) : 0;
+	/* A cell of Q (given directly, softmax by rows) moves its query's row alone. */
+	int only_row = row >= 0 && input == QKV_INPUT_Q && app->problem.form == QKV_FORM_DIRECT &&
+				       app->problem.wrong != QKV_WRONG_COLUMN_SOFTMAX ? row : -1;
+	int rc = mark ? keep_previous(app, only_row) : 0;
 
+	/* Unless kept just now, the kept trace may differ from the new one anywhere. */
+	app->previous_differs_row = mark && rc == 0 ? only_row : -1;
 	if (rc == 0)
 		rc = row >= 0 ? qkv_attention_update(&app->problem, &app->trace, input, row, col)
 			      : qkv_attention(&app->problem, &app->trace);
@@ -289,7 +338,7 @@ static int recompute_after(struct app *app, bool mark, enum qkv_input input, int
 	clamp_cursors(app);
 	if (!mark)
 		return 0;
-	mark_moved(app);
+	mark_moved(app, only_row);
 	app->mark_until_ms = app->now_ms + APP_MARK_MS;
 	return 0;
 }
@@ -395,6 +444,7 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	app->sweep_dk_max = 1024;
 	app->sweep_seed = 1;
 	app->cost_last_n = APP_COST_LAST_N;
+	app->previous_differs_row = -1;
 	app->focus = first_input(app);
 	if (path != NULL) {
 		app->path = strdup(path);
@@ -436,6 +486,16 @@ void app_fini(struct app *app)
 /* --- the blast radius in words --------------------------------------------------- */
 
 #define NAMES_MAX 4 /* longer lists of rows or columns are counted */
+
+/* True when any of count bytes is not 0 (an OR over the range, which vectorises). */
+static bool any_set(const unsigned char *bytes, size_t count)
+{
+	unsigned char any = 0;
+
+	for (size_t i = 0; i < count; i++)
+		any |= bytes[i];
+	return any != 0;
+}
 
 /* Text appended to a fixed buffer. */
 struct words {
@@ -527,6 +587,25 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 	memset(row_full, 1, (size_t)rows);
 	memset(col_full, 1, (size_t)cols);
 	for (int r = 0; r < rows; r++) {
+		const unsigned char *moved_row = app->moved[grid] + (size_t)r * (size_t)cols;
+
+		/* A row where nothing moved (most rows, at 1,024 tokens): its live cells
+		 * count, and no column holding one of them is whole. */
+		if (!any_set(moved_row, (size_t)cols)) {
+			const unsigned char *masked_row = app->trace.masked + (size_t)r * (size_t)cols;
+
+			if (!grid_is_attention(grid)) {
+				live += cols;
+				memset(col_full, 0, (size_t)cols);
+			} else {
+				for (int c = 0; c < cols; c++) {
+					live += !masked_row[c];
+					col_full[c] &= masked_row[c] != 0;
+				}
+			}
+			row_full[r] = 0;
+			continue;
+		}
 		for (int c = 0; c < cols; c++) {
 			bool is_live = grid_live(app, grid, r, c), is_moved = cell_moved_now(app, grid, r, c);
 
@@ -555,7 +634,7 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 	}
 	/* Whole rows and whole columns together (an edit of X moves a row and a column). */
 	for (int r = 0; r < rows && cross; r++)
-		for (int c = 0; c < cols && cross; c++)
+		for (int c = 0; row_any[r] && c < cols && cross; c++)
 			if (cell_moved_now(app, grid, r, c) && !(row_any[r] && row_full[r]) && !(col_any[c] && col_full[c]))
 				cross = false;
 	for (int r = 0; r < rows; r++)
@@ -566,7 +645,7 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 		char row_name[QKV_MAX_LABEL + 16], col_name[QKV_MAX_LABEL + 16];
 
 		for (int r = 0; r < rows; r++)
-			for (int c = 0; c < cols; c++)
+			for (int c = 0; row_any[r] && c < cols; c++)
 				if (cell_moved_now(app, grid, r, c)) {
 					index_name(app, grid, false, r, row_name, sizeof row_name);
 					index_name(app, grid, true, c, col_name, sizeof col_name);
@@ -625,9 +704,18 @@ static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b
 	const struct qkv_matrix *m = grid_matrix(&app->trace, a);
 	size_t cells = (size_t)m->rows * (size_t)m->cols;
 
-	for (size_t i = 0; i < cells; i++)
-		if (app->moved[a][i] && !app->moved[b][i])
+	const unsigned char *in_a = app->moved[a], *in_b = app->moved[b];
+
+	/* Block by block, each an OR that vectorises, with the same answer. */
+	for (size_t from = 0; from < cells; from += 4096) {
+		size_t to = from + 4096 < cells ? from + 4096 : cells;
+		unsigned char outside = 0;
+
+		for (size_t i = from; i < to; i++)
+			outside |= (unsigned char)(in_a[i] & !in_b[i]);
+		if (outside)
 			return false;
+	}
 	return true;
 }
 
@@ -641,10 +729,7 @@ static bool grid_moved_any(const struct app *app, enum app_grid grid)
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 	size_t cells = (size_t)m->rows * (size_t)m->cols;
 
-	for (size_t i = 0; i < cells; i++)
-		if (app->moved[grid][i])
-			return true;
-	return false;
+	return any_set(app->moved[grid], cells);
 }
 
 /* The smallest change among the moved weights and outputs that stay visible, so the
@@ -664,6 +749,8 @@ static void add_smallest_move(struct words *w, const struct app *app)
 		if (before->rows != now->rows || before->cols != now->cols)
 			continue;
 		for (int r = 0; r < now->rows; r++) {
+			if (!any_set(app->moved[grids[g]] + (size_t)r * (size_t)now->cols, (size_t)now->cols))
+				continue;
 			for (int c = 0; c < now->cols; c++) {
 				size_t i = (size_t)r * (size_t)now->cols + (size_t)c;
 				double change = fabs(now->values[i] - before->values[i]);

@@ -144,6 +144,8 @@ struct app {
 	int previous_rows_capacity;
 	int previous_n;
 	bool previous_valid;
+	int previous_differs_row;   /* ≥ 0: previous equals the trace but in this row of
+				       S, S', A and O (a query's edit); −1: anywhere */
 
 	bool autoplay;
 	double pace_s;              /* seconds per autoplay step */
