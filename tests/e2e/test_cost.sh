@@ -48,4 +48,16 @@ expect_not ui 'the price of n²' "and the view is gone"
 keys ui q
 expect_exit ui 0 "q quits (nothing was changed)"
 stop ui
+
+# On a large screen the log–log charts of time and memory stand beside the table.
+start big 160 40 "$QKV" --random --tokens 8 --dk 8 --seed 2
+keys big C
+expect big 'time of the trace \(ms\), log–log' "the time chart is drawn beside the table"
+wait_for big 'measured n = 16 … 4096' 90 || diag "the measurement did not end within 90 s"
+expect big "S, S', A: ● double × 16-bit \(bytes\), log–log" "and the memory chart"
+expect big '10 +100 +1000 +10000 +1e\+05' "n runs on a log axis from 10 to 100,000 (the extrapolation)"
+expect big '○' "the extrapolated points are marked"
+keys big Escape q
+expect_exit big 0 "Esc, q quits"
+stop big
 finish
