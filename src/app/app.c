@@ -208,8 +208,9 @@ static int marks_reserve(struct app *app)
 }
 
 /* Brings the kept trace up to this one where they differ, row `row` of S, S', A and
- * O, with V and the statistics; QKV_ESHAPE when the shapes do not match. */
-static int keep_row(struct app *app, int row)
+ * O or column `col` of O, with V and the statistics; QKV_ESHAPE when the shapes do
+ * not match. */
+static int keep_reach(struct app *app, int row, int col)
 {
 	const struct qkv_trace *t = &app->trace;
 	static const enum app_grid rows_of[4] = { APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
@@ -218,15 +219,18 @@ static int keep_row(struct app *app, int row)
 		const struct qkv_matrix *now = grid_matrix(t, rows_of[g]);
 		struct qkv_matrix *kept = &app->previous[rows_of[g]];
 
-		if (kept->rows != now->rows || kept->cols != now->cols || row >= now->rows)
+		if (kept->rows != now->rows || kept->cols != now->cols || row >= now->rows ||
+		    (rows_of[g] == APP_GRID_OUTPUT && col >= now->cols))
 			return QKV_ESHAPE;
 	}
-	for (int g = 0; g < 4; g++) {
+	for (int g = 0; row >= 0 && g < 4; g++) {
 		const struct qkv_matrix *now = grid_matrix(t, rows_of[g]);
 
 		memcpy(qkv_matrix_row(&app->previous[rows_of[g]], row), qkv_matrix_row_const(now, row),
 		       (size_t)now->cols * sizeof(double));
 	}
+	for (int i = 0; col >= 0 && i < t->output.rows; i++)
+		qkv_matrix_set(&app->previous[APP_GRID_OUTPUT], i, col, qkv_matrix_get(&t->output, i, col));
 	if (qkv_matrix_copy(&app->previous[APP_GRID_V], &t->v) != 0)
 		return QKV_ENOMEM;
 	memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
@@ -236,16 +240,18 @@ static int keep_row(struct app *app, int row)
 /* Keeps the trace as it is now, to compare the next one with. Q and K as used are
  * kept only in the projected form (in the direct form they are the inputs); V
  * always, for the terms of the mix. */
-static int keep_previous(struct app *app, int only_row)
+static int keep_previous(struct app *app, int only_row, int only_col)
 {
 	const struct qkv_trace *t = &app->trace;
 	size_t cells = (size_t)t->n * (size_t)t->n;
 
-	/* A query's edit after another: the kept trace differs from this one in one row
-	 * of S, S', A and O at most, so that row (and V and the statistics) is all
-	 * there is to copy; 1,024 tokens would otherwise copy 24 MB per key press. */
-	if (only_row >= 0 && app->previous_valid && app->previous_differs_row >= 0 &&
-	    app->previous_n == t->n && keep_row(app, app->previous_differs_row) == 0)
+	/* A query's or a value's edit after another: the kept trace differs from this
+	 * one in one row of S, S', A and O or one column of O at most, so that (and V
+	 * and the statistics) is all there is to copy; 1,024 tokens would otherwise
+	 * copy 24 MB per key press. */
+	if ((only_row >= 0 || only_col >= 0) && app->previous_valid && app->previous_n == t->n &&
+	    (app->previous_differs_row >= 0 || app->previous_differs_col >= 0) &&
+	    keep_reach(app, app->previous_differs_row, app->previous_differs_col) == 0)
 		return 0;
 	app->previous_valid = false;
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
@@ -279,7 +285,7 @@ static int keep_previous(struct app *app, int only_row)
 }
 
 /* Marks every cell of the trace that differs from the kept one (same shapes only). */
-static void mark_moved(struct app *app, int only_row)
+static void mark_moved(struct app *app, int only_row, int only_col)
 {
 	const struct qkv_trace *t = &app->trace;
 	bool same_n = app->previous_valid && app->previous_n == t->n;
@@ -290,11 +296,18 @@ static void mark_moved(struct app *app, int only_row)
 
 		if (!same_n || before->rows != now->rows || before->cols != now->cols)
 			continue;
-		/* A query's edit rewrote only its row of S, S', A and O; the rest is the
-		 * same trace, bit for bit, and stays unmarked (marks_reserve cleared it). */
+		/* A query's edit rewrote only its row of S, S', A and O, a value's edit only
+		 * a column of O; the rest is the same trace, bit for bit, and stays
+		 * unmarked (marks_reserve cleared it). */
 		if (only_row >= 0 && g >= APP_GRID_SCORES) {
 			first = (size_t)only_row * (size_t)now->cols;
 			cells = first + (size_t)now->cols;
+		}
+		if (only_col >= 0 && g >= APP_GRID_SCORES) {
+			for (int i = 0; g == APP_GRID_OUTPUT && i < now->rows; i++)
+				app->moved[g][(size_t)i * (size_t)now->cols + (size_t)only_col] =
+					qkv_matrix_get(now, i, only_col) != qkv_matrix_get(before, i, only_col);
+			continue;
 		}
 		/* Local pointers: the byte stores could alias the app's fields otherwise,
 		 * and a 1,024-token trace is millions of cells. */
@@ -320,13 +333,17 @@ static void mark_moved(struct app *app, int only_row)
  * as the whole trace. */
 static int recompute_after(struct app *app, bool mark, enum qkv_input input, int row, int col)
 {
-	/* A cell of Q (given directly, softmax by rows) moves its query's row alone. */
-	int only_row = row >= 0 && input == QKV_INPUT_Q && app->problem.form == QKV_FORM_DIRECT &&
+	/* A cell of Q (given directly, softmax by rows) moves its query's row alone; a
+	 * cell of V (given directly) one column of O. */
+	bool direct = app->problem.form == QKV_FORM_DIRECT;
+	int only_row = row >= 0 && input == QKV_INPUT_Q && direct &&
 				       app->problem.wrong != QKV_WRONG_COLUMN_SOFTMAX ? row : -1;
-	int rc = mark ? keep_previous(app, only_row) : 0;
+	int only_col = row >= 0 && input == QKV_INPUT_V && direct ? col : -1;
+	int rc = mark ? keep_previous(app, only_row, only_col) : 0;
 
 	/* Unless kept just now, the kept trace may differ from the new one anywhere. */
 	app->previous_differs_row = mark && rc == 0 ? only_row : -1;
+	app->previous_differs_col = mark && rc == 0 ? only_col : -1;
 	if (rc == 0)
 		rc = row >= 0 ? qkv_attention_update(&app->problem, &app->trace, input, row, col)
 			      : qkv_attention(&app->problem, &app->trace);
@@ -339,7 +356,7 @@ static int recompute_after(struct app *app, bool mark, enum qkv_input input, int
 	clamp_cursors(app);
 	if (!mark)
 		return 0;
-	mark_moved(app, only_row);
+	mark_moved(app, only_row, only_col);
 	app->mark_until_ms = app->now_ms + APP_MARK_MS;
 	return 0;
 }
@@ -446,6 +463,7 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	app->sweep_seed = 1;
 	app->cost_last_n = APP_COST_LAST_N;
 	app->previous_differs_row = -1;
+	app->previous_differs_col = -1;
 	app->focus = first_input(app);
 	if (path != NULL) {
 		app->path = strdup(path);

@@ -144,8 +144,10 @@ struct app {
 	int previous_rows_capacity;
 	int previous_n;
 	bool previous_valid;
-	int previous_differs_row;   /* ≥ 0: previous equals the trace but in this row of
-				       S, S', A and O (a query's edit); −1: anywhere */
+	/* Where previous may differ from the trace: row ≥ 0, only that row of S, S', A
+	 * and O (a query's edit); col ≥ 0, only that column of O (a value's edit);
+	 * both −1, anywhere. */
+	int previous_differs_row, previous_differs_col;
 
 	bool autoplay;
 	double pace_s;              /* seconds per autoplay step */
