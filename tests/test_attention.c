@@ -858,13 +858,14 @@ START_TEST(test_trace_reuse)
 END_TEST
 
 /* Bit for bit: the same bytes in every double of a and b. */
-static void expect_same_bits(const double *a, const double *b, size_t count, const char *what)
+static bool same_bits(const double *a, const double *b, size_t count)
 {
-	ck_assert_msg(count == 0 || memcmp(a, b, count * sizeof *a) == 0, "%s differs", what);
+	return count == 0 || memcmp(a, b, count * sizeof *a) == 0;
 }
 
-/* Two traces hold the same numbers, bit for bit, in every stage and statistic. */
-static void expect_same_trace(const struct qkv_trace *a, const struct qkv_trace *b)
+/* What differs between two traces, bit for bit, in every stage and statistic: NULL
+ * when nothing does (one assertion per comparison: Check records each one). */
+static const char *trace_difference(const struct qkv_trace *a, const struct qkv_trace *b)
 {
 	const struct qkv_matrix *ma[] = {&a->q, &a->k, &a->v, &a->scores, &a->scaled,
 					 &a->weights, &a->output, &a->k_t};
@@ -872,25 +873,36 @@ static void expect_same_trace(const struct qkv_trace *a, const struct qkv_trace 
 					 &b->weights, &b->output, &b->k_t};
 	static const char *const names[] = {"Q", "K", "V", "S", "S'", "A", "O", "Kt"};
 
-	ck_assert_int_eq(a->n, b->n);
-	ck_assert_int_eq(a->d_k, b->d_k);
-	ck_assert_int_eq(a->d_v, b->d_v);
-	expect_same_bits(&a->divisor, &b->divisor, 1, "divisor");
+	if (a->n != b->n || a->d_k != b->d_k || a->d_v != b->d_v)
+		return "sizes";
+	if (!same_bits(&a->divisor, &b->divisor, 1))
+		return "divisor";
 	for (int m = 0; m < 8; m++)
-		ck_assert_msg(qkv_matrix_equal(ma[m], mb[m]), "%s differs", names[m]);
-	ck_assert(memcmp(a->masked, b->masked, (size_t)a->n * (size_t)a->n) == 0);
+		if (!qkv_matrix_equal(ma[m], mb[m]))
+			return names[m];
+	if (memcmp(a->masked, b->masked, (size_t)a->n * (size_t)a->n) != 0)
+		return "mask";
 	for (int i = 0; i < a->n; i++) {
 		const struct qkv_row_stats *x = &a->rows[i], *y = &b->rows[i];
 
-		expect_same_bits(&x->max_weight, &y->max_weight, 1, "max weight");
-		expect_same_bits(&x->entropy, &y->entropy, 1, "entropy");
-		expect_same_bits(&x->effective_tokens, &y->effective_tokens, 1, "effective tokens");
-		expect_same_bits(&x->jacobian_norm, &y->jacobian_norm, 1, "Jacobian norm");
-		expect_same_bits(&x->weight_sum, &y->weight_sum, 1, "weight sum");
-		ck_assert_int_eq(x->argmax, y->argmax);
-		ck_assert_int_eq(x->live_keys, y->live_keys);
+		if (!same_bits(&x->max_weight, &y->max_weight, 1) || !same_bits(&x->entropy, &y->entropy, 1) ||
+		    !same_bits(&x->effective_tokens, &y->effective_tokens, 1) ||
+		    !same_bits(&x->jacobian_norm, &y->jacobian_norm, 1) ||
+		    !same_bits(&x->weight_sum, &y->weight_sum, 1) || x->argmax != y->argmax ||
+		    x->live_keys != y->live_keys)
+			return "row statistics";
 	}
-	expect_same_bits(&a->score_variance, &b->score_variance, 1, "score variance");
+	if (!same_bits(&a->score_variance, &b->score_variance, 1))
+		return "score variance";
+	return NULL;
+}
+
+/* Two traces hold the same numbers, bit for bit. */
+static void expect_same_trace(const struct qkv_trace *a, const struct qkv_trace *b)
+{
+	const char *differs = trace_difference(a, b);
+
+	ck_assert_msg(differs == NULL, "%s differs", differs);
 }
 
 /* A value for an edited cell: ordinary, large enough to saturate, exactly 0 or −0,
