@@ -107,7 +107,8 @@ static void progress(char *buf, size_t size, const struct qkv_cost *c)
 /* Two log–log charts of the measured rows, each with the extrapolation to 10,000
  * and 100,000 tokens (○): the time of the trace, and the bytes of S, S' and A in
  * double (●) and in 16-bit floats (×). Stacked when tall, side by side when wide. */
-static void draw_charts(const struct qkv_cost *c, int y, int x, int height, int width, bool stacked)
+static void draw_charts(const struct qkv_cost *c, int y, int x, int height, int width, bool stacked,
+			bool running)
 {
 	double n[QKV_COST_MAX_ROWS], ms[QKV_COST_MAX_ROWS], f64[QKV_COST_MAX_ROWS], f16[QKV_COST_MAX_ROWS];
 	double far_x[2], far_ms[2], far_f64[2];
@@ -123,7 +124,8 @@ static void draw_charts(const struct qkv_cost *c, int y, int x, int height, int 
 		f64[i] = (double)c->rows[i].bytes_f64;
 		f16[i] = (double)c->rows[i].bytes_f16;
 	}
-	if (isfinite(qkv_cost_slope(c, NULL)))
+	/* The extrapolation once the table is complete, as the sentences give it. */
+	if (!running && isfinite(qkv_cost_slope(c, NULL)))
 		for (int i = 0; i < 2; i++) {
 			struct qkv_cost_row row;
 
@@ -213,9 +215,10 @@ void draw_cost(const struct app *app, const struct layout *l)
 
 		if (beside && chart_bottom - (top + 1) + 1 >= CHART_MIN_HEIGHT)
 			draw_charts(c, top + 1, x + TABLE_WIDTH + 2, chart_bottom - top,
-				    width - TABLE_WIDTH - 4, chart_bottom - top >= 2 * CHART_MIN_HEIGHT);
+				    width - TABLE_WIDTH - 4, chart_bottom - top >= 2 * CHART_MIN_HEIGHT,
+				    app->cost_running);
 		else if (chart_bottom - (y + 1) + 1 >= CHART_MIN_HEIGHT)
-			draw_charts(c, y + 1, x, chart_bottom - y, width - 2, false);
+			draw_charts(c, y + 1, x, chart_bottom - y, width - 2, false, app->cost_running);
 		else if (!app->cost_running && y <= bottom)
 			put(y, x, ROLE_DIM, "(a larger terminal shows the log–log charts of time and memory)");
 	}
