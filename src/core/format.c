@@ -80,14 +80,22 @@ struct exact_digits {
 
 static bool exact_17(double x, struct exact_digits *out)
 {
-	int binary, e;
-	double fraction = frexp(x, &binary);
-	uint64_t m = (uint64_t)ldexp(fraction, 53);
-	int shift = 53 - binary;
+	uint64_t bits, m;
+	int biased, binary, shift, e, scaled;
 
+	/* x = m·2^(biased − 1075), read from its bits (normal numbers only). */
+	memcpy(&bits, &x, sizeof bits);
+	biased = (int)(bits >> 52) & 0x7ff;
+	if (biased == 0 || biased == 0x7ff)
+		return false;
+	m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+	binary = biased - 1022; /* x = f·2^binary with f in [½, 1) */
+	shift = 53 - binary;
 	if (shift < 1 || shift > 100)
 		return false;
-	e = (int)floor((binary - 1) * 0.30102999566398120);
+	/* floor((binary − 1)·log10 2), one below at most (78913 / 2^18 ≈ log10 2). */
+	scaled = (binary - 1) * 78913;
+	e = scaled >= 0 ? scaled / 262144 : -((-scaled + 262143) / 262144);
 	for (int tries = 0; tries < 3; tries++) {
 		int k = 16 - e;
 		wide product, unit = (wide)1 << shift, low;
