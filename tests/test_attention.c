@@ -1021,6 +1021,36 @@ START_TEST(test_incremental_falls_back)
 }
 END_TEST
 
+/* What an update costs, from the counts written out here: a query's cell a row
+ * (n·(d_k + d_v) and an exponential per key), a value's cell a column of O (n²), a
+ * key's cell every row's softmax and A V, a W_Q cell the whole trace. */
+START_TEST(test_update_cost)
+{
+	struct lcg g = {4300};
+	struct qkv_problem p;
+	double n = 40, d_k = 8, d_v = 6;
+
+	build_direct(&p, 40, 8, 6, 1.0, &g);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_Q), n * (d_k + d_v + 3), 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_V), n * n, 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_K), n * d_k + n * n * (d_v + 3), 1e-9);
+	p.wrong = QKV_WRONG_COLUMN_SOFTMAX; /* a query's row reaches every column's softmax */
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_Q), n * d_k + n * n * (d_v + 3), 1e-9);
+	qkv_problem_fini(&p);
+	qkv_problem_init(&p);
+	give_labels(&p, 40);
+	p.form = QKV_FORM_PROJECTED;
+	fill(&p.x, 40, 10, 1.0, &g);
+	fill(&p.w_q, 10, 8, 1.0, &g);
+	fill(&p.w_k, 10, 8, 1.0, &g);
+	fill(&p.w_v, 10, 6, 1.0, &g);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_W_Q),
+				n * n * (d_k + d_v + 3) + n * 10 * (2 * d_k + d_v), 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_W_V), n * 10 + n * n, 1e-9);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 START_TEST(test_stage_names)
 {
 	const char *names[QKV_STAGE_COUNT] = {"projections", "scores", "scaled",
@@ -1072,6 +1102,7 @@ static Suite *attention_suite(void)
 	tcase_set_timeout(incremental, 60);
 	tcase_add_loop_test(incremental, test_incremental_equals_full, 0, 24);
 	tcase_add_test(incremental, test_incremental_falls_back);
+	tcase_add_test(incremental, test_update_cost);
 	suite_add_tcase(s, incremental);
 	suite_add_tcase(s, variants);
 	return s;

@@ -527,6 +527,32 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 	return rc;
 }
 
+double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_input which)
+{
+	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p), d_model = qkv_problem_d_model(p);
+	/* Every row's softmax and statistics, A V, and the variance: what a change of
+	 * every score row costs after the scores themselves. */
+	double rows = n * n * (d_v + 3.0);
+	double whole = n * n * (d_k + d_v + 3.0) + n * d_model * (2.0 * d_k + d_v);
+
+	switch (which) {
+	case QKV_INPUT_Q:
+		return p->wrong == QKV_WRONG_COLUMN_SOFTMAX ? n * d_k + rows : n * (d_k + d_v + 3.0);
+	case QKV_INPUT_K:
+		return n * d_k + rows;
+	case QKV_INPUT_V:
+		return n * n;
+	case QKV_INPUT_X:
+		return d_model * (2.0 * d_k + d_v) + 2.0 * n * d_k + rows;
+	case QKV_INPUT_W_V:
+		return n * d_model + n * n;
+	case QKV_INPUT_W_Q:
+	case QKV_INPUT_W_K:
+	default:
+		return whole;
+	}
+}
+
 double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col)
 {
 	return qkv_matrix_get(&t->weights, query, key) * qkv_matrix_get(&t->v, key, col);
