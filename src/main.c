@@ -17,6 +17,7 @@
 #include "io/builtin.h"
 #include "io/load.h"
 #include "io/print.h"
+#include "io/print_cost.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"
@@ -33,10 +34,11 @@
 /* Every option; the order is that of long_options below. */
 enum opt {
 	OPT_PRINT, OPT_FORMAT, OPT_STAGE, OPT_CELL, OPT_DECIMALS,
-	OPT_RANDOM, OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_HEADS, OPT_DMODEL,
+	OPT_RANDOM, OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_DMODEL,
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
+	OPT_COST, OPT_HEADS,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -54,7 +56,6 @@ static const struct option long_options[] = {
 	{ "dk", required_argument, NULL, OPT_BASE + OPT_DK },
 	{ "dv", required_argument, NULL, OPT_BASE + OPT_DV },
 	{ "seed", required_argument, NULL, OPT_BASE + OPT_SEED },
-	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "dmodel", required_argument, NULL, OPT_BASE + OPT_DMODEL },
 	{ "sweep", no_argument, NULL, OPT_BASE + OPT_SWEEP },
 	{ "trials", required_argument, NULL, OPT_BASE + OPT_TRIALS },
@@ -68,6 +69,8 @@ static const struct option long_options[] = {
 	{ "palette", required_argument, NULL, OPT_BASE + OPT_PALETTE },
 	{ "color", required_argument, NULL, OPT_BASE + OPT_COLOR },
 	{ "pace", required_argument, NULL, OPT_BASE + OPT_PACE },
+	{ "cost", no_argument, NULL, OPT_BASE + OPT_COST },
+	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -88,8 +91,7 @@ static const char usage_text[] =
 	"      --tokens N        tokens for --random, or for --sweep (default 16)\n"
 	"      --dk D            d_k for --random, 1 to 4096\n"
 	"      --dv D            d_v for --random (default: d_k)\n"
-	"      --heads H         --random draws H heads (needs --dmodel; not --dk, --dv)\n"
-	"      --dmodel D        d_model of --random --heads; d_k = d_v = D/H\n"
+	"      --dmodel D        with --random --heads H: d_model, d_k = d_v = D/H\n"
 	"      --seed S          seed of --random and --sweep (default 1)\n"
 	"      --sweep           print the d_k sweep: softmax with and without √d_k\n"
 	"      --trials T        trials per d_k for --sweep (default 8)\n"
@@ -103,6 +105,11 @@ static const char usage_text[] =
 	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
 	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
+	"      --cost            measure what n tokens cost here (n = 16 … 4096 and\n"
+	"                        more): scores, bytes, flops, time, slope; --dk D\n"
+	"                        (default 64), --heads H, --format\n"
+	"      --heads H         with --cost: H heads of d_k against one of H·d_k;\n"
+	"                        with --random: H heads (needs --dmodel; not --dk, --dv)\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
 	"\n"
@@ -275,8 +282,6 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_v);
 	case OPT_SEED:
 		return parse_seed(arg, &c->seed);
-	case OPT_HEADS:
-		return parse_int(o, arg, 1, QKV_MAX_HEADS, &c->heads);
 	case OPT_DMODEL:
 		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_model);
 	case OPT_TRIALS:
@@ -303,6 +308,8 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return 0;
 	case OPT_PACE:
 		return parse_double(o, arg, 0.05, 3600, &c->pace);
+	case OPT_HEADS:
+		return parse_int(o, arg, 1, QKV_COST_MAX_HEADS, &c->heads);
 	default:
 		return 0;
 	}
@@ -325,6 +332,35 @@ static bool wants_print(const struct cli *c)
 		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS];
 }
 
+/* --cost takes --dk, --heads and --format (not LaTeX), and nothing else. */
+static int check_cost(const struct cli *c)
+{
+	if (!c->given[OPT_COST])
+		return fail("--heads goes with --cost or --random");
+	if (c->file != NULL)
+		return fail("--cost measures its own problems; it reads no FILE (\"%s\")", c->file);
+	for (int o = 0; o < OPT_COUNT; o++)
+		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
+			return fail("--%s does not apply to --cost", opt_name((enum opt)o));
+	if (c->print.format == PRINT_LATEX)
+		return fail("--cost writes text, markdown, csv or json, not latex");
+	return 0;
+}
+
+/* Measures the cost table and prints it; the exit status. */
+static int run_cost(const struct cli *c)
+{
+	struct qkv_cost cost;
+	int rc = print_cost_measure(&cost, c->given[OPT_DK] ? c->d_k : 64, c->heads, 3000.0);
+
+	if (rc == 0 && print_cost(stdout, &cost, c->print.format) != 0)
+		rc = fail("cannot write the table: %s", strerror(errno));
+	else if (rc < 0)
+		rc = fail("the measurement failed: %s", qkv_error_string(rc));
+	qkv_cost_fini(&cost);
+	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 /* Options that make sense together; 0 or EXIT_USAGE. */
 static int check_combinations(const struct cli *c)
 {
@@ -339,6 +375,8 @@ static int check_combinations(const struct cli *c)
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE };
 	int o;
 
+	if (c->given[OPT_COST] || (c->given[OPT_HEADS] && !c->given[OPT_RANDOM]))
+		return check_cost(c);
 	if (c->given[OPT_SWEEP]) {
 		if (c->file != NULL)
 			return fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
@@ -378,6 +416,9 @@ static int check_combinations(const struct cli *c)
 			if (!c->given[OPT_TOKENS] || !c->given[OPT_HEADS] || !c->given[OPT_DMODEL])
 				return fail("--random --heads needs --tokens N, --heads H and "
 					    "--dmodel D");
+			if (c->heads > QKV_MAX_HEADS)
+				return fail("--random --heads %d: at most %d heads", c->heads,
+					    QKV_MAX_HEADS);
 			if (c->d_model % c->heads != 0)
 				return fail("--dmodel %d is not divisible by --heads %d: each of the %d "
 					    "heads gets d_k = d_v = d_model / h, a whole number",
@@ -595,6 +636,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	if (p->h > 0)
 		return fail("%s has %d heads: the printed report shows one-head problems; the "
 			    "interface shows every head", problem_name(c), p->h);
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16); /* a large trace is megabytes of text */
 	qkv_trace_init(&trace);
 	rc = qkv_attention(p, &trace);
 	if (rc != 0) {
@@ -616,7 +658,7 @@ int main(int argc, char **argv)
 {
 	struct cli c = {
 		.cell_i = 1, .cell_j = 1, .tokens = 16, .trials = 8, .d_k_max = 1024,
-		.seed = 1, .temperature = 1, .pace = 1.5,
+		.seed = 1, .temperature = 1, .pace = 1.5, .heads = 1,
 	};
 	struct qkv_problem problem;
 	int status;
@@ -634,6 +676,8 @@ int main(int argc, char **argv)
 		return status;
 	if (c.given[OPT_SWEEP])
 		return run_sweep(&c);
+	if (c.given[OPT_COST])
+		return run_cost(&c);
 
 	qkv_problem_init(&problem);
 	status = make_problem(&c, &problem);

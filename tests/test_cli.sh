@@ -106,6 +106,11 @@ expect_refusal "a scale of 0" 2 "qkv: " --print --scale 0
 expect_refusal "a bad --mask" 2 "qkv: " --print --mask sideways
 expect_refusal "a bad --wrong" 2 "qkv: " --print --wrong often
 expect_refusal "--sweep with a problem option" 2 "qkv: " --sweep --mask causal
+expect_refusal "--cost with a problem option" 2 "qkv: " --cost --mask causal
+expect_refusal "--cost with a FILE" 2 "qkv: " --cost a.json
+expect_refusal "--cost in LaTeX" 2 "qkv: " --cost --format latex
+expect_refusal "--heads without --cost" 2 "qkv: " --print --heads 4
+expect_refusal "a bad --heads" 2 "qkv: " --cost --heads 0
 expect_refusal "two files" 2 "qkv: " --print a.json b.json
 expect_refusal "a missing file" 2 "$tmp/missing.json" --print "$tmp/missing.json"
 printf '{ "Q": [[1, 2]],\n  "K": [[1, 2, 3]] }\n' >"$tmp/bad.json"
@@ -202,7 +207,7 @@ expect_refusal "--sweep with 10000 trials at the largest size" 2 "qkv: --sweep w
 expect_refusal "--dmodel not divisible by --heads" 2 "qkv: --dmodel 7 is not divisible by --heads 3: each of the 3 heads gets d_k = d_v = d_model / h" --random --tokens 4 --heads 3 --dmodel 7 --print
 expect_refusal "--heads with --dk" 2 "qkv: --dk does not go with --heads" --random --tokens 4 --heads 2 --dmodel 4 --dk 2 --print
 expect_refusal "--heads without --dmodel" 2 "qkv: --random --heads needs --tokens N, --heads H and --dmodel D" --random --tokens 4 --heads 2 --print
-expect_refusal "--heads without --random" 2 "qkv: --heads goes with --random" --heads 2 --dmodel 4 --print
+expect_refusal "--heads without --random" 2 "qkv: --heads goes with --cost or --random" --heads 2 --dmodel 4 --print
 expect_refusal "a multi-head problem too large to recompute between keys" 2 "qkv: the random problem's 8 heads take 2147 million multiply-adds a change" --random --tokens 1024 --heads 8 --dmodel 512
 expect_refusal "--heads 0" 2 "qkv: --heads" --random --tokens 4 --heads 0 --dmodel 4 --print
 
@@ -216,6 +221,15 @@ for option in --help --version; do
 		not_ok "$option >/dev/full: status 1 and a sentence (status $status: $(cat "$tmp/err"))"
 	fi
 done
+
+# --cost measures n = 16 … at least 4096 and writes the JSON contract's keys.
+expect_success "--cost --format json --heads 2" --cost --format json --dk 8 --heads 2
+if grep -q '^{"d_k": 8, "h": 2, "rows": \[' "$tmp/out" && grep -q '"n": 4096, "entries": 33554432,' "$tmp/out" \
+	&& grep -q '"slope": ' "$tmp/out" && grep -q '{"n": 100000, "entries": 20000000000, "bytes_f64": ' "$tmp/out"; then
+	ok "--cost: d_k, h, rows up to n = 4096 (h·n² entries), slope, extrapolated"
+else
+	not_ok "--cost: d_k, h, rows up to n = 4096 (h·n² entries), slope, extrapolated"
+fi
 
 echo "1..$count"
 exit "$failed"
