@@ -17,6 +17,7 @@
 #include "io/builtin.h"
 #include "io/load.h"
 #include "io/print.h"
+#include "io/print_heads.h"
 #include "io/print_cost.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
@@ -633,10 +634,26 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 
 	options.cell_row = c->cell_i - 1;
 	options.cell_col = c->cell_j - 1;
-	if (p->h > 0)
-		return fail("%s has %d heads: the printed report shows one-head problems; the "
-			    "interface shows every head", problem_name(c), p->h);
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16); /* a large trace is megabytes of text */
+	if (p->h > 0) {
+		struct qkv_heads_trace heads;
+
+		qkv_heads_trace_init(&heads);
+		rc = qkv_heads_attention(p, &heads);
+		if (rc != 0) {
+			fail("cannot compute the attention: %s", qkv_error_string(rc));
+			status = EXIT_FAILURE;
+		} else {
+			errno = 0;
+			if (print_heads(stdout, p, &heads, &options) != 0) {
+				fail("cannot write the report: %s",
+				     errno != 0 ? strerror(errno) : "write error");
+				status = EXIT_FAILURE;
+			}
+		}
+		qkv_heads_trace_fini(&heads);
+		return status;
+	}
 	qkv_trace_init(&trace);
 	rc = qkv_attention(p, &trace);
 	if (rc != 0) {

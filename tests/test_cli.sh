@@ -204,6 +204,12 @@ expect_refusal "--help=x: no value" 2 "qkv: --help takes no value" --help=x
 expect_refusal "--sweep with 10000 trials at the largest size" 2 "qkv: --sweep with 10000 trials of 1024 tokens up to d_k 4096 is 85899 billion multiply-adds" --sweep --trials 10000 --tokens 1024 --dk-max 4096
 
 # A random multi-head problem: d_model must split evenly into the heads.
+expect_success "--random --heads 3 --dmodel 6 --format json" --random --tokens 4 --heads 3 --dmodel 6 --format json
+if grep -q '"h": 3' "$tmp/out" && grep -q '"concat": \[' "$tmp/out"; then
+	ok "the multi-head JSON has h and concat"
+else
+	not_ok "the multi-head JSON has h and concat"
+fi
 expect_refusal "--dmodel not divisible by --heads" 2 "qkv: --dmodel 7 is not divisible by --heads 3: each of the 3 heads gets d_k = d_v = d_model / h" --random --tokens 4 --heads 3 --dmodel 7 --print
 expect_refusal "--heads with --dk" 2 "qkv: --dk does not go with --heads" --random --tokens 4 --heads 2 --dmodel 4 --dk 2 --print
 expect_refusal "--heads without --dmodel" 2 "qkv: --random --heads needs --tokens N, --heads H and --dmodel D" --random --tokens 4 --heads 2 --print
