@@ -148,9 +148,28 @@ static void markdown_text(FILE *out, const char *s)
 	}
 }
 
-/* CSV's quoted field when it needs one. */
+/* CSV's quoted field when it needs one; a label a spreadsheet would run as a
+ * formula (starting with =, +, -, @, a tab or a carriage return) gets a ' first. */
 static void csv_text(FILE *out, const char *s)
 {
+	if (strchr("=+-@\t\r", s[0]) != NULL && s[0] != '\0') {
+		char guarded[QKV_MAX_LABEL * 2 + 8];
+
+		snprintf(guarded, sizeof guarded, "'%s", s);
+		if (strpbrk(guarded, ",\"\n\r") == NULL) {
+			fputs(guarded, out);
+			return;
+		}
+		s = guarded;
+		fputc('"', out);
+		for (; *s != '\0'; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+		return;
+	}
 	if (strpbrk(s, ",\"\n\r") == NULL) {
 		fputs(s, out);
 		return;
