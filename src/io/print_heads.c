@@ -153,7 +153,7 @@ static void markdown_text(FILE *out, const char *s)
 static void csv_text(FILE *out, const char *s)
 {
 	if (strchr("=+-@\t\r", s[0]) != NULL && s[0] != '\0') {
-		char guarded[QKV_MAX_LABEL * 2 + 8];
+		char guarded[QKV_MAX_LABEL * 2 + 32];
 
 		snprintf(guarded, sizeof guarded, "'%s", s);
 		if (strpbrk(guarded, ",\"\n\r") == NULL) {
