@@ -211,6 +211,29 @@ START_TEST(text_formats_sections_and_shares)
 }
 END_TEST
 
+/* A label a spreadsheet would run as a formula gets a ' in the concatenation's rows. */
+START_TEST(csv_guards_formula_labels)
+{
+	static const char text[] = "{\"tokens\": [\"=a\", \"b\"], \"X\": [[1, 0], [0, 1]],"
+		" \"heads\": [{\"W_Q\": [[1], [0]], \"W_K\": [[1], [0]], \"W_V\": [[1], [0]]}],"
+		" \"W_O\": [[1, 0]]}";
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	char err[256], *csv;
+
+	qkv_problem_init(&p);
+	ck_assert_msg(load_string(text, sizeof text - 1, "f.json", &p, err, sizeof err) == 0, "%s", err);
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	csv = render(&p, &t, PRINT_CSV);
+	ck_assert_ptr_nonnull(strstr(csv, "\n,concat,'=a,h1d1,1,1,"));
+	ck_assert_ptr_null(strstr(csv, ",concat,=a,"));
+	free(csv);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *print_heads_suite(void)
 {
 	Suite *s = suite_create("print_heads");
@@ -219,6 +242,7 @@ static Suite *print_heads_suite(void)
 	tcase_add_test(c, json_object_and_output);
 	tcase_add_test(c, json_heads_are_one_head_reports);
 	tcase_add_test(c, text_formats_sections_and_shares);
+	tcase_add_test(c, csv_guards_formula_labels);
 	suite_add_tcase(s, c);
 	return s;
 }
