@@ -167,6 +167,23 @@ int qkv_train_sweep(const struct qkv_train_config *c, int seeds,
  * budget + 1 (so the median is a lower bound when it is above the budget). */
 double qkv_train_median_steps(const int *steps, int seeds, int budget);
 
+/* The gap at one point: the unscaled median over the scaled median. *at_least is
+ * set when the unscaled median is a censored budget + 1 (the gap is then a lower
+ * bound); returns −1 when the scaled head itself did not get there (median above
+ * the budget), so there is no gap to state. */
+double qkv_train_sweep_gap(const struct qkv_train_sweep_point *point, int budget,
+			   bool *at_least);
+/* One or two sentences on the sweep's largest d_k, computed from its numbers: the
+ * gap, and — given the MSE + SGD sweep of the same task as baseline (NULL when
+ * the sweep is MSE + SGD itself) — whether `name` ("xent + adam") shrinks it,
+ * there and, when a gap there is only a lower bound, at the largest d_k where
+ * both gaps are measured.
+ * Returns the length needed, as snprintf. */
+int qkv_train_sweep_verdict(char *buf, size_t size,
+			    const struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS],
+			    int seeds, int budget, const char *name,
+			    const struct qkv_train_sweep_point baseline[QKV_TRAIN_SWEEP_POINTS]);
+
 /* The arithmetic of dL/dW[row, col] for the projection w, with its numbers: the
  * sum over tokens, and the chain back through the token and key that contribute
  * most (dL/dQ, dL/dS, dL/dS', dL/dA, dL/dO). Lines separated by '\n'. Returns the

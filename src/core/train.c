@@ -862,3 +862,77 @@ int qkv_train_derive(char *buf, size_t size, const struct qkv_problem *p,
 	}
 	return (int)text.length;
 }
+
+double qkv_train_sweep_gap(const struct qkv_train_sweep_point *point, int budget,
+			   bool *at_least)
+{
+	*at_least = point->unscaled_median > budget;
+	if (point->scaled_median > budget || point->scaled_median <= 0.0)
+		return -1.0;
+	return point->unscaled_median / point->scaled_median;
+}
+
+/* "56×" or "≥ 56×" or "no gap to measure", into t. */
+static void put_gap(struct text *t, double gap, bool at_least)
+{
+	if (gap < 0.0) {
+		put(t, "no ratio (the scaled head did not reach 90%%)");
+		return;
+	}
+	put(t, "%s%.*f×", at_least ? "≥ " : "", gap < 10.0 ? 1 : 0, gap);
+}
+
+/* The comparison of two gaps into t: shrinks, does not, or cannot say (a gap with
+ * "≥" is a lower bound and is compared only where that decides). */
+static void put_comparison(struct text *t, const char *name, double gap, bool at_least,
+			   double base_gap, bool base_at_least)
+{
+	if (!at_least && gap < base_gap)
+		put(t, ": %s shrinks the gap.", name);
+	else if (!base_at_least && gap >= base_gap)
+		put(t, ": %s does not shrink the gap.", name);
+	else
+		put(t, ": lower bounds, so the sweep cannot say which gap is smaller.");
+}
+
+int qkv_train_sweep_verdict(char *buf, size_t size,
+			    const struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS],
+			    int seeds, int budget, const char *name,
+			    const struct qkv_train_sweep_point baseline[QKV_TRAIN_SWEEP_POINTS])
+{
+	struct text text = { buf, size, 0 };
+	const struct qkv_train_sweep_point *last = &points[QKV_TRAIN_SWEEP_POINTS - 1];
+	bool at_least, base_at_least;
+	double gap = qkv_train_sweep_gap(last, budget, &at_least), base_gap;
+
+	if (size > 0)
+		buf[0] = '\0';
+	put(&text, "%s at d_k = %d: the unscaled head needs ", name, last->d_k);
+	put_gap(&text, gap, at_least);
+	put(&text, " the scaled head's steps (%d of %d unscaled runs reached 90%% in %d steps).",
+	    last->unscaled_reached, seeds, budget);
+	if (baseline == NULL || gap < 0.0)
+		return (int)text.length;
+	base_gap = qkv_train_sweep_gap(&baseline[QKV_TRAIN_SWEEP_POINTS - 1], budget, &base_at_least);
+	if (base_gap < 0.0)
+		return (int)text.length;
+	put(&text, " MSE + SGD: ");
+	put_gap(&text, base_gap, base_at_least);
+	put_comparison(&text, name, gap, at_least, base_gap, base_at_least);
+	if (!at_least && !base_at_least)
+		return (int)text.length;
+	/* Where both gaps are measured, not bounded, the comparison is exact. */
+	for (int k = QKV_TRAIN_SWEEP_POINTS - 1; k >= 0; k--) {
+		gap = qkv_train_sweep_gap(&points[k], budget, &at_least);
+		base_gap = qkv_train_sweep_gap(&baseline[k], budget, &base_at_least);
+		if (gap < 0.0 || base_gap < 0.0 || at_least || base_at_least)
+			continue;
+		put(&text, " At d_k = %d, the largest where both are measured: %s ", points[k].d_k, name);
+		put_gap(&text, gap, false);
+		put(&text, ", MSE + SGD ");
+		put_gap(&text, base_gap, false);
+		put_comparison(&text, name, gap, false, base_gap, false);
+		break;
+	}
+	return (int)text.length;
+}
