@@ -284,6 +284,7 @@ void app_fini(struct app *app)
 	qkv_matrix_fini(&app->previous_scores);
 	qkv_matrix_fini(&app->previous_output);
 	history_fini(&app->history);
+	app_learning_free(app);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	free(app->moved_inputs);
@@ -1047,6 +1048,10 @@ static int command_key(struct app *app, int key)
 		say(app, false, "autoplay: a step every %g s; any key stops it", app->pace_s);
 		return REDRAW_STATUS;
 	case 'S': return toggle_overlay(app, OVERLAY_SATURATION);
+	case 'L':
+		if (app_learning_open(app, NULL) != 0)
+			say(app, true, "out of memory: no learning view");
+		return REDRAW_ALL;
 	case 'D': return toggle_overlay(app, OVERLAY_DESCRIBE);
 	case '?': return toggle_overlay(app, OVERLAY_HELP);
 	case 'P':
@@ -1160,6 +1165,11 @@ int app_update(struct app *app, const struct event *event)
 {
 	if (event->now_ms > app->now_ms)
 		app->now_ms = event->now_ms;
+	if (app->overlay == OVERLAY_LEARNING && app->prompt == PROMPT_NONE) {
+		int redraw = app_learning_event(app, event);
+		if (redraw >= 0)
+			return redraw;
+	}
 	switch (event->type) {
 	case EVENT_TICK:
 		return tick(app);
@@ -1172,6 +1182,10 @@ int app_update(struct app *app, const struct event *event)
 		if (app->prompt != PROMPT_NONE)
 			return REDRAW_NONE;
 		return pointer(app, event);
+	case EVENT_TRAIN_STEP:
+	case EVENT_TRAIN_RUN:
+	case EVENT_TRAIN_PAUSE:
+		return REDRAW_NONE; /* only the learning view trains */
 	case EVENT_KEY:
 	default:
 		break;

@@ -213,6 +213,16 @@ int qkv_train_task(const struct qkv_train_config *c, struct qkv_problem *p,
 		qkv_problem_fini(p);
 		return rc;
 	}
+	{
+		char title[64];
+
+		snprintf(title, sizeof title, "the %s task", qkv_task_name(c->task));
+		rc = qkv_problem_set_title(p, title);
+		if (rc != 0) {
+			qkv_problem_fini(p);
+			return rc;
+		}
+	}
 	p->scale = c->scaled ? QKV_SCALE_SQRT_DK : QKV_SCALE_NONE;
 	p->temperature = c->temperature;
 	p->seeded = false;

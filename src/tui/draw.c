@@ -12,6 +12,7 @@
 #include "qkv/format.h"
 #include "tui/draw.h"
 #include "tui/draw_saturation.h"
+#include "tui/draw_train.h"
 #include "tui/palette.h"
 
 #define TEXT_MAX 1024
@@ -727,6 +728,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 		keys = app->prompt == PROMPT_SAVE_AS ? " Enter save · Esc cancel" : " y yes · n no";
 	else if (app->overlay == OVERLAY_SATURATION)
 		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
+	else if (app->overlay == OVERLAY_LEARNING)
+		keys = " space run · . step · r reset · > < d_k · +- speed · Tab ∇W · x side · L close";
 	else if (app->stage != APP_STAGE_LIVE)
 		keys = " PgDn next stage · PgUp back · arrows move the cell · Home all live · A autoplay · ? help";
 	else {
@@ -905,6 +908,9 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		break;
 	case OVERLAY_SATURATION:
 		draw_saturation(app, l);
+		break;
+	case OVERLAY_LEARNING:
+		draw_train(app, l);
 		break;
 	case OVERLAY_NONE:
 	default:

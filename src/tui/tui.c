@@ -130,6 +130,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 
 	start_palette = o != NULL && o->palette != NULL ? palette_find(o->palette) : -1;
 	rc = app_init(&app, p, path, palette_count());
+	if (rc == 0 && o != NULL && o->train != NULL)
+		rc = app_learning_open(&app, o->train); /* qkv --train TASK */
 	if (rc != 0) {
 		endwin();
 		delscreen(screen);

@@ -1,0 +1,322 @@
+/* draw_train.c — the learning view: two runs of one task, scaled and unscaled,
+ * column by column, on shared axes so the comparison is fair. Curves are block
+ * columns over the whole step budget (so a stalled run shows as a flat line all
+ * the way), values in numbers beside them. Reads the app; changes nothing. */
+#include <curses.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qkv/format.h"
+#include "qkv/train.h"
+#include "tui/draw_train.h"
+#include "tui/palette.h"
+
+#define TEXT_MAX 1024
+
+static const char *const eighths[9] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+
+/* Writes s at (y, x) within `width` columns (UTF-8 aware). */
+static void put(int y, int x, int width, struct cell_style style, const char *s)
+{
+	int columns = 0;
+	const char *end = s;
+
+	if (width <= 0)
+		return;
+	while (*end != '\0' && *end != '\n') {
+		if (((unsigned char)*end & 0xc0) != 0x80) {
+			if (columns == width)
+				break;
+			columns++;
+		}
+		end++;
+	}
+	palette_apply(stdscr, style);
+	mvaddnstr(y, x, s, (int)(end - s));
+}
+
+/* Writes text over at most `lines` lines of `width`, breaking at spaces and at
+ * '\n'; returns the lines used. */
+static int put_wrapped(int y, int x, int width, int lines, struct cell_style style,
+		       const char *text)
+{
+	const char *s = text;
+	int line = 0;
+
+	for (; line < lines && *s != '\0'; line++) {
+		const char *end = s, *cut = NULL;
+		int columns = 0;
+		char chunk[TEXT_MAX];
+		size_t length;
+
+		while (*end != '\0' && *end != '\n') {
+			if (((unsigned char)*end & 0xc0) != 0x80) {
+				if (columns == width)
+					break;
+				columns++;
+			}
+			if (*end == ' ')
+				cut = end;
+			end++;
+		}
+		if (*end != '\0' && *end != '\n' && cut != NULL && cut > s)
+			end = cut;
+		length = (size_t)(end - s) < sizeof chunk - 1 ? (size_t)(end - s) : sizeof chunk - 1;
+		memcpy(chunk, s, length);
+		chunk[length] = '\0';
+		put(y + line, x, width, style, chunk);
+		s = end;
+		while (*s == ' ' || *s == '\n')
+			s++;
+	}
+	return line;
+}
+
+/* What a curve shows of a record. */
+enum series { SERIES_LOSS, SERIES_ACCURACY, SERIES_GRAD, SERIES_JACOBIAN };
+
+static double value_of(const struct qkv_train_record *r, enum series s)
+{
+	switch (s) {
+	case SERIES_LOSS:
+		return r->loss;
+	case SERIES_ACCURACY:
+		return r->accuracy;
+	case SERIES_GRAD:
+		return hypot(r->grad_norm[QKV_WEIGHT_Q], r->grad_norm[QKV_WEIGHT_K]);
+	case SERIES_JACOBIAN:
+	default:
+		return r->jacobian_norm;
+	}
+}
+
+/* The vertical range of a series over both runs (log10 for all but accuracy). */
+static void series_range(const struct app_learning *l, enum series s, double *low, double *high)
+{
+	if (s == SERIES_ACCURACY) {
+		*low = 0.0;
+		*high = 1.0;
+		return;
+	}
+	*low = INFINITY;
+	*high = -INFINITY;
+	for (int side = 0; side < 2; side++)
+		for (int k = 0; k < l->runs[side].count; k++) {
+			double v = value_of(&l->runs[side].history[k], s);
+
+			if (v > 0.0) {
+				*low = fmin(*low, log10(v));
+				*high = fmax(*high, log10(v));
+			}
+		}
+	if (!(*low <= *high)) {
+		*low = -1.0;
+		*high = 0.0;
+	}
+	*low = floor(*low);
+	*high = ceil(*high);
+	if (*high <= *low)
+		*high = *low + 1.0;
+}
+
+/* A curve as block columns in h rows × w columns: column c shows the last record
+ * of its share of the step budget; columns past the run so far stay empty. */
+static void draw_curve(const struct app_learning *l, const struct qkv_train *t, enum series s,
+		       int y, int x, int h, int w, struct cell_style style)
+{
+	double low, high;
+	int budget = l->config.steps + 1;
+
+	if (h < 1 || w < 1)
+		return;
+	series_range(l, s, &low, &high);
+	for (int c = 0; c < w; c++) {
+		int last = (int)(((long)(c + 1) * budget) / w) - 1; /* the column's last step */
+		double v, share;
+		int eighth_count;
+
+		if (last >= t->count)
+			last = t->count - 1;
+		if ((long)c * budget / w > t->count - 1)
+			break;
+		v = value_of(&t->history[last], s);
+		if (s != SERIES_ACCURACY)
+			v = v > 0.0 ? log10(v) : low;
+		share = (v - low) / (high - low);
+		share = share < 0.0 ? 0.0 : share > 1.0 ? 1.0 : share;
+		eighth_count = (int)lround(share * h * 8);
+		if (eighth_count < 1)
+			eighth_count = 1; /* a floor line, so "at the bottom" is still drawn */
+		for (int r = 0; r < h; r++) {
+			int fill = eighth_count - (h - 1 - r) * 8;
+
+			fill = fill < 0 ? 0 : fill > 8 ? 8 : fill;
+			put(y + r, x + c, 1, style, eighths[fill]);
+		}
+	}
+}
+
+/* The attention weights of a run as coloured cells, two columns per key. */
+static void draw_weights(const struct qkv_trace *tr, int y, int x, int rows)
+{
+	int n = tr->n < rows ? tr->n : rows;
+
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < tr->n; j++) {
+			struct cell_style style = palette_weight(qkv_matrix_get(&tr->weights, i, j));
+			const char *glyph = palette_monochrome() ? style.glyph : "  ";
+			char cell[16];
+
+			snprintf(cell, sizeof cell, "%s%s", glyph, palette_monochrome() ? glyph : "");
+			put(y + i, x + 2 * j, 2, style, cell[0] != '\0' ? cell : "  ");
+		}
+}
+
+/* A projection, transposed (d_k rows × d_model columns), as half-block signed
+ * cells: two rows of W per screen row, cropped to what fits. */
+static void draw_projection(const struct qkv_matrix *w, double limit, int y, int x, int rows,
+			    int cols)
+{
+	int height = (w->cols + 1) / 2, width = w->rows;
+
+	height = height < rows ? height : rows;
+	width = width < cols ? width : cols;
+	for (int r = 0; r < height; r++)
+		for (int c = 0; c < width; c++) {
+			double upper = qkv_matrix_get(w, c, 2 * r);
+			double lower = 2 * r + 1 < w->cols ? qkv_matrix_get(w, c, 2 * r + 1) : 0.0;
+			struct cell_style style = palette_signed_halves(upper, lower, limit);
+
+			put(y + r, x + c, 1, style, palette_monochrome() ? style.glyph : "▀");
+		}
+}
+
+static double largest_entry(const struct app_learning *l, enum qkv_weight which)
+{
+	double most = 1e-12;
+
+	for (int side = 0; side < 2; side++) {
+		const struct qkv_matrix *m = qkv_train_weight(&l->runs[side], which);
+
+		for (int e = 0; e < m->rows * m->cols; e++)
+			most = fmax(most, fabs(m->values[e]));
+	}
+	return most;
+}
+
+/* Frobenius distance of a projection from where it started. */
+static double moved_by(const struct qkv_train *t, enum qkv_weight which)
+{
+	const struct qkv_matrix *now = qkv_train_weight(t, which), *start = &t->initial[which];
+	double sum = 0.0;
+
+	for (int e = 0; e < now->rows * now->cols; e++) {
+		double d = now->values[e] - start->values[e];
+
+		sum += d * d;
+	}
+	return sqrt(sum);
+}
+
+/* One run's column: heading, numbers, heatmap beside the curves, W_Q and W_K. */
+static void draw_run(const struct app_learning *l, int side, int y, int x, int w, int h)
+{
+	const struct qkv_train *t = &l->runs[side];
+	const struct qkv_train_record *r = &t->history[t->count - 1];
+	struct cell_style normal = palette_role(ROLE_NORMAL), dim = palette_role(ROLE_DIM);
+	struct cell_style title = palette_role(ROLE_TITLE);
+	char text[TEXT_MAX], divisor[32];
+	int n = t->config.tokens, map_w = 2 * n + 1, curve_x = x + map_w + 1;
+	int curve_w = w - map_w - 1, map_rows, row, avail, w_rows, curve_rows;
+
+	if (side == LEARNING_SCALED)
+		snprintf(divisor, sizeof divisor, "÷ √%d = %.3g", t->config.d_k, t->now.trace.divisor);
+	else
+		snprintf(divisor, sizeof divisor, "÷ 1, no scaling");
+	snprintf(text, sizeof text, "%s · step %d", divisor, r->step);
+	put(y, x, w, title, text);
+	snprintf(text, sizeof text, "loss %.4g · accuracy %.0f%%%s", r->loss, 100.0 * r->accuracy,
+		 t->steps_to_90 >= 0 ? " ✓" : "");
+	put(y + 1, x, w, normal, text);
+	snprintf(text, sizeof text, "‖∇W_Q‖ %.1e · ‖∇W_K‖ %.1e", r->grad_norm[QKV_WEIGHT_Q],
+		 r->grad_norm[QKV_WEIGHT_K]);
+	put(y + 2, x, w, normal, text);
+	snprintf(text, sizeof text, "mean softmax Jacobian ‖J‖ %.2g", r->jacobian_norm);
+	put(y + 3, x, w, normal, text);
+	row = y + 4;
+	avail = y + h - row;
+	map_rows = n < avail ? n : avail;
+	if (map_rows < 1)
+		return;
+	put(row, x, 1, dim, "A");
+	draw_weights(&t->now.trace, row, x + 1, map_rows);
+	/* W_Q and W_K below when at least four rows are left under the heatmap. */
+	w_rows = avail - map_rows >= 4 ? avail - map_rows : 0;
+	curve_rows = avail - w_rows;
+	/* Curves beside the heatmap: loss (log), accuracy, ‖∇W_Q, W_K‖ (log), ‖J‖ (log). */
+	if (curve_w >= 8) {
+		const enum series order[4] = { SERIES_LOSS, SERIES_ACCURACY, SERIES_GRAD, SERIES_JACOBIAN };
+		const char *names[4] = { "loss", "acc", "‖∇‖", "‖J‖" };
+		int shown = curve_rows >= 4 ? 4 : curve_rows >= 2 ? 2 : 1;
+		int each = curve_rows / shown;
+
+		for (int k = 0; k < shown; k++) {
+			put(row + k * each, curve_x, 4, dim, names[k]);
+			draw_curve(l, t, order[k], row + k * each, curve_x + 4, each, curve_w - 4,
+				   palette_role(k == 1 ? ROLE_FOCUS : ROLE_NORMAL));
+		}
+	}
+	row += curve_rows;
+	/* W_Q and W_K transposed (d_k rows, two per screen row, × d_model columns). */
+	if (w_rows > 0) {
+		int each = w_rows / 2;
+		const enum qkv_weight which[2] = { QKV_WEIGHT_Q, QKV_WEIGHT_K };
+
+		for (int k = 0; k < 2; k++) {
+			snprintf(text, sizeof text, "%sᵀ (d_k × d_model) moved %.3g from step 0",
+				 qkv_weight_name(which[k]), moved_by(t, which[k]));
+			put(row, x, w, dim, text);
+			draw_projection(qkv_train_weight(t, which[k]), largest_entry(l, which[k]), row + 1,
+					x, each - 1, w);
+			row += each;
+		}
+	}
+}
+
+void draw_train(const struct app *app, const struct layout *l)
+{
+	const struct app_learning *g = app->learning;
+	int top = 2, bottom = l->status_y - 1, width = l->width;
+	int column_w = (width - 3) / 2, derivation_lines, body;
+	struct cell_style normal = palette_role(ROLE_NORMAL);
+	char text[TEXT_MAX], derivation[TEXT_MAX * 2];
+	const struct qkv_train *chosen;
+
+	palette_apply(stdscr, normal);
+	for (int r = top; r <= bottom; r++)
+		mvhline(r, 0, ' ', width);
+	if (g == NULL)
+		return;
+	snprintf(text, sizeof text, " %s · training %s · d_model %d · d_k %d · %s+%s · lr %g · seed %llu ",
+		 g->running ? "▶ running" : "❚❚ paused", qkv_task_name(g->config.task),
+		 g->config.d_model, g->config.d_k, qkv_loss_name(g->config.loss),
+		 qkv_optimizer_name(g->config.optimizer), g->config.lr, (unsigned long long)g->config.seed);
+	put(top, 0, width, palette_role(ROLE_TITLE), text);
+	app_learning_summary(g, text, sizeof text);
+	top += 1 + put_wrapped(top + 1, 1, width - 2, 2, palette_role(ROLE_FOCUS), text);
+	/* The derivation of the selected gradient cell, at the bottom. */
+	chosen = &g->runs[g->side];
+	snprintf(derivation, sizeof derivation, "%s run: ",
+		 g->side == LEARNING_SCALED ? "scaled" : "unscaled");
+	qkv_train_derive(derivation + strlen(derivation), sizeof derivation - strlen(derivation),
+			 &chosen->problem, &chosen->now, g->weight, g->row, g->col, 4);
+	body = bottom - top + 1;
+	derivation_lines = body >= 24 ? 6 : body >= 16 ? 3 : body >= 12 ? 2 : 0;
+	if (derivation_lines > 0)
+		put_wrapped(bottom - derivation_lines + 1, 1, width - 2, derivation_lines, normal,
+			    derivation);
+	body -= derivation_lines + 1;
+	draw_run(g, LEARNING_SCALED, top + 1, 1, column_w, body);
+	draw_run(g, LEARNING_UNSCALED, top + 1, column_w + 3, column_w, body);
+}
