@@ -12,7 +12,7 @@
 
 static const int speeds[] = { 1, 2, 5, 10, 20, 50 };
 #define SPEED_COUNT ((int)(sizeof speeds / sizeof *speeds))
-#define DEFAULT_SPEED 2
+#define DEFAULT_SPEED 1 /* 2 updates per tick: 90% in about a second, slow enough to watch */
 
 static void note(struct app *app, bool error, const char *text)
 {
