@@ -494,6 +494,53 @@ START_TEST(test_derivation_quotes_the_gradient)
 }
 END_TEST
 
+
+/* A sweep point with the given medians and reached counts (d_k from its index). */
+static void point(struct qkv_train_sweep_point *p, int k, double scaled, double unscaled,
+		  int unscaled_reached)
+{
+	memset(p, 0, sizeof *p);
+	p->d_k = 4 << k;
+	p->scaled_median = scaled;
+	p->unscaled_median = unscaled;
+	p->scaled_reached = 5;
+	p->unscaled_reached = unscaled_reached;
+}
+
+/* The verdict's sentences follow the medians: exact gaps, lower bounds (budget
+ * 100, so 101 means "more than half never got there"), and the comparison. */
+START_TEST(test_verdict_sentences)
+{
+	struct qkv_train_sweep_point mine[QKV_TRAIN_SWEEP_POINTS], base[QKV_TRAIN_SWEEP_POINTS];
+	char text[1024];
+
+	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++) {
+		point(&mine[k], k, 10, 20, 5);
+		point(&base[k], k, 10, 40, 5);
+	}
+	qkv_train_sweep_verdict(text, sizeof text, base, 5, 100, "mse + sgd", NULL);
+	ck_assert_msg(strstr(text, "needs 4.0× the scaled") != NULL, "%s", text);
+	qkv_train_sweep_verdict(text, sizeof text, mine, 5, 100, "xent + adam", base);
+	ck_assert_msg(strstr(text, "MSE + SGD: 4.0×: xent + adam shrinks the gap.") != NULL, "%s", text);
+	point(&mine[6], 6, 10, 60, 5);
+	qkv_train_sweep_verdict(text, sizeof text, mine, 5, 100, "xent + adam", base);
+	ck_assert_msg(strstr(text, "does not shrink the gap") != NULL, "%s", text);
+	/* Both censored at d_k = 256: only d_k = 128 can decide. */
+	point(&mine[6], 6, 10, 101, 1);
+	point(&base[6], 6, 10, 101, 0);
+	qkv_train_sweep_verdict(text, sizeof text, mine, 5, 100, "xent + adam", base);
+	ck_assert_msg(strstr(text, "≥ 10×") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "cannot say") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "1 of 5 with xent + adam, 0 of 5 with MSE + SGD") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "At d_k = 128, the largest where both are measured: xent + adam "
+				   "2.0×, MSE + SGD 4.0×: xent + adam shrinks the gap.") != NULL, "%s", text);
+	/* A scaled head that never got there leaves no ratio to state. */
+	point(&mine[6], 6, 101, 101, 0);
+	qkv_train_sweep_verdict(text, sizeof text, mine, 5, 100, "mse + sgd", NULL);
+	ck_assert_msg(strstr(text, "no ratio") != NULL, "%s", text);
+}
+END_TEST
+
 static Suite *train_suite(void)
 {
 	Suite *s = suite_create("train");
@@ -507,6 +554,7 @@ static Suite *train_suite(void)
 	tcase_add_loop_test(tc, test_each_task_learns, 0, QKV_TASK_COUNT);
 	tcase_add_test(tc, test_unscaled_stalls_at_large_dk);
 	tcase_add_test(tc, test_median_counts_censored_runs);
+	tcase_add_test(tc, test_verdict_sentences);
 	tcase_add_loop_test(tc, test_same_seed_same_run, 0, QKV_TASK_COUNT);
 	tcase_add_loop_test(tc, test_optimiser_steps, 0, 2);
 	tcase_add_test(tc, test_records);

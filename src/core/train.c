@@ -802,9 +802,9 @@ static void put_score_gradient(struct text *t, const struct qkv_problem *p,
 	put_number(t, tr->divisor, decimals, false);
 	put(t, " = ");
 	put_number(t, qkv_matrix_get(&b->d_scores, i, j), decimals, false);
-	put(t, "\n∂L/∂A[%s,%s] = ∂L/∂O[%s] · v_%s = ", token(p, i), token(p, j), token(p, i),
-	    token(p, j));
-	put_sum(t, qkv_matrix_row_const(&b->d_output, i), 1, qkv_matrix_row_const(&tr->v, j), 1,
+	put(t, "\n∂L/∂A[%s,%s] = v_%s · ∂L/∂O[%s] = ", token(p, i), token(p, j), token(p, j),
+	    token(p, i));
+	put_sum(t, qkv_matrix_row_const(&tr->v, j), 1, qkv_matrix_row_const(&b->d_output, i), 1,
 		tr->d_v, true, g, decimals);
 	put(t, "\n");
 	put_output_gradient(t, p, b, i, decimals);
@@ -931,6 +931,10 @@ int qkv_train_sweep_verdict(char *buf, size_t size,
 	put_comparison(&text, name, gap, at_least, base_gap, base_at_least);
 	if (!at_least && !base_at_least)
 		return (int)text.length;
+	if (last->unscaled_reached != baseline[QKV_TRAIN_SWEEP_POINTS - 1].unscaled_reached)
+		put(&text, " Unscaled runs at 90%%: %d of %d with %s, %d of %d with MSE + SGD.",
+		    last->unscaled_reached, seeds, name,
+		    baseline[QKV_TRAIN_SWEEP_POINTS - 1].unscaled_reached, seeds);
 	/* Where both gaps are measured, not bounded, the comparison is exact. */
 	for (int k = QKV_TRAIN_SWEEP_POINTS - 1; k >= 0; k--) {
 		gap = qkv_train_sweep_gap(&points[k], budget, &at_least);

@@ -290,7 +290,7 @@ static void sweep_text(FILE *out, const struct qkv_train_config *c, int seeds,
 		       const struct qkv_train_sweep_point *points, const char *verdict)
 {
 	fprintf(out, "Steps to 90%% accuracy, task \"%s\", %s + %s, lr %g: %d tokens, d_model %d,\n"
-		     "median over seeds %llu … %llu; at most %d steps (\">%d\": most seeds never got there)\n\n",
+		     "median over seeds %llu … %llu; at most %d steps (\">%d\": half the seeds or more never got there)\n\n",
 		qkv_task_name(c->task), qkv_loss_name(c->loss), qkv_optimizer_name(c->optimizer), c->lr,
 		c->tokens, c->d_model, (unsigned long long)c->seed,
 		(unsigned long long)c->seed + (unsigned long long)seeds - 1, c->steps, c->steps);

@@ -785,7 +785,7 @@ static const char *const help_lines[] = {
 	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
 	"D               the weights in words         R  colour range 0–1 / row",
 	"P               projector mode               c  next palette",
-	"w               save                         q  quit    ?  this help",
+	"w               save        L  learning view   q  quit    ?  this help",
 	"mouse           a click selects a cell, the wheel nudges it",
 };
 

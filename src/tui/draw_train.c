@@ -9,12 +9,11 @@
 
 #include "qkv/format.h"
 #include "qkv/train.h"
+#include "tui/chart.h"
 #include "tui/draw_train.h"
 #include "tui/palette.h"
 
 #define TEXT_MAX 1024
-
-static const char *const eighths[9] = { " ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 
 /* Writes s at (y, x) within `width` columns (UTF-8 aware). */
 static void put(int y, int x, int width, struct cell_style style, const char *s)
@@ -91,70 +90,83 @@ static double value_of(const struct qkv_train_record *r, enum series s)
 	}
 }
 
-/* The vertical range of a series over both runs (log10 for all but accuracy). */
-static void series_range(const struct app_learning *l, enum series s, double *low, double *high)
-{
-	if (s == SERIES_ACCURACY) {
-		*low = 0.0;
-		*high = 1.0;
-		return;
-	}
-	*low = INFINITY;
-	*high = -INFINITY;
-	for (int side = 0; side < 2; side++)
-		for (int k = 0; k < l->runs[side].count; k++) {
-			double v = value_of(&l->runs[side].history[k], s);
+#define CURVE_POINTS 400 /* records sampled per curve (the chart has fewer dots) */
 
-			if (v > 0.0) {
-				*low = fmin(*low, log10(v));
-				*high = fmax(*high, log10(v));
-			}
-		}
-	if (!(*low <= *high)) {
-		*low = -1.0;
-		*high = 0.0;
+/* A run's curve of one series: up to CURVE_POINTS records spread evenly over the
+ * steps so far, as (step, value) pairs. */
+struct curve {
+	double x[CURVE_POINTS], y[CURVE_POINTS];
+	int count;
+};
+
+static void sample(const struct qkv_train *t, enum series s, struct curve *c)
+{
+	int count = t->count < CURVE_POINTS ? t->count : CURVE_POINTS;
+
+	for (int k = 0; k < count; k++) {
+		int record = count > 1 ? (int)((long)k * (t->count - 1) / (count - 1)) : 0;
+
+		c->x[k] = t->history[record].step;
+		c->y[k] = value_of(&t->history[record], s);
 	}
-	*low = floor(*low);
-	*high = ceil(*high);
-	if (*high <= *low)
-		*high = *low + 1.0;
+	c->count = count;
 }
 
-/* A curve as block columns in h rows × w columns: column c shows the last record
- * of its share of the step budget; columns past the run so far stay empty. */
-static void draw_curve(const struct app_learning *l, const struct qkv_train *t, enum series s,
-		       int y, int x, int h, int w, struct cell_style style)
+/* Draws one chart of series s in the box: the runs in `sides` (a bit per side),
+ * x over the whole budget so a stalled run is a long flat line, y shared by both
+ * runs (log for all but accuracy). */
+static void draw_series_chart(const struct app_learning *l, enum series s, unsigned sides,
+			      const char *title, int y, int x, int height, int width,
+			      struct curve curves[2])
 {
-	double low, high;
-	int budget = l->config.steps + 1;
+	static const char *const marks[2] = { "●", "×" }, *const ascii[2] = { "o", "x" };
+	struct chart_series series[4];
+	struct chart c;
+	int count = 0;
 
-	if (h < 1 || w < 1)
-		return;
-	series_range(l, s, &low, &high);
-	for (int c = 0; c < w; c++) {
-		int last = (int)(((long)(c + 1) * budget) / w) - 1; /* the column's last step */
-		double v, share;
-		int eighth_count;
-
-		if (last >= t->count)
-			last = t->count - 1;
-		if ((long)c * budget / w > t->count - 1)
-			break;
-		v = value_of(&t->history[last], s);
-		if (s != SERIES_ACCURACY)
-			v = v > 0.0 ? log10(v) : low;
-		share = (v - low) / (high - low);
-		share = share < 0.0 ? 0.0 : share > 1.0 ? 1.0 : share;
-		eighth_count = (int)lround(share * h * 8);
-		if (eighth_count < 1)
-			eighth_count = 1; /* a floor line, so "at the bottom" is still drawn */
-		for (int r = 0; r < h; r++) {
-			int fill = eighth_count - (h - 1 - r) * 8;
-
-			fill = fill < 0 ? 0 : fill > 8 ? 8 : fill;
-			put(y + r, x + c, 1, style, eighths[fill]);
-		}
+	memset(&c, 0, sizeof c);
+	for (int side = 0; side < 2; side++) {
+		sample(&l->runs[side], s, &curves[side]);
+		if (!(sides & (1u << side)))
+			continue;
+		/* The curve, then its newest point alone, marked: which run is which
+		 * reads without colour. */
+		series[count++] = (struct chart_series){
+			.x = curves[side].x, .y = curves[side].y, .count = curves[side].count,
+			.style = palette_role(side == LEARNING_SCALED ? ROLE_FOCUS : ROLE_NORMAL),
+		};
+		series[count++] = (struct chart_series){
+			.x = curves[side].x + curves[side].count - 1,
+			.y = curves[side].y + curves[side].count - 1, .count = 1,
+			.style = palette_role(side == LEARNING_SCALED ? ROLE_FOCUS : ROLE_NORMAL),
+			.mark = marks[side], .ascii_mark = ascii[side],
+		};
 	}
+	c.y = y;
+	c.x = x;
+	c.height = height;
+	c.width = width;
+	c.title = title;
+	c.series = series;
+	c.series_count = count;
+	c.marker_x = NAN;
+	c.x_axis.min = 0.0;
+	c.x_axis.max = l->config.steps;
+	c.x_axis.label = "step";
+	c.y_axis.log = s != SERIES_ACCURACY;
+	if (s == SERIES_ACCURACY) {
+		c.y_axis.min = 0.0;
+		c.y_axis.max = 1.0;
+	} else {
+		/* Both runs fix the range, drawn or not, so the two columns compare. */
+		struct chart_series both[2] = {
+			{ .x = curves[0].x, .y = curves[0].y, .count = curves[0].count },
+			{ .x = curves[1].x, .y = curves[1].y, .count = curves[1].count },
+		};
+
+		chart_fit_axis(&c.y_axis, both, 2, false);
+	}
+	chart_draw(stdscr, &c);
 }
 
 /* The attention weights of a run as coloured cells, two columns per key. */
@@ -228,7 +240,7 @@ static void draw_run(const struct app_learning *l, int side, int y, int x, int w
 	struct cell_style title = palette_role(ROLE_TITLE);
 	char text[TEXT_MAX], divisor[32];
 	int n = t->config.tokens, map_w = 2 * n + 1, curve_x = x + map_w + 1;
-	int curve_w = w - map_w - 1, map_rows, row, avail, w_rows, curve_rows;
+	int curve_w = w - map_w - 1, map_rows, row, avail;
 
 	if (side == LEARNING_SCALED)
 		snprintf(divisor, sizeof divisor, "÷ √%d = %.3g", t->config.d_k, t->now.trace.divisor);
@@ -251,36 +263,31 @@ static void draw_run(const struct app_learning *l, int side, int y, int x, int w
 		return;
 	put(row, x, 1, dim, "A");
 	draw_weights(&t->now.trace, row, x + 1, map_rows);
-	/* W_Q and W_K below when at least four rows are left under the heatmap. */
-	w_rows = avail - map_rows >= 4 ? avail - map_rows : 0;
-	curve_rows = avail - w_rows;
-	/* Curves beside the heatmap: loss (log), accuracy, ‖∇W_Q, W_K‖ (log), ‖J‖ (log). */
-	if (curve_w >= 8) {
-		const enum series order[4] = { SERIES_LOSS, SERIES_ACCURACY, SERIES_GRAD, SERIES_JACOBIAN };
-		const char *names[4] = { "loss", "acc", "‖∇‖", "‖J‖" };
-		int shown = curve_rows >= 4 ? 4 : curve_rows >= 2 ? 2 : 1;
-		int each = curve_rows / shown;
+	/* The loss beside the heatmap, on the axis both columns share. */
+	if (curve_w >= 16 && avail >= 5) {
+		struct curve curves[2];
 
-		for (int k = 0; k < shown; k++) {
-			put(row + k * each, curve_x, 4, dim, names[k]);
-			draw_curve(l, t, order[k], row + k * each, curve_x + 4, each, curve_w - 4,
-				   palette_role(k == 1 ? ROLE_FOCUS : ROLE_NORMAL));
-		}
+		draw_series_chart(l, SERIES_LOSS, 1u << side, "loss", row,
+				  curve_x, map_rows > 5 ? map_rows : 5, curve_w, curves);
 	}
-	row += curve_rows;
-	/* W_Q and W_K transposed (d_k rows, two per screen row, × d_model columns). */
-	if (w_rows > 0) {
-		int each = w_rows / 2;
-		const enum qkv_weight which[2] = { QKV_WEIGHT_Q, QKV_WEIGHT_K };
+}
 
-		for (int k = 0; k < 2; k++) {
-			snprintf(text, sizeof text, "%sᵀ (d_k × d_model) moved %.3g from step 0",
-				 qkv_weight_name(which[k]), moved_by(t, which[k]));
-			put(row, x, w, dim, text);
-			draw_projection(qkv_train_weight(t, which[k]), largest_entry(l, which[k]), row + 1,
-					x, each - 1, w);
-			row += each;
-		}
+/* W_Q and W_K of a run, transposed (d_k rows, two per screen row, × d_model
+ * columns), each under a line saying how far it has moved. */
+static void draw_projections(const struct app_learning *l, int side, int y, int x, int w, int h)
+{
+	const struct qkv_train *t = &l->runs[side];
+	const enum qkv_weight which[2] = { QKV_WEIGHT_Q, QKV_WEIGHT_K };
+	int each = h / 2;
+	char text[128];
+
+	for (int k = 0; k < 2 && each >= 2; k++) {
+		snprintf(text, sizeof text, "%sᵀ (d_k × d_model), moved %.3g since step 0",
+			 qkv_weight_name(which[k]), moved_by(t, which[k]));
+		put(y, x, w, palette_role(ROLE_DIM), text);
+		draw_projection(qkv_train_weight(t, which[k]), largest_entry(l, which[k]), y + 1, x,
+				each - 1, w);
+		y += each;
 	}
 }
 
@@ -288,7 +295,7 @@ void draw_train(const struct app *app, const struct layout *l)
 {
 	const struct app_learning *g = app->learning;
 	int top = 2, bottom = l->status_y - 1, width = l->width;
-	int column_w = (width - 3) / 2, derivation_lines, body;
+	int column_w = (width - 3) / 2, derivation_lines, body, columns, rest, row;
 	struct cell_style normal = palette_role(ROLE_NORMAL);
 	char text[TEXT_MAX], derivation[TEXT_MAX * 2];
 	const struct qkv_train *chosen;
@@ -317,6 +324,31 @@ void draw_train(const struct app *app, const struct layout *l)
 		put_wrapped(bottom - derivation_lines + 1, 1, width - 2, derivation_lines, normal,
 			    derivation);
 	body -= derivation_lines + 1;
-	draw_run(g, LEARNING_SCALED, top + 1, 1, column_w, body);
-	draw_run(g, LEARNING_UNSCALED, top + 1, column_w + 3, column_w, body);
+	/* The columns: four lines of numbers and the heatmap with its loss chart. */
+	columns = 4 + (g->config.tokens > 5 ? g->config.tokens : 5);
+	if (columns > body)
+		columns = body;
+	draw_run(g, LEARNING_SCALED, top + 1, 1, column_w, columns);
+	draw_run(g, LEARNING_UNSCALED, top + 1, column_w + 3, column_w, columns);
+	rest = body - columns;
+	row = top + 1 + columns;
+	/* Below: accuracy, ‖∇‖ and ‖J‖ of both runs, when five lines are left. */
+	if (rest >= 5) {
+		struct curve curves[2];
+		int height = rest >= 16 ? rest / 2 : rest, chart_w = (width - 2) / 3;
+		const enum series order[3] = { SERIES_ACCURACY, SERIES_GRAD, SERIES_JACOBIAN };
+		const char *titles[3] = { "accuracy ●÷√d_k ×÷1", "‖∇W_Q, W_K‖", "mean ‖J‖" };
+
+		height = height > 12 ? 12 : height;
+		for (int k = 0; k < 3; k++)
+			draw_series_chart(g, order[k], 3u, titles[k], row, 1 + k * chart_w, height,
+					  chart_w - 1, curves);
+		rest -= height;
+		row += height;
+	}
+	/* And W_Q, W_K as they change, when the screen is large. */
+	if (rest >= 6) {
+		draw_projections(g, LEARNING_SCALED, row, 1, column_w, rest);
+		draw_projections(g, LEARNING_UNSCALED, row, column_w + 3, column_w, rest);
+	}
 }
