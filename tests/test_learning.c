@@ -186,6 +186,29 @@ START_TEST(test_dk_and_budget)
 }
 END_TEST
 
+/* A d_k whose steps would take too long to watch is refused, and the runs stay. */
+START_TEST(test_too_large_to_watch)
+{
+	struct app a;
+	struct qkv_train_config c;
+
+	qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+	c.tokens = 64;
+	c.d_model = qkv_train_default_d_model(c.task, c.tokens);
+	c.d_k = 256;
+	ck_assert_double_le(qkv_train_step_work(&c), QKV_TRAIN_LIVE_WORK);
+	c.d_k = 512;
+	ck_assert_double_gt(qkv_train_step_work(&c), QKV_TRAIN_LIVE_WORK);
+	c.d_k = 256;
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	key(&a, '>');
+	ck_assert_int_eq(a.learning->config.d_k, 256);
+	ck_assert(a.message_is_error);
+	app_fini(&a);
+}
+END_TEST
+
 /* Tab, arrows and x choose the gradient cell whose derivation is shown, wrapping
  * inside the matrix. */
 START_TEST(test_derivation_cell)
@@ -252,6 +275,7 @@ static Suite *learning_suite(void)
 	tcase_add_test(tc, test_runs_are_the_cores);
 	tcase_add_test(tc, test_dk_and_budget);
 	tcase_add_test(tc, test_derivation_cell);
+	tcase_add_test(tc, test_too_large_to_watch);
 	tcase_add_test(tc, test_summary_from_numbers);
 	suite_add_tcase(s, tc);
 	return s;

@@ -111,6 +111,7 @@ expect_refusal "--seeds without --train-sweep" --train self --seeds 3 --format t
 expect_refusal "a FILE with --train" --train self --format text some.json
 expect_refusal "an option of the other modes" --train self --mask causal --format text
 expect_refusal "--palette with --format" --train self --palette mono --format text
+expect_refusal "too large to train live" --train self --tokens 64 --dk 4096
 run --train lookup
 [ "$status" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && ok "no terminal: refused with status 2" \
 	|| not_ok "no terminal: refused with status 2 (status $status)"

@@ -84,6 +84,14 @@ int qkv_train_min_d_model(enum qkv_task task, int tokens);
 /* 0 when every field is in range, else QKV_EINVAL. */
 int qkv_train_config_check(const struct qkv_train_config *c);
 
+/* The multiply-adds of one step (forward and backward, about n·d_model·(3 d_k +
+ * 2 d_v)·2 + n²·(2 d_k + 2 d_v)): what decides how long a step takes. */
+double qkv_train_step_work(const struct qkv_train_config *c);
+/* The most work per step the interface trains live: under 10 ms a step on the
+ * machine the benchmark runs on (64 tokens, d_model 320, d_k 256 is 3.9e7), so a
+ * tick of one step for each of the two runs stays under about 20 ms. */
+#define QKV_TRAIN_LIVE_WORK 6e7
+
 /* Builds the task's problem (projected form: X and the initial W_Q, W_K, W_V, the
  * scale, τ and mask) and its n × d_v one-hot target, from c->seed alone. */
 int qkv_train_task(const struct qkv_train_config *c, struct qkv_problem *p,

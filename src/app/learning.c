@@ -195,8 +195,16 @@ static int learning_key(struct app *app, int key)
 		return advance(app, 1);
 	case 'r':
 		return restart(app, l->config.d_k);
-	case '>':
-		return l->config.d_k < 1024 ? restart(app, l->config.d_k * 2) : REDRAW_NONE;
+	case '>': {
+		struct qkv_train_config larger = l->config;
+
+		larger.d_k *= 2;
+		if (larger.d_k > QKV_MAX_DIM || qkv_train_step_work(&larger) > QKV_TRAIN_LIVE_WORK) {
+			note(app, true, "a larger d_k would train too slowly to watch here");
+			return REDRAW_STATUS;
+		}
+		return restart(app, larger.d_k);
+	}
 	case '<':
 		return l->config.d_k > 1 ? restart(app, l->config.d_k / 2) : REDRAW_NONE;
 	case APP_KEY_TAB:
@@ -245,6 +253,17 @@ static int learning_key(struct app *app, int key)
 	}
 }
 
+/* The steps a tick may take: the speed asked for, within the work of about two
+ * live steps' budget, so a tick never keeps the interface waiting long. */
+static int steps_this_tick(const struct app_learning *l)
+{
+	double work = 2.0 * qkv_train_step_work(&l->config);
+	int most = (int)(2.0 * QKV_TRAIN_LIVE_WORK / (work > 1.0 ? work : 1.0));
+
+	most = most < 1 ? 1 : most;
+	return l->steps_per_tick < most ? l->steps_per_tick : most;
+}
+
 int app_learning_event(struct app *app, const struct event *event)
 {
 	struct app_learning *l = app->learning;
@@ -253,7 +272,7 @@ int app_learning_event(struct app *app, const struct event *event)
 		return -1;
 	switch (event->type) {
 	case EVENT_TICK:
-		return l->running ? advance(app, l->steps_per_tick) : -1;
+		return l->running ? advance(app, steps_this_tick(l)) : -1;
 	case EVENT_TRAIN_STEP:
 		l->running = false;
 		return advance(app, 1);

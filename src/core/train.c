@@ -139,6 +139,13 @@ int qkv_train_config_check(const struct qkv_train_config *c)
 	return 0;
 }
 
+double qkv_train_step_work(const struct qkv_train_config *c)
+{
+	double n = c->tokens, d_model = c->d_model, d_k = c->d_k, d_v = c->tokens;
+
+	return 2.0 * n * d_model * (3.0 * d_k + 2.0 * d_v) + n * n * (2.0 * d_k + 2.0 * d_v);
+}
+
 /* A uniformly random permutation of 0..n−1 (Fisher–Yates). */
 static void shuffle(struct qkv_rng *rng, int *perm, int n)
 {

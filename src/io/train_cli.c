@@ -188,6 +188,10 @@ static int check(struct train_cli *c, const bool given[T_COUNT])
 			    "(%d value columns and a code part)", c->config.d_model,
 			    qkv_task_name(c->config.task), c->config.tokens, min_d_model,
 			    c->config.tokens);
+	if (!c->print && qkv_train_step_work(&c->config) > QKV_TRAIN_LIVE_WORK)
+		return fail("--train with %d tokens, d_model %d and d_k %d is too large to train live "
+			    "in the interface; print the run with --format text, csv or json",
+			    c->config.tokens, c->config.d_model, c->config.d_k);
 	if (!given[T_LR])
 		c->config.lr = qkv_train_default_lr(c->config.loss, c->config.optimizer);
 	if (!given[T_STEPS])

@@ -170,12 +170,12 @@ static void draw_series_chart(const struct app_learning *l, enum series s, unsig
 }
 
 /* The attention weights of a run as coloured cells, two columns per key. */
-static void draw_weights(const struct qkv_trace *tr, int y, int x, int rows)
+static void draw_weights(const struct qkv_trace *tr, int y, int x, int rows, int cols)
 {
-	int n = tr->n < rows ? tr->n : rows;
+	int n = tr->n < rows ? tr->n : rows, keys = tr->n < cols / 2 ? tr->n : cols / 2;
 
 	for (int i = 0; i < n; i++)
-		for (int j = 0; j < tr->n; j++) {
+		for (int j = 0; j < keys; j++) {
 			struct cell_style style = palette_weight(qkv_matrix_get(&tr->weights, i, j));
 			const char *glyph = palette_monochrome() ? style.glyph : "  ";
 			char cell[16];
@@ -239,7 +239,7 @@ static void draw_run(const struct app_learning *l, int side, int y, int x, int w
 	struct cell_style normal = palette_role(ROLE_NORMAL), dim = palette_role(ROLE_DIM);
 	struct cell_style title = palette_role(ROLE_TITLE);
 	char text[TEXT_MAX], divisor[32];
-	int n = t->config.tokens, map_w = 2 * n + 1, curve_x = x + map_w + 1;
+	int n = t->config.tokens, map_w = 2 * n + 1 < w ? 2 * n + 1 : w, curve_x = x + map_w + 1;
 	int curve_w = w - map_w - 1, map_rows, row, avail;
 
 	if (side == LEARNING_SCALED)
@@ -262,7 +262,7 @@ static void draw_run(const struct app_learning *l, int side, int y, int x, int w
 	if (map_rows < 1)
 		return;
 	put(row, x, 1, dim, "A");
-	draw_weights(&t->now.trace, row, x + 1, map_rows);
+	draw_weights(&t->now.trace, row, x + 1, map_rows, w - 1);
 	/* The loss beside the heatmap, on the axis both columns share. */
 	if (curve_w >= 16 && avail >= 5) {
 		struct curve curves[2];
