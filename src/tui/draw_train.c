@@ -133,12 +133,12 @@ static void draw_series_chart(const struct app_learning *l, enum series s, unsig
 		 * reads without colour. */
 		series[count++] = (struct chart_series){
 			.x = curves[side].x, .y = curves[side].y, .count = curves[side].count,
-			.style = palette_role(side == LEARNING_SCALED ? ROLE_FOCUS : ROLE_NORMAL),
+			.style = palette_role(side == LEARNING_SCALED ? ROLE_LABEL : ROLE_NORMAL),
 		};
 		series[count++] = (struct chart_series){
 			.x = curves[side].x + curves[side].count - 1,
 			.y = curves[side].y + curves[side].count - 1, .count = 1,
-			.style = palette_role(side == LEARNING_SCALED ? ROLE_FOCUS : ROLE_NORMAL),
+			.style = palette_role(side == LEARNING_SCALED ? ROLE_LABEL : ROLE_NORMAL),
 			.mark = marks[side], .ascii_mark = ascii[side],
 		};
 	}
@@ -311,7 +311,7 @@ void draw_train(const struct app *app, const struct layout *l)
 		 qkv_optimizer_name(g->config.optimizer), g->config.lr, (unsigned long long)g->config.seed);
 	put(top, 0, width, palette_role(ROLE_TITLE), text);
 	app_learning_summary(g, text, sizeof text);
-	top += 1 + put_wrapped(top + 1, 1, width - 2, 2, palette_role(ROLE_FOCUS), text);
+	top += 1 + put_wrapped(top + 1, 1, width - 2, 2, palette_role(ROLE_TITLE), text);
 	/* The derivation of the selected gradient cell, at the bottom. */
 	chosen = &g->runs[g->side];
 	snprintf(derivation, sizeof derivation, "%s run: ",
