@@ -26,8 +26,8 @@ static void random_problem(struct qkv_problem *p, struct qkv_matrix *target, str
 	p->n = n;
 	p->tokens = calloc((size_t)n, sizeof *p->tokens);
 	for (int i = 0; i < n; i++) {
-		p->tokens[i] = malloc(8);
-		snprintf(p->tokens[i], 8, "t%d", i + 1);
+		p->tokens[i] = malloc(16);
+		snprintf(p->tokens[i], 16, "t%d", i + 1);
 	}
 	for (int k = 0; k < 4; k++) {
 		ck_assert_int_eq(qkv_matrix_zero(m[k], rows[k], cols[k]), 0);
