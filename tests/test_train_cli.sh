@@ -111,6 +111,12 @@ expect_refusal "--seeds without --train-sweep" --train self --seeds 3 --format t
 expect_refusal "a FILE with --train" --train self --format text some.json
 expect_refusal "an option of the other modes" --train self --mask causal --format text
 expect_refusal "--palette with --format" --train self --palette mono --format text
+expect_success "--learn W_V,W_K" --train self --learn W_V,W_K --steps 3 --format text
+grep -q '; learning: W_K, W_V$' "$tmp/out" && ok "--learn W_V,W_K: W_K and W_V learn" \
+	|| not_ok "--learn W_V,W_K: W_K and W_V learn"
+expect_refusal "a bad --learn" --train self --learn W_X --format text
+expect_refusal "--learn twice the same" --train self --learn W_Q,W_Q --format text
+expect_refusal "--learn with a trailing comma" --train self --learn W_Q, --format text
 expect_refusal "too large to train live" --train self --tokens 64 --dk 4096
 run --train lookup
 [ "$status" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && ok "no terminal: refused with status 2" \

@@ -17,7 +17,7 @@
 
 enum train_opt {
 	T_TRAIN, T_SWEEP, T_DK, T_DMODEL, T_TOKENS, T_NO_SCALE, T_LOSS, T_OPTIMIZER, T_LR,
-	T_STEPS, T_SEED, T_SEEDS, T_FORMAT, T_PRINT, T_PROJECTOR, T_PALETTE, T_HELP, T_COUNT,
+	T_STEPS, T_SEED, T_SEEDS, T_LEARN, T_FORMAT, T_PRINT, T_PROJECTOR, T_PALETTE, T_HELP, T_COUNT,
 };
 
 static const struct option options[] = {
@@ -33,6 +33,7 @@ static const struct option options[] = {
 	{ "steps", required_argument, NULL, T_STEPS },
 	{ "seed", required_argument, NULL, T_SEED },
 	{ "seeds", required_argument, NULL, T_SEEDS },
+	{ "learn", required_argument, NULL, T_LEARN },
 	{ "format", required_argument, NULL, T_FORMAT },
 	{ "print", no_argument, NULL, T_PRINT },
 	{ "projector", no_argument, NULL, T_PROJECTOR },
@@ -77,6 +78,34 @@ static int parse_int(const char *name, const char *text, long low, long high, in
 		return fail("--%s needs a whole number from %ld to %ld, not \"%s\"", name, low, high,
 			    text);
 	*out = (int)value;
+	return 0;
+}
+
+/* "W_Q,W_K" and the like: which projections learn (each at most once). */
+static int parse_learn(const char *text, unsigned *learn)
+{
+	const char *at = text;
+
+	*learn = 0;
+	while (*at != '\0') {
+		size_t length = strcspn(at, ",");
+		int found = -1;
+
+		for (int w = 0; w < QKV_WEIGHT_COUNT; w++)
+			if (length == strlen(qkv_weight_name((enum qkv_weight)w))
+			    && strncmp(at, qkv_weight_name((enum qkv_weight)w), length) == 0)
+				found = w;
+		if (found < 0 || (*learn & (1u << found)))
+			return fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
+				    "not \"%s\"", text);
+		*learn |= 1u << found;
+		at += length;
+		if (*at == ',' && *++at == '\0')
+			return fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
+				    "not \"%s\"", text);
+	}
+	if (*learn == 0)
+		return fail("--learn needs at least one of W_Q, W_K and W_V");
 	return 0;
 }
 
@@ -136,6 +165,8 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 		c->config.seed = (uint64_t)seed;
 		return 0;
 	}
+	case T_LEARN:
+		return parse_learn(arg, &c->config.learn);
 	case T_FORMAT:
 		if (strcmp(arg, "text") == 0)
 			c->format = TRAIN_FORMAT_TEXT;
