@@ -302,6 +302,37 @@ START_TEST(test_unscaled_stalls_at_large_dk)
 }
 END_TEST
 
+/* The sweep in small pieces gives exactly the sweep in one go. */
+START_TEST(test_sweep_in_pieces)
+{
+	struct qkv_train_config c;
+	struct qkv_train_sweep_point whole[QKV_TRAIN_SWEEP_POINTS];
+	struct qkv_train_sweep_state s;
+	int pieces = 0;
+
+	qkv_train_config_default(&c, QKV_TASK_SELF);
+	c.tokens = 4;
+	c.d_model = qkv_train_default_d_model(c.task, c.tokens);
+	c.steps = 30;
+	ck_assert_int_eq(qkv_train_sweep(&c, 2, whole), 0);
+	ck_assert_int_eq(qkv_train_sweep_begin(&s, &c, 2), 0);
+	while (!s.done) {
+		ck_assert_int_eq(qkv_train_sweep_advance(&s, 2e4), 0);
+		pieces++;
+	}
+	qkv_train_sweep_end(&s);
+	ck_assert_int_gt(pieces, 10);
+	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++) {
+		ck_assert_int_eq(s.points[k].d_k, 4 << k);
+		ck_assert(s.points[k].scaled_median == whole[k].scaled_median);
+		ck_assert(s.points[k].unscaled_median == whole[k].unscaled_median);
+		ck_assert_int_eq(s.points[k].unscaled_reached, whole[k].unscaled_reached);
+		for (int seed = 0; seed < 2; seed++)
+			ck_assert_int_eq(s.points[k].unscaled[seed], whole[k].unscaled[seed]);
+	}
+}
+END_TEST
+
 /* Medians count a run that never reached 90% as budget + 1. */
 START_TEST(test_median_counts_censored_runs)
 {
@@ -555,6 +586,7 @@ static Suite *train_suite(void)
 	tcase_add_test(tc, test_unscaled_stalls_at_large_dk);
 	tcase_add_test(tc, test_median_counts_censored_runs);
 	tcase_add_test(tc, test_verdict_sentences);
+	tcase_add_test(tc, test_sweep_in_pieces);
 	tcase_add_loop_test(tc, test_same_seed_same_run, 0, QKV_TASK_COUNT);
 	tcase_add_loop_test(tc, test_optimiser_steps, 0, 2);
 	tcase_add_test(tc, test_records);

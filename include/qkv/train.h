@@ -171,6 +171,22 @@ struct qkv_train_sweep_point {
  * at most c->steps updates. seeds 1..QKV_TRAIN_SWEEP_MAX_SEEDS. */
 int qkv_train_sweep(const struct qkv_train_config *c, int seeds,
 		    struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS]);
+/* The same sweep in pieces, so an interface can run it between keys: begin, then
+ * advance with a budget of work (qkv_train_step_work units; INFINITY for all of
+ * it) until done, then end. points fill in as each d_k finishes. */
+struct qkv_train_sweep_state {
+	struct qkv_train_config config;
+	int seeds;
+	struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS];
+	int point, side, seed;  /* the run in progress: d_k index, 0 scaled / 1 unscaled, seed */
+	struct qkv_train run;
+	bool open, done;
+};
+int qkv_train_sweep_begin(struct qkv_train_sweep_state *s, const struct qkv_train_config *c,
+			  int seeds);
+int qkv_train_sweep_advance(struct qkv_train_sweep_state *s, double work);
+void qkv_train_sweep_end(struct qkv_train_sweep_state *s);
+
 /* The median over seeds of steps to 90%, counting a seed that never got there as
  * budget + 1 (so the median is a lower bound when it is above the budget). */
 double qkv_train_median_steps(const int *steps, int seeds, int budget);

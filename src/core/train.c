@@ -622,49 +622,105 @@ double qkv_train_median_steps(const int *steps, int seeds, int budget)
 	return 0.5 * ((double)sorted[seeds / 2 - 1] + (double)sorted[seeds / 2]);
 }
 
-int qkv_train_sweep(const struct qkv_train_config *c, int seeds,
-		    struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS])
+int qkv_train_sweep_begin(struct qkv_train_sweep_state *s, const struct qkv_train_config *c,
+			  int seeds)
 {
 	int rc = qkv_train_config_check(c);
 
+	memset(s, 0, sizeof *s);
 	if (rc != 0)
 		return rc;
 	if (seeds < 1 || seeds > QKV_TRAIN_SWEEP_MAX_SEEDS)
 		return QKV_EINVAL;
-	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++) {
-		struct qkv_train_sweep_point *point = &points[k];
+	s->config = *c;
+	s->seeds = seeds;
+	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++)
+		s->points[k].d_k = 4 << k;
+	return 0;
+}
 
-		memset(point, 0, sizeof *point);
-		point->d_k = 4 << k;
-		for (int side = 0; side < 2; side++) {
-			int *steps = side == 0 ? point->scaled : point->unscaled;
+/* Opens the run the state is at (its d_k, side and seed). */
+static int sweep_open_run(struct qkv_train_sweep_state *s)
+{
+	struct qkv_train_config run = s->config;
 
-			for (int s = 0; s < seeds; s++) {
-				struct qkv_train_config run = *c;
-				struct qkv_train t;
+	run.d_k = s->points[s->point].d_k;
+	run.scaled = s->side == 0;
+	run.seed = s->config.seed + (uint64_t)s->seed;
+	s->open = qkv_train_init(&s->run, &run) == 0;
+	return s->open ? 0 : QKV_ENOMEM;
+}
 
-				run.d_k = point->d_k;
-				run.scaled = side == 0;
-				run.seed = c->seed + (uint64_t)s;
-				rc = qkv_train_init(&t, &run);
-				if (rc == 0)
-					rc = qkv_train_run(&t, true);
-				steps[s] = t.steps_to_90;
-				qkv_train_fini(&t);
-				if (rc != 0)
-					return rc;
-				if (steps[s] >= 0) {
-					if (side == 0)
-						point->scaled_reached++;
-					else
-						point->unscaled_reached++;
-				}
-			}
+/* Records the finished run and moves on to the next seed, side and d_k. */
+static void sweep_close_run(struct qkv_train_sweep_state *s)
+{
+	struct qkv_train_sweep_point *point = &s->points[s->point];
+	int steps = s->run.steps_to_90;
+
+	(s->side == 0 ? point->scaled : point->unscaled)[s->seed] = steps;
+	if (steps >= 0) {
+		if (s->side == 0)
+			point->scaled_reached++;
+		else
+			point->unscaled_reached++;
+	}
+	qkv_train_fini(&s->run);
+	s->open = false;
+	if (++s->seed < s->seeds)
+		return;
+	s->seed = 0;
+	if (++s->side < 2)
+		return;
+	s->side = 0;
+	point->scaled_median = qkv_train_median_steps(point->scaled, s->seeds, s->config.steps);
+	point->unscaled_median = qkv_train_median_steps(point->unscaled, s->seeds, s->config.steps);
+	if (++s->point == QKV_TRAIN_SWEEP_POINTS)
+		s->done = true;
+}
+
+int qkv_train_sweep_advance(struct qkv_train_sweep_state *s, double work)
+{
+	double spent = 0.0;
+
+	while (!s->done && spent < work) {
+		int rc;
+
+		if (!s->open && (rc = sweep_open_run(s)) != 0)
+			return rc;
+		if (s->run.steps_to_90 >= 0 || s->run.count > s->config.steps) {
+			sweep_close_run(s);
+			continue;
 		}
-		point->scaled_median = qkv_train_median_steps(point->scaled, seeds, c->steps);
-		point->unscaled_median = qkv_train_median_steps(point->unscaled, seeds, c->steps);
+		rc = qkv_train_step(&s->run);
+		if (rc != 0) {
+			qkv_train_fini(&s->run);
+			s->open = false;
+			return rc;
+		}
+		spent += qkv_train_step_work(&s->run.config);
 	}
 	return 0;
+}
+
+void qkv_train_sweep_end(struct qkv_train_sweep_state *s)
+{
+	if (s->open)
+		qkv_train_fini(&s->run);
+	s->open = false;
+}
+
+int qkv_train_sweep(const struct qkv_train_config *c, int seeds,
+		    struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS])
+{
+	struct qkv_train_sweep_state s;
+	int rc = qkv_train_sweep_begin(&s, c, seeds);
+
+	if (rc == 0)
+		rc = qkv_train_sweep_advance(&s, INFINITY);
+	qkv_train_sweep_end(&s);
+	if (rc == 0)
+		memcpy(points, s.points, sizeof s.points);
+	return rc;
 }
 
 /* The derivation text: writes into a fixed buffer, counting what was needed. */
