@@ -209,6 +209,48 @@ START_TEST(test_too_large_to_watch)
 }
 END_TEST
 
+/* E runs the experiment a piece per tick; it ends with the same medians as the
+ * sweep in one go, and E again returns to the runs. With xent + Adam, the MSE +
+ * SGD sweep runs too, to compare. */
+START_TEST(test_experiment)
+{
+	struct app a;
+	struct qkv_train_config c;
+	struct qkv_train_sweep_point whole[QKV_TRAIN_SWEEP_POINTS];
+	int ticks = 0;
+
+	qkv_train_config_default(&c, QKV_TASK_SELF);
+	c.tokens = 4;
+	c.d_model = qkv_train_default_d_model(c.task, c.tokens);
+	c.steps = 30;
+	c.loss = _i == 0 ? QKV_LOSS_MSE : QKV_LOSS_XENT;
+	c.optimizer = _i == 0 ? QKV_OPTIMIZER_SGD : QKV_OPTIMIZER_ADAM;
+	c.lr = qkv_train_default_lr(c.loss, c.optimizer);
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	key(&a, 'E');
+	ck_assert(a.learning->sweep_shown);
+	ck_assert(!app_learning_sweep_done(a.learning));
+	ck_assert(a.learning->has_baseline == (_i == 1));
+	while (!app_learning_sweep_done(a.learning) && ticks < 10000) {
+		event(&a, EVENT_TICK);
+		ticks++;
+	}
+	ck_assert(app_learning_sweep_done(a.learning));
+	ck_assert_int_eq(qkv_train_sweep(&c, LEARNING_SWEEP_SEEDS, whole), 0);
+	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++) {
+		ck_assert(a.learning->sweep.points[k].scaled_median == whole[k].scaled_median);
+		ck_assert(a.learning->sweep.points[k].unscaled_median == whole[k].unscaled_median);
+	}
+	ck_assert_ptr_nonnull(strstr(a.message, "experiment is done"));
+	/* The training runs did not move while the experiment ran. */
+	ck_assert_int_eq(a.learning->runs[0].count, 1);
+	key(&a, 'E');
+	ck_assert(!a.learning->sweep_shown);
+	app_fini(&a);
+}
+END_TEST
+
 /* Tab, arrows and x choose the gradient cell whose derivation is shown, wrapping
  * inside the matrix. */
 START_TEST(test_derivation_cell)
@@ -276,6 +318,7 @@ static Suite *learning_suite(void)
 	tcase_add_test(tc, test_dk_and_budget);
 	tcase_add_test(tc, test_derivation_cell);
 	tcase_add_test(tc, test_too_large_to_watch);
+	tcase_add_loop_test(tc, test_experiment, 0, 2);
 	tcase_add_test(tc, test_summary_from_numbers);
 	suite_add_tcase(s, tc);
 	return s;

@@ -20,6 +20,58 @@ static void note(struct app *app, bool error, const char *text)
 	app->message_is_error = error;
 }
 
+/* Ends the experiment's runs in progress. */
+static void end_sweep(struct app_learning *l)
+{
+	if (!l->sweep_started)
+		return;
+	qkv_train_sweep_end(&l->sweep);
+	if (l->has_baseline)
+		qkv_train_sweep_end(&l->baseline);
+	l->sweep_started = false;
+}
+
+/* Starts the experiment on the view's configuration. */
+static int begin_sweep(struct app_learning *l)
+{
+	struct qkv_train_config base = l->config;
+	int rc = qkv_train_sweep_begin(&l->sweep, &l->config, LEARNING_SWEEP_SEEDS);
+
+	l->has_baseline = l->config.loss != QKV_LOSS_MSE || l->config.optimizer != QKV_OPTIMIZER_SGD;
+	if (rc == 0 && l->has_baseline) {
+		base.loss = QKV_LOSS_MSE;
+		base.optimizer = QKV_OPTIMIZER_SGD;
+		base.lr = qkv_train_default_lr(base.loss, base.optimizer);
+		rc = qkv_train_sweep_begin(&l->baseline, &base, LEARNING_SWEEP_SEEDS);
+	}
+	l->sweep_started = rc == 0;
+	return rc;
+}
+
+bool app_learning_sweep_done(const struct app_learning *l)
+{
+	return l->sweep_started && l->sweep.done && (!l->has_baseline || l->baseline.done);
+}
+
+/* A tick's share of the experiment: at most two live steps' worth of work. */
+static int advance_sweep(struct app *app)
+{
+	struct app_learning *l = app->learning;
+	int rc = qkv_train_sweep_advance(&l->sweep, 2.0 * QKV_TRAIN_LIVE_WORK);
+
+	if (rc == 0 && l->sweep.done && l->has_baseline)
+		rc = qkv_train_sweep_advance(&l->baseline, 2.0 * QKV_TRAIN_LIVE_WORK);
+	if (rc != 0) {
+		end_sweep(l);
+		l->sweep_shown = false;
+		note(app, true, "the experiment stopped: out of memory");
+		return REDRAW_ALL;
+	}
+	if (app_learning_sweep_done(l))
+		note(app, false, "the experiment is done: E returns to the runs");
+	return REDRAW_OVERLAY | REDRAW_STATUS;
+}
+
 static void free_runs(struct app_learning *l)
 {
 	qkv_train_fini(&l->runs[LEARNING_SCALED]);
@@ -85,6 +137,7 @@ void app_learning_free(struct app *app)
 {
 	if (app->learning == NULL)
 		return;
+	end_sweep(app->learning);
 	free_runs(app->learning);
 	free(app->learning);
 	app->learning = NULL;
@@ -213,6 +266,16 @@ static int learning_key(struct app *app, int key)
 	case 'x':
 		l->side = 1 - l->side;
 		return REDRAW_OVERLAY;
+	case 'E':
+		l->sweep_shown = !l->sweep_shown;
+		if (l->sweep_shown && !l->sweep_started && begin_sweep(l) != 0) {
+			l->sweep_shown = false;
+			note(app, true, "out of memory: no experiment");
+			return REDRAW_STATUS;
+		}
+		if (l->sweep_shown && !app_learning_sweep_done(l))
+			note(app, false, "the experiment runs between keys: E returns to the runs");
+		return REDRAW_OVERLAY | REDRAW_STATUS;
 	case APP_KEY_UP:
 	case 'k':
 		return move_cell(l, -1, 0);
@@ -272,6 +335,8 @@ int app_learning_event(struct app *app, const struct event *event)
 		return -1;
 	switch (event->type) {
 	case EVENT_TICK:
+		if (l->sweep_shown && l->sweep_started && !app_learning_sweep_done(l))
+			return advance_sweep(app);
 		return l->running ? advance(app, steps_this_tick(l)) : -1;
 	case EVENT_TRAIN_STEP:
 		l->running = false;

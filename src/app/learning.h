@@ -24,7 +24,18 @@ struct app_learning {
 	int side;                       /* the run whose gradient derivation is shown */
 	enum qkv_weight weight;         /* the gradient matrix of that derivation */
 	int row, col;                   /* its cell */
+	/* The experiment (E): steps to 90% over d_k = 4 … 256, run a little per tick;
+	 * with another loss or optimiser than MSE + SGD, that sweep too, to compare. */
+	bool sweep_shown;
+	bool sweep_started;
+	struct qkv_train_sweep_state sweep, baseline;
+	bool has_baseline;
 };
+
+#define LEARNING_SWEEP_SEEDS 5
+
+/* True when the experiment (and its baseline, if any) has finished. */
+bool app_learning_sweep_done(const struct app_learning *l);
 
 /* Opens the learning view on config c (NULL: keep the runs there are, or start
  * the default lookup task). Returns 0 or a QKV_E* code (the view stays closed). */

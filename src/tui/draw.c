@@ -729,7 +729,7 @@ static void draw_status(const struct app *app, const struct layout *l)
 	else if (app->overlay == OVERLAY_SATURATION)
 		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
 	else if (app->overlay == OVERLAY_LEARNING)
-		keys = " space run · . step · r reset · > < d_k · +- speed · Tab ∇W · x side · L close";
+		keys = " space run · . step · r reset · > < d_k · +- speed · Tab ∇W · E sweep · L close";
 	else if (app->stage != APP_STAGE_LIVE)
 		keys = " PgDn next stage · PgUp back · arrows move the cell · Home all live · A autoplay · ? help";
 	else {

@@ -291,6 +291,119 @@ static void draw_projections(const struct app_learning *l, int side, int y, int 
 	}
 }
 
+/* A median as the table writes it: "17", or ">500" above the budget, "…" to come. */
+static void median_text(char *buf, size_t size, double median, int budget, bool known)
+{
+	if (!known)
+		snprintf(buf, size, "…");
+	else if (median > budget)
+		snprintf(buf, size, ">%d", budget);
+	else
+		snprintf(buf, size, "%g", median);
+}
+
+/* The experiment: the table of medians as each d_k finishes, a chart of them
+ * (log d_k, log steps), and, when all is done, the verdict from the numbers. */
+static void draw_sweep(const struct app_learning *g, int y, int x, int width, int height)
+{
+	const struct qkv_train_sweep_state *s = &g->sweep;
+	struct cell_style normal = palette_role(ROLE_NORMAL), dim = palette_role(ROLE_DIM);
+	int budget = s->config.steps, finished = s->done ? QKV_TRAIN_SWEEP_POINTS : s->point;
+	char text[TEXT_MAX], name[32];
+	int table_w = 54, row = y;
+
+	snprintf(name, sizeof name, "%s + %s", qkv_loss_name(s->config.loss),
+		 qkv_optimizer_name(s->config.optimizer));
+	if (app_learning_sweep_done(g))
+		snprintf(text, sizeof text, "steps to 90%%, %s, lr %g, seeds %llu…%llu, at most %d steps: done",
+			 name, s->config.lr, (unsigned long long)s->config.seed,
+			 (unsigned long long)s->config.seed + LEARNING_SWEEP_SEEDS - 1, budget);
+	else if (!s->done)
+		snprintf(text, sizeof text, "steps to 90%%, %s, lr %g, at most %d steps: running d_k %d, %s, seed %d of %d",
+			 name, s->config.lr, budget, s->points[s->point].d_k,
+			 s->side == 0 ? "scaled" : "unscaled", s->seed + 1, LEARNING_SWEEP_SEEDS);
+	else
+		snprintf(text, sizeof text, "steps to 90%%, %s: done; now the MSE + SGD sweep to compare, d_k %d",
+			 name, g->baseline.points[g->baseline.point < QKV_TRAIN_SWEEP_POINTS ? g->baseline.point : 0].d_k);
+	put(row++, x, width, palette_role(ROLE_TITLE), text);
+	put(row++, x, width, dim, "   d_k   scaled  unscaled  unscaled/scaled  reached 90%");
+	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS && row < y + height; k++, row++) {
+		const struct qkv_train_sweep_point *p = &s->points[k];
+		char scaled[16], unscaled[16], ratio[24] = "…", reached[24] = "";
+		bool known = k < finished;
+
+		median_text(scaled, sizeof scaled, p->scaled_median, budget, known);
+		median_text(unscaled, sizeof unscaled, p->unscaled_median, budget, known);
+		if (known) {
+			bool at_least;
+			double gap = qkv_train_sweep_gap(p, budget, &at_least);
+
+			if (gap < 0.0)
+				snprintf(ratio, sizeof ratio, "—");
+			else
+				snprintf(ratio, sizeof ratio, "%s%.*f×", at_least ? "≥ " : "",
+					 gap < 10.0 ? 1 : 0, gap);
+			snprintf(reached, sizeof reached, "%d/%d, %d/%d", p->scaled_reached,
+				 LEARNING_SWEEP_SEEDS, p->unscaled_reached, LEARNING_SWEEP_SEEDS);
+		}
+		snprintf(text, sizeof text, "%6d %8s %9s  %*s%s  %s", p->d_k, scaled, unscaled,
+			 15 - qkv_text_columns(ratio), "", ratio, reached);
+		/* reached: "scaled/seeds, unscaled/seeds" */
+		put(row, x, width, normal, text);
+	}
+	/* The chart: beside the table when there is room, else under it. */
+	if (finished > 0) {
+		double dks[QKV_TRAIN_SWEEP_POINTS], medians[2][QKV_TRAIN_SWEEP_POINTS];
+		static const char *const marks[2] = { "●", "×" }, *const ascii[2] = { "o", "x" };
+		struct chart_series series[2];
+		struct chart c;
+		bool beside = width - table_w >= 30;
+
+		for (int k = 0; k < finished; k++) {
+			dks[k] = s->points[k].d_k;
+			medians[0][k] = s->points[k].scaled_median;
+			medians[1][k] = s->points[k].unscaled_median;
+		}
+		for (int side = 0; side < 2; side++)
+			series[side] = (struct chart_series){
+				.x = dks, .y = medians[side], .count = finished,
+				.style = palette_role(side == 0 ? ROLE_LABEL : ROLE_NORMAL),
+				.mark = marks[side], .ascii_mark = ascii[side],
+			};
+		memset(&c, 0, sizeof c);
+		c.title = "median steps ● ÷√d_k × ÷1";
+		c.series = series;
+		c.series_count = 2;
+		c.marker_x = NAN;
+		c.x_axis = (struct chart_axis){ .min = 4, .max = 256, .log = true, .label = "d_k",
+						 .tick_count = 4, .ticks = { 4, 16, 64, 256 } };
+		c.y_axis = (struct chart_axis){ .min = 1, .max = budget + 1, .log = true,
+						 .label = "steps" };
+		if (beside) {
+			c.y = y + 1;
+			c.x = x + table_w + 2;
+			c.width = width - table_w - 2;
+			c.height = height - 4 > 12 ? 12 : height - 4;
+		} else {
+			c.y = y + 2 + QKV_TRAIN_SWEEP_POINTS;
+			c.x = x;
+			c.width = width;
+			c.height = height - 4 - (2 + QKV_TRAIN_SWEEP_POINTS);
+			c.height = c.height > 12 ? 12 : c.height;
+			row = c.y + (c.height >= 5 ? c.height : 0);
+		}
+		if (c.height >= 5)
+			chart_draw(stdscr, &c);
+		if (beside && c.height >= 5 && c.y + c.height > row)
+			row = c.y + c.height;
+	}
+	if (app_learning_sweep_done(g) && row + 1 < y + height) {
+		qkv_train_sweep_verdict(text, sizeof text, s->points, LEARNING_SWEEP_SEEDS, budget, name,
+					g->has_baseline ? g->baseline.points : NULL);
+		put_wrapped(row + 1, x, width, y + height - row - 1, palette_role(ROLE_TITLE), text);
+	}
+}
+
 void draw_train(const struct app *app, const struct layout *l)
 {
 	const struct app_learning *g = app->learning;
@@ -310,6 +423,10 @@ void draw_train(const struct app *app, const struct layout *l)
 		 g->config.d_model, g->config.d_k, qkv_loss_name(g->config.loss),
 		 qkv_optimizer_name(g->config.optimizer), g->config.lr, (unsigned long long)g->config.seed);
 	put(top, 0, width, palette_role(ROLE_TITLE), text);
+	if (g->sweep_shown && g->sweep_started) {
+		draw_sweep(g, top + 1, 1, width - 2, bottom - top);
+		return;
+	}
 	app_learning_summary(g, text, sizeof text);
 	top += 1 + put_wrapped(top + 1, 1, width - 2, 2, palette_role(ROLE_TITLE), text);
 	/* The derivation of the selected gradient cell, at the bottom. */

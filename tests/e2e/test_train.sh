@@ -60,6 +60,18 @@ read -r scaled_j unscaled_j < <(screen big | sed -n \
 	's/^ mean softmax Jacobian ‖J‖ \([0-9.e+-]*\) *mean softmax Jacobian ‖J‖ \([0-9.e+-]*\)$/\1 \2/p')
 check "the unscaled softmax Jacobian is 100× smaller (${scaled_j:-none} against ${unscaled_j:-none})" \
 	"$(awk -v s="${scaled_j:-0}" -v u="${unscaled_j:-1}" 'BEGIN { print (u * 100 < s) }')" = 1
+keys big E
+expect big 'steps to 90%, mse \+ sgd' "E shows the experiment"
+if wait_for big 'seeds 1…5, at most 500 steps: done' 20; then
+	pass "the experiment finishes between keys"
+else
+	fail "the experiment finishes between keys"
+	e2e_dump big
+fi
+expect big '^ +256 +[0-9]+ +>500 +≥ [0-9]+× +5/5, 0/5' "at d_k 256 no unscaled run reaches 90% in 500 steps"
+expect big 'mse \+ sgd at d_k = 256: the unscaled head needs ≥ [0-9]+×' "the verdict comes from the table"
+keys big E
+expect big '÷ √256 = 16 · step' "E returns to the runs"
 keys big q
 expect_exit big 0 "q quits"
 
