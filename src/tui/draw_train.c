@@ -282,8 +282,12 @@ static void draw_projections(const struct app_learning *l, int side, int y, int 
 	char text[128];
 
 	for (int k = 0; k < 2 && each >= 2; k++) {
-		snprintf(text, sizeof text, "%sᵀ (d_k × d_model), moved %.3g since step 0",
-			 qkv_weight_name(which[k]), moved_by(t, which[k]));
+		const struct qkv_matrix *m = qkv_train_weight(t, which[k]);
+		int rows = 2 * (each - 1) < m->cols ? 2 * (each - 1) : m->cols;
+		int cols = w < m->rows ? w : m->rows;
+
+		snprintf(text, sizeof text, "%sᵀ: d_k %d of %d × d_model %d of %d, moved %.3g",
+			 qkv_weight_name(which[k]), rows, m->cols, cols, m->rows, moved_by(t, which[k]));
 		put(y, x, w, palette_role(ROLE_DIM), text);
 		draw_projection(qkv_train_weight(t, which[k]), largest_entry(l, which[k]), y + 1, x,
 				each - 1, w);
@@ -436,7 +440,7 @@ void draw_train(const struct app *app, const struct layout *l)
 	qkv_train_derive(derivation + strlen(derivation), sizeof derivation - strlen(derivation),
 			 &chosen->problem, &chosen->now, g->weight, g->row, g->col, 4);
 	body = bottom - top + 1;
-	derivation_lines = body >= 24 ? 6 : body >= 16 ? 3 : body >= 12 ? 2 : 0;
+	derivation_lines = body >= 40 ? 6 : body >= 16 ? 4 : body >= 12 ? 2 : 0;
 	if (derivation_lines > 0)
 		put_wrapped(bottom - derivation_lines + 1, 1, width - 2, derivation_lines, normal,
 			    derivation);
@@ -456,7 +460,7 @@ void draw_train(const struct app *app, const struct layout *l)
 		const enum series order[3] = { SERIES_ACCURACY, SERIES_GRAD, SERIES_JACOBIAN };
 		const char *titles[3] = { "accuracy ●÷√d_k ×÷1", "‖∇W_Q, W_K‖", "mean ‖J‖" };
 
-		height = height > 12 ? 12 : height;
+		height = height > 10 ? 10 : height;
 		for (int k = 0; k < 3; k++)
 			draw_series_chart(g, order[k], 3u, titles[k], row, 1 + k * chart_w, height,
 					  chart_w - 1, curves);
