@@ -10,7 +10,8 @@
  *   lookup    X = [query code | key code | value]: each token has a random key
  *             code and carries as its query code the key code of another token
  *             (a random permutation); its target is that token's value. W_Q and
- *             W_K must learn to pull out the query and key parts and match them.
+ *             W_K must make the score of the matching pair the highest; with one
+ *             fixed set of tokens any part of X that tells them apart will do.
  *   previous  X = [position code | value]: the target of token i is the value of
  *             token i − 1 (the first token, which has none, keeps its own).
  *   self      X = [content code | value]: the target is the token's own value.
