@@ -184,6 +184,7 @@ int qkv_train_task(const struct qkv_train_config *c, struct qkv_problem *p,
 	int n = c->tokens, parts = code_parts(c->task);
 	int code = (c->d_model - n) / parts; /* entries per code part */
 	int value_at = parts * code;         /* first column of the value part */
+	int key_at = parts == 2 ? code : 0;  /* lookup: [query | key | value]; else [code | value] */
 	int perm[QKV_TRAIN_MAX_TOKENS], classes[QKV_TRAIN_MAX_TOKENS], source[QKV_TRAIN_MAX_TOKENS];
 	struct qkv_rng rng;
 	int rc = qkv_train_config_check(c);
@@ -243,7 +244,7 @@ int qkv_train_task(const struct qkv_train_config *c, struct qkv_problem *p,
 	qkv_rng_seed(&rng, c->seed);
 	for (int i = 0; i < n; i++)
 		for (int e = 0; e < code; e++)
-			qkv_matrix_set(&p->x, i, e, random_sign(&rng));
+			qkv_matrix_set(&p->x, i, key_at + e, random_sign(&rng));
 	shuffle(&rng, classes, n);
 	shuffle(&rng, perm, n);
 	for (int i = 0; i < n; i++) {
@@ -260,17 +261,11 @@ int qkv_train_task(const struct qkv_train_config *c, struct qkv_problem *p,
 			break;
 		}
 	}
-	if (c->task == QKV_TASK_LOOKUP) {
-		/* Column block 0 holds the key codes drawn above; the query code of token
-		 * i is the key code of its source. */
-		for (int i = 0; i < n; i++)
-			for (int e = 0; e < code; e++) {
-				qkv_matrix_set(&p->x, i, code + e, qkv_matrix_get(&p->x, i, e));
-			}
+	/* lookup: the query code of token i is the key code of its source. */
+	if (c->task == QKV_TASK_LOOKUP)
 		for (int i = 0; i < n; i++)
 			for (int e = 0; e < code; e++)
-				qkv_matrix_set(&p->x, i, e, qkv_matrix_get(&p->x, source[i], code + e));
-	}
+				qkv_matrix_set(&p->x, i, e, qkv_matrix_get(&p->x, source[i], key_at + e));
 	for (int i = 0; i < n; i++) {
 		qkv_matrix_set(&p->x, i, value_at + classes[i], 1.0);
 		qkv_matrix_set(target, i, classes[source[i]], 1.0);
