@@ -556,8 +556,8 @@ static int run_train(int argc, char **argv)
 		qkv_problem_fini(&problem);
 		return fail("cannot make the task: %s", qkv_error_string(status)) - 1;
 	}
-	struct tui_options options = { .palette = t.palette, .projector = t.projector,
-				       .pace = 1.5, .train = &t.config };
+	struct tui_options options = { .palette = t.palette, .color = t.color,
+				       .projector = t.projector, .pace = 1.5, .train = &t.config };
 	return tui_run(&problem, NULL, &options);
 }
 

@@ -111,6 +111,8 @@ expect_refusal "--seeds without --train-sweep" --train self --seeds 3 --format t
 expect_refusal "a FILE with --train" --train self --format text some.json
 expect_refusal "an option of the other modes" --train self --mask causal --format text
 expect_refusal "--palette with --format" --train self --palette mono --format text
+expect_refusal "--color with --format" --train self --color 8 --format text
+expect_refusal "a bad --color" --train self --color lots
 expect_success "--learn W_V,W_K" --train self --learn W_V,W_K --steps 3 --format text
 grep -q '; learning: W_K, W_V$' "$tmp/out" && ok "--learn W_V,W_K: W_K and W_V learn" \
 	|| not_ok "--learn W_V,W_K: W_K and W_V learn"

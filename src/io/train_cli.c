@@ -17,7 +17,7 @@
 
 enum train_opt {
 	T_TRAIN, T_SWEEP, T_DK, T_DMODEL, T_TOKENS, T_NO_SCALE, T_LOSS, T_OPTIMIZER, T_LR,
-	T_STEPS, T_SEED, T_SEEDS, T_LEARN, T_FORMAT, T_PRINT, T_PROJECTOR, T_PALETTE, T_HELP, T_COUNT,
+	T_STEPS, T_SEED, T_SEEDS, T_LEARN, T_FORMAT, T_PRINT, T_PROJECTOR, T_PALETTE, T_COLOR, T_HELP, T_COUNT,
 };
 
 static const struct option options[] = {
@@ -38,6 +38,7 @@ static const struct option options[] = {
 	{ "print", no_argument, NULL, T_PRINT },
 	{ "projector", no_argument, NULL, T_PROJECTOR },
 	{ "palette", required_argument, NULL, T_PALETTE },
+	{ "color", required_argument, NULL, T_COLOR },
 	{ "help", no_argument, NULL, T_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -186,6 +187,12 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 	case T_PROJECTOR:
 		c->projector = true;
 		return 0;
+	case T_COLOR:
+		if (strcmp(arg, "auto") != 0 && strcmp(arg, "truecolor") != 0 && strcmp(arg, "256") != 0
+		    && strcmp(arg, "8") != 0 && strcmp(arg, "mono") != 0)
+			return fail("--color %s: expected auto, truecolor, 256, 8 or mono", arg);
+		c->color = arg;
+		return 0;
 	default:
 		(void)given;
 		return 0;
@@ -195,7 +202,9 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 /* What does not go together; 0 or EXIT_USAGE. */
 static int check(struct train_cli *c, const bool given[T_COUNT])
 {
-	static const enum train_opt not_with_sweep[] = { T_DK, T_NO_SCALE, T_PROJECTOR, T_PALETTE };
+	static const enum train_opt not_with_sweep[] = {
+		T_DK, T_NO_SCALE, T_PROJECTOR, T_PALETTE, T_COLOR,
+	};
 	int min_d_model;
 
 	if (!given[T_TRAIN])
@@ -208,9 +217,10 @@ static int check(struct train_cli *c, const bool given[T_COUNT])
 	} else if (given[T_SEEDS]) {
 		return fail("--seeds goes with --train-sweep");
 	}
-	if (c->print && (given[T_PROJECTOR] || given[T_PALETTE]))
+	if (c->print && (given[T_PROJECTOR] || given[T_PALETTE] || given[T_COLOR]))
 		return fail("--%s is for the interface; it does nothing with --format",
-			    options[given[T_PROJECTOR] ? T_PROJECTOR : T_PALETTE].name);
+			    options[given[T_PROJECTOR] ? T_PROJECTOR
+				    : given[T_PALETTE] ? T_PALETTE : T_COLOR].name);
 	if (!given[T_DMODEL])
 		c->config.d_model = qkv_train_default_d_model(c->config.task, c->config.tokens);
 	min_d_model = qkv_train_min_d_model(c->config.task, c->config.tokens);

@@ -18,6 +18,7 @@ struct train_cli {
 	enum train_format format;
 	bool projector;          /* interface options */
 	const char *palette;
+	const char *color;       /* --color DEPTH: auto, truecolor, 256, 8 or mono */
 };
 
 #define TRAIN_CLI_HELP (-1) /* --help was asked for */
