@@ -70,7 +70,7 @@ struct qkv_train_config {
 	uint64_t seed;
 };
 
-/* The defaults: 8 tokens, the smallest d_model with codes of 2n entries, d_k 16,
+/* The defaults: 8 tokens, d_model with code parts of 2n entries each, d_k 16,
  * scaled, τ 1, no mask, MSE, SGD, W_Q and W_K learn, lr and steps of
  * qkv_train_default_lr and qkv_train_default_steps, seed 1. */
 void qkv_train_config_default(struct qkv_train_config *c, enum qkv_task task);
