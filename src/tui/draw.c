@@ -512,9 +512,11 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		put(panel->y, panel->x, panel->w, palette_role(panel->withheld ? ROLE_DIM : ROLE_TITLE), title);
 	}
 	if (panel->withheld) {
-		put(panel->y + 2, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "not computed yet");
-		put(panel->y + 3, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "PageDown for the");
-		put(panel->y + 4, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "next stage");
+		static const char *const withheld[3] = { "not computed yet", "PageDown for the", "next stage" };
+
+		/* Inside the panel only: a short one keeps the first words. */
+		for (int i = 0; i < 3 && 2 + i < panel->h; i++)
+			put(panel->y + 2 + i, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), withheld[i]);
 		return;
 	}
 	if (panel->kind == PANEL_READOUT) {
@@ -720,6 +722,9 @@ static void draw_status(const struct app *app, const struct layout *l)
 	const char *keys;
 	int y = l->status_y;
 
+	/* The free line above the message is the message's too (a long one wraps). */
+	if (l->info_y + l->info_h < y)
+		blank(y - 1, 0, 1, l->width);
 	blank(y, 0, 2, l->width);
 	if (app->editing)
 		keys = " Enter keep · Esc cancel · Backspace erase · digits . - e";
@@ -919,6 +924,8 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 {
 	if (flags == REDRAW_NONE)
 		return;
+	struct layout before = *l;
+
 	palette_use(app->palette, app->projector);
 	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
 	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
@@ -934,8 +941,12 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 				l->panels[i].first_row = first[i][0];
 				l->panels[i].first_col = first[i][1];
 			}
-		layout_follow(l, app);
 	}
+	layout_follow(l, app);
+	/* Whatever moved, widened or scrolled leaves nothing behind: a layout unlike
+	 * the last frame's redraws the whole screen. */
+	if (!layout_same(&before, l))
+		flags |= REDRAW_ALL;
 	draw_frame(app, l, flags);
 	wnoutrefresh(stdscr);
 	doupdate();

@@ -66,6 +66,7 @@ static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int
 	if (panel->number_cell_w < 6)
 		panel->number_cell_w = 6;
 	panel->cell_w = panel->number_cell_w;
+	panel->cell_h = 1;
 }
 
 /* The panel's full width for `cols` shown columns (never narrower than its title). */
@@ -535,4 +536,24 @@ bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int 
 		return true;
 	}
 	return false;
+}
+
+bool layout_same(const struct layout *a, const struct layout *b)
+{
+	if (a->width != b->width || a->height != b->height || a->too_small != b->too_small ||
+	    a->tight != b->tight || a->count != b->count || a->decimals != b->decimals || a->left != b->left ||
+	    a->info_y != b->info_y || a->info_h != b->info_h || a->status_y != b->status_y)
+		return false;
+	for (int i = 0; i < a->count; i++) {
+		const struct panel *p = &a->panels[i], *q = &b->panels[i];
+
+		if (p->kind != q->kind || p->x != q->x || p->y != q->y || p->w != q->w || p->h != q->h ||
+		    p->label_w != q->label_w || p->cell_w != q->cell_w || p->cell_h != q->cell_h ||
+		    p->shown_rows != q->shown_rows || p->shown_cols != q->shown_cols ||
+		    p->first_row != q->first_row || p->first_col != q->first_col || p->compact != q->compact ||
+		    p->halves != q->halves || p->h_extra != q->h_extra || p->withheld != q->withheld ||
+		    p->sums != q->sums || p->rows != q->rows || p->cols != q->cols)
+			return false;
+	}
+	return true;
 }

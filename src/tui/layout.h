@@ -28,6 +28,7 @@ struct panel {
 	int rows, cols;     /* the grid's data shape */
 	int label_w, cell_w; /* cell_w: as drawn (2 when compact) */
 	int number_cell_w;   /* a cell wide enough for the numbers */
+	int cell_h;          /* screen lines per data row (more when the screen is tall) */
 	int title_w;        /* columns the title needs */
 	int shown_rows, shown_cols; /* how many fit */
 	int first_row, first_col;   /* scroll offset (follows the cursor) */
@@ -62,6 +63,9 @@ void layout_follow(struct layout *l, const struct app *app);
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size);
 /* Screen lines the panel's data rows take (half of them with half blocks). */
 int panel_lines(const struct panel *panel);
+/* True when a and b put the same things in the same places (panels, their cells,
+ * scroll offsets, info and status lines): if not, the whole screen is redrawn. */
+bool layout_same(const struct layout *a, const struct layout *b);
 /* The cell under screen position (x, y): returns true and sets focus, row, col. */
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col);
 
