@@ -57,11 +57,19 @@ static void number_text(char *buf, size_t size, double value, int decimals)
 	qkv_format_number(buf, size, value, decimals);
 }
 
-/* Right-aligns text in a cell of width w (the last column stays a gap). */
-static void put_cell(int y, int x, int w, struct cell_style style, const char *text)
+/* Right-aligns text in a field `field` columns wide, centred in a cell of width w
+ * (the last column stays a gap), so the numbers of a column line up on their
+ * decimal points however wide the cells grow. */
+static void put_cell_in(int y, int x, int w, int field, struct cell_style style, const char *text)
 {
 	char cell[160];
-	int length = qkv_text_columns(text), pad = w - 1 - length;
+	int length = qkv_text_columns(text), pad;
+
+	if (field > w - 1 || field < length)
+		field = w - 1 < length ? length : w - 1;
+	pad = (w - 1 - field) / 2 + field - length;
+	if (pad > w - 1 - length)
+		pad = w - 1 - length;
 
 	if (pad < 0)
 		pad = 0;
@@ -70,8 +78,26 @@ static void put_cell(int y, int x, int w, struct cell_style style, const char *t
 		put(y, x + pad, length, style, text);
 		return;
 	}
-	snprintf(cell, sizeof cell, "%*s%s ", pad, "", text);
+	snprintf(cell, sizeof cell, "%*s%s%*s", pad, "", text, w - pad - length, "");
 	put(y, x, w, style, cell);
+}
+
+/* Right-aligns text in a cell of width w (the last column stays a gap). */
+static void put_cell(int y, int x, int w, struct cell_style style, const char *text)
+{
+	put_cell_in(y, x, w, w - 1, style, text);
+}
+
+/* A cell taller than one line: its colour fills the lines above and below its
+ * number (line `middle` of the block, which put_cell draws). */
+static void fill_cell(int top, int x, int w, int h, int middle, struct cell_style style)
+{
+	if (h <= 1 || (style.pair == 0 && (style.attr & A_REVERSE) == 0))
+		return;
+	style.attr &= ~(attr_t)A_UNDERLINE;
+	for (int line = 0; line < h; line++)
+		if (line != middle)
+			put(top + line, x, w, style, "                                ");
 }
 
 /* The value of a grid panel's cell, and whether it is masked. */
@@ -256,7 +282,8 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			snprintf(text, sizeof text, "%.*s", panel->cell_w - 1, app->problem.tokens[col]);
 		else
 			snprintf(text, sizeof text, "d%d", col + 1);
-		put_cell(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, palette_role(ROLE_LABEL), text);
+		put_cell_in(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, panel->field_w,
+			    palette_role(ROLE_LABEL), text);
 	}
 	if (panel->first_col + panel->shown_cols < panel->cols)
 		put(panel->y + 1, data_x + panel->shown_cols * panel->cell_w, 1, palette_role(ROLE_DIM), "…");
@@ -265,7 +292,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		return;
 	}
 	for (int r = 0; r < panel->shown_rows; r++) {
-		int row = panel->first_row + r, y = panel->y + 2 + r;
+		int row = panel->first_row + r, y = panel_row_y(panel, r), top = panel->y + 2 + r * panel->cell_h;
 		bool query_row = token_rows && panel->kind != PANEL_MIX && row == app_query(app);
 
 		if (token_rows)
@@ -279,6 +306,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			double value = panel_value(app, panel, row, col, &masked);
 			struct cell_style style = cell_style_of(app, panel, row, col, value, masked, limit);
 
+			fill_cell(top, x, panel->cell_w, panel->cell_h, y - top, style);
 			if (app->editing && panel->kind == PANEL_INPUT && panel->focus == (int)app->focus &&
 			    cell_selected(app, panel, row, col)) {
 				snprintf(text, sizeof text, "%s_", app->edit);
@@ -292,7 +320,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			if (masked) {
-				put_cell(y, x, panel->cell_w, style, "—");
+				put_cell_in(y, x, panel->cell_w, panel->field_w, style, "—");
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
@@ -300,7 +328,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
-			put_cell(y, x, panel->cell_w, style, text);
+			put_cell_in(y, x, panel->cell_w, panel->field_w, style, text);
 		}
 	}
 }
@@ -365,7 +393,7 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 		for (int j = 0; j < t->n; j++)
 			sum += qkv_matrix_get(&t->weights, row, j);
 		qkv_format_number(text, sizeof text, sum, l->decimals);
-		put_cell(panel->y + 2 + r, sum_x, panel->cell_w,
+		put_cell(panel_row_y(panel, r), sum_x, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
 	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR), "Σcol");
@@ -468,14 +496,17 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		int row = panel->first_row + r;
 		const struct qkv_row_stats *s = &t->rows[row];
 
+		/* Beside the heatmap's rows, however tall they are. */
+		y = panel_row_y(panel, r);
 		number_text(a, sizeof a, s->max_weight, 2);
 		number_text(b, sizeof b, t->n > 1 ? s->entropy / log_n : 0.0, 2);
 		number_text(c, sizeof c, s->effective_tokens, 1);
 		number_text(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
 			 app->problem.tokens[row], a, b, c, d);
-		put(y++, panel->x, panel->w, palette_role(row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+		put(y, panel->x, panel->w, palette_role(row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
+	y = panel->y + 2 + panel_lines(panel);
 	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
 }
 

@@ -13,7 +13,8 @@
 #define GAP 2           /* columns between panels (1 when tight) */
 #define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys (6 when tight) */
 #define READOUT_WIDTH 32
-#define MAX_CELL_GROWTH 3
+#define MAX_CELL_W 30    /* cells grow with the screen up to this many columns */
+#define MAX_CELL_H 6     /* and up to this many lines */
 
 /* Width of the widest number of m's entries at `decimals` places. */
 static int number_width(const struct qkv_matrix *m, int decimals)
@@ -62,7 +63,8 @@ static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int
 	panel->rows = rows;
 	panel->cols = cols;
 	panel->label_w = label_w;
-	panel->number_cell_w = (number_w > col_label_w ? number_w : col_label_w) + 2;
+	panel->field_w = number_w > col_label_w ? number_w : col_label_w;
+	panel->number_cell_w = panel->field_w + 2;
 	if (panel->number_cell_w < 6)
 		panel->number_cell_w = 6;
 	panel->cell_w = panel->number_cell_w;
@@ -296,6 +298,8 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->shown_rows = shown;
 		if (panel->halves)
 			shown = (shown + 1) / 2; /* lines, from here on */
+		else
+			shown *= panel->cell_h;
 		w = panel_width(panel, panel->shown_cols);
 		if (w > width)
 			w = width;
@@ -407,21 +411,54 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 		l->need_height = height + (total - body);
 		return;
 	}
-	/* Room to spare: grow the cells (projector mode more), without adding lines,
-	 * then centre the block. */
-	for (int grow = 0, fitted = total; !tight && grow < (app->projector ? MAX_CELL_GROWTH + 1 : MAX_CELL_GROWTH); grow++) {
+	/* Room to spare: the cells grow with the screen, first wider (up to nine tenths
+	 * of the width, without wrapping a line of panels), then, when every row shows,
+	 * taller (a block of lines per row, leaving five lines for the formula and the
+	 * derivation, and never taller than a third of the width in lines: a cell
+	 * stays wider than tall). Then the block is centred. */
+	for (int fitted = total; !tight;) {
 		int trial_widest;
+		bool room = true;
 
+		for (int i = 0; i < l->count; i++)
+			room &= l->panels[i].kind == PANEL_READOUT || l->panels[i].number_cell_w < MAX_CELL_W;
+		if (!room)
+			break;
 		for (int i = 0; i < l->count; i++)
 			l->panels[i].number_cell_w++;
 		total = place(&b, width, caps, top, &trial_widest);
-		if (trial_widest > width * 3 / 4 || total > fitted) {
+		if (trial_widest > width * 9 / 10 || total > fitted) {
 			for (int i = 0; i < l->count; i++)
 				l->panels[i].number_cell_w--;
 			total = place(&b, width, caps, top, &widest);
 			break;
 		}
 		widest = trial_widest;
+	}
+	if (!tight && caps[CAP_GRID] >= most && caps[CAP_INPUT] >= most && caps[CAP_READOUT] >= most) {
+		bool compact = false;
+		int narrowest = MAX_CELL_W;
+
+		for (int i = 0; i < l->count; i++) {
+			compact |= l->panels[i].compact;
+			if (l->panels[i].kind != PANEL_READOUT && l->panels[i].cell_w < narrowest)
+				narrowest = l->panels[i].cell_w;
+		}
+		for (int h = 2; !compact && h <= MAX_CELL_H && h <= narrowest / 3; h++) {
+			int trial_widest, trial;
+
+			for (int i = 0; i < l->count; i++)
+				l->panels[i].cell_h = h;
+			trial = place(&b, width, caps, top, &trial_widest);
+			if (trial > body - 5) {
+				for (int i = 0; i < l->count; i++)
+					l->panels[i].cell_h = h - 1;
+				total = place(&b, width, caps, top, &widest);
+				break;
+			}
+			total = trial;
+			widest = trial_widest;
+		}
 	}
 	l->left = (width - widest) / 2;
 	if (l->left < 0)
@@ -459,7 +496,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	chosen.l = &base;
 	base.width = width;
 	base.height = height;
-	base.decimals = app->projector ? 1 : 2;
+	base.decimals = 2; /* weights never fewer: rounded rows must add up */
 	base.need_width = 60;
 	base.need_height = 16;
 	base.too_small = width < base.need_width || height < base.need_height;
@@ -516,7 +553,12 @@ void layout_follow(struct layout *l, const struct app *app)
 
 int panel_lines(const struct panel *panel)
 {
-	return panel->halves ? (panel->shown_rows + 1) / 2 : panel->shown_rows;
+	return panel->halves ? (panel->shown_rows + 1) / 2 : panel->shown_rows * panel->cell_h;
+}
+
+int panel_row_y(const struct panel *panel, int shown_row)
+{
+	return panel->y + 2 + shown_row * panel->cell_h + (panel->cell_h - 1) / 2;
 }
 
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col)
@@ -531,7 +573,7 @@ bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int 
 		    x >= data_x + panel->shown_cols * panel->cell_w)
 			continue;
 		*focus = panel->focus;
-		*row = panel->first_row + (y - data_y) * (panel->halves ? 2 : 1);
+		*row = panel->first_row + (panel->halves ? (y - data_y) * 2 : (y - data_y) / panel->cell_h);
 		*col = panel->first_col + (x - data_x) / panel->cell_w;
 		return true;
 	}

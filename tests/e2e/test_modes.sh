@@ -72,13 +72,13 @@ R2=$(number 'sqrt(2)')
 start ui 80 24 "$QKV"
 expect ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "the worked example: weights row t1 reads 0.40 0.20 0.40"
 
-# --- P: projector mode, one decimal ------------------------------------------------
+# --- P: projector mode, still two decimals (rounded rows add up) -------------------
 keys ui P
 expect ui 'projector mode on' "P says projector mode on"
-w=$(weights "1 0" "$R2" 1 3)
-expect ui "$(cells t1 "$w")" "projector mode: weights row t1 reads $w (1 decimal)"
-expect ui "$(cells t2 "$(weights "0 1" "$R2" 1 3)")" "projector mode: weights row t2 reads one decimal too"
-expect_not ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "projector mode: no 2-decimal weights row"
+w=$(weights "1 0" "$R2" 2 3)
+expect ui "$(cells t1 "$w")" "projector mode: weights row t1 reads $w (2 decimals)"
+expect ui "$(cells t3 "$(weights "1 1" "$R2" 2 3)")" "projector mode: weights row t3 reads two decimals too"
+expect_not ui "$(cells t3 "$(weights "1 1" "$R2" 1 3)")" "projector mode: no 1-decimal weights row"
 keys ui P
 expect ui 'projector mode off' "P again turns it off"
 expect ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "2 decimals are back"
