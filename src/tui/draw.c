@@ -36,14 +36,6 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 	mvaddnstr(y, x, s, (int)(end - s));
 }
 
-/* Writes s at (y, x) in `width` columns, ending in "…" when it does not fit. */
-static void put_fitted(int y, int x, int width, struct cell_style style, const char *s)
-{
-	put(y, x, width, style, s);
-	if (qkv_text_columns(s) > width && width > 0)
-		put(y, x + width - 1, 1, style, "…");
-}
-
 /* Blanks a rectangle in the normal style. */
 static void blank(int y, int x, int h, int w)
 {
@@ -600,49 +592,98 @@ static const char *scale_words(const struct app *app, char *buf, size_t size)
 	return buf;
 }
 
-static void draw_bars(const struct app *app, const struct layout *l)
+/* Copies into buf the words of text that fit in `width` columns, never cutting a
+ * word: when some are left out, the kept ones end in "…". */
+static const char *words_fitting(char *buf, size_t size, const char *text, int width)
+{
+	size_t best = 0;
+
+	snprintf(buf, size, "%s", text);
+	if (qkv_text_columns(buf) <= width)
+		return buf;
+	for (size_t i = 1; buf[i] != '\0'; i++) {
+		char saved = buf[i];
+
+		if (buf[i] != ' ' || buf[i - 1] == ' ')
+			continue;
+		buf[i] = '\0';
+		if (qkv_text_columns(buf) + 2 <= width)
+			best = i;
+		buf[i] = saved;
+	}
+	if (best + 4 < size)
+		memcpy(buf + best, " …", sizeof " …");
+	if (qkv_text_columns(buf) > width)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* The title bar's right side: the problem's numbers, with " · " between them or,
+ * when tight, two spaces. */
+static void bar_numbers(const struct app *app, bool tight, char *buf, size_t size)
 {
 	static const char *const masks[] = { "none", "causal", "custom" };
 	const struct qkv_problem *p = &app->problem;
-	char left[160], right[200], scale[64], seed[48];
-	int x;
+	const char *dot = tight ? "  " : " · ";
+	char scale[64], seed[48];
+
+	scale_words(app, scale, sizeof scale);
+	snprintf(seed, sizeof seed, "%sseed %llu", dot, (unsigned long long)p->seed);
+	/* "modified" stands with the numbers, which always show; the title gets the rest. */
+	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%sτ %g%smask %s%s%s", app->dirty ? " modified ·" : "", p->n,
+		 dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, dot, p->temperature, dot, masks[p->mask],
+		 p->seeded ? seed : "", tight ? "" : " ");
+}
+
+static void draw_bars(const struct app *app, const struct layout *l)
+{
+	const struct qkv_problem *p = &app->problem;
+	const char *title = p->title != NULL ? p->title : "untitled";
+	char left[TEXT_MAX], right[200], stages[QKV_STAGE_COUNT][32];
+	int x, level, first = p->form == QKV_FORM_PROJECTED ? 0 : 1, bar = 7;
+	const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
+			     : p->wrong != QKV_WRONG_NONE ? " WRONG WAY: softmax down columns "
+			     : app->projector ? "projector" : NULL;
 
 	blank(0, 0, 2, l->width);
-	snprintf(seed, sizeof seed, " · seed %llu", (unsigned long long)p->seed);
-	/* "modified" stands with the numbers, which always show; the title gets the rest. */
-	snprintf(right, sizeof right, "%s n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ",
-		 app->dirty ? " modified ·" : "", p->n, app->trace.d_k, app->trace.d_v,
-		 scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask], p->seeded ? seed : "");
-	snprintf(left, sizeof left, " qkv · %s", p->title != NULL ? p->title : "untitled");
-	/* The numbers on the right always show; the title gets what is left. */
+	/* The numbers always; the whole title when it fits (without "qkv ·", then
+	 * with tighter separators); else its first words and "…". */
+	for (level = 0; level < 3; level++) {
+		snprintf(left, sizeof left, level == 0 ? " qkv · %s" : level == 1 ? " %s" : "%s", title);
+		bar_numbers(app, level == 2, right, sizeof right);
+		if (qkv_text_columns(left) + qkv_text_columns(right) <= l->width)
+			break;
+	}
+	if (level == 3)
+		words_fitting(left, sizeof left, title, l->width - qkv_text_columns(right) - 1);
 	x = l->width - qkv_text_columns(right);
 	if (x < 0)
 		x = 0;
 	palette_apply(stdscr, palette_role(ROLE_STATUS));
 	mvhline(0, 0, ' ', l->width);
 	put(0, 0, x, palette_role(ROLE_STATUS), left);
-	if (qkv_text_columns(left) > x && x > 1)
-		put(0, x - 1, 1, palette_role(ROLE_STATUS), "…");
 	put(0, x, l->width - x, palette_role(ROLE_STATUS), right);
-	/* The stage bar: where the lesson is, what is still withheld. */
+	/* The stage bar: where the lesson is, what is still withheld. With a banner
+	 * that does not fit beside it, only the current stage keeps its name. */
+	for (int s = first; s < QKV_STAGE_COUNT; s++) {
+		snprintf(stages[s], sizeof stages[s], " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
+		bar += qkv_text_columns(stages[s]) + 1;
+	}
+	if (banner != NULL && bar + 1 + qkv_text_columns(banner) > l->width)
+		for (int s = first; s < QKV_STAGE_COUNT; s++)
+			if (s != app->stage)
+				snprintf(stages[s], sizeof stages[s], " %d ", s);
 	x = 1;
 	put(1, x, 6, palette_role(app->stage == APP_STAGE_LIVE ? ROLE_CURSOR : ROLE_DIM), " live ");
 	x += 7;
-	for (int s = p->form == QKV_FORM_PROJECTED ? 0 : 1; s < QKV_STAGE_COUNT; s++) {
-		char item[32];
+	for (int s = first; s < QKV_STAGE_COUNT; s++) {
 		enum palette_role role = app->stage == s ? ROLE_CURSOR
 					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
-		snprintf(item, sizeof item, " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
-		put(1, x, l->width - x, palette_role(role), item);
-		x += qkv_text_columns(item) + 1;
+		put(1, x, l->width - x, palette_role(role), stages[s]);
+		x += qkv_text_columns(stages[s]) + 1;
 	}
-	if (p->wrong != QKV_WRONG_NONE) {
-		const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
-									      : " WRONG WAY: softmax down columns ";
-		put(1, x + 1, l->width - x - 1, palette_role(ROLE_ERROR), banner);
-	} else if (app->projector) {
-		put(1, x + 1, l->width - x - 1, palette_role(ROLE_DIM), "projector");
-	}
+	if (banner != NULL)
+		put(1, x + 1, l->width - x - 1, palette_role(p->wrong != QKV_WRONG_NONE ? ROLE_ERROR : ROLE_DIM), banner);
 }
 
 /* Plain words about the selected query's row of weights. */
@@ -667,12 +708,17 @@ static void verdict(const struct app *app, char *buf, size_t size)
 			 app->problem.tokens[s->argmax], max, eff, s->live_keys);
 }
 
-/* Writes text over `lines` lines from y, breaking at spaces. */
-static void put_wrapped(int y, int x, int width, int lines, struct cell_style style, const char *text)
+/* Breaks text at spaces into lines of at most `width` columns, drawing the first
+ * `lines` of them from y when draw is set; a text longer than that keeps whole
+ * words on its last line and ends in "…". Returns the lines the whole text needs. */
+static int wrap_text(int y, int x, int width, int lines, struct cell_style style, const char *text, bool draw)
 {
 	const char *s = text;
+	int line = 0;
 
-	for (int line = 0; line < lines && *s != '\0'; line++) {
+	if (width <= 0)
+		return 0;
+	for (; *s != '\0'; line++) {
 		const char *end = s, *cut = NULL;
 		int columns = 0;
 
@@ -688,28 +734,69 @@ static void put_wrapped(int y, int x, int width, int lines, struct cell_style st
 		}
 		if (*end != '\0' && *end != '\n' && cut != NULL && cut > s)
 			end = cut;
-		{
+		if (draw && line < lines) {
 			char chunk[TEXT_MAX];
 			size_t length = (size_t)(end - s) < sizeof chunk - 1 ? (size_t)(end - s) : sizeof chunk - 1;
-			memcpy(chunk, s, length);
-			chunk[length] = '\0';
+			const char *rest = end;
+
+			while (*rest == ' ' || *rest == '\n')
+				rest++;
+			if (line == lines - 1 && *rest != '\0') {
+				/* The last line shown, with more to come: whole words and "…". */
+				char more[TEXT_MAX];
+
+				snprintf(more, sizeof more, "%s", s);
+				for (char *c = more; *c != '\0'; c++)
+					if (*c == '\n')
+						*c = ' ';
+				words_fitting(chunk, sizeof chunk, more, width);
+			} else {
+				memcpy(chunk, s, length);
+				chunk[length] = '\0';
+			}
 			put(y + line, x, width, style, chunk);
 		}
 		s = end;
 		while (*s == ' ' || *s == '\n')
 			s++;
 	}
+	return line;
+}
+
+/* Writes text over `lines` lines from y, breaking at spaces. */
+static void put_wrapped(int y, int x, int width, int lines, struct cell_style style, const char *text)
+{
+	wrap_text(y, x, width, lines, style, text, true);
+}
+
+/* Lines the status message takes, ending on the status line: as many as its words
+ * need, at most all the lines from the formula line's down but one. */
+static int message_lines(const struct app *app, const struct layout *l)
+{
+	int need, most = l->status_y - l->info_y;
+
+	if (app->prompt != PROMPT_NONE || app->message[0] == '\0')
+		return 1;
+	need = wrap_text(0, 0, l->width - 2, 0, palette_role(ROLE_NORMAL), app->message, false);
+	if (need > most)
+		need = most;
+	return need < 1 ? 1 : need;
 }
 
 static void draw_info(const struct app *app, const struct layout *l)
 {
-	char text[TEXT_MAX], words[160], variance[96];
+	char formula[TEXT_MAX], text[TEXT_MAX], words[160], variance[96];
 	enum qkv_stage stage = app_derived_stage(app);
 	int row = app_query(app), col;
 	/* Under the grids, aligned with them, unless that leaves too little room. */
 	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1;
+	/* The lines from info_y down to the message's first are the formula's and the
+	 * derivation's (at most info_h of them). */
+	int free = l->status_y - message_lines(app, l) + 1 - l->info_y, lines = free < l->info_h ? free : l->info_h;
+	int formula_lines, derive_lines;
+	struct cell_style plain = palette_role(ROLE_NORMAL);
 
-	blank(l->info_y, 0, l->info_h, l->width);
+	blank(l->info_y, 0, free, l->width);
 	verdict(app, words, sizeof words);
 	/* Before stage 3 the weights are withheld, and so is what they say. */
 	if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
@@ -717,17 +804,16 @@ static void draw_info(const struct app *app, const struct layout *l)
 		char gradient[32];
 
 		number_text(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
-		snprintf(text, sizeof text, "%s · ‖J‖ %s  ·  %s", variance_words(app, variance, sizeof variance),
+		snprintf(formula, sizeof formula, "%s · ‖J‖ %s  ·  %s", variance_words(app, variance, sizeof variance),
 			 gradient, words);
 	} else if (app->stage == APP_STAGE_LIVE)
-		snprintf(text, sizeof text, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
+		snprintf(formula, sizeof formula, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
 	else if (app->stage < QKV_STAGE_WEIGHTS)
-		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s", app->stage,
+		snprintf(formula, sizeof formula, "stage %d of 5 · %s:  %s", app->stage,
 			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage));
 	else
-		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s  ·  %s", app->stage,
+		snprintf(formula, sizeof formula, "stage %d of 5 · %s:  %s  ·  %s", app->stage,
 			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage), words);
-	put(l->info_y, x, width, palette_role(ROLE_TITLE), text);
 	switch (stage) {
 	case QKV_STAGE_PROJECTIONS:
 		row = app->cursor[FOCUS_X].row;
@@ -743,7 +829,74 @@ static void draw_info(const struct app *app, const struct layout *l)
 	}
 	if (qkv_derive(text, sizeof text, &app->problem, &app->trace, stage, row, col, l->decimals + 2) < 0)
 		text[0] = '\0';
-	put_wrapped(l->info_y + 1, x, width, l->info_h - 1, palette_role(ROLE_NORMAL), text);
+	/* The derivation's numbers first (all lines but the formula's first), then the
+	 * formula and its words on what is left; each keeps whole words. */
+	derive_lines = wrap_text(0, 0, width, 0, plain, text, false);
+	if (derive_lines > lines - 1)
+		derive_lines = lines - 1;
+	formula_lines = wrap_text(0, 0, width, 0, plain, formula, false);
+	if (formula_lines > lines - derive_lines)
+		formula_lines = lines - derive_lines;
+	if (formula_lines < 1)
+		formula_lines = 1;
+	put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);
+	put_wrapped(l->info_y + formula_lines, x, width, derive_lines, plain, text);
+}
+
+/* Appends text to the string in buf (cut at the buffer's end). */
+static void append(char *buf, size_t size, const char *text)
+{
+	size_t length = strlen(buf), add = strlen(text);
+
+	if (length + add >= size)
+		add = size - 1 - length;
+	memcpy(buf + length, text, add);
+	buf[length + add] = '\0';
+}
+
+/* The keys line in `width` columns: whole items (" · " between them) in their
+ * order, dropping from the end those that do not fit but never the last one
+ * ("q quit") nor "? help". */
+static void keys_fitting(char *buf, size_t size, const char *keys, int width)
+{
+	char items[16][96];
+	int count = 0, used;
+	const char *s = keys;
+
+	while (*s == ' ')
+		s++;
+	while (*s != '\0' && count < 16) {
+		const char *end = strstr(s, " · ");
+		size_t length = end != NULL ? (size_t)(end - s) : strlen(s);
+
+		if (length >= sizeof items[0])
+			length = sizeof items[0] - 1;
+		memcpy(items[count], s, length);
+		items[count++][length] = '\0';
+		s = end != NULL ? end + strlen(" · ") : s + strlen(s);
+	}
+	snprintf(buf, size, "%s", keys);
+	if (qkv_text_columns(buf) <= width || count < 2)
+		return;
+	/* The last item and the way to help always stay. */
+	used = 1 + qkv_text_columns(items[count - 1]);
+	for (int i = 0; i < count - 1; i++)
+		if (items[i][0] == '?')
+			used += qkv_text_columns(items[i]) + 3;
+	buf[0] = '\0';
+	for (int i = 0; i < count - 1; i++) {
+		int w = qkv_text_columns(items[i]) + 3;
+
+		if (items[i][0] != '?' && used + w > width)
+			continue;
+		if (items[i][0] != '?')
+			used += w;
+		append(buf, size, " ");
+		append(buf, size, items[i]);
+		append(buf, size, " ·");
+	}
+	append(buf, size, " ");
+	append(buf, size, items[count - 1]);
 }
 
 /* The message line (or a question) and, under it, the keys in reach now. */
@@ -751,12 +904,10 @@ static void draw_status(const struct app *app, const struct layout *l)
 {
 	char text[TEXT_MAX], live_keys[160], step[24];
 	const char *keys;
-	int y = l->status_y;
+	int y = l->status_y, lines = message_lines(app, l);
 
-	/* The free line above the message is the message's too (a long one wraps). */
-	if (l->info_y + l->info_h < y)
-		blank(y - 1, 0, 1, l->width);
-	blank(y, 0, 2, l->width);
+	/* A long message wraps upwards into the lines the formula leaves free. */
+	blank(y - lines + 1, 0, lines + 1, l->width);
 	if (app->editing)
 		keys = " Enter keep · Esc cancel · Backspace erase · digits . - e";
 	else if (app->prompt != PROMPT_NONE)
@@ -771,7 +922,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 			 " Tab matrix · 0-9 edit · +/- nudge %s · u undo · PgDn stages · s scale · ? help · q quit", step);
 		keys = live_keys;
 	}
-	put(y + 1, 0, l->width, palette_role(ROLE_KEY), keys);
+	keys_fitting(text, sizeof text, keys, l->width);
+	put(y + 1, 0, l->width, palette_role(ROLE_KEY), text);
 	switch (app->prompt) {
 	case PROMPT_QUIT:
 		put(y, 0, l->width, palette_role(ROLE_ERROR), " Unsaved changes. Quit anyway? y / n ");
@@ -790,15 +942,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 	}
 	if (app->message[0] != '\0') {
 		struct cell_style style = palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS);
-		bool room_above = l->info_y + l->info_h < y;
 
-		snprintf(text, sizeof text, " %s ", app->message);
-		if (qkv_text_columns(text) > l->width && room_above) {
-			blank(y - 1, 0, 1, l->width);
-			put_wrapped(y - 1, 0, l->width, 2, style, text);
-		} else {
-			put_fitted(y, 0, l->width, style, text);
-		}
+		put_wrapped(y - lines + 1, 1, l->width - 2, lines, style, app->message);
 	}
 }
 
@@ -928,7 +1073,8 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 	for (int i = 0; i < l->count; i++)
 		if (flags & panel_flag(&l->panels[i]))
 			draw_panel(app, l, &l->panels[i]);
-	if (flags & (REDRAW_INFO | REDRAW_ATTENTION | REDRAW_INPUTS))
+	/* The message shares its lines with the formula: a new one redraws both. */
+	if (flags & (REDRAW_INFO | REDRAW_ATTENTION | REDRAW_INPUTS | REDRAW_STATUS))
 		draw_info(app, l);
 	if (flags & REDRAW_STATUS)
 		draw_status(app, l);

@@ -134,7 +134,7 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 		snprintf(buf, size, "2 scaled  S / %s", divisor);
 		break;
 	case PANEL_WEIGHTS:
-		snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax");
+		snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax(S')");
 		break;
 	case PANEL_MIX:
 		snprintf(buf, size, "4 mix  a_%s,j × v_j", token);
@@ -198,6 +198,8 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		   decimals + 2 + (palette_monochrome() ? 1 : 0), label_w, token_w);
 	/* The wrong-way demonstrations show each row's and each column's sum. */
 	panel->sums = p->wrong != QKV_WRONG_NONE;
+	if (panel->sums && panel->label_w < 5)
+		panel->label_w = 5; /* room for the column sums' label, "Σcol" */
 	if (!live) {
 		b->groups++;
 		/* The mix terms a_ij·v_jc are at most |v| in size. */
