@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# test_text.sh — no text is cut in the middle of a word. For every sample at
+# 80×24: the teaching note shows whole (wrapped if need be), the title shows whole
+# or as its first words and "…", every line that ends in "…" ends a word first,
+# and the keys line keeps "? help" and "q quit". Then the wrong-way banner and
+# the weights' sums, and the stage titles at 80 and 200 columns.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+SAMPLES=$QKV_SOURCE_ROOT/samples
+
+# json_string FILE KEY: the string value of KEY (one line, \" unescaped).
+json_string() {
+	sed -n "s/^ *\"$2\": \"\\(.*\\)\",\$/\\1/p" "$1" | head -n 1 | sed 's/\\"/"/g'
+}
+
+# joined NAME: the screen as one line, runs of spaces squeezed to one.
+joined() {
+	screen "$1" | tr '\n' ' ' | tr -s ' '
+}
+
+for file in "$SAMPLES"/*.json; do
+	name=$(basename "$file" .json)
+	note=$(json_string "$file" notes)
+	title=$(json_string "$file" title)
+	start "$name" 80 24 "$QKV" "$file"
+	expect "$name" 'Tab matrix' "$name: the screen is drawn"
+	settle "$name"
+	# The note, however it wraps.
+	if [ -n "$note" ]; then
+		squeezed=$(printf '%s' "$note" | tr -s ' ')
+		if [[ $(joined "$name") == *"$squeezed"* ]]; then
+			pass "$name: the note shows whole at 80×24"
+		else
+			fail "$name: the note shows whole at 80×24"
+			diag "note: $note"
+			e2e_dump "$name"
+		fi
+	fi
+	# The title: whole, or its first words and "…".
+	bar=$(row "$name" 0 | sed 's/^ *//; s/^qkv · //')
+	shown=${bar%%  n *}
+	shown=${shown% n *}
+	shown=$(printf '%s' "$shown" | sed 's/ *$//')
+	case "$shown" in
+	*' …') prefix=${shown% …}
+		if [[ $title == "$prefix "* ]]; then
+			pass "$name: the title keeps whole words ($shown)"
+		else
+			fail "$name: the title keeps whole words ($shown)"
+		fi ;;
+	*) check "$name: the title shows whole ($shown)" "$shown" = "$title" ;;
+	esac
+	# Every "…" follows a whole word.
+	cut=$(screen "$name" | grep -E '[^ ]…' | head -n 1)
+	check "$name: no line ends in a cut word${cut:+ ($cut)}" -z "$cut"
+	last=$(row "$name" 23)
+	check "$name: the keys line keeps ? help and q quit" -n "$(printf '%s' "$last" | grep -E '\? help · q quit *$')"
+done
+# (the sessions end with the server, at the end: killing the last one would end
+# the server while the next one starts)
+
+# --- wrong ways at 80×24: the banner whole, the sums labelled --------------------------
+start wrong 80 24 "$QKV"
+expect wrong 'Tab matrix' "worked example drawn"
+keys wrong W
+expect wrong 'WRONG WAY: mask after softmax' "W: the banner reads WRONG WAY: mask after softmax, whole"
+expect wrong 'Σcol' "W: the column sums are labelled Σcol, whole"
+keys wrong W
+expect wrong 'WRONG WAY: softmax down columns' "W again: the banner reads WRONG WAY: softmax down columns, whole"
+keys wrong NPage NPage NPage
+expect wrong "3 weights  A = softmax\\(S'\\)" "80×24 stage 3: the weights' title reads A = softmax(S')"
+
+# --- stage 3's title at 200 columns -------------------------------------------------------
+start wide 200 60 "$QKV"
+expect wide 'Tab matrix' "200×60 drawn"
+keys wide NPage NPage NPage
+expect wide "3 weights  A = softmax\\(S'\\)" "200×60 stage 3: the weights' title reads A = softmax(S')"
+stop wide
+
+finish
