@@ -401,15 +401,33 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 	}
 }
 
-/* The legend under the heatmap: the ramp, two columns a step, its ends and mode. */
-static void draw_weights_legend(const struct app *app, const struct panel *panel)
+/* The legend under the heatmap: the ramp, two columns a step (one when narrow),
+ * and its ends: 0 and 1, or with R the selected query's row range, which the
+ * colours then span. */
+static void draw_weights_legend(const struct app *app, const struct layout *l, const struct panel *panel)
 {
 	int y = panel->y + 2 + panel_lines(panel), steps = palette_steps();
-	int x = panel->x + panel->label_w, end = panel->x + panel->w;
-	int step_w = (end - x - 8) / steps >= 2 ? 2 : 1;
+	int x = panel->x + panel->label_w, end = panel->x + panel->w, step_w;
+	char low[32] = "0", high[64], number[32];
 
-	put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), "0");
-	for (int s = 0; s < steps && x + step_w <= end - 7; s++) {
+	if (app->auto_range) {
+		double from, to;
+		int row = app_query(app);
+
+		row_range(app, row, &from, &to);
+		qkv_format_number(low, sizeof low, from, l->decimals);
+		qkv_format_number(number, sizeof number, to, l->decimals);
+		snprintf(high, sizeof high, " %s row %s", number, app->problem.tokens[row]);
+		if (x + steps + qkv_text_columns(high) > end)
+			snprintf(high, sizeof high, " %s", number);
+		put(y, panel->x, end - panel->x, palette_role(ROLE_LABEL), low);
+		x = panel->x + qkv_text_columns(low) + 1;
+	} else {
+		snprintf(high, sizeof high, " 1 fixed");
+		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), low);
+	}
+	step_w = (end - x - qkv_text_columns(high)) / steps >= 2 ? 2 : 1;
+	for (int s = 0; s < steps && x + step_w <= end - qkv_text_columns(high); s++) {
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
 		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
 
@@ -417,7 +435,7 @@ static void draw_weights_legend(const struct app *app, const struct panel *panel
 			put(y, x + i, 1, style, glyph);
 		x += step_w;
 	}
-	put(y, x, end - x, palette_role(ROLE_LABEL), app->auto_range ? " 1 auto" : " 1 fixed");
+	put(y, x, end - x, palette_role(ROLE_LABEL), high);
 }
 
 /* The legend under a signed grid: −limit, the diverging ramp, +limit. */
@@ -551,8 +569,8 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		draw_compact_numbers(app, l, panel);
 	if (panel->kind == PANEL_WEIGHTS && panel->sums)
 		draw_weight_sums(app, l, panel);
-	else if (panel->kind == PANEL_WEIGHTS && !l->tight)
-		draw_weights_legend(app, panel);
+	else if (panel->kind == PANEL_WEIGHTS)
+		draw_weights_legend(app, l, panel);
 	else if ((panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) && !l->tight)
 		draw_signed_legend(app, panel);
 	else if (panel->kind == PANEL_MIX)

@@ -82,11 +82,12 @@ static int panel_width(const struct panel *panel, int cols)
 }
 
 /* Lines a panel takes besides its data rows (title, header, legend or sum); a
- * tight layout drops the legends. */
+ * tight layout drops the signed grids' legends, never the weights'. */
 static int panel_extra_lines(const struct layout *l, const struct panel *panel)
 {
 	switch (panel->kind) {
 	case PANEL_WEIGHTS:
+		return 3; /* the legend stays: what the colours mean */
 	case PANEL_SCORES:
 	case PANEL_SCALED:
 		return l->tight && !panel->sums ? 2 : 3;

@@ -71,6 +71,19 @@ expect wrong 'WRONG WAY: softmax down columns' "W again: the banner reads WRONG 
 keys wrong NPage NPage NPage
 expect wrong "3 weights  A = softmax\\(S'\\)" "80×24 stage 3: the weights' title reads A = softmax(S')"
 
+# --- the colour legend: there at every n, and with R it names the row's range -----------
+start legend 80 24 "$QKV" "$SAMPLES/sentence.json"
+expect legend 'Tab matrix' "sentence drawn"
+expect legend '^ +0 .* 1 fixed' "80×24, n = 6: the weights' legend still shows (0 … 1 fixed)"
+start range 80 24 "$QKV"
+expect range 'Tab matrix' "worked example drawn"
+keys range R
+# Row t1 of the worked example: 0.1978 to 0.4011 (its weights e^0.7071 : 1 : e^0.7071).
+expect range '^ +0\.20 .*0\.40 row t1' "R: the legend spans row t1's range, 0.20 to 0.40"
+expect_not range '1 fixed|1 auto' "R: the legend no longer says 0 to 1"
+keys range Down
+expect range '^ +0\.20 .*0\.40 row t2' "R, on row t2: the legend names row t2"
+
 # --- stage 3's title at 200 columns -------------------------------------------------------
 start wide 200 60 "$QKV"
 expect wide 'Tab matrix' "200×60 drawn"
