@@ -233,7 +233,11 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 		int upper = panel->first_row + 2 * line, lower = upper + 1, y = panel->y + 2 + line;
 		bool has_lower = lower < panel->first_row + panel->shown_rows;
 
-		snprintf(text, sizeof text, "%.*s", panel->label_w - 1, app->problem.tokens[upper]);
+		if (has_lower)
+			snprintf(text, sizeof text, "%.*s/%.*s", panel->row_label_w - 1, app->problem.tokens[upper],
+				 panel->row_label_w - 1, app->problem.tokens[lower]);
+		else
+			snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[upper]);
 		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), text);
 		for (int c = 0; c < panel->shown_cols; c++) {
 			int col = panel->first_col + c;
@@ -265,12 +269,28 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			     panel->kind == PANEL_WEIGHTS;
 	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_INPUT_W_Q);
 
-	/* Column labels. */
-	for (int c = 0; c < panel->shown_cols; c++) {
+	/* Column labels; a compact grid's whole, on every k-th column (k columns
+	 * of two make room for the longest shown). */
+	if (panel->compact) {
+		int k = 1, end = data_x + panel->shown_cols * panel->cell_w;
+
+		for (int c = 0; c < panel->shown_cols; c++) {
+			int need = (qkv_text_columns(app->problem.tokens[panel->first_col + c]) + 2) / 2;
+			k = need > k ? need : k;
+		}
+		for (int c = 0; c < panel->shown_cols; c++) {
+			int x = data_x + c * panel->cell_w;
+
+			if ((panel->first_col + c) % k != 0 ||
+			    qkv_text_columns(app->problem.tokens[panel->first_col + c]) > end - x)
+				continue;
+			snprintf(text, sizeof text, "%.*s", end - x, app->problem.tokens[panel->first_col + c]);
+			put(panel->y + 1, x, end - x < k * 2 - 1 ? end - x : k * 2 - 1, palette_role(ROLE_LABEL), text);
+		}
+	}
+	for (int c = 0; c < panel->shown_cols && !panel->compact; c++) {
 		int col = panel->first_col + c;
-		if (panel->compact)
-			snprintf(text, sizeof text, "%.1s", app->problem.tokens[col]);
-		else if (token_columns)
+		if (token_columns)
 			snprintf(text, sizeof text, "%.*s", panel->cell_w - 1, app->problem.tokens[col]);
 		else
 			snprintf(text, sizeof text, "d%d", col + 1);
@@ -567,7 +587,8 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 	draw_panel_body(app, l, panel);
 	if (panel->compact)
 		draw_compact_numbers(app, l, panel);
-	if (panel->kind == PANEL_WEIGHTS && panel->sums)
+	/* Colour-only cells have no room for the sums: the legend instead. */
+	if (panel->kind == PANEL_WEIGHTS && panel->sums && !panel->compact)
 		draw_weight_sums(app, l, panel);
 	else if (panel->kind == PANEL_WEIGHTS)
 		draw_weights_legend(app, l, panel);

@@ -63,6 +63,7 @@ static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int
 	panel->rows = rows;
 	panel->cols = cols;
 	panel->label_w = label_w;
+	panel->row_label_w = label_w;
 	panel->field_w = number_w > col_label_w ? number_w : col_label_w;
 	panel->number_cell_w = panel->field_w + 2;
 	if (panel->number_cell_w < 6)
@@ -200,7 +201,7 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	/* The wrong-way demonstrations show each row's and each column's sum. */
 	panel->sums = p->wrong != QKV_WRONG_NONE;
 	if (panel->sums && panel->label_w < 5)
-		panel->label_w = 5; /* room for the column sums' label, "Σcol" */
+		panel->label_w = panel->row_label_w = 5; /* room for the column sums' label, "Σcol" */
 	if (!live) {
 		b->groups++;
 		/* The mix terms a_ij·v_jc are at most |v| in size. */
@@ -277,16 +278,19 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 	*widest = 0;
 	for (int i = 0; i < l->count; i++) {
 		struct panel *panel = &l->panels[i];
-		int room = width - panel->label_w - 1, w, shown, share;
+		int room, w, shown, share;
 
 		/* A heatmap too wide for numbers becomes colour-only cells, two columns each. */
 		panel->compact = (panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_SCORES ||
 				  panel->kind == PANEL_SCALED) &&
-				 panel->label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
+				 panel->row_label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
 		panel->cell_w = panel->compact ? 2 : panel->number_cell_w;
 		panel->h_extra = panel->compact ? 2 : 0; /* the selected row and column in numbers */
-		/* In colour, a compact grid shows two rows per line with half blocks. */
+		/* In colour, a compact grid shows two rows per line with half blocks, each
+		 * line labelled with both rows ("t1/t2"). */
 		panel->halves = panel->compact && !palette_monochrome();
+		panel->label_w = panel->halves ? 2 * panel->row_label_w : panel->row_label_w;
+		room = width - panel->label_w - 1;
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
 		share = input_share(b, i, width);
 		if (share > 0 && share - panel->label_w - 2 < room)

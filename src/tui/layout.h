@@ -27,6 +27,7 @@ struct panel {
 	int x, y, w, h;     /* on screen, title line included */
 	int rows, cols;     /* the grid's data shape */
 	int label_w, cell_w; /* cell_w: as drawn (2 when compact) */
+	int row_label_w;     /* one row's label; label_w is twice that with half blocks */
 	int number_cell_w;   /* a cell wide enough for the numbers */
 	int field_w;         /* the widest number or column label: right-aligned in a
 			      * field this wide, the field centred in the cell */

@@ -84,6 +84,17 @@ expect_not range '1 fixed|1 auto' "R: the legend no longer says 0 to 1"
 keys range Down
 expect range '^ +0\.20 .*0\.40 row t2' "R, on row t2: the legend names row t2"
 
+# --- half-block heatmaps (64 tokens): every row labelled, real column labels --------------
+for size in "80 24" "200 60"; do
+	set -- $size
+	start "half$1" "$1" "$2" "$QKV" --random --tokens 64 --dk 8
+	expect "half$1" 'Tab matrix' "$1×$2, 64 tokens: drawn"
+	expect "half$1" '^ *t1/t2 +▀' "$1×$2, 64 tokens: the first line of half blocks is labelled t1/t2 (both rows)"
+	expect "half$1" '^ *t3/t4 +▀' "$1×$2, 64 tokens: the next is t3/t4"
+	expect "half$1" '^ +t1 +t3 +t5 +t7 ' "$1×$2, 64 tokens: the columns are labelled t1 t3 t5 t7 … (whole labels)"
+	expect_not "half$1" 't t t t' "$1×$2, 64 tokens: no t t t column headers"
+done
+
 # --- stage 3's title at 200 columns -------------------------------------------------------
 start wide 200 60 "$QKV"
 expect wide 'Tab matrix' "200×60 drawn"
