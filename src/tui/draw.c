@@ -59,7 +59,7 @@ static void put_cell_in(int y, int x, int w, int field, struct cell_style style,
 
 	if (field > w - 1 || field < length)
 		field = w - 1 < length ? length : w - 1;
-	pad = (w - 1 - field) / 2 + field - length;
+	pad = (w - field) / 2 + field - length;
 	if (pad > w - 1 - length)
 		pad = w - 1 - length;
 
