@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "qkv/derive.h"
+#include "qkv/describe.h"
 #include "qkv/format.h"
 #include "tui/draw.h"
 #include "tui/draw_saturation.h"
@@ -161,12 +162,18 @@ static bool cell_moved(const struct app *app, const struct panel *panel, int row
 	switch (panel->kind) {
 	case PANEL_INPUT:
 		return app_moved_input(app, (enum qkv_input)panel->input, row, col);
+	case PANEL_DERIVED:
+		return app_moved(app, (enum app_grid)(APP_GRID_Q + panel->input - QKV_INPUT_Q), row, col);
+	case PANEL_MIX:
+		return app_moved_mix(app, app_query(app), row, col);
 	case PANEL_SCORES:
+		return app_moved(app, APP_GRID_SCORES, row, col);
 	case PANEL_SCALED:
+		return app_moved(app, APP_GRID_SCALED, row, col);
 	case PANEL_WEIGHTS:
-		return app_moved_score(app, row, col);
+		return app_moved(app, APP_GRID_WEIGHTS, row, col);
 	case PANEL_OUTPUT:
-		return app_moved_output(app, row, col);
+		return app_moved(app, APP_GRID_OUTPUT, row, col);
 	default:
 		return false;
 	}
@@ -498,17 +505,10 @@ static bool has_readout(const struct layout *l)
 	return false;
 }
 
-/* The variance softmax sees against the one predicted for unit-variance inputs:
- * var(q·k) = d_k, so var(S') = d_k / divisor². */
+/* The variance softmax sees against the one expected for N(0,1) entries of Q and K. */
 static const char *variance_words(const struct app *app, char *buf, size_t size)
 {
-	const struct qkv_trace *t = &app->trace;
-	double predicted = (double)t->d_k / (t->divisor * t->divisor);
-	char measured[32], expected[32];
-
-	number_text(measured, sizeof measured, t->score_variance, 2);
-	number_text(expected, sizeof expected, predicted, predicted >= 10 ? 0 : 2);
-	snprintf(buf, size, "var(S') %s · predicted %s", measured, expected);
+	qkv_describe_variance(buf, size, &app->trace);
 	return buf;
 }
 
@@ -517,7 +517,6 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 {
 	const struct qkv_trace *t = &app->trace;
 	char text[96], a[16], b[16], c[16], d[16];
-	double log_n = log((double)t->n);
 	int y = panel->y + 1;
 
 	snprintf(text, sizeof text, "%-*s  max  H/lnN   eff  ‖J‖", panel->label_w - 1, "");
@@ -529,12 +528,14 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		/* Beside the heatmap's rows, however tall they are. */
 		y = panel_row_y(panel, r);
 		number_text(a, sizeof a, s->max_weight, 2);
-		number_text(b, sizeof b, t->n > 1 ? s->entropy / log_n : 0.0, 2);
+		number_text(b, sizeof b, qkv_row_entropy_ratio(s), 2);
 		number_text(c, sizeof c, s->effective_tokens, 1);
 		number_text(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
 			 app->problem.tokens[row], a, b, c, d);
-		put(y, panel->x, panel->w, palette_role(row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+		put(y, panel->x, panel->w,
+		    palette_role(app_moved_readout(app, row) ? ROLE_MOVED : row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL),
+		    text);
 	}
 	y = panel->y + 2 + panel_lines(panel);
 	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
@@ -725,26 +726,11 @@ static void draw_bars(const struct app *app, const struct layout *l)
 		put(1, x + 1, l->width - x - 1, palette_role(p->wrong != QKV_WRONG_NONE ? ROLE_ERROR : ROLE_DIM), banner);
 }
 
-/* Plain words about the selected query's row of weights. */
-static void verdict(const struct app *app, char *buf, size_t size)
+/* Plain words about the selected query's row of weights (equal shown values named together). */
+static void verdict(const struct app *app, const struct layout *l, char *buf, size_t size)
 {
-	const struct qkv_trace *t = &app->trace;
-	int row = app_query(app);
-	const struct qkv_row_stats *s = &t->rows[row];
-	char max[16], eff[16];
-
-	if (s->live_keys == 0) {
-		snprintf(buf, size, "%s sees no key: every key is masked", app->problem.tokens[row]);
-		return;
-	}
-	number_text(max, sizeof max, s->max_weight, 2);
-	number_text(eff, sizeof eff, s->effective_tokens, 1);
-	if (s->max_weight > 0.95)
-		snprintf(buf, size, "%s is nearly one-hot: %s on %s", app->problem.tokens[row], max,
-			 app->problem.tokens[s->argmax]);
-	else
-		snprintf(buf, size, "%s: most on %s (%s), spread over %s of %d", app->problem.tokens[row],
-			 app->problem.tokens[s->argmax], max, eff, s->live_keys);
+	qkv_describe_row(buf, size, &app->problem, &app->trace, app_query(app), l->decimals < 2 ? 2 : l->decimals,
+			 false);
 }
 
 /* Breaks text at spaces into lines of at most `width` columns, drawing the first
@@ -824,7 +810,7 @@ static int message_lines(const struct app *app, const struct layout *l)
 
 static void draw_info(const struct app *app, const struct layout *l)
 {
-	char formula[TEXT_MAX], text[TEXT_MAX], words[160], variance[96];
+	char formula[TEXT_MAX], text[TEXT_MAX], words[512], variance[96];
 	enum qkv_stage stage = app_derived_stage(app);
 	int row = app_query(app), col;
 	/* Under the grids, aligned with them, unless that leaves too little room. */
@@ -836,15 +822,15 @@ static void draw_info(const struct app *app, const struct layout *l)
 	struct cell_style plain = palette_role(ROLE_NORMAL);
 
 	blank(l->info_y, 0, free, l->width);
-	verdict(app, words, sizeof words);
+	verdict(app, l, words, sizeof words);
 	/* Before stage 3 the weights are withheld, and so is what they say. */
 	if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
 		/* The readout did not fit: its key figures come here instead. */
 		char gradient[32];
 
 		number_text(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
-		snprintf(formula, sizeof formula, "%s · ‖J‖ %s  ·  %s", variance_words(app, variance, sizeof variance),
-			 gradient, words);
+		snprintf(formula, sizeof formula, "%s · ‖J‖ of %s %s  ·  %s", variance_words(app, variance, sizeof variance),
+			 app->problem.tokens[row], gradient, words);
 	} else if (app->stage == APP_STAGE_LIVE)
 		snprintf(formula, sizeof formula, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
 	else if (app->stage < QKV_STAGE_WEIGHTS)
@@ -994,7 +980,7 @@ static const char *const help_lines[] = {
 	"PgDn Space n    next stage    PgUp p  previous   Home live   End last",
 	"A               autoplay the stages (any key stops it)",
 	"] [             d_k + / − (on X: d_model)    } {  d_v + / −",
-	"> <             double / halve d_k (random: new columns from the seed)",
+	"> <             double / halve d_k (new columns N(0,1), seed on screen)",
 	"s               scaling √d_k on / off        t T  temperature τ − / +",
 	"m               mask: none, causal, custom (Enter on a weight toggles)",
 	"z               this token is padding        I  tie W's to the identity",
@@ -1049,7 +1035,7 @@ static void draw_describe(const struct app *app, const struct layout *l)
 	const struct qkv_trace *t = &app->trace;
 	int w = l->width - 4 < 100 ? l->width - 4 : 100;
 	int per_row = w - 4 >= 90 ? 1 : 2, h = t->n * per_row + 2;
-	char text[TEXT_MAX], max[16], eff[16], second[48];
+	char text[TEXT_MAX];
 	int y, x = (l->width - w) / 2;
 
 	if (h > l->height - 2)
@@ -1057,28 +1043,7 @@ static void draw_describe(const struct app *app, const struct layout *l)
 	y = (l->height - h) / 2;
 	draw_box(y, x, h, w, " the weights in words · D or Esc closes ");
 	for (int i = 0; i < t->n && 1 + (i + 1) * per_row <= h - 1; i++) {
-		const struct qkv_row_stats *s = &t->rows[i];
-		int runner = -1;
-
-		for (int j = 0; j < t->n; j++)
-			if (j != s->argmax && !qkv_trace_is_masked(t, i, j) &&
-			    (runner < 0 || qkv_matrix_get(&t->weights, i, j) > qkv_matrix_get(&t->weights, i, runner)))
-				runner = j;
-		if (s->live_keys == 0) {
-			snprintf(text, sizeof text, "%s sees no key (all masked).", app->problem.tokens[i]);
-		} else {
-			number_text(max, sizeof max, s->max_weight, 2);
-			number_text(eff, sizeof eff, s->effective_tokens, 1);
-			second[0] = '\0';
-			if (runner >= 0) {
-				char w2[16];
-				number_text(w2, sizeof w2, qkv_matrix_get(&t->weights, i, runner), 2);
-				snprintf(second, sizeof second, ", then %s (%s)", app->problem.tokens[runner], w2);
-			}
-			snprintf(text, sizeof text, "%s looks most at %s (%s)%s; spread over %s of %d tokens%s.",
-				 app->problem.tokens[i], app->problem.tokens[s->argmax], max, second, eff,
-				 s->live_keys, s->max_weight > 0.95 ? ": nearly one-hot" : "");
-		}
+		qkv_describe_row(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals, true);
 		put_wrapped(y + 1 + i * per_row, x + 2, w - 4, per_row,
 			    palette_role(i == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}

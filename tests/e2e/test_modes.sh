@@ -142,7 +142,10 @@ keys ui D
 expect ui 'looks most at' "D describes the rows in words"
 w=$(weights "1 1" "$R2" 2 3)
 expect ui "t3 looks most at t3 \\(${w##* }\\)" "D: t3 looks most at t3 (${w##* })"
-E2E_TIMEOUT=1 expect ui 't3 looks most at .* of 3 tokens\.' "D: the sentence about t3 is whole at 80×24"
+E2E_TIMEOUT=1 expect ui "t3 looks most at t3 \\(${w##* }\\), then t1 and t2 \\(${w%% *} each\\)" \
+	"D: t3 names the tie behind it: then t1 and t2 (${w%% *} each)"
+check "D: each of the three sentences is whole at 80×24 (ends in of 3 tokens.)" \
+	"$(screen ui | grep -c 'of 3 tokens\.')" = 3
 keys ui D
 expect_not ui 'looks most at' "D again closes it"
 
@@ -167,7 +170,7 @@ expect_not ui 'saturation' "S again closes it"
 # --- W: the wrong-way demonstrations ---------------------------------------------
 keys ui W
 expect ui 'WRONG WAY' "W shows a WRONG WAY banner"
-expect ui 'mask applied after softmax' "the first wrong way: mask after softmax"
+expect ui 'mask after softmax' "the first wrong way: mask after softmax"
 keys ui W
 expect ui 'softmax down the columns' "W again: softmax down the columns"
 w=$(weights "1 0" "$R2" 2 3 1)
