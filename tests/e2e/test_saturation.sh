@@ -94,8 +94,8 @@ for size in "80 24" "120 40"; do
 	rows=$(screen "sat$1" | awk '/mean max weight/ { on = 1; next } on && /└/ { print n; exit } on { n++ }')
 	want=$(( ($2 - 6) / 2 - 3 ))
 	check "$1×$2, S: each chart has all the rows the screen allows ($rows plot rows, $want expected)" "${rows:-0}" -eq "$want"
-	ticks=$(screen "sat$1" | grep -cE '^ +(1|0\.5)┤')
-	check "$1×$2, S: the y axes have labelled ticks (1 and 0.5 on the top charts: $ticks lines)" "$ticks" -ge 2
+	ticks=$(screen "sat$1" | grep -oE '^ +(1|0\.[0-9]+|0)┤' | tr -d ' ┤' | sort -u | tr '\n' ' ')
+	check "$1×$2, S: the y axes have labelled ticks (0, 1 and between: $ticks)" "$(echo "$ticks" | wc -w)" -ge 3
 	scaled=$(chart_rows "sat$1" 'variance softmax sees' O | sort -u | wc -l)
 	unscaled=$(chart_rows "sat$1" 'variance softmax sees' X | sort -u | wc -l)
 	check "$1×$2, S: scaled, the variance softmax sees is flat (its marks on $scaled rows, at most 2)" "$scaled" -le 2
