@@ -659,20 +659,25 @@ static const char *words_fitting(char *buf, size_t size, const char *text, int w
 }
 
 /* The title bar's right side: the problem's numbers, with " · " between them or,
- * when tight, two spaces. */
-static void bar_numbers(const struct app *app, bool tight, char *buf, size_t size)
+ * from level 2, two spaces; at level 3 without τ and the mask when they are the
+ * defaults (τ 1, no mask). */
+static void bar_numbers(const struct app *app, int level, char *buf, size_t size)
 {
 	static const char *const masks[] = { "none", "causal", "custom" };
 	const struct qkv_problem *p = &app->problem;
-	const char *dot = tight ? "  " : " · ";
-	char scale[64], seed[48];
+	const char *dot = level >= 2 ? "  " : " · ";
+	char scale[64], seed[48], tau[48] = "", mask[48] = "";
 
 	scale_words(app, scale, sizeof scale);
 	snprintf(seed, sizeof seed, "%sseed %llu", dot, (unsigned long long)p->seed);
+	if (level < 3 || p->temperature != 1.0)
+		snprintf(tau, sizeof tau, "%sτ %g", dot, p->temperature);
+	if (level < 3 || p->mask != QKV_MASK_NONE)
+		snprintf(mask, sizeof mask, "%smask %s", dot, masks[p->mask]);
 	/* "modified" stands with the numbers, which always show; the title gets the rest. */
-	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%sτ %g%smask %s%s%s", app->dirty ? " modified ·" : "", p->n,
-		 dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, dot, p->temperature, dot, masks[p->mask],
-		 p->seeded ? seed : "", tight ? "" : " ");
+	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%s%s%s%s", app->dirty ? " modified ·" : "", p->n,
+		 dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, tau, mask, p->seeded ? seed : "",
+		 level >= 2 ? "" : " ");
 }
 
 static void draw_bars(const struct app *app, const struct layout *l)
@@ -687,14 +692,15 @@ static void draw_bars(const struct app *app, const struct layout *l)
 
 	blank(0, 0, 2, l->width);
 	/* The numbers always; the whole title when it fits (without "qkv ·", then
-	 * with tighter separators); else its first words and "…". */
-	for (level = 0; level < 3; level++) {
+	 * with tighter separators, then without the default τ and mask); else its
+	 * first words and "…". */
+	for (level = 0; level < 4; level++) {
 		snprintf(left, sizeof left, level == 0 ? " qkv · %s" : level == 1 ? " %s" : "%s", title);
-		bar_numbers(app, level == 2, right, sizeof right);
+		bar_numbers(app, level, right, sizeof right);
 		if (qkv_text_columns(left) + qkv_text_columns(right) <= l->width)
 			break;
 	}
-	if (level == 3)
+	if (level == 4)
 		words_fitting(left, sizeof left, title, l->width - qkv_text_columns(right) - 1);
 	x = l->width - qkv_text_columns(right);
 	if (x < 0)
