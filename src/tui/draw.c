@@ -659,7 +659,7 @@ static const char *words_fitting(char *buf, size_t size, const char *text, int w
 }
 
 /* The title bar's right side: the problem's numbers, with " · " between them or,
- * from level 2, two spaces; at level 3 without τ and the mask when they are the
+ * from level 2, two spaces; at level 3 without τ and the mask when both are the
  * defaults (τ 1, no mask). */
 static void bar_numbers(const struct app *app, int level, char *buf, size_t size)
 {
@@ -672,7 +672,7 @@ static void bar_numbers(const struct app *app, int level, char *buf, size_t size
 	snprintf(seed, sizeof seed, "%sseed %llu", dot, (unsigned long long)p->seed);
 	if (level < 3 || p->temperature != 1.0)
 		snprintf(tau, sizeof tau, "%sτ %g", dot, p->temperature);
-	if (level < 3 || p->mask != QKV_MASK_NONE)
+	if (level < 3 || p->mask != QKV_MASK_NONE || p->temperature != 1.0)
 		snprintf(mask, sizeof mask, "%smask %s", dot, masks[p->mask]);
 	/* "modified" stands with the numbers, which always show; the title gets the rest. */
 	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%s%s%s%s", app->dirty ? " modified ·" : "", p->n,
