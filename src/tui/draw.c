@@ -428,8 +428,7 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 	}
 }
 
-/* The legend under the heatmap: the ramp, two columns a step (one when narrow),
- * and its ends: 0 and 1, or with R the selected query's row range, which the
+/* The legend under the heatmap: the ramp, as wide as the grid allows, and its ends: 0 and 1, or with R the selected query's row range, which the
  * colours then span. */
 static void draw_weights_legend(const struct app *app, const struct layout *l, const struct panel *panel)
 {
@@ -453,7 +452,10 @@ static void draw_weights_legend(const struct app *app, const struct layout *l, c
 		snprintf(high, sizeof high, " 1 fixed");
 		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), low);
 	}
-	step_w = (end - x - qkv_text_columns(high)) / steps >= 2 ? 2 : 1;
+	/* As wide as the grid above it allows, one column a step at least. */
+	step_w = (end - x - qkv_text_columns(high)) / steps;
+	if (step_w < 1)
+		step_w = 1;
 	for (int s = 0; s < steps && x + step_w <= end - qkv_text_columns(high); s++) {
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
 		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
