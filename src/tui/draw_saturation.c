@@ -28,6 +28,23 @@ static double entropy_ratio(const struct qkv_sweep_figures *f) { return f->entro
 static double jacobian(const struct qkv_sweep_figures *f) { return f->jacobian_norm; }
 static double variance(const struct qkv_sweep_figures *f) { return f->score_variance; }
 
+/* The curves' colours: foregrounds on the terminal's own background (the
+ * heatmap ramps fill cell backgrounds, which would turn braille dots into
+ * blocks). Teal for scaled, magenta for unscaled; the marks tell them apart
+ * without colour. */
+static struct cell_style scaled_style(void)
+{
+	return palette_role(ROLE_LABEL);
+}
+
+static struct cell_style unscaled_style(void)
+{
+	struct cell_style style = palette_role(ROLE_MOVED);
+
+	style.attr &= ~(attr_t)A_UNDERLINE;
+	return style;
+}
+
 static void put(int y, int x, struct cell_style style, const char *text)
 {
 	palette_apply(stdscr, style);
@@ -48,8 +65,8 @@ static void draw_figure(const struct app *app, const struct figure *f, int y, in
 		unscaled[i] = f->value(&app->sweep[i].unscaled);
 	}
 	memset(series, 0, sizeof series);
-	series[0] = (struct chart_series){ d_k, scaled, count, palette_signed(-1.0, 1.0), MARK_SCALED, "o" };
-	series[1] = (struct chart_series){ d_k, unscaled, count, palette_signed(1.0, 1.0), MARK_UNSCALED, "x" };
+	series[0] = (struct chart_series){ d_k, scaled, count, scaled_style(), MARK_SCALED, "o" };
+	series[1] = (struct chart_series){ d_k, unscaled, count, unscaled_style(), MARK_UNSCALED, "x" };
 	memset(&c, 0, sizeof c);
 	c.y = y;
 	c.x = x;
@@ -98,8 +115,8 @@ void draw_saturation(const struct app *app, const struct layout *l)
 		 app->sweep_tokens, app->sweep_trials, (unsigned long long)app->sweep_seed,
 		 app->sweep_count > 0 ? app->sweep[app->sweep_count - 1].d_k : 0);
 	put(top, 1, palette_role(ROLE_TITLE), text);
-	put(top + 1, 2, palette_signed(-1.0, 1.0), MARK_SCALED " scaled (÷√d_k)");
-	put(top + 1, 22, palette_signed(1.0, 1.0), MARK_UNSCALED " unscaled");
+	put(top + 1, 2, scaled_style(), MARK_SCALED " scaled (÷√d_k)");
+	put(top + 1, 22, unscaled_style(), MARK_UNSCALED " unscaled");
 	put(top + 1, 36, palette_role(ROLE_DIM), "┊ the problem's d_k now");
 	if (app->sweep_count < 2 || h < 6) {
 		put(top + 3, 2, palette_role(ROLE_NORMAL), "not enough room for the charts: make the terminal larger");
