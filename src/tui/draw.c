@@ -228,8 +228,8 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 	return style;
 }
 
-/* A compact grid in colour: each line shows two rows, the upper as the half
- * block's colour and the lower as its background; the selected cell reversed. */
+/* A compact grid in colour: each line shows two rows, the lower as a lower half
+ * block's colour and the upper as its background; the selected cell reversed. */
 static void draw_halves(const struct app *app, const struct panel *panel, double limit)
 {
 	char text[32];
@@ -255,12 +255,15 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 
 			a = masked_upper ? 0.0 : a;
 			b = masked_lower ? 0.0 : b;
-			style = panel->kind == PANEL_WEIGHTS ? palette_weight_halves(a, b)
-							     : palette_signed_halves(a, b, limit);
+			/* The lower half block in the lower row's colour on the upper's: a
+			 * font whose blocks stop short of the cell's top then shows the
+			 * upper colour there, not a thin line of the lower one. */
+			style = panel->kind == PANEL_WEIGHTS ? palette_weight_halves(b, a)
+							     : palette_signed_halves(b, a, limit);
 			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col)))
 				style.attr |= A_REVERSE;
 			/* Wide characters straight in: no UTF-8 decoding per cell. */
-			setcchar(&half, L"▀", style.attr, 0, &style.pair);
+			setcchar(&half, L"▄", style.attr, 0, &style.pair);
 			mvadd_wch(y, data_x + c * panel->cell_w, &half);
 			add_wch(&half);
 		}

@@ -93,8 +93,11 @@ for size in "80 24" "200 60"; do
 	set -- $size
 	start "half$1" "$1" "$2" "$QKV" --random --tokens 64 --dk 8
 	expect "half$1" 'Tab matrix' "$1×$2, 64 tokens: drawn"
-	expect "half$1" '^ *t1/t2 +▀' "$1×$2, 64 tokens: the first line of half blocks is labelled t1/t2 (both rows)"
-	expect "half$1" '^ *t3/t4 +▀' "$1×$2, 64 tokens: the next is t3/t4"
+	expect "half$1" '^ *t1/t2 +▄' "$1×$2, 64 tokens: the first line of half blocks is labelled t1/t2 (both rows)"
+	expect "half$1" '^ *t3/t4 +▄' "$1×$2, 64 tokens: the next is t3/t4"
+	# Lower half blocks on the upper row's colour: where a font's block stops short
+	# of the cell's top, the upper colour shows there, not a line of the lower one.
+	expect_not "half$1" '▀' "$1×$2, 64 tokens: no upper half blocks (their tops leave a thin line)"
 	expect "half$1" '^ +t1 +t3 +t5 +t7 ' "$1×$2, 64 tokens: the columns are labelled t1 t3 t5 t7 … (whole labels)"
 	expect_not "half$1" 't t t t' "$1×$2, 64 tokens: no t t t column headers"
 done
