@@ -37,6 +37,32 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 	mvaddnstr(y, x, s, (int)(end - s));
 }
 
+/* Copies into buf the words of text that fit in `width` columns, never cutting a
+ * word: when some are left out, the kept ones end in "…". */
+static const char *words_fitting(char *buf, size_t size, const char *text, int width)
+{
+	size_t best = 0;
+
+	snprintf(buf, size, "%s", text);
+	if (qkv_text_columns(buf) <= width)
+		return buf;
+	for (size_t i = 1; buf[i] != '\0'; i++) {
+		char saved = buf[i];
+
+		if (buf[i] != ' ' || buf[i - 1] == ' ')
+			continue;
+		buf[i] = '\0';
+		if (qkv_text_columns(buf) + 2 <= width)
+			best = i;
+		buf[i] = saved;
+	}
+	if (best + 4 < size)
+		memcpy(buf + best, " …", sizeof " …");
+	if (qkv_text_columns(buf) > width)
+		buf[0] = '\0';
+	return buf;
+}
+
 /* Blanks a rectangle in the normal style. */
 static void blank(int y, int x, int h, int w)
 {
@@ -571,6 +597,19 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 
 	blank(panel->y, panel->x, panel->h, panel->w);
 	layout_panel_title(app, panel, title, sizeof title);
+	/* A title wider than its panel drops its "  rows×cols", then words. */
+	if (qkv_text_columns(title) + (focused ? 2 : 0) > panel->w) {
+		char *size_part = strstr(title, "×") != NULL ? strrchr(title, ' ') : NULL;
+
+		if (size_part != NULL && size_part > title + 1 && size_part[-1] == ' ')
+			size_part[-1] = '\0';
+		if (qkv_text_columns(title) + (focused ? 2 : 0) > panel->w) {
+			char whole[96];
+
+			snprintf(whole, sizeof whole, "%s", title);
+			words_fitting(title, sizeof title, whole, panel->w - (focused ? 2 : 0));
+		}
+	}
 	if (focused) {
 		char marked[112];
 		snprintf(marked, sizeof marked, "▶ %s", title);
@@ -580,10 +619,12 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 	}
 	if (panel->withheld) {
 		static const char *const withheld[3] = { "not computed yet", "PageDown for the", "next stage" };
+		static const char *const withheld_short[2] = { "not computed yet", "PageDown: next" };
 
-		/* Inside the panel only: a short one keeps the first words. */
+		/* Inside the panel only, in fewer words when it is short. */
 		for (int i = 0; i < 3 && 2 + i < panel->h; i++)
-			put(panel->y + 2 + i, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), withheld[i]);
+			put(panel->y + 2 + i, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM),
+			    panel->h >= 5 ? withheld[i] : withheld_short[i]);
 		return;
 	}
 	if (panel->kind == PANEL_READOUT) {
@@ -637,31 +678,6 @@ static const char *scale_words(const struct app *app, char *buf, size_t size)
 	return buf;
 }
 
-/* Copies into buf the words of text that fit in `width` columns, never cutting a
- * word: when some are left out, the kept ones end in "…". */
-static const char *words_fitting(char *buf, size_t size, const char *text, int width)
-{
-	size_t best = 0;
-
-	snprintf(buf, size, "%s", text);
-	if (qkv_text_columns(buf) <= width)
-		return buf;
-	for (size_t i = 1; buf[i] != '\0'; i++) {
-		char saved = buf[i];
-
-		if (buf[i] != ' ' || buf[i - 1] == ' ')
-			continue;
-		buf[i] = '\0';
-		if (qkv_text_columns(buf) + 2 <= width)
-			best = i;
-		buf[i] = saved;
-	}
-	if (best + 4 < size)
-		memcpy(buf + best, " …", sizeof " …");
-	if (qkv_text_columns(buf) > width)
-		buf[0] = '\0';
-	return buf;
-}
 
 /* The title bar's right side: the problem's numbers, with " · " between them or,
  * from level 2, two spaces; at level 3 without τ and the mask when both are the

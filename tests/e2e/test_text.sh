@@ -75,6 +75,15 @@ expect wrong 'WRONG WAY: softmax down columns' "W again: the banner reads WRONG 
 keys wrong NPage NPage NPage
 expect wrong "3 weights  A = softmax\\(S'\\)" "80×24 stage 3: the weights' title reads A = softmax(S')"
 
+# --- the stage walk at 80×24: panel titles and the withheld panels' words whole -----------
+start walk 80 24 "$QKV" "$SAMPLES/sentence.json"
+expect walk 'Tab matrix' "sentence drawn"
+keys walk NPage NPage NPage NPage
+expect walk 'stage 4 of 5' "four PageDowns: stage 4"
+expect walk '4 mix  a_the,j × v_j( +6×2)? +5 output' "stage 4: the mix title reads whole, no cut rows×cols after it"
+expect walk 'not computed yet' "stage 4: the output says it is not computed yet"
+expect_not walk 'PageDown for the *$' "stage 4: the withheld panel's words are not cut off mid-sentence"
+
 # --- the colour legend: there at every n, and with R it names the row's range -----------
 start legend 80 24 "$QKV" "$SAMPLES/sentence.json"
 expect legend 'Tab matrix' "sentence drawn"
