@@ -1400,8 +1400,11 @@ START_TEST(test_projector_and_palette)
 	ck_assert(a.projector == projector);
 	key(&a, 'c');
 	ck_assert_int_eq(a.palette, 1);
+	/* `c` names the palette it switched to. */
+	ck_assert_str_eq(a.message, "palette: projector");
 	key(&a, 'c');
 	ck_assert_int_eq(a.palette, 2);
+	ck_assert_str_eq(a.message, "palette: 8");
 	key(&a, 'c');
 	ck_assert_int_eq(a.palette, 0);
 	ck_assert(!a.dirty);

@@ -12,6 +12,7 @@
 
 #include "app/app.h"
 #include "io/save.h"
+#include "qkv/colour.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
@@ -1632,7 +1633,9 @@ static int command_key(struct app *app, int key)
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	case 'c':
 		app->palette = (app->palette + 1) % app->palette_count;
-		return REDRAW_ALL;
+		if (qkv_colour_palette_name(app->palette) != NULL)
+			say(app, false, "palette: %s", qkv_colour_palette_name(app->palette));
+		return REDRAW_ALL | REDRAW_STATUS;
 	case 'R':
 		app->auto_range = !app->auto_range;
 		say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");

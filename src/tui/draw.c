@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qkv/colour.h"
 #include "qkv/derive.h"
 #include "qkv/describe.h"
 #include "qkv/format.h"
@@ -230,28 +231,38 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 	if (panel->kind == PANEL_WEIGHTS) {
 		double w = value;
 		if (app->auto_range) {
-			double low, high;
+			/* From the numbers as shown, so equal numbers stay equal colours. */
+			double low, high, shown = qkv_colour_shown(value, 2);
 			row_range(app, row, &low, &high);
-			w = high > low ? (value - low) / (high - low) : 1.0;
+			low = qkv_colour_shown(low, 2);
+			high = qkv_colour_shown(high, 2);
+			w = high > low ? (shown - low) / (high - low) : 1.0;
 		}
 		style = palette_weight(w);
 	} else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) {
 		style = palette_signed(value, limit);
 	}
-	if (cell_moved(app, panel, row, col)) {
-		struct cell_style moved = palette_role(ROLE_MOVED);
-		if (style.pair == 0 || palette_monochrome())
-			style = moved;
-		else
-			style.attr |= A_BOLD | A_UNDERLINE;
-	}
-	if (cell_selected(app, panel, row, col)) {
-		struct cell_style cursor = palette_role(ROLE_CURSOR);
-		style.attr |= cursor.attr;
-		if (style.pair == 0)
-			style.pair = cursor.pair;
-	}
+	if (cell_moved(app, panel, row, col))
+		style = palette_moved(style);
+	if (cell_selected(app, panel, row, col))
+		style = palette_selected(style);
 	return style;
+}
+
+/* The frame of the selected cell or of a moved value: the cell's blank first and
+ * last columns in the frame's colour, the number and its heat colour untouched. */
+static void put_frame(const struct app *app, const struct panel *panel, int row, int col, int y, int x,
+		      const char *text)
+{
+	int w = panel->cell_w, pad = w - 1 - qkv_text_columns(text);
+	enum cell_frame frame = cell_selected(app, panel, row, col) ? FRAME_SELECTED
+				: cell_moved(app, panel, row, col) ? FRAME_MOVED : FRAME_NONE;
+
+	if (frame == FRAME_NONE || w < 2)
+		return;
+	if (pad > 0)
+		put(y, x, 1, palette_frame(frame), " ");
+	put(y, x + w - 1, 1, palette_frame(frame), " ");
 }
 
 /* A compact grid in colour: each line shows two rows, the lower as a lower half
@@ -355,6 +366,10 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			struct cell_style style = cell_style_of(app, panel, row, col, value, masked, limit);
 
 			fill_cell(top, x, panel->cell_w, panel->cell_h, y - top, style);
+			/* A tall cell's frame runs down all its lines. */
+			for (int line = 0; line < panel->cell_h; line++)
+				if (top + line != y)
+					put_frame(app, panel, row, col, top + line, x, "");
 			if (app->editing && panel->kind == PANEL_INPUT && panel->focus == (int)app->focus &&
 			    cell_selected(app, panel, row, col)) {
 				snprintf(text, sizeof text, "%s_", app->edit);
@@ -369,6 +384,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			}
 			if (masked) {
 				put_cell_in(y, x, panel->cell_w, panel->field_w, style, "—");
+				put_frame(app, panel, row, col, y, x, "—");
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
@@ -377,6 +393,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
 			put_cell_in(y, x, panel->cell_w, panel->field_w, style, text);
+			put_frame(app, panel, row, col, y, x, text);
 		}
 	}
 }
@@ -489,8 +506,9 @@ static void draw_weights_legend(const struct app *app, const struct layout *l, c
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
 		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
 
+		/* With colour the glyph once (a dark shade would hide a light step). */
 		for (int i = 0; i < step_w; i++)
-			put(y, x + i, 1, style, glyph);
+			put(y, x + i, 1, style, i == 0 || palette_monochrome() ? glyph : " ");
 		x += step_w;
 	}
 	put(y, x, end - x, palette_role(ROLE_LABEL), high);
@@ -500,7 +518,7 @@ static void draw_weights_legend(const struct app *app, const struct layout *l, c
 static void draw_signed_legend(const struct app *app, const struct panel *panel)
 {
 	char low[32], high[32], number[24];
-	int y = panel->y + 2 + panel_lines(panel), x;
+	int y = panel->y + 2 + panel_lines(panel), x, side = palette_signed_steps() > 1 ? palette_signed_steps() / 2 : 4;
 	double limit = signed_limit(app, panel);
 
 	qkv_format_number(number, sizeof number, limit, 2);
@@ -508,8 +526,8 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 	snprintf(high, sizeof high, " +%s", number);
 	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
 	x = panel->x + qkv_text_columns(low);
-	for (int s = -4; s <= 4 && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
-		struct cell_style style = palette_signed(limit * s / 4.0, limit);
+	for (int s = -side; s <= side && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
+		struct cell_style style = palette_signed(limit * s / side, limit);
 		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 	}
 	put(y, x, panel->x + panel->w - x, palette_role(ROLE_LABEL), high);
@@ -1014,7 +1032,7 @@ static const char *const help_lines[] = {
 	"W               wrong ways: mask after softmax, softmax down columns",
 	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
 	"D               the weights in words         R  colour range 0–1 / row",
-	"P               projector mode               c  next palette",
+	"P               projector mode     c  next palette: viridis projector 8 mono",
 	"w               save                         q  quit    ?  this help",
 	"mouse           a click selects a cell, the wheel nudges it",
 };
@@ -1158,4 +1176,5 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 	draw_frame(app, l, flags);
 	wnoutrefresh(stdscr);
 	doupdate();
+	palette_flush();
 }

@@ -72,7 +72,8 @@ R2=$(number 'sqrt(2)')
 start ui 80 24 "$QKV"
 expect ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "the worked example: weights row t1 reads 0.40 0.20 0.40"
 
-# --- P: projector mode, still two decimals (rounded rows add up) -------------------
+# --- P: projector mode, weights still with two decimals -----------------------------
+# (with one, row t3 would read 0.2 0.2 0.5, which does not add up to 1)
 keys ui P
 expect ui 'projector mode on' "P says projector mode on"
 w=$(weights "1 0" "$R2" 2 3)
