@@ -191,6 +191,32 @@ START_TEST(widening_cell_leaves_no_ghost)
 }
 END_TEST
 
+/* The changed-cell marks end with time: the first event after their end, of any
+ * kind, asks for the grids again (not only the next tick), so a mark never stays
+ * drawn on a grid that a later key does not redraw. */
+START_TEST(faded_marks_redraw_on_any_event)
+{
+	struct app app;
+	struct qkv_problem p;
+	struct event nudge = { .type = EVENT_KEY, .key = '+', .now_ms = 1000 };
+	/* A key with nothing to do: on its own it redraws nothing. */
+	struct event later = { .type = EVENT_KEY, .key = 'Z', .now_ms = 1000 + APP_MARK_MS + 1 };
+	int flags;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(&app, &p, NULL, 1), 0);
+	app_update(&app, &nudge);
+	ck_assert(app_moved_input(&app, QKV_INPUT_Q, 0, 0));
+	flags = app_update(&app, &later);
+	ck_assert(!app_moved_input(&app, QKV_INPUT_Q, 0, 0));
+	ck_assert_msg((flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) ==
+			      (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT),
+		      "a key after the marks' end redraws the grids (flags %#x)", (unsigned)flags);
+	app_fini(&app);
+}
+END_TEST
+
 /* Keys the property draws from: every command but those that save or quit. */
 static const int keys[] = {
 	APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT, APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT,
@@ -283,6 +309,7 @@ int main(void)
 	setlocale(LC_CTYPE, "C.UTF-8");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, widening_cell_leaves_no_ghost);
+	tcase_add_test(tc, faded_marks_redraw_on_any_event);
 	tcase_add_test(tc, random_events_match_repaint);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
