@@ -307,7 +307,7 @@ int main(void)
 	int failed;
 
 	setlocale(LC_CTYPE, "C.UTF-8");
-	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tc, 400);
 	tcase_add_test(tc, widening_cell_leaves_no_ghost);
 	tcase_add_test(tc, faded_marks_redraw_on_any_event);
 	tcase_add_test(tc, random_events_match_repaint);
