@@ -839,15 +839,44 @@ static void put_wrapped(int y, int x, int width, int lines, struct cell_style st
 	wrap_text(y, x, width, lines, style, text, true);
 }
 
-/* Lines the status message takes, ending on the status line: as many as its words
- * need, at most all the lines from the formula line's down but one. */
+/* The status line's sentence: a question (y / n) or the message; NULL while a
+ * file name is typed (one line of its own). *error: drawn as an error. */
+static const char *status_sentence(const struct app *app, char *buf, size_t size, bool *error)
+{
+	*error = true;
+	switch (app->prompt) {
+	case PROMPT_QUIT:
+		return "Unsaved changes. Quit anyway? y / n";
+	case PROMPT_OVERWRITE:
+		snprintf(buf, size, "%s exists. Overwrite it? y / n", app->answer);
+		return buf;
+	case PROMPT_CHANGED:
+		snprintf(buf, size, "%s changed on disk since qkv read it. Save over it anyway? y / n", app->path);
+		return buf;
+	case PROMPT_RECOVER:
+		snprintf(buf, size, "Unsaved changes from an earlier session are in %s. Open them? y / n", app->recovery);
+		return buf;
+	case PROMPT_SAVE_AS:
+		return NULL;
+	case PROMPT_NONE:
+	default:
+		*error = app->message_is_error;
+		return app->message;
+	}
+}
+
+/* Lines the status sentence takes, ending on the status line: as many as its
+ * words need, at most all the lines from the formula line's down but one. */
 static int message_lines(const struct app *app, const struct layout *l)
 {
+	char buf[TEXT_MAX];
+	bool error;
+	const char *text = status_sentence(app, buf, sizeof buf, &error);
 	int need, most = l->status_y - l->info_y;
 
-	if (app->prompt != PROMPT_NONE || app->message[0] == '\0')
+	if (text == NULL || text[0] == '\0')
 		return 1;
-	need = wrap_text(0, 0, l->width - 2, 0, palette_role(ROLE_NORMAL), app->message, false);
+	need = wrap_text(0, 0, l->width - 2, 0, palette_role(ROLE_NORMAL), text, false);
 	if (need > most)
 		need = most;
 	return need < 1 ? 1 : need;
@@ -973,7 +1002,8 @@ static void keys_fitting(char *buf, size_t size, const char *keys, int width)
 static void draw_status(const struct app *app, const struct layout *l)
 {
 	char text[TEXT_MAX], live_keys[160], step[24];
-	const char *keys;
+	const char *keys, *sentence;
+	bool error;
 	int y = l->status_y, lines = message_lines(app, l);
 
 	/* A long message wraps upwards into the lines the formula leaves free. */
@@ -981,7 +1011,9 @@ static void draw_status(const struct app *app, const struct layout *l)
 	if (app->editing)
 		keys = " Enter keep · Esc cancel · Backspace erase · digits . - e";
 	else if (app->prompt != PROMPT_NONE)
-		keys = app->prompt == PROMPT_SAVE_AS ? " Enter save · Esc cancel" : " y yes · n no";
+		keys = app->prompt == PROMPT_SAVE_AS ? " Enter save · Esc cancel"
+		       : app->prompt == PROMPT_RECOVER ? " y open them · n delete the copy · Esc keep it for later"
+		       : " y yes · n no";
 	else if (app->overlay == OVERLAY_SATURATION)
 		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
 	else if (app->stage != APP_STAGE_LIVE)
@@ -994,27 +1026,16 @@ static void draw_status(const struct app *app, const struct layout *l)
 	}
 	keys_fitting(text, sizeof text, keys, l->width);
 	put(y + 1, 0, l->width, palette_role(ROLE_KEY), text);
-	switch (app->prompt) {
-	case PROMPT_QUIT:
-		put(y, 0, l->width, palette_role(ROLE_ERROR), " Unsaved changes. Quit anyway? y / n ");
-		return;
-	case PROMPT_OVERWRITE:
-		snprintf(text, sizeof text, " %s exists. Overwrite it? y / n ", app->answer);
-		put(y, 0, l->width, palette_role(ROLE_ERROR), text);
-		return;
-	case PROMPT_SAVE_AS:
+	if (app->prompt == PROMPT_SAVE_AS) {
 		snprintf(text, sizeof text, " Save as: %s_", app->answer);
 		put(y, 0, l->width, palette_role(ROLE_STATUS), text);
 		return;
-	case PROMPT_NONE:
-	default:
-		break;
 	}
-	if (app->message[0] != '\0') {
-		struct cell_style style = palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS);
-
-		put_wrapped(y - lines + 1, 1, l->width - 2, lines, style, app->message);
-	}
+	/* A question or the message, whole: it wraps upwards (see message_lines). */
+	sentence = status_sentence(app, text, sizeof text, &error);
+	if (sentence != NULL && sentence[0] != '\0')
+		put_wrapped(y - lines + 1, 1, l->width - 2, lines, palette_role(error ? ROLE_ERROR : ROLE_STATUS),
+			    sentence);
 }
 
 /* The keys, each line at most 76 columns so the box fits 80×24. */
