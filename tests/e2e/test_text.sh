@@ -75,6 +75,19 @@ expect wrong 'WRONG WAY: softmax down columns' "W again: the banner reads WRONG 
 keys wrong NPage NPage NPage
 expect wrong "3 weights  A = softmax\\(S'\\)" "80×24 stage 3: the weights' title reads A = softmax(S')"
 
+# --- a question about a long file name keeps its y / n --------------------------------------
+dir="$E2E_DIR/a-folder-with-a-rather-long-name-for-a-classroom-share"
+mkdir -p "$dir"
+cp "$SAMPLES/worked-example.json" "$dir/attention-lesson-two.json"
+start ask 80 24 "$QKV"
+expect ask 'Tab matrix' "worked example drawn (no file)"
+keys ask w
+expect ask 'Save as:' "w asks for a file name"
+keys ask -l "$dir/attention-lesson-two.json"
+keys ask Enter
+expect ask 'Overwrite it\? y / n' "the overwrite question about a long path ends in y / n, whole"
+keys ask n
+
 # --- the stage walk at 80×24: panel titles and the withheld panels' words whole -----------
 start walk 80 24 "$QKV" "$SAMPLES/sentence.json"
 expect walk 'Tab matrix' "sentence drawn"
