@@ -40,15 +40,19 @@ struct fixture {
 
 static void snapshot(struct cell *cells)
 {
-	for (int y = 0; y < LINES; y++)
+	cchar_t line[201];
+
+	for (int y = 0; y < LINES; y++) {
+		int got = mvwin_wchnstr(stdscr, y, 0, line, COLS) == ERR ? 0 : COLS;
+
 		for (int x = 0; x < COLS; x++) {
-			cchar_t c;
 			struct cell *cell = &cells[y * COLS + x];
 
 			memset(cell, 0, sizeof *cell);
-			if (mvwin_wch(stdscr, y, x, &c) == OK)
-				getcchar(&c, cell->text, &cell->attr, &cell->pair, NULL);
+			if (x < got)
+				getcchar(&line[x], cell->text, &cell->attr, &cell->pair, NULL);
 		}
+	}
 }
 
 /* The line y of a snapshot as text, for the failure message. */
