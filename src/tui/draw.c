@@ -108,16 +108,28 @@ static void put_cell(int y, int x, int w, struct cell_style style, const char *t
 	put_cell_in(y, x, w, w - 1, style, text);
 }
 
-/* A cell taller than one line: its colour fills the lines above and below its
- * number (line `middle` of the block, which put_cell draws). */
+/* A cell taller than one line: its colour (or, without colour, its shade) fills
+ * the lines above and below its number (line `middle` of the block, which
+ * put_cell draws). */
 static void fill_cell(int top, int x, int w, int h, int middle, struct cell_style style)
 {
-	if (h <= 1 || (style.pair == 0 && (style.attr & A_REVERSE) == 0))
+	/* Without colour, the shading glyph fills the block (its last column a gap). */
+	bool shade = style.pair == 0 && (style.attr & A_REVERSE) == 0 && style.glyph[0] != '\0' &&
+		     strcmp(style.glyph, " ") != 0;
+
+	if (h <= 1 || (style.pair == 0 && (style.attr & A_REVERSE) == 0 && !shade))
 		return;
 	style.attr &= ~(attr_t)A_UNDERLINE;
-	for (int line = 0; line < h; line++)
-		if (line != middle)
+	for (int line = 0; line < h; line++) {
+		if (line == middle)
+			continue;
+		if (!shade) {
 			put(top + line, x, w, style, "                                ");
+			continue;
+		}
+		for (int c = 0; c < w - 1; c++)
+			put(top + line, x + c, 1, style, style.glyph);
+	}
 }
 
 /* The value of a grid panel's cell, and whether it is masked. */
