@@ -3118,7 +3118,7 @@ START_TEST(test_random_events_heads)
 	struct app a;
 
 	start_heads(&a);
-	run_random_events(&a, 0x5eed0113u, 20000);
+	run_random_events(&a, 0x5eed0113u, 5000);
 	app_fini(&a);
 }
 END_TEST
