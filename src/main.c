@@ -92,7 +92,7 @@ static const char usage_text[] =
 	"      --wrong W         mask-after-softmax or column-softmax, on purpose\n"
 	"      --projector       start the interface in projector mode\n"
 	"      --palette NAME    the interface's colour palette\n"
-	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
+	"      --pace SECONDS    autoplay: seconds per step (default 1.5)\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
 	"\n"

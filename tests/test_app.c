@@ -518,6 +518,34 @@ START_TEST(test_dot_starts_editing)
 }
 END_TEST
 
+/* "1,5" is one and a half, as a classroom writing a decimal comma means it; the
+ * comma shows as the point it is read as, and the status line says so. */
+START_TEST(test_decimal_comma)
+{
+	struct app a;
+
+	start(&a);
+	keys(&a, "1,5");
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, "1.5");
+	ck_assert_ptr_nonnull(strstr(a.message, "decimal comma"));
+	ck_assert(!a.message_is_error);
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.5);
+	/* Two commas make no number: refused with a message, the value stays. */
+	keys(&a, "l2,5,1");
+	ck_assert_str_eq(a.edit, "2.5.1");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	ck_assert(a.message_is_error);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.0);
+	key(&a, APP_KEY_ESCAPE);
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
 START_TEST(test_enter_starts_with_current_value)
 {
 	struct app a;
@@ -2130,6 +2158,7 @@ static Suite *app_suite(void)
 
 	tcase_add_test(editing, test_digit_starts_editing);
 	tcase_add_test(editing, test_dot_starts_editing);
+	tcase_add_test(editing, test_decimal_comma);
 	tcase_add_test(editing, test_enter_starts_with_current_value);
 	tcase_add_test(editing, test_edit_keys);
 	tcase_add_test(editing, test_escape_cancels_edit);

@@ -665,7 +665,12 @@ static int edit_key(struct app *app, int key)
 		return set_cell(app, app->focus, c->row, c->col, value);
 	}
 	default:
-		if (is_number_char(key) && length + 1 < sizeof app->edit) {
+		/* Many classrooms write a decimal comma: it is the decimal point, never dropped. */
+		if (key == ',' && length + 1 < sizeof app->edit) {
+			app->edit[length] = '.';
+			app->edit[length + 1] = '\0';
+			say(app, false, "a decimal comma is read as a point: %s", app->edit);
+		} else if (is_number_char(key) && length + 1 < sizeof app->edit) {
 			app->edit[length] = (char)key;
 			app->edit[length + 1] = '\0';
 		}
