@@ -12,6 +12,7 @@
 #include "qkv/format.h"
 #include "tui/draw.h"
 #include "tui/draw_saturation.h"
+#include "tui/glyphs.h"
 #include "tui/palette.h"
 
 #define TEXT_MAX 1024
@@ -19,11 +20,14 @@
 /* Writes s at (y, x) in at most `width` columns, cutting on a character boundary. */
 static void put(int y, int x, int width, struct cell_style style, const char *s)
 {
+	char drawn[TEXT_MAX];
 	int columns = 0;
-	const char *end = s;
+	const char *end;
 
 	if (width <= 0)
 		return;
+	s = glyphs_text(s, drawn, sizeof drawn);
+	end = s;
 	while (*end != '\0') {
 		if (((unsigned char)*end & 0xc0) != 0x80) {
 			if (columns == width)
@@ -40,7 +44,7 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 static void put_fitted(int y, int x, int width, struct cell_style style, const char *s)
 {
 	put(y, x, width, style, s);
-	if (qkv_text_columns(s) > width && width > 0)
+	if (glyphs_columns(s) > width && width > 0)
 		put(y, x + width - 1, 1, style, "…");
 }
 
@@ -61,7 +65,7 @@ static void number_text(char *buf, size_t size, double value, int decimals)
 static void put_cell(int y, int x, int w, struct cell_style style, const char *text)
 {
 	char cell[160];
-	int length = qkv_text_columns(text), pad = w - 1 - length;
+	int length = glyphs_columns(text), pad = w - 1 - length;
 
 	if (pad < 0)
 		pad = 0;
@@ -296,7 +300,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
-			if (style.glyph[0] != '\0' && panel->cell_w >= qkv_text_columns(text) + 2) {
+			if (style.glyph[0] != '\0' && panel->cell_w >= glyphs_columns(text) + 2) {
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
@@ -411,8 +415,8 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 	snprintf(low, sizeof low, "−%s ", number);
 	snprintf(high, sizeof high, " +%s", number);
 	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
-	x = panel->x + qkv_text_columns(low);
-	for (int s = -4; s <= 4 && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
+	x = panel->x + glyphs_columns(low);
+	for (int s = -4; s <= 4 && x < panel->x + panel->w - glyphs_columns(high); s++, x++) {
 		struct cell_style style = palette_signed(limit * s / 4.0, limit);
 		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 	}
@@ -582,13 +586,13 @@ static void draw_bars(const struct app *app, const struct layout *l)
 		 scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask], p->seeded ? seed : "");
 	snprintf(left, sizeof left, " qkv · %s", p->title != NULL ? p->title : "untitled");
 	/* The numbers on the right always show; the title gets what is left. */
-	x = l->width - qkv_text_columns(right);
+	x = l->width - glyphs_columns(right);
 	if (x < 0)
 		x = 0;
 	palette_apply(stdscr, palette_role(ROLE_STATUS));
 	mvhline(0, 0, ' ', l->width);
 	put(0, 0, x, palette_role(ROLE_STATUS), left);
-	if (qkv_text_columns(left) > x && x > 1)
+	if (glyphs_columns(left) > x && x > 1)
 		put(0, x - 1, 1, palette_role(ROLE_STATUS), "…");
 	put(0, x, l->width - x, palette_role(ROLE_STATUS), right);
 	/* The stage bar: where the lesson is, what is still withheld. */
@@ -601,7 +605,7 @@ static void draw_bars(const struct app *app, const struct layout *l)
 					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
 		snprintf(item, sizeof item, " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
 		put(1, x, l->width - x, palette_role(role), item);
-		x += qkv_text_columns(item) + 1;
+		x += glyphs_columns(item) + 1;
 	}
 	if (p->wrong != QKV_WRONG_NONE) {
 		const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
@@ -757,7 +761,7 @@ static void draw_status(const struct app *app, const struct layout *l)
 		bool room_above = l->info_y + l->info_h < y;
 
 		snprintf(text, sizeof text, " %s ", app->message);
-		if (qkv_text_columns(text) > l->width && room_above) {
+		if (glyphs_columns(text) > l->width && room_above) {
 			blank(y - 1, 0, 1, l->width);
 			put_wrapped(y - 1, 0, l->width, 2, style, text);
 		} else {
@@ -775,7 +779,7 @@ static const char *const help_lines[] = {
 	"A               autoplay the stages (any key stops it)",
 	"] [             d_k + / − (on X: d_model)    } {  d_v + / −",
 	"> <             double / halve d_k (random: new columns from the seed)",
-	"s               scaling √d_k on / off        t T  temperature τ − / +",
+	"s               scaling √d_k on / off        t T  temperature τ −/+",
 	"m               mask: none, causal, custom (Enter on a weight toggles)",
 	"z               this token is padding        I  tie W's to the identity",
 	"W               wrong ways: mask after softmax, softmax down columns",
@@ -874,7 +878,7 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		/* One sentence, the long form when it fits, wrapped only as a last resort. */
 		snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d; this one is %d×%d.",
 			 l->need_width, l->need_height, l->width, l->height);
-		if (qkv_text_columns(text) > l->width)
+		if (glyphs_columns(text) > l->width)
 			snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d.", l->need_width,
 				 l->need_height);
 		put_wrapped(l->height / 2 - 1 > 0 ? l->height / 2 - 1 : 0, 0, l->width, 3,

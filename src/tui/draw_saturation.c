@@ -9,6 +9,7 @@
 
 #include "qkv/format.h"
 #include "tui/draw_saturation.h"
+#include "tui/glyphs.h"
 #include "tui/palette.h"
 
 #define MARK_SCALED "●"
@@ -30,14 +31,18 @@ static double variance(const struct qkv_sweep_figures *f) { return f->score_vari
 
 static void put(int y, int x, enum palette_role role, const char *text)
 {
+	char drawn[256];
+
 	palette_apply(stdscr, palette_role(role));
-	mvaddstr(y, x, text);
+	mvaddstr(y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
 static void put_styled(int y, int x, struct cell_style style, const char *text)
 {
+	char drawn[256];
+
 	palette_apply(stdscr, style);
-	mvaddstr(y, x, text);
+	mvaddstr(y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
 /* Vertical position (0 = bottom row) of value in a chart of `rows` rows. */
@@ -170,6 +175,7 @@ void draw_saturation(const struct app *app, const struct layout *l)
 	int h = (bottom - top - 2) / 2, w = width / 2 - 2;
 	double highest = 0.0;
 	char text[256];
+	int x;
 
 	palette_apply(stdscr, palette_role(ROLE_NORMAL));
 	for (int r = top; r <= bottom; r++)
@@ -178,9 +184,12 @@ void draw_saturation(const struct app *app, const struct layout *l)
 		 app->sweep_tokens, app->sweep_trials, (unsigned long long)app->sweep_seed,
 		 app->sweep_count > 0 ? app->sweep[app->sweep_count - 1].d_k : 0);
 	put(top, 1, ROLE_TITLE, text);
+	/* Each key 4 columns after the last, as wide as it is drawn (ASCII is wider). */
 	put_styled(top + 1, 2, palette_signed(-1.0, 1.0), MARK_SCALED " scaled (÷√d_k)");
-	put_styled(top + 1, 22, palette_signed(1.0, 1.0), MARK_UNSCALED " unscaled");
-	put(top + 1, 36, ROLE_DIM, MARK_BOTH " both   ┊ the problem's d_k now");
+	x = 2 + glyphs_columns(MARK_SCALED " scaled (÷√d_k)") + 4;
+	put_styled(top + 1, x, palette_signed(1.0, 1.0), MARK_UNSCALED " unscaled");
+	x += glyphs_columns(MARK_UNSCALED " unscaled") + 4;
+	put(top + 1, x, ROLE_DIM, MARK_BOTH " both   ┊ the problem's d_k now");
 	if (app->sweep_count < 2 || h < 6) {
 		put(top + 3, 2, ROLE_NORMAL, "not enough room for the charts: make the terminal larger");
 		return;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "qkv/format.h"
+#include "tui/glyphs.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
 
@@ -212,7 +213,7 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		q->shown_rows = q->rows;
 		q->shown_cols = q->cols;
 		layout_panel_title(app, q, title, sizeof title);
-		q->title_w = 3 + qkv_text_columns(title); /* room for the focus mark "▶ " */
+		q->title_w = 3 + glyphs_columns(title); /* room for the focus mark "▶ " */
 		enum qkv_stage stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
 				       : q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
 				       : q->kind == PANEL_WEIGHTS ? QKV_STAGE_WEIGHTS
@@ -280,7 +281,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->cell_w = panel->compact ? 2 : panel->number_cell_w;
 		panel->h_extra = panel->compact ? 2 : 0; /* the selected row and column in numbers */
 		/* In colour, a compact grid shows two rows per line with half blocks. */
-		panel->halves = panel->compact && !palette_monochrome();
+		panel->halves = panel->compact && !palette_monochrome() && glyphs_half_blocks();
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
 		share = input_share(b, i, width);
 		if (share > 0 && share - panel->label_w - 2 < room)

@@ -5,6 +5,7 @@
  * ramp (the 8-colour palette alone uses the 8 basic colours, which is all that
  * terminal has). All tables and the current palette are file-static. */
 #include "tui/palette.h"
+#include "tui/glyphs.h"
 
 #include <limits.h>
 #include <math.h>
@@ -206,10 +207,8 @@ static const struct role_def roles_mono[ROLE_COUNT] = {
 	[ROLE_KEY] = { A_BOLD | A_REVERSE, TERM_DEFAULT, TERM_DEFAULT },
 };
 
-/* Shades for monochrome, lightest to darkest: space, middle dot, ░ ▒ ▓ █. */
-static const char *const mono_glyphs[MONO_LEVELS] = {
-	" ", "\u00b7", "\u2591", "\u2592", "\u2593", "\u2588",
-};
+/* Shades for monochrome, lightest to darkest, come from glyphs_shade: space,
+ * middle dot, ░ ▒ ▓ █ (ASCII: space : = # % @). */
 
 #define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -384,7 +383,7 @@ void palette_use(int index, bool projector)
 	for (int k = 0; k < current.weight_steps; k++) {
 		if (current.mono) {
 			current.weights[k] = (struct cell_style){
-				current.bold ? A_BOLD : A_NORMAL, 0, mono_glyphs[k] };
+				current.bold ? A_BOLD : A_NORMAL, 0, glyphs_shade(k) };
 		} else {
 			current.weights[k] = palette_ramp_style(&def->weights[k], current.bold);
 		}
@@ -478,7 +477,7 @@ struct cell_style palette_signed(double value, double limit)
 	if (current.mono) {
 		magnitude = limit > 0.0 ? fabs(value / limit) : 0.0;
 		plain.attr = current.bold ? A_BOLD : A_NORMAL;
-		plain.glyph = mono_glyphs[palette_bin(magnitude > 1.0 ? 1.0 : magnitude, MONO_LEVELS)];
+		plain.glyph = glyphs_shade(palette_bin(magnitude > 1.0 ? 1.0 : magnitude, MONO_LEVELS));
 		return plain;
 	}
 	return current.signs[palette_signed_level(value, limit)];

@@ -13,6 +13,7 @@
 
 #include "app/app.h"
 #include "tui/draw.h"
+#include "tui/glyphs.h"
 #include "tui/input.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
@@ -89,8 +90,9 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		qkv_problem_fini(p);
 		return status;
 	}
-	/* Characters only: numbers keep the C locale's decimal point everywhere. */
-	setlocale(LC_CTYPE, "");
+	/* Characters only: numbers keep the C locale's decimal point everywhere. The
+	 * glyph set follows: UTF-8 (or C.UTF-8 when the environment names none), else ASCII. */
+	glyphs_start(glyphs_fallback_locales);
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL) {
 		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color or --print\n",
