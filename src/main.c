@@ -24,7 +24,7 @@
 #include "tui/tui.h"
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
-#define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
+#define MAX_SEED QKV_MAX_SEED /* 2^53 − 1 */
 
 /* Every option; the order is that of long_options below. */
 enum opt {

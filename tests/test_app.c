@@ -1307,6 +1307,13 @@ START_TEST(test_random_refill)
 	key(&a, 'u');
 	ck_assert(qkv_problem_equal(&a.problem, &original));
 	assert_worked_trace(&a, sqrt(2.0));
+	/* After the largest seed a file holds (2^53 − 1), r starts again from 0. */
+	a.problem.seeded = true;
+	a.problem.seed = (1ULL << 53) - 1;
+	key(&a, 'r');
+	ck_assert(a.problem.seeded);
+	ck_assert(a.problem.seed == 0);
+	ck_assert_ptr_nonnull(strstr(a.message, "seed 0"));
 	qkv_problem_fini(&original);
 	app_fini(&a);
 }

@@ -451,12 +451,18 @@ static int change_mask_bit(struct app *app, int cell)
 	return 0;
 }
 
+/* The seed `r` draws from next: 1 at first, back to 0 after the largest a file holds. */
+static uint64_t next_seed(const struct qkv_problem *p)
+{
+	return !p->seeded ? 1 : p->seed < QKV_MAX_SEED ? p->seed + 1 : 0;
+}
+
 /* New N(0,1) values for Q, K and V from the seed, keeping the shape. */
 static int change_random(struct app *app, int unused)
 {
 	struct qkv_problem *p = &app->problem;
 	struct qkv_problem fresh;
-	uint64_t seed = p->seeded ? p->seed + 1 : 1;
+	uint64_t seed = next_seed(p);
 	int rc;
 
 	(void)unused;
@@ -992,7 +998,7 @@ static int option_key(struct app *app, int key)
 			return REDRAW_STATUS;
 		}
 		snprintf(done, sizeof done, "Q, K and V drawn from N(0,1), seed %llu",
-			 (unsigned long long)(p->seeded ? p->seed + 1 : 1));
+			 (unsigned long long)next_seed(p));
 		return change_problem(app, change_random, 0, done);
 	default:
 		return -1;
