@@ -43,9 +43,11 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 /* Writes s at (y, x) in `width` columns, ending in "…" when it does not fit. */
 static void put_fitted(int y, int x, int width, struct cell_style style, const char *s)
 {
+	int mark = glyphs_columns("…"); /* 1 column, or 3 when drawn as "..." */
+
 	put(y, x, width, style, s);
-	if (glyphs_columns(s) > width && width > 0)
-		put(y, x + width - 1, 1, style, "…");
+	if (glyphs_columns(s) > width && width >= mark)
+		put(y, x + width - mark, mark, style, "…");
 }
 
 /* Blanks a rectangle in the normal style. */
@@ -592,8 +594,8 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	palette_apply(stdscr, palette_role(ROLE_STATUS));
 	mvhline(0, 0, ' ', l->width);
 	put(0, 0, x, palette_role(ROLE_STATUS), left);
-	if (glyphs_columns(left) > x && x > 1)
-		put(0, x - 1, 1, palette_role(ROLE_STATUS), "…");
+	if (glyphs_columns(left) > x && x > glyphs_columns("…"))
+		put(0, x - glyphs_columns("…"), glyphs_columns("…"), palette_role(ROLE_STATUS), "…");
 	put(0, x, l->width - x, palette_role(ROLE_STATUS), right);
 	/* The stage bar: where the lesson is, what is still withheld. */
 	x = 1;

@@ -43,6 +43,7 @@ stop missing
 # --- no UTF-8 locale: ASCII -----------------------------------------------------------
 start ascii 80 24 "${NO_LOCALE[@]}" QKV_ASCII=1 "$QKV"
 expect ascii '/ sqrt\(2\) = 1\.414 \. tau 1 \. mask none' "ASCII: the title bar reads / sqrt(2) = 1.414 . tau 1"
+expect ascii '^ qkv \. Three tok\.\.\. n 3 ' "ASCII: the title cut at 80 columns ends in ..."
 expect ascii '^ ?> Q  queries' "ASCII: the focus mark is >"
 expect ascii 'eff  \|\|J\|\|' "ASCII: the readout heading reads ||J||"
 expect ascii 'softmax\(Q K\^T / sqrt\(d_k\)\) V' "ASCII: the formula reads softmax(Q K^T / sqrt(d_k)) V"
