@@ -10,6 +10,7 @@
 
 #include "qkv/format.h"
 #include "tui/chart.h"
+#include "tui/glyphs.h"
 
 #define LABEL_MAX 9 /* widest y tick label, in columns */
 
@@ -201,8 +202,10 @@ static void segment(struct dots *d, int x0, int y0, int x1, int y1, int s)
 
 static void put(WINDOW *w, int y, int x, struct cell_style style, const char *text)
 {
+	char drawn[256];
+
 	palette_apply(w, style);
-	mvwaddstr(w, y, x, text);
+	mvwaddstr(w, y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
 /* The y axis: tick labels right-aligned in label_w columns, the axis rule. */
@@ -339,12 +342,17 @@ static void draw_plot(WINDOW *w, const struct chart *c, const struct dots *d, in
 	}
 }
 
-void chart_draw(WINDOW *w, const struct chart *c)
+void chart_draw(WINDOW *w, const struct chart *given)
 {
 	double yt[CHART_MAX_TICKS], xt[CHART_MAX_TICKS];
+	/* The glyph set decides too: an ASCII screen gets the ASCII chart. */
+	struct chart ascii_or_not = *given;
+	const struct chart *c = &ascii_or_not;
 	int plot_h = c->height - 3, label_w = 1, y_count, x_count;
 	char text[32];
 	struct dots d;
+
+	ascii_or_not.ascii = given->ascii || glyphs_set() == GLYPHS_ASCII;
 
 	if (c->title)
 		put(w, c->y, c->x, palette_role(ROLE_TITLE), c->title);
