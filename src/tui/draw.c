@@ -643,7 +643,8 @@ static void verdict(const struct app *app, char *buf, size_t size)
 /* Writes text over `lines` lines from y, breaking at spaces. */
 static void put_wrapped(int y, int x, int width, int lines, struct cell_style style, const char *text)
 {
-	const char *s = text;
+	char drawn[TEXT_MAX];
+	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
 
 	for (int line = 0; line < lines && *s != '\0'; line++) {
 		const char *end = s, *cut = NULL;
