@@ -165,6 +165,16 @@ else
 	not_ok "the README's exact values of the course's table are the closed form's: $closed"
 fi
 
+# --- the scripts' install advice: the root form and the sudo form -------------------
+advice=$(bash -c '. scripts/lib.sh && qkv_install_lines valgrind clang' 2>&1)
+if printf '%s\n' "$advice" | grep -q '^  apt-get install valgrind clang    (as root)$' &&
+	printf '%s\n' "$advice" | grep -q '^  sudo apt-get install valgrind clang    (with sudo)$'; then
+	ok "the scripts give the install line as root and with sudo, as the README says"
+else
+	not_ok "the scripts give the install line as root and with sudo, as the README says"
+	printf '%s\n' "$advice" | sed 's/^/# /'
+fi
+
 # --- the manual page: meson installs it, and it reads -----------------------------
 build=${QKV_BUILD_ROOT:-}
 if [ -n "$build" ] && [ -d "$build/meson-info" ]; then
