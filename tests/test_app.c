@@ -541,6 +541,13 @@ START_TEST(test_decimal_comma)
 	ck_assert(a.message_is_error);
 	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.0);
 	key(&a, APP_KEY_ESCAPE);
+	/* A comma first starts the edit as a point: ",5" is 0.5, not 5. */
+	keys(&a, ",5");
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, ".5");
+	ck_assert_ptr_nonnull(strstr(a.message, "decimal comma"));
+	key(&a, APP_KEY_ENTER);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.5);
 	assert_trace_current(&a);
 	app_fini(&a);
 }

@@ -1092,11 +1092,13 @@ static int command_key(struct app *app, int key)
 	case APP_KEY_CTRL_L:
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	default:
-		if (((key >= '0' && key <= '9') || key == '.') && app_focus_is_input(app, app->focus)) {
-			start_edit(app, key);
+		if (((key >= '0' && key <= '9') || key == '.' || key == ',') && app_focus_is_input(app, app->focus)) {
+			start_edit(app, key == ',' ? '.' : key);
+			if (key == ',')
+				say(app, false, "a decimal comma is read as a point: %s", app->edit);
 			return REDRAW_INPUTS | REDRAW_STATUS;
 		}
-		if ((key >= '0' && key <= '9') || key == '.') {
+		if ((key >= '0' && key <= '9') || key == '.' || key == ',') {
 			say(app, true, "the %s grid is computed: edit Q, K or V", app_focus_name(app->focus));
 			return REDRAW_STATUS;
 		}
