@@ -675,7 +675,7 @@ static int edit_key(struct app *app, int key)
 		if (key == ',' && length + 1 < sizeof app->edit) {
 			app->edit[length] = '.';
 			app->edit[length + 1] = '\0';
-			say(app, false, "a decimal comma is read as a point: %s", app->edit);
+			say(app, false, "a decimal comma is read as a decimal point");
 		} else if (is_number_char(key) && length + 1 < sizeof app->edit) {
 			app->edit[length] = (char)key;
 			app->edit[length + 1] = '\0';
@@ -1095,7 +1095,7 @@ static int command_key(struct app *app, int key)
 		if (((key >= '0' && key <= '9') || key == '.' || key == ',') && app_focus_is_input(app, app->focus)) {
 			start_edit(app, key == ',' ? '.' : key);
 			if (key == ',')
-				say(app, false, "a decimal comma is read as a point: %s", app->edit);
+				say(app, false, "a decimal comma is read as a decimal point");
 			return REDRAW_INPUTS | REDRAW_STATUS;
 		}
 		if ((key >= '0' && key <= '9') || key == '.' || key == ',') {
