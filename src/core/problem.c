@@ -534,6 +534,30 @@ int qkv_problem_set_d_k(struct qkv_problem *p, int d_k)
 	return set_columns(p, p->form == QKV_FORM_DIRECT ? direct : projected, streams, 2, d_k);
 }
 
+int qkv_problem_draw_d_k(struct qkv_problem *p, int d_k, uint64_t seed)
+{
+	static const uint32_t streams[2] = { STREAM_Q, STREAM_K };
+	struct qkv_matrix *m[2];
+	int old;
+
+	m[0] = p->form == QKV_FORM_DIRECT ? &p->q : &p->w_q;
+	m[1] = p->form == QKV_FORM_DIRECT ? &p->k : &p->w_k;
+	old = m[0]->cols;
+	if (d_k < 1)
+		return QKV_EINVAL;
+	if (d_k > QKV_MAX_DIM)
+		return QKV_ELIMIT;
+	if (qkv_matrix_resize(m[0], m[0]->rows, d_k) != 0)
+		return QKV_ENOMEM;
+	if (qkv_matrix_resize(m[1], m[1]->rows, d_k) != 0) {
+		qkv_matrix_resize(m[0], m[0]->rows, old);
+		return QKV_ENOMEM;
+	}
+	for (int i = 0; i < 2 && d_k > old; i++)
+		draw_columns(m[i], seed, streams[i], old, d_k);
+	return 0;
+}
+
 int qkv_problem_set_d_v(struct qkv_problem *p, int d_v)
 {
 	static const uint32_t streams[1] = { STREAM_V };

@@ -223,7 +223,7 @@ static void draw_y_axis(WINDOW *w, const struct chart *c, int top, int plot_h, i
 			continue;
 		int row = top + plot_h - 1 - (int)lround(p) / 4;
 		tick_text(text, sizeof text, ticks[i], c->ascii);
-		int cols = qkv_text_columns(text);
+		int cols = glyphs_columns(text);
 		if (cols > label_w)
 			continue;
 		put(w, row, axis_x - cols, label, text);
@@ -249,7 +249,7 @@ static void draw_x_axis(WINDOW *w, const struct chart *c, int row, int plot_x, i
 		int col = plot_x + (int)lround(p) / 2;
 		put(w, row, col, dim, c->ascii ? "+" : "┬");
 		tick_text(text, sizeof text, ticks[i], c->ascii);
-		int cols = qkv_text_columns(text), at = col - cols / 2;
+		int cols = glyphs_columns(text), at = col - cols / 2;
 		if (at + cols > plot_x + plot_w)
 			at = plot_x + plot_w - cols;
 		if (at < c->x)
@@ -260,7 +260,7 @@ static void draw_x_axis(WINDOW *w, const struct chart *c, int row, int plot_x, i
 		free_from = at + cols + 1;
 	}
 	if (c->x_axis.label) { /* at the right end, when the tick labels leave room */
-		int cols = qkv_text_columns(c->x_axis.label);
+		int cols = glyphs_columns(c->x_axis.label);
 		if (free_from + cols <= plot_x + plot_w)
 			put(w, row + 1, plot_x + plot_w - cols, dim, c->x_axis.label);
 	}
@@ -361,7 +361,7 @@ void chart_draw(WINDOW *w, const struct chart *given)
 	y_count = ticks_of(&c->y_axis, plot_h / 2 + 1, yt);
 	for (int i = 0; i < y_count; i++) {
 		tick_text(text, sizeof text, yt[i], c->ascii);
-		int cols = qkv_text_columns(text);
+		int cols = glyphs_columns(text);
 		if (cols > label_w && cols <= LABEL_MAX)
 			label_w = cols;
 	}
@@ -370,8 +370,8 @@ void chart_draw(WINDOW *w, const struct chart *given)
 		return;
 	x_count = ticks_of(&c->x_axis, plot_w / 8, xt);
 	if (c->y_axis.label) {
-		int title_cols = c->title ? qkv_text_columns(c->title) : 0;
-		int cols = qkv_text_columns(c->y_axis.label);
+		int title_cols = c->title ? glyphs_columns(c->title) : 0;
+		int cols = glyphs_columns(c->y_axis.label);
 		if (title_cols + 2 + cols <= c->width)
 			put(w, c->y, c->x + c->width - cols, palette_role(ROLE_DIM), c->y_axis.label);
 	}
