@@ -49,6 +49,11 @@ expect ascii 'eff  \|\|J\|\|' "ASCII: the readout heading reads ||J||"
 expect ascii 'softmax\(Q K\^T / sqrt\(d_k\)\) V' "ASCII: the formula reads softmax(Q K^T / sqrt(d_k)) V"
 expect ascii "$(cells t1 '0.40 0.20 0.40')" "ASCII: weights row t1 is 0.40 0.20 0.40"
 ascii_only ascii "ASCII: the first screen"
+keys ascii 3 Enter
+expect ascii 'Q\[t1, d1\]: 1 -> 3' "ASCII: the status line says Q[t1, d1]: 1 -> 3"
+ascii_only ascii "ASCII: after an edit, with the moved values marked"
+keys ascii u
+expect ascii "$(cells t1 '0.40 0.20 0.40')" "ASCII: u undoes the edit"
 keys ascii '?'
 expect ascii '^ *\+- keys \. any key closes -+\+$' "ASCII: the help box's top is + and -"
 expect ascii '^ *\| arrows h j k l' "ASCII: the help box's sides are |"
