@@ -48,6 +48,7 @@ static const struct spelling spellings[] = {
 	{ "\u221e", "inf", false },               /* ∞ */
 	{ "\u1d40", "^T", false },                /* ᵀ */
 	{ "\u2082", "2", false },                 /* ₂ */
+	{ "\u00b2", "^2", false },                /* ² */
 	{ "\u201c", "\"", false },                /* “ */
 	{ "\u201d", "\"", false },                /* ” */
 	{ "\u2018", "'", false },                 /* ‘ */
@@ -59,9 +60,12 @@ static const struct spelling spellings[] = {
 	{ "\u2510", "+", false },                 /* ┐ */
 	{ "\u2514", "+", false },                 /* └ */
 	{ "\u2518", "+", false },                 /* ┘ */
+	{ "\u2524", "+", false },                 /* ┤ */
+	{ "\u252c", "+", false },                 /* ┬ */
 	{ "\u25b6", ">", false },                 /* ▶ */
-	{ "\u25c6", "*", false },                 /* ◆ */
-	{ "\u25cf", "o", false },                 /* ● */
+	{ "\u25cf", "*", false },                 /* ● as the charts' ASCII marks have it */
+	{ "\u25cb", "o", false },                 /* ○ */
+	{ "\u25c6", "#", false },                 /* ◆ (● is * already) */
 	{ "\u2580", "#", false },                 /* ▀ */
 	{ "\u2588", "@", false },                 /* █ */
 	{ "\u2593", "%", false },                 /* ▓ */

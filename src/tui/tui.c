@@ -247,7 +247,7 @@ static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *com
 		wint_t code;
 		int got;
 		int64_t asked = now_ms();
-		char line[160];
+		char line[160], drawn[160];
 
 		if (stop_signal != 0 || interrupt_signal) {
 			status = stop_signal != 0 ? 128 + (int)stop_signal : 128 + SIGINT;
@@ -260,7 +260,7 @@ static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *com
 		snprintf(line, sizeof line, " computing the trace of %d tokens, d_k %d… %.1f s · q quits", n, d_k,
 			 (double)(asked - started) / 1000.0);
 		erase();
-		mvaddnstr(0, 0, line, COLS);
+		mvaddnstr(0, 0, glyphs_text(line, drawn, sizeof drawn), COLS);
 		refresh();
 		got = wget_wch(stdscr, &code);
 		if (got == ERR) {

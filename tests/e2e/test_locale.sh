@@ -66,8 +66,8 @@ expect ascii 'stage 3 of 5' "ASCII: two more PageDowns reach stage 3"
 expect ascii 'A\[t1,t1\] = e\^\(S. - max\) / sum e\^\(S. - max\)' "ASCII: the derivation reads sum and -"
 ascii_only ascii "ASCII: stage 3 with its derivation"
 keys ascii Home S
-expect ascii 'o scaled \(/sqrt\(d_k\)\)    x unscaled    \* both   : the problem' \
-	"ASCII: the saturation keys are o, x, * and :, each whole"
+expect ascii '\* scaled \(/sqrt\(d_k\)\)    x unscaled    # both   : the problem' \
+	"ASCII: the saturation keys are *, x, the hash and :, each whole"
 expect ascii '^ d_k ->' "ASCII: the saturation axis reads d_k ->"
 ascii_only ascii "ASCII: the saturation charts"
 keys ascii S D
@@ -88,6 +88,17 @@ ascii_only mono "ASCII, no colour: the first screen"
 keys mono q
 expect_exit mono 0 "q quits"
 stop mono
+
+# The cost view: n^2, the chart's marks and its legend in the same ASCII.
+start cost 120 40 "${NO_LOCALE[@]}" QKV_ASCII=1 "$QKV"
+expect cost 'tau 1' "ASCII at 120x40"
+keys cost C
+expect cost "flops: 2n\\^2d_k" "ASCII: the cost view writes n^2"
+expect cost '\* double x 16-bit' "ASCII: the memory chart's legend names its marks * and x"
+ascii_only cost "ASCII: the cost view with its charts"
+keys cost C q
+expect_exit cost 0 "q quits"
+stop cost
 
 # A heatmap too large for numbers: colour cells, one row a line (no half blocks).
 start big 80 24 "${NO_LOCALE[@]}" QKV_ASCII=1 "$QKV" --random --tokens 40 --dk 4
