@@ -63,6 +63,7 @@ START_TEST(test_ascii_spellings)
 		{ "“x” is", "\"x\" is" },
 		{ "● scaled ◆ both × unscaled ○ extrapolated", "* scaled # both x unscaled o extrapolated" },
 		{ "2n²d_k ┤┬", "2n^2d_k ++" },
+		{ "‖∇W_Q‖ · ∂L/∂O ✓ ❚❚ paused", "||grad W_Q|| . dL/dO (done) || paused" },
 		{ "masked: −∞", "masked: -inf" },
 		{ "café 日本", "caf? ??" },
 		{ "plain ASCII", "plain ASCII" },

@@ -49,6 +49,11 @@ static const struct spelling spellings[] = {
 	{ "\u1d40", "^T", false },                /* ᵀ */
 	{ "\u2082", "2", false },                 /* ₂ */
 	{ "\u00b2", "^2", false },                /* ² */
+	{ "\u2207", "grad ", false },             /* ∇ */
+	{ "\u2202", "d", false },                 /* ∂ (∂L/∂O as dL/dO) */
+	{ "\u2713", "(done)", false },            /* ✓ */
+	{ "\u275a\u275a", "||", false },          /* ❚❚ paused */
+	{ "\u275a", "|", false },                 /* ❚ */
 	{ "\u201c", "\"", false },                /* “ */
 	{ "\u201d", "\"", false },                /* ” */
 	{ "\u2018", "'", false },                 /* ‘ */
