@@ -28,7 +28,7 @@
 #include "tui/tui.h"
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
-#define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
+#define MAX_SEED QKV_MAX_SEED /* 2^53 − 1 */
 /* Multi-head problems are recomputed between two keys: about a fifth of a second. */
 #define HEADS_INTERFACE_COST 2e8
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
@@ -106,7 +106,7 @@ static const char usage_text[] =
 	"      --projector       start the interface in projector mode\n"
 	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
-	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
+	"      --pace SECONDS    autoplay: seconds per step (default 1.5)\n"
 	"      --train TASK      train one head on lookup, previous or self: opens the\n"
 	"                        learning view, or prints the run with --format text,\n"
 	"                        csv or json; with --dk, --dmodel, --tokens, --no-scale,\n"
