@@ -220,24 +220,15 @@ static int parse_stage(const char *text, int *stage)
 
 static int parse_mask(const char *text, enum qkv_mask *mask)
 {
-	if (strcmp(text, "none") == 0)
-		*mask = QKV_MASK_NONE;
-	else if (strcmp(text, "causal") == 0)
-		*mask = QKV_MASK_CAUSAL;
-	else
+	/* A custom mask is drawn by hand in the interface, never named. */
+	if (qkv_mask_parse(text, mask) != 0 || *mask == QKV_MASK_CUSTOM)
 		return fail("--mask needs none or causal, not \"%s\"", text);
 	return 0;
 }
 
 static int parse_wrong(const char *text, enum qkv_wrong *wrong)
 {
-	if (strcmp(text, "none") == 0)
-		*wrong = QKV_WRONG_NONE;
-	else if (strcmp(text, "mask-after-softmax") == 0)
-		*wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
-	else if (strcmp(text, "column-softmax") == 0)
-		*wrong = QKV_WRONG_COLUMN_SOFTMAX;
-	else
+	if (qkv_wrong_parse(text, wrong) != 0)
 		return fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"", text);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* load.c — problems from JSON text (DESIGN.md "Files"), strictly.
+/* load.c — problems from JSON text (docs/DESIGN.md, "File format"), strictly.
  * jansson checks the syntax and gives the structure; a small scanner over the same
  * text then finds the line and column of the key or value an error is about. Every
  * error is one line, "FILE:LINE:COL: what was expected". Never prints, never exits,
@@ -20,6 +20,7 @@
 
 #include "io/load.h"
 #include "qkv/error.h"
+#include "qkv/format.h"
 
 #define LOAD_MAX_BYTES (64L * 1024 * 1024) /* the largest problem file read */
 #define LOAD_MAX_QUOTE 40                  /* bytes of a bad key or token quoted */
@@ -59,44 +60,12 @@ static const char *const load_keys[] = {
 	"scale", "temperature", "mask", "padding", "seed",
 };
 
-static const char *const direct_keys[] = { "Q", "K", "V" };
-static const char *const projected_keys[] = { "X", "W_Q", "W_K", "W_V" };
 
 /* Bytes in the UTF-8 sequence starting at s (1..4), or 0 when it is not valid
- * UTF-8 (overlong forms, surrogates and code points above U+10FFFF included). */
+ * UTF-8: the core's one check (qkv/format.h). */
 static size_t utf8_sequence(const unsigned char *s, size_t avail)
 {
-	unsigned int c = s[0];
-	size_t count;
-	unsigned int min, point;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		count = 2;
-		min = 0x80;
-		point = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		count = 3;
-		min = 0x800;
-		point = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		count = 4;
-		min = 0x10000;
-		point = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (avail < count)
-		return 0;
-	for (size_t i = 1; i < count; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		point = (point << 6) | (s[i] & 0x3fu);
-	}
-	if (point < min || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff))
-		return 0;
-	return count;
+	return qkv_utf8_decode((const char *)s, avail, NULL);
 }
 
 /* Copies text into out for a message: control bytes and bytes that are not UTF-8
@@ -465,27 +434,32 @@ static int check_keys(const struct loader *ld)
 	return 0;
 }
 
-/* True when key is one of the count keys in list. */
-static bool in_list(const char *key, const char *const *list, size_t count)
+/* The form whose matrix `key` names (qkv_input_info's names), or -1. */
+static int form_of_key(const char *key)
 {
-	for (size_t i = 0; i < count; i++)
-		if (strcmp(key, list[i]) == 0)
-			return true;
-	return false;
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		if (strcmp(key, qkv_input_info[i].name) == 0)
+			return (int)qkv_input_info[i].form;
+	return -1;
 }
 
-/* How many of keys are present; *first_missing is set to one that is not. */
-static size_t count_present(const json_t *root, const char *const *keys, size_t count,
+/* How many of the form's matrices are present; *first_missing is set to one that
+ * is not. */
+static size_t count_present(const json_t *root, enum qkv_form form,
 			    const char **first_missing)
 {
 	size_t present = 0;
 
 	*first_missing = NULL;
-	for (size_t i = 0; i < count; i++) {
-		if (json_object_get(root, keys[i]) != NULL)
+	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+		const char *key = qkv_input_info[i].name;
+
+		if (qkv_input_info[i].form != form)
+			continue;
+		if (json_object_get(root, key) != NULL)
 			present++;
 		else if (*first_missing == NULL)
-			*first_missing = keys[i];
+			*first_missing = key;
 	}
 	return present;
 }
@@ -495,8 +469,8 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 {
 	const struct place top = { 0, { 0, 0, 0 }, false };
 	const char *missing_direct, *missing_projected;
-	size_t direct = count_present(ld->root, direct_keys, 3, &missing_direct);
-	size_t projected = count_present(ld->root, projected_keys, 4, &missing_projected);
+	size_t direct = count_present(ld->root, QKV_FORM_DIRECT, &missing_direct);
+	size_t projected = count_present(ld->root, QKV_FORM_PROJECTED, &missing_projected);
 
 	if (direct > 0 && projected > 0) {
 		const char *key, *first = NULL;
@@ -504,9 +478,10 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 		json_t *value;
 
 		json_object_foreach(ld->root, key, value) {
-			bool is_direct = in_list(key, direct_keys, 3);
+			int key_form = form_of_key(key);
+			bool is_direct = key_form == QKV_FORM_DIRECT;
 
-			if (!is_direct && !in_list(key, projected_keys, 4))
+			if (key_form < 0)
 				continue;
 			if (first == NULL) {
 				first = key;
@@ -846,14 +821,10 @@ static int read_mask(const struct loader *ld, struct qkv_problem *p)
 		return read_mask_matrix(ld, p, value);
 	if (!json_is_string(value))
 		return fail_at(ld, &at, "\"mask\" must be %s, found %s", expected, type_name(value));
-	if (strcmp(json_string_value(value), "none") == 0) {
-		p->mask = QKV_MASK_NONE;
+	/* A custom mask is written as its matrix, never by name. */
+	if (qkv_mask_parse(json_string_value(value), &p->mask) == 0 && p->mask != QKV_MASK_CUSTOM)
 		return 0;
-	}
-	if (strcmp(json_string_value(value), "causal") == 0) {
-		p->mask = QKV_MASK_CAUSAL;
-		return 0;
-	}
+	p->mask = QKV_MASK_NONE;
 	quote_text(quoted, sizeof quoted, json_string_value(value), json_string_length(value),
 		   LOAD_MAX_QUOTE);
 	return fail_at(ld, &at, "\"mask\" must be %s, found \"%s\"", expected, quoted);
@@ -1049,8 +1020,14 @@ int load_file(const char *path, struct qkv_problem *p, char *err, size_t err_siz
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail_file(&ld, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-		int saved = S_ISDIR(st.st_mode) ? EISDIR : errno;
+	if (fstat(fd, &st) != 0) {
+		int saved = errno;
+
+		close(fd);
+		return fail_file(&ld, "cannot open: %s", strerror(saved));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int saved = EISDIR;
 
 		close(fd);
 		return fail_file(&ld, "cannot open: %s", strerror(saved));
