@@ -569,7 +569,6 @@ static const char *scale_words(const struct app *app, char *buf, size_t size)
 
 static void draw_bars(const struct app *app, const struct layout *l)
 {
-	static const char *const masks[] = { "none", "causal", "custom" };
 	const struct qkv_problem *p = &app->problem;
 	char left[160], right[200], scale[64], seed[48];
 	int x;
@@ -579,7 +578,7 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	/* "modified" stands with the numbers, which always show; the title gets the rest. */
 	snprintf(right, sizeof right, "%s n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ",
 		 app->dirty ? " modified ·" : "", p->n, app->trace.d_k, app->trace.d_v,
-		 scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask], p->seeded ? seed : "");
+		 scale_words(app, scale, sizeof scale), p->temperature, qkv_mask_name(p->mask), p->seeded ? seed : "");
 	snprintf(left, sizeof left, " qkv · %s", p->title != NULL ? p->title : "untitled");
 	/* The numbers on the right always show; the title gets what is left. */
 	x = l->width - qkv_text_columns(right);
