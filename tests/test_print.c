@@ -874,6 +874,53 @@ START_TEST(test_wrong_way_sums)
 }
 END_TEST
 
+/* The worked example with its three tokens relabelled, printed; malloc'd. */
+__attribute__((noinline))
+static char *render_labelled(const struct print_options *o, const char *const labels[3])
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(out);
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(qkv_problem_set_label(&p, i, labels[i]), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, o), 0);
+	fclose(out);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+	return text;
+}
+
+/* A table's rows line up on screen when a label is in a wide script: 日本語 is
+ * 9 bytes and 6 columns, é written as e + U+0301 is 3 bytes and 1 column, so
+ * every row of the scores table is as wide (in columns) as the "ok" row. */
+START_TEST(text_wide_labels_align)
+{
+	static const char *const labels[3] = {
+		"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "ok", "e\xcc\x81",
+	};
+	struct print_options o = options(PRINT_TEXT, QKV_STAGE_SCORES);
+	char *text = render_labelled(&o, labels);
+	char wide[256], ok[256], accent[256];
+
+	ck_assert_ptr_nonnull(strstr(text, "rows: queries"));
+	find_line(strstr(text, "rows: queries"), "  \xe6\x97\xa5", wide, sizeof wide);
+	find_line(strstr(text, "rows: queries"), "  ok ", ok, sizeof ok);
+	find_line(strstr(text, "rows: queries"), "  e\xcc\x81 ", accent, sizeof accent);
+	/* Columns by hand: bytes less what the wide and combining characters add. */
+	ck_assert_int_eq((int)strlen(wide) - 9 + 6, (int)strlen(ok));
+	ck_assert_int_eq((int)strlen(accent) - 3 + 1, (int)strlen(ok));
+	free(text);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -903,6 +950,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, sweep_tables);
 	tcase_add_test(tc, test_json_custom_mask_and_padding);
 	tcase_add_test(tc, test_wrong_way_sums);
+	tcase_add_test(tc, text_wide_labels_align);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -214,9 +214,12 @@ int qkv_text_columns(const char *text)
 {
 	int columns = 0;
 
-	for (; *text != '\0'; text++)
-		if (((unsigned char)*text & 0xc0) != 0x80)
-			columns++;
+	while (*text != '\0') {
+		size_t length;
+
+		columns += next_columns(text, &length);
+		text += length;
+	}
 	return columns;
 }
 
