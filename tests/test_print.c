@@ -921,6 +921,34 @@ START_TEST(text_wide_labels_align)
 }
 END_TEST
 
+/* Labels that a spreadsheet would run as formulas (=, +, -, @, tab, carriage
+ * return first) are written with a ' in front, wherever a label stands: row and
+ * column labels and the statistics' rows; other labels and the numbers as they are. */
+START_TEST(csv_formula_labels)
+{
+	static const char *const first[3] = { "=SUM(A1:A2)", "-2", "@x" };
+	static const char *const second[3] = { "+cmd", "\tt", "\rr" };
+	struct print_options o = options(PRINT_CSV, QKV_STAGE_WEIGHTS);
+	char *text = render_labelled(&o, first);
+
+	ck_assert_ptr_nonnull(strstr(text, "\nweights,'=SUM(A1:A2),'-2,1,2,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nweights,'@x,'@x,3,3,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nstats,'-2,max_weight,2,1,"));
+	ck_assert_ptr_null(strstr(text, ",=SUM"));
+	ck_assert_ptr_null(strstr(text, ",-2,"));
+	free(text);
+	text = render_labelled(&o, second);
+	ck_assert_ptr_nonnull(strstr(text, "\nweights,'+cmd,'\tt,1,2,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nweights,\"'\rr\",'+cmd,3,1,"));
+	free(text);
+	o = options(PRINT_CSV, QKV_STAGE_OUTPUT);
+	text = render_labelled(&o, first);
+	/* The output's rows too; the dimension labels need nothing. */
+	ck_assert_ptr_nonnull(strstr(text, "\noutput,'=SUM(A1:A2),d1,1,1,"));
+	free(text);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -951,6 +979,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, test_json_custom_mask_and_padding);
 	tcase_add_test(tc, test_wrong_way_sums);
 	tcase_add_test(tc, text_wide_labels_align);
+	tcase_add_test(tc, csv_formula_labels);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,19 +1,23 @@
 /* print_csv.c — the printer's CSV format: one line per cell,
  * stage,row_token,col_label,row,col,value, with exact values and masked scores
- * left empty, for spreadsheets and scripts. */
+ * left empty, for spreadsheets and scripts; labels never start a formula. */
 #include <string.h>
 
 #include "io/print_model.h"
 #include "qkv/format.h"
 
-/* Writes a CSV field, quoted when it holds a comma, a quote or a line break. */
+/* Writes a label as a CSV field, quoted when it holds a comma, a quote or a line
+ * break. A label that starts as a spreadsheet formula would (=, +, -, @, a tab or
+ * a carriage return) gets a ' in front, so that opening the file never runs it. */
 static void csv_field(FILE *out, const char *s)
 {
+	const char *formula = strchr("=+-@\t\r", s[0]) != NULL && s[0] != '\0' ? "'" : "";
+
 	if (strpbrk(s, ",\"\r\n") == NULL) {
-		fputs(s, out);
+		fprintf(out, "%s%s", formula, s);
 		return;
 	}
-	fputc('"', out);
+	fprintf(out, "\"%s", formula);
 	for (; *s != '\0'; s++) {
 		if (*s == '"')
 			fputc('"', out);
