@@ -949,6 +949,56 @@ START_TEST(csv_formula_labels)
 }
 END_TEST
 
+/* The wrong-way sums are one line each, however many tokens: at n = 400 the
+ * lines run past 4 KiB and are written whole. Softmax down the columns makes each
+ * column sum to 1, so the column line is " tK 1.0000" for every K, and the row
+ * sums add up to n. */
+START_TEST(wrong_sums_long_lines)
+{
+	enum { N = 400 };
+	struct print_options o = options(PRINT_TEXT, QKV_STAGE_WEIGHTS);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL, *line = malloc(65536), *expected = malloc(65536);
+	size_t size = 0, used = 0;
+	FILE *out = open_memstream(&text, &size);
+	double total = 0;
+	int count = 0;
+
+	ck_assert_ptr_nonnull(line);
+	ck_assert_ptr_nonnull(expected);
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_random(&p, N, 1, 1, 3), 0);
+	p.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	used = (size_t)snprintf(expected, 65536, "  each column's sum:");
+	for (int i = 0; i < N; i++)
+		used += (size_t)snprintf(expected + used, 65536 - used, " %s 1.0000", p.tokens[i]);
+	find_line(text, "  each column's sum:", line, 65536);
+	ck_assert_uint_gt(strlen(line), 4096);
+	ck_assert_str_eq(line, expected);
+	find_line(text, "  WRONG WAY: each row's sum", line, 65536);
+	ck_assert_uint_gt(strlen(line), 4096);
+	for (char *at = strstr(line, "all 1):") + 6; (at = strstr(at, " t")) != NULL; count++) {
+		char *end;
+
+		at = strchr(at + 1, ' ');
+		total += strtod(at, &end);
+		at = end;
+	}
+	ck_assert_int_eq(count, N);
+	ck_assert_double_eq_tol(total, N, N * 0.00005 + 1e-9);
+	free(line);
+	free(expected);
+	free(text);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -980,6 +1030,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, test_wrong_way_sums);
 	tcase_add_test(tc, text_wide_labels_align);
 	tcase_add_test(tc, csv_formula_labels);
+	tcase_add_test(tc, wrong_sums_long_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }
