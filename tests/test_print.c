@@ -999,6 +999,41 @@ START_TEST(wrong_sums_long_lines)
 }
 END_TEST
 
+/* A label of 64 bytes of ^, ~ or \\ escapes to 16–18 bytes a byte in LaTeX
+ * (\\textasciicircum{} is 18): written whole in the sentence before a matrix, in
+ * the header's token list and in the statistics. */
+START_TEST(latex_long_escaped_labels)
+{
+	static const char *const escapes[3] = {
+		"\\textasciicircum{}", "\\textasciitilde{}", "\\textbackslash{}",
+	};
+	char labels[3][65], whole[3][64 * 18 + 16];
+	const char *const names[3] = { labels[0], labels[1], labels[2] };
+	struct print_options o = options(PRINT_LATEX, QKV_STAGE_WEIGHTS);
+	char *text;
+
+	memset(labels[0], '^', 64);
+	memset(labels[1], '~', 64);
+	memset(labels[2], '\\', 64);
+	for (int i = 0; i < 3; i++) {
+		labels[i][64] = '\0';
+		strcpy(whole[i], "\\texttt{");
+		for (int k = 0; k < 64; k++)
+			strcat(whole[i], escapes[i]);
+		strcat(whole[i], "}");
+	}
+	text = render_labelled(&o, names);
+	for (int i = 0; i < 3; i++) {
+		/* Header, rows and columns of the weights: three times each. */
+		ck_assert_int_eq(count(text, whole[i]), 3);
+		/* And once more at least, in the statistics' row labels. */
+		whole[i][strlen(whole[i]) - 1] = '\0';
+		ck_assert_int_ge(count(text, whole[i] + strlen("\\texttt{")), 4);
+	}
+	free(text);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -1031,6 +1066,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, text_wide_labels_align);
 	tcase_add_test(tc, csv_formula_labels);
 	tcase_add_test(tc, wrong_sums_long_lines);
+	tcase_add_test(tc, latex_long_escaped_labels);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,7 +14,6 @@
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
-#define CELL_SIZE 1024   /* one cell's text, escaped (labels are at most 64 bytes) */
 #define NUMBER_SIZE 64   /* one formatted number */
 #define DIVISOR_SIZE 256 /* how the divisor came about, in words */
 #define SWEEP_DECIMALS 3 /* the sweep's tables for people */
@@ -22,6 +21,9 @@
 /* The most bytes an escape writes for one byte of text ("^" is LaTeX's
  * "\textasciicircum{}"): an escaped copy of n bytes fits in n · this + 1. */
 #define QKV_ESCAPE_GROWTH 18
+/* One cell's or label's text, escaped: a label of QKV_MAX_LABEL bytes, each of
+ * which may escape to QKV_ESCAPE_GROWTH bytes, and room for the words around it. */
+#define CELL_SIZE (QKV_MAX_LABEL * QKV_ESCAPE_GROWTH + 1024)
 
 /* What labels a table's rows or columns: tokens, or numbered dimensions. */
 enum label_kind {
