@@ -4,7 +4,9 @@
  * weights is (e, 1, e) / (2e + 1), and so on. Text formats are checked at the
  * right place (the right line, the right column); JSON is parsed back with jansson
  * and compared key by key with DESIGN.md's contract. */
+#define _GNU_SOURCE /* fopencookie: a stream whose writes fail, counted */
 #include <check.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -1034,6 +1036,46 @@ START_TEST(latex_long_escaped_labels)
 }
 END_TEST
 
+/* A stream's write that always fails (a full disk), counting its calls. */
+static ssize_t failing_write(void *cookie, const char *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	++*(int *)cookie;
+	errno = ENOSPC;
+	return -1;
+}
+
+/* A write error stops the report at once: at n = 300 a whole report is tens of
+ * thousands of buffers, but no more than a few writes are tried after the first
+ * fails, in every format. */
+START_TEST(write_error_stops_at_once)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_random(&p, 300, 8, 8, 5), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	for (int f = 0; f < PRINT_FORMAT_COUNT; f++) {
+		cookie_io_functions_t io = { .write = failing_write };
+		struct print_options o = options((enum print_format)f, -1);
+		int calls = 0;
+		FILE *out = fopencookie(&calls, "w", io);
+
+		ck_assert_ptr_nonnull(out);
+		setvbuf(out, NULL, _IOFBF, 4096);
+		ck_assert_int_eq(print_trace(out, &p, &t, &o), -1);
+		ck_assert_msg(calls >= 1 && calls <= 3, "%s: %d writes tried", print_format_name(o.format),
+			      calls);
+		fclose(out);
+	}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -1067,6 +1109,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, csv_formula_labels);
 	tcase_add_test(tc, wrong_sums_long_lines);
 	tcase_add_test(tc, latex_long_escaped_labels);
+	tcase_add_test(tc, write_error_stops_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
