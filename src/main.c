@@ -74,7 +74,7 @@ static const char usage_text[] =
 	"  -p, --print           print the stages and exit, instead of the interface\n"
 	"      --format F        text, markdown, latex, csv or json\n"
 	"      --stage N         only stage N: 1 scores, 2 scaled, 3 weights, 4 mix,\n"
-	"                        5 output, 0 projections\n"
+	"                        5 output, 0 projections (not with json: always whole)\n"
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
 	"      --decimals D      digits after the point, 0 to 12 (default 4)\n"
 	"      --random          random N(0,1) Q, K, V; needs --tokens and --dk\n"
@@ -340,6 +340,10 @@ static int check_combinations(const struct cli *c)
 			return fail("--%s is for the interface; it does nothing with --print",
 				    opt_name((enum opt)o));
 	}
+	/* JSON is always the whole object: a stage, any stage, is refused rather
+	 * than ignored. */
+	if (c->given[OPT_STAGE] && c->print.format == PRINT_JSON)
+		return fail("--stage does not apply to --format json: the object is always whole");
 	if (c->given[OPT_NO_SCALE] && c->given[OPT_SCALE])
 		return fail("--no-scale and --scale contradict each other; give one");
 	return 0;

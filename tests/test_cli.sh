@@ -90,6 +90,11 @@ fi
 
 # Bad usage and bad input: status 2 and one line.
 expect_refusal "an unknown option" 2 "qkv: " --bogus
+# JSON is always the whole object: every --stage is refused alike, 0 as 3.
+expect_refusal "json with --stage 3" 2 "qkv: --stage does not apply to --format json" --format json --stage 3
+expect_refusal "json with --stage 0" 2 "qkv: --stage does not apply to --format json" --format json --stage 0
+expect_refusal "json with --stage 0, projected" 2 "qkv: --stage does not apply to --format json" --format json --stage 0 "$root/samples/previous-token.json"
+expect_success "json whole" --format json
 expect_refusal "an unknown short option" 2 "qkv: " -x
 expect_refusal "an option without its value" 2 "qkv: " --print --format
 expect_refusal "a bad --format" 2 "qkv: " --print --format xml
