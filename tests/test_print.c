@@ -3,7 +3,7 @@
  * V = [[10,0],[0,10],[5,5]], d_k = 2): with a = 1/√2 and e = e^a, row 1 of the
  * weights is (e, 1, e) / (2e + 1), and so on. Text formats are checked at the
  * right place (the right line, the right column); JSON is parsed back with jansson
- * and compared key by key with DESIGN.md's contract. */
+ * and compared key by key with docs/DESIGN.md's contract. */
 #define _GNU_SOURCE /* fopencookie: a stream whose writes fail, counted */
 #include <check.h>
 #include <errno.h>
