@@ -200,6 +200,10 @@ static int next_columns(const char *text, size_t *length)
 	unsigned long point = 0;
 	size_t avail = 0;
 
+	if ((unsigned char)text[0] < 0x80) {
+		*length = 1;
+		return 1;
+	}
 	while (avail < 4 && text[avail] != '\0')
 		avail++;
 	*length = qkv_utf8_decode(text, avail, &point);
@@ -225,19 +229,20 @@ int qkv_text_columns(const char *text)
 
 size_t qkv_text_fit(const char *text, int columns, size_t bytes)
 {
-	size_t used = 0, fits = 0;
-	int width = 0;
+	size_t used = 0, fits = 0, length;
+	int width = 0, w;
 
-	while (text[used] != '\0') {
-		size_t length;
-		int w = next_columns(text + used, &length);
-
-		if (width + w > columns || used + length > bytes)
-			break;
+	if (text[0] == '\0')
+		return 0;
+	w = next_columns(text, &length);
+	while (width + w <= columns && used + length <= bytes) {
 		width += w;
 		used += length;
+		if (text[used] == '\0')
+			return used;
 		/* A cut may fall only where the next character takes a column. */
-		if (text[used] == '\0' || next_columns(text + used, &length) > 0)
+		w = next_columns(text + used, &length);
+		if (w > 0)
 			fits = used;
 	}
 	return fits;

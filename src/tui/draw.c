@@ -16,24 +16,14 @@
 
 #define TEXT_MAX 1024
 
-/* Writes s at (y, x) in at most `width` columns, cutting on a character boundary. */
+/* Writes s at (y, x) in at most `width` columns (wide characters count two),
+ * cutting on a character boundary. */
 static void put(int y, int x, int width, struct cell_style style, const char *s)
 {
-	int columns = 0;
-	const char *end = s;
-
 	if (width <= 0)
 		return;
-	while (*end != '\0') {
-		if (((unsigned char)*end & 0xc0) != 0x80) {
-			if (columns == width)
-				break;
-			columns++;
-		}
-		end++;
-	}
 	palette_apply(stdscr, style);
-	mvaddnstr(y, x, s, (int)(end - s));
+	mvaddnstr(y, x, s, (int)qkv_text_fit(s, width, strlen(s)));
 }
 
 /* Writes s at (y, x) in `width` columns, ending in "…" when it does not fit. */
