@@ -20,6 +20,7 @@
 #include "qkv/problem.h"
 
 #include "lcg.h"
+#include "oracle.h"
 
 #define TOL 1e-12
 

@@ -18,6 +18,7 @@
 #include "io/load.h"
 #include "io/save.h"
 #include "qkv/error.h"
+#include "oracle.h"
 
 /* A fresh temporary folder for one test; removed by remove_folder(). */
 static void make_folder(char *folder, size_t size)

@@ -102,8 +102,6 @@ void qkv_problem_init(struct qkv_problem *p);
 void qkv_problem_fini(struct qkv_problem *p);
 /* Makes dst a deep copy of src. On failure dst is left empty. */
 int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src);
-/* True when a and b describe exactly the same problem (bit-identical values). */
-bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b);
 
 /* Replaces p with the course's three-token worked example (module 2). */
 int qkv_problem_worked_example(struct qkv_problem *p);

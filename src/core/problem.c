@@ -139,43 +139,6 @@ int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
 	return 0;
 }
 
-static bool strings_equal(const char *a, const char *b)
-{
-	if (a == NULL || b == NULL)
-		return a == b;
-	return strcmp(a, b) == 0;
-}
-
-/* Bytes equal, where a missing array reads as all zeros. */
-static bool bytes_equal(const unsigned char *a, const unsigned char *b, size_t size)
-{
-	for (size_t i = 0; i < size; i++)
-		if ((a != NULL ? a[i] : 0) != (b != NULL ? b[i] : 0))
-			return false;
-	return true;
-}
-
-bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
-{
-	size_t n = (size_t)a->n;
-
-	if (a->n != b->n || a->form != b->form || a->scale != b->scale ||
-	    a->temperature != b->temperature || a->mask != b->mask || a->wrong != b->wrong ||
-	    a->seeded != b->seeded || (a->seeded && a->seed != b->seed) ||
-	    (a->scale == QKV_SCALE_CUSTOM && a->scale_value != b->scale_value))
-		return false;
-	if (!strings_equal(a->title, b->title) || !strings_equal(a->notes, b->notes))
-		return false;
-	for (int i = 0; i < a->n; i++)
-		if (!strings_equal(a->tokens[i], b->tokens[i]))
-			return false;
-	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		if (!qkv_matrix_equal(slot(a, (enum qkv_input)i), slot(b, (enum qkv_input)i)))
-			return false;
-	return bytes_equal(a->padding, b->padding, n) &&
-	       (a->mask != QKV_MASK_CUSTOM || bytes_equal(a->mask_bits, b->mask_bits, n * n));
-}
-
 /* Gives p n tokens labelled t1…tn (p must have none). */
 static int default_tokens(struct qkv_problem *p, int n)
 {
