@@ -106,25 +106,23 @@ static void latex_labels(struct printer *pr, enum label_kind kind, int count)
 /* The divisor as LaTeX math, e.g. "\sqrt{2} \approx 1.4142". */
 static void latex_divisor(const struct printer *pr, char *buf, size_t size)
 {
-	char divisor[NUMBER_SIZE], tau[NUMBER_SIZE], custom[NUMBER_SIZE];
-	bool plain = pr->p->temperature == 1.0;
+	struct divisor_parts d;
+	const char *divisor = d.divisor, *tau = d.tau, *custom = d.custom;
 
-	print_number(pr, pr->t->divisor, divisor, sizeof divisor);
-	qkv_format_exact(tau, sizeof tau, pr->p->temperature);
-	qkv_format_exact(custom, sizeof custom, pr->p->scale_value);
+	print_divisor_parts(pr, &d);
 	switch (pr->p->scale) {
 	case QKV_SCALE_SQRT_DK:
-		if (plain)
-			snprintf(buf, size, "\\sqrt{d_k} = \\sqrt{%d} \\approx %s", pr->t->d_k, divisor);
+		if (d.plain)
+			snprintf(buf, size, "\\sqrt{d_k} = \\sqrt{%d} \\approx %s", d.d_k, divisor);
 		else
 			snprintf(buf, size, "\\tau\\sqrt{d_k} = %s\\sqrt{%d} \\approx %s",
-				 tau, pr->t->d_k, divisor);
+				 tau, d.d_k, divisor);
 		break;
 	case QKV_SCALE_NONE:
-		snprintf(buf, size, "%s = %s", plain ? "1" : "\\tau", plain ? "1" : divisor);
+		snprintf(buf, size, "%s = %s", d.plain ? "1" : "\\tau", d.plain ? "1" : divisor);
 		break;
 	case QKV_SCALE_CUSTOM:
-		if (plain)
+		if (d.plain)
 			snprintf(buf, size, "c = %s", divisor);
 		else
 			snprintf(buf, size, "\\tau c = %s \\cdot %s \\approx %s", tau, custom, divisor);

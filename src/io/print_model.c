@@ -254,15 +254,25 @@ const char *print_derivation(struct printer *pr, enum qkv_stage stage)
 	return NULL;
 }
 
+void print_divisor_parts(const struct printer *pr, struct divisor_parts *d)
+{
+	print_number(pr, pr->t->divisor, d->divisor, sizeof d->divisor);
+	qkv_format_exact(d->tau, sizeof d->tau, pr->p->temperature);
+	qkv_format_exact(d->custom, sizeof d->custom, pr->p->scale_value);
+	d->d_k = pr->t->d_k;
+	d->plain = pr->p->temperature == 1.0;
+}
+
 void print_divisor_text(const struct printer *pr, char *buf, size_t size)
 {
-	char divisor[NUMBER_SIZE], tau[NUMBER_SIZE], custom[NUMBER_SIZE];
-	int d_k = pr->t->d_k;
-	bool plain = pr->p->temperature == 1.0;
+	struct divisor_parts d;
+	const char *divisor = d.divisor, *tau = d.tau, *custom = d.custom;
+	int d_k;
+	bool plain;
 
-	print_number(pr, pr->t->divisor, divisor, sizeof divisor);
-	qkv_format_exact(tau, sizeof tau, pr->p->temperature);
-	qkv_format_exact(custom, sizeof custom, pr->p->scale_value);
+	print_divisor_parts(pr, &d);
+	d_k = d.d_k;
+	plain = d.plain;
 	switch (pr->p->scale) {
 	case QKV_SCALE_SQRT_DK:
 		if (plain)

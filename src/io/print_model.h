@@ -152,6 +152,14 @@ void print_escaped(struct printer *pr, const char *text);
 
 /* The example cell's derivation for a stage (into pr->derivation), or NULL. */
 const char *print_derivation(struct printer *pr, enum qkv_stage stage);
+/* The numbers the divisor is told with, as text: itself (at the report's
+ * decimals), τ and the custom scale (exact); plain when τ = 1. */
+struct divisor_parts {
+	char divisor[NUMBER_SIZE], tau[NUMBER_SIZE], custom[NUMBER_SIZE];
+	int d_k;
+	bool plain;
+};
+void print_divisor_parts(const struct printer *pr, struct divisor_parts *d);
 /* How the divisor came about, e.g. "√2 = 1.4142" or "τ·√2 = 0.5·√2 = 0.7071". */
 void print_divisor_text(const struct printer *pr, char *buf, size_t size);
 /* The stage's title: "Stage 1 — scores: S = Q Kᵀ", the formula between quote. */
