@@ -248,10 +248,12 @@ int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *
 	pr.derivation = malloc(pr.derivation_size);
 	if (pr.derivation == NULL)
 		return -1;
-	if (pr.be->trace != NULL)
-		pr.be->trace(&pr);
-	else
+	if (pr.be->trace != NULL) {
+		if (pr.be->trace(&pr) != 0)
+			pr.out_of_memory = true;
+	} else {
 		write_report(&pr);
+	}
 	free(pr.derivation);
 	free(pr.widths);
 	if (pr.out_of_memory || fflush(out) != 0 || ferror(out))
@@ -269,8 +271,7 @@ int print_sweep(FILE *out, const struct qkv_sweep_point *points, int count, int 
 	if (count < 0 || format < 0 || format >= PRINT_FORMAT_COUNT
 	    || backends[format]->sweep == NULL)
 		return -1;
-	backends[format]->sweep(out, &s);
-	if (fflush(out) != 0 || ferror(out))
+	if (backends[format]->sweep(out, &s) != 0 || fflush(out) != 0 || ferror(out))
 		return -1;
 	return 0;
 }

@@ -109,7 +109,7 @@ static void csv_wrong_sums(struct printer *pr)
 	fprintf(pr->out, "wrong,,%s,0,0,\n", qkv_wrong_name(pr->p->wrong));
 }
 
-static void csv_sweep(FILE *out, const struct sweep_report *s)
+static int csv_sweep(FILE *out, const struct sweep_report *s)
 {
 	char number[NUMBER_SIZE];
 	double values[4];
@@ -130,6 +130,7 @@ static void csv_sweep(FILE *out, const struct sweep_report *s)
 		}
 		fputc('\n', out);
 	}
+	return 0;
 }
 
 const struct print_backend print_csv_backend = {

@@ -51,7 +51,7 @@ static void json_mask(struct printer *pr)
 
 /* The trace object, plus "scale" and "temperature" (and "padding" and "wrong"
  * when there are any). */
-static void json_trace(struct printer *pr)
+static int json_trace(struct printer *pr)
 {
 	const struct qkv_problem *p = pr->p;
 	const struct qkv_trace *t = pr->t;
@@ -113,10 +113,11 @@ static void json_trace(struct printer *pr)
 		fputc('}', pr->out);
 	}
 	fputs("\n    ]\n  }\n}\n", pr->out);
+	return 0;
 }
 
 /* The sweep object. */
-static void json_sweep(FILE *out, const struct sweep_report *s)
+static int json_sweep(FILE *out, const struct sweep_report *s)
 {
 	double values[4];
 
@@ -137,6 +138,7 @@ static void json_sweep(FILE *out, const struct sweep_report *s)
 		fputs(" }", out);
 	}
 	fputs("\n  ]\n}\n", out);
+	return 0;
 }
 
 const struct print_backend print_json_backend = {

@@ -270,7 +270,7 @@ static void latex_derivation(struct printer *pr, const char *text)
 		text[strlen(text) - 1] == '\n' ? "" : "\n");
 }
 
-static void latex_sweep(FILE *out, const struct sweep_report *s)
+static int latex_sweep(FILE *out, const struct sweep_report *s)
 {
 	char cell[NUMBER_SIZE], tex[NUMBER_SIZE * 2];
 
@@ -289,6 +289,7 @@ static void latex_sweep(FILE *out, const struct sweep_report *s)
 		fputs(" \\\\\n", out);
 	}
 	fputs("\\end{tabular}\n", out);
+	return 0;
 }
 
 const struct print_backend print_latex_backend = {

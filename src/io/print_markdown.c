@@ -106,7 +106,7 @@ static void md_derivation(struct printer *pr, const char *text)
 		text[strlen(text) - 1] == '\n' ? "" : "\n");
 }
 
-static void md_sweep(FILE *out, const struct sweep_report *s)
+static int md_sweep(FILE *out, const struct sweep_report *s)
 {
 	static const char *const names[] = {
 		"variance", "max weight", "entropy ratio", "Jacobian norm",
@@ -131,6 +131,7 @@ static void md_sweep(FILE *out, const struct sweep_report *s)
 		}
 		fputc('\n', out);
 	}
+	return 0;
 }
 
 const struct print_backend print_markdown_backend = {

@@ -68,8 +68,10 @@ struct sweep_report {
  * entry in print.c's table, one value in enum print_format. */
 struct print_backend {
 	const char *name; /* --format's word */
-	/* The whole report at once; when set, every hook down to `sweep` is unused. */
-	void (*trace)(struct printer *pr);
+	/* The whole report at once; when set, every hook down to `sweep` is unused.
+	 * 0, or -1 when the report failed for a reason of its own (a figure's
+	 * surface that could not be made); write errors show on the stream. */
+	int (*trace)(struct printer *pr);
 	/* Before anything: title, notes, sizes, divisor, mask (CSV: its header row). */
 	void (*header)(struct printer *pr);
 	/* "Stage 1 — scores: S = Q Kᵀ". */
@@ -98,8 +100,8 @@ struct print_backend {
 	bool table_names_axes;
 	/* Columns of a table are at least this wide (Markdown's "---:"). */
 	int min_width;
-	/* The d_k sweep as a table. */
-	void (*sweep)(FILE *out, const struct sweep_report *s);
+	/* The d_k sweep as a table (or a figure); 0 or -1, as trace. */
+	int (*sweep)(FILE *out, const struct sweep_report *s);
 };
 
 extern const struct print_backend print_text_backend;

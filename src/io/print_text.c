@@ -84,7 +84,7 @@ static void text_derivation(struct printer *pr, const char *text)
 	}
 }
 
-static void text_sweep(FILE *out, const struct sweep_report *s)
+static int text_sweep(FILE *out, const struct sweep_report *s)
 {
 	int widths[9];
 	char cell[NUMBER_SIZE];
@@ -119,6 +119,7 @@ static void text_sweep(FILE *out, const struct sweep_report *s)
 		}
 		fputc('\n', out);
 	}
+	return 0;
 }
 
 const struct print_backend print_text_backend = {
