@@ -39,7 +39,7 @@ void print_options_default(struct print_options *o);
 int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
 		const struct print_options *o);
 
-/* Writes a sweep table (count points) in text, Markdown, CSV or JSON. */
+/* Writes a sweep table (count points) in the format; 0, or -1 on a write error. */
 int print_sweep(FILE *out, const struct qkv_sweep_point *points, int count, int tokens,
 		int trials, unsigned long long seed, enum print_format format);
 

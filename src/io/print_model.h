@@ -64,8 +64,9 @@ struct sweep_report {
  * prose/captions, table, wrong_sums, derivation, gap, and after the weights the
  * statistics. A NULL hook writes nothing. A format that lays the report out
  * itself (JSON; a figure, whose bytes need not be text) sets `trace`, and the
- * parts are then not used. Adding a format: one file defining a backend, one
- * entry in print.c's table, one value in enum print_format. */
+ * parts are then not used. Adding a format: one file defining a backend (and its
+ * line in meson.build), one entry in print.c's table, one value in enum
+ * print_format, one extern line below. */
 struct print_backend {
 	const char *name; /* --format's word */
 	/* The whole report at once; when set, every hook down to `sweep` is unused.
