@@ -629,20 +629,16 @@ static void put_wrapped(int y, int x, int width, int lines, struct cell_style st
 	const char *s = text;
 
 	for (int line = 0; line < lines && *s != '\0'; line++) {
-		const char *end = s, *cut = NULL;
-		int columns = 0;
+		size_t line_bytes = strcspn(s, "\n");
+		/* What fits in width display columns (wide characters count two). */
+		size_t fit = qkv_text_fit(s, width, line_bytes);
+		const char *end = s + (fit > 0 || line_bytes == 0 ? fit : qkv_utf8_length(s));
+		const char *cut = NULL;
 
-		while (*end != '\0' && *end != '\n') {
-			if (((unsigned char)*end & 0xc0) != 0x80) {
-				if (columns == width)
-					break;
-				columns++;
-			}
-			if (*end == ' ')
-				cut = end;
-			end++;
-		}
-		if (*end != '\0' && *end != '\n' && cut != NULL && cut > s)
+		for (const char *c = s; c < end; c++)
+			if (*c == ' ')
+				cut = c;
+		if (fit < line_bytes && cut != NULL && cut > s)
 			end = cut;
 		{
 			char chunk[TEXT_MAX];
