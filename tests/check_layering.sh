@@ -44,8 +44,12 @@ if [ -z "$core_lib" ] || [ ! -f "$core_lib" ]; then
 	broken "no core library to inspect for globals (\"$core_lib\")" ""
 else
 	# objdump -t: "VALUE FLAGS SECTION SIZE NAME"; objects (O) and common symbols.
+	# A sanitizer's own bookkeeping (__asan…, __odr_asan…, __ubsan…, __sancov…,
+	# __gcov…) is the build's, not the core's.
 	bad=$(objdump -t "$core_lib" | awk '
 		$0 ~ / O / || $0 ~ /\*COM\*/ {
+			if ($NF ~ /^_+(odr_)?(asan|ubsan|sancov|gcov|llvm)/ || $NF ~ /^\.L/)
+				next
 			for (i = 1; i <= NF; i++)
 				if ($i ~ /^(\.data|\.bss|\.tdata|\.tbss|\*COM\*)/ && $i !~ /^\.data\.rel\.ro/)
 					print $i, $NF
