@@ -592,41 +592,50 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 	return 0;
 }
 
-/* Reads Q, K, V: Q fixes n and d_k, V fixes d_v. */
-static int read_direct(const struct loader *ld, struct qkv_problem *p)
+/* Reads the form's matrices in qkv_input_info's order, by its shape rules: the
+ * first matrix with a size fixes it (Q or X fixes n; Q or W_Q d_k; V or W_V d_v;
+ * X d_model), and the later ones must agree, saying which matrix set it. */
+static int read_matrices(const struct loader *ld, struct qkv_problem *p)
 {
-	struct matrix_rule q = { "Q", 0, NULL, 0, "d_k" };
-	struct matrix_rule k = { "K", 0, "n, the rows of \"Q\"", 0, "d_k, as in \"Q\"" };
-	struct matrix_rule v = { "V", 0, "n, the rows of \"Q\"", 0, "d_v" };
+	static const char *const dim_names[] = {
+		[QKV_DIM_TOKENS] = "n", [QKV_DIM_MODEL] = "d_model",
+		[QKV_DIM_K] = "d_k", [QKV_DIM_V] = "d_v",
+	};
+	int size[4] = { 0 };
+	char why[2][4][64]; /* [rows or columns of the setter][dimension] */
 
-	if (read_matrix(ld, &q, &p->q) != 0)
-		return -1;
-	k.rows = v.rows = p->q.rows;
-	k.cols = p->q.cols;
-	if (read_matrix(ld, &k, &p->k) != 0 || read_matrix(ld, &v, &p->v) != 0)
-		return -1;
-	p->n = p->q.rows;
-	return 0;
-}
+	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+		const struct qkv_input_info *info = &qkv_input_info[i];
+		struct qkv_matrix *m = qkv_problem_input(p, (enum qkv_input)i);
+		struct matrix_rule rule = {
+			info->name, size[info->rows], NULL, size[info->cols], dim_names[info->cols],
+		};
 
-/* Reads X, W_Q, W_K, W_V: X fixes n and d_model, W_Q fixes d_k, W_V fixes d_v. */
-static int read_projected(const struct loader *ld, struct qkv_problem *p)
-{
-	const char *rows_why = "d_model, the columns of \"X\"";
-	struct matrix_rule x = { "X", 0, NULL, 0, "d_model" };
-	struct matrix_rule w_q = { "W_Q", 0, rows_why, 0, "d_k" };
-	struct matrix_rule w_k = { "W_K", 0, rows_why, 0, "d_k, as in \"W_Q\"" };
-	struct matrix_rule w_v = { "W_V", 0, rows_why, 0, "d_v" };
-
-	if (read_matrix(ld, &x, &p->x) != 0)
-		return -1;
-	w_q.rows = w_k.rows = w_v.rows = p->x.cols;
-	if (read_matrix(ld, &w_q, &p->w_q) != 0)
-		return -1;
-	w_k.cols = p->w_q.cols;
-	if (read_matrix(ld, &w_k, &p->w_k) != 0 || read_matrix(ld, &w_v, &p->w_v) != 0)
-		return -1;
-	p->n = p->x.rows;
+		if (m == NULL) /* not in this problem's form */
+			continue;
+		if (rule.rows > 0)
+			rule.rows_why = why[0][info->rows];
+		if (rule.cols > 0)
+			rule.cols_why = why[1][info->cols];
+		if (read_matrix(ld, &rule, m) != 0)
+			return -1;
+		/* The sizes this matrix fixes, and how a later one is told about them. */
+		if (size[info->rows] == 0) {
+			size[info->rows] = m->rows;
+			snprintf(why[0][info->rows], sizeof why[0][info->rows], "%s, the rows of \"%s\"",
+				 dim_names[info->rows], info->name);
+			snprintf(why[1][info->rows], sizeof why[1][info->rows], "%s, the rows of \"%s\"",
+				 dim_names[info->rows], info->name);
+		}
+		if (size[info->cols] == 0) {
+			size[info->cols] = m->cols;
+			snprintf(why[0][info->cols], sizeof why[0][info->cols],
+				 "%s, the columns of \"%s\"", dim_names[info->cols], info->name);
+			snprintf(why[1][info->cols], sizeof why[1][info->cols], "%s, as in \"%s\"",
+				 dim_names[info->cols], info->name);
+		}
+	}
+	p->n = size[QKV_DIM_TOKENS];
 	return 0;
 }
 
@@ -911,7 +920,7 @@ static int read_problem(const struct loader *ld, struct qkv_problem *p)
 			       type_name(ld->root));
 	if (check_keys(ld) != 0 || read_form(ld, &p->form) != 0)
 		return -1;
-	if (p->form == QKV_FORM_DIRECT ? read_direct(ld, p) : read_projected(ld, p))
+	if (read_matrices(ld, p))
 		return -1;
 	if (read_tokens(ld, p) != 0 || read_text(ld, "title", &p->title) != 0 ||
 	    read_text(ld, "notes", &p->notes) != 0 || read_scaling(ld, p) != 0 ||
