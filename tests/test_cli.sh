@@ -127,6 +127,15 @@ if [ -w /dev/full ]; then
 	fi
 fi
 
+# A closed pipe (SIGPIPE ignored, as some callers leave it) stops the report at
+# once with one line; the reader takes 10 bytes of a 1024-token report.
+(trap '' PIPE; "$qkv" --random --tokens 1024 --dk 64 --print 2>"$tmp/err" | head -c 10 >/dev/null)
+if [ "$(cat "$tmp/err")" = "qkv: cannot write the report: Broken pipe" ]; then
+	ok "a closed pipe: one line naming it"
+else
+	not_ok "a closed pipe: one line naming it ($(head -c 200 "$tmp/err"))"
+fi
+
 # Without a terminal the interface refuses, pointing to --print.
 run
 if [ "$status" -eq 2 ] && [ "$(cat "$tmp/err")" = \
