@@ -697,10 +697,13 @@ START_TEST(format_names)
 	static const char *const names[] = { "text", "markdown", "latex", "csv", "json" };
 	enum print_format f;
 
+	ck_assert_int_eq(PRINT_FORMAT_COUNT, 5);
 	for (int i = 0; i < 5; i++) {
 		ck_assert_int_eq(print_format_parse(names[i], &f), 0);
 		ck_assert_int_eq((int)f, i);
+		ck_assert_str_eq(print_format_name(f), names[i]);
 	}
+	ck_assert_str_eq(print_format_name(PRINT_FORMAT_COUNT), "?");
 	ck_assert_int_eq(print_format_parse("xml", &f), -1);
 	ck_assert_int_eq(print_format_parse("", &f), -1);
 }
