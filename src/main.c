@@ -32,7 +32,7 @@ enum opt {
 	OPT_RANDOM, OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED,
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
-	OPT_PROJECTOR, OPT_PALETTE, OPT_PACE,
+	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -60,6 +60,7 @@ static const struct option long_options[] = {
 	{ "wrong", required_argument, NULL, OPT_BASE + OPT_WRONG },
 	{ "projector", no_argument, NULL, OPT_BASE + OPT_PROJECTOR },
 	{ "palette", required_argument, NULL, OPT_BASE + OPT_PALETTE },
+	{ "color", required_argument, NULL, OPT_BASE + OPT_COLOR },
 	{ "pace", required_argument, NULL, OPT_BASE + OPT_PACE },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
@@ -91,7 +92,8 @@ static const char usage_text[] =
 	"      --mask M          none or causal (query i sees keys j ≤ i)\n"
 	"      --wrong W         mask-after-softmax or column-softmax, on purpose\n"
 	"      --projector       start the interface in projector mode\n"
-	"      --palette NAME    the interface's colour palette\n"
+	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
+	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
 	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
@@ -110,7 +112,7 @@ struct cli {
 	double scale, temperature, pace;
 	enum qkv_mask mask;
 	enum qkv_wrong wrong;
-	const char *palette;
+	const char *palette, *color;
 };
 
 /* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. */
@@ -272,6 +274,12 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 	case OPT_PALETTE:
 		c->palette = arg;
 		return 0;
+	case OPT_COLOR:
+		if (strcmp(arg, "auto") != 0 && strcmp(arg, "truecolor") != 0 && strcmp(arg, "256") != 0 &&
+		    strcmp(arg, "8") != 0 && strcmp(arg, "mono") != 0)
+			return fail("--color %s: expected auto, truecolor, 256, 8 or mono", arg);
+		c->color = arg;
+		return 0;
 	case OPT_PACE:
 		return parse_double(o, arg, 0.05, 3600, &c->pace);
 	default:
@@ -302,11 +310,11 @@ static int check_combinations(const struct cli *c)
 	static const enum opt not_with_sweep[] = {
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
-		OPT_PROJECTOR, OPT_PALETTE, OPT_PACE,
+		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED };
-	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_PACE };
+	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE };
 	int o;
 
 	if (c->given[OPT_SWEEP]) {
@@ -559,7 +567,7 @@ int main(int argc, char **argv)
 		return fail("the interface needs a terminal; use --print to write the stages as text");
 	}
 	struct tui_options options = {
-		.palette = c.palette, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,
+		.palette = c.palette, .color = c.color, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,
 	};
 	return tui_run(&problem, c.file, &options);
 }

@@ -16,6 +16,7 @@
 #include "app/app.h"
 #include "io/load.h"
 #include "qkv/attention.h"
+#include "qkv/describe.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
 
@@ -1109,13 +1110,34 @@ START_TEST(test_double_and_halve_d_k)
 	copy_problem(&original, &a);
 	key(&a, '>');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 4);
-	for (int r = 0; r < 3; r++)
-		for (int c = 2; c < 4; c++)
-			ck_assert(cell(&a, QKV_INPUT_K, r, c) == 0.0);
+	/* A hand-made problem grows by N(0,1) columns drawn with the seed on screen: the
+	 * same entries a random problem of that seed has there; the old columns stay. */
+	{
+		struct qkv_problem drawn;
+
+		qkv_problem_init(&drawn);
+		ck_assert_int_eq(qkv_problem_random(&drawn, 3, 4, 2, a.column_seed), 0);
+		ck_assert_msg(strstr(a.message, "2 new columns of Q and K drawn from N(0,1), seed 1") != NULL,
+			      "message: %s", a.message);
+		for (int r = 0; r < 3; r++) {
+			for (int c = 0; c < 4; c++) {
+				ck_assert(cell(&a, QKV_INPUT_Q, r, c) ==
+					  (c < 2 ? worked_qk[r][c] : qkv_matrix_get(&drawn.q, r, c)));
+				ck_assert(cell(&a, QKV_INPUT_K, r, c) ==
+					  (c < 2 ? worked_qk[r][c] : qkv_matrix_get(&drawn.k, r, c)));
+			}
+		}
+		qkv_problem_fini(&drawn);
+	}
+	ck_assert(!a.problem.seeded);
 	key(&a, '<');
 	ck_assert(qkv_problem_equal(&a.problem, &original));
 	key(&a, ']');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 3);
+	/* ] stays the plain edit: a zero column. */
+	for (int r = 0; r < 3; r++)
+		ck_assert(cell(&a, QKV_INPUT_K, r, 2) == 0.0 && cell(&a, QKV_INPUT_Q, r, 2) == 0.0);
+	ck_assert_msg(strstr(a.message, "a zero column added to Q and K") != NULL, "message: %s", a.message);
 	key(&a, '<');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1);
 	key(&a, '<');
@@ -1379,8 +1401,11 @@ START_TEST(test_projector_and_palette)
 	ck_assert(a.projector == projector);
 	key(&a, 'c');
 	ck_assert_int_eq(a.palette, 1);
+	/* `c` names the palette it switched to. */
+	ck_assert_str_eq(a.message, "palette: projector");
 	key(&a, 'c');
 	ck_assert_int_eq(a.palette, 2);
+	ck_assert_str_eq(a.message, "palette: 8");
 	key(&a, 'c');
 	ck_assert_int_eq(a.palette, 0);
 	ck_assert(!a.dirty);
@@ -1768,6 +1793,526 @@ START_TEST(test_blast_radius_key)
 }
 END_TEST
 
+/* --- what the status line says is true -------------------------------------------- */
+
+/* Loads a problem from JSON text and starts an app on it. */
+static void start_text(struct app *a, const char *text)
+{
+	struct qkv_problem p;
+	char err[256];
+
+	qkv_problem_init(&p);
+	ck_assert_msg(load_string(text, strlen(text), "test", &p, err, sizeof err) == 0, "%s", err);
+	start_with(a, &p, NULL);
+}
+
+/* The status line is exactly `expected`. */
+static void assert_message(const struct app *a, const char *expected)
+{
+	ck_assert_msg(strcmp(a->message, expected) == 0, "status line:\n  %s\nexpected:\n  %s", a->message,
+		      expected);
+}
+
+/* The weights of the worked example's row with scores s1, s2, s3 over √2, by hand. */
+static void worked_weights(double s1, double s2, double s3, double *a)
+{
+	double r = sqrt(2.0), e1 = exp(s1 / r), e2 = exp(s2 / r), e3 = exp(s3 / r), z = e1 + e2 + e3;
+
+	a[0] = e1 / z;
+	a[1] = e2 / z;
+	a[2] = e3 / z;
+}
+
+/* Every mark of every grid equals "the value moved": differs from `before`, or became
+ * masked or unmasked (cells masked before and after do not count). */
+static void assert_all_marks_match(const struct app *a, const struct qkv_trace *before)
+{
+	const struct qkv_matrix *now[APP_GRID_COUNT] = { &a->trace.q, &a->trace.k, &a->trace.v, &a->trace.scores,
+							 &a->trace.scaled, &a->trace.weights, &a->trace.output };
+	const struct qkv_matrix *then[APP_GRID_COUNT] = { &before->q, &before->k, &before->v, &before->scores,
+							  &before->scaled, &before->weights, &before->output };
+
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		if (g <= APP_GRID_V && a->problem.form != QKV_FORM_PROJECTED)
+			continue;
+		for (int i = 0; i < now[g]->rows; i++) {
+			for (int j = 0; j < now[g]->cols; j++) {
+				bool moved = qkv_matrix_get(now[g], i, j) != qkv_matrix_get(then[g], i, j);
+
+				if (g >= APP_GRID_SCORES && g <= APP_GRID_WEIGHTS) {
+					bool masked = qkv_trace_is_masked(&a->trace, i, j);
+					bool was = qkv_trace_is_masked(before, i, j);
+
+					moved = masked != was || (!masked && moved);
+				}
+				ck_assert_msg(app_moved(a, (enum app_grid)g, i, j) == moved,
+					      "grid %d (%d, %d): marked %d, moved %d", g, i, j,
+					      app_moved(a, (enum app_grid)g, i, j), moved);
+			}
+		}
+	}
+	/* The mix terms a_ij · v_jc, for every query. */
+	for (int i = 0; i < a->trace.n; i++) {
+		for (int j = 0; j < a->trace.n; j++) {
+			for (int c = 0; c < a->trace.d_v; c++) {
+				bool masked = qkv_trace_is_masked(&a->trace, i, j), was = qkv_trace_is_masked(before, i, j);
+				double now_term = qkv_matrix_get(&a->trace.weights, i, j) * qkv_matrix_get(&a->trace.v, j, c);
+				double then_term = qkv_matrix_get(&before->weights, i, j) * qkv_matrix_get(&before->v, j, c);
+				bool moved = masked != was || (!masked && now_term != then_term);
+
+				ck_assert_msg(app_moved_mix(a, i, j, c) == moved, "mix (%d, %d, %d): marked %d, moved %d", i,
+					      j, c, app_moved_mix(a, i, j, c), moved);
+			}
+		}
+	}
+}
+
+/* Q[t1,d1] = 3: S[t1,t2] = q1·k2 stays 0, but softmax renormalises the row, so
+ * A[t1,t2] falls from 0.20 to 0.06 and is marked, as is all of weights row t1. */
+START_TEST(test_reach_query_couples_the_row)
+{
+	struct app a;
+	struct qkv_trace before;
+	double was[3], now[3];
+
+	start(&a);
+	keep_trace(&before, &a);
+	key(&a, '3');
+	key(&a, APP_KEY_ENTER);
+	worked_weights(1, 0, 1, was);
+	worked_weights(3, 0, 3, now);
+	ck_assert_double_eq_tol(qkv_matrix_get(&a.trace.weights, 0, 1), now[1], TOL);
+	ck_assert(fabs(was[1] - now[1]) > 0.1);
+	for (int j = 0; j < 3; j++)
+		ck_assert(app_moved(&a, APP_GRID_WEIGHTS, 0, j));
+	ck_assert(app_moved(&a, APP_GRID_SCORES, 0, 0) && !app_moved(&a, APP_GRID_SCORES, 0, 1) &&
+		  app_moved(&a, APP_GRID_SCORES, 0, 2));
+	for (int i = 1; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			ck_assert(!app_moved(&a, APP_GRID_WEIGHTS, i, j) && !app_moved(&a, APP_GRID_SCALED, i, j));
+	assert_all_marks_match(&a, &before);
+	/* The readout's figures of row t1 moved with its weights; rows t2 and t3 did not. */
+	ck_assert(app_moved_readout(&a, 0) && !app_moved_readout(&a, 1) && !app_moved_readout(&a, 2));
+	assert_message(&a, "Q[t1, d1]: 1 → 3 moves score row t1 in columns t1 and t3 and, through softmax's "
+			   "normalisation, all of weights row t1, and output row t1");
+	qkv_trace_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+/* K[t2,d1] = 1: k2 = (1, 1), so S[t2,t2] = q2·k2 = 1 as before; rows t1 and t3 move
+ * whole through softmax, and output row t2 does not move: never "every output". */
+START_TEST(test_reach_key_names_the_rows)
+{
+	struct app a;
+	struct qkv_trace before;
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	key(&a, 'j');
+	keep_trace(&before, &a);
+	key(&a, '1');
+	key(&a, APP_KEY_ENTER);
+	for (int j = 0; j < 3; j++) {
+		ck_assert(app_moved(&a, APP_GRID_WEIGHTS, 0, j) && app_moved(&a, APP_GRID_WEIGHTS, 2, j));
+		ck_assert(!app_moved(&a, APP_GRID_WEIGHTS, 1, j));
+	}
+	for (int c = 0; c < 2; c++)
+		ck_assert(!app_moved(&a, APP_GRID_OUTPUT, 1, c));
+	assert_all_marks_match(&a, &before);
+	assert_message(&a, "K[t2, d1]: 0 → 1 moves score column t2 in rows t1 and t3 and, through softmax's "
+			   "normalisation, all of weights rows t1 and t3, and output rows t1 and t3");
+	ck_assert(strstr(a.message, "every") == NULL);
+	qkv_trace_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+/* V[t2,d1] = 4: every query gives t2 some weight, so output column d1 moves; the
+ * weights do not. */
+START_TEST(test_reach_value_outputs_only)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_TAB);
+	keys(&a, "j4");
+	key(&a, APP_KEY_ENTER);
+	assert_message(&a, "V[t2, d1]: 0 → 4 moves output column d1; the weights do not move");
+	/* In the mix, only the terms of key t2 in column d1 moved, for every query. */
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			for (int c = 0; c < 2; c++)
+				ck_assert(app_moved_mix(&a, i, j, c) == (j == 1 && c == 0));
+	app_fini(&a);
+}
+END_TEST
+
+/* Under the causal mask t1 sees only t1: Q[t1,d2] = 5 changes only scores hidden
+ * from t1, which show "—" before and after, so nothing on screen moves. */
+START_TEST(test_reach_masked_cells_do_not_move)
+{
+	struct app a;
+	struct qkv_trace before;
+
+	start(&a);
+	key(&a, 'm');
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_CAUSAL);
+	key(&a, 'l');
+	keep_trace(&before, &a);
+	key(&a, '5');
+	key(&a, APP_KEY_ENTER);
+	ck_assert(qkv_matrix_get(&a.trace.scores, 0, 1) != qkv_matrix_get(&before.scores, 0, 1));
+	ck_assert(!app_moved(&a, APP_GRID_SCORES, 0, 1));
+	assert_all_marks_match(&a, &before);
+	assert_message(&a, "Q[t1, d2]: 0 → 5 moves no computed value on screen");
+	qkv_trace_fini(&before);
+	/* The mask itself: each cell that became visible or hidden is marked. */
+	keep_trace(&before, &a);
+	key(&a, 'm');
+	key(&a, 'm');
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_NONE);
+	app_fini(&a);
+	qkv_trace_fini(&before);
+}
+END_TEST
+
+/* Projected form: an edit of X moves Q, K and V of that token as well. */
+START_TEST(test_reach_projected)
+{
+	struct app a;
+	struct qkv_trace before;
+
+	start_projected(&a);
+	keep_trace(&before, &a);
+	key(&a, '2');
+	key(&a, APP_KEY_ENTER);
+	ck_assert(app_moved(&a, APP_GRID_Q, 0, 0) && app_moved(&a, APP_GRID_K, 0, 0) && app_moved(&a, APP_GRID_V, 0, 0));
+	ck_assert(!app_moved(&a, APP_GRID_Q, 0, 1) && !app_moved(&a, APP_GRID_Q, 1, 0));
+	assert_all_marks_match(&a, &before);
+	ck_assert_msg(strncmp(a.message, "X[a, d1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
+	qkv_trace_fini(&before);
+	/* A computed grid points at the inputs this problem has. */
+	while (a.focus != FOCUS_ATTENTION)
+		key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_ENTER);
+	assert_message(&a, "the attention grid is computed from X and the W's: edit those");
+	key(&a, '5');
+	assert_message(&a, "the attention grid is computed: edit X or a W");
+	app_fini(&a);
+}
+END_TEST
+
+/* Random problems, masks and edits: the marks are always exactly what moved. */
+START_TEST(test_reach_marks_random_edits)
+{
+	struct lcg g = { 20261201u };
+
+	for (int trial = 0; trial < 60; trial++) {
+		struct app a;
+		struct qkv_problem p;
+		struct qkv_trace before;
+		int n = lcg_int(&g, 2, 6);
+
+		qkv_problem_init(&p);
+		ck_assert_int_eq(qkv_problem_random(&p, n, lcg_int(&g, 1, 4), lcg_int(&g, 1, 3), (uint64_t)trial + 1), 0);
+		start_with(&a, &p, NULL);
+		for (int m = lcg_int(&g, 0, 2); m > 0; m--)
+			key(&a, 'm');
+		if (lcg_int(&g, 0, 2) == 0)
+			key(&a, 'W');
+		if (lcg_int(&g, 0, 2) == 0) {
+			keys(&a, "jz");
+			ck_assert(a.problem.padding != NULL && a.problem.padding[a.cursor[a.focus].row]);
+		}
+		for (int e = 0; e < 5; e++) {
+			static const int focus_keys[] = { 0, APP_KEY_TAB, APP_KEY_TAB };
+			int k = focus_keys[lcg_int(&g, 0, 2)];
+
+			if (k != 0 && (a.focus == FOCUS_Q || a.focus == FOCUS_K))
+				key(&a, k);
+			keys(&a, lcg_int(&g, 0, 1) ? "j" : "l");
+			keep_trace(&before, &a);
+			key(&a, lcg_int(&g, 0, 1) ? '+' : '-');
+			assert_all_marks_match(&a, &before);
+			ck_assert(strstr(a.message, " moves ") != NULL);
+			qkv_trace_fini(&before);
+		}
+		app_fini(&a);
+	}
+	/* The projected form: edits of X and of each W move Q, K or V first. */
+	for (int trial = 0; trial < 20; trial++) {
+		struct app a;
+		struct qkv_trace before;
+
+		start_projected(&a);
+		for (int e = 0; e < 8; e++) {
+			for (int t = lcg_int(&g, 0, 3); t > 0; t--)
+				key(&a, APP_KEY_TAB);
+			if (!app_focus_is_input(&a, a.focus))
+				continue;
+			keys(&a, lcg_int(&g, 0, 1) ? "j" : "l");
+			keep_trace(&before, &a);
+			key(&a, lcg_int(&g, 0, 1) ? '+' : '-');
+			assert_all_marks_match(&a, &before);
+			qkv_trace_fini(&before);
+		}
+		app_fini(&a);
+	}
+}
+END_TEST
+
+/* V[t2,d1] = 0.001: each output of column d1 moves by A[i,t2] × 0.001, less than the
+ * two decimals shown; they are marked all the same, and the line names the smallest
+ * move, A[t1,t2] × 0.001 ≈ 0.0002 (closed form). */
+START_TEST(test_reach_below_the_shown_digits)
+{
+	struct app a;
+	double row[3];
+	char expected[256];
+
+	start(&a);
+	key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_TAB);
+	key(&a, 'j');
+	keys(&a, "0.001");
+	key(&a, APP_KEY_ENTER);
+	worked_weights(1, 0, 1, row);
+	for (int i = 0; i < 3; i++)
+		ck_assert(app_moved(&a, APP_GRID_OUTPUT, i, 0));
+	snprintf(expected, sizeof expected, "V[t2, d1]: 0 → 0.001 moves output column d1; the weights do not move; "
+		 "O[t1,d1] moved by only %.1g, below the shown digits", row[1] * 0.001);
+	assert_message(&a, expected);
+	app_fini(&a);
+}
+END_TEST
+
+/* X = [[1,0],[3,0],[0,1]] with identity projections: t1's scores are 1, 3, 0 over
+ * √2, so t1 attends most to t2 (0.73); t2 and t3 attend most to themselves. */
+START_TEST(test_identity_claim_from_the_numbers)
+{
+	struct app a;
+	double r = sqrt(2.0), e[3] = { exp(1 / r), exp(3 / r), exp(0) }, z = e[0] + e[1] + e[2];
+	char expected[256];
+
+	start_text(&a, "{\"tokens\": [\"t1\", \"t2\", \"t3\"], \"X\": [[1, 0], [3, 0], [0, 1]],"
+		       " \"W_Q\": [[2, 0], [0, 1]], \"W_K\": [[1, 0], [0, 1]], \"W_V\": [[1, 0], [0, 1]]}");
+	key(&a, 'I');
+	ck_assert(app_projections_tied(&a));
+	snprintf(expected, sizeof expected, "W_Q = W_K = W_V = identity, so Q = K = V = X: 2 of 3 tokens attend "
+		 "most to themselves; t1 attends most to t2 (%.2f; itself %.2f)", e[1] / z, e[0] / z);
+	assert_message(&a, expected);
+	ck_assert(strstr(expected, "(0.73;") != NULL);
+	app_fini(&a);
+	/* The worked example's X: only c attends most to itself; a and b tie it with c. */
+	start_projected(&a);
+	key(&a, 'I');
+	worked_weights(1, 0, 1, e);
+	snprintf(expected, sizeof expected, "W_Q = W_K = W_V = identity, so Q = K = V = X: 1 of 3 tokens attends "
+		 "most to itself; a ties itself with c at %.2f; b ties itself with c at %.2f", e[0], e[0]);
+	assert_message(&a, expected);
+	app_fini(&a);
+	/* X = 2·I: each token's score with itself is the largest. */
+	start_text(&a, "{\"tokens\": [\"a\", \"b\"], \"X\": [[2, 0], [0, 2]], \"W_Q\": [[1, 0], [0, 1]],"
+		       " \"W_K\": [[3, 0], [0, 1]], \"W_V\": [[1, 0], [0, 1]]}");
+	key(&a, 'I');
+	assert_message(&a, "W_Q = W_K = W_V = identity, so Q = K = V = X: every token attends most to itself");
+	app_fini(&a);
+}
+END_TEST
+
+/* W with no mask: masking after softmax changes nothing, and the sentence says so
+ * (Σrow reads 1.00); m then turns the causal mask on and the rows that lost weight
+ * are named with their sums. */
+START_TEST(test_wrong_mask_after_softmax_words)
+{
+	struct app a;
+	double row1[3], row2[3];
+	char expected[256];
+
+	start(&a);
+	key(&a, 'W');
+	ck_assert_int_eq(a.problem.wrong, QKV_WRONG_MASK_AFTER_SOFTMAX);
+	assert_message(&a, "WRONG WAY: mask after softmax — no key is masked, so nothing changes (try m)");
+	for (int i = 0; i < 3; i++)
+		ck_assert_double_eq_tol(a.trace.rows[i].weight_sum, 1.0, TOL);
+	key(&a, 'm');
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_CAUSAL);
+	/* Softmax over every key first: t1 keeps only A[t1,t1], t2 keeps A[t2,t1] + A[t2,t2]. */
+	worked_weights(1, 0, 1, row1);
+	worked_weights(0, 1, 1, row2);
+	snprintf(expected, sizeof expected, "mask causal · WRONG WAY: mask after softmax — rows t1 and t2 (Σ %.2f, %.2f) no longer sum to 1", row1[0], row2[0] + row2[1]);
+	assert_message(&a, expected);
+	ck_assert(!a.dirty || a.problem.mask != QKV_MASK_NONE);
+	app_fini(&a);
+}
+END_TEST
+
+/* Undoing back to the problem as loaded clears "modified", and q then just quits. */
+START_TEST(test_undo_to_saved_is_not_modified)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, '+');
+	key(&a, 'l');
+	key(&a, '7');
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.dirty);
+	key(&a, 'u');
+	ck_assert(a.dirty);
+	key(&a, 'u');
+	ck_assert(!a.dirty);
+	/* Q[t1,d1] from 1.1 back to 1: S[t1,t2] = q1·k2 = 0 either way. */
+	assert_message(&a, "undone: moves score row t1 in columns t1 and t3 and, through softmax's normalisation, "
+			   "all of weights row t1, and output row t1 · the problem is as it was loaded or last saved");
+	key(&a, APP_KEY_CTRL_R);
+	ck_assert(a.dirty);
+	key(&a, 'u');
+	ck_assert(!a.dirty);
+	/* Setting a value to what it already was is no change either (undo put the
+	 * cursor on Q[t1,d1], which holds 1 again). */
+	ck_assert(a.cursor[FOCUS_Q].row == 0 && a.cursor[FOCUS_Q].col == 0);
+	key(&a, '1');
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.dirty);
+	key(&a, 'q');
+	ck_assert(a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	app_fini(&a);
+}
+END_TEST
+
+/* o adds a token after the cursor's and puts the cursor on it, so x removes it again. */
+START_TEST(test_insert_then_remove_is_no_change)
+{
+	struct app a;
+	struct qkv_problem original;
+
+	start(&a);
+	copy_problem(&original, &a);
+	key(&a, 'j');
+	key(&a, 'o');
+	ck_assert_int_eq(a.problem.n, 4);
+	ck_assert_int_eq(a.cursor[FOCUS_Q].row, 2);
+	ck_assert(cell(&a, QKV_INPUT_Q, 2, 0) == 0.0 && cell(&a, QKV_INPUT_Q, 2, 1) == 0.0);
+	ck_assert(cell(&a, QKV_INPUT_Q, 1, 1) == 1.0 && cell(&a, QKV_INPUT_Q, 3, 0) == 1.0);
+	ck_assert_int_eq(app_query(&a), 2);
+	ck_assert_msg(strstr(a.message, "added after t2; the cursor is on it (x removes it)") != NULL, "%s", a.message);
+	key(&a, 'x');
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	ck_assert(!a.dirty);
+	/* From the attention grid as well. */
+	while (a.focus != FOCUS_ATTENTION)
+		key(&a, APP_KEY_TAB);
+	{
+		int query = app_query(&a);
+
+		key(&a, 'o');
+		ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].row, query + 1);
+	}
+	key(&a, 'x');
+	ck_assert(qkv_problem_equal(&a.problem, &original));
+	qkv_problem_fini(&original);
+	app_fini(&a);
+}
+END_TEST
+
+/* The clicker is never dead: a stray '.' starts an edit, PageDown cancels it (not a
+ * number) and steps; a typed number is kept; the focus never leaves Q. */
+START_TEST(test_clicker_during_edit)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, '.');
+	ck_assert(a.editing);
+	key(&a, APP_KEY_PAGE_DOWN);
+	ck_assert(!a.editing);
+	ck_assert_int_eq(a.stage, QKV_STAGE_SCORES);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	assert_message(&a, "edit of Q[t1, d1] cancelled (“.” is not a number) · stage 1 of 5: scores — S = Q Kᵀ");
+	ck_assert_int_eq(a.focus, FOCUS_Q);
+	keys(&a, "2.5");
+	key(&a, APP_KEY_PAGE_DOWN);
+	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 2.5);
+	ck_assert(strncmp(a.message, "Q[t1, d1] = 2.5 kept · stage 2 of 5", 35) == 0);
+	key(&a, '7');
+	key(&a, APP_KEY_END);
+	ck_assert_int_eq(a.stage, QKV_STAGE_OUTPUT);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 7.0);
+	key(&a, '9');
+	key(&a, APP_KEY_HOME);
+	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+	key(&a, '-');
+	key(&a, APP_KEY_PAGE_UP);
+	ck_assert(!a.editing);
+	ck_assert_int_eq(a.focus, FOCUS_Q);
+	/* Autoplay and help do not swallow a step either. */
+	key(&a, 'A');
+	key(&a, APP_KEY_PAGE_DOWN);
+	ck_assert(!a.autoplay);
+	ck_assert_int_eq(a.stage, QKV_STAGE_SCORES);
+	key(&a, '?');
+	key(&a, APP_KEY_PAGE_DOWN);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
+	app_fini(&a);
+}
+END_TEST
+
+/* PageDown then PageUp leaves the focus where it was, on any grid. */
+START_TEST(test_stepping_keeps_the_focus)
+{
+	static const int steps[] = { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP, APP_KEY_END,
+				     APP_KEY_PAGE_UP, APP_KEY_HOME, APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP };
+	struct app a;
+
+	start(&a);
+	for (int f = 0; f < 5; f++) {
+		enum app_focus focus = a.focus;
+
+		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+			key(&a, steps[i]);
+			ck_assert_int_eq(a.focus, focus);
+		}
+		key(&a, APP_KEY_TAB);
+	}
+	app_fini(&a);
+}
+END_TEST
+
+/* The saturation lesson from the hand-made example: scaling off and d_k doubled to
+ * 1024 with N(0,1) columns; the unscaled scores then spread by about √1024 = 32,
+ * so every row of weights becomes nearly one-hot. */
+START_TEST(test_saturation_from_worked_example)
+{
+	struct app a;
+	char words[256];
+
+	start(&a);
+	key(&a, 's');
+	ck_assert_int_eq(a.problem.scale, QKV_SCALE_NONE);
+	while (qkv_problem_d_k(&a.problem) < 1024)
+		key(&a, '>');
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1024);
+	ck_assert(strstr(a.message, "d_k = 1024: 512 new columns of Q and K drawn from N(0,1), seed 1") != NULL);
+	for (int i = 0; i < 3; i++) {
+		double max = 0.0;
+
+		for (int j = 0; j < 3; j++)
+			if (qkv_matrix_get(&a.trace.weights, i, j) > max)
+				max = qkv_matrix_get(&a.trace.weights, i, j);
+		ck_assert_msg(max > 0.99, "row %d: largest weight %g", i, max);
+		qkv_describe_row(words, sizeof words, &a.problem, &a.trace, i, 2, false);
+		ck_assert_msg(strstr(words, "nearly one-hot") != NULL, "%s", words);
+	}
+	app_fini(&a);
+}
+END_TEST
+
 /* --- random events ------------------------------------------------------------ */
 
 /* One of count keys. */
@@ -2114,6 +2659,7 @@ static Suite *app_suite(void)
 	TCase *files = tcase_create("files");
 	TCase *marks = tcase_create("marks");
 	TCase *random = tcase_create("random");
+	TCase *truth = tcase_create("truth");
 
 	tcase_add_test(init, test_init_state);
 	tcase_add_test(init, test_init_projected);
@@ -2193,6 +2739,22 @@ static Suite *app_suite(void)
 	tcase_add_test(marks, test_blast_radius_value);
 	tcase_add_test(marks, test_blast_radius_key);
 	suite_add_tcase(s, marks);
+
+	tcase_add_test(truth, test_reach_query_couples_the_row);
+	tcase_add_test(truth, test_reach_key_names_the_rows);
+	tcase_add_test(truth, test_reach_value_outputs_only);
+	tcase_add_test(truth, test_reach_masked_cells_do_not_move);
+	tcase_add_test(truth, test_reach_projected);
+	tcase_add_test(truth, test_reach_marks_random_edits);
+	tcase_add_test(truth, test_reach_below_the_shown_digits);
+	tcase_add_test(truth, test_identity_claim_from_the_numbers);
+	tcase_add_test(truth, test_wrong_mask_after_softmax_words);
+	tcase_add_test(truth, test_undo_to_saved_is_not_modified);
+	tcase_add_test(truth, test_insert_then_remove_is_no_change);
+	tcase_add_test(truth, test_clicker_during_edit);
+	tcase_add_test(truth, test_stepping_keeps_the_focus);
+	tcase_add_test(truth, test_saturation_from_worked_example);
+	suite_add_tcase(s, truth);
 
 	tcase_set_timeout(random, 600);
 	tcase_add_test(random, test_random_events_direct);

@@ -9,6 +9,7 @@
 
 #include "qkv/attention.h"
 #include "qkv/derive.h"
+#include "qkv/describe.h"
 #include "qkv/error.h"
 
 static struct qkv_problem problem;
@@ -214,6 +215,131 @@ START_TEST(projection_cell)
 }
 END_TEST
 
+/* --- sentences about a row (describe.h) ----------------------------------------- */
+
+/* e^H of a row of weights, by hand. */
+static double effective(const double *a, int count)
+{
+	double h = 0.0;
+
+	for (int j = 0; j < count; j++)
+		if (a[j] > 0.0)
+			h -= a[j] * log(a[j]);
+	return exp(h);
+}
+
+/* Row t1 reads 0.40 0.20 0.40: t1 and t3 are named together, never "most on t1". */
+START_TEST(ties_are_named_together)
+{
+	double row[3] = { a_self(), a_other(), a_self() };
+	char expected[256];
+
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
+	snprintf(expected, sizeof expected, "t1: t1 and t3 tie at %.2f, spread over %.1f of 3", a_self(),
+		 effective(row, 3));
+	ck_assert_str_eq(text, expected);
+	ck_assert(strstr(text, "most on") == NULL);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 1, 2, false);
+	snprintf(expected, sizeof expected, "t2: t2 and t3 tie at %.2f, spread over %.1f of 3", a_self(),
+		 effective(row, 3));
+	ck_assert_str_eq(text, expected);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
+	snprintf(expected, sizeof expected, "t1 looks most at t1 and t3 (%.2f each), then t2 (%.2f); "
+		 "spread over %.1f of 3 tokens.", a_self(), a_other(), effective(row, 3));
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+/* Row t3: scaled (1, 1, 2)/√2, so t3 leads alone and t1, t2 tie behind it. */
+START_TEST(a_single_leader_then_a_tie)
+{
+	double r = sqrt(2.0), e1 = exp(1 / r), e3 = exp(2 / r), z = 2 * e1 + e3;
+	double row[3] = { e1 / z, e1 / z, e3 / z };
+	char expected[256];
+
+	qkv_describe_row(text, sizeof text, &problem, &trace, 2, 2, false);
+	snprintf(expected, sizeof expected, "t3: most on t3 (%.2f), spread over %.1f of 3", row[2], effective(row, 3));
+	ck_assert_str_eq(text, expected);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 2, 2, true);
+	snprintf(expected, sizeof expected, "t3 looks most at t3 (%.2f), then t1 and t2 (%.2f each); "
+		 "spread over %.1f of 3 tokens.", row[2], row[0], effective(row, 3));
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+/* A query of zeros scores 0 with every key: a uniform row says so. Under the causal
+ * mask, t1 sees only itself and t2 its two keys. */
+START_TEST(uniform_and_masked_rows)
+{
+	qkv_matrix_set(&problem.q, 0, 0, 0.0);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
+	ck_assert_str_eq(text, "t1: uniform, 0.33 on each of 3");
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
+	ck_assert_str_eq(text, "t1 spreads evenly: 0.33 on each of its 3 keys.");
+	ck_assert_int_eq(qkv_problem_set_mask(&problem, QKV_MASK_CAUSAL), 0);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
+	ck_assert_str_eq(text, "t1 sees only t1 (1.00)");
+	/* t2 = (0, 1) against k1 = (1, 0) and k2 = (0, 1): 1 / (1 + e^{1/√2}) and the rest. */
+	{
+		double w = 1.0 / (1.0 + exp(1.0 / sqrt(2.0))), row[2] = { w, 1 - w };
+		char expected[128];
+
+		qkv_describe_row(text, sizeof text, &problem, &trace, 1, 2, false);
+		snprintf(expected, sizeof expected, "t2: most on t2 (%.2f), spread over %.1f of 2", 1 - w,
+			 effective(row, 2));
+		ck_assert_str_eq(text, expected);
+	}
+}
+END_TEST
+
+/* Four equal keys: "uniform, 0.25 on each of 4", never "most on t1 (0.25)". */
+START_TEST(four_equal_keys)
+{
+	static const double zeros[8] = { 0 };
+
+	ck_assert_int_eq(qkv_problem_insert_token(&problem, 3, NULL), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&problem.q, 4, 2, zeros), 0);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	for (int i = 0; i < 4; i++) {
+		qkv_describe_row(text, sizeof text, &problem, &trace, i, 2, false);
+		ck_assert(strstr(text, ": uniform, 0.25 on each of 4") != NULL);
+	}
+}
+END_TEST
+
+/* The prediction is stated with its condition: N(0,1) entries of Q and K. */
+START_TEST(variance_names_its_condition)
+{
+	char expected[128];
+	double mean = 0.0, var = 0.0;
+
+	/* The worked example's scaled scores: (1, 0, 1, 0, 1, 1, 1, 1, 2) / √2. */
+	static const double s[9] = { 1, 0, 1, 0, 1, 1, 1, 1, 2 };
+	for (int i = 0; i < 9; i++)
+		mean += s[i] / sqrt(2.0) / 9;
+	for (int i = 0; i < 9; i++)
+		var += pow(s[i] / sqrt(2.0) - mean, 2) / 9;
+	qkv_describe_variance(text, sizeof text, &trace);
+	snprintf(expected, sizeof expected, "var(S') %.2f · if N(0,1): 1.00", var);
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+/* The self-attention claim, made only when true: with Q = K = the example, t1 and t2
+ * tie themselves with t3 and only t3 leads on itself alone. */
+START_TEST(self_attention_claim_is_checked)
+{
+	char expected[256];
+
+	qkv_describe_self(text, sizeof text, &problem, &trace, 2);
+	snprintf(expected, sizeof expected, "1 of 3 tokens attends most to itself; t1 ties itself with t3 at %.2f; "
+		 "t2 ties itself with t3 at %.2f", a_self(), a_self());
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
 static Suite *derive_suite(void)
 {
 	Suite *s = suite_create("derive");
@@ -232,6 +358,12 @@ static Suite *derive_suite(void)
 	tcase_add_test(tc, out_of_range_cells_are_refused);
 	tcase_add_test(tc, small_buffers_are_truncated_safely);
 	tcase_add_test(tc, projection_cell);
+	tcase_add_test(tc, ties_are_named_together);
+	tcase_add_test(tc, a_single_leader_then_a_tie);
+	tcase_add_test(tc, uniform_and_masked_rows);
+	tcase_add_test(tc, four_equal_keys);
+	tcase_add_test(tc, variance_names_its_condition);
+	tcase_add_test(tc, self_attention_claim_is_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }

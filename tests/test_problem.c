@@ -735,6 +735,41 @@ START_TEST(test_projected_form)
 }
 END_TEST
 
+/* Drawing d_k columns into a hand-made problem: the old columns stay, the new ones
+ * are the entries a random problem of that seed has there (a second route to the
+ * same numbers), the seed of the problem is untouched, and halving drops them. */
+START_TEST(test_draw_d_k_columns)
+{
+	struct qkv_problem p, drawn;
+
+	qkv_problem_init(&p);
+	qkv_problem_init(&drawn);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_problem_random(&drawn, 3, 8, 2, 5), 0);
+	ck_assert_int_eq(qkv_problem_draw_d_k(&p, 8, 5), 0);
+	ck_assert_int_eq(p.q.cols, 8);
+	ck_assert_int_eq(p.k.cols, 8);
+	ck_assert(!p.seeded);
+	for (int r = 0; r < 3; r++) {
+		ck_assert(qkv_matrix_get(&p.q, r, 0) == (r == 1 ? 0.0 : 1.0));
+		ck_assert(qkv_matrix_get(&p.k, r, 1) == (r == 0 ? 0.0 : 1.0));
+		for (int c = 2; c < 8; c++) {
+			ck_assert(qkv_matrix_get(&p.q, r, c) == qkv_matrix_get(&drawn.q, r, c));
+			ck_assert(qkv_matrix_get(&p.k, r, c) == qkv_matrix_get(&drawn.k, r, c));
+			ck_assert(qkv_matrix_get(&p.q, r, c) != qkv_matrix_get(&p.k, r, c));
+		}
+	}
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	ck_assert_int_eq(qkv_problem_draw_d_k(&p, 2, 5), 0);
+	ck_assert_int_eq(p.q.cols, 2);
+	ck_assert_int_eq(qkv_problem_draw_d_k(&p, 0, 5), QKV_EINVAL);
+	ck_assert_int_eq(qkv_problem_draw_d_k(&p, QKV_MAX_DIM + 1, 5), QKV_ELIMIT);
+	ck_assert_int_eq(p.q.cols, 2);
+	qkv_problem_fini(&drawn);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 START_TEST(test_projected_rejects_shapes)
 {
 	struct qkv_problem p;
@@ -792,6 +827,7 @@ static Suite *problem_suite(void)
 	tcase_add_test(options, test_is_masked_padding);
 	tcase_add_test(options, test_projected_form);
 	tcase_add_test(options, test_projected_rejects_shapes);
+	tcase_add_test(options, test_draw_d_k_columns);
 	suite_add_tcase(s, options);
 	return s;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "qkv/attention.h"
+#include "qkv/describe.h"
 #include "qkv/matrix.h"
 #include "qkv/problem.h"
 
@@ -289,6 +290,37 @@ START_TEST(test_trace_score_variance_and_rows)
 }
 END_TEST
 
+/* H / ln(visible keys): under the causal mask row t2 of the worked example sees two
+ * keys, row t1 one; the ratio uses ln of those, not ln n (closed form). */
+START_TEST(test_entropy_ratio_over_visible_keys)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	double w = 1.0 / (1.0 + exp(1.0 / sqrt(2.0))), h2 = -(w * log(w) + (1 - w) * log(1 - w));
+	double r = sqrt(2.0), e1 = exp(1 / r), e3 = exp(2 / r), z = 2 * e1 + e3;
+	double h3 = -(2 * (e1 / z) * log(e1 / z) + (e3 / z) * log(e3 / z));
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_double_eq_tol(qkv_row_entropy_ratio(&t.rows[0]), 0.0, 1e-15);
+	ck_assert_double_eq_tol(qkv_row_entropy_ratio(&t.rows[1]), h2 / log(2.0), 1e-13);
+	ck_assert_double_eq_tol(qkv_row_entropy_ratio(&t.rows[2]), h3 / log(3.0), 1e-13);
+	/* Padding hides a key from every query: a uniform row over the rest reads 1. */
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_NONE), 0);
+	qkv_matrix_set(&p.q, 0, 0, 0.0);
+	p.padding = calloc(3, 1);
+	ck_assert_ptr_nonnull(p.padding);
+	p.padding[1] = 1;
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_double_eq_tol(qkv_row_entropy_ratio(&t.rows[0]), 1.0, 1e-13);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 /* The suite: closed forms, a second computation, the trace's figures. */
 static Suite *stats_suite(void)
 {
@@ -303,6 +335,7 @@ static Suite *stats_suite(void)
 	suite_add_tcase(s, rows);
 	TCase *trace = tcase_create("trace");
 	tcase_add_test(trace, test_worked_example_stats);
+	tcase_add_test(trace, test_entropy_ratio_over_visible_keys);
 	tcase_add_loop_test(trace, test_trace_score_variance_and_rows, 0, 18);
 	suite_add_tcase(s, trace);
 	return s;

@@ -65,4 +65,7 @@ int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
 /* out = aᵀ (a transposed). out must not alias a. */
 int qkv_matrix_transpose(struct qkv_matrix *out, const struct qkv_matrix *a);
 
+/* True when both have the same shape and bit-identical entries. */
+bool qkv_matrix_equal(const struct qkv_matrix *a, const struct qkv_matrix *b);
+
 #endif

@@ -102,6 +102,8 @@ void qkv_problem_init(struct qkv_problem *p);
 void qkv_problem_fini(struct qkv_problem *p);
 /* Makes dst a deep copy of src. On failure dst is left empty. */
 int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src);
+/* True when a and b describe exactly the same problem (bit-identical values). */
+bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b);
 
 /* Replaces p with the course's three-token worked example (module 2). */
 int qkv_problem_worked_example(struct qkv_problem *p);
@@ -139,6 +141,11 @@ int qkv_problem_remove_token(struct qkv_problem *p, int at);
 /* Sets d_k (1..QKV_MAX_DIM): columns are appended (zero, or drawn from the seed in
  * random problems) or dropped from the end of Q and K (or W_Q and W_K). */
 int qkv_problem_set_d_k(struct qkv_problem *p, int d_k);
+/* Sets d_k as qkv_problem_set_d_k does, but whatever the problem, new columns of Q
+ * and K (or of W_Q and W_K) are drawn from N(0,1) by seed: the entry of a given
+ * matrix, row and column depends only on the seed, as in qkv_problem_random. The
+ * problem's own seed (if any) is not changed. */
+int qkv_problem_draw_d_k(struct qkv_problem *p, int d_k, uint64_t seed);
 /* Sets d_v the same way for V (or W_V). */
 int qkv_problem_set_d_v(struct qkv_problem *p, int d_v);
 /* Sets d_model for X and the rows of the W's (projected form only). */

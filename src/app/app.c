@@ -12,6 +12,8 @@
 
 #include "app/app.h"
 #include "io/save.h"
+#include "qkv/colour.h"
+#include "qkv/describe.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 
@@ -152,47 +154,133 @@ enum qkv_stage app_derived_stage(const struct app *app)
 	return QKV_STAGE_WEIGHTS;
 }
 
-/* Sizes the blast-radius marks for the present trace and clears them. */
-static int marks_reserve(struct app *app)
+/* The trace's matrix behind a grid. */
+static const struct qkv_matrix *grid_matrix(const struct qkv_trace *t, enum app_grid grid)
 {
-	int n = app->trace.n, need = n * (n > app->trace.d_v ? n : app->trace.d_v);
-
-	for (int f = 0; f < FOCUS_COUNT; f++) {
-		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)f);
-		if (m != NULL && m->rows * m->cols > need)
-			need = m->rows * m->cols;
+	switch (grid) {
+	case APP_GRID_Q: return &t->q;
+	case APP_GRID_K: return &t->k;
+	case APP_GRID_V: return &t->v;
+	case APP_GRID_SCORES: return &t->scores;
+	case APP_GRID_SCALED: return &t->scaled;
+	case APP_GRID_WEIGHTS: return &t->weights;
+	case APP_GRID_OUTPUT:
+	default: return &t->output;
 	}
-	if (need > app->moved_capacity) {
-		unsigned char *inputs = realloc(app->moved_inputs, (size_t)need);
-		unsigned char *scores, *output;
+}
 
-		if (inputs == NULL)
+static bool grid_is_attention(enum app_grid grid)
+{
+	return grid >= APP_GRID_SCORES && grid <= APP_GRID_WEIGHTS;
+}
+
+/* Grows buffer *p to at least need bytes (capacity in *capacity). */
+static int reserve_bytes(unsigned char **p, size_t *capacity, size_t need)
+{
+	if (need > *capacity) {
+		unsigned char *grown = realloc(*p, need);
+
+		if (grown == NULL)
 			return QKV_ENOMEM;
-		app->moved_inputs = inputs;
-		scores = realloc(app->moved_scores, (size_t)need);
-		if (scores == NULL)
-			return QKV_ENOMEM;
-		app->moved_scores = scores;
-		output = realloc(app->moved_output, (size_t)need);
-		if (output == NULL)
-			return QKV_ENOMEM;
-		app->moved_output = output;
-		app->moved_capacity = need;
+		*p = grown;
+		*capacity = need;
 	}
-	memset(app->moved_inputs, 0, (size_t)app->moved_capacity);
-	memset(app->moved_scores, 0, (size_t)app->moved_capacity);
-	memset(app->moved_output, 0, (size_t)app->moved_capacity);
 	return 0;
 }
 
-/* Recomputes the trace; marks the scores and outputs that moved (when the shape
- * is unchanged) so the class sees how far an edit reaches. */
+/* Sizes the blast-radius marks for the present trace and clears them. */
+static int marks_reserve(struct app *app)
+{
+	size_t need = 1;
+
+	for (int f = 0; f < FOCUS_COUNT; f++) {
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)f);
+		if (m != NULL && (size_t)m->rows * (size_t)m->cols > need)
+			need = (size_t)m->rows * (size_t)m->cols;
+	}
+	if (reserve_bytes(&app->moved_inputs, &app->moved_inputs_capacity, need) != 0)
+		return QKV_ENOMEM;
+	memset(app->moved_inputs, 0, app->moved_inputs_capacity);
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		const struct qkv_matrix *m = grid_matrix(&app->trace, (enum app_grid)g);
+		size_t cells = (size_t)m->rows * (size_t)m->cols;
+
+		if (reserve_bytes(&app->moved[g], &app->moved_capacity[g], cells > 0 ? cells : 1) != 0)
+			return QKV_ENOMEM;
+		memset(app->moved[g], 0, app->moved_capacity[g]);
+	}
+	return 0;
+}
+
+/* Keeps the trace as it is now, to compare the next one with. Q and K as used are
+ * kept only in the projected form (in the direct form they are the inputs); V
+ * always, for the terms of the mix. */
+static int keep_previous(struct app *app)
+{
+	const struct qkv_trace *t = &app->trace;
+	size_t cells = (size_t)t->n * (size_t)t->n;
+
+	app->previous_valid = false;
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		int rc;
+
+		if (g <= APP_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
+			app->previous[g].rows = 0;
+			continue;
+		}
+		rc = qkv_matrix_copy(&app->previous[g], grid_matrix(t, (enum app_grid)g));
+		if (rc != 0)
+			return rc;
+	}
+	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
+		return QKV_ENOMEM;
+	if (cells > 0)
+		memcpy(app->previous_masked, t->masked, cells);
+	if (t->n > app->previous_rows_capacity) {
+		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)t->n * sizeof *rows);
+
+		if (rows == NULL)
+			return QKV_ENOMEM;
+		app->previous_rows = rows;
+		app->previous_rows_capacity = t->n;
+	}
+	if (t->n > 0)
+		memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
+	app->previous_n = t->n;
+	app->previous_valid = t->n > 0;
+	return 0;
+}
+
+/* Marks every cell of the trace that differs from the kept one (same shapes only). */
+static void mark_moved(struct app *app)
+{
+	const struct qkv_trace *t = &app->trace;
+	bool same_n = app->previous_valid && app->previous_n == t->n;
+
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		const struct qkv_matrix *now = grid_matrix(t, (enum app_grid)g), *before = &app->previous[g];
+		size_t cells = (size_t)now->rows * (size_t)now->cols;
+
+		if (!same_n || before->rows != now->rows || before->cols != now->cols)
+			continue;
+		for (size_t i = 0; i < cells; i++) {
+			bool changed = now->values[i] != before->values[i];
+
+			if (grid_is_attention((enum app_grid)g)) {
+				bool masked = t->masked[i] != 0, was = app->previous_masked[i] != 0;
+				changed = masked != was || (!masked && changed);
+			}
+			app->moved[g][i] = changed;
+		}
+	}
+}
+
+/* Recomputes the trace; marks the cells that moved (when the shape is unchanged)
+ * so the class sees how far a change reaches. */
 static int recompute(struct app *app, bool mark)
 {
-	int rc = qkv_matrix_copy(&app->previous_scores, &app->trace.scores);
+	int rc = mark ? keep_previous(app) : 0;
 
-	if (rc == 0)
-		rc = qkv_matrix_copy(&app->previous_output, &app->trace.output);
 	if (rc == 0)
 		rc = qkv_attention(&app->problem, &app->trace);
 	if (rc == 0)
@@ -204,18 +292,7 @@ static int recompute(struct app *app, bool mark)
 	clamp_cursors(app);
 	if (!mark)
 		return 0;
-	if (app->previous_scores.rows == app->trace.scores.rows &&
-	    app->previous_scores.cols == app->trace.scores.cols) {
-		size_t count = (size_t)app->trace.n * (size_t)app->trace.n;
-		for (size_t i = 0; i < count; i++)
-			app->moved_scores[i] = app->previous_scores.values[i] != app->trace.scores.values[i];
-	}
-	if (app->previous_output.rows == app->trace.output.rows &&
-	    app->previous_output.cols == app->trace.output.cols) {
-		size_t count = (size_t)app->trace.n * (size_t)app->trace.d_v;
-		for (size_t i = 0; i < count; i++)
-			app->moved_output[i] = app->previous_output.values[i] != app->trace.output.values[i];
-	}
+	mark_moved(app);
 	app->mark_until_ms = app->now_ms + APP_MARK_MS;
 	return 0;
 }
@@ -225,16 +302,57 @@ static bool marks_live(const struct app *app)
 	return app->now_ms < app->mark_until_ms;
 }
 
+bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
+{
+	const struct qkv_matrix *m;
+
+	if (!marks_live(app) || (int)grid < 0 || grid >= APP_GRID_COUNT)
+		return false;
+	m = grid_matrix(&app->trace, grid);
+	return row >= 0 && col >= 0 && row < m->rows && col < m->cols &&
+	       app->moved[grid][(size_t)row * (size_t)m->cols + (size_t)col];
+}
+
+bool app_moved_mix(const struct app *app, int query, int key, int col)
+{
+	const struct qkv_trace *t = &app->trace;
+	const struct qkv_matrix *w = &app->previous[APP_GRID_WEIGHTS], *v = &app->previous[APP_GRID_V];
+	size_t cell;
+	bool masked, was;
+
+	if (!marks_live(app) || !app->previous_valid || app->previous_n != t->n || w->rows != t->n ||
+	    w->cols != t->n || v->rows != t->v.rows || v->cols != t->v.cols || query < 0 || query >= t->n ||
+	    key < 0 || key >= t->n || col < 0 || col >= t->d_v)
+		return false;
+	cell = (size_t)query * (size_t)t->n + (size_t)key;
+	masked = t->masked[cell] != 0;
+	was = app->previous_masked[cell] != 0;
+	return masked != was || (!masked && qkv_trace_mix(t, query, key, col) !=
+						 qkv_matrix_get(w, query, key) * qkv_matrix_get(v, key, col));
+}
+
+bool app_moved_readout(const struct app *app, int row)
+{
+	const struct qkv_row_stats *now, *was;
+
+	if (!marks_live(app) || !app->previous_valid || app->previous_n != app->trace.n || row < 0 ||
+	    row >= app->trace.n)
+		return false;
+	now = &app->trace.rows[row];
+	was = &app->previous_rows[row];
+	return now->max_weight != was->max_weight || now->entropy != was->entropy ||
+	       now->live_keys != was->live_keys || now->effective_tokens != was->effective_tokens ||
+	       now->jacobian_norm != was->jacobian_norm;
+}
+
 bool app_moved_score(const struct app *app, int query, int key)
 {
-	return marks_live(app) && query < app->trace.n && key < app->trace.n &&
-	       app->moved_scores[(size_t)query * (size_t)app->trace.n + (size_t)key];
+	return app_moved(app, APP_GRID_SCORES, query, key);
 }
 
 bool app_moved_output(const struct app *app, int query, int col)
 {
-	return marks_live(app) && query < app->trace.n && col < app->trace.d_v &&
-	       app->moved_output[(size_t)query * (size_t)app->trace.d_v + (size_t)col];
+	return app_moved(app, APP_GRID_OUTPUT, query, col);
 }
 
 bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col)
@@ -257,9 +375,11 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	memset(app, 0, sizeof *app);
 	app->problem = *p;
 	qkv_problem_init(p);
+	qkv_problem_init(&app->saved);
+	app->column_seed = 1;
 	qkv_trace_init(&app->trace);
-	qkv_matrix_init(&app->previous_scores);
-	qkv_matrix_init(&app->previous_output);
+	for (int g = 0; g < APP_GRID_COUNT; g++)
+		qkv_matrix_init(&app->previous[g]);
 	history_init(&app->history, HISTORY_BUDGET);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_init(&app->untied[i]);
@@ -280,60 +400,363 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	}
 	if (app->problem.notes != NULL)
 		say(app, false, "%s", app->problem.notes);
+	if (qkv_problem_copy(&app->saved, &app->problem) != 0)
+		return QKV_ENOMEM;
 	return recompute(app, false);
 }
 
 void app_fini(struct app *app)
 {
 	qkv_problem_fini(&app->problem);
+	qkv_problem_fini(&app->saved);
 	qkv_trace_fini(&app->trace);
-	qkv_matrix_fini(&app->previous_scores);
-	qkv_matrix_fini(&app->previous_output);
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		qkv_matrix_fini(&app->previous[g]);
+		free(app->moved[g]);
+	}
+	free(app->previous_masked);
+	free(app->previous_rows);
 	history_fini(&app->history);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	free(app->moved_inputs);
-	free(app->moved_scores);
-	free(app->moved_output);
 	free(app->path);
 	memset(app, 0, sizeof *app);
 }
 
 /* --- changes to the problem ---------------------------------------------------- */
 
+/* --- the blast radius in words --------------------------------------------------- */
+
+#define NAMES_MAX 4 /* longer lists of rows or columns are counted */
+
+/* Text appended to a fixed buffer. */
+struct words {
+	char *buf;
+	size_t size, length;
+};
+
+static void add(struct words *w, const char *fmt, ...)
+{
+	va_list args;
+	int written;
+	size_t room = w->length < w->size ? w->size - w->length : 0;
+
+	va_start(args, fmt);
+	written = vsnprintf(room > 0 ? w->buf + w->length : NULL, room, fmt, args);
+	va_end(args);
+	if (written > 0)
+		w->length += (size_t)written;
+}
+
+/* What a grid is called in the sentence, and how its rows and columns are named. */
+static const char *const grid_nouns[APP_GRID_COUNT] = {
+	"Q", "K", "V", "score", "scaled score", "weights", "output",
+};
+
+static const char *const grid_symbols[APP_GRID_COUNT] = { "Q", "K", "V", "S", "S'", "A", "O" };
+
+static bool grid_live(const struct app *app, enum app_grid grid, int row, int col)
+{
+	return !grid_is_attention(grid) || !qkv_trace_is_masked(&app->trace, row, col);
+}
+
+static bool cell_moved_now(const struct app *app, enum app_grid grid, int row, int col)
+{
+	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
+
+	return app->moved[grid][(size_t)row * (size_t)m->cols + (size_t)col] != 0;
+}
+
+/* The name of row i (a token) or column i (a token for the attention grids, d1… else). */
+static void index_name(const struct app *app, enum app_grid grid, bool column, int i, char *buf, size_t size)
+{
+	if (!column || grid_is_attention(grid))
+		snprintf(buf, size, "%s", app->problem.tokens[i]);
+	else
+		snprintf(buf, size, "d%d", i + 1);
+}
+
+/* "t1", "t1 and t3", "t1, t2 and t4", or "5 rows" for the indices set in chosen. */
+static void add_names(struct words *w, const struct app *app, enum app_grid grid, bool column,
+		      const unsigned char *chosen, int count, const char *plural)
+{
+	int total = 0, shown = 0;
+	char name[QKV_MAX_LABEL + 16];
+
+	for (int i = 0; i < count; i++)
+		total += chosen[i] != 0;
+	if (total > NAMES_MAX) {
+		add(w, "%d %s", total, plural);
+		return;
+	}
+	for (int i = 0; i < count; i++) {
+		if (!chosen[i])
+			continue;
+		index_name(app, grid, column, i, name, sizeof name);
+		add(w, "%s%s", shown == 0 ? "" : shown + 1 == total ? " and " : ", ", name);
+		shown++;
+	}
+}
+
+/* Describes the moved cells of one grid: "score row t1", "all of weights rows t1
+ * and t3", "score column t2 in rows t1 and t3", "every output", "4 of 9 scores".
+ * Returns false when nothing in the grid moved. `all_of` asks for "all of" before
+ * whole rows (the weights, where softmax moves a whole row at once). */
+static bool describe_grid(struct words *w, const struct app *app, enum app_grid grid, bool all_of)
+{
+	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
+	int rows = m->rows, cols = m->cols, moved = 0, live = 0, moved_rows = 0, moved_cols = 0;
+	unsigned char row_any[QKV_MAX_TOKENS], row_full[QKV_MAX_TOKENS], col_any[QKV_MAX_DIM > QKV_MAX_TOKENS ? QKV_MAX_DIM : QKV_MAX_TOKENS],
+		col_full[QKV_MAX_DIM > QKV_MAX_TOKENS ? QKV_MAX_DIM : QKV_MAX_TOKENS];
+	bool rows_whole = true, cols_whole = true, cross = true;
+	const char *noun = grid_nouns[grid];
+	bool plural_noun = grid != APP_GRID_WEIGHTS;
+
+	if (rows > QKV_MAX_TOKENS || cols > (int)sizeof col_any)
+		return false;
+	memset(row_any, 0, (size_t)rows);
+	memset(col_any, 0, (size_t)cols);
+	memset(row_full, 1, (size_t)rows);
+	memset(col_full, 1, (size_t)cols);
+	for (int r = 0; r < rows; r++) {
+		for (int c = 0; c < cols; c++) {
+			bool is_live = grid_live(app, grid, r, c), is_moved = cell_moved_now(app, grid, r, c);
+
+			live += is_live;
+			moved += is_moved;
+			if (is_moved) {
+				row_any[r] = 1;
+				col_any[c] = 1;
+			} else if (is_live) {
+				row_full[r] = 0;
+				col_full[c] = 0;
+			}
+		}
+	}
+	if (moved == 0)
+		return false;
+	for (int r = 0; r < rows; r++) {
+		moved_rows += row_any[r];
+		if (row_any[r] && !row_full[r])
+			rows_whole = false;
+	}
+	for (int c = 0; c < cols; c++) {
+		moved_cols += col_any[c];
+		if (col_any[c] && !col_full[c])
+			cols_whole = false;
+	}
+	/* Whole rows and whole columns together (an edit of X moves a row and a column). */
+	for (int r = 0; r < rows && cross; r++)
+		for (int c = 0; c < cols && cross; c++)
+			if (cell_moved_now(app, grid, r, c) && !(row_any[r] && row_full[r]) && !(col_any[c] && col_full[c]))
+				cross = false;
+	for (int r = 0; r < rows; r++)
+		row_full[r] = row_any[r] && row_full[r];
+	for (int c = 0; c < cols; c++)
+		col_full[c] = col_any[c] && col_full[c];
+	if (moved == 1 && live > 1) {
+		char row_name[QKV_MAX_LABEL + 16], col_name[QKV_MAX_LABEL + 16];
+
+		for (int r = 0; r < rows; r++)
+			for (int c = 0; c < cols; c++)
+				if (cell_moved_now(app, grid, r, c)) {
+					index_name(app, grid, false, r, row_name, sizeof row_name);
+					index_name(app, grid, true, c, col_name, sizeof col_name);
+				}
+		add(w, "%s[%s,%s]", grid_symbols[grid], row_name, col_name);
+		return true;
+	}
+	if (moved >= live && moved_rows == rows) {
+		add(w, grid == APP_GRID_WEIGHTS ? "every weight" : "every %s", noun);
+		return true;
+	}
+	if (rows_whole) {
+		add(w, "%s%s %s ", all_of ? "all of " : "", noun, moved_rows > 1 ? "rows" : "row");
+		add_names(w, app, grid, false, row_any, rows, "rows");
+		return true;
+	}
+	if (cols_whole) {
+		add(w, "%s %s ", noun, moved_cols > 1 ? "columns" : "column");
+		add_names(w, app, grid, true, col_any, cols, "columns");
+		return true;
+	}
+	if (cross) {
+		int full_rows = 0, full_cols = 0;
+
+		for (int r = 0; r < rows; r++)
+			full_rows += row_full[r];
+		for (int c = 0; c < cols; c++)
+			full_cols += col_full[c];
+		add(w, "%s%s %s ", all_of ? "all of " : "", noun, full_rows > 1 ? "rows" : "row");
+		add_names(w, app, grid, false, row_full, rows, "rows");
+		add(w, " and %s ", full_cols > 1 ? "columns" : "column");
+		add_names(w, app, grid, true, col_full, cols, "columns");
+		return true;
+	}
+	if (moved_cols == 1) {
+		add(w, "%s column ", noun);
+		add_names(w, app, grid, true, col_any, cols, "columns");
+		add(w, " in %s ", moved_rows > 1 ? "rows" : "row");
+		add_names(w, app, grid, false, row_any, rows, "rows");
+		return true;
+	}
+	if (moved_rows == 1) {
+		add(w, "%s row ", noun);
+		add_names(w, app, grid, false, row_any, rows, "rows");
+		add(w, " in %s ", moved_cols > 1 ? "columns" : "column");
+		add_names(w, app, grid, true, col_any, cols, "columns");
+		return true;
+	}
+	add(w, "%d of %d %s%s", moved, live, noun, plural_noun ? "s" : "");
+	return true;
+}
+
+/* True when the moved cells of a are also moved in b. */
+static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b)
+{
+	const struct qkv_matrix *m = grid_matrix(&app->trace, a);
+	size_t cells = (size_t)m->rows * (size_t)m->cols;
+
+	for (size_t i = 0; i < cells; i++)
+		if (app->moved[a][i] && !app->moved[b][i])
+			return false;
+	return true;
+}
+
+static bool moved_same(const struct app *app, enum app_grid a, enum app_grid b)
+{
+	return moved_within(app, a, b) && moved_within(app, b, a);
+}
+
+static bool grid_moved_any(const struct app *app, enum app_grid grid)
+{
+	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
+	size_t cells = (size_t)m->rows * (size_t)m->cols;
+
+	for (size_t i = 0; i < cells; i++)
+		if (app->moved[grid][i])
+			return true;
+	return false;
+}
+
+/* The smallest change among the moved weights and outputs that stay visible, so the
+ * sentence can say when a marked value moved by less than its shown digits. */
+static void add_smallest_move(struct words *w, const struct app *app)
+{
+	static const enum app_grid grids[2] = { APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	/* Half the last shown digit: weights always show two decimals; outputs one in
+	 * projector mode, two otherwise. */
+	const double half_digit[2] = { 0.005, app->projector ? 0.05 : 0.005 };
+	double smallest = INFINITY, ratio = INFINITY;
+	int at_grid = -1, at_row = 0, at_col = 0;
+
+	for (int g = 0; g < 2; g++) {
+		const struct qkv_matrix *now = grid_matrix(&app->trace, grids[g]), *before = &app->previous[grids[g]];
+
+		if (before->rows != now->rows || before->cols != now->cols)
+			continue;
+		for (int r = 0; r < now->rows; r++) {
+			for (int c = 0; c < now->cols; c++) {
+				size_t i = (size_t)r * (size_t)now->cols + (size_t)c;
+				double change = fabs(now->values[i] - before->values[i]);
+
+				if (!app->moved[grids[g]][i] || !grid_live(app, grids[g], r, c))
+					continue;
+				if (change / half_digit[g] < ratio) {
+					ratio = change / half_digit[g];
+					smallest = change;
+					at_grid = grids[g];
+					at_row = r;
+					at_col = c;
+				}
+			}
+		}
+	}
+	if (at_grid < 0 || ratio >= 1.0)
+		return;
+	if (at_grid == APP_GRID_WEIGHTS)
+		add(w, "; A[%s,%s] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
+		    app->problem.tokens[at_col], smallest);
+	else
+		add(w, "; O[%s,d%d] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
+		    at_col + 1, smallest);
+}
+
+/* "moves score row t1 and, through softmax's normalisation, all of weights row t1,
+ * and output row t1": every computed grid whose cells moved in the last change,
+ * read from the marks (so the sentence says what the marks show). */
+void app_reach_words(const struct app *app, char *buf, size_t size)
+{
+	struct words w = { buf, size, 0 };
+	char item[8][APP_MESSAGE_MAX];
+	bool coupled[8] = { false };
+	int count = 0;
+	bool projected = app->problem.form == QKV_FORM_PROJECTED;
+
+	if (size > 0)
+		buf[0] = '\0';
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		struct words one = { item[count], sizeof item[count], 0 };
+
+		item[count][0] = '\0';
+		coupled[count] = false;
+		if (g <= APP_GRID_V && !projected)
+			continue;
+		if (g == APP_GRID_SCALED && moved_same(app, APP_GRID_SCALED, APP_GRID_SCORES))
+			continue;
+		if (g == APP_GRID_WEIGHTS && !moved_within(app, APP_GRID_WEIGHTS, APP_GRID_SCALED))
+			coupled[count] = true;
+		if (describe_grid(&one, app, (enum app_grid)g, g == APP_GRID_WEIGHTS && coupled[count]))
+			count++;
+	}
+	if (count == 0) {
+		add(&w, "moves no computed value on screen");
+		return;
+	}
+	add(&w, "moves ");
+	for (int i = 0; i < count; i++) {
+		if (i > 0 && coupled[i])
+			add(&w, " and, through softmax's normalisation, ");
+		else if (i > 0 && i + 1 == count)
+			add(&w, count > 2 ? ", and " : " and ");
+		else if (i > 0)
+			add(&w, ", ");
+		else if (coupled[i])
+			add(&w, "through softmax's normalisation ");
+		add(&w, "%s", item[i]);
+	}
+	if (!grid_moved_any(app, APP_GRID_WEIGHTS) && grid_moved_any(app, APP_GRID_OUTPUT))
+		add(&w, "; the weights do not move");
+	add_smallest_move(&w, app);
+}
+
 /* Says what an edit changed and how far it reached (the blast radius). */
 static void describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
 			    double after)
 {
-	char from[32], to[32], place[96], reach[128];
-	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
-	const char *token = focus <= FOCUS_X ? app->problem.tokens[row] : "";
+	char from[32], to[32], place[96], reach[APP_MESSAGE_MAX];
 
 	qkv_format_exact(from, sizeof from, before);
 	qkv_format_exact(to, sizeof to, after);
+	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
 	if (focus <= FOCUS_X)
-		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), token, col + 1);
+		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), app->problem.tokens[row], col + 1);
 	else
 		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(focus), row + 1, col + 1);
-	switch (focus) {
-	case FOCUS_Q:
-		snprintf(reach, sizeof reach, "moves score row %s and output row %s", token, token);
-		break;
-	case FOCUS_K:
-		snprintf(reach, sizeof reach, "moves column %s of every score row, so every output", token);
-		break;
-	case FOCUS_V:
-		snprintf(reach, sizeof reach, "moves the outputs only: the weights do not change");
-		break;
-	case FOCUS_X:
-		snprintf(reach, sizeof reach, "moves q, k and v of %s, so everything that reads them", token);
-		break;
-	default:
-		snprintf(reach, sizeof reach, "changes column %d of every projected %s", col + 1,
-			 focus == FOCUS_W_Q ? "query" : focus == FOCUS_W_K ? "key" : "value");
-		break;
-	}
+	app_reach_words(app, reach, sizeof reach);
 	say(app, false, "%s: %s → %s %s", place, from, to, reach);
+}
+
+/* Modified means different from the problem as loaded or saved; the wrong-way
+ * demonstrations are never saved, so they do not count. */
+static void update_dirty(struct app *app)
+{
+	enum qkv_wrong kept = app->saved.wrong;
+
+	app->saved.wrong = app->problem.wrong;
+	app->dirty = !qkv_problem_equal(&app->problem, &app->saved);
+	app->saved.wrong = kept;
 }
 
 /* Sets one input cell, with undo, and recomputes. */
@@ -355,7 +778,7 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 		return REDRAW_STATUS;
 	}
 	qkv_matrix_set(m, row, col, value);
-	app->dirty = true;
+	update_dirty(app);
 	recompute(app, true);
 	app->moved_input = focus_input(focus);
 	app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col] = 1;
@@ -390,7 +813,7 @@ static int change_problem(struct app *app, problem_change change, int argument,
 						      : qkv_error_string(rc));
 		return REDRAW_STATUS;
 	}
-	app->dirty = true;
+	update_dirty(app);
 	recompute(app, true);
 	if (done != NULL)
 		say(app, false, "%s", done);
@@ -447,6 +870,12 @@ static int change_wrong(struct app *app, int wrong)
 	struct qkv_problem *p = &app->problem;
 	p->wrong = (enum qkv_wrong)wrong;
 	return 0;
+}
+
+/* New d_k columns drawn from N(0,1) with the app's column seed, for any problem. */
+static int change_draw_d_k(struct app *app, int d_k)
+{
+	return qkv_problem_draw_d_k(&app->problem, d_k, app->column_seed);
 }
 
 /* Toggles the custom mask bit of cell argument = query·n + key. */
@@ -590,7 +1019,7 @@ static int cycle_focus(struct app *app, int direction)
 
 static int step_stage(struct app *app, int direction)
 {
-	int first = first_stage(app), previous = app->stage;
+	int first = first_stage(app);
 
 	if (direction > 0)
 		app->stage = app->stage == APP_STAGE_LIVE ? first
@@ -598,14 +1027,8 @@ static int step_stage(struct app *app, int direction)
 	else
 		app->stage = app->stage == APP_STAGE_LIVE || app->stage <= first ? APP_STAGE_LIVE
 										 : app->stage - 1;
-	/* Entering the walk, the cursor moves to the stage's grid so arrows pick the cell
-	 * whose arithmetic is shown; a person who tabbed to an input keeps it. */
-	if (previous == APP_STAGE_LIVE || !app_focus_is_input(app, app->focus)) {
-		if (app->stage >= QKV_STAGE_SCORES && app->stage <= QKV_STAGE_WEIGHTS)
-			app->focus = FOCUS_ATTENTION;
-		else if (app->stage >= QKV_STAGE_MIX)
-			app->focus = FOCUS_OUTPUT;
-	}
+	/* Stepping never moves the focus between grids: the clicker walks the stages and
+	 * the cursor stays where the person put it (Tab moves it). */
 	if (app->stage == APP_STAGE_LIVE)
 		say(app, false, "all stages live");
 	else
@@ -733,7 +1156,9 @@ static int save_to(struct app *app, const char *path)
 			app->path = copy;
 		}
 	}
-	app->dirty = false;
+	/* Without a copy (out of memory) saved is left empty: the problem reads modified. */
+	qkv_problem_copy(&app->saved, &app->problem);
+	update_dirty(app);
 	say(app, false, "saved to %s", path);
 	return REDRAW_STATUS;
 }
@@ -802,7 +1227,7 @@ static int undo_redo(struct app *app, bool redo)
 		say(app, false, redo ? "nothing to redo" : "nothing to undo");
 		return REDRAW_STATUS;
 	}
-	app->dirty = true;
+	update_dirty(app);
 	recompute(app, true);
 	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
 	    (app_focus_is_input(app, (enum app_focus)place.focus) || place.focus >= FOCUS_ATTENTION)) {
@@ -811,7 +1236,17 @@ static int undo_redo(struct app *app, bool redo)
 		app->cursor[app->focus].col = place.col;
 		clamp_cursors(app);
 	}
-	say(app, false, redo ? "redone" : "undone");
+	{
+		char reach[APP_MESSAGE_MAX];
+		bool same_shape = app->previous_valid && app->previous_n == app->trace.n &&
+				  app->previous[APP_GRID_OUTPUT].cols == app->trace.output.cols;
+
+		reach[0] = '\0';
+		if (same_shape)
+			app_reach_words(app, reach, sizeof reach);
+		say(app, false, "%s%s%s%s", redo ? "redone" : "undone", reach[0] != '\0' ? ": " : "", reach,
+		    app->dirty ? "" : " · the problem is as it was loaded or last saved");
+	}
 	return REDRAW_ALL;
 }
 
@@ -873,16 +1308,37 @@ static int current_token(const struct app *app)
 	return app_query(app);
 }
 
+/* Puts the cursors that follow a token (the focused token grid's, the query's) on it. */
+static void select_token(struct app *app, int token)
+{
+	if (app->focus == FOCUS_Q || app->focus == FOCUS_K || app->focus == FOCUS_V || app->focus == FOCUS_X ||
+	    app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT)
+		app->cursor[app->focus].row = token;
+	else
+		app->cursor[FOCUS_ATTENTION].row = token;
+	clamp_cursors(app);
+	move_cursor(app, 0, 0);
+}
+
 static int structure_key(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
 	int d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
-	char done[96];
+	char done[192];
 
 	switch (key) {
-	case 'o':
-		snprintf(done, sizeof done, "token added after %s", p->tokens[current_token(app)]);
-		return change_problem(app, change_insert_token, current_token(app), done);
+	case 'o': {
+		/* A new token after the cursor's, and the cursor on it: x then removes it again. */
+		int at = current_token(app), redraw;
+
+		snprintf(done, sizeof done, "%s", p->tokens[at]);
+		redraw = change_problem(app, change_insert_token, at, NULL);
+		if (redraw != REDRAW_ALL)
+			return redraw;
+		select_token(app, at + 1);
+		say(app, false, "token %s added after %s; the cursor is on it (x removes it)", p->tokens[at + 1], done);
+		return redraw;
+	}
 	case 'x':
 		if (p->n <= 1) {
 			say(app, true, "the last token cannot be removed");
@@ -906,13 +1362,27 @@ static int structure_key(struct app *app, int key)
 	case '>':
 	case '<': {
 		int target = key == ']' ? d_k + 1 : key == '[' ? d_k - 1 : key == '>' ? d_k * 2 : d_k / 2;
+		const char *pair = p->form == QKV_FORM_DIRECT ? "Q and K" : "W_Q and W_K";
 
 		if (target < 1 || target > QKV_MAX_DIM) {
 			say(app, true, "d_k stays %d: it goes from 1 to %d", d_k, QKV_MAX_DIM);
 			return REDRAW_STATUS;
 		}
-		snprintf(done, sizeof done, "d_k = %d%s", target,
-			 p->seeded && target > d_k ? " (new columns drawn from the seed)" : "");
+		if (target < d_k) {
+			snprintf(done, sizeof done, "d_k = %d: the last %d column%s of %s dropped", target, d_k - target,
+				 d_k - target > 1 ? "s" : "", pair);
+		} else if (p->seeded && p->form == QKV_FORM_DIRECT) {
+			snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu", target,
+				 target - d_k, target - d_k > 1 ? "s" : "", pair, (unsigned long long)p->seed);
+		} else if (key == '>') {
+			/* The saturation lesson needs N(0,1) columns, whatever the problem. */
+			snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu "
+				 "(] adds a zero column)", target, target - d_k, target - d_k > 1 ? "s" : "", pair,
+				 (unsigned long long)app->column_seed);
+			return change_problem(app, change_draw_d_k, target, done);
+		} else {
+			snprintf(done, sizeof done, "d_k = %d: a zero column added to %s", target, pair);
+		}
 		return change_problem(app, change_d_k, target, done);
 	}
 	case '}':
@@ -931,16 +1401,110 @@ static int structure_key(struct app *app, int key)
 	}
 }
 
+/* The query rows whose weights do not sum to 1 at two decimals, with their sums:
+ * "rows t1 and t2 (0.33, 0.67)". Returns how many there are. */
+static int rows_off_one(const struct app *app, struct words *w)
+{
+	const struct qkv_trace *t = &app->trace;
+	int count = 0, named = 0;
+	char sum[32];
+
+	for (int i = 0; i < t->n; i++) {
+		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
+		count += strcmp(sum, "1.00") != 0;
+	}
+	if (count == 0)
+		return 0;
+	add(w, count == 1 ? "row " : count <= NAMES_MAX ? "rows " : "%d rows, ", count);
+	for (int i = 0; i < t->n && named < NAMES_MAX; i++) {
+		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
+		if (strcmp(sum, "1.00") == 0)
+			continue;
+		add(w, "%s%s", named == 0 ? "" : named + 1 == count ? " and " : ", ", app->problem.tokens[i]);
+		named++;
+	}
+	if (count > NAMES_MAX)
+		add(w, ", …");
+	add(w, " (Σ ");
+	named = 0;
+	for (int i = 0; i < t->n && named < NAMES_MAX; i++) {
+		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
+		if (strcmp(sum, "1.00") == 0)
+			continue;
+		add(w, "%s%s", named == 0 ? "" : ", ", sum);
+		named++;
+	}
+	add(w, count > NAMES_MAX ? ", …)" : ")");
+	return count;
+}
+
+/* True when every column of weights sums to 1 at two decimals. */
+static bool columns_sum_to_one(const struct app *app)
+{
+	const struct qkv_trace *t = &app->trace;
+	char text[32];
+
+	for (int j = 0; j < t->n; j++) {
+		double sum = 0.0;
+
+		for (int i = 0; i < t->n; i++)
+			sum += qkv_matrix_get(&t->weights, i, j);
+		qkv_format_number(text, sizeof text, sum, 2);
+		if (strcmp(text, "1.00") != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool any_key_masked(const struct app *app)
+{
+	size_t cells = (size_t)app->trace.n * (size_t)app->trace.n;
+
+	for (size_t i = 0; i < cells; i++)
+		if (app->trace.masked[i])
+			return true;
+	return false;
+}
+
+/* What the wrong-way demonstration in force does to these numbers. Masking after
+ * softmax only shows where a key is masked, so with no mask it says so and offers
+ * the causal mask (m). */
+static void wrong_words(struct app *app, const char *prefix)
+{
+	char text[APP_MESSAGE_MAX];
+	struct words w = { text, sizeof text, 0 };
+
+	add(&w, "%s", prefix);
+	switch (app->problem.wrong) {
+	case QKV_WRONG_MASK_AFTER_SOFTMAX:
+		add(&w, "WRONG WAY: mask after softmax — ");
+		if (!any_key_masked(app))
+			add(&w, "no key is masked, so nothing changes (try m)");
+		else if (rows_off_one(app, &w) > 0)
+			add(&w, " no longer sum to 1");
+		else
+			add(&w, "every row still sums to 1");
+		break;
+	case QKV_WRONG_COLUMN_SOFTMAX:
+		add(&w, "WRONG WAY: softmax down the columns — %s", columns_sum_to_one(app) ? "columns sum to 1; " : "");
+		if (rows_off_one(app, &w) > 0)
+			add(&w, " do not");
+		else
+			add(&w, "every row happens to sum to 1 as well");
+		break;
+	case QKV_WRONG_NONE:
+	default:
+		add(&w, "the right way again: every row of weights sums to 1");
+		break;
+	}
+	say(app, app->problem.wrong != QKV_WRONG_NONE, "%s", text);
+}
+
 static int option_key(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
 	static const char *const mask_names[] = { "none", "causal (query i sees keys j ≤ i)",
 						  "custom (Enter on a weight toggles it)" };
-	static const char *const wrong_names[] = {
-		"the right way again",
-		"WRONG WAY: mask applied after softmax — rows no longer sum to 1",
-		"WRONG WAY: softmax down the columns — columns sum to 1, rows do not",
-	};
 	char done[128];
 
 	switch (key) {
@@ -964,18 +1528,23 @@ static int option_key(struct app *app, int key)
 		return change_problem(app, change_temperature, index, done);
 	}
 	case 'm': {
-		int next = (p->mask + 1) % 3;
+		int next = (p->mask + 1) % 3, redraw;
 
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
-		return change_problem(app, change_mask, next, done);
+		redraw = change_problem(app, change_mask, next, done);
+		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE) {
+			/* Short, so that what the demonstration now shows fits the line. */
+			snprintf(done, sizeof done, "mask %s · ", next == QKV_MASK_NONE ? "none" : next == QKV_MASK_CAUSAL
+				 ? "causal" : "custom");
+			wrong_words(app, done);
+		}
+		return redraw;
 	}
 	case 'W': {
-		int next = (p->wrong + 1) % 3;
-		bool dirty = app->dirty;
-		int redraw = change_problem(app, change_wrong, next, wrong_names[next]);
+		int redraw = change_problem(app, change_wrong, (p->wrong + 1) % 3, NULL);
 
-		app->dirty = dirty; /* a demonstration, never saved: nothing to lose */
-		app->message_is_error = next != QKV_WRONG_NONE;
+		if (redraw == REDRAW_ALL)
+			wrong_words(app, "");
 		return redraw;
 	}
 	case 'I':
@@ -985,8 +1554,16 @@ static int option_key(struct app *app, int key)
 		}
 		if (app_projections_tied(app) && app->untied[0].rows == p->x.cols)
 			return change_problem(app, change_identity, 0, "projections learned again: W_Q, W_K, W_V as they were");
-		return change_problem(app, change_identity, 1,
-				      "W_Q = W_K = W_V = identity, so Q = K = V = X: each token attends most to itself");
+		{
+			int redraw = change_problem(app, change_identity, 1, NULL);
+			char words[APP_MESSAGE_MAX - 64];
+
+			if (redraw != REDRAW_ALL)
+				return redraw;
+			qkv_describe_self(words, sizeof words, &app->problem, &app->trace, 2);
+			say(app, false, "W_Q = W_K = W_V = identity, so Q = K = V = X: %s", words);
+			return redraw;
+		}
 	case 'z': {
 		int token = current_token(app);
 		bool padding = p->padding != NULL && p->padding[token];
@@ -1022,7 +1599,8 @@ static int enter_key(struct app *app)
 		return change_problem(app, change_mask_bit, c->row * p->n + c->col,
 				      "mask bit toggled");
 	}
-	say(app, false, "the %s grid is computed from Q, K and V: edit those", app_focus_name(app->focus));
+	say(app, false, "the %s grid is computed from %s: edit those", app_focus_name(app->focus),
+	    p->form == QKV_FORM_DIRECT ? "Q, K and V" : "X and the W's");
 	return REDRAW_STATUS;
 }
 
@@ -1069,7 +1647,9 @@ static int command_key(struct app *app, int key)
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	case 'c':
 		app->palette = (app->palette + 1) % app->palette_count;
-		return REDRAW_ALL;
+		if (qkv_colour_palette_name(app->palette) != NULL)
+			say(app, false, "palette: %s", qkv_colour_palette_name(app->palette));
+		return REDRAW_ALL | REDRAW_STATUS;
 	case 'R':
 		app->auto_range = !app->auto_range;
 		say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");
@@ -1100,7 +1680,8 @@ static int command_key(struct app *app, int key)
 			return REDRAW_INPUTS | REDRAW_STATUS;
 		}
 		if ((key >= '0' && key <= '9') || key == '.') {
-			say(app, true, "the %s grid is computed: edit Q, K or V", app_focus_name(app->focus));
+			say(app, true, "the %s grid is computed: edit %s", app_focus_name(app->focus),
+			    app->problem.form == QKV_FORM_DIRECT ? "Q, K or V" : "X or a W");
 			return REDRAW_STATUS;
 		}
 		return REDRAW_NONE;
@@ -1160,6 +1741,8 @@ static int pointer(struct app *app, const struct event *event)
 	app_focus_shape(app, focus, &rows, &cols);
 	if (event->row < 0 || event->row >= rows || event->col < 0 || event->col >= cols)
 		return REDRAW_NONE;
+	if (app->editing)
+		say(app, false, "edit cancelled: the pointer chose another cell");
 	app->editing = false;
 	app->focus = focus;
 	app->cursor[focus].row = event->row;
@@ -1168,6 +1751,42 @@ static int pointer(struct app *app, const struct event *event)
 	if (event->type == EVENT_WHEEL)
 		return nudge(app, focus, event->row, event->col, event->delta * app->step) | REDRAW_ALL;
 	return REDRAW_ALL;
+}
+
+/* The keys a presentation clicker sends: they always step the stages. */
+static bool is_stage_key(int key)
+{
+	return key == APP_KEY_PAGE_DOWN || key == APP_KEY_PAGE_UP || key == APP_KEY_HOME || key == APP_KEY_END;
+}
+
+/* A stage key during an edit: the typed value is kept when it is a number, else the
+ * edit is cancelled; then the stage steps, and the status line says both. */
+static int stage_key_while_editing(struct app *app, int key)
+{
+	char first[APP_MESSAGE_MAX], place[96], then[APP_MESSAGE_MAX];
+	const struct app_cursor *c = &app->cursor[app->focus];
+	double value;
+	int redraw = REDRAW_INPUTS | REDRAW_STATUS;
+
+	if (app->focus <= FOCUS_X)
+		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(app->focus), app->problem.tokens[c->row],
+			 c->col + 1);
+	else
+		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(app->focus), c->row + 1, c->col + 1);
+	app->editing = false;
+	if (parse_value(app->edit, &value)) {
+		char shown[32];
+
+		redraw |= set_cell(app, app->focus, c->row, c->col, value);
+		qkv_format_exact(shown, sizeof shown, value);
+		snprintf(first, sizeof first, "%s = %s kept", place, shown);
+	} else {
+		snprintf(first, sizeof first, "edit of %s cancelled (“%.40s” is not a number)", place, app->edit);
+	}
+	redraw |= command_key(app, key);
+	snprintf(then, sizeof then, "%s", app->message);
+	say(app, false, "%s · %s", first, then);
+	return redraw;
 }
 
 int app_update(struct app *app, const struct event *event)
@@ -1193,10 +1812,13 @@ int app_update(struct app *app, const struct event *event)
 	if (app->autoplay) {
 		app->autoplay = false;
 		say(app, false, "autoplay stopped");
-		return REDRAW_STATUS;
+		if (!is_stage_key(event->key))
+			return REDRAW_STATUS;
 	}
 	if (app->prompt != PROMPT_NONE)
 		return prompt_key(app, event->key);
+	if (app->editing && is_stage_key(event->key))
+		return stage_key_while_editing(app, event->key);
 	if (app->editing)
 		return edit_key(app, event->key);
 	if (app->overlay == OVERLAY_SATURATION) {
@@ -1206,7 +1828,9 @@ int app_update(struct app *app, const struct event *event)
 	}
 	if (app->overlay == OVERLAY_HELP && event->key != '?') {
 		app->overlay = OVERLAY_NONE;
-		return REDRAW_ALL;
+		if (!is_stage_key(event->key))
+			return REDRAW_ALL;
+		return REDRAW_ALL | command_key(app, event->key);
 	}
 	return command_key(app, event->key);
 }

@@ -87,8 +87,16 @@ enum app_redraw {
 };
 
 #define APP_EDIT_MAX 64
-#define APP_MESSAGE_MAX 256
+#define APP_MESSAGE_MAX 512
 #define APP_MARK_MS 1500   /* how long changed cells stay marked */
+
+/* The computed grids whose cells the blast radius marks: Q, K and V as used (after
+ * projection), then the stages. */
+enum app_grid {
+	APP_GRID_Q, APP_GRID_K, APP_GRID_V,
+	APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT,
+	APP_GRID_COUNT,
+};
 
 struct app_cursor {
 	int row, col;
@@ -98,7 +106,9 @@ struct app {
 	struct qkv_problem problem;
 	struct qkv_trace trace;     /* always computed from problem */
 	char *path;                 /* file being edited (owned), NULL if none */
-	bool dirty;                 /* unsaved changes */
+	bool dirty;                 /* the problem differs from `saved` (the wrong-way demo aside) */
+	struct qkv_problem saved;   /* the problem as loaded or last saved */
+	uint64_t column_seed;       /* `>` draws new d_k columns from N(0,1) with this seed */
 	bool quit;                  /* the interface should end */
 
 	enum app_focus focus;
@@ -116,14 +126,23 @@ struct app {
 	char message[APP_MESSAGE_MAX]; /* the status line's message, "" for none */
 	bool message_is_error;
 
-	/* Blast radius: 1 where the value moved in the last change, until mark_until. */
+	/* Blast radius: 1 where the value moved in the last change, until mark_until.
+	 * A computed cell moved when its value differs from the trace before the change,
+	 * or when it became masked or unmasked (a cell masked before and after shows the
+	 * same "—" and has not moved). */
 	unsigned char *moved_inputs;   /* the edited input matrix, by cell (rows × cols) */
 	enum qkv_input moved_input;
-	unsigned char *moved_scores;   /* n × n */
-	unsigned char *moved_output;   /* n × d_v */
-	int moved_capacity;
+	unsigned char *moved[APP_GRID_COUNT]; /* each grid of the trace, by cell */
+	size_t moved_capacity[APP_GRID_COUNT];
+	size_t moved_inputs_capacity;
 	int64_t mark_until_ms;
-	struct qkv_matrix previous_scores, previous_output;
+	struct qkv_matrix previous[APP_GRID_COUNT]; /* the trace before the last change */
+	unsigned char *previous_masked;             /* its n × n mask */
+	size_t previous_masked_capacity;
+	struct qkv_row_stats *previous_rows;        /* its per-row statistics */
+	int previous_rows_capacity;
+	int previous_n;
+	bool previous_valid;
 
 	bool autoplay;
 	double pace_s;              /* seconds per autoplay step */
@@ -180,8 +199,16 @@ enum qkv_stage app_derived_stage(const struct app *app);
 bool app_projections_tied(const struct app *app);
 
 /* True when the cell of the trace moved in the last change and is still marked. */
+bool app_moved(const struct app *app, enum app_grid grid, int row, int col);
 bool app_moved_score(const struct app *app, int query, int key);
+/* True when the mix term a_qk · v_kc moved in the last change (and is still marked). */
+bool app_moved_mix(const struct app *app, int query, int key, int col);
 bool app_moved_output(const struct app *app, int query, int col);
 bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col);
+/* True when a figure of the readout's row (max, H/lnN, eff, ‖J‖) moved in the last change. */
+bool app_moved_readout(const struct app *app, int row);
+/* The last change's reach in words, read from the marks: "moves score row t1 and,
+ * through softmax's normalisation, all of weights row t1, and output row t1". */
+void app_reach_words(const struct app *app, char *buf, size_t size);
 
 #endif

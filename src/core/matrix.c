@@ -227,3 +227,11 @@ int qkv_matrix_transpose(struct qkv_matrix *out, const struct qkv_matrix *a)
 	return 0;
 }
 
+bool qkv_matrix_equal(const struct qkv_matrix *a, const struct qkv_matrix *b)
+{
+	size_t count = (size_t)a->rows * (size_t)a->cols;
+
+	if (a->rows != b->rows || a->cols != b->cols)
+		return false;
+	return count == 0 || memcmp(a->values, b->values, count * sizeof(double)) == 0;
+}

@@ -139,6 +139,43 @@ int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
 	return 0;
 }
 
+static bool strings_equal(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+/* Bytes equal, where a missing array reads as all zeros. */
+static bool bytes_equal(const unsigned char *a, const unsigned char *b, size_t size)
+{
+	for (size_t i = 0; i < size; i++)
+		if ((a != NULL ? a[i] : 0) != (b != NULL ? b[i] : 0))
+			return false;
+	return true;
+}
+
+bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
+{
+	size_t n = (size_t)a->n;
+
+	if (a->n != b->n || a->form != b->form || a->scale != b->scale ||
+	    a->temperature != b->temperature || a->mask != b->mask || a->wrong != b->wrong ||
+	    a->seeded != b->seeded || (a->seeded && a->seed != b->seed) ||
+	    (a->scale == QKV_SCALE_CUSTOM && a->scale_value != b->scale_value))
+		return false;
+	if (!strings_equal(a->title, b->title) || !strings_equal(a->notes, b->notes))
+		return false;
+	for (int i = 0; i < a->n; i++)
+		if (!strings_equal(a->tokens[i], b->tokens[i]))
+			return false;
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		if (!qkv_matrix_equal(slot(a, (enum qkv_input)i), slot(b, (enum qkv_input)i)))
+			return false;
+	return bytes_equal(a->padding, b->padding, n) &&
+	       (a->mask != QKV_MASK_CUSTOM || bytes_equal(a->mask_bits, b->mask_bits, n * n));
+}
+
 /* Gives p n tokens labelled t1…tn (p must have none). */
 static int default_tokens(struct qkv_problem *p, int n)
 {
@@ -550,6 +587,30 @@ int qkv_problem_set_d_k(struct qkv_problem *p, int d_k)
 	struct qkv_matrix *projected[2] = { &p->w_q, &p->w_k };
 
 	return set_columns(p, p->form == QKV_FORM_DIRECT ? direct : projected, streams, 2, d_k);
+}
+
+int qkv_problem_draw_d_k(struct qkv_problem *p, int d_k, uint64_t seed)
+{
+	static const uint32_t streams[2] = { STREAM_Q, STREAM_K };
+	struct qkv_matrix *m[2];
+	int old;
+
+	m[0] = p->form == QKV_FORM_DIRECT ? &p->q : &p->w_q;
+	m[1] = p->form == QKV_FORM_DIRECT ? &p->k : &p->w_k;
+	old = m[0]->cols;
+	if (d_k < 1)
+		return QKV_EINVAL;
+	if (d_k > QKV_MAX_DIM)
+		return QKV_ELIMIT;
+	if (qkv_matrix_resize(m[0], m[0]->rows, d_k) != 0)
+		return QKV_ENOMEM;
+	if (qkv_matrix_resize(m[1], m[1]->rows, d_k) != 0) {
+		qkv_matrix_resize(m[0], m[0]->rows, old);
+		return QKV_ENOMEM;
+	}
+	for (int i = 0; i < 2 && d_k > old; i++)
+		draw_columns(m[i], seed, streams[i], old, d_k);
+	return 0;
 }
 
 int qkv_problem_set_d_v(struct qkv_problem *p, int d_v)

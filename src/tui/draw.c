@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qkv/colour.h"
 #include "qkv/derive.h"
+#include "qkv/describe.h"
 #include "qkv/format.h"
 #include "tui/draw.h"
 #include "tui/draw_saturation.h"
@@ -133,12 +135,18 @@ static bool cell_moved(const struct app *app, const struct panel *panel, int row
 	switch (panel->kind) {
 	case PANEL_INPUT:
 		return app_moved_input(app, (enum qkv_input)panel->input, row, col);
+	case PANEL_DERIVED:
+		return app_moved(app, (enum app_grid)(APP_GRID_Q + panel->input - QKV_INPUT_Q), row, col);
+	case PANEL_MIX:
+		return app_moved_mix(app, app_query(app), row, col);
 	case PANEL_SCORES:
+		return app_moved(app, APP_GRID_SCORES, row, col);
 	case PANEL_SCALED:
+		return app_moved(app, APP_GRID_SCALED, row, col);
 	case PANEL_WEIGHTS:
-		return app_moved_score(app, row, col);
+		return app_moved(app, APP_GRID_WEIGHTS, row, col);
 	case PANEL_OUTPUT:
-		return app_moved_output(app, row, col);
+		return app_moved(app, APP_GRID_OUTPUT, row, col);
 	default:
 		return false;
 	}
@@ -169,28 +177,38 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 	if (panel->kind == PANEL_WEIGHTS) {
 		double w = value;
 		if (app->auto_range) {
-			double low, high;
+			/* From the numbers as shown, so equal numbers stay equal colours. */
+			double low, high, shown = qkv_colour_shown(value, 2);
 			row_range(app, row, &low, &high);
-			w = high > low ? (value - low) / (high - low) : 1.0;
+			low = qkv_colour_shown(low, 2);
+			high = qkv_colour_shown(high, 2);
+			w = high > low ? (shown - low) / (high - low) : 1.0;
 		}
 		style = palette_weight(w);
 	} else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) {
 		style = palette_signed(value, limit);
 	}
-	if (cell_moved(app, panel, row, col)) {
-		struct cell_style moved = palette_role(ROLE_MOVED);
-		if (style.pair == 0 || palette_monochrome())
-			style = moved;
-		else
-			style.attr |= A_BOLD | A_UNDERLINE;
-	}
-	if (cell_selected(app, panel, row, col)) {
-		struct cell_style cursor = palette_role(ROLE_CURSOR);
-		style.attr |= cursor.attr;
-		if (style.pair == 0)
-			style.pair = cursor.pair;
-	}
+	if (cell_moved(app, panel, row, col))
+		style = palette_moved(style);
+	if (cell_selected(app, panel, row, col))
+		style = palette_selected(style);
 	return style;
+}
+
+/* The frame of the selected cell or of a moved value: the cell's blank first and
+ * last columns in the frame's colour, the number and its heat colour untouched. */
+static void put_frame(const struct app *app, const struct panel *panel, int row, int col, int y, int x,
+		      const char *text)
+{
+	int w = panel->cell_w, pad = w - 1 - qkv_text_columns(text);
+	enum cell_frame frame = cell_selected(app, panel, row, col) ? FRAME_SELECTED
+				: cell_moved(app, panel, row, col) ? FRAME_MOVED : FRAME_NONE;
+
+	if (frame == FRAME_NONE || w < 2)
+		return;
+	if (pad > 0)
+		put(y, x, 1, palette_frame(frame), " ");
+	put(y, x + w - 1, 1, palette_frame(frame), " ");
 }
 
 /* A compact grid in colour: each line shows two rows, the upper as the half
@@ -283,6 +301,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			}
 			if (masked) {
 				put_cell(y, x, panel->cell_w, style, "—");
+				put_frame(app, panel, row, col, y, x, "—");
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
@@ -291,6 +310,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
 			put_cell(y, x, panel->cell_w, style, text);
+			put_frame(app, panel, row, col, y, x, text);
 		}
 	}
 }
@@ -383,8 +403,9 @@ static void draw_weights_legend(const struct app *app, const struct panel *panel
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
 		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
 
+		/* With colour the glyph once (a dark shade would hide a light step). */
 		for (int i = 0; i < step_w; i++)
-			put(y, x + i, 1, style, glyph);
+			put(y, x + i, 1, style, i == 0 || palette_monochrome() ? glyph : " ");
 		x += step_w;
 	}
 	put(y, x, end - x, palette_role(ROLE_LABEL), app->auto_range ? " 1 auto" : " 1 fixed");
@@ -394,7 +415,7 @@ static void draw_weights_legend(const struct app *app, const struct panel *panel
 static void draw_signed_legend(const struct app *app, const struct panel *panel)
 {
 	char low[32], high[32], number[24];
-	int y = panel->y + 2 + panel_lines(panel), x;
+	int y = panel->y + 2 + panel_lines(panel), x, side = palette_signed_steps() > 1 ? palette_signed_steps() / 2 : 4;
 	double limit = signed_limit(app, panel);
 
 	qkv_format_number(number, sizeof number, limit, 2);
@@ -402,8 +423,8 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 	snprintf(high, sizeof high, " +%s", number);
 	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
 	x = panel->x + qkv_text_columns(low);
-	for (int s = -4; s <= 4 && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
-		struct cell_style style = palette_signed(limit * s / 4.0, limit);
+	for (int s = -side; s <= side && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
+		struct cell_style style = palette_signed(limit * s / side, limit);
 		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 	}
 	put(y, x, panel->x + panel->w - x, palette_role(ROLE_LABEL), high);
@@ -430,17 +451,10 @@ static bool has_readout(const struct layout *l)
 	return false;
 }
 
-/* The variance softmax sees against the one predicted for unit-variance inputs:
- * var(q·k) = d_k, so var(S') = d_k / divisor². */
+/* The variance softmax sees against the one expected for N(0,1) entries of Q and K. */
 static const char *variance_words(const struct app *app, char *buf, size_t size)
 {
-	const struct qkv_trace *t = &app->trace;
-	double predicted = (double)t->d_k / (t->divisor * t->divisor);
-	char measured[32], expected[32];
-
-	number_text(measured, sizeof measured, t->score_variance, 2);
-	number_text(expected, sizeof expected, predicted, predicted >= 10 ? 0 : 2);
-	snprintf(buf, size, "var(S') %s · predicted %s", measured, expected);
+	qkv_describe_variance(buf, size, &app->trace);
 	return buf;
 }
 
@@ -449,7 +463,6 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 {
 	const struct qkv_trace *t = &app->trace;
 	char text[96], a[16], b[16], c[16], d[16];
-	double log_n = log((double)t->n);
 	int y = panel->y + 1;
 
 	snprintf(text, sizeof text, "%-*s  max  H/lnN   eff  ‖J‖", panel->label_w - 1, "");
@@ -459,12 +472,14 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		const struct qkv_row_stats *s = &t->rows[row];
 
 		number_text(a, sizeof a, s->max_weight, 2);
-		number_text(b, sizeof b, t->n > 1 ? s->entropy / log_n : 0.0, 2);
+		number_text(b, sizeof b, qkv_row_entropy_ratio(s), 2);
 		number_text(c, sizeof c, s->effective_tokens, 1);
 		number_text(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
 			 app->problem.tokens[row], a, b, c, d);
-		put(y++, panel->x, panel->w, palette_role(row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+		put(y++, panel->x, panel->w,
+		    palette_role(app_moved_readout(app, row) ? ROLE_MOVED : row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL),
+		    text);
 	}
 	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
 }
@@ -601,26 +616,11 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	}
 }
 
-/* Plain words about the selected query's row of weights. */
-static void verdict(const struct app *app, char *buf, size_t size)
+/* Plain words about the selected query's row of weights (equal shown values named together). */
+static void verdict(const struct app *app, const struct layout *l, char *buf, size_t size)
 {
-	const struct qkv_trace *t = &app->trace;
-	int row = app_query(app);
-	const struct qkv_row_stats *s = &t->rows[row];
-	char max[16], eff[16];
-
-	if (s->live_keys == 0) {
-		snprintf(buf, size, "%s sees no key: every key is masked", app->problem.tokens[row]);
-		return;
-	}
-	number_text(max, sizeof max, s->max_weight, 2);
-	number_text(eff, sizeof eff, s->effective_tokens, 1);
-	if (s->max_weight > 0.95)
-		snprintf(buf, size, "%s is nearly one-hot: %s on %s", app->problem.tokens[row], max,
-			 app->problem.tokens[s->argmax]);
-	else
-		snprintf(buf, size, "%s: most on %s (%s), spread over %s of %d", app->problem.tokens[row],
-			 app->problem.tokens[s->argmax], max, eff, s->live_keys);
+	qkv_describe_row(buf, size, &app->problem, &app->trace, app_query(app), l->decimals < 2 ? 2 : l->decimals,
+			 false);
 }
 
 /* Writes text over `lines` lines from y, breaking at spaces. */
@@ -655,22 +655,22 @@ static void put_wrapped(int y, int x, int width, int lines, struct cell_style st
 
 static void draw_info(const struct app *app, const struct layout *l)
 {
-	char text[TEXT_MAX], words[160], variance[96];
+	char text[TEXT_MAX], words[512], variance[96];
 	enum qkv_stage stage = app_derived_stage(app);
 	int row = app_query(app), col;
 	/* Under the grids, aligned with them, unless that leaves too little room. */
 	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1;
 
 	blank(l->info_y, 0, l->info_h, l->width);
-	verdict(app, words, sizeof words);
+	verdict(app, l, words, sizeof words);
 	/* Before stage 3 the weights are withheld, and so is what they say. */
 	if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
 		/* The readout did not fit: its key figures come here instead. */
 		char gradient[32];
 
 		number_text(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
-		snprintf(text, sizeof text, "%s · ‖J‖ %s  ·  %s", variance_words(app, variance, sizeof variance),
-			 gradient, words);
+		snprintf(text, sizeof text, "%s · ‖J‖ of %s %s  ·  %s", variance_words(app, variance, sizeof variance),
+			 app->problem.tokens[row], gradient, words);
 	} else if (app->stage == APP_STAGE_LIVE)
 		snprintf(text, sizeof text, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
 	else if (app->stage < QKV_STAGE_WEIGHTS)
@@ -739,12 +739,17 @@ static void draw_status(const struct app *app, const struct layout *l)
 	}
 	if (app->message[0] != '\0') {
 		struct cell_style style = palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS);
-		bool room_above = l->info_y + l->info_h < y;
+		int free_above = y - (l->info_y + l->info_h), columns, lines;
 
 		snprintf(text, sizeof text, " %s ", app->message);
-		if (qkv_text_columns(text) > l->width && room_above) {
-			blank(y - 1, 0, 1, l->width);
-			put_wrapped(y - 1, 0, l->width, 2, style, text);
+		columns = qkv_text_columns(text);
+		/* A long sentence (the reach of an edit) takes up to three lines when free. */
+		lines = columns <= l->width ? 1 : columns <= 2 * l->width - 12 ? 2 : 3;
+		if (lines > 1 + free_above)
+			lines = 1 + free_above;
+		if (lines > 1) {
+			blank(y - (lines - 1), 0, lines - 1, l->width);
+			put_wrapped(y - (lines - 1), 0, l->width, lines, style, text);
 		} else {
 			put_fitted(y, 0, l->width, style, text);
 		}
@@ -759,14 +764,14 @@ static const char *const help_lines[] = {
 	"PgDn Space n    next stage    PgUp p  previous   Home live   End last",
 	"A               autoplay the stages (any key stops it)",
 	"] [             d_k + / − (on X: d_model)    } {  d_v + / −",
-	"> <             double / halve d_k (random: new columns from the seed)",
+	"> <             double / halve d_k (new columns N(0,1), seed on screen)",
 	"s               scaling √d_k on / off        t T  temperature τ − / +",
 	"m               mask: none, causal, custom (Enter on a weight toggles)",
 	"z               this token is padding        I  tie W's to the identity",
 	"W               wrong ways: mask after softmax, softmax down columns",
 	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
 	"D               the weights in words         R  colour range 0–1 / row",
-	"P               projector mode               c  next palette",
+	"P               projector mode     c  next palette: viridis projector 8 mono",
 	"w               save                         q  quit    ?  this help",
 	"mouse           a click selects a cell, the wheel nudges it",
 };
@@ -814,7 +819,7 @@ static void draw_describe(const struct app *app, const struct layout *l)
 	const struct qkv_trace *t = &app->trace;
 	int w = l->width - 4 < 100 ? l->width - 4 : 100;
 	int per_row = w - 4 >= 90 ? 1 : 2, h = t->n * per_row + 2;
-	char text[TEXT_MAX], max[16], eff[16], second[48];
+	char text[TEXT_MAX];
 	int y, x = (l->width - w) / 2;
 
 	if (h > l->height - 2)
@@ -822,28 +827,7 @@ static void draw_describe(const struct app *app, const struct layout *l)
 	y = (l->height - h) / 2;
 	draw_box(y, x, h, w, " the weights in words · D or Esc closes ");
 	for (int i = 0; i < t->n && 1 + (i + 1) * per_row <= h - 1; i++) {
-		const struct qkv_row_stats *s = &t->rows[i];
-		int runner = -1;
-
-		for (int j = 0; j < t->n; j++)
-			if (j != s->argmax && !qkv_trace_is_masked(t, i, j) &&
-			    (runner < 0 || qkv_matrix_get(&t->weights, i, j) > qkv_matrix_get(&t->weights, i, runner)))
-				runner = j;
-		if (s->live_keys == 0) {
-			snprintf(text, sizeof text, "%s sees no key (all masked).", app->problem.tokens[i]);
-		} else {
-			number_text(max, sizeof max, s->max_weight, 2);
-			number_text(eff, sizeof eff, s->effective_tokens, 1);
-			second[0] = '\0';
-			if (runner >= 0) {
-				char w2[16];
-				number_text(w2, sizeof w2, qkv_matrix_get(&t->weights, i, runner), 2);
-				snprintf(second, sizeof second, ", then %s (%s)", app->problem.tokens[runner], w2);
-			}
-			snprintf(text, sizeof text, "%s looks most at %s (%s)%s; spread over %s of %d tokens%s.",
-				 app->problem.tokens[i], app->problem.tokens[s->argmax], max, second, eff,
-				 s->live_keys, s->max_weight > 0.95 ? ": nearly one-hot" : "");
-		}
+		qkv_describe_row(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals, true);
 		put_wrapped(y + 1 + i * per_row, x + 2, w - 4, per_row,
 			    palette_role(i == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
@@ -924,4 +908,5 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 	draw_frame(app, l, flags);
 	wnoutrefresh(stdscr);
 	doupdate();
+	palette_flush();
 }

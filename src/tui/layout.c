@@ -200,10 +200,11 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		grid_panel(add(b), PANEL_SCORES, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scores, decimals), label_w, token_w);
 		grid_panel(add(b), PANEL_SCALED, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scaled, decimals), label_w, token_w);
 	}
-	/* Without colour a shading glyph stands beside each weight, so it needs a column. */
+	/* Without colour, or with only eight, a shading glyph stands beside each weight:
+	 * it needs a column. */
 	panel = add(b);
 	grid_panel(panel, PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
-		   decimals + 2 + (palette_monochrome() ? 1 : 0), label_w, token_w);
+		   decimals + 2 + (palette_glyphs() ? 1 : 0), label_w, token_w);
 	/* The wrong-way demonstrations show each row's and each column's sum. */
 	panel->sums = p->wrong != QKV_WRONG_NONE;
 	if (!live) {
@@ -469,7 +470,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	chosen.l = &base;
 	base.width = width;
 	base.height = height;
-	base.decimals = app->projector ? 1 : 2;
+	base.decimals = 2;   /* weights never with fewer than two decimals, projector too */
 	base.need_width = 60;
 	base.need_height = 16;
 	base.too_small = width < base.need_width || height < base.need_height;

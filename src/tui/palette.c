@@ -1,154 +1,53 @@
-/* palette.c — the interface's colours: fixed tables of xterm indices for the
- * weight ramp, the signed ramp and the roles of text, turned into colour pairs
- * (alloc_pair) once per palette_use so that the per-cell calls only look up.
- * Never calls init_color, never draws, never uses indices 0–15 for a colour
- * ramp (the 8-colour palette alone uses the 8 basic colours, which is all that
- * terminal has). All tables and the current palette are file-static. */
+/* palette.c — the interface's colours on this terminal. The ramps are the exact
+ * sRGB values of qkv/colour.h; here they become colour pairs once per palette_use
+ * (so the per-cell calls only look up): in 24-bit colour, as xterm-256 indices
+ * (nearest in CIELAB among those that carry text at the palette's contrast), or
+ * as the eight basic colours with shading glyphs. Roles of text are xterm indices
+ * whose RGB is the same in every mode. Never calls init_color, never draws except
+ * palette_flush's repaint of ramp cells in 24-bit mode. All state is file-static. */
 #include "tui/palette.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "qkv/colour.h"
 
 /* A table colour meaning "the terminal's own foreground or background". */
 #define TERM_DEFAULT (-2)
 
-#define MAX_WEIGHT_STEPS 9
-#define MAX_SIGNED_SIDE 4
+#define MAX_WEIGHT_STEPS 6
+#define MAX_SIGNED_STEPS 7
 #define MONO_LEVELS 6
+#define MAX_PAIRS 256
 
-/* One background with the text colour that reads best on it. */
-struct ramp_cell {
-	short bg;
-	short fg;
-};
-
-/* One role: attributes and colours (TERM_DEFAULT for the terminal's own). */
+/* One role: attributes and xterm colours (TERM_DEFAULT for the terminal's own). */
 struct role_def {
 	attr_t attr;
 	short fg;
 	short bg;
 };
 
-enum palette_kind { KIND_256, KIND_8, KIND_MONO };
-
-struct palette_def {
-	const char *name;
-	enum palette_kind kind;
-	bool projector;               /* few steps, bold text */
-	const struct ramp_cell *weights;
-	int weight_steps;
-	const struct ramp_cell *signs; /* 2 * signed_side + 1, most negative first */
-	int signed_side;
-	const struct role_def *roles;
-};
-
-/* How the tables below were made (offline, once):
- * - Backgrounds are xterm-256 indices 16–255: the 6×6×6 cube (levels 0, 95,
- *   135, 175, 215, 255) and the grey ramp 232–255 (8 + 10k).
- * - Text is black (16) or white (231), whichever has the higher WCAG 2 contrast
- *   ratio against the background's sRGB; the ratios are in the comments.
- * - "Nearest" is CIE76 ΔE in CIELAB (D65). */
-
-/* "256" weights: viridis sampled at k/8, k = 0..8 (matplotlib's table):
- * #440154 #472d7b #3b528b #2c728e #21918c #27ad81 #5cc863 #aadc32 #fde725.
- * Each maps to its nearest xterm colour under the constraint that the nine are
- * distinct and strictly increase in L* (the plain nearest gives 53 twice and
- * 60 before 24); least total ΔE. L* 21 24 38 42 51 64 77 81 87, adjacent
- * ΔE ≥ 20. */
-static const struct ramp_cell weights_256[] = {
-	{ 53, 231 },  /* #5f005f  white 12.7 : black 1.7 */
-	{ 54, 231 },  /* #5f0087  white 11.4 : black 1.8 */
-	{ 24, 231 },  /* #005f87  white 7.0  : black 3.0 */
-	{ 60, 231 },  /* #5f5f87  white 6.0  : black 3.5 */
-	{ 30, 16 },   /* #008787  black 4.8  : white 4.4 */
-	{ 36, 16 },   /* #00af87  black 7.5  : white 2.8 */
-	{ 77, 16 },   /* #5fd75f  black 11.4 : white 1.8 */
-	{ 148, 16 },  /* #afd700  black 12.5 : white 1.7 */
-	{ 220, 16 },  /* #ffd700  black 15.0 : white 1.4 */
-};
-
-/* "256" signed: a light neutral grey, then four steps each side darkening
- * outward; blue (hue ≈ 240–280) below zero, orange (hue ≈ 55–70) above. Picked
- * from the cube at matched L*: blue 84 70 54 40, orange 88 69 55 49. Never red
- * or green. */
-static const struct ramp_cell signs_256[] = {
-	{ 25, 231 },  /* #005faf  white 6.4  : black 3.3 */
-	{ 32, 16 },   /* #0087d7  black 5.4  : white 3.9 */
-	{ 75, 16 },   /* #5fafff  black 9.1  : white 2.3 */
-	{ 153, 16 },  /* #afd7ff  black 14.0 : white 1.5 */
-	{ 254, 16 },  /* #e4e4e4  black 16.5 : white 1.3 (zero) */
-	{ 223, 16 },  /* #ffd7af  black 15.6 : white 1.3 */
-	{ 208, 16 },  /* #ff8700  black 8.7  : white 2.4 */
-	{ 166, 16 },  /* #d75f00  black 5.5  : white 3.8 */
-	{ 130, 231 }, /* #af5f00  white 4.7  : black 4.5 */
-};
-
-/* "projector-dark" weights: violet → blue → teal → green → yellow rising from a
- * dark screen; L* 24 43 65 79 97, adjacent ΔE ≥ 40 so a washed-out projector
- * still separates them. */
-static const struct ramp_cell weights_projector_dark[] = {
-	{ 54, 231 },  /* #5f0087  white 11.4 : black 1.8 */
-	{ 26, 231 },  /* #005fd7  white 5.8  : black 3.6 */
-	{ 37, 16 },   /* #00afaf  black 7.8  : white 2.7 */
-	{ 113, 16 },  /* #87d75f  black 11.9 : white 1.8 */
-	{ 226, 16 },  /* #ffff00  black 19.6 : white 1.1 */
-};
-
-/* "projector-light" weights: white → pale yellow → orange → red-brown → dark
- * maroon on a light screen (after ColorBrewer YlOrBr); L* 100 88 68 49 18,
- * adjacent ΔE ≥ 29. */
-static const struct ramp_cell weights_projector_light[] = {
-	{ 231, 16 },  /* #ffffff  black 21.0 */
-	{ 222, 16 },  /* #ffd787  black 15.3 : white 1.4 */
-	{ 208, 16 },  /* #ff8700  black 8.7  : white 2.4 */
-	{ 130, 231 }, /* #af5f00  white 4.7  : black 4.5 */
-	{ 52, 231 },  /* #5f0000  white 14.1 : black 1.5 */
-};
-
-/* Projector signed: two steps each side around a near-white zero; L* 40 82 94
- * 78 55, adjacent ΔE ≥ 33. */
-static const struct ramp_cell signs_projector[] = {
-	{ 25, 231 },  /* #005faf  white 6.4  : black 3.3 */
-	{ 117, 16 },  /* #87d7ff  black 13.2 : white 1.6 */
-	{ 255, 16 },  /* #eeeeee  black 18.1 (zero) */
-	{ 215, 16 },  /* #ffaf5f  black 11.5 : white 1.8 */
-	{ 166, 16 },  /* #d75f00  black 5.5  : white 3.8 */
-};
-
-/* "8" weights, rising in lightness: black → blue → magenta → yellow → white
- * (xterm's defaults: L* 0 30 49 80 91; text ratios 16.7 7.5 4.5 12.3 16.7). */
-static const struct ramp_cell weights_8[] = {
-	{ COLOR_BLACK, COLOR_WHITE },
-	{ COLOR_BLUE, COLOR_WHITE },
-	{ COLOR_MAGENTA, COLOR_BLACK },
-	{ COLOR_YELLOW, COLOR_BLACK },
-	{ COLOR_WHITE, COLOR_BLACK },
-};
-
-/* "8" signed: blue below zero, black around it, yellow above. */
-static const struct ramp_cell signs_8[] = {
-	{ COLOR_BLUE, COLOR_WHITE },
-	{ COLOR_BLACK, COLOR_WHITE },
-	{ COLOR_YELLOW, COLOR_BLACK },
-};
-
-/* "256" roles. Foregrounds on the terminal's own background have a relative
- * luminance near 0.18, so they read on dark and light themes alike: 30 #008787
- * (4.8 on black, 4.4 on white), 243 #767676 (4.6, 4.5), 164 #d700d7 (4.9, 4.3).
- * Pairs: 16 on 117 13.2, 16 on 220 15.0, 250 on 238 5.1, 252 on 236 8.6,
- * 231 on 124 7.4, 222 on 236 9.6. */
+/* Roles in 256 and 24-bit colour. Foregrounds on the terminal's own background
+ * read at 4.5:1 on black and on white alike: 29 #00875f (4.63, 4.53), 243 #767676
+ * (4.62, 4.54), 163 #d700af (4.51, 4.66). Pairs: 16 on 117 13.2, 16 on 220 15.0,
+ * 252 on 236 8.6, 231 on 124 7.4, 222 on 236 9.6, 231 on 240 7.1, 16 on 225
+ * 17.4. The selected stage keeps reverse video; the selected cell does not. */
 static const struct role_def roles_256[ROLE_COUNT] = {
 	[ROLE_NORMAL] = { 0, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_TITLE] = { A_BOLD, TERM_DEFAULT, TERM_DEFAULT },
-	[ROLE_LABEL] = { 0, 30, TERM_DEFAULT },
+	[ROLE_LABEL] = { 0, 29, TERM_DEFAULT },
 	[ROLE_DIM] = { 0, 243, TERM_DEFAULT },
 	[ROLE_FOCUS] = { A_BOLD, 16, 117 },
 	[ROLE_CURSOR] = { A_REVERSE | A_BOLD, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_EDIT] = { A_BOLD | A_UNDERLINE, 16, 220 },
-	[ROLE_MOVED] = { A_BOLD | A_UNDERLINE, 164, TERM_DEFAULT },
-	[ROLE_MASKED] = { 0, 250, 238 },
+	[ROLE_MOVED] = { A_BOLD, 16, 225 },
+	[ROLE_MASKED] = { 0, 231, 240 },
 	[ROLE_STATUS] = { 0, 252, 236 },
 	[ROLE_ERROR] = { A_BOLD, 231, 124 },
 	[ROLE_KEY] = { A_BOLD, 222, 236 },
@@ -156,7 +55,7 @@ static const struct role_def roles_256[ROLE_COUNT] = {
 
 /* Projector roles: everything bold except the dim role, which is plain text
  * (a grey or A_DIM would vanish on a projector). 231 on 236 13.2, 226 on 236
- * 12.3, 252 on 238 6.3. */
+ * 12.3, 231 on 240 7.1. */
 static const struct role_def roles_projector[ROLE_COUNT] = {
 	[ROLE_NORMAL] = { A_BOLD, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_TITLE] = { A_BOLD | A_UNDERLINE, TERM_DEFAULT, TERM_DEFAULT },
@@ -165,32 +64,34 @@ static const struct role_def roles_projector[ROLE_COUNT] = {
 	[ROLE_FOCUS] = { A_BOLD, 16, 117 },
 	[ROLE_CURSOR] = { A_REVERSE | A_BOLD, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_EDIT] = { A_BOLD | A_UNDERLINE, 16, 220 },
-	[ROLE_MOVED] = { A_BOLD | A_UNDERLINE, 164, TERM_DEFAULT },
-	[ROLE_MASKED] = { A_BOLD, 252, 238 },
+	[ROLE_MOVED] = { A_BOLD, 16, 225 },
+	[ROLE_MASKED] = { A_BOLD, 231, 240 },
 	[ROLE_STATUS] = { A_BOLD, 231, 236 },
 	[ROLE_ERROR] = { A_BOLD, 231, 124 },
 	[ROLE_KEY] = { A_BOLD, 226, 236 },
 };
 
-/* "8" roles: only colour pairs with a fixed background, so a light or dark
- * theme cannot hide the text (white on blue 7.5, yellow on blue 5.5, white on
- * red 4.6, black on cyan 10.6, black on yellow 12.3). */
+/* Eight colours: only pairs with a fixed background, so a light or dark theme
+ * cannot hide the text (xterm's values: white on blue 7.5, yellow on blue 5.5,
+ * white on red 4.6, black on cyan 10.6, black on yellow 12.3, black on green
+ * 9.8). Black text is never bold (many terminals draw bold black as grey). The
+ * masked cells are green: no step of either eight-colour ramp. */
 static const struct role_def roles_8[ROLE_COUNT] = {
 	[ROLE_NORMAL] = { 0, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_TITLE] = { A_BOLD | A_UNDERLINE, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_LABEL] = { A_BOLD, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_DIM] = { A_DIM, TERM_DEFAULT, TERM_DEFAULT },
-	[ROLE_FOCUS] = { A_BOLD, COLOR_BLACK, COLOR_CYAN },
+	[ROLE_FOCUS] = { A_UNDERLINE, COLOR_BLACK, COLOR_CYAN },
 	[ROLE_CURSOR] = { A_REVERSE | A_BOLD, TERM_DEFAULT, TERM_DEFAULT },
-	[ROLE_EDIT] = { A_BOLD | A_UNDERLINE, COLOR_BLACK, COLOR_YELLOW },
-	[ROLE_MOVED] = { A_BOLD | A_UNDERLINE, COLOR_MAGENTA, TERM_DEFAULT },
-	[ROLE_MASKED] = { A_DIM, COLOR_WHITE, COLOR_BLACK },
+	[ROLE_EDIT] = { A_UNDERLINE, COLOR_BLACK, COLOR_YELLOW },
+	[ROLE_MOVED] = { A_BOLD, COLOR_WHITE, COLOR_MAGENTA },
+	[ROLE_MASKED] = { 0, COLOR_BLACK, COLOR_GREEN },
 	[ROLE_STATUS] = { 0, COLOR_WHITE, COLOR_BLUE },
 	[ROLE_ERROR] = { A_BOLD, COLOR_WHITE, COLOR_RED },
 	[ROLE_KEY] = { A_BOLD, COLOR_YELLOW, COLOR_BLUE },
 };
 
-/* "mono" roles: attributes only. */
+/* Monochrome: attributes only. */
 static const struct role_def roles_mono[ROLE_COUNT] = {
 	[ROLE_NORMAL] = { 0, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_TITLE] = { A_BOLD | A_UNDERLINE, TERM_DEFAULT, TERM_DEFAULT },
@@ -199,206 +100,316 @@ static const struct role_def roles_mono[ROLE_COUNT] = {
 	[ROLE_FOCUS] = { A_BOLD | A_REVERSE, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_CURSOR] = { A_BOLD | A_REVERSE, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_EDIT] = { A_BOLD | A_REVERSE | A_UNDERLINE, TERM_DEFAULT, TERM_DEFAULT },
-	[ROLE_MOVED] = { A_BOLD | A_UNDERLINE, TERM_DEFAULT, TERM_DEFAULT },
+	[ROLE_MOVED] = { A_BOLD | A_REVERSE, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_MASKED] = { A_DIM, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_STATUS] = { A_REVERSE, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_ERROR] = { A_BOLD | A_REVERSE | A_UNDERLINE, TERM_DEFAULT, TERM_DEFAULT },
 	[ROLE_KEY] = { A_BOLD | A_REVERSE, TERM_DEFAULT, TERM_DEFAULT },
 };
 
-/* Shades for monochrome, lightest to darkest: space, middle dot, ░ ▒ ▓ █. */
-static const char *const mono_glyphs[MONO_LEVELS] = {
+/* Shades, lightest to darkest: space, middle dot, ░ ▒ ▓ █ (mono), and beside
+ * the eight colours' steps, so that neighbouring steps differ twice. */
+static const char *const shade_glyphs[MONO_LEVELS] = {
 	" ", "\u00b7", "\u2591", "\u2592", "\u2593", "\u2588",
 };
 
-#define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
-/* In the order of palette.h. */
-static const struct palette_def palettes[] = {
-	{ "256", KIND_256, false, weights_256, LEN(weights_256),
-	  signs_256, LEN(signs_256) / 2, roles_256 },
-	{ "8", KIND_8, false, weights_8, LEN(weights_8),
-	  signs_8, LEN(signs_8) / 2, roles_8 },
-	{ "mono", KIND_MONO, false, NULL, MONO_LEVELS, NULL, 0, roles_mono },
-	{ "projector-dark", KIND_256, true, weights_projector_dark,
-	  LEN(weights_projector_dark), signs_projector, LEN(signs_projector) / 2,
-	  roles_projector },
-	{ "projector-light", KIND_256, true, weights_projector_light,
-	  LEN(weights_projector_light), signs_projector, LEN(signs_projector) / 2,
-	  roles_projector },
+/* A colour as the terminal takes it, and what it stands for in 24-bit mode. */
+struct term_colour {
+	int index;   /* xterm index, or a 24-bit value on a direct-colour terminfo, or -1 */
+	long rgb;    /* 0xRRGGBB exact, or -1 for the terminal's own */
 };
 
-enum { PALETTE_256, PALETTE_8, PALETTE_MONO, PALETTE_PROJECTOR_DARK };
+/* A pair allocated in 24-bit mode over a 256-colour terminfo, and the exact
+ * colours its cells get in palette_flush (rgb -1: none, leave the cell as is). */
+struct exact_pair {
+	long fg, bg;
+};
 
-_Static_assert(LEN(weights_256) <= MAX_WEIGHT_STEPS && MONO_LEVELS <= MAX_WEIGHT_STEPS,
-	"a weight ramp is longer than the cache");
-_Static_assert(LEN(signs_256) == 2 * MAX_SIGNED_SIDE + 1, "signed ramps are 2 · side + 1 long");
-
-/* The current palette, with every style it can hand out already built. */
 static struct {
+	bool depth_set;
+	enum palette_depth depth;
+	bool direct;           /* terminfo is direct-colour: ncurses takes 24-bit values */
+	bool limited;          /* fewer colours than asked for or detected */
 	bool ready;
-	int index;          /* as asked for */
-	bool projector;     /* as asked for */
-	int shown;          /* the palette actually in use after degrading */
-	int colours;        /* COLORS when it was built */
+	int index;             /* palette as asked for */
+	bool projector;
+	int shown;             /* the qkv palette whose ramps are drawn */
 	bool mono;
-	bool bold;          /* A_BOLD on ramp text */
+	bool eight;            /* basic colours: glyphs beside the ramp colours */
+	bool bold;             /* A_BOLD on ramp text */
 	int weight_steps;
-	int signed_side;
+	int signed_steps;
+	int pairs_used;        /* pairs numbered here (24-bit over 256) */
+	struct exact_pair exact[MAX_PAIRS];
 	struct cell_style roles[ROLE_COUNT];
 	struct cell_style weights[MAX_WEIGHT_STEPS];
-	struct cell_style signs[2 * MAX_SIGNED_SIDE + 1];
-	/* Half-block cells "▀": the upper step as the text colour, the lower as the
-	 * background, so one character shows two rows of a large grid. */
+	struct cell_style signs[MAX_SIGNED_STEPS];
 	struct cell_style weight_halves[MAX_WEIGHT_STEPS][MAX_WEIGHT_STEPS];
-	struct cell_style sign_halves[2 * MAX_SIGNED_SIDE + 1][2 * MAX_SIGNED_SIDE + 1];
+	struct cell_style sign_halves[MAX_SIGNED_STEPS][MAX_SIGNED_STEPS];
+	struct cell_style tint;   /* the selected uncoloured cell's background */
+	struct cell_style tint_bar, moved_bar;   /* frames: selected, moved */
+	int ramp_pairs[MAX_WEIGHT_STEPS + MAX_SIGNED_STEPS];   /* pairs of heat colours */
+	int ramp_count;
+	char notice[96];
 } current;
 
 int palette_count(void)
 {
-	return LEN(palettes);
+	return QKV_PALETTE_COUNT;
 }
 
 const char *palette_name(int index)
 {
-	if (index < 0 || index >= LEN(palettes))
-		return NULL;
-	return palettes[index].name;
+	return qkv_colour_palette_name(index);
 }
 
 int palette_find(const char *name)
 {
-	if (name == NULL)
-		return -1;
-	for (int i = 0; i < LEN(palettes); i++)
-		if (strcmp(palettes[i].name, name) == 0)
-			return i;
-	return -1;
+	return qkv_colour_palette_find(name);
 }
 
 int palette_default(void)
 {
-	const char *no_color = getenv("NO_COLOR");
-
-	if ((no_color != NULL && no_color[0] != '\0') || !has_colors() || COLORS < 8)
-		return PALETTE_MONO;
-	if (COLORS < 256)
-		return PALETTE_8;
-	return PALETTE_256;
+	return QKV_PALETTE_VIRIDIS;
 }
 
-/* The palette the terminal can show for a request: 256-colour palettes fall
- * back to "8", "8" to "mono". */
-static int palette_shown(int index, bool projector)
+/* 24-bit colour through a 256-colour terminfo needs a pair per colour
+ * combination (palette_flush finds cells by pair). */
+static bool can_number_pairs(void)
 {
-	if (projector && index == PALETTE_256)
-		index = PALETTE_PROJECTOR_DARK;
-	if (palettes[index].kind == KIND_256 && (!has_colors() || COLORS < 256))
-		index = PALETTE_8;
-	if (palettes[index].kind == KIND_8 && (!has_colors() || COLORS < 8))
-		index = PALETTE_MONO;
-	return index;
+	return COLORS >= 256 && COLOR_PAIRS >= MAX_PAIRS;
 }
 
-/* A table colour as the terminal takes it: TERM_DEFAULT becomes pair 0's colour
- * (-1 once use_default_colors is on); on a direct-colour terminal (COLORS above
- * 256, colours are 24-bit RGB) an xterm index becomes its RGB value. */
-static int palette_colour(short colour, int term_default)
+int palette_set_depth(const char *forced)
 {
-	static const int cube_levels[6] = { 0, 95, 135, 175, 215, 255 };
-	int r, g, b, rgb;
+	const char *no_color = getenv("NO_COLOR"), *colorterm = getenv("COLORTERM");
+	enum palette_depth want, can;
+	bool truecolour_env = colorterm != NULL &&
+			      (strcmp(colorterm, "truecolor") == 0 || strcmp(colorterm, "24bit") == 0);
+
+	current.direct = has_colors() && COLORS > 256;
+	if (!has_colors() || COLORS < 8)
+		can = DEPTH_MONO;
+	else if (current.direct || can_number_pairs())
+		can = DEPTH_TRUECOLOR;
+	else if (COLORS >= 256)
+		can = DEPTH_256;
+	else
+		can = DEPTH_8;
+
+	if (forced == NULL || strcmp(forced, "auto") == 0)
+		want = current.direct || truecolour_env ? DEPTH_TRUECOLOR : COLORS >= 256 ? DEPTH_256 : DEPTH_8;
+	else if (strcmp(forced, "truecolor") == 0)
+		want = DEPTH_TRUECOLOR;
+	else if (strcmp(forced, "256") == 0)
+		want = DEPTH_256;
+	else if (strcmp(forced, "8") == 0)
+		want = DEPTH_8;
+	else if (strcmp(forced, "mono") == 0)
+		want = DEPTH_MONO;
+	else
+		return -1;
+	if (no_color != NULL && no_color[0] != '\0')
+		want = DEPTH_MONO;
+	current.limited = want > can || (want == DEPTH_8 && (forced == NULL || strcmp(forced, "auto") == 0));
+	current.depth = want < can ? want : can;
+	/* A direct-colour terminfo has no 256-colour indices to fall back to. */
+	if (current.direct && current.depth == DEPTH_256)
+		current.depth = DEPTH_TRUECOLOR;
+	current.depth_set = true;
+	current.ready = false;
+	return 0;
+}
+
+enum palette_depth palette_depth(void)
+{
+	if (!current.depth_set)
+		palette_set_depth(NULL);
+	return current.depth;
+}
+
+const char *palette_notice(void)
+{
+	if (!current.depth_set || !current.limited || current.depth != DEPTH_8)
+		return NULL;
+	snprintf(current.notice, sizeof current.notice,
+		 "this terminal reports %d colours: TERM=xterm-256color qkv shows the full scales", COLORS);
+	return current.notice;
+}
+
+static long rgb_long(struct qkv_rgb c)
+{
+	return (long)c.r << 16 | (long)c.g << 8 | c.b;
+}
+
+/* An exact colour on this terminal: its 24-bit value on a direct-colour
+ * terminfo, else the nearest xterm colour (16–255, or 0–7 with eight colours)
+ * among those that carry text at `need`. */
+static struct term_colour term_exact(struct qkv_rgb c, double need)
+{
+	struct term_colour t = { -1, rgb_long(c) };
+
+	if (current.eight)
+		t.index = qkv_colour_nearest_xterm(c, 0, 7, 0.0);
+	else if (current.direct)
+		t.index = (int)(t.rgb < 8 ? 8 : t.rgb);   /* 0–7 are the ANSI colours there */
+	else
+		t.index = qkv_colour_nearest_xterm(c, 16, 255, need);
+	return t;
+}
+
+/* A role's xterm index on this terminal (TERM_DEFAULT stays the terminal's own). */
+static struct term_colour term_index(short colour)
+{
+	struct qkv_rgb c;
 
 	if (colour == TERM_DEFAULT)
-		return term_default;
-	if (COLORS <= 256 || colour < 16)
-		return colour;
-	if (colour >= 232) {
-		r = g = b = 8 + 10 * (colour - 232);
-	} else {
-		r = cube_levels[(colour - 16) / 36];
-		g = cube_levels[(colour - 16) / 6 % 6];
-		b = cube_levels[(colour - 16) % 6];
-	}
-	rgb = r << 16 | g << 8 | b;
-	return rgb < 8 ? 8 : rgb;   /* there, 0–7 are the ANSI colours, not RGB */
+		return (struct term_colour){ -1, -1 };
+	c = qkv_colour_xterm(colour);
+	if (current.direct && colour >= 16)
+		return (struct term_colour){ (int)(rgb_long(c) < 8 ? 8 : rgb_long(c)), rgb_long(c) };
+	return (struct term_colour){ colour, rgb_long(c) };
 }
 
 /* A colour pair for fg on bg, or 0 when both are the terminal's own or no pair
- * can be had. */
-static int palette_pair(short fg, short bg)
+ * can be had. In 24-bit mode over a 256-colour terminfo the pairs are numbered
+ * here, one per use, and remember the exact colours their cells stand for; else
+ * alloc_pair shares them. */
+static int make_pair(struct term_colour fg, struct term_colour bg)
 {
-	int default_fg = -1, default_bg = -1;
 	int pair;
 
-	if (fg == TERM_DEFAULT && bg == TERM_DEFAULT)
+	if (fg.index < 0 && bg.index < 0)
 		return 0;
-	if (extended_pair_content(0, &default_fg, &default_bg) == ERR) {
-		default_fg = -1;
-		default_bg = -1;
+	if (current.depth == DEPTH_TRUECOLOR && !current.direct) {
+		if (current.pairs_used + 1 >= MAX_PAIRS)
+			return 0;
+		pair = ++current.pairs_used;
+		if (init_extended_pair(pair, fg.index, bg.index) == ERR)
+			return 0;
+		current.exact[pair].fg = fg.rgb;
+		current.exact[pair].bg = bg.rgb;
+		/* Roles are xterm colours already: nothing to repaint. */
+		if ((fg.index < 0 || rgb_long(qkv_colour_xterm(fg.index)) == fg.rgb) &&
+		    (bg.index < 0 || rgb_long(qkv_colour_xterm(bg.index)) == bg.rgb))
+			current.exact[pair].fg = current.exact[pair].bg = -2;
+		return pair;
 	}
-	pair = alloc_pair(palette_colour(fg, default_fg), palette_colour(bg, default_bg));
+	pair = alloc_pair(fg.index, bg.index);
 	return pair < 0 ? 0 : pair;
 }
 
-/* A ramp cell's style: its pair, bold text in projector mode, no glyph. */
-static struct cell_style palette_ramp_style(const struct ramp_cell *cell, bool bold)
+/* A ramp step's style: the colour, black or white text (the higher contrast on
+ * the colour as the terminal shows it), bold in projector mode (never on black
+ * text with eight colours: it turns grey), and with eight colours a glyph. */
+static struct cell_style ramp_style(struct qkv_rgb bg, double need, int glyph)
 {
-	struct cell_style style = { bold ? A_BOLD : A_NORMAL, 0, "" };
+	struct term_colour back = term_exact(bg, need);
+	struct qkv_rgb shown = current.depth == DEPTH_TRUECOLOR && !current.eight ? bg : qkv_colour_xterm(back.index);
+	struct qkv_rgb dark = current.eight ? qkv_colour_xterm(COLOR_BLACK) : qkv_colour_xterm(16);
+	struct qkv_rgb light = current.eight ? qkv_colour_xterm(COLOR_WHITE) : qkv_colour_xterm(231);
+	struct qkv_rgb text = qkv_colour_text_on(shown, dark, light);
+	bool light_text = text.r == light.r && text.g == light.g && text.b == light.b;
+	struct term_colour fore;
+	struct cell_style style = { A_NORMAL, 0, "" };
 
-	style.pair = palette_pair(cell->fg, cell->bg);
+	if (current.eight)
+		fore = (struct term_colour){ light_text ? COLOR_WHITE : COLOR_BLACK, rgb_long(text) };
+	else
+		fore = term_index(light_text ? 231 : 16);
+	if (current.bold && (light_text || !current.eight))
+		style.attr |= A_BOLD;
+	if (current.eight && glyph >= 0)
+		style.glyph = shade_glyphs[glyph < MONO_LEVELS ? glyph : MONO_LEVELS - 1];
+	style.pair = make_pair(fore, back);
+	if (current.ramp_count < (int)(sizeof current.ramp_pairs / sizeof current.ramp_pairs[0]))
+		current.ramp_pairs[current.ramp_count++] = style.pair;
 	return style;
 }
 
 void palette_use(int index, bool projector)
 {
-	const struct palette_def *def;
-	int shown;
+	const struct role_def *roles;
+	struct qkv_ramp weights, signs;
+	double need;
 
-	if (index < 0 || index >= LEN(palettes))
+	if (!current.depth_set)
+		palette_set_depth(NULL);
+	if (index < 0 || index >= QKV_PALETTE_COUNT)
 		index = palette_default();
-	shown = palette_shown(index, projector);
-	if (current.ready && current.index == index && current.projector == projector
-	    && current.shown == shown && current.colours == COLORS)
+	if (current.ready && current.index == index && current.projector == projector)
 		return;
 
-	def = &palettes[shown];
 	current.index = index;
 	current.projector = projector;
-	current.shown = shown;
-	current.colours = COLORS;
-	current.mono = def->kind == KIND_MONO;
-	current.bold = palettes[index].projector || def->projector || projector;
-	current.weight_steps = def->weight_steps;
-	current.signed_side = def->signed_side;
+	current.shown = index;
+	if (index == QKV_PALETTE_VIRIDIS && projector)
+		current.shown = QKV_PALETTE_PROJECTOR;
+	if (current.depth == DEPTH_8 && current.shown != QKV_PALETTE_MONO)
+		current.shown = QKV_PALETTE_EIGHT;
+	if (current.depth == DEPTH_MONO)
+		current.shown = QKV_PALETTE_MONO;
+	current.mono = current.shown == QKV_PALETTE_MONO;
+	current.eight = current.shown == QKV_PALETTE_EIGHT;
+	current.bold = projector || current.shown == QKV_PALETTE_PROJECTOR;
+	current.pairs_used = 0;
+	current.ramp_count = 0;
+	memset(current.exact, 0xff, sizeof current.exact);   /* every rgb −1 */
+	need = current.shown == QKV_PALETTE_PROJECTOR ? QKV_CONTRAST_PROJECTOR : QKV_CONTRAST_TEXT;
+	weights = qkv_colour_weights(current.shown);
+	signs = qkv_colour_signed(current.shown);
+	current.weight_steps = current.mono ? MONO_LEVELS : weights.count < MAX_WEIGHT_STEPS ? weights.count
+										     : MAX_WEIGHT_STEPS;
+	current.signed_steps = signs.count < MAX_SIGNED_STEPS ? signs.count : MAX_SIGNED_STEPS;
 
+	roles = current.mono ? roles_mono : current.eight ? roles_8
+		: current.bold ? roles_projector : roles_256;
 	for (int r = 0; r < ROLE_COUNT; r++) {
-		const struct role_def *role = &def->roles[r];
-		struct cell_style style = { role->attr, 0, "" };
+		struct cell_style style = { roles[r].attr, 0, "" };
 
-		if (current.bold && !def->projector && r != ROLE_DIM)
+		if (current.bold && roles != roles_projector && r != ROLE_DIM &&
+		    !(current.eight && roles[r].fg == COLOR_BLACK))
 			style.attr |= A_BOLD;
-		if (!current.mono)
-			style.pair = palette_pair(role->fg, role->bg);
+		if (!current.mono) {
+			struct term_colour fg = term_index(roles[r].fg), bg = term_index(roles[r].bg);
+			if (current.eight) {
+				fg.rgb = bg.rgb = -1;
+			}
+			style.pair = make_pair(fg, bg);
+		}
 		current.roles[r] = style;
 	}
-	for (int k = 0; k < current.weight_steps; k++) {
-		if (current.mono) {
-			current.weights[k] = (struct cell_style){
-				current.bold ? A_BOLD : A_NORMAL, 0, mono_glyphs[k] };
-		} else {
-			current.weights[k] = palette_ramp_style(&def->weights[k], current.bold);
-		}
+	if (current.mono) {
+		for (int k = 0; k < MONO_LEVELS; k++)
+			current.weights[k] = (struct cell_style){ current.bold ? A_BOLD : A_NORMAL, 0,
+								  shade_glyphs[k] };
+	} else {
+		for (int k = 0; k < weights.count && k < MAX_WEIGHT_STEPS; k++)
+			current.weights[k] = ramp_style(weights.steps[k], need, k);
+		for (int k = 0; k < signs.count && k < MAX_SIGNED_STEPS; k++)
+			current.signs[k] = ramp_style(signs.steps[k], need, -1);
+		for (int u = 0; u < weights.count && u < MAX_WEIGHT_STEPS; u++)
+			for (int l = 0; l < weights.count && l < MAX_WEIGHT_STEPS; l++)
+				current.weight_halves[u][l] = (struct cell_style){ A_NORMAL,
+					make_pair(term_exact(weights.steps[u], need), term_exact(weights.steps[l], need)),
+					"▀" };
+		for (int u = 0; u < signs.count && u < MAX_SIGNED_STEPS; u++)
+			for (int l = 0; l < signs.count && l < MAX_SIGNED_STEPS; l++)
+				current.sign_halves[u][l] = (struct cell_style){ A_NORMAL,
+					make_pair(term_exact(signs.steps[u], need), term_exact(signs.steps[l], need)),
+					"▀" };
 	}
-	for (int k = 0; k < 2 * current.signed_side + 1 && !current.mono; k++)
-		current.signs[k] = palette_ramp_style(&def->signs[k], current.bold);
-	for (int u = 0; u < current.weight_steps && !current.mono; u++)
-		for (int l = 0; l < current.weight_steps; l++)
-			current.weight_halves[u][l] = (struct cell_style){
-				A_NORMAL, palette_pair(def->weights[u].bg, def->weights[l].bg), "▀" };
-	for (int u = 0; u < 2 * current.signed_side + 1 && !current.mono; u++)
-		for (int l = 0; l < 2 * current.signed_side + 1; l++)
-			current.sign_halves[u][l] = (struct cell_style){
-				A_NORMAL, palette_pair(def->signs[u].bg, def->signs[l].bg), "▀" };
+	current.tint = current.roles[ROLE_FOCUS];
+	current.tint_bar = current.moved_bar = (struct cell_style){ A_REVERSE, 0, "" };
+	if (!current.mono) {
+		/* Frames in colours no ramp has, that stand out on a black and on a white
+		 * terminal alike: orange-red #ff5f00 (L* 60; magenta with eight colours)
+		 * around the selected cell, magenta #d700af (green) around a moved value. */
+		struct term_colour orange = current.eight ? (struct term_colour){ COLOR_MAGENTA, -1 } : term_index(202);
+		struct term_colour magenta = current.eight ? (struct term_colour){ COLOR_GREEN, -1 } : term_index(163);
+		current.tint_bar = (struct cell_style){ A_NORMAL, make_pair(orange, orange), "" };
+		current.moved_bar = (struct cell_style){ A_NORMAL, make_pair(magenta, magenta), "" };
+	}
 	current.ready = true;
 }
 
@@ -411,17 +422,10 @@ struct cell_style palette_role(enum palette_role role)
 	return current.roles[role];
 }
 
-/* Step k of n equal bins over [0, 1]: floor(x · n), clamped; NaN is 0. */
-static int palette_bin(double x, int n)
+/* The step of a weight as shown: two decimals (the fewest qkv shows weights with). */
+static int weight_step(double weight, int steps)
 {
-	int k;
-
-	if (!(x > 0.0))
-		return 0;
-	if (x >= 1.0)
-		return n - 1;
-	k = (int)(x * n);   /* x · n can round up to n */
-	return k < n ? k : n - 1;
+	return qkv_colour_weight_step(qkv_colour_shown(weight, 2), steps);
 }
 
 struct cell_style palette_weight(double weight)
@@ -430,23 +434,7 @@ struct cell_style palette_weight(double weight)
 
 	if (!current.ready || current.weight_steps <= 0)
 		return plain;
-	return current.weights[palette_bin(weight, current.weight_steps)];
-}
-
-/* The signed ramp's step for value / limit: 2·side + 1 equal bins over [−1, 1]. */
-static int palette_signed_level(double value, double limit)
-{
-	int side = current.signed_side, level;
-	double t = limit > 0.0 ? value / limit : 0.0, magnitude;
-
-	if (isnan(t))
-		t = 0.0;
-	t = t < -1.0 ? -1.0 : t > 1.0 ? 1.0 : t;
-	magnitude = t < 0.0 ? -t : t;
-	level = (int)(magnitude * (2 * side + 1) / 2.0 + 0.5);
-	if (level > side)
-		level = side;
-	return side + (t < 0.0 ? -level : level);
+	return current.weights[weight_step(weight, current.weight_steps)];
 }
 
 struct cell_style palette_weight_halves(double upper, double lower)
@@ -455,17 +443,19 @@ struct cell_style palette_weight_halves(double upper, double lower)
 
 	if (!current.ready || current.mono || current.weight_steps <= 0)
 		return plain;
-	return current.weight_halves[palette_bin(upper, current.weight_steps)]
-				    [palette_bin(lower, current.weight_steps)];
+	return current.weight_halves[weight_step(upper, current.weight_steps)]
+				    [weight_step(lower, current.weight_steps)];
 }
 
 struct cell_style palette_signed_halves(double upper, double lower, double limit)
 {
 	struct cell_style plain = { A_NORMAL, 0, "▀" };
+	int side = current.signed_steps / 2;
 
-	if (!current.ready || current.mono)
+	if (!current.ready || current.mono || current.signed_steps <= 0)
 		return plain;
-	return current.sign_halves[palette_signed_level(upper, limit)][palette_signed_level(lower, limit)];
+	return current.sign_halves[qkv_colour_signed_step(upper, limit, side)]
+				  [qkv_colour_signed_step(lower, limit, side)];
 }
 
 struct cell_style palette_signed(double value, double limit)
@@ -475,13 +465,13 @@ struct cell_style palette_signed(double value, double limit)
 
 	if (!current.ready)
 		return plain;
-	if (current.mono) {
+	if (current.mono || current.signed_steps <= 0) {
 		magnitude = limit > 0.0 ? fabs(value / limit) : 0.0;
 		plain.attr = current.bold ? A_BOLD : A_NORMAL;
-		plain.glyph = mono_glyphs[palette_bin(magnitude > 1.0 ? 1.0 : magnitude, MONO_LEVELS)];
+		plain.glyph = shade_glyphs[qkv_colour_weight_step(magnitude > 1.0 ? 1.0 : magnitude, MONO_LEVELS)];
 		return plain;
 	}
-	return current.signs[palette_signed_level(value, limit)];
+	return current.signs[qkv_colour_signed_step(value, limit, current.signed_steps / 2)];
 }
 
 int palette_steps(void)
@@ -489,9 +479,66 @@ int palette_steps(void)
 	return current.ready ? current.weight_steps : 0;
 }
 
+int palette_signed_steps(void)
+{
+	return current.ready && !current.mono ? current.signed_steps : 0;
+}
+
 bool palette_monochrome(void)
 {
 	return !current.ready || current.mono;
+}
+
+bool palette_glyphs(void)
+{
+	return !current.ready || current.mono || current.eight;
+}
+
+/* Is this pair a ramp step's (a heat colour) rather than plain or a role's? */
+static bool heat_coloured(int pair)
+{
+	for (int i = 0; i < current.ramp_count; i++)
+		if (pair != 0 && current.ramp_pairs[i] == pair)
+			return true;
+	return false;
+}
+
+struct cell_style palette_selected(struct cell_style style)
+{
+	bool coloured = heat_coloured(style.pair);
+
+	/* Bold black turns grey on many eight-colour terminals: underline there. */
+	style.attr = (style.attr & ~A_REVERSE) | (current.eight ? A_UNDERLINE : A_BOLD);
+	if (current.mono)
+		style.attr |= A_UNDERLINE;
+	else if (!coloured && style.pair != current.roles[ROLE_MOVED].pair) {
+		style.pair = current.tint.pair;
+		/* The tint's text is black: never bold with eight colours. */
+		if (current.eight)
+			style.attr &= ~A_BOLD;
+	}
+	return style;
+}
+
+struct cell_style palette_moved(struct cell_style style)
+{
+	bool coloured = heat_coloured(style.pair);
+
+	if (current.mono || !coloured) {
+		struct cell_style moved = current.roles[ROLE_MOVED];
+		moved.glyph = style.glyph;
+		style = moved;
+	} else {
+		style.attr |= current.eight ? A_UNDERLINE : A_BOLD;
+	}
+	return style;
+}
+
+struct cell_style palette_frame(enum cell_frame frame)
+{
+	if (frame == FRAME_MOVED)
+		return current.moved_bar;
+	return current.tint_bar;
 }
 
 void palette_apply(WINDOW *w, struct cell_style style)
@@ -499,4 +546,137 @@ void palette_apply(WINDOW *w, struct cell_style style)
 	short legacy_pair = (short)(style.pair <= SHRT_MAX ? style.pair : 0);
 
 	wattr_set(w, style.attr, legacy_pair, &style.pair);
+}
+
+/* ---- 24-bit colour over a 256-colour terminfo --------------------------------------
+ *
+ * ncurses draws 24-bit colour only with a direct-colour terminfo entry (RGB, e.g.
+ * xterm-direct), which most systems do not install and which TERM rarely names,
+ * while COLORTERM=truecolor is what terminals actually announce. Rewriting
+ * ncurses' output stream is fragile, and mixing our own escapes into it would
+ * leave ncurses' idea of the screen wrong. So ncurses keeps drawing everything,
+ * ramp cells in their nearest xterm colours through pairs numbered here, and
+ * after each doupdate palette_flush repaints just those cells with the same
+ * characters and attributes in their exact colours, read back from curscr
+ * (ncurses' own copy of the terminal), between DECSC and DECRC: the cursor and
+ * the graphic rendition ncurses believes in are restored, the characters on
+ * screen are unchanged, so its optimisation stays correct. A cell ncurses later
+ * rewrites comes back in the xterm colour and is repainted again by the next
+ * flush. */
+
+struct out_buffer {
+	char bytes[8192];
+	size_t used;
+};
+
+static void out_flush(struct out_buffer *out)
+{
+	size_t done = 0;
+
+	while (done < out->used) {
+		ssize_t n = write(STDOUT_FILENO, out->bytes + done, out->used - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	out->used = 0;
+}
+
+static void out_add(struct out_buffer *out, const char *bytes, size_t length)
+{
+	if (out->used + length > sizeof out->bytes)
+		out_flush(out);
+	if (length > sizeof out->bytes)
+		return;
+	memcpy(out->bytes + out->used, bytes, length);
+	out->used += length;
+}
+
+/* The SGR for a run of cells: attributes, then the exact colours. */
+static void out_sgr(struct out_buffer *out, attr_t attr, const struct exact_pair *colours)
+{
+	char sgr[96];
+	int n = snprintf(sgr, sizeof sgr, "\033[0%s%s%s%s", attr & A_BOLD ? ";1" : "",
+			 attr & A_DIM ? ";2" : "", attr & A_UNDERLINE ? ";4" : "", attr & A_REVERSE ? ";7" : "");
+
+	if (colours->fg >= 0)
+		n += snprintf(sgr + n, sizeof sgr - (size_t)n, ";38;2;%ld;%ld;%ld", colours->fg >> 16,
+			      colours->fg >> 8 & 0xff, colours->fg & 0xff);
+	if (colours->bg >= 0)
+		n += snprintf(sgr + n, sizeof sgr - (size_t)n, ";48;2;%ld;%ld;%ld", colours->bg >> 16,
+			      colours->bg >> 8 & 0xff, colours->bg & 0xff);
+	n += snprintf(sgr + n, sizeof sgr - (size_t)n, "m");
+	out_add(out, sgr, (size_t)n);
+}
+
+void palette_flush(void)
+{
+	struct out_buffer out;
+	bool any = false;
+
+	if (!current.ready || current.depth != DEPTH_TRUECOLOR || current.direct || current.pairs_used == 0)
+		return;
+	out.used = 0;
+	fflush(stdout);
+	for (int y = 0; y < LINES; y++) {
+		int run_pair = -1;
+		attr_t run_attr = 0;
+
+		for (int x = 0; x < COLS; x++) {
+			cchar_t cell;
+			wchar_t text[CCHARW_MAX + 1];
+			attr_t attr;
+			short legacy;
+			int pair = 0;
+			char bytes[MB_LEN_MAX * (CCHARW_MAX + 1)], position[32];
+			size_t length = 0;
+			mbstate_t state;
+
+			if (mvwin_wch(curscr, y, x, &cell) == ERR ||
+			    getcchar(&cell, text, &attr, &legacy, &pair) == ERR) {
+				run_pair = -1;
+				continue;
+			}
+			attr &= A_ATTRIBUTES & ~A_COLOR;
+			if (pair <= 0 || pair >= MAX_PAIRS || current.exact[pair].fg == -2 ||
+			    (current.exact[pair].fg < 0 && current.exact[pair].bg < 0) ||
+			    text[0] == L'\0' || wcwidth(text[0]) != 1) {
+				run_pair = -1;
+				continue;
+			}
+			memset(&state, 0, sizeof state);
+			for (int i = 0; text[i] != L'\0' && i < CCHARW_MAX; i++) {
+				size_t n = wcrtomb(bytes + length, text[i], &state);
+				if (n == (size_t)-1) {
+					length = 0;
+					break;
+				}
+				length += n;
+			}
+			if (length == 0) {
+				run_pair = -1;
+				continue;
+			}
+			if (!any) {
+				out_add(&out, "\0337", 2);   /* DECSC: cursor and rendition */
+				any = true;
+			}
+			if (pair != run_pair || attr != run_attr) {
+				if (run_pair < 0) {
+					int n = snprintf(position, sizeof position, "\033[%d;%dH", y + 1, x + 1);
+					out_add(&out, position, (size_t)n);
+				}
+				out_sgr(&out, attr, &current.exact[pair]);
+				run_pair = pair;
+				run_attr = attr;
+			}
+			out_add(&out, bytes, length);
+		}
+	}
+	if (any) {
+		out_add(&out, "\033[0m\0338", 6);   /* DECRC */
+		out_flush(&out);
+	}
 }

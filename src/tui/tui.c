@@ -81,8 +81,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	int start_palette;
 
 	if (status == 0 && o != NULL && o->palette != NULL && palette_find(o->palette) < 0) {
-		fprintf(stderr, "qkv: --palette %s: unknown palette; expected 256, 8, mono, projector-dark or "
-				"projector-light\n", o->palette);
+		fprintf(stderr, "qkv: --palette %s: unknown palette; expected viridis, projector, 8 or mono\n",
+			o->palette);
 		status = 2;
 	}
 	if (status != 0) {
@@ -104,6 +104,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		start_color();
 		use_default_colors();
 	}
+	palette_set_depth(o != NULL ? o->color : NULL);
 	cbreak();
 	noecho();
 	nonl();
@@ -138,6 +139,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		return 1;
 	}
 	app.palette = start_palette >= 0 ? start_palette : palette_default();
+	if (palette_notice() != NULL)
+		snprintf(app.message, sizeof app.message, "%s", palette_notice());
 	if (o != NULL) {
 		app.projector = o->projector;
 		if (o->pace > 0)

@@ -9,7 +9,8 @@
 #include "qkv/problem.h"
 
 struct tui_options {
-	const char *palette;  /* palette name, or NULL for the best the terminal has */
+	const char *palette;  /* palette name, or NULL for viridis */
+	const char *color;    /* colour depth: auto, truecolor, 256, 8, mono; NULL is auto */
 	bool projector;       /* start in projector mode */
 	double pace;          /* autoplay seconds per step (> 0) */
 };

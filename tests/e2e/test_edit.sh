@@ -86,7 +86,9 @@ expect ui "$(cells t2 "0.00 2.50")" "Enter puts 2.50 into Q[t2, d2]"
 expect ui "$(cells t2 "$w2e")" "weights row t2 becomes $w2e for q2 = (0, 2.5)"
 expect ui "$(cells t2 "$o2e")" "output row t2 becomes $o2e"
 expect ui "$(cells t1 "$w1")" "weights row t1 did not move"
-expect ui 'Q\[t2, d2\].*moves score row t2 and output row t2' "the status line names the blast radius"
+# S[t2,t1] = q2·k1 stays 0; softmax moves the whole row all the same.
+expect ui 'Q\[t2, d2\]: 1 → 2\.5 moves score row t2 in columns t2 and t3 and, through' "the status line names the scores that moved"
+expect ui "softmax's normalisation, all of weights row t2, and output row t2" "the status line names the weights and the output row that moved"
 
 keys ui u
 expect ui 'undone' "u says undone"
@@ -125,17 +127,18 @@ keys ui -
 expect ui "$(cells t2 "0.00 1.00")" "- nudges it back to 1.00"
 expect ui "$(cells t2 "$w2")" "weights row t2 is back to $w2"
 
-# o adds a token after t2 (zeros in Q, K and V); x removes the cursor's token.
+# o adds a token after t2 (zeros in Q, K and V) and puts the cursor on it; x removes
+# the cursor's token, so o then x is no change.
 keys ui o
-expect ui 'token added after t2' "o says a token was added"
+expect ui 'token t4 added after t2; the cursor is on it \(x removes it\)' "o says a token was added and the cursor is on it"
 expect ui ' n 4 ' "the title bar counts 4 tokens"
 expect ui '(^| )t4 +[0-9]' "the new token's label t4 appears beside its row"
 KM="1 0;0 1;0 0;1 1" VM="10 0;0 10;0 0;5 5"
 w1o=$(attend weights "1 0" "$R2")
 expect ui "$(cells t1 "$w1o")" "weights row t1 over t1 t2 t4 t3 becomes $w1o"
 KM="1 0;0 1;1 1" VM="10 0;0 10;5 5"
-keys ui j x
-expect ui 'token t4 removed' "j then x removes the token t4"
+keys ui x
+expect ui 'token t4 removed' "x right after o removes the new token t4"
 expect ui ' n 3 ' "the title bar counts 3 tokens again"
 expect_not ui '(^| )t4 +[0-9]' "no row labelled t4 is left"
 expect ui "$(cells t1 "$w1")" "weights row t1 is back to $w1"

@@ -72,13 +72,14 @@ R2=$(number 'sqrt(2)')
 start ui 80 24 "$QKV"
 expect ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "the worked example: weights row t1 reads 0.40 0.20 0.40"
 
-# --- P: projector mode, one decimal ------------------------------------------------
+# --- P: projector mode, weights still with two decimals -----------------------------
+# (with one, row t3 would read 0.2 0.2 0.5, which does not add up to 1)
 keys ui P
 expect ui 'projector mode on' "P says projector mode on"
-w=$(weights "1 0" "$R2" 1 3)
-expect ui "$(cells t1 "$w")" "projector mode: weights row t1 reads $w (1 decimal)"
-expect ui "$(cells t2 "$(weights "0 1" "$R2" 1 3)")" "projector mode: weights row t2 reads one decimal too"
-expect_not ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "projector mode: no 2-decimal weights row"
+w=$(weights "1 0" "$R2" 2 3)
+expect ui "$(cells t1 "$w")" "projector mode: weights row t1 reads $w (2 decimals)"
+expect ui "$(cells t3 "$(weights "1 1" "$R2" 2 3)")" "projector mode: weights row t3 reads two decimals too"
+expect_not ui "$(cells t3 "$(weights "1 1" "$R2" 1 3)")" "projector mode: no 1-decimal weights row"
 keys ui P
 expect ui 'projector mode off' "P again turns it off"
 expect ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "2 decimals are back"
@@ -142,7 +143,10 @@ keys ui D
 expect ui 'looks most at' "D describes the rows in words"
 w=$(weights "1 1" "$R2" 2 3)
 expect ui "t3 looks most at t3 \\(${w##* }\\)" "D: t3 looks most at t3 (${w##* })"
-E2E_TIMEOUT=1 expect ui 't3 looks most at .* of 3 tokens\.' "D: the sentence about t3 is whole at 80×24"
+E2E_TIMEOUT=1 expect ui "t3 looks most at t3 \\(${w##* }\\), then t1 and t2 \\(${w%% *} each\\)" \
+	"D: t3 names the tie behind it: then t1 and t2 (${w%% *} each)"
+check "D: each of the three sentences is whole at 80×24 (ends in of 3 tokens.)" \
+	"$(screen ui | grep -c 'of 3 tokens\.')" = 3
 keys ui D
 expect_not ui 'looks most at' "D again closes it"
 
@@ -167,7 +171,7 @@ expect_not ui 'saturation' "S again closes it"
 # --- W: the wrong-way demonstrations ---------------------------------------------
 keys ui W
 expect ui 'WRONG WAY' "W shows a WRONG WAY banner"
-expect ui 'mask applied after softmax' "the first wrong way: mask after softmax"
+expect ui 'mask after softmax' "the first wrong way: mask after softmax"
 keys ui W
 expect ui 'softmax down the columns' "W again: softmax down the columns"
 w=$(weights "1 0" "$R2" 2 3 1)

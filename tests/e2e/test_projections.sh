@@ -45,7 +45,12 @@ expect ui "$(cells t1 "1.00 1.00") .*Q = X|$(cells t1 "1.00 1.00")" "X row t1 re
 expect ui "$(cells t1 "1.00 1.00").*$(cells t1 "1.00 1.00")" "derived Q and K rows t1 follow: 1 1"
 w2=$(weights "0 1" "1 1;0 1;1 1")
 expect ui "$(cells t2 "$w2")" "weights row t2 follow the new key k_t1: $w2"
-expect ui 'X\[t1, d2\]: 0 → 1 moves q, k and v of t1' "the status line says what the edit of X reaches"
+expect ui 'X\[t1, d2\]: 0 → 1 moves Q\[t1,d2\], K\[t1,d2\], V\[t1,d2\], score row t1 and column t1' \
+	"the status line says what the edit of X reaches: Q, K, V of t1 and score row and column t1"
+# Row t1's scores go from (1, 0, 1) to (2, 1, 2): shifted by 1, so softmax leaves its
+# weights as they were; the other rows move.
+expect ui 'all of weights rows t2 and t3, and output rows t2 and t3 and column d2' \
+	"the weights of t1 did not move (its scores shifted by 1), rows t2 and t3 did"
 
 # Stage 0: the projection of the selected cell, written out.
 keys ui Home NPage

@@ -38,7 +38,7 @@ check "unscaled at d_k 1024: most rows are nearly one-hot (max ≥ 0.9): $hot of
 mean=$(row_maxima ui | awk '{ s += $1 } END { printf "%.2f", s / NR }')
 check "unscaled at d_k 1024: the mean row maximum is above 0.85 ($mean)" \
 	"$(awk -v m="$mean" 'BEGIN { print (m > 0.85) }')" = 1
-variance=$(screen ui | sed -n "s/.*var(S') \([0-9.]*\) · predicted \([0-9.]*\).*/\1 \2/p" | head -n 1)
+variance=$(screen ui | sed -n "s/.*var(S') \([0-9.]*\) · if N(0,1): \([0-9.]*\).*/\1 \2/p" | head -n 1)
 check "the readout's variance is in the hundreds ($variance), predicted 1024" \
 	"$(awk -v v="${variance% *}" 'BEGIN { print (v > 300) }')" = 1
 check "the predicted variance is d_k = 1024" "${variance#* }" = 1024
@@ -46,7 +46,7 @@ expect ui 'nearly one-hot' "the verdict says the row is nearly one-hot"
 # ‖J‖ of row t1: from the readout beside the heatmap, or from the formula line when
 # the readout did not fit (the cursor is on t1).
 gradient=$(screen ui | awk '/max  H\/lnN/ { on = 1; next } on && /^ *t1 / { print $NF; exit }')
-[ -n "$gradient" ] || gradient=$(screen ui | sed -n 's/.*‖J‖ \([0-9.]*\) .*/\1/p' | head -n 1)
+[ -n "$gradient" ] || gradient=$(screen ui | sed -n 's/.*‖J‖ of t1 \([0-9.]*\) .*/\1/p' | head -n 1)
 check "the gradient norm of row t1 vanishes (${gradient:-none} < 0.05)" \
 	"$(awk -v g="${gradient:-1}" 'BEGIN { print (g < 0.05) }')" = 1
 
@@ -55,7 +55,7 @@ expect ui '÷ √1024 = 32\.000' "s brings the scaling back: ÷ √1024"
 settle ui
 soft=$(row_maxima ui | awk '$1 < 0.9' | wc -l)
 check "scaled again: most rows are soft (max < 0.9), $soft of 8" "$soft" -ge 6
-variance=$(screen ui | sed -n "s/.*var(S') \([0-9.]*\) · predicted.*/\1/p" | head -n 1)
+variance=$(screen ui | sed -n "s/.*var(S') \([0-9.]*\) · if N(0,1).*/\1/p" | head -n 1)
 check "scaled: the variance softmax sees is near 1 ($variance)" \
 	"$(awk -v v="$variance" 'BEGIN { print (v > 0.3 && v < 3) }')" = 1
 keys ui '<' '<' '<' '<' '<' '<' '<' '<'

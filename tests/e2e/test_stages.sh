@@ -141,6 +141,10 @@ expect ui1 'stage 5 of 5' "End goes to stage 5"
 keys ui1 PPage PPage
 expect ui1 'stage 3 of 5 · weights' "PageUp twice from 5 is stage 3"
 expect ui1 'A\[t1,t1\]' "stage 3 derives A[t1,t1]"
+expect ui1 '▶ Q  queries' "stepping left the focus on Q"
+# Tab to the weights grid (Q, K, V, then the grid); its arrows pick the cell derived.
+keys ui1 Tab Tab Tab
+expect ui1 '▶ 3 weights' "Tab reaches the weights grid"
 keys ui1 Right
 expect ui1 'A\[t1,t2\]' "Right moves the derivation to A[t1,t2]"
 expect ui1 "= $(literal "$A12")\$" "the derivation ends in A[t1,t2] = $A12"

@@ -1,0 +1,87 @@
+/* colour.h — the colours qkv draws with, as exact sRGB values, and the colour
+ * maths that chose them: CIELAB lightness and distance, WCAG luminance and
+ * contrast, the text colour that reads best on a background, the xterm colour
+ * table and the nearest xterm colour to an exact one. No terminal here: the
+ * interface maps these values to what a terminal can show, and any other front
+ * end (a figure exporter) draws the identical colours. Const tables only. */
+#ifndef QKV_COLOUR_H
+#define QKV_COLOUR_H
+
+#include <stdbool.h>
+
+struct qkv_rgb {
+	unsigned char r, g, b;
+};
+
+/* CIELAB under D65 (L* 0..100). */
+struct qkv_lab {
+	double l, a, b;
+};
+
+/* The palettes, in the order `c` cycles them. VIRIDIS is the default; PROJECTOR
+ * keeps only steps that carry text at 7:1; EIGHT is for terminals with the eight
+ * basic colours (xterm's default values stand for them); MONO has no colour. */
+enum qkv_palette {
+	QKV_PALETTE_VIRIDIS,
+	QKV_PALETTE_PROJECTOR,
+	QKV_PALETTE_EIGHT,
+	QKV_PALETTE_MONO,
+	QKV_PALETTE_COUNT,
+};
+
+/* A ramp: `count` backgrounds, darkest/most negative first. */
+struct qkv_ramp {
+	const struct qkv_rgb *steps;
+	int count;
+};
+
+/* Contrast every number on a coloured cell reaches (WCAG 2: 4.5 is AA, 7 AAA). */
+#define QKV_CONTRAST_TEXT 4.5
+#define QKV_CONTRAST_PROJECTOR 7.0
+/* The least CIELAB distance (CIE76) between adjacent steps of a sequential ramp,
+ * of a diverging ramp, and between the masked grey and any ramp step. */
+#define QKV_RAMP_MIN_DELTA_E 20.0
+#define QKV_SIGNED_MIN_DELTA_E 12.0
+#define QKV_MASKED_MIN_DELTA_E 20.0
+
+/* The palette's name ("viridis", "projector", "8", "mono"), or NULL out of range. */
+const char *qkv_colour_palette_name(int palette);
+/* The palette of that name (old names "256", "projector-dark" are accepted), or -1. */
+int qkv_colour_palette_find(const char *name);
+
+/* The sequential ramp for weights in [0, 1] and the diverging ramp for signed
+ * values (2·side + 1 steps, zero in the middle). MONO has no steps (count 0). */
+struct qkv_ramp qkv_colour_weights(enum qkv_palette palette);
+struct qkv_ramp qkv_colour_signed(enum qkv_palette palette);
+/* Masked cells: a grey that is no step of any ramp. */
+struct qkv_rgb qkv_colour_masked(void);
+
+/* The step of a shown weight: `steps` equal bins over [0, 1], 1 and above in the
+ * last, NaN and below 0 in the first. Call it with the value as shown (rounded),
+ * so that equal numbers on screen get equal colours. */
+int qkv_colour_weight_step(double shown, int steps);
+/* The step of a signed value on a 2·side + 1 ramp with ±limit at the ends
+ * (limit > 0): equal bins over [−limit, limit], 0 in the middle one. */
+int qkv_colour_signed_step(double value, double limit, int side);
+/* A shown value back as the number it reads: value rounded to `decimals` places. */
+double qkv_colour_shown(double value, int decimals);
+
+struct qkv_lab qkv_colour_lab(struct qkv_rgb c);
+/* CIE76 ΔE: Euclidean distance in CIELAB. */
+double qkv_colour_delta_e(struct qkv_rgb x, struct qkv_rgb y);
+/* WCAG 2 relative luminance (0 black .. 1 white). */
+double qkv_colour_luminance(struct qkv_rgb c);
+/* WCAG 2 contrast ratio, (L1 + 0.05) / (L2 + 0.05) with L1 the lighter: 1..21. */
+double qkv_colour_contrast(struct qkv_rgb x, struct qkv_rgb y);
+/* Of `dark` and `light`, the one with the higher contrast on bg (dark on a tie). */
+struct qkv_rgb qkv_colour_text_on(struct qkv_rgb bg, struct qkv_rgb dark, struct qkv_rgb light);
+
+/* xterm's 256 colours: 0–15 its default basic colours, 16–231 the 6×6×6 cube,
+ * 232–255 the greys. index outside 0..255 gives black. */
+struct qkv_rgb qkv_colour_xterm(int index);
+/* The xterm colour in first..last (inclusive, within 0..255) nearest to c in
+ * CIELAB among those on which black (16) or white (231) text reaches
+ * min_contrast (0 for any); when none does, the nearest of all. */
+int qkv_colour_nearest_xterm(struct qkv_rgb c, int first, int last, double min_contrast);
+
+#endif

@@ -1,0 +1,40 @@
+/* describe.h — the sentences the screen says about the numbers, built from the
+ * numbers themselves so that each one is true of what is shown: a ranking names
+ * values that are equal at the shown precision together ("t1 and t3 tie at 0.40"),
+ * a uniform row is called uniform, a claim about self-attention is checked row by
+ * row. Plain UTF-8 into the caller's buffer (always NUL-terminated when size > 0);
+ * each returns the length the full text needs, as snprintf. No curses, no I/O. */
+#ifndef QKV_DESCRIBE_H
+#define QKV_DESCRIBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "qkv/attention.h"
+#include "qkv/problem.h"
+
+/* Entropy over the log of the keys the row can see: 1 for a uniform row over its
+ * visible keys, 0 for one-hot; 0 when fewer than two keys are visible. */
+double qkv_row_entropy_ratio(const struct qkv_row_stats *s);
+
+/* Words about the weights of query `row`, values at `decimals` places.
+ * Short (the verdict line):  "t1: t1 and t3 tie at 0.40, spread over 2.9 of 3",
+ *   "t3: most on t3 (0.50), spread over 2.9 of 3", "t1: uniform, 0.25 on each of 4",
+ *   "t2 is nearly one-hot: 0.99 on t1", "t1 sees only t1 (1.00)",
+ *   "t1 sees no key: every key is masked".
+ * Long (the describe overlay): "t1 looks most at t1 and t3 (0.40 each), then t2
+ *   (0.20); spread over 2.9 of 3 tokens." */
+int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
+		     const struct qkv_trace *t, int row, int decimals, bool long_form);
+
+/* Whether each token attends most to itself, at `decimals` places: "every token
+ * attends most to itself", or which do not and where they look instead
+ * ("t1 attends most to t2 (0.73; itself 0.25)", "t2 ties itself with t3 at 0.40"). */
+int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
+		      const struct qkv_trace *t, int decimals);
+
+/* The measured variance of the scaled scores against the one expected when the
+ * entries of Q and K are N(0,1) (d_k / divisor²): "var(S') 0.16 · if N(0,1): 1.00". */
+int qkv_describe_variance(char *buf, size_t size, const struct qkv_trace *t);
+
+#endif
