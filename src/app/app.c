@@ -1534,8 +1534,7 @@ static int option_key(struct app *app, int key)
 		redraw = change_problem(app, change_mask, next, done);
 		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE) {
 			/* Short, so that what the demonstration now shows fits the line. */
-			snprintf(done, sizeof done, "mask %s · ", next == QKV_MASK_NONE ? "none" : next == QKV_MASK_CAUSAL
-				 ? "causal" : "custom");
+			snprintf(done, sizeof done, "mask %s · ", qkv_mask_name((enum qkv_mask)next));
 			wrong_words(app, done);
 		}
 		return redraw;
