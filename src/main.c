@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include "io/builtin.h"
+#include "io/figure.h"
 #include "io/load.h"
 #include "io/print.h"
+#include "io/save.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
@@ -33,6 +35,7 @@ enum opt {
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
+	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -62,6 +65,9 @@ static const struct option long_options[] = {
 	{ "palette", required_argument, NULL, OPT_BASE + OPT_PALETTE },
 	{ "color", required_argument, NULL, OPT_BASE + OPT_COLOR },
 	{ "pace", required_argument, NULL, OPT_BASE + OPT_PACE },
+	{ "output", required_argument, NULL, OPT_BASE + OPT_OUTPUT },
+	{ "size", required_argument, NULL, OPT_BASE + OPT_SIZE },
+	{ "background", required_argument, NULL, OPT_BASE + OPT_BACKGROUND },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -73,7 +79,11 @@ static const char usage_text[] =
 	"Without FILE: the course's three-token worked example. Keys: man qkv, or ?.\n"
 	"\n"
 	"  -p, --print           print the stages and exit, instead of the interface\n"
-	"      --format F        text, markdown, latex, csv or json\n"
+	"      --format F        text, markdown, latex, csv or json; or a figure of the\n"
+	"                        stage (default weights): svg, pdf or png\n"
+	"  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
+	"      --size WxH        a figure's size in points (png: pixels), 16 to 8192\n"
+	"      --background B    a figure's background: light (default) or dark\n"
 	"      --stage N         only stage N: 1 scores, 2 scaled, 3 weights, 4 mix,\n"
 	"                        5 output, 0 projections\n"
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
@@ -92,7 +102,8 @@ static const char usage_text[] =
 	"      --mask M          none or causal (query i sees keys j ≤ i)\n"
 	"      --wrong W         mask-after-softmax or column-softmax, on purpose\n"
 	"      --projector       start the interface in projector mode\n"
-	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
+	"      --palette NAME    colour palette (also of a figure): viridis (default),\n"
+	"                        projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
 	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
 	"  -h, --help            this text\n"
@@ -113,6 +124,11 @@ struct cli {
 	enum qkv_mask mask;
 	enum qkv_wrong wrong;
 	const char *palette, *color;
+	bool figure;                 /* --format svg, pdf or png */
+	enum figure_format figure_format;
+	const char *output;
+	double size_w, size_h;
+	bool dark;
 };
 
 /* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. */
@@ -249,9 +265,23 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 {
 	switch (o) {
 	case OPT_FORMAT:
-		if (print_format_parse(arg, &c->print.format) != 0)
-			return fail("--format needs text, markdown, latex, csv or json, not \"%s\"",
-				    arg);
+		c->figure = figure_format_parse(arg, &c->figure_format) == 0;
+		if (!c->figure && print_format_parse(arg, &c->print.format) != 0)
+			return fail("--format needs text, markdown, latex, csv, json, svg, pdf or png, "
+				    "not \"%s\"", arg);
+		return 0;
+	case OPT_OUTPUT:
+		c->output = arg;
+		return 0;
+	case OPT_SIZE:
+		if (figure_size_parse(arg, &c->size_w, &c->size_h) != 0)
+			return fail("--size needs WxH, two numbers from %g to %g (points; png: pixels), "
+				    "like 960x540, not \"%s\"", FIGURE_MIN_SIDE, FIGURE_MAX_SIDE, arg);
+		return 0;
+	case OPT_BACKGROUND:
+		if (strcmp(arg, "light") != 0 && strcmp(arg, "dark") != 0)
+			return fail("--background needs light or dark, not \"%s\"", arg);
+		c->dark = strcmp(arg, "dark") == 0;
 		return 0;
 	case OPT_STAGE:
 		return parse_stage(arg, &c->print.stage);
@@ -310,7 +340,8 @@ static int first_given(const struct cli *c, const enum opt *list, size_t count)
 static bool wants_print(const struct cli *c)
 {
 	return c->given[OPT_PRINT] || c->given[OPT_FORMAT] || c->given[OPT_STAGE]
-		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS];
+		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS] || c->given[OPT_OUTPUT]
+		|| c->given[OPT_SIZE] || c->given[OPT_BACKGROUND];
 }
 
 /* Options that make sense together; 0 or EXIT_USAGE. */
@@ -351,8 +382,18 @@ static int check_combinations(const struct cli *c)
 		if (!c->given[OPT_TOKENS] || !c->given[OPT_DK])
 			return fail("--random needs --tokens N and --dk D");
 	}
+	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
+		return fail("--%s goes with --format svg, pdf or png",
+			    opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
+	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
+		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
+			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
+	if (c->figure && c->given[OPT_PALETTE] && qkv_colour_palette_find(c->palette) < 0)
+		return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
 	if (wants_print(c)) {
 		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
+		if (o == OPT_PALETTE && c->figure)
+			o = first_given(c, interface_only + 2, 2);
 		if (o >= 0)
 			return fail("--%s is for the interface; it does nothing with --print",
 				    opt_name((enum opt)o));
@@ -368,7 +409,7 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 	int ch;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":phV", long_options, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":phVo:", long_options, NULL)) != -1) {
 		enum opt o;
 
 		if (ch == 'p')
@@ -377,6 +418,8 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 			ch = OPT_BASE + OPT_HELP;
 		else if (ch == 'V')
 			ch = OPT_BASE + OPT_VERSION;
+		else if (ch == 'o')
+			ch = OPT_BASE + OPT_OUTPUT;
 		if (ch == '?') {
 			if (optopt != 0)
 				return fail("unknown option -%c (qkv --help lists them)", optopt);
@@ -501,6 +544,53 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 	return 0;
 }
 
+/* Writes the report or the figure of trace to the output: standard output, or
+ * --output atomically (made in memory first). 0, or the exit status with one line
+ * written: EXIT_USAGE when --output cannot be written, else EXIT_FAILURE. */
+static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
+			const struct print_options *options)
+{
+	struct figure_options fo;
+	char err[1024] = "write error", *bytes = NULL;
+	size_t length = 0;
+	FILE *out = stdout;
+	int rc;
+
+	figure_options_default(&fo);
+	fo.stage = options->stage >= 0 ? options->stage : QKV_STAGE_WEIGHTS;
+	fo.palette = c->palette != NULL ? qkv_colour_palette_find(c->palette) : QKV_PALETTE_VIRIDIS;
+	fo.dark = c->dark;
+	fo.decimals = c->given[OPT_DECIMALS] ? options->decimals : 2;
+	fo.cell_row = c->given[OPT_CELL] ? options->cell_row : -1;
+	fo.cell_col = c->given[OPT_CELL] ? options->cell_col : -1;
+	fo.width = c->size_w;
+	fo.height = c->size_h;
+	if (c->output != NULL && (out = open_memstream(&bytes, &length)) == NULL) {
+		fail("cannot write the report: out of memory");
+		return EXIT_FAILURE;
+	}
+	errno = 0;
+	if (c->figure) {
+		rc = figure_write(out, c->figure_format, p, trace, &fo, err, sizeof err);
+	} else {
+		rc = print_trace(out, p, trace, options);
+		if (rc != 0)
+			snprintf(err, sizeof err, "cannot write the report: %s", errno != 0 ? strerror(errno) : "write error");
+	}
+	if (c->output != NULL) {
+		if (fclose(out) != 0 && rc == 0) {
+			snprintf(err, sizeof err, "cannot write the report: out of memory");
+			rc = -1;
+		}
+		if (rc == 0 && save_bytes(c->output, bytes, length, err, sizeof err) != 0)
+			rc = EXIT_USAGE;
+		free(bytes);
+	}
+	if (rc != 0)
+		fail("%s", err);
+	return rc == 0 ? 0 : rc == EXIT_USAGE ? EXIT_USAGE : EXIT_FAILURE;
+}
+
 /* Computes the trace and prints it; the exit status. */
 static int run_print(const struct cli *c, const struct qkv_problem *p)
 {
@@ -517,12 +607,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		fail("cannot compute the attention: %s", qkv_error_string(rc));
 		status = EXIT_FAILURE;
 	} else {
-		errno = 0;
-		if (print_trace(stdout, p, &trace, &options) != 0) {
-			fail("cannot write the report: %s",
-			     errno != 0 ? strerror(errno) : "write error");
-			status = EXIT_FAILURE;
-		}
+		status = write_output(c, p, &trace, &options);
 	}
 	qkv_trace_fini(&trace);
 	return status;

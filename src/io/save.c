@@ -286,8 +286,8 @@ static mode_t target_mode(const struct stat *st, bool exists)
 }
 
 /* Writes text to a new temporary file next to target and renames it over target. */
-static int replace_file(const char *target, const char *text, mode_t mode, char *err,
-			size_t err_size, const char *path)
+static int replace_file(const char *target, const char *text, size_t text_length, mode_t mode,
+			char *err, size_t err_size, const char *path)
 {
 	size_t length = strlen(target);
 	char *temp = malloc(length + sizeof ".XXXXXX");
@@ -304,7 +304,7 @@ static int replace_file(const char *target, const char *text, mode_t mode, char 
 		return save_fail(err, err_size, path, "cannot create a file in its folder (%s)",
 				 strerror(code));
 	}
-	code = write_all(fd, text, strlen(text));
+	code = write_all(fd, text, text_length);
 	if (code == 0 && fchmod(fd, mode) != 0)
 		code = errno;
 	if (code == 0 && fsync(fd) != 0)
@@ -350,12 +350,12 @@ static void sync_folder(const char *path)
 	free(folder);
 }
 
-int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size)
+/* Writes length bytes to path atomically (symbolic links followed); 0 or -1. */
+int save_bytes(const char *path, const char *bytes, size_t length, char *err, size_t err_size)
 {
 	struct stat st;
 	bool exists;
 	char *target = NULL;
-	char *text;
 	int result;
 
 	if (err_size > 0)
@@ -381,16 +381,22 @@ int save_file(const char *path, const struct qkv_problem *p, char *err, size_t e
 		free(target);
 		return save_fail(err, err_size, path, "it is not a regular file");
 	}
-	text = save_string(p);
-	if (text == NULL) {
-		free(target);
-		return save_fail(err, err_size, path, "out of memory");
-	}
-	result = replace_file(target != NULL ? target : path, text, target_mode(&st, exists), err,
+	result = replace_file(target != NULL ? target : path, bytes, length, target_mode(&st, exists), err,
 			      err_size, path);
 	if (result == 0)
 		sync_folder(target != NULL ? target : path);
-	free(text);
 	free(target);
+	return result;
+}
+
+int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size)
+{
+	char *text = save_string(p);
+	int result;
+
+	if (text == NULL)
+		return save_fail(err, err_size, path, "out of memory");
+	result = save_bytes(path, text, strlen(text), err, err_size);
+	free(text);
 	return result;
 }
