@@ -29,7 +29,7 @@ enum figure_format { FIGURE_SVG, FIGURE_PDF, FIGURE_PNG };
 /* The most panels a figure has (stage 5: A, V, O). */
 #define FIGURE_MAX_PANELS 3
 /* The largest --size side, points or pixels. */
-#define FIGURE_MAX_SIDE 16384.0
+#define FIGURE_MAX_SIDE 8192.0
 #define FIGURE_MIN_SIDE 16.0
 
 struct figure_options {
