@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "app/app.h"
+#include "io/figure.h"
 #include "io/save.h"
 #include "qkv/colour.h"
 #include "qkv/describe.h"
@@ -1149,6 +1150,38 @@ static int save_to(struct app *app, const char *path)
 	return REDRAW_STATUS;
 }
 
+/* E: the current stage's panels (the weights in the live view) as a figure,
+ * its format from the name's ending, written atomically like `w` saves. */
+static int export_to(struct app *app, const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	struct figure_options o;
+	enum figure_format format;
+	char err[512];
+	size_t length;
+	char *bytes;
+
+	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
+		say(app, true, "%s: name the figure .svg, .pdf or .png", path);
+		return REDRAW_STATUS;
+	}
+	figure_options_default(&o);
+	o.stage = app->stage == APP_STAGE_LIVE || !figure_stage_drawable(&app->problem, app->stage)
+		  ? QKV_STAGE_WEIGHTS : app->stage;
+	o.palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
+	o.cell_row = app_query(app);
+	o.cell_col = o.stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
+	bytes = figure_bytes(format, &app->problem, &app->trace, &o, &length, err, sizeof err);
+	if (bytes == NULL || save_bytes(path, bytes, length, err, sizeof err) != 0) {
+		free(bytes);
+		say(app, true, "%s", err);
+		return REDRAW_STATUS;
+	}
+	free(bytes);
+	say(app, false, "stage %d (%s) exported to %s", o.stage, qkv_stage_name((enum qkv_stage)o.stage), path);
+	return REDRAW_STATUS;
+}
+
 static int prompt_key(struct app *app, int key)
 {
 	size_t length = strlen(app->answer);
@@ -1168,11 +1201,11 @@ static int prompt_key(struct app *app, int key)
 	case PROMPT_OVERWRITE:
 		if (key == 'y' || key == 'Y') {
 			app->prompt = PROMPT_NONE;
-			return save_to(app, app->answer);
+			return app->exporting ? export_to(app, app->answer) : save_to(app, app->answer);
 		}
 		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE) {
 			app->prompt = PROMPT_NONE;
-			say(app, false, "not saved");
+			say(app, false, app->exporting ? "not exported" : "not saved");
 			return REDRAW_STATUS;
 		}
 		return REDRAW_NONE;
@@ -1180,7 +1213,7 @@ static int prompt_key(struct app *app, int key)
 	default:
 		if (key == APP_KEY_ESCAPE) {
 			app->prompt = PROMPT_NONE;
-			say(app, false, "not saved");
+			say(app, false, app->exporting ? "not exported" : "not saved");
 		} else if (key == APP_KEY_BACKSPACE || key == APP_KEY_DELETE) {
 			if (length > 0)
 				app->answer[length - 1] = '\0';
@@ -1193,7 +1226,7 @@ static int prompt_key(struct app *app, int key)
 				app->prompt = PROMPT_OVERWRITE;
 			} else {
 				app->prompt = PROMPT_NONE;
-				return save_to(app, app->answer);
+				return app->exporting ? export_to(app, app->answer) : save_to(app, app->answer);
 			}
 		} else if (key >= 0x20 && key < 0x7f && length + 1 < sizeof app->answer) {
 			app->answer[length] = (char)key;
@@ -1641,7 +1674,9 @@ static int command_key(struct app *app, int key)
 		say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");
 		return REDRAW_ATTENTION | REDRAW_STATUS;
 	case 'w':
-		if (app->path != NULL)
+	case 'E':
+		app->exporting = key == 'E';
+		if (key == 'w' && app->path != NULL)
 			return save_to(app, app->path);
 		app->prompt = PROMPT_SAVE_AS;
 		app->answer[0] = '\0';

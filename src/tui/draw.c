@@ -724,7 +724,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 	if (app->editing)
 		keys = " Enter keep · Esc cancel · Backspace erase · digits . - e";
 	else if (app->prompt != PROMPT_NONE)
-		keys = app->prompt == PROMPT_SAVE_AS ? " Enter save · Esc cancel" : " y yes · n no";
+		keys = app->prompt != PROMPT_SAVE_AS ? " y yes · n no"
+		       : app->exporting ? " Enter export · Esc cancel" : " Enter save · Esc cancel";
 	else if (app->overlay == OVERLAY_SATURATION)
 		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
 	else if (app->stage != APP_STAGE_LIVE)
@@ -745,7 +746,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 		put(y, 0, l->width, palette_role(ROLE_ERROR), text);
 		return;
 	case PROMPT_SAVE_AS:
-		snprintf(text, sizeof text, " Save as: %s_", app->answer);
+		snprintf(text, sizeof text, " %s: %s_", app->exporting ? "Export figure as (.svg .pdf .png)" : "Save as",
+			 app->answer);
 		put(y, 0, l->width, palette_role(ROLE_STATUS), text);
 		return;
 	case PROMPT_NONE:
@@ -787,7 +789,7 @@ static const char *const help_lines[] = {
 	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
 	"D               the weights in words         R  colour range 0–1 / row",
 	"P               projector mode     c  next palette: viridis projector 8 mono",
-	"w               save                         q  quit    ?  this help",
+	"w               save       E  export figure  q  quit    ?  this help",
 	"mouse           a click selects a cell, the wheel nudges it",
 };
 
