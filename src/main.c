@@ -16,6 +16,7 @@
 
 #include "io/builtin.h"
 #include "io/figure.h"
+#include "io/latex_heatmap.h"
 #include "io/load.h"
 #include "io/print.h"
 #include "io/save.h"
@@ -35,7 +36,7 @@ enum opt {
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
-	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND,
+	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND, OPT_HEATMAP,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -68,6 +69,7 @@ static const struct option long_options[] = {
 	{ "output", required_argument, NULL, OPT_BASE + OPT_OUTPUT },
 	{ "size", required_argument, NULL, OPT_BASE + OPT_SIZE },
 	{ "background", required_argument, NULL, OPT_BASE + OPT_BACKGROUND },
+	{ "heatmap", optional_argument, NULL, OPT_BASE + OPT_HEATMAP },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -84,6 +86,8 @@ static const char usage_text[] =
 	"  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
 	"      --size WxH        a figure's size in points (png: pixels), 16 to 8192\n"
 	"      --background B    a figure's background: light (default) or dark\n"
+	"      --heatmap[=FORM]  LaTeX of stage 1, 2 or 3 (default 3) as a heatmap:\n"
+	"                        table (\\cellcolor cells, default) or pgfplots\n"
 	"      --stage N         only stage N: 1 scores, 2 scaled, 3 weights, 4 mix,\n"
 	"                        5 output, 0 projections\n"
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
@@ -129,6 +133,7 @@ struct cli {
 	const char *output;
 	double size_w, size_h;
 	bool dark;
+	enum latex_heatmap_form heatmap;
 };
 
 /* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. */
@@ -278,6 +283,10 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 			return fail("--size needs WxH, two numbers from %g to %g (points; png: pixels), "
 				    "like 960x540, not \"%s\"", FIGURE_MIN_SIDE, FIGURE_MAX_SIDE, arg);
 		return 0;
+	case OPT_HEATMAP:
+		if (latex_heatmap_parse(arg, &c->heatmap) != 0)
+			return fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"", arg);
+		return 0;
 	case OPT_BACKGROUND:
 		if (strcmp(arg, "light") != 0 && strcmp(arg, "dark") != 0)
 			return fail("--background needs light or dark, not \"%s\"", arg);
@@ -341,7 +350,7 @@ static bool wants_print(const struct cli *c)
 {
 	return c->given[OPT_PRINT] || c->given[OPT_FORMAT] || c->given[OPT_STAGE]
 		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS] || c->given[OPT_OUTPUT]
-		|| c->given[OPT_SIZE] || c->given[OPT_BACKGROUND];
+		|| c->given[OPT_SIZE] || c->given[OPT_BACKGROUND] || c->given[OPT_HEATMAP];
 }
 
 /* Options that make sense together; 0 or EXIT_USAGE. */
@@ -388,11 +397,16 @@ static int check_combinations(const struct cli *c)
 	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
 		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
 			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
-	if (c->figure && c->given[OPT_PALETTE] && qkv_colour_palette_find(c->palette) < 0)
+	if (c->given[OPT_HEATMAP] && (c->figure || (c->given[OPT_FORMAT] && c->print.format != PRINT_LATEX)))
+		return fail("--heatmap is a form of --format latex");
+	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
+	    c->print.stage != QKV_STAGE_SCALED && c->print.stage != QKV_STAGE_WEIGHTS)
+		return fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
+	if ((c->figure || c->given[OPT_HEATMAP]) && c->given[OPT_PALETTE] && qkv_colour_palette_find(c->palette) < 0)
 		return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
 	if (wants_print(c)) {
 		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
-		if (o == OPT_PALETTE && c->figure)
+		if (o == OPT_PALETTE && (c->figure || c->given[OPT_HEATMAP]))
 			o = first_given(c, interface_only + 2, 2);
 		if (o >= 0)
 			return fail("--%s is for the interface; it does nothing with --print",
@@ -572,6 +586,10 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	errno = 0;
 	if (c->figure) {
 		rc = figure_write(out, c->figure_format, p, trace, &fo, err, sizeof err);
+	} else if (c->given[OPT_HEATMAP]) {
+		rc = latex_heatmap_write(out, p, trace, fo.stage, fo.decimals, fo.palette, c->heatmap);
+		if (rc != 0)
+			snprintf(err, sizeof err, "cannot write the heatmap: %s", errno != 0 ? strerror(errno) : "write error");
 	} else {
 		rc = print_trace(out, p, trace, options);
 		if (rc != 0)

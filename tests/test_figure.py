@@ -368,5 +368,56 @@ status, out, err = run("--format", "markdown", "--output", txt)
 check(status == 0 and out == b"" and open(txt).read().startswith("#") and "OLDCONTENT" not in open(txt).read(),
       "--output with markdown: the report in the file, nothing on stdout")
 
+# LaTeX heatmaps: the tabular's \cellcolor[RGB] cells and numbers, the pgfplots
+# variant's colour map and data; compiled where pdflatex is installed.
+import re
+import shutil
+
+status, out, err = run("--format", "latex", "--heatmap", "--mask", "causal")
+tex = out.decode()
+cellcolors = re.findall(r"\\cellcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\\textcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\{([^}]*)\}", tex)
+want = [MASKED if j > i else weight_colour(wm[i][j], VIRIDIS) for i in range(n) for j in range(n)]
+got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolors]
+check(status == 0 and got == want, "--heatmap: one \\cellcolor per cell, the palette's colour", f"{got}")
+check([c[6] for c in cellcolors] == ["---" if j > i else f"${shown(wm[i][j], 2)}$" for i in range(n) for j in range(n)],
+      "--heatmap: the numbers (masked: ---)")
+check(["#%02x%02x%02x" % tuple(int(x) for x in c[3:6]) for c in cellcolors] == [text_on(c) for c in want],
+      "--heatmap: each number black or white by contrast")
+check(tex.count("\\begin{tabular}") == 1 and tex.count("\\end{tabular}") == 1
+      and tex.count("\\\\\n") == n + 1, "--heatmap: one tabular, a header row and a row per query")
+
+status, out, err = run("--format", "latex", "--heatmap=pgfplots", "--stage", "1", "--decimals", "3")
+pgf = out.decode()
+rows = re.findall(r"^(\d+) (\d+) (-?[\d.]+) \{([^}]*)\} (white|black)$", pgf, re.M)
+limit = max(abs(x) for row in scores for x in row)
+steps = [PUOR.index(signed_colour(scores[int(r[1])][int(r[0])], limit, PUOR)) + 0.5 for r in rows]
+check(status == 0 and len(rows) == n * n and [float(r[2]) for r in rows] == steps,
+      "--heatmap=pgfplots: a data line per cell, its step of PuOr", f"{len(rows)} lines")
+check([r[3] for r in rows] == [shown(scores[int(r[1])][int(r[0])], 3) for r in rows], "--heatmap=pgfplots: the numbers")
+cmap = re.search(r"colormap=\{qkv\}\{([^}]*)\}", pgf)
+check(cmap is not None and ["#%02x%02x%02x" % tuple(map(int, c)) for c in re.findall(r"rgb255=\((\d+),(\d+),(\d+)\)", cmap.group(1))] == PUOR,
+      "--heatmap=pgfplots: the colour map is the PuOr ramp")
+check(pgf.count("\\begin{axis}") == 1 and pgf.count("\\end{axis}") == 1 and "matrix plot*" in pgf,
+      "--heatmap=pgfplots: one axis with a matrix plot")
+
+for desc, args, words in (("--heatmap with --stage 5", ["--heatmap", "--stage", "5"], "stage 1, 2 or 3"),
+                          ("--heatmap with --format csv", ["--format", "csv", "--heatmap"], "--format latex"),
+                          ("--heatmap=bogus", ["--heatmap=bogus"], "table or pgfplots")):
+    status, out, err = run(*args)
+    check(status == 2 and err.count("\n") == 1 and words in err and out == b"", f"{desc}: one line, exit 2", err)
+
+if shutil.which("pdflatex") is None:
+    print("# pdflatex is not installed: the LaTeX heatmaps were checked structurally only")
+    check(True, "LaTeX compile # SKIP pdflatex not installed")
+else:
+    for name, body, preamble in (("table", tex, "\\usepackage[table]{xcolor}"),
+                                 ("pgfplots", pgf, "\\usepackage{pgfplots}\\pgfplotsset{compat=1.16}")):
+        doc = os.path.join(tmp, f"{name}.tex")
+        open(doc, "w").write("\\documentclass{article}\n" + preamble + "\n\\begin{document}\n" + body
+                             + "\\end{document}\n")
+        p = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc], cwd=tmp,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
+        check(p.returncode == 0, f"--heatmap {name}: compiles with pdflatex", p.stdout.decode(errors="replace")[-300:])
+
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

@@ -194,32 +194,44 @@ static double cell_value(const struct fig *f, const struct panel *pn, int row, i
 	return qkv_matrix_get(pn->m, row, col);
 }
 
+struct qkv_rgb figure_heat_fill(int palette, bool signed_values, double value, double limit, bool masked,
+				struct qkv_rgb plain)
+{
+	struct qkv_ramp ramp = signed_values ? qkv_colour_signed((enum qkv_palette)palette)
+					     : qkv_colour_weights((enum qkv_palette)palette);
+
+	if (masked)
+		return qkv_colour_masked();
+	if (ramp.count <= 0)
+		return plain;
+	if (signed_values)
+		return ramp.steps[qkv_colour_signed_step(value, limit, ramp.count / 2)];
+	return ramp.steps[qkv_colour_weight_step_of(value, ramp.count)];
+}
+
+double figure_signed_limit(const struct qkv_trace *t, const struct qkv_matrix *m)
+{
+	double limit = 0.0;
+
+	for (int r = 0; r < t->n; r++)
+		for (int c = 0; c < t->n; c++)
+			if (!qkv_trace_is_masked(t, r, c) && fabs(qkv_matrix_get(m, r, c)) > limit)
+				limit = fabs(qkv_matrix_get(m, r, c));
+	return limit > 0.0 ? limit : 1.0;
+}
+
 static struct qkv_rgb cell_fill(const struct fig *f, const struct panel *pn, int row, int col, double v)
 {
-	if (row < pn->rows && cell_masked(f, pn, row, col))
-		return qkv_colour_masked();
-	if (pn->colour == COLOUR_WEIGHTS && f->weights.count > 0)
-		return f->weights.steps[qkv_colour_weight_step_of(v, f->weights.count)];
-	if (pn->colour == COLOUR_SIGNED && f->signs.count > 0)
-		return f->signs.steps[qkv_colour_signed_step(v, pn->limit, f->signs.count / 2)];
-	return f->bg;
+	bool masked = row < pn->rows && cell_masked(f, pn, row, col);
+
+	if (pn->colour == COLOUR_PLAIN && !masked)
+		return f->bg;
+	return figure_heat_fill(f->o.palette, pn->colour == COLOUR_SIGNED, v, pn->limit, masked, f->bg);
 }
 
 static bool same_rgb(struct qkv_rgb a, struct qkv_rgb b)
 {
 	return a.r == b.r && a.g == b.g && a.b == b.b;
-}
-
-/* The largest magnitude among the panel's unmasked values (1 when all are 0). */
-static double signed_limit(const struct fig *f, const struct panel *pn)
-{
-	double limit = 0.0;
-
-	for (int r = 0; r < pn->rows; r++)
-		for (int c = 0; c < pn->cols; c++)
-			if (!cell_masked(f, pn, r, c) && fabs(cell_value(f, pn, r, c)) > limit)
-				limit = fabs(cell_value(f, pn, r, c));
-	return limit > 0.0 ? limit : 1.0;
 }
 
 static double weight_sum(const struct fig *f, bool rows, int i)
@@ -302,7 +314,7 @@ static void make_panels(struct fig *f)
 	}
 	for (int i = 0; i < f->count; i++)
 		if (f->panels[i].colour == COLOUR_SIGNED)
-			f->panels[i].limit = signed_limit(f, &f->panels[i]);
+			f->panels[i].limit = figure_signed_limit(f->t, f->panels[i].m);
 }
 
 /* ---- layout ------------------------------------------------------------------------ */

@@ -55,6 +55,15 @@ int figure_size_parse(const char *text, double *width, double *height);
 /* The stage a figure can show for this problem: stage 0 needs the projected form. */
 bool figure_stage_drawable(const struct qkv_problem *p, int stage);
 
+/* A heatmap cell's fill, as every figure and the LaTeX heatmap colour it: the
+ * masked grey; else the palette's weights step of the weight as shown, or its
+ * signed step with ±limit at the ends; `plain` when the palette has no ramp. */
+struct qkv_rgb figure_heat_fill(int palette, bool signed_values, double value, double limit, bool masked,
+				struct qkv_rgb plain);
+/* The signed ramp's limit for an n×n stage of t: the largest magnitude among the
+ * unmasked entries of m, 1 when they are all 0. */
+double figure_signed_limit(const struct qkv_trace *t, const struct qkv_matrix *m);
+
 /* Where a cell of a panel is drawn (x, y, w, h in the figure's units) and its
  * fill, for the options given; 0, or -1 when there is no such cell. Panels are
  * counted left to right. */
