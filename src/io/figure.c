@@ -788,7 +788,7 @@ static int write_svg(FILE *out, struct fig *f)
 	struct canvas cv = { f, NULL, out };
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.3fpt\" height=\"%.3fpt\" "
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" stroke=\"none\" width=\"%.3fpt\" height=\"%.3fpt\" "
 		"viewBox=\"0 0 %.3f %.3f\">\n<title>", f->out_w, f->out_h, f->out_w, f->out_h);
 	svg_escaped(out, f->title);
 	fputs(" \u2014 ", out);
