@@ -293,6 +293,18 @@ check(bg == ["#121212"] and all(r.get("fill") == "#121212" for r in cells(root))
       "--palette mono --background dark: cells on the dark background")
 check(all(i == "#eeeeee" for i in value_inks(root)), "dark background: light numbers")
 
+# Every text off the cells reads at 4.5:1 on the background, light and dark.
+def contrast(a, b):
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+for background, colour in (("light", "#ffffff"), ("dark", "#121212")):
+    root = svg_of("--stage", "3", "--wrong", "column-softmax", "--background", background)
+    off = [t for t in root.iter(SVG_NS + "text") if t.get("class") != "value"]
+    low = [(t.text, t.get("fill")) for t in off if contrast(t.get("fill"), colour) < 4.5]
+    check(len(off) > 10 and not low, f"{background} background: titles, labels, ticks and sums at 4.5:1", f"{low}")
+
 # PNG: the pixel at each cell's centre has the cell's colour (same size as the SVG).
 size = "900x500"
 root = svg_of("--stage", "3", "--size", size, "--cell", "1,1")

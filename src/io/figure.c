@@ -498,12 +498,12 @@ static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv
 	f->signs = qkv_colour_signed((enum qkv_palette)f->o.palette);
 	f->bold_numbers = f->o.palette == QKV_PALETTE_PROJECTOR;
 	f->wrong = p->wrong != QKV_WRONG_NONE;
-	/* The screen's colours: labels #00875f and grey #767676 read at 4.5:1 on
-	 * black and white alike; errors #af0000 (light) or #ff5f5f (dark); the
-	 * selected cell's frame orange-red #ff5f00. */
+	/* The screen's colours where they read at 4.5:1 on the figure's background:
+	 * labels #00875f (light) or #00af87 (dark), errors #af0000 or #ff5f5f, the
+	 * cell rules grey #767676; the selected cell's frame orange-red #ff5f00. */
 	f->bg = o->dark ? qkv_colour_xterm(233) : white;
 	f->fg = o->dark ? qkv_colour_xterm(255) : black;
-	f->label = qkv_colour_xterm(29);
+	f->label = o->dark ? qkv_colour_xterm(36) : qkv_colour_xterm(29);
 	f->rule = qkv_colour_xterm(243);
 	f->error = o->dark ? qkv_colour_xterm(203) : qkv_colour_xterm(124);
 	f->frame = qkv_colour_xterm(202);
