@@ -4,24 +4,20 @@
  * PNG) or as SVG elements, from the same calls. */
 #include "io/figure.h"
 
-#include <cairo-pdf.h>
-#include <cairo.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/figure_canvas.h"
 #include "qkv/format.h"
 
-#define FONT "DejaVu Sans"
 #define FONT_SIZE 12.0        /* the numbers' size at the natural size */
 #define LABEL_CHARS 12        /* a token label longer than this ends in "…" */
 #define SUM_TOLERANCE 5e-3    /* a wrong-way sum further than this from 1 is red */
 
 enum panel_colour { COLOUR_PLAIN, COLOUR_WEIGHTS, COLOUR_SIGNED };
 enum label_kind { LABELS_TOKENS, LABELS_DIMS };
-enum anchor { ANCHOR_START, ANCHOR_MIDDLE, ANCHOR_END };
 
 struct panel {
 	char title[160];
@@ -52,16 +48,7 @@ struct fig {
 	bool bold_numbers;
 	char title[256], subtitle[256], facts[512];
 	bool wrong;
-	double natural_w, natural_h;
-	double out_w, out_h, scale, off_x, off_y;
-	cairo_surface_t *measure_surface;
-	cairo_t *measure;
-};
-
-struct canvas {
-	struct fig *f;
-	cairo_t *cr;   /* PDF, PNG: drawn here (already scaled) */
-	FILE *svg;     /* SVG: written here */
+	struct canvas cv;
 };
 
 static const struct qkv_rgb black = { 0x00, 0x00, 0x00 }, white = { 0xff, 0xff, 0xff };
@@ -134,20 +121,9 @@ bool figure_stage_drawable(const struct qkv_problem *p, int stage)
 
 /* ---- text ----------------------------------------------------------------------- */
 
-static void font(cairo_t *cr, double size, bool bold)
-{
-	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
-			       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, size);
-}
-
 static double text_width(struct fig *f, const char *text, double size, bool bold)
 {
-	cairo_text_extents_t e;
-
-	font(f->measure, size, bold);
-	cairo_text_extents(f->measure, text, &e);
-	return e.x_advance;
+	return canvas_text_width(&f->cv, text, size, bold);
 }
 
 /* A token label, cut to LABEL_CHARS characters with "…". */
@@ -459,27 +435,11 @@ static void layout(struct fig *f)
 		x += pn->w + gap;
 		tallest = fmax(tallest, pn->h);
 	}
-	f->natural_w = x - gap + margin;
-	f->natural_w = fmax(f->natural_w, 2.0 * margin + text_width(f, f->title, 1.4 * fs, true));
-	f->natural_w = fmax(f->natural_w, 2.0 * margin + text_width(f, f->subtitle, 1.1 * fs, false));
-	f->natural_w = fmax(f->natural_w, 2.0 * margin + text_width(f, f->facts, 0.9 * fs, false));
-	f->natural_h = top + tallest + margin;
-}
-
-/* The output size and the mapping of natural units into it. */
-static void place(struct fig *f, double width, double height)
-{
-	if (!(width > 0.0 && height > 0.0)) {
-		double fit = fmin(1.0, fmin(FIGURE_MAX_SIDE / f->natural_w, FIGURE_MAX_SIDE / f->natural_h));
-
-		width = f->natural_w * fit;
-		height = f->natural_h * fit;
-	}
-	f->out_w = width;
-	f->out_h = height;
-	f->scale = fmin(width / f->natural_w, height / f->natural_h);
-	f->off_x = (width - f->natural_w * f->scale) / 2.0;
-	f->off_y = (height - f->natural_h * f->scale) / 2.0;
+	f->cv.natural_w = x - gap + margin;
+	f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + text_width(f, f->title, 1.4 * fs, true));
+	f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + text_width(f, f->subtitle, 1.1 * fs, false));
+	f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + text_width(f, f->facts, 0.9 * fs, false));
+	f->cv.natural_h = top + tallest + margin;
 }
 
 static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
@@ -507,134 +467,17 @@ static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv
 	f->rule = qkv_colour_xterm(243);
 	f->error = o->dark ? qkv_colour_xterm(203) : qkv_colour_xterm(124);
 	f->frame = qkv_colour_xterm(202);
-	f->measure_surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-	f->measure = cairo_create(f->measure_surface);
-	if (cairo_status(f->measure) != CAIRO_STATUS_SUCCESS) {
-		cairo_destroy(f->measure);
-		cairo_surface_destroy(f->measure_surface);
+	if (canvas_open(&f->cv) != 0)
 		return -1;
-	}
 	make_panels(f);
 	layout(f);
-	place(f, f->o.width, f->o.height);
+	canvas_place(&f->cv, f->o.width, f->o.height);
 	return 0;
 }
 
 static void fig_close(struct fig *f)
 {
-	cairo_destroy(f->measure);
-	cairo_surface_destroy(f->measure_surface);
-}
-
-/* ---- the canvas --------------------------------------------------------------------- */
-
-static double sx(const struct fig *f, double x)
-{
-	return f->off_x + f->scale * x;
-}
-
-static double sy(const struct fig *f, double y)
-{
-	return f->off_y + f->scale * y;
-}
-
-static void svg_escaped(FILE *out, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				fputc(*s, out);
-			break;
-		}
-	}
-}
-
-static void set_rgb(cairo_t *cr, struct qkv_rgb c)
-{
-	cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
-}
-
-/* A filled rectangle; `cell` marks a heatmap cell in the SVG (class="cell"). */
-static void c_rect(struct canvas *cv, double x, double y, double w, double h, struct qkv_rgb fill,
-		   const char *svg_class)
-{
-	if (cv->cr != NULL) {
-		cairo_rectangle(cv->cr, x, y, w, h);
-		set_rgb(cv->cr, fill);
-		cairo_fill(cv->cr);
-		return;
-	}
-	fprintf(cv->svg, "<rect%s%s%s x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"#%02x%02x%02x\"/>\n",
-		svg_class != NULL ? " class=\"" : "", svg_class != NULL ? svg_class : "", svg_class != NULL ? "\"" : "",
-		sx(cv->f, x), sy(cv->f, y), w * cv->f->scale, h * cv->f->scale, fill.r, fill.g, fill.b);
-}
-
-/* A rectangle's outline, `width` wide, inside x, y, w, h. */
-static void c_outline(struct canvas *cv, double x, double y, double w, double h, struct qkv_rgb colour,
-		      double width)
-{
-	x += width / 2.0;
-	y += width / 2.0;
-	w -= width;
-	h -= width;
-	if (cv->cr != NULL) {
-		cairo_rectangle(cv->cr, x, y, w, h);
-		set_rgb(cv->cr, colour);
-		cairo_set_line_width(cv->cr, width);
-		cairo_stroke(cv->cr);
-		return;
-	}
-	fprintf(cv->svg, "<rect x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"none\" "
-		"stroke=\"#%02x%02x%02x\" stroke-width=\"%.3f\"/>\n",
-		sx(cv->f, x), sy(cv->f, y), w * cv->f->scale, h * cv->f->scale, colour.r, colour.g, colour.b,
-		width * cv->f->scale);
-}
-
-static void c_line(struct canvas *cv, double x0, double y0, double x1, double y1, struct qkv_rgb colour,
-		   double width)
-{
-	if (cv->cr != NULL) {
-		cairo_move_to(cv->cr, x0, y0);
-		cairo_line_to(cv->cr, x1, y1);
-		set_rgb(cv->cr, colour);
-		cairo_set_line_width(cv->cr, width);
-		cairo_stroke(cv->cr);
-		return;
-	}
-	fprintf(cv->svg, "<line x1=\"%.3f\" y1=\"%.3f\" x2=\"%.3f\" y2=\"%.3f\" stroke=\"#%02x%02x%02x\" "
-		"stroke-width=\"%.3f\"/>\n",
-		sx(cv->f, x0), sy(cv->f, y0), sx(cv->f, x1), sy(cv->f, y1), colour.r, colour.g, colour.b,
-		width * cv->f->scale);
-}
-
-/* Text with its baseline at y, starting, centred or ending at x. */
-static void c_text(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
-		   struct qkv_rgb colour, enum anchor anchor, const char *svg_class)
-{
-	static const char *const anchors[] = { "start", "middle", "end" };
-
-	if (cv->cr != NULL) {
-		double w = text_width(cv->f, text, size, bold);
-
-		font(cv->cr, size, bold);
-		set_rgb(cv->cr, colour);
-		cairo_move_to(cv->cr, anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2.0 : x - w, y);
-		cairo_show_text(cv->cr, text);
-		return;
-	}
-	fprintf(cv->svg, "<text%s%s%s x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
-		"font-size=\"%.3f\"%s fill=\"#%02x%02x%02x\" text-anchor=\"%s\">",
-		svg_class != NULL ? " class=\"" : "", svg_class != NULL ? svg_class : "", svg_class != NULL ? "\"" : "",
-		sx(cv->f, x), sy(cv->f, y), size * cv->f->scale, bold ? " font-weight=\"bold\"" : "",
-		colour.r, colour.g, colour.b, anchors[anchor]);
-	svg_escaped(cv->svg, text);
-	fputs("</text>\n", cv->svg);
+	canvas_close(&f->cv);
 }
 
 /* ---- drawing --------------------------------------------------------------------------- */
@@ -644,17 +487,17 @@ static bool cell_selected(const struct fig *f, const struct panel *pn, int row, 
 	return pn->selectable && row == f->o.cell_row && col == f->o.cell_col;
 }
 
-static void draw_bar(struct canvas *cv, const struct panel *pn)
+static void draw_bar(struct fig *f, const struct panel *pn)
 {
-	struct fig *f = cv->f;
+	struct canvas *cv = &f->cv;
 	const double fs = FONT_SIZE;
 	struct qkv_ramp ramp = pn->colour == COLOUR_WEIGHTS ? f->weights : f->signs;
 	double step_h = pn->bar_h / ramp.count, bottom = pn->grid_y + pn->bar_h;
 	char tick[32], text[48];
 
 	for (int k = 0; k < ramp.count; k++)
-		c_rect(cv, pn->bar_x, bottom - (k + 1) * step_h, pn->bar_w, step_h, ramp.steps[k], "bar");
-	c_outline(cv, pn->bar_x, pn->grid_y, pn->bar_w, pn->bar_h, f->rule, 0.5);
+		canvas_rect(cv, pn->bar_x, bottom - (k + 1) * step_h, pn->bar_w, step_h, ramp.steps[k], "bar");
+	canvas_outline(cv, pn->bar_x, pn->grid_y, pn->bar_w, pn->bar_h, f->rule, 0.5);
 	for (int k = 0; k < bar_ticks(f, pn); k++) {
 		double y;
 
@@ -667,47 +510,47 @@ static void draw_bar(struct canvas *cv, const struct panel *pn)
 			y = bottom - k * pn->bar_h / 2.0;
 			snprintf(text, sizeof text, "%s%s", k == 0 ? "\u2212" : k == 2 ? "+" : "", tick);
 		}
-		c_line(cv, pn->bar_x + pn->bar_w, y, pn->bar_x + pn->bar_w + 0.3 * fs, y, f->fg, 0.7);
-		c_text(cv, pn->bar_x + pn->bar_w + 0.4 * fs, y + 0.3 * fs, text, 0.85 * fs, false, f->fg,
+		canvas_line(cv, pn->bar_x + pn->bar_w, y, pn->bar_x + pn->bar_w + 0.3 * fs, y, f->fg, 0.7, false);
+		canvas_text(cv, pn->bar_x + pn->bar_w + 0.4 * fs, y + 0.3 * fs, text, 0.85 * fs, false, f->fg,
 		       ANCHOR_START, "tick");
 	}
 }
 
-static void draw_sums(struct canvas *cv, const struct panel *pn)
+static void draw_sums(struct fig *f, const struct panel *pn)
 {
-	struct fig *f = cv->f;
+	struct canvas *cv = &f->cv;
 	const double fs = FONT_SIZE;
 	double x_sum = pn->grid_x + pn->cols * pn->cell_w, y_sum = pn->grid_y + pn->rows * pn->cell_h;
 	char text[64];
 
-	c_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y - 0.5 * fs, "\u03a3row", fs, true, f->error,
+	canvas_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y - 0.5 * fs, "\u03a3row", fs, true, f->error,
 	       ANCHOR_MIDDLE, NULL);
-	c_text(cv, pn->grid_x - 0.5 * fs, y_sum + pn->cell_h / 2.0 + 0.35 * fs, "\u03a3col", fs, true, f->error,
+	canvas_text(cv, pn->grid_x - 0.5 * fs, y_sum + pn->cell_h / 2.0 + 0.35 * fs, "\u03a3col", fs, true, f->error,
 	       ANCHOR_END, NULL);
 	for (int i = 0; i < pn->rows; i++) {
 		double row = weight_sum(f, true, i), col = weight_sum(f, false, i);
 
 		qkv_format_number(text, sizeof text, row, f->o.decimals);
-		c_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y + (i + 0.5) * pn->cell_h + 0.35 * fs, text, fs,
+		canvas_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y + (i + 0.5) * pn->cell_h + 0.35 * fs, text, fs,
 		       false, fabs(row - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
 		qkv_format_number(text, sizeof text, col, f->o.decimals);
-		c_text(cv, pn->grid_x + (i + 0.5) * pn->cell_w, y_sum + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
+		canvas_text(cv, pn->grid_x + (i + 0.5) * pn->cell_w, y_sum + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
 		       false, fabs(col - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
 	}
 }
 
-static void draw_panel(struct canvas *cv, const struct panel *pn)
+static void draw_panel(struct fig *f, const struct panel *pn)
 {
-	struct fig *f = cv->f;
+	struct canvas *cv = &f->cv;
 	const double fs = FONT_SIZE;
 	char text[96];
 	bool plain = pn->colour == COLOUR_PLAIN || (pn->colour == COLOUR_WEIGHTS ? f->weights.count == 0
 											: f->signs.count == 0);
 
-	c_text(cv, pn->x, pn->y + 1.1 * fs, pn->title, 1.05 * fs, true, f->fg, ANCHOR_START, "panel-title");
+	canvas_text(cv, pn->x, pn->y + 1.1 * fs, pn->title, 1.05 * fs, true, f->fg, ANCHOR_START, "panel-title");
 	for (int c = 0; c < pn->cols; c++) {
 		label_text(f, pn->col_labels, c, text, sizeof text);
-		c_text(cv, pn->grid_x + (c + 0.5) * pn->cell_w, pn->grid_y - 0.5 * fs, text, fs, false, f->label,
+		canvas_text(cv, pn->grid_x + (c + 0.5) * pn->cell_w, pn->grid_y - 0.5 * fs, text, fs, false, f->label,
 		       ANCHOR_MIDDLE, "label");
 	}
 	for (int r = 0; r < grid_rows(pn); r++) {
@@ -720,7 +563,7 @@ static void draw_panel(struct canvas *cv, const struct panel *pn)
 			label_text(f, pn->row_labels, r, text, sizeof text);
 		else
 			continue;   /* the wrong-way sums' row: draw_sums */
-		c_text(cv, pn->grid_x - 0.5 * fs, y + pn->cell_h / 2.0 + 0.35 * fs, text, fs, sum_row, f->label,
+		canvas_text(cv, pn->grid_x - 0.5 * fs, y + pn->cell_h / 2.0 + 0.35 * fs, text, fs, sum_row, f->label,
 		       ANCHOR_END, "label");
 		for (int c = 0; c < pn->cols; c++) {
 			double x = pn->grid_x + c * pn->cell_w, v = cell_value(f, pn, r, c);
@@ -732,101 +575,54 @@ static void draw_panel(struct canvas *cv, const struct panel *pn)
 				snprintf(text, sizeof text, "\u2014");
 			else
 				qkv_format_number(text, sizeof text, v, f->o.decimals);
-			c_rect(cv, x, y, pn->cell_w, pn->cell_h, fill, sum_row ? "sum" : "cell");
+			canvas_rect(cv, x, y, pn->cell_w, pn->cell_h, fill, sum_row ? "sum" : "cell");
 			if (plain || sum_row)
-				c_outline(cv, x, y, pn->cell_w, pn->cell_h, f->rule, 0.4);
-			c_text(cv, x + pn->cell_w / 2.0, y + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
+				canvas_outline(cv, x, y, pn->cell_w, pn->cell_h, f->rule, 0.4);
+			canvas_text(cv, x + pn->cell_w / 2.0, y + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
 			       f->bold_numbers || sum_row, ink, ANCHOR_MIDDLE, sum_row ? "sum" : "value");
 			if (cell_selected(f, pn, r, c))
-				c_outline(cv, x, y, pn->cell_w, pn->cell_h, f->frame, 0.18 * fs);
+				canvas_outline(cv, x, y, pn->cell_w, pn->cell_h, f->frame, 0.18 * fs);
 		}
 	}
 	if (pn->sums)
-		draw_sums(cv, pn);
+		draw_sums(f, pn);
 	if (has_bar(f, pn))
-		draw_bar(cv, pn);
+		draw_bar(f, pn);
 }
 
-static void draw(struct canvas *cv)
+static void draw(struct canvas *cv, void *ctx)
 {
-	struct fig *f = cv->f;
+	struct fig *f = ctx;
 	const double fs = FONT_SIZE, margin = 1.2 * fs;
 
-	c_rect(cv, -f->off_x / f->scale, -f->off_y / f->scale, f->out_w / f->scale, f->out_h / f->scale, f->bg,
-	       "background");
-	c_text(cv, margin, margin + 1.3 * fs, f->title, 1.4 * fs, true, f->fg, ANCHOR_START, "title");
-	c_text(cv, margin, margin + 2.75 * fs, f->subtitle, 1.1 * fs, false, f->fg, ANCHOR_START, "formula");
-	c_text(cv, margin, margin + 3.95 * fs, f->facts, 0.9 * fs, false, f->wrong ? f->error : f->fg,
+	canvas_background(cv, f->bg);
+	canvas_text(cv, margin, margin + 1.3 * fs, f->title, 1.4 * fs, true, f->fg, ANCHOR_START, "title");
+	canvas_text(cv, margin, margin + 2.75 * fs, f->subtitle, 1.1 * fs, false, f->fg, ANCHOR_START, "formula");
+	canvas_text(cv, margin, margin + 3.95 * fs, f->facts, 0.9 * fs, false, f->wrong ? f->error : f->fg,
 	       ANCHOR_START, "facts");
 	for (int i = 0; i < f->count; i++)
-		draw_panel(cv, &f->panels[i]);
+		draw_panel(f, &f->panels[i]);
 }
 
-/* ---- files -------------------------------------------------------------------------------- */
-
-static void set_error(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void set_error(char *err, size_t err_size, const char *fmt, ...)
+/* The SVG's title: the figure's title and stage. */
+static void svg_title(const struct fig *f, char *buf, size_t size)
 {
-	va_list ap;
-
-	if (err == NULL || err_size == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, err_size, fmt, ap);
-	va_end(ap);
+	snprintf(buf, size, "%s \u2014 %s", f->title, f->subtitle);
 }
 
-static cairo_status_t write_stream(void *closure, const unsigned char *data, unsigned int length)
+/* Opens the figure for format: a PNG without a size is drawn at twice the
+ * natural size, in pixels. */
+static int fig_open_for(struct fig *f, enum figure_format format, const struct qkv_problem *p,
+			const struct qkv_trace *t, const struct figure_options *o, char *err, size_t err_size)
 {
-	return fwrite(data, 1, length, (FILE *)closure) == length ? CAIRO_STATUS_SUCCESS
-								   : CAIRO_STATUS_WRITE_ERROR;
-}
-
-static int write_svg(FILE *out, struct fig *f)
-{
-	struct canvas cv = { f, NULL, out };
-
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" stroke=\"none\" width=\"%.3fpt\" height=\"%.3fpt\" "
-		"viewBox=\"0 0 %.3f %.3f\">\n<title>", f->out_w, f->out_h, f->out_w, f->out_h);
-	svg_escaped(out, f->title);
-	fputs(" \u2014 ", out);
-	svg_escaped(out, f->subtitle);
-	fputs("</title>\n", out);
-	draw(&cv);
-	fputs("</svg>\n", out);
-	return 0;
-}
-
-static int write_cairo(FILE *out, enum figure_format format, struct fig *f, char *err, size_t err_size)
-{
-	cairo_surface_t *surface;
-	cairo_status_t status;
-	struct canvas cv = { f, NULL, NULL };
-
-	if (format == FIGURE_PDF) {
-		surface = cairo_pdf_surface_create_for_stream(write_stream, out, f->out_w, f->out_h);
-	} else {
-		int w = (int)ceil(f->out_w), h = (int)ceil(f->out_h);
-
-		surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
-	}
-	cv.cr = cairo_create(surface);
-	cairo_translate(cv.cr, f->off_x, f->off_y);
-	cairo_scale(cv.cr, f->scale, f->scale);
-	draw(&cv);
-	status = cairo_status(cv.cr);
-	cairo_destroy(cv.cr);
-	if (status == CAIRO_STATUS_SUCCESS && format == FIGURE_PNG)
-		status = cairo_surface_write_to_png_stream(surface, write_stream, out);
-	cairo_surface_finish(surface);
-	if (status == CAIRO_STATUS_SUCCESS)
-		status = cairo_surface_status(surface);
-	cairo_surface_destroy(surface);
-	if (status != CAIRO_STATUS_SUCCESS) {
-		set_error(err, err_size, "cannot draw the figure: %s", cairo_status_to_string(status));
+	if (fig_open(f, p, t, o) != 0) {
+		canvas_error(err, err_size, "cannot draw the figure: out of memory");
 		return -1;
+	}
+	if (format == FIGURE_PNG && !(o->width > 0.0 && o->height > 0.0)) {
+		double fit = fmin(2.0, fmin(FIGURE_MAX_SIDE / f->cv.natural_w, FIGURE_MAX_SIDE / f->cv.natural_h));
+
+		canvas_place(&f->cv, ceil(f->cv.natural_w * fit), ceil(f->cv.natural_h * fit));
 	}
 	return 0;
 }
@@ -835,49 +631,28 @@ int figure_write(FILE *out, enum figure_format format, const struct qkv_problem 
 		 const struct qkv_trace *t, const struct figure_options *o, char *err, size_t err_size)
 {
 	struct fig f;
+	char title[600];
 	int rc;
 
-	if (fig_open(&f, p, t, o) != 0) {
-		set_error(err, err_size, "cannot draw the figure: out of memory");
+	if (fig_open_for(&f, format, p, t, o, err, err_size) != 0)
 		return -1;
-	}
-	/* A PNG without a size is drawn at twice the natural size, in pixels. */
-	if (format == FIGURE_PNG && !(o->width > 0.0 && o->height > 0.0)) {
-		double fit = fmin(2.0, fmin(FIGURE_MAX_SIDE / f.natural_w, FIGURE_MAX_SIDE / f.natural_h));
-
-		place(&f, ceil(f.natural_w * fit), ceil(f.natural_h * fit));
-	}
-	rc = format == FIGURE_SVG ? write_svg(out, &f) : write_cairo(out, format, &f, err, err_size);
+	svg_title(&f, title, sizeof title);
+	rc = canvas_write(out, format, &f.cv, title, draw, &f, err, err_size);
 	fig_close(&f);
-	if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
-		set_error(err, err_size, "cannot write the figure: %s", errno != 0 ? strerror(errno) : "write error");
-		return -1;
-	}
 	return rc;
 }
 
 char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
 		   const struct figure_options *o, size_t *length, char *err, size_t err_size)
 {
-	char *bytes = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&bytes, &size);
-	int rc;
+	struct fig f;
+	char title[600], *bytes;
 
-	if (out == NULL) {
-		set_error(err, err_size, "cannot draw the figure: out of memory");
+	if (fig_open_for(&f, format, p, t, o, err, err_size) != 0)
 		return NULL;
-	}
-	rc = figure_write(out, format, p, t, o, err, err_size);
-	if (fclose(out) != 0 && rc == 0) {
-		set_error(err, err_size, "cannot draw the figure: out of memory");
-		rc = -1;
-	}
-	if (rc != 0) {
-		free(bytes);
-		return NULL;
-	}
-	*length = size;
+	svg_title(&f, title, sizeof title);
+	bytes = canvas_bytes(format, &f.cv, title, draw, &f, length, err, err_size);
+	fig_close(&f);
 	return bytes;
 }
 
@@ -906,8 +681,8 @@ void figure_size(const struct qkv_problem *p, const struct qkv_trace *t, const s
 	*width = *height = 0.0;
 	if (fig_open(&f, p, t, o) != 0)
 		return;
-	*width = f.out_w;
-	*height = f.out_h;
+	*width = f.cv.out_w;
+	*height = f.cv.out_h;
 	fig_close(&f);
 }
 
@@ -927,10 +702,10 @@ int figure_cell(const struct qkv_problem *p, const struct qkv_trace *t, const st
 	}
 	pn = &f.panels[panel];
 	v = cell_value(&f, pn, row, col);
-	cell->x = sx(&f, pn->grid_x + col * pn->cell_w);
-	cell->y = sy(&f, pn->grid_y + row * pn->cell_h);
-	cell->w = pn->cell_w * f.scale;
-	cell->h = pn->cell_h * f.scale;
+	cell->x = canvas_x(&f.cv, pn->grid_x + col * pn->cell_w);
+	cell->y = canvas_y(&f.cv, pn->grid_y + row * pn->cell_h);
+	cell->w = pn->cell_w * f.cv.scale;
+	cell->h = pn->cell_h * f.cv.scale;
 	cell->fill = cell_fill(&f, pn, row, col, v);
 	if (cell_masked(&f, pn, row, col))
 		snprintf(cell->text, sizeof cell->text, "\u2014");
