@@ -82,7 +82,8 @@ static const char usage_text[] =
 	"\n"
 	"  -p, --print           print the stages and exit, instead of the interface\n"
 	"      --format F        text, markdown, latex, csv or json; or a figure of the\n"
-	"                        stage (default weights): svg, pdf or png\n"
+	"                        stage (default weights; --sweep: its charts): svg,\n"
+	"                        pdf or png\n"
 	"  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
 	"      --size WxH        a figure's size in points (png: pixels), 16 to 8192\n"
 	"      --background B    a figure's background: light (default) or dark\n"
@@ -359,20 +360,30 @@ static int check_combinations(const struct cli *c)
 	static const enum opt not_with_sweep[] = {
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
-		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
+		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_HEATMAP,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE };
 	int o;
 
+	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
+		return fail("--%s goes with --format svg, pdf or png",
+			    opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
+	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
+		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
+			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
 	if (c->given[OPT_SWEEP]) {
 		if (c->file != NULL)
 			return fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
 				    c->file);
 		o = first_given(c, not_with_sweep, sizeof not_with_sweep / sizeof *not_with_sweep);
+		if (o == OPT_PALETTE && c->figure)   /* the sweep's figure takes a palette */
+			o = first_given(c, (const enum opt[]){ OPT_COLOR, OPT_PACE, OPT_HEATMAP }, 3);
 		if (o >= 0)
 			return fail("--%s does not apply to --sweep", opt_name((enum opt)o));
+		if (c->given[OPT_PALETTE] && c->figure && qkv_colour_palette_find(c->palette) < 0)
+			return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
 		if (c->tokens < 2)
 			return fail("--sweep needs at least 2 tokens (--tokens %d)", c->tokens);
 		return 0;
@@ -391,12 +402,6 @@ static int check_combinations(const struct cli *c)
 		if (!c->given[OPT_TOKENS] || !c->given[OPT_DK])
 			return fail("--random needs --tokens N and --dk D");
 	}
-	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
-		return fail("--%s goes with --format svg, pdf or png",
-			    opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
-	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
-		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
-			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
 	if (c->given[OPT_HEATMAP] && (c->figure || (c->given[OPT_FORMAT] && c->print.format != PRINT_LATEX)))
 		return fail("--heatmap is a form of --format latex");
 	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
@@ -463,7 +468,10 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 	return check_combinations(c);
 }
 
-/* Runs the d_k sweep and prints it; the exit status. */
+static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
+			const struct print_options *options, const struct qkv_sweep_point *points, int count);
+
+/* Runs the d_k sweep and prints it (or draws it); the exit status. */
 static int run_sweep(const struct cli *c)
 {
 	struct qkv_sweep_point points[QKV_SWEEP_MAX_POINTS];
@@ -473,12 +481,7 @@ static int run_sweep(const struct cli *c)
 		fail("the sweep failed: %s", qkv_error_string(count));
 		return count == QKV_EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
-	if (print_sweep(stdout, points, count, c->tokens, c->trials,
-			(unsigned long long)c->seed, c->print.format) != 0) {
-		fail("cannot write the table: %s", strerror(errno));
-		return EXIT_FAILURE;
-	}
-	return EXIT_SUCCESS;
+	return write_output(c, NULL, NULL, &c->print, points, count);
 }
 
 /* Fills p from the file, a random draw or the built-in example; the exit status. */
@@ -562,7 +565,7 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
  * --output atomically (made in memory first). 0, or the exit status with one line
  * written: EXIT_USAGE when --output cannot be written, else EXIT_FAILURE. */
 static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
-			const struct print_options *options)
+			const struct print_options *options, const struct qkv_sweep_point *points, int count)
 {
 	struct figure_options fo;
 	char err[1024] = "write error", *bytes = NULL;
@@ -584,7 +587,15 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 		return EXIT_FAILURE;
 	}
 	errno = 0;
-	if (c->figure) {
+	if (points != NULL && c->figure) {
+		rc = figure_sweep_write(out, c->figure_format, points, count, c->tokens, c->trials,
+					(unsigned long long)c->seed, &fo, err, sizeof err);
+	} else if (points != NULL) {
+		rc = print_sweep(out, points, count, c->tokens, c->trials, (unsigned long long)c->seed,
+				 c->print.format);
+		if (rc != 0)
+			snprintf(err, sizeof err, "cannot write the table: %s", errno != 0 ? strerror(errno) : "write error");
+	} else if (c->figure) {
 		rc = figure_write(out, c->figure_format, p, trace, &fo, err, sizeof err);
 	} else if (c->given[OPT_HEATMAP]) {
 		rc = latex_heatmap_write(out, p, trace, fo.stage, fo.decimals, fo.palette, c->heatmap);
@@ -625,7 +636,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		fail("cannot compute the attention: %s", qkv_error_string(rc));
 		status = EXIT_FAILURE;
 	} else {
-		status = write_output(c, p, &trace, &options);
+		status = write_output(c, p, &trace, &options, NULL, 0);
 	}
 	qkv_trace_fini(&trace);
 	return status;

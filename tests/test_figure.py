@@ -380,6 +380,41 @@ status, out, err = run("--format", "markdown", "--output", txt)
 check(status == 0 and out == b"" and open(txt).read().startswith("#") and "OLDCONTENT" not in open(txt).read(),
       "--output with markdown: the report in the file, nothing on stdout")
 
+# The d_k sweep as a figure: four charts, each point where its value puts it.
+status, out, err = run("--sweep", "--tokens", "8", "--trials", "4", "--dk-max", "256", "--format", "json")
+sweep = json.loads(out)["rows"]
+root = svg_of("--sweep", "--tokens", "8", "--trials", "4", "--dk-max", "256")
+plots = [r for r in root.iter(SVG_NS + "rect") if r.get("class") == "plot"]
+discs = [c for c in root.iter(SVG_NS + "circle")]
+check(len(plots) == 4 and len(discs) == 4 * len(sweep) + 1,
+      "sweep SVG: four charts, a disc per point of the scaled curve (and the legend's)", f"{len(plots)}, {len(discs)}")
+bad = []
+for k, (key, low, high) in enumerate((("max_weight", 0, 1), ("entropy_ratio", 0, 1))):
+    box = [float(plots[k].get(a)) for a in ("x", "y", "width", "height")]
+    points = discs[1 + k * len(sweep):1 + (k + 1) * len(sweep)]
+    for i, (c, row) in enumerate(zip(points, sweep)):
+        want_y = box[1] + box[3] * (1 - (row["scaled"][key] - low) / (high - low))
+        want_x = box[0] + box[2] * i / (len(sweep) - 1)
+        if abs(float(c.get("cy")) - want_y) > 0.01 or abs(float(c.get("cx")) - want_x) > 0.01:
+            bad.append((key, row["d_k"], c.get("cx"), c.get("cy"), want_x, want_y))
+check(not bad, "sweep SVG: each scaled point at its d_k (log2 axis) and its value", f"{bad[:3]}")
+box = [float(plots[3].get(a)) for a in ("x", "y", "width", "height")]
+ys = [float(c.get("cy")) for c in discs[1 + 3 * len(sweep):1 + 4 * len(sweep)]]
+variances = [row[side]["score_variance"] for row in sweep for side in ("scaled", "unscaled")]
+low, high = math.floor(math.log10(min(variances))), math.ceil(math.log10(max(variances)))
+want = [box[1] + box[3] * (1 - (math.log10(row["scaled"]["score_variance"]) - low) / (high - low)) for row in sweep]
+check(all(abs(y - w) < 0.01 for y, w in zip(ys, want)), "sweep SVG: the variance chart is logarithmic, whole decades",
+      f"{ys} != {want}")
+check(texts(root, "xtick")[:len(sweep)] == [str(row["d_k"]) for row in sweep], "sweep SVG: d_k ticks 1, 2, 4, …")
+check(sorted(set(texts(root, "legend"))) == ["scaled (\u00f7\u221ad_k)", "unscaled"], "sweep SVG: the legend")
+for fmt in ("png", "pdf"):
+    path = os.path.join(tmp, "sweep." + fmt)
+    status, out, err = run("--sweep", "--tokens", "8", "--trials", "2", "--format", fmt, "--output", path)
+    head = open(path, "rb").read(8)
+    check(status == 0 and head.startswith(b"\x89PNG" if fmt == "png" else b"%PDF-"), f"sweep {fmt} written")
+status, out, err = run("--sweep", "--format", "svg", "--palette", "nonsense")
+check(status == 2 and err.count("\n") == 1, "sweep with an unknown palette: one line, exit 2", err)
+
 # LaTeX heatmaps: the tabular's \cellcolor[RGB] cells and numbers, the pgfplots
 # variant's colour map and data; compiled where pdflatex is installed.
 import re

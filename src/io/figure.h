@@ -23,6 +23,7 @@
 #include "qkv/attention.h"
 #include "qkv/colour.h"
 #include "qkv/problem.h"
+#include "qkv/sweep.h"
 
 enum figure_format { FIGURE_SVG, FIGURE_PDF, FIGURE_PNG };
 
@@ -92,5 +93,12 @@ int figure_write(FILE *out, enum figure_format format, const struct qkv_problem 
 char *figure_bytes(enum figure_format format, const struct qkv_problem *p,
 		   const struct qkv_trace *t, const struct figure_options *o, size_t *length,
 		   char *err, size_t err_size);
+
+/* The d_k sweep (count points) as the saturation view's four charts, in the
+ * options' palette (the signed ramp's ends), background and size. 0, or -1 with
+ * one line in err. */
+int figure_sweep_write(FILE *out, enum figure_format format, const struct qkv_sweep_point *points, int count,
+		       int tokens, int trials, unsigned long long seed, const struct figure_options *o, char *err,
+		       size_t err_size);
 
 #endif
