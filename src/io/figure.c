@@ -337,7 +337,8 @@ static void layout_panel(struct fig *f, struct panel *pn)
 	char text[96];
 	double widest = 2.0 * fs, label_w = 1.5 * fs;
 
-	for (int r = 0; r < grid_rows(pn); r++)
+	/* The numbers (the mix: and its sum; the wrong-way sums are measured below). */
+	for (int r = 0; r < pn->rows + (pn->mix ? 1 : 0); r++)
 		for (int c = 0; c < pn->cols; c++) {
 			qkv_format_number(text, sizeof text, cell_value(f, pn, r, c), f->o.decimals);
 			widest = fmax(widest, text_width(f, text, fs, f->bold_numbers));

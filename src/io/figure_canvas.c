@@ -3,6 +3,7 @@
 #include "io/figure_canvas.h"
 
 #include <cairo-pdf.h>
+#include <fontconfig/fontconfig.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -41,6 +42,11 @@ void canvas_close(struct canvas *cv)
 		cairo_surface_destroy(cv->measure_surface);
 	cv->measure = NULL;
 	cv->measure_surface = NULL;
+	/* No cairo object is left: its font caches, then fontconfig's configuration
+	 * (loaded again by the next figure), are freed, so a figure leaves nothing
+	 * behind in a long session or for a leak checker. */
+	cairo_debug_reset_static_data();
+	FcFini();
 }
 
 static void font(cairo_t *cr, double size, bool bold)
