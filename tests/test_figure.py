@@ -325,6 +325,17 @@ r = cells(root)[0]
 edge = hexrgb(rows[int(float(r.get("y")) + 1)][int(float(r.get("x")) + float(r.get("width")) / 2)])
 check(edge == FRAME, "PNG: the selected cell's frame is orange-red", edge)
 
+# Nothing runs off the figure: the PNG's outermost pixels are all background.
+edges_bad = []
+for stage in ("1", "3", "4", "5"):
+    path = os.path.join(tmp, f"edge{stage}.png")
+    run("--stage", stage, "--cell", "3,1", "--wrong", "column-softmax", "--format", "png", "--output", path)
+    w_, h_, px = png_pixels(open(path, "rb").read())
+    border = px[0] + px[-1] + [row[0] for row in px] + [row[-1] for row in px]
+    if any(p != (255, 255, 255) for p in border):
+        edges_bad.append(stage)
+check(not edges_bad, "every stage's PNG keeps a clear margin on all four sides", f"stages {edges_bad}")
+
 # 16 tokens, scaling off, d_k 1024: the weights saturate, and the PNG agrees with the SVG.
 args = ["--random", "--tokens", "16", "--dk", "1024", "--no-scale", "--stage", "3", "--size", "1600x1000"]
 dr = problem(*args[:-4])

@@ -15,6 +15,7 @@
 #define FONT_SIZE 12.0        /* the numbers' size at the natural size */
 #define LABEL_CHARS 12        /* a token label longer than this ends in "…" */
 #define SUM_TOLERANCE 5e-3    /* a wrong-way sum further than this from 1 is red */
+#define MIX_SUM_LABEL "\u03a3 = O"
 
 enum panel_colour { COLOUR_PLAIN, COLOUR_WEIGHTS, COLOUR_SIGNED };
 enum label_kind { LABELS_TOKENS, LABELS_DIMS };
@@ -362,6 +363,8 @@ static void layout_panel(struct fig *f, struct panel *pn)
 	}
 	if (pn->sums)
 		label_w = fmax(label_w, text_width(f, "\u03a3col", fs, true));
+	if (pn->mix)
+		label_w = fmax(label_w, text_width(f, MIX_SUM_LABEL, fs, true));
 	pn->cell_w = widest + 2.0 * pad;
 	pn->cell_h = 2.0 * fs;
 	pn->label_w = label_w + pad;
@@ -559,7 +562,7 @@ static void draw_panel(struct fig *f, const struct panel *pn)
 		bool sum_row = pn->mix && r == pn->rows;
 
 		if (sum_row)
-			snprintf(text, sizeof text, "\u03a3 = O");
+			snprintf(text, sizeof text, MIX_SUM_LABEL);
 		else if (r < pn->rows)
 			label_text(f, pn->row_labels, r, text, sizeof text);
 		else
