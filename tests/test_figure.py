@@ -220,6 +220,10 @@ check(ticks == ["0.00", "0.17", "0.33", "0.50", "0.67", "0.83", "1.00"], "weight
 bar = [r.get("fill") for r in root.iter(SVG_NS + "rect") if r.get("class") == "bar"]
 check(bar == VIRIDIS, "weights SVG: the colour bar is the viridis ramp")
 
+facts = texts(root, "facts")[0]
+check(facts == f"3 tokens, d_k = 2, d_v = 2; divisor \u221ad_k = \u221a2 = {math.sqrt(2):.4f}; no mask",
+      "weights SVG: the facts line (sizes, divisor, mask)", facts)
+
 # --decimals 4.
 root = svg_of("--stage", "3", "--decimals", "4")
 check(texts(root, "value") == [shown(weights[i][j], 4) for i in range(n) for j in range(n)],
@@ -343,6 +347,9 @@ _, _, wr, _ = attention(dr)
 root = svg_of(*args)
 check(texts(root, "value") == [shown(wr[i][j], 2) for i in range(16) for j in range(16)],
       "16 tokens, d_k 1024, no scaling: the numbers")
+facts = texts(root, "facts")[0]
+check(facts == "16 tokens, d_k = 1024, d_v = 1024, seed 1; scaling off (divisor 1); no mask",
+      "16 tokens: the facts line says scaling is off", facts)
 status, data, err = run(*args, "--format", "png", "--output", os.path.join(tmp, "r.png"))
 width, height, rows = png_pixels(open(os.path.join(tmp, "r.png"), "rb").read())
 bad = 0
