@@ -28,6 +28,7 @@
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
 #define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
+#define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
 
 /* Every option; the order is that of long_options below. */
 enum opt {
@@ -386,6 +387,13 @@ static int check_combinations(const struct cli *c)
 			return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
 		if (c->tokens < 2)
 			return fail("--sweep needs at least 2 tokens (--tokens %d)", c->tokens);
+		/* Each trial of d_k = 1, 2, 4, … costs tokens² · d_k multiply-adds, 2 · d_k_max in all. */
+		double cost = (double)c->trials * c->tokens * c->tokens * 2.0 * c->d_k_max;
+		if (cost > SWEEP_MAX_COST)
+			return fail("--sweep with %d trials of %d tokens up to d_k %d is %.0f billion "
+				    "multiply-adds (minutes to hours); at most %.0f billion: fewer --trials "
+				    "or --tokens, or a smaller --dk-max", c->trials, c->tokens, c->d_k_max,
+				    cost / 1e9, SWEEP_MAX_COST / 1e9);
 		return 0;
 	}
 	o = first_given(c, sweep_only, sizeof sweep_only / sizeof *sweep_only);
@@ -422,6 +430,48 @@ static int check_combinations(const struct cli *c)
 	return 0;
 }
 
+/* The word a refused option was given as: "--name", "--name=value" or "-x…". Says
+ * whether it is unknown, ambiguous (a prefix of several) or given a value it does
+ * not take. */
+static int unknown_option(const char *word)
+{
+	size_t length;
+	const char *equals;
+	char names[512] = "";
+	int matches = 0, exact = -1;
+
+	if (strncmp(word, "--", 2) != 0) {
+		unsigned char letter = (unsigned char)word[word[0] == '-' ? 1 : 0];
+
+		if (optopt > 0 && optopt < 0x7f && optopt >= 0x20)
+			letter = (unsigned char)optopt;
+		if (letter >= 0x20 && letter < 0x7f)
+			return fail("unknown option -%c (qkv --help lists them)", letter);
+		return fail("unknown option (qkv --help lists them)");
+	}
+	equals = strchr(word, '=');
+	length = equals != NULL ? (size_t)(equals - word) - 2 : strlen(word) - 2;
+	for (int o = 0; o < OPT_COUNT; o++) {
+		if (strncmp(long_options[o].name, word + 2, length) != 0)
+			continue;
+		if (strlen(long_options[o].name) == length)
+			exact = o;
+		if (matches++ < 8)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s--%s",
+				 matches > 1 ? ", " : "", long_options[o].name);
+	}
+	if (exact >= 0 && equals != NULL && long_options[exact].has_arg == no_argument)
+		return fail("--%s takes no value (given \"%.*s\")", long_options[exact].name,
+			    (int)strnlen(equals + 1, 64), equals + 1);
+	if (matches > 1 && exact < 0)
+		return fail("--%.*s is ambiguous: %s (qkv --help)", (int)(length < 64 ? length : 64),
+			    word + 2, names);
+	if (matches == 1 && equals != NULL)
+		return fail("%.*s takes no value (qkv --help)", (int)(equals - word), word);
+	return fail("unknown option --%.*s (qkv --help lists them)", (int)(length < 64 ? length : 64),
+		    word + 2);
+}
+
 /* Reads argv into c; 0, EXIT_USAGE, or -1 when --help or --version was answered. */
 static int parse_command_line(int argc, char **argv, struct cli *c)
 {
@@ -439,11 +489,8 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 			ch = OPT_BASE + OPT_VERSION;
 		else if (ch == 'o')
 			ch = OPT_BASE + OPT_OUTPUT;
-		if (ch == '?') {
-			if (optopt != 0)
-				return fail("unknown option -%c (qkv --help lists them)", optopt);
-			return fail("unknown option %s (qkv --help lists them)", argv[optind - 1]);
-		}
+		if (ch == '?')
+			return unknown_option(argv[optind - 1]);
 		if (ch == ':')
 			return fail("%s needs a value (qkv --help)", argv[optind - 1]);
 		o = (enum opt)(ch - OPT_BASE);
@@ -653,8 +700,13 @@ int main(int argc, char **argv)
 
 	print_options_default(&c.print);
 	status = parse_command_line(argc, argv, &c);
-	if (status < 0)
-		return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	if (status < 0) {
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fail("cannot write to standard output: %s", strerror(errno));
+			return EXIT_FAILURE;
+		}
+		return EXIT_SUCCESS;
+	}
 	if (status != 0)
 		return status;
 	if (c.given[OPT_SWEEP])

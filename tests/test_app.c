@@ -11,14 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/app.h"
 #include "io/load.h"
+#include "io/save.h"
 #include "qkv/attention.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
+#include "qkv/sweep.h"
 
 #include "lcg.h"
 
@@ -45,6 +48,14 @@ static int send(struct app *a, struct event *e)
 static int key(struct app *a, int k)
 {
 	struct event e = { .type = EVENT_KEY, .key = k };
+
+	return send(a, &e);
+}
+
+/* A key that came from a paste. */
+static int pasted(struct app *a, int k)
+{
+	struct event e = { .type = EVENT_KEY, .key = k, .pasted = true };
 
 	return send(a, &e);
 }
@@ -1227,6 +1238,60 @@ START_TEST(test_temperature_ladder)
 }
 END_TEST
 
+/* A temperature from a file outside the steps: t goes down and T up, never the
+ * other way, and at the end of the steps τ stays with a sentence. */
+START_TEST(test_temperature_outside_the_steps)
+{
+	struct app a;
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	p.temperature = 20;
+	start_with(&a, &p, NULL);
+	key(&a, 'T');
+	ck_assert(a.problem.temperature == 20);
+	ck_assert_ptr_nonnull(strstr(a.message, "τ stays 20"));
+	key(&a, 't');
+	ck_assert(a.problem.temperature == 10);
+	app_fini(&a);
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	p.temperature = 0.01;
+	start_with(&a, &p, NULL);
+	key(&a, 't');
+	ck_assert(a.problem.temperature == 0.01);
+	ck_assert_ptr_nonnull(strstr(a.message, "τ stays 0.01"));
+	key(&a, 'T');
+	ck_assert(a.problem.temperature == 0.05);
+	app_fini(&a);
+}
+END_TEST
+
+/* The cell editor takes what the loader takes: the smallest subnormal 5e-324 (and
+ * a number that rounds to 0), but no overflow. */
+START_TEST(test_editor_takes_subnormals)
+{
+	struct app a;
+
+	start(&a);
+	keys(&a, "5e-324");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == 4.9406564584124654e-324);
+	keys(&a, "1e-400");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == 0);
+	keys(&a, "1e400");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	ck_assert(a.message_is_error);
+	app_fini(&a);
+}
+END_TEST
+
 START_TEST(test_mask_cycle)
 {
 	static const unsigned char hidden_row1[3] = { 0, 0, 1 };
@@ -1492,6 +1557,140 @@ START_TEST(test_quit_dirty_asks)
 }
 END_TEST
 
+/* --- long computations beside the interface ------------------------------------ */
+
+/* Ticks every 5 ms until the app's job is taken in (at most 60 s). */
+static void wait_job(struct app *a)
+{
+	for (int i = 0; i < 12000 && app_busy(a); i++) {
+		struct timespec pause = { 0, 5000000 };
+
+		nanosleep(&pause, NULL);
+		tick(a, 5);
+	}
+	ck_assert_msg(!app_busy(a), "the job did not end");
+}
+
+/* Score (i, j) = q_i · k_j / √d_k, summed here in the same order as a dot product. */
+static double score_here(const struct qkv_problem *p, int i, int j)
+{
+	double sum = 0;
+
+	for (int c = 0; c < p->q.cols; c++)
+		sum += qkv_matrix_get(&p->q, i, c) * qkv_matrix_get(&p->k, j, c);
+	return sum;
+}
+
+/* A large problem (512 tokens, d_k 256: 84 million multiply-adds a trace) computes
+ * a structural change beside the interface: until it is taken in the screen keeps
+ * the problem and trace from before, other keys wait, Esc cancels it leaving
+ * everything (redo included) as it was; once taken in, the trace is the new one
+ * and undo runs the same way. */
+START_TEST(test_large_change_runs_as_a_job)
+{
+	struct app a;
+	struct qkv_problem p, before;
+
+	qkv_problem_init(&p);
+	qkv_problem_init(&before);
+	ck_assert_int_eq(qkv_problem_random(&p, 512, 256, 64, 5), 0);
+	ck_assert_int_eq(qkv_problem_copy(&before, &p), 0);
+	start_with(&a, &p, NULL);
+	ck_assert(!app_busy(&a));
+
+	key(&a, '<');
+	ck_assert(app_busy(&a));
+	ck_assert_ptr_nonnull(strstr(a.message, "computing the trace of 512 tokens, d_k 128"));
+	ck_assert_ptr_nonnull(strstr(a.message, "Esc cancels"));
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 256);
+	ck_assert_int_eq(a.trace.d_k, 256);
+	ck_assert(!a.dirty);
+	key(&a, 'x');
+	key(&a, 'o');
+	ck_assert_int_eq(a.problem.n, 512);
+	ck_assert_ptr_nonnull(strstr(a.message, "still computing"));
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert(!app_busy(&a));
+	ck_assert_ptr_nonnull(strstr(a.message, "cancelled"));
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	ck_assert(!a.dirty);
+	key(&a, APP_KEY_CTRL_R);
+	ck_assert_str_eq(a.message, "nothing to redo");
+	key(&a, 'u');
+	ck_assert_str_eq(a.message, "nothing to undo");
+
+	key(&a, '<');
+	ck_assert(app_busy(&a));
+	wait_job(&a);
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 128);
+	ck_assert_int_eq(a.trace.d_k, 128);
+	ck_assert(a.dirty);
+	ck_assert_msg(strncmp(a.message, "d_k = 128", 9) == 0, "%s", a.message);
+	for (int i = 0; i < 512; i += 97)
+		for (int j = 0; j < 512; j += 89)
+			ck_assert(fabs(qkv_matrix_get(&a.trace.scores, i, j) - score_here(&a.problem, i, j)) <=
+				  1e-9 * (1 + fabs(score_here(&a.problem, i, j))));
+
+	key(&a, 'u');
+	ck_assert(app_busy(&a));
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 128);
+	wait_job(&a);
+	ck_assert_msg(strncmp(a.message, "undone", 6) == 0, "%s", a.message);
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	ck_assert_int_eq(a.trace.d_k, 256);
+
+	/* An edit of one cell runs the same way, and marks that cell once taken in. */
+	key(&a, '+');
+	ck_assert(app_busy(&a));
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == qkv_matrix_get(&before.q, 0, 0));
+	wait_job(&a);
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == round((qkv_matrix_get(&before.q, 0, 0) + 0.1) * 1e9) / 1e9);
+	ck_assert(app_moved_input(&a, QKV_INPUT_Q, 0, 0));
+	ck_assert(fabs(qkv_matrix_get(&a.trace.scores, 0, 3) - score_here(&a.problem, 0, 3)) <=
+		  1e-9 * (1 + fabs(score_here(&a.problem, 0, 3))));
+	ck_assert_ptr_nonnull(strstr(a.message, "Q[t1, d1]"));
+
+	/* Quitting (app_fini) while a job runs leaves it to end on its own. */
+	key(&a, '>');
+	ck_assert(app_busy(&a));
+	app_fini(&a);
+	qkv_problem_fini(&before);
+}
+END_TEST
+
+/* A large sweep (256 tokens) runs beside the interface too; Esc goes back to the
+ * parameters whose figures are shown. */
+START_TEST(test_large_sweep_runs_as_a_job)
+{
+	struct app a;
+	struct qkv_problem p;
+	struct qkv_sweep_point expected[QKV_SWEEP_MAX_POINTS];
+	int count;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 256, 4, 4, 5), 0);
+	start_with(&a, &p, NULL);
+	key(&a, 'S');
+	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert(app_busy(&a));
+	ck_assert_int_eq(a.sweep_count, 0);
+	wait_job(&a);
+	ck_assert_int_eq(a.sweep_tokens, 256);
+	count = qkv_sweep(256, a.sweep_trials, a.sweep_seed, a.sweep_dk_max, expected);
+	ck_assert_int_eq(a.sweep_count, count);
+	ck_assert(memcmp(a.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
+	key(&a, 'l');
+	ck_assert(app_busy(&a));
+	ck_assert_int_eq(a.sweep_trials, 16);
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert(!app_busy(&a));
+	ck_assert_int_eq(a.sweep_trials, 8);
+	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert(memcmp(a.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
+	app_fini(&a);
+}
+END_TEST
+
 /* --- saving ------------------------------------------------------------------ */
 
 /* A fresh folder under the temporary directory; path receives its name. */
@@ -1681,6 +1880,294 @@ START_TEST(test_save_to_given_path)
 	key(&a, 'q');
 	ck_assert(a.quit);
 	app_fini(&a);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* Save-as onto a folder says so instead of asking to overwrite it. */
+START_TEST(test_save_as_onto_a_folder)
+{
+	struct app a;
+	char dir[512];
+
+	make_temp_dir(dir, sizeof dir);
+	start(&a);
+	key(&a, '+');
+	key(&a, 'w');
+	keys(&a, dir);
+	key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	ck_assert(a.message_is_error);
+	ck_assert_ptr_nonnull(strstr(a.message, "is a folder"));
+	ck_assert(a.dirty);
+	key(&a, APP_KEY_ESCAPE);
+	app_fini(&a);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* The file changed on disk by someone else since qkv read it: w asks before saving
+ * over it; n leaves it, y saves. */
+START_TEST(test_changed_on_disk_asks)
+{
+	struct app a;
+	struct qkv_problem p;
+	char dir[512], file[600], err[512], line[64] = "";
+	FILE *f;
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/shared.json", dir);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(save_file(file, &p, err, sizeof err), 0);
+	start_with(&a, &p, file);
+	key(&a, '+');
+	key(&a, 'w');
+	ck_assert_msg(!a.dirty, "an unchanged file saves at once: %s", a.message);
+	key(&a, '+');
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("someone else's text, longer than before? no, different\n", f);
+	fclose(f);
+	key(&a, 'w');
+	ck_assert_int_eq(a.prompt, PROMPT_CHANGED);
+	ck_assert(a.dirty);
+	pasted(&a, 'y');
+	ck_assert_int_eq(a.prompt, PROMPT_CHANGED);
+	key(&a, 'n');
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(a.dirty);
+	f = fopen(file, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(line, "someone else"));
+	key(&a, 'w');
+	ck_assert_int_eq(a.prompt, PROMPT_CHANGED);
+	key(&a, 'y');
+	ck_assert_msg(!a.dirty, "%s", a.message);
+	assert_file_holds(file, &a);
+	key(&a, '+');
+	key(&a, 'w');
+	ck_assert_msg(!a.dirty, "after its own save qkv knows the file again: %s", a.message);
+	app_fini(&a);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* --- Ctrl-C, pastes and recovery copies ------------------------------------------ */
+
+START_TEST(test_ctrl_c_is_q)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, APP_KEY_CTRL_C);
+	ck_assert(a.quit);
+	app_fini(&a);
+
+	start(&a);
+	key(&a, '+');
+	key(&a, APP_KEY_CTRL_C);
+	ck_assert(!a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	key(&a, APP_KEY_CTRL_C); /* a second Ctrl-C is "no", as Esc */
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(!a.quit);
+	ck_assert(a.dirty);
+	key(&a, APP_KEY_CTRL_BACKSLASH);
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	key(&a, 'y');
+	ck_assert(a.quit);
+	app_fini(&a);
+
+	start(&a);
+	key(&a, APP_KEY_CTRL_S);
+	ck_assert(!a.quit);
+	ck_assert(!a.dirty);
+	ck_assert_ptr_nonnull(strstr(a.message, "w saves"));
+	app_fini(&a);
+}
+END_TEST
+
+/* Pasted keys: text in a cell edit, nothing anywhere else. */
+START_TEST(test_pasted_keys_are_not_commands)
+{
+	struct app a;
+	struct qkv_problem before;
+	const char *text = "hello world, the answer is 42 rowWxqIS?";
+
+	start(&a);
+	qkv_problem_init(&before);
+	ck_assert_int_eq(qkv_problem_copy(&before, &a.problem), 0);
+	for (const char *c = text; *c != '\0'; c++)
+		pasted(&a, (unsigned char)*c);
+	pasted(&a, APP_KEY_ENTER);
+	pasted(&a, APP_KEY_CTRL_C);
+	ck_assert(!a.quit);
+	ck_assert(!a.dirty);
+	ck_assert(!a.editing);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert(qkv_problem_equal(&before, &a.problem));
+	ck_assert_ptr_nonnull(strstr(a.message, "pasted text is not a command"));
+	ck_assert(a.message_is_error);
+
+	/* In a cell edit a paste is its text; Enter still has to be pressed. */
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	key(&a, APP_KEY_CTRL_U);
+	pasted(&a, '2');
+	pasted(&a, '.');
+	pasted(&a, '5');
+	pasted(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, "2.5");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == 2.5);
+
+	/* No answer to a question comes from a paste. */
+	key(&a, 'q');
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	pasted(&a, 'y');
+	ck_assert(!a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_QUIT);
+	key(&a, 'n');
+	qkv_problem_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+/* Save-as over an existing file: a pasted y never overwrites it; a pasted name is
+ * text, but a pasted Enter does not save. */
+START_TEST(test_pasted_keys_never_save)
+{
+	struct app a;
+	char dir[512], file[600];
+	FILE *f;
+	char buf[16] = "";
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/kept.json", dir);
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("keep me", f);
+	fclose(f);
+	start(&a);
+	key(&a, '+');
+	key(&a, 'w');
+	for (const char *c = file; *c != '\0'; c++)
+		pasted(&a, (unsigned char)*c);
+	ck_assert_str_eq(a.answer, file);
+	pasted(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_OVERWRITE);
+	pasted(&a, 'y');
+	ck_assert_int_eq(a.prompt, PROMPT_OVERWRITE);
+	ck_assert(a.dirty);
+	f = fopen(file, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+	fclose(f);
+	ck_assert_str_eq(buf, "keep me");
+	key(&a, 'n');
+	app_fini(&a);
+	ck_assert_int_eq(unlink(file), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* Save-as keeps every character of a name typed in UTF-8 (not only ASCII), and
+ * Backspace takes back a whole character. */
+START_TEST(test_save_as_name_keeps_non_ascii)
+{
+	struct app a;
+
+	start(&a);
+	key(&a, 'w');
+	key(&a, 0xe9);    /* é */
+	key(&a, 0x27e8);  /* ⟨ */
+	key(&a, 0x1f600); /* 😀 */
+	key(&a, 'x');
+	ck_assert_str_eq(a.answer, "\xc3\xa9\xe2\x9f\xa8\xf0\x9f\x98\x80x");
+	key(&a, APP_KEY_BACKSPACE);
+	key(&a, APP_KEY_BACKSPACE);
+	ck_assert_str_eq(a.answer, "\xc3\xa9\xe2\x9f\xa8");
+	key(&a, 0x202e); /* a bidi override is not part of a name */
+	key(&a, 0x85);   /* nor a C1 control */
+	ck_assert_str_eq(a.answer, "\xc3\xa9\xe2\x9f\xa8");
+	key(&a, APP_KEY_ESCAPE);
+	app_fini(&a);
+}
+END_TEST
+
+/* A recovery copy offered at the start: y opens it unsaved (undo goes back to the
+ * file's problem) and the copy goes once the file is saved; n deletes it; Esc keeps it. */
+START_TEST(test_recovery_offer)
+{
+	struct app a;
+	struct qkv_problem p, recovered, original;
+	char dir[512], file[600], copy[620];
+	char err[512];
+	FILE *f;
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/file.json", dir);
+	snprintf(copy, sizeof copy, "%s.recovery", file);
+	for (int answer = 0; answer < 3; answer++) {
+		f = fopen(copy, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("{}", f);
+		fclose(f);
+		qkv_problem_init(&p);
+		qkv_problem_init(&recovered);
+		qkv_problem_init(&original);
+		ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+		ck_assert_int_eq(qkv_problem_copy(&original, &p), 0);
+		ck_assert_int_eq(qkv_problem_copy(&recovered, &p), 0);
+		qkv_matrix_set(&recovered.q, 0, 0, 7.25);
+		ck_assert_int_eq(save_file(file, &p, err, sizeof err), 0);
+		start_with(&a, &p, file);
+		ck_assert_int_eq(app_offer_recovery(&a, &recovered, copy), 0);
+		ck_assert_int_eq(a.prompt, PROMPT_RECOVER);
+		pasted(&a, 'y');
+		ck_assert_int_eq(a.prompt, PROMPT_RECOVER);
+		if (answer == 0) {
+			key(&a, 'y');
+			ck_assert_int_eq(a.prompt, PROMPT_NONE);
+			ck_assert(a.dirty);
+			ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == 7.25);
+			ck_assert(qkv_matrix_get(&a.trace.scores, 0, 0) == 7.25); /* q1·k1 = 7.25·1 + 0·0 */
+			ck_assert_int_eq(access(copy, F_OK), 0);
+			key(&a, 'u');
+			ck_assert(qkv_problem_equal(&a.problem, &original));
+			key(&a, APP_KEY_CTRL_R);
+			key(&a, 'w');
+			ck_assert_msg(!a.dirty, "not saved: %s", a.message);
+			ck_assert_int_ne(access(copy, F_OK), 0);
+			assert_file_holds(file, &a);
+		} else if (answer == 1) {
+			key(&a, 'n');
+			ck_assert_int_eq(a.prompt, PROMPT_NONE);
+			ck_assert(!a.dirty);
+			ck_assert(qkv_problem_equal(&a.problem, &original));
+			ck_assert_int_ne(access(copy, F_OK), 0);
+		} else {
+			key(&a, APP_KEY_ESCAPE);
+			ck_assert_int_eq(a.prompt, PROMPT_NONE);
+			ck_assert(!a.dirty);
+			ck_assert(qkv_problem_equal(&a.problem, &original));
+			ck_assert_int_eq(access(copy, F_OK), 0);
+			ck_assert_int_eq(unlink(copy), 0);
+		}
+		app_fini(&a);
+		qkv_problem_fini(&recovered);
+		qkv_problem_fini(&original);
+	}
 	ck_assert_int_eq(unlink(file), 0);
 	ck_assert_int_eq(rmdir(dir), 0);
 }
@@ -2810,6 +3297,8 @@ static Suite *app_suite(void)
 
 	tcase_add_test(options, test_scale_toggle);
 	tcase_add_test(options, test_temperature_ladder);
+	tcase_add_test(options, test_temperature_outside_the_steps);
+	tcase_add_test(options, test_editor_takes_subnormals);
 	tcase_add_test(options, test_mask_cycle);
 	tcase_add_test(options, test_wrong_cycle);
 	tcase_add_test(options, test_random_refill);
@@ -2822,6 +3311,8 @@ static Suite *app_suite(void)
 	suite_add_tcase(s, options);
 
 	tcase_add_test(interface, test_overlays);
+	tcase_add_test(interface, test_large_change_runs_as_a_job);
+	tcase_add_test(interface, test_large_sweep_runs_as_a_job);
 	tcase_add_test(interface, test_projector_and_palette);
 	tcase_add_test(interface, test_quit_clean);
 	tcase_add_test(interface, test_quit_dirty_asks);
@@ -2831,6 +3322,13 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_export_figure);
 	tcase_add_test(files, test_save_to_given_path);
+	tcase_add_test(files, test_pasted_keys_never_save);
+	tcase_add_test(files, test_save_as_name_keeps_non_ascii);
+	tcase_add_test(files, test_recovery_offer);
+	tcase_add_test(files, test_save_as_onto_a_folder);
+	tcase_add_test(files, test_changed_on_disk_asks);
+	tcase_add_test(interface, test_ctrl_c_is_q);
+	tcase_add_test(interface, test_pasted_keys_are_not_commands);
 	suite_add_tcase(s, files);
 
 	tcase_add_test(marks, test_blast_radius_query);

@@ -183,5 +183,31 @@ else
 	not_ok "--sweep: the same seed gives the same JSON"
 fi
 
+# A refused option is named as given: a value to an option that takes none, an
+# ambiguous prefix, never a NUL byte or a newline from getopt's internal codes.
+expect_refusal "--print=1: one line" 2 "qkv: --print takes no value" --print=1
+if tr -d '\n' <"$tmp/err" | LC_ALL=C grep -q '[^[:print:]]' || [ "$(wc -c <"$tmp/err")" -ne "$(tr -d '\000' <"$tmp/err" | wc -c)" ]; then
+	not_ok "--print=1: no control byte in the message"
+else
+	ok "--print=1: no control byte in the message"
+fi
+expect_refusal "--sweep=1: one line" 2 "qkv: --sweep takes no value" --sweep=1
+expect_refusal "--s is ambiguous, naming the options it could be" 2 "qkv: --s is ambiguous: --stage, --seed, --sweep, --scale" --s
+expect_refusal "--help=x: no value" 2 "qkv: --help takes no value" --help=x
+
+# A sweep whose cost would be absurd is refused with its size; a large sane one is not.
+expect_refusal "--sweep with 10000 trials at the largest size" 2 "qkv: --sweep with 10000 trials of 1024 tokens up to d_k 4096 is 85899 billion multiply-adds" --sweep --trials 10000 --tokens 1024 --dk-max 4096
+
+# Writing --help or --version where it cannot go: a sentence and status 1.
+for option in --help --version; do
+	"$qkv" "$option" >/dev/full 2>"$tmp/err"
+	status=$?
+	if [ "$status" -eq 1 ] && grep -q '^qkv: cannot write to standard output' "$tmp/err"; then
+		ok "$option >/dev/full: status 1 and a sentence"
+	else
+		not_ok "$option >/dev/full: status 1 and a sentence (status $status: $(cat "$tmp/err"))"
+	fi
+done
+
 echo "1..$count"
 exit "$failed"

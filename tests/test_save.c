@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/builtin.h"
@@ -299,11 +301,13 @@ START_TEST(projected_form_round_trip)
 	ck_assert_int_eq(qkv_matrix_set_all(&p.w_k, 3, 2, w_k), 0);
 	ck_assert_int_eq(qkv_matrix_set_all(&p.w_v, 3, 3, w_v), 0);
 	ck_assert_int_eq(qkv_problem_set_label(&p, 0, "say \"hi\""), 0);
-	ck_assert_int_eq(qkv_problem_set_title(&p, "Projections \\ with \"quotes\"\tand a tab"), 0);
-	ck_assert_int_eq(qkv_problem_set_notes(&p, "Line one\nline two \xe2\x9f\xa8q\xe2\x9f\xa9 \x01"),
-			 0);
+	ck_assert_int_eq(qkv_problem_set_title(&p, "Projections \\ with \"quotes\"\xc2\xa0" "and a space"), 0);
+	ck_assert_int_eq(qkv_problem_set_notes(&p, "Line one, line two \xe2\x9f\xa8q\xe2\x9f\xa9"), 0);
 	ck_assert_int_eq(qkv_problem_check(&p), 0);
 	round_trip(&p, folder, "projected.json");
+	/* Control characters (which the loader refuses, so only the API can put them
+	 * in) are still written escaped, never raw. */
+	ck_assert_int_eq(qkv_problem_set_notes(&p, "Line one\nline two \x01"), 0);
 	text = save_string(&p);
 	ck_assert_ptr_null(strstr(text, "\"Q\""));
 	ck_assert_ptr_nonnull(strstr(text, "\"W_V\": [[5, 6, 7],\n          [8, 9, 10],\n"));
@@ -404,6 +408,139 @@ START_TEST(saving_through_a_link_keeps_the_link)
 	ck_assert(qkv_problem_equal(&p, &back));
 	ck_assert_int_eq(folder_entries(folder), 2);
 	qkv_problem_fini(&back);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+/* The saver stops where the loader would: a 1024 × 4096 problem of random values
+ * (about 250 MiB of text) is refused with a sentence, and the file already there
+ * and the folder are as before. */
+START_TEST(too_big_to_read_back_is_refused)
+{
+	char folder[64], path[1024], expected[1200], err[1200];
+	struct qkv_problem p;
+	char *before;
+	int mib;
+
+	make_folder(folder, sizeof folder);
+	snprintf(path, sizeof path, "%s/big.json", folder);
+	write_text(path, "the file that was there\n");
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, QKV_MAX_TOKENS, QKV_MAX_DIM, QKV_MAX_DIM, 7), 0);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	/* 3 × 2^22 numbers of about 19 characters and ", ": some 250 MiB. */
+	snprintf(expected, sizeof expected, "%s: cannot save: the file would be about ", path);
+	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0, "%s", err);
+	mib = atoi(err + strlen(expected));
+	ck_assert_msg(mib >= 200 && mib <= 300, "%d MiB", mib);
+	ck_assert_ptr_nonnull(strstr(err, " MiB, more than the 64 MiB qkv reads back; make the problem "
+				 "smaller (fewer tokens, smaller d_k or d_v)"));
+	before = slurp(path);
+	ck_assert_str_eq(before, "the file that was there\n");
+	free(before);
+	ck_assert_int_eq(folder_entries(folder), 1);
+	qkv_problem_fini(&p);
+
+	/* Projected with two 4096 × 4096 W's of zeros: "0, " is 3 bytes, 2 × 2^24 of them 96 MiB. */
+	qkv_problem_init(&p);
+	p.form = QKV_FORM_PROJECTED;
+	ck_assert_int_eq(qkv_matrix_zero(&p.x, 4, QKV_MAX_DIM), 0);
+	ck_assert_int_eq(qkv_matrix_zero(&p.w_q, QKV_MAX_DIM, QKV_MAX_DIM), 0);
+	ck_assert_int_eq(qkv_matrix_zero(&p.w_k, QKV_MAX_DIM, QKV_MAX_DIM), 0);
+	ck_assert_int_eq(qkv_matrix_zero(&p.w_v, QKV_MAX_DIM, 2), 0);
+	p.n = 4;
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0, "%s", err);
+	ck_assert_int_eq(folder_entries(folder), 1);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
+/* A file name of 255 bytes (the most a folder entry holds) saves: the temporary
+ * file's name is cut to fit, and none is left behind. */
+START_TEST(longest_file_name_saves)
+{
+	char folder[64], name[256], path[1024], err[1024];
+	struct qkv_problem p, back;
+
+	make_folder(folder, sizeof folder);
+	for (int length = 249; length <= 255; length++) {
+		memset(name, 'a', (size_t)length - 5);
+		memcpy(name + length - 5, ".json", 6);
+		snprintf(path, sizeof path, "%s/%s", folder, name);
+		qkv_problem_init(&p);
+		qkv_problem_init(&back);
+		ck_assert_int_eq(builtin_worked_example(&p), 0);
+		ck_assert_msg(save_file(path, &p, err, sizeof err) == 0, "%d bytes: %s", length, err);
+		ck_assert_msg(load_file(path, &back, err, sizeof err) == 0, "%s", err);
+		ck_assert(qkv_problem_equal(&p, &back));
+		ck_assert_int_eq(folder_entries(folder), 1);
+		ck_assert_int_eq(unlink(path), 0);
+		qkv_problem_fini(&p);
+		qkv_problem_fini(&back);
+	}
+	remove_folder(folder);
+}
+END_TEST
+
+/* A link to a file that does not exist yet: the save makes that file, and the link
+ * stays a link. */
+START_TEST(dangling_link_makes_its_file)
+{
+	char folder[64], link[1024], made[1024], err[1024];
+	struct qkv_problem p, back;
+	struct stat st;
+
+	make_folder(folder, sizeof folder);
+	snprintf(link, sizeof link, "%s/link.json", folder);
+	snprintf(made, sizeof made, "%s/made.json", folder);
+	ck_assert_int_eq(symlink("made.json", link), 0);
+	qkv_problem_init(&p);
+	qkv_problem_init(&back);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_msg(save_file(link, &p, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(lstat(made, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_msg(load_file(link, &back, err, sizeof err) == 0, "%s", err);
+	ck_assert(qkv_problem_equal(&p, &back));
+	ck_assert_int_eq(folder_entries(folder), 2);
+	qkv_problem_fini(&p);
+	qkv_problem_fini(&back);
+	remove_folder(folder);
+}
+END_TEST
+
+/* A save killed mid-write leaves .NAME.qkv-XXXXXX behind; the next save of NAME
+ * removes such files once they are a minute old, and nothing else. */
+START_TEST(stale_temporary_files_are_removed)
+{
+	char folder[64], path[1024], old_temp[1024], new_temp[1024], other[1024], err[1024];
+	struct qkv_problem p;
+	struct timespec times[2] = { { 0, 0 }, { 0, 0 } };
+	struct stat st;
+
+	make_folder(folder, sizeof folder);
+	snprintf(path, sizeof path, "%s/three.json", folder);
+	snprintf(old_temp, sizeof old_temp, "%s/.three.json.qkv-Ab12Cd", folder);
+	snprintf(new_temp, sizeof new_temp, "%s/.three.json.qkv-Ef34Gh", folder);
+	snprintf(other, sizeof other, "%s/three.json.backup", folder);
+	write_text(old_temp, "{\n  \"title\": ");
+	write_text(new_temp, "{\n  \"title\": ");
+	write_text(other, "kept\n");
+	times[0].tv_sec = times[1].tv_sec = time(NULL) - 120;
+	ck_assert_int_eq(utimensat(AT_FDCWD, old_temp, times, 0), 0);
+	ck_assert_int_eq(utimensat(AT_FDCWD, other, times, 0), 0);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_msg(save_file(path, &p, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_ne(stat(old_temp, &st), 0);
+	ck_assert_int_eq(stat(new_temp, &st), 0);
+	ck_assert_int_eq(stat(other, &st), 0);
+	ck_assert_int_eq(folder_entries(folder), 3);
 	qkv_problem_fini(&p);
 	remove_folder(folder);
 }
@@ -521,6 +658,10 @@ static Suite *save_suite(void)
 	tcase_add_test(files, new_file_follows_umask);
 	tcase_add_test(files, saving_through_a_link_keeps_the_link);
 	tcase_add_test(files, directory_path_fails_cleanly);
+	tcase_add_test(files, longest_file_name_saves);
+	tcase_add_test(files, dangling_link_makes_its_file);
+	tcase_add_test(files, stale_temporary_files_are_removed);
+	tcase_add_test(files, too_big_to_read_back_is_refused);
 	tcase_add_test(files, missing_folder_fails_cleanly);
 	tcase_add_test(files, refused_folder_leaves_original);
 	tcase_add_test(files, read_only_folder_leaves_original);

@@ -15,6 +15,9 @@
 #define QKV_MAX_VALUE 1e12  /* magnitude bound for any value a person types */
 #define QKV_MIN_TEMPERATURE 1e-6 /* τ and a custom divisor stay within these, */
 #define QKV_MAX_TEMPERATURE 1e6  /* so scores / divisor is always finite */
+/* The largest problem file: what the loader reads and, so every saved file reads
+ * back, what the saver writes (a save that would be larger is refused). */
+#define QKV_MAX_FILE_BYTES (64L * 1024 * 1024)
 
 /* A short English phrase for code ("out of memory"); never NULL. */
 const char *qkv_error_string(int code);

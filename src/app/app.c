@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/app.h"
 #include "io/figure.h"
@@ -17,6 +18,7 @@
 #include "qkv/describe.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 
 #define HISTORY_BUDGET ((size_t)256 << 20) /* bytes of undo snapshots */
 #define DEFAULT_STEP 0.1
@@ -183,6 +185,10 @@ static int reserve_bytes(unsigned char **p, size_t *capacity, size_t need)
 	return 0;
 }
 
+static int settle_trace(struct app *app, int rc, bool mark);
+static void update_dirty(struct app *app);
+static void say_undone(struct app *app, bool redo);
+
 /* Sizes the blast-radius marks for the present trace and clears them. */
 static int marks_reserve(struct app *app)
 {
@@ -278,6 +284,13 @@ static int recompute(struct app *app, bool mark)
 
 	if (rc == 0)
 		rc = qkv_attention(&app->problem, &app->trace);
+	return settle_trace(app, rc, mark);
+}
+
+/* After a new trace (rc its code): sizes the marks, keeps the cursors inside, and
+ * marks what moved against the kept trace (keep_previous). */
+static int settle_trace(struct app *app, int rc, bool mark)
+{
 	if (rc == 0)
 		rc = marks_reserve(app);
 	if (rc != 0) {
@@ -365,7 +378,254 @@ static struct history_place here(const struct app *app)
 	return place;
 }
 
+/* --- long computations ------------------------------------------------------------ */
+
+/* Multiply-adds above which a computation runs as a job beside the interface
+ * rather than between two keys: some 20–50 ms of arithmetic. */
+#define JOB_COST 5e7
+enum { REPLAY_REDO, REPLAY_UNDO };
+
+/* Multiply-adds of a whole trace: the projections, Q Kᵀ and A V. */
+static double trace_cost(const struct qkv_problem *p)
+{
+	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
+	double cost = n * n * (d_k + d_v);
+
+	if (p->form == QKV_FORM_PROJECTED)
+		cost += n * qkv_problem_d_model(p) * (2 * d_k + d_v);
+	return cost;
+}
+
+/* Multiply-adds of a sweep: each trial of each d_k = 1, 2, 4, … (2 d_k_max in all). */
+static double sweep_cost(int tokens, int trials, int d_k_max)
+{
+	return (double)trials * tokens * tokens * 2.0 * d_k_max;
+}
+
+bool app_busy(const struct app *app)
+{
+	return app->job != NULL;
+}
+
+/* The progress line; once a key has been refused, it says the keys wait. */
+static void say_progress(struct app *app)
+{
+	say(app, app->job_refused, "%s %s%s… %.1f s · Esc cancels", app->job_refused ? "still computing" : "computing",
+	    app->job_what, app->job_refused ? ", keys wait" : "", (double)(app->now_ms - app->job_started_ms) / 1000.0);
+}
+
+/* The seven input matrices of a problem, whichever its form. */
+static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[7])
+{
+	fields[0] = &p->q;
+	fields[1] = &p->k;
+	fields[2] = &p->v;
+	fields[3] = &p->x;
+	fields[4] = &p->w_q;
+	fields[5] = &p->w_k;
+	fields[6] = &p->w_v;
+}
+
+/* qkv_problem_copy into dst, reusing dst's matrix storage: copying into memory
+ * already mapped takes a fraction of the time a fresh allocation does. */
+static int copy_reusing(struct qkv_problem *dst, const struct qkv_problem *src)
+{
+	struct qkv_problem bare = *src;
+	struct qkv_matrix *to[7], *from[7], *none[7], kept[7];
+	int rc;
+
+	input_fields(dst, to);
+	input_fields((struct qkv_problem *)src, from);
+	input_fields(&bare, none);
+	for (int i = 0; i < 7; i++) {
+		kept[i] = *to[i];
+		qkv_matrix_init(to[i]);
+		qkv_matrix_init(none[i]);
+	}
+	rc = qkv_problem_copy(dst, &bare);
+	for (int i = 0; i < 7; i++) {
+		if (rc == 0)
+			rc = qkv_matrix_copy(&kept[i], from[i]);
+		*to[i] = kept[i];
+	}
+	return rc;
+}
+
+/* Computes the trace of app->problem (just changed by a history step or a new
+ * change) as a job, and meanwhile steps the history back so the problem matches
+ * the trace on the screen; replay is the step that makes the job's problem current
+ * again. Returns false when the job cannot be made (then nothing has moved). */
+static bool start_trace_job(struct app *app, int replay, bool new_change, const char *done,
+			    const struct history_place *place)
+{
+	struct job *job = job_new(JOB_TRACE);
+	struct history_place ignored;
+	/* A new whole-problem change is moved to the job rather than copied (cancelling
+	 * drops its history entry anyway): the screen goes back to the snapshot. */
+	bool move = replay == REPLAY_REDO && new_change && app->history.position > 0 &&
+		    !app->history.entries[app->history.position - 1].is_cell;
+
+	if (job != NULL && !move) {
+		job->problem = app->spare; /* storage of an earlier job, reused */
+		qkv_problem_init(&app->spare);
+	}
+	if (job == NULL || (!move && copy_reusing(&job->problem, &app->problem) != 0)) {
+		job_abandon(job);
+		return false;
+	}
+	if (move) {
+		job->problem = app->problem;
+		qkv_problem_init(&app->problem);
+	}
+	app->job_moved = move;
+	if (replay == REPLAY_REDO)
+		history_undo(&app->history, &app->problem, &ignored);
+	else
+		history_redo(&app->history, &app->problem, &ignored);
+	app->job = job;
+	app->job_replay = replay;
+	app->job_new_change = new_change;
+	app->job_has_place = place != NULL;
+	app->job_has_cell = false;
+	if (place != NULL)
+		app->job_place = *place;
+	snprintf(app->job_message, sizeof app->job_message, "%s", done != NULL ? done : "");
+	snprintf(app->job_what, sizeof app->job_what, "the trace of %d tokens, d_k %d, d_v %d%s", job->problem.n,
+		 qkv_problem_d_k(&job->problem), qkv_problem_d_v(&job->problem),
+		 job->problem.form == QKV_FORM_PROJECTED ? " through the projections" : "");
+	app->job_started_ms = app->now_ms;
+	app->job_refused = false;
+	job_start(job);
+	say_progress(app);
+	return true;
+}
+
+/* A job that has ended: its trace (or sweep) becomes the app's. */
+static int take_job(struct app *app)
+{
+	struct job *job = app->job;
+	struct history_place place;
+	struct qkv_trace swap;
+	int rc = job->result;
+
+	app->job = NULL;
+	if (job->kind == JOB_SWEEP) {
+		if (rc < 0) {
+			app->sweep_tokens = app->job_tokens;
+			app->sweep_trials = app->job_trials;
+			say(app, true, "the sweep failed: %s", qkv_error_string(rc));
+		} else {
+			memcpy(app->sweep, job->sweep, sizeof app->sweep);
+			app->sweep_count = rc;
+			app->message[0] = '\0';
+		}
+		job_abandon(job);
+		return REDRAW_OVERLAY | REDRAW_STATUS;
+	}
+	if (rc != 0) {
+		if (app->job_new_change)
+			history_drop_redo(&app->history);
+		say(app, true, "cannot compute: %s; nothing changed", qkv_error_string(rc));
+		job_abandon(job);
+		return REDRAW_ALL;
+	}
+	if (app->job_replay == REPLAY_REDO)
+		history_redo(&app->history, &app->problem, &place);
+	else
+		history_undo(&app->history, &app->problem, &place);
+	if (app->job_moved) {
+		/* The entry got the snapshot back and app->problem the empty one left in it. */
+		qkv_problem_fini(&app->problem);
+		app->problem = job->problem;
+	} else {
+		/* The job's copy is kept, for the next copy to reuse its storage. */
+		qkv_problem_fini(&app->spare);
+		app->spare = job->problem;
+	}
+	qkv_problem_init(&job->problem);
+	rc = keep_previous(app);
+	swap = app->trace;
+	app->trace = job->trace;
+	job->trace = swap;
+	job_abandon(job);
+	update_dirty(app);
+	settle_trace(app, rc, true);
+	if (app->job_has_place && app->job_place.focus >= 0 && app->job_place.focus < FOCUS_COUNT &&
+	    (app_focus_is_input(app, (enum app_focus)app->job_place.focus) ||
+	     app->job_place.focus >= FOCUS_ATTENTION)) {
+		app->focus = (enum app_focus)app->job_place.focus;
+		app->cursor[app->focus].row = app->job_place.row;
+		app->cursor[app->focus].col = app->job_place.col;
+		clamp_cursors(app);
+	}
+	if (rc == 0 && app->job_has_cell) {
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)app->job_cell.focus);
+
+		app->moved_input = focus_input((enum app_focus)app->job_cell.focus);
+		if (m != NULL && app->job_cell.row < m->rows && app->job_cell.col < m->cols)
+			app->moved_inputs[(size_t)app->job_cell.row * (size_t)m->cols + (size_t)app->job_cell.col] = 1;
+	}
+	if (rc == 0 && app->job_has_place)
+		say_undone(app, app->job_replay == REPLAY_REDO);
+	else if (rc == 0)
+		say(app, false, "%s", app->job_message);
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+/* Esc: the job is dropped and everything stays as it was before it. */
+static int cancel_job(struct app *app)
+{
+	if (app->job->kind == JOB_SWEEP) {
+		app->sweep_tokens = app->job_tokens;
+		app->sweep_trials = app->job_trials;
+	} else if (app->job_new_change) {
+		history_drop_redo(&app->history);
+	}
+	job_abandon(app->job);
+	app->job = NULL;
+	say(app, false, "cancelled: %s was not computed, everything stays as it was", app->job_what);
+	return REDRAW_ALL;
+}
+
+/* Events while a job runs: ticks watch it, Esc and Ctrl-C cancel it, other keys
+ * and the mouse wait. Returns -1 for events handled as ever (resizes). */
+static int job_event(struct app *app, const struct event *event)
+{
+	switch (event->type) {
+	case EVENT_TICK:
+		if (job_done(app->job))
+			return take_job(app);
+		say_progress(app);
+		return REDRAW_STATUS;
+	case EVENT_CLICK:
+	case EVENT_WHEEL:
+		return REDRAW_NONE;
+	case EVENT_KEY:
+		if (!event->pasted && (event->key == APP_KEY_ESCAPE || event->key == APP_KEY_CTRL_C))
+			return cancel_job(app);
+		app->job_refused = true;
+		say_progress(app);
+		return REDRAW_STATUS;
+	case EVENT_RESIZE:
+	default:
+		return -1;
+	}
+}
+
+static void note_disk(struct app *app, const char *path);
+
 int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count)
+{
+	return app_init_traced(app, p, NULL, path, palette_count);
+}
+
+bool app_trace_is_long(const struct qkv_problem *p)
+{
+	return trace_cost(p) > JOB_COST;
+}
+
+int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
+		    int palette_count)
 {
 	memset(app, 0, sizeof *app);
 	app->problem = *p;
@@ -375,6 +635,8 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 	qkv_trace_init(&app->trace);
 	for (int g = 0; g < APP_GRID_COUNT; g++)
 		qkv_matrix_init(&app->previous[g]);
+	qkv_problem_init(&app->recovered);
+	qkv_problem_init(&app->spare);
 	history_init(&app->history, HISTORY_BUDGET);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_init(&app->untied[i]);
@@ -397,7 +659,30 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, int palet
 		say(app, false, "%s", app->problem.notes);
 	if (qkv_problem_copy(&app->saved, &app->problem) != 0)
 		return QKV_ENOMEM;
+	note_disk(app, path);
+	if (trace != NULL) {
+		struct qkv_trace swap = app->trace;
+
+		app->trace = *trace;
+		*trace = swap;
+		return settle_trace(app, 0, false);
+	}
 	return recompute(app, false);
+}
+
+int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where)
+{
+	char *name = strdup(where);
+
+	qkv_problem_fini(&app->recovered);
+	app->recovered = *recovered;
+	qkv_problem_init(recovered);
+	if (name == NULL)
+		return QKV_ENOMEM;
+	free(app->recovery);
+	app->recovery = name;
+	app->prompt = PROMPT_RECOVER;
+	return 0;
 }
 
 void app_fini(struct app *app)
@@ -411,7 +696,11 @@ void app_fini(struct app *app)
 	}
 	free(app->previous_masked);
 	free(app->previous_rows);
+	qkv_problem_fini(&app->recovered);
+	qkv_problem_fini(&app->spare);
+	free(app->recovery);
 	history_fini(&app->history);
+	job_abandon(app->job);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	free(app->moved_inputs);
@@ -773,6 +1062,18 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 		return REDRAW_STATUS;
 	}
 	qkv_matrix_set(m, row, col, value);
+	if (trace_cost(&app->problem) > JOB_COST) {
+		/* Too long for one key: the trace is computed beside the interface. */
+		char said[APP_MESSAGE_MAX];
+
+		describe_change(app, focus, row, col, before, value);
+		snprintf(said, sizeof said, "%s", app->message);
+		if (start_trace_job(app, REPLAY_REDO, true, said, NULL)) {
+			app->job_has_cell = true;
+			app->job_cell = place;
+			return REDRAW_ALL;
+		}
+	}
 	update_dirty(app);
 	recompute(app, true);
 	app->moved_input = focus_input(focus);
@@ -808,6 +1109,8 @@ static int change_problem(struct app *app, problem_change change, int argument,
 						      : qkv_error_string(rc));
 		return REDRAW_STATUS;
 	}
+	if (trace_cost(&app->problem) > JOB_COST && start_trace_job(app, REPLAY_REDO, true, done, NULL))
+		return REDRAW_ALL;
 	update_dirty(app);
 	recompute(app, true);
 	if (done != NULL)
@@ -1054,7 +1357,9 @@ static bool parse_value(const char *text, double *value)
 
 	errno = 0;
 	*value = strtod(text, &end);
-	if (end == text || *end != '\0' || errno == ERANGE || !isfinite(*value))
+	/* ERANGE for a number too small to be normal (5e-324) is no error: the loader
+	 * takes it too. Only an overflow is. */
+	if (end == text || *end != '\0' || !isfinite(*value))
 		return false;
 	return fabs(*value) <= QKV_MAX_VALUE;
 }
@@ -1066,6 +1371,7 @@ static int edit_key(struct app *app, int key)
 
 	switch (key) {
 	case APP_KEY_ESCAPE:
+	case APP_KEY_CTRL_C:
 		app->editing = false;
 		say(app, false, "edit cancelled");
 		return REDRAW_INPUTS | REDRAW_STATUS;
@@ -1113,28 +1419,61 @@ static int nudge(struct app *app, enum app_focus focus, int row, int col, double
 	return set_cell(app, focus, row, col, value);
 }
 
+/* The next temperature of the list below (direction < 0) or above the present one,
+ * or -1 when there is none that way (τ from a file may lie outside the list). */
 static int temperature_index(double temperature, int direction)
 {
 	if (direction < 0) {
 		for (int i = TEMPERATURE_COUNT - 1; i >= 0; i--)
 			if (temperatures[i] < temperature)
 				return i;
-		return 0;
+		return -1;
 	}
 	for (int i = 0; i < TEMPERATURE_COUNT; i++)
 		if (temperatures[i] > temperature)
 			return i;
-	return TEMPERATURE_COUNT - 1;
+	return -1;
+}
+
+/* Remembers the modification time and size of the file at path as qkv last read
+ * or wrote it, to notice someone else changing it meanwhile. */
+static void note_disk(struct app *app, const char *path)
+{
+	struct stat st;
+
+	app->disk_known = path != NULL && stat(path, &st) == 0;
+	if (app->disk_known) {
+		app->disk_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		app->disk_size = (int64_t)st.st_size;
+	}
+}
+
+/* True when the file at app->path is not as qkv last read or wrote it. */
+static bool changed_on_disk(const struct app *app)
+{
+	struct stat st;
+
+	if (!app->disk_known || app->path == NULL || stat(app->path, &st) != 0)
+		return false;
+	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != app->disk_mtime_ns ||
+	       (int64_t)st.st_size != app->disk_size;
 }
 
 static int save_to(struct app *app, const char *path)
 {
-	char err[512];
+	char err[1024];
 
 	if (save_file(path, &app->problem, err, sizeof err) != 0) {
-		say(app, true, "%s", err);
+		/* The reason must fit: a long name gives way, not the why. */
+		const char *why = strstr(err, ": cannot save: ");
+
+		if (why != NULL && strlen(err) >= sizeof app->message)
+			say(app, true, "cannot save %.60s…: %s", path, why + strlen(": cannot save: "));
+		else
+			say(app, true, "%s", err);
 		return REDRAW_STATUS;
 	}
+	note_disk(app, path);
 	if (app->path != path) {
 		char *copy = strdup(path);
 
@@ -1147,6 +1486,12 @@ static int save_to(struct app *app, const char *path)
 	qkv_problem_copy(&app->saved, &app->problem);
 	update_dirty(app);
 	say(app, false, "saved to %s", path);
+	if (app->recovery != NULL && app->prompt != PROMPT_RECOVER) {
+		/* The changes it kept are in the file now (or were declined). */
+		unlink(app->recovery);
+		free(app->recovery);
+		app->recovery = NULL;
+	}
 	return REDRAW_STATUS;
 }
 
@@ -1182,28 +1527,112 @@ static int export_to(struct app *app, const char *path)
 	return REDRAW_STATUS;
 }
 
+/* y: the recovered problem replaces the file's (undo goes back to the file's);
+ * n: the copy is deleted; Esc: it stays for the next time. */
+static int recover_key(struct app *app, int key)
+{
+	struct history_place place = here(app);
+
+	if (key == 'y' || key == 'Y') {
+		if (history_push_problem(&app->history, &app->problem, place) != 0) {
+			say(app, true, "out of memory: the recovery copy was not opened");
+			return REDRAW_STATUS;
+		}
+		qkv_problem_fini(&app->problem);
+		app->problem = app->recovered;
+		qkv_problem_init(&app->recovered);
+		app->prompt = PROMPT_NONE;
+		update_dirty(app);
+		app->focus = first_input(app);
+		recompute(app, false);
+		say(app, false, "the recovered changes are open, not saved yet: w saves them, u goes back to the file");
+		return REDRAW_ALL | REDRAW_LAYOUT;
+	}
+	if (key == 'n' || key == 'N') {
+		app->prompt = PROMPT_NONE;
+		qkv_problem_fini(&app->recovered);
+		if (unlink(app->recovery) != 0)
+			say(app, true, "%s: cannot delete the recovery copy (%s)", app->recovery, strerror(errno));
+		else
+			say(app, false, "recovery copy %s deleted", app->recovery);
+		free(app->recovery);
+		app->recovery = NULL;
+		return REDRAW_STATUS;
+	}
+	if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
+		app->prompt = PROMPT_NONE;
+		qkv_problem_fini(&app->recovered);
+		say(app, false, "recovery copy kept in %s for the next time", app->recovery);
+		free(app->recovery);
+		app->recovery = NULL;
+		return REDRAW_STATUS;
+	}
+	return REDRAW_NONE;
+}
+
+/* key as UTF-8 into out (4 bytes); the byte count, 0 for a surrogate. */
+static size_t utf8_encode(unsigned int key, char *out)
+{
+	if (key < 0x80) {
+		out[0] = (char)key;
+		return 1;
+	}
+	if (key < 0x800) {
+		out[0] = (char)(0xc0 | key >> 6);
+		out[1] = (char)(0x80 | (key & 0x3f));
+		return 2;
+	}
+	if (key >= 0xd800 && key <= 0xdfff)
+		return 0;
+	if (key < 0x10000) {
+		out[0] = (char)(0xe0 | key >> 12);
+		out[1] = (char)(0x80 | (key >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (key & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | key >> 18);
+	out[1] = (char)(0x80 | (key >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (key >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (key & 0x3f));
+	return 4;
+}
+
 static int prompt_key(struct app *app, int key)
 {
 	size_t length = strlen(app->answer);
 	struct stat st;
 
 	switch (app->prompt) {
+	case PROMPT_RECOVER:
+		return recover_key(app, key);
 	case PROMPT_QUIT:
 		if (key == 'y' || key == 'Y') {
 			app->quit = true;
-		} else if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE) {
+		} else if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C ||
+			   key == APP_KEY_CTRL_BACKSLASH) {
 			say(app, false, "not quitting");
 		} else {
 			return REDRAW_NONE;
 		}
 		app->prompt = PROMPT_NONE;
 		return REDRAW_STATUS;
+	case PROMPT_CHANGED:
+		if (key == 'y' || key == 'Y') {
+			app->prompt = PROMPT_NONE;
+			return save_to(app, app->path);
+		}
+		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
+			app->prompt = PROMPT_NONE;
+			say(app, false, "not saved: %s stays as it is on disk", app->path);
+			return REDRAW_STATUS;
+		}
+		return REDRAW_NONE;
 	case PROMPT_OVERWRITE:
 		if (key == 'y' || key == 'Y') {
 			app->prompt = PROMPT_NONE;
 			return app->exporting ? export_to(app, app->answer) : save_to(app, app->answer);
 		}
-		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE) {
+		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
 			app->prompt = PROMPT_NONE;
 			say(app, false, app->exporting ? "not exported" : "not saved");
 			return REDRAW_STATUS;
@@ -1211,10 +1640,13 @@ static int prompt_key(struct app *app, int key)
 		return REDRAW_NONE;
 	case PROMPT_SAVE_AS:
 	default:
-		if (key == APP_KEY_ESCAPE) {
+		if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
 			app->prompt = PROMPT_NONE;
 			say(app, false, app->exporting ? "not exported" : "not saved");
 		} else if (key == APP_KEY_BACKSPACE || key == APP_KEY_DELETE) {
+			/* One character: back over UTF-8 continuation bytes. */
+			while (length > 0 && ((unsigned char)app->answer[length - 1] & 0xc0) == 0x80)
+				app->answer[--length] = '\0';
 			if (length > 0)
 				app->answer[length - 1] = '\0';
 		} else if (key == APP_KEY_CTRL_U) {
@@ -1222,18 +1654,39 @@ static int prompt_key(struct app *app, int key)
 		} else if (key == APP_KEY_ENTER) {
 			if (length == 0)
 				return REDRAW_NONE;
-			if (stat(app->answer, &st) == 0) {
+			if (stat(app->answer, &st) == 0 && S_ISDIR(st.st_mode)) {
+				say(app, true, "%s is a folder: type the name of a file in it", app->answer);
+			} else if (stat(app->answer, &st) == 0) {
 				app->prompt = PROMPT_OVERWRITE;
 			} else {
 				app->prompt = PROMPT_NONE;
 				return app->exporting ? export_to(app, app->answer) : save_to(app, app->answer);
 			}
-		} else if (key >= 0x20 && key < 0x7f && length + 1 < sizeof app->answer) {
-			app->answer[length] = (char)key;
-			app->answer[length + 1] = '\0';
+		} else if (key >= 0x20 && key < APP_KEY_UP && !qkv_is_control(key)) {
+			char bytes[4];
+			size_t count = utf8_encode((unsigned int)key, bytes);
+
+			if (count > 0 && length + count < sizeof app->answer) {
+				memcpy(app->answer + length, bytes, count);
+				app->answer[length + count] = '\0';
+			}
 		}
 		return REDRAW_STATUS;
 	}
+}
+
+/* "undone" or "redone", and what moved back. */
+static void say_undone(struct app *app, bool redo)
+{
+	char reach[APP_MESSAGE_MAX];
+	bool same_shape = app->previous_valid && app->previous_n == app->trace.n &&
+			  app->previous[APP_GRID_OUTPUT].cols == app->trace.output.cols;
+
+	reach[0] = '\0';
+	if (same_shape)
+		app_reach_words(app, reach, sizeof reach);
+	say(app, false, "%s%s%s%s", redo ? "redone" : "undone", reach[0] != '\0' ? ": " : "", reach,
+	    app->dirty ? "" : " · the problem is as it was loaded or last saved");
 }
 
 static int undo_redo(struct app *app, bool redo)
@@ -1246,6 +1699,9 @@ static int undo_redo(struct app *app, bool redo)
 		say(app, false, redo ? "nothing to redo" : "nothing to undo");
 		return REDRAW_STATUS;
 	}
+	if (trace_cost(&app->problem) > JOB_COST &&
+	    start_trace_job(app, redo ? REPLAY_REDO : REPLAY_UNDO, false, redo ? "redone" : "undone", &place))
+		return REDRAW_ALL;
 	update_dirty(app);
 	recompute(app, true);
 	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
@@ -1255,24 +1711,37 @@ static int undo_redo(struct app *app, bool redo)
 		app->cursor[app->focus].col = place.col;
 		clamp_cursors(app);
 	}
-	{
-		char reach[APP_MESSAGE_MAX];
-		bool same_shape = app->previous_valid && app->previous_n == app->trace.n &&
-				  app->previous[APP_GRID_OUTPUT].cols == app->trace.output.cols;
-
-		reach[0] = '\0';
-		if (same_shape)
-			app_reach_words(app, reach, sizeof reach);
-		say(app, false, "%s%s%s%s", redo ? "redone" : "undone", reach[0] != '\0' ? ": " : "", reach,
-		    app->dirty ? "" : " · the problem is as it was loaded or last saved");
-	}
+	say_undone(app, redo);
 	return REDRAW_ALL;
 }
 
-static void run_sweep(struct app *app)
+/* Recomputes the sweep for the present parameters; a large one runs as a job, and
+ * Esc then goes back to tokens and trials (whose sweep is still shown). */
+static void run_sweep(struct app *app, int tokens, int trials)
 {
-	int count = qkv_sweep(app->sweep_tokens, app->sweep_trials, app->sweep_seed,
-			      app->sweep_dk_max, app->sweep);
+	struct job *job;
+	int count;
+
+	if (sweep_cost(app->sweep_tokens, app->sweep_trials, app->sweep_dk_max) > JOB_COST &&
+	    (job = job_new(JOB_SWEEP)) != NULL) {
+		job->tokens = app->sweep_tokens;
+		job->trials = app->sweep_trials;
+		job->seed = app->sweep_seed;
+		job->d_k_max = app->sweep_dk_max;
+		app->job = job;
+		app->job_tokens = tokens;
+		app->job_trials = trials;
+		snprintf(app->job_what, sizeof app->job_what, "the sweep of %d tokens × %d trials up to d_k %d",
+			 job->tokens, job->trials, job->d_k_max);
+		app->job_started_ms = app->now_ms;
+		app->job_refused = false;
+		job_start(job);
+		say_progress(app);
+		return;
+	}
+
+	count = qkv_sweep(app->sweep_tokens, app->sweep_trials, app->sweep_seed, app->sweep_dk_max,
+			  app->sweep);
 
 	app->sweep_count = count > 0 ? count : 0;
 	if (count < 0)
@@ -1282,6 +1751,8 @@ static void run_sweep(struct app *app)
 /* Keys inside the saturation view: tokens and trials of the sweep. */
 static int saturation_key(struct app *app, int key)
 {
+	int tokens = app->sweep_tokens, trials = app->sweep_trials;
+
 	switch (key) {
 	case APP_KEY_UP:
 	case 'k':
@@ -1302,7 +1773,7 @@ static int saturation_key(struct app *app, int key)
 	default:
 		return -1;
 	}
-	run_sweep(app);
+	run_sweep(app, tokens, trials);
 	return REDRAW_OVERLAY | REDRAW_STATUS;
 }
 
@@ -1311,8 +1782,10 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 	app->overlay = app->overlay == overlay ? OVERLAY_NONE : overlay;
 	if (app->overlay == OVERLAY_SATURATION) {
 		/* Start from the problem's own number of tokens. */
+		int tokens = app->sweep_tokens;
+
 		app->sweep_tokens = clamp(app->problem.n, 2, 256);
-		run_sweep(app);
+		run_sweep(app, tokens, app->sweep_trials);
 	}
 	return REDRAW_ALL;
 }
@@ -1539,11 +2012,12 @@ static int option_key(struct app *app, int key)
 	case 'T': {
 		int index = temperature_index(p->temperature, key == 't' ? -1 : 1);
 
-		snprintf(done, sizeof done, "temperature τ = %g", temperatures[index]);
-		if (temperatures[index] == p->temperature) {
-			say(app, false, "τ stays %g", p->temperature);
+		if (index < 0) {
+			say(app, false, "τ stays %g: the steps go from %g to %g", p->temperature, temperatures[0],
+			    temperatures[TEMPERATURE_COUNT - 1]);
 			return REDRAW_STATUS;
 		}
+		snprintf(done, sizeof done, "temperature τ = %g", temperatures[index]);
 		return change_problem(app, change_temperature, index, done);
 	}
 	case 'm': {
@@ -1676,12 +2150,21 @@ static int command_key(struct app *app, int key)
 	case 'w':
 	case 'E':
 		app->exporting = key == 'E';
+		if (key == 'w' && app->path != NULL && changed_on_disk(app)) {
+			app->prompt = PROMPT_CHANGED;
+			return REDRAW_STATUS;
+		}
 		if (key == 'w' && app->path != NULL)
 			return save_to(app, app->path);
 		app->prompt = PROMPT_SAVE_AS;
 		app->answer[0] = '\0';
 		return REDRAW_STATUS;
+	case APP_KEY_CTRL_S:
+		say(app, false, "Ctrl-S does nothing here: w saves");
+		return REDRAW_STATUS;
 	case 'q':
+	case APP_KEY_CTRL_C:
+	case APP_KEY_CTRL_BACKSLASH:
 		if (app->dirty) {
 			app->prompt = PROMPT_QUIT;
 			return REDRAW_STATUS;
@@ -1774,6 +2257,17 @@ static int pointer(struct app *app, const struct event *event)
 	return REDRAW_ALL;
 }
 
+/* A pasted key is text in a cell edit and in the file name of save-as, and
+ * nothing else: never Enter, Esc or a command, never an answer to a question. */
+static bool pasted_is_text(const struct app *app, int key)
+{
+	bool text = key >= 0x20 && key < APP_KEY_UP;
+
+	if (app->prompt == PROMPT_SAVE_AS)
+		return text;
+	return app->prompt == PROMPT_NONE && app->editing && text;
+}
+
 /* The keys a presentation clicker sends: they always step the stages. */
 static bool is_stage_key(int key)
 {
@@ -1814,6 +2308,12 @@ int app_update(struct app *app, const struct event *event)
 {
 	if (event->now_ms > app->now_ms)
 		app->now_ms = event->now_ms;
+	if (app->job != NULL) {
+		int redraw = job_event(app, event);
+
+		if (redraw >= 0)
+			return redraw;
+	}
 	switch (event->type) {
 	case EVENT_TICK:
 		return tick(app);
@@ -1835,6 +2335,10 @@ int app_update(struct app *app, const struct event *event)
 		say(app, false, "autoplay stopped");
 		if (!is_stage_key(event->key))
 			return REDRAW_STATUS;
+	}
+	if (event->pasted && !pasted_is_text(app, event->key)) {
+		say(app, true, "pasted text is not a command: paste into a cell being edited (Enter edits it)");
+		return REDRAW_STATUS;
 	}
 	if (app->prompt != PROMPT_NONE)
 		return prompt_key(app, event->key);

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "app/history.h"
+#include "app/job.h"
 #include "qkv/attention.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
@@ -32,6 +33,9 @@ enum app_key {
 	APP_KEY_CTRL_R,
 	APP_KEY_CTRL_U,
 	APP_KEY_CTRL_L,
+	APP_KEY_CTRL_C,         /* Ctrl-C (and SIGINT): like q */
+	APP_KEY_CTRL_BACKSLASH, /* Ctrl-\: like q */
+	APP_KEY_CTRL_S,         /* Ctrl-S: no flow control here; says w saves */
 };
 
 enum event_type {
@@ -50,6 +54,8 @@ struct event {
 	int delta;
 	int width, height;
 	int64_t now_ms;   /* every event: a monotonic clock in milliseconds */
+	bool pasted;      /* EVENT_KEY: the key came from a paste (bracketed paste), so
+			   * it is text for a cell edit or a file name and never a command */
 };
 
 /* What has the cursor. Inputs come first, in the order Tab visits them. */
@@ -71,6 +77,8 @@ enum app_prompt {
 	PROMPT_QUIT,      /* unsaved changes: quit anyway? y/n */
 	PROMPT_SAVE_AS,   /* typing a file name */
 	PROMPT_OVERWRITE, /* the named file exists: overwrite? y/n */
+	PROMPT_RECOVER,   /* a recovery copy exists: open it? y/n/Esc */
+	PROMPT_CHANGED,   /* the file changed on disk since it was read: save over it? y/n */
 };
 
 /* Flags returned by app_update: which parts of the screen changed. */
@@ -106,6 +114,8 @@ struct app {
 	struct qkv_problem problem;
 	struct qkv_trace trace;     /* always computed from problem */
 	char *path;                 /* file being edited (owned), NULL if none */
+	bool disk_known;            /* the file's time and size as qkv last read or wrote it */
+	int64_t disk_mtime_ns, disk_size;
 	bool dirty;                 /* the problem differs from `saved` (the wrong-way demo aside) */
 	struct qkv_problem saved;   /* the problem as loaded or last saved */
 	uint64_t column_seed;       /* `>` draws new d_k columns from N(0,1) with this seed */
@@ -160,8 +170,29 @@ struct app {
 	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
 	uint64_t sweep_seed;
 
+	/* A recovery copy of the file's unsaved changes from an earlier session. */
+	char *recovery;               /* its name (owned), NULL when there is none */
+	struct qkv_problem recovered; /* what it holds, while PROMPT_RECOVER asks */
+
 	/* The projections as they were before `I` tied them to the identity. */
 	struct qkv_matrix untied[3];
+
+	/* A computation running beside the interface (a large trace or sweep): the
+	 * screen keeps the state before it until it is taken in; Esc cancels it. */
+	struct job *job;            /* NULL when nothing runs */
+	int job_replay;             /* the history step that makes its problem current */
+	bool job_new_change;        /* a new change: cancelling forgets it */
+	bool job_moved;             /* its problem was moved to the job, not copied */
+	struct qkv_problem spare;   /* a finished job's copy: storage for the next copy */
+	bool job_has_place;         /* undo/redo: put the cursor at job_place */
+	struct history_place job_place;
+	bool job_has_cell;          /* an edit of job_cell: marked once taken in */
+	struct history_place job_cell;
+	char job_what[128];         /* what it computes, for the progress line */
+	char job_message[APP_MESSAGE_MAX]; /* the message once it is taken in */
+	int64_t job_started_ms;
+	bool job_refused;           /* a key came while it ran (the progress line says keys wait) */
+	int job_tokens, job_trials; /* a sweep: the parameters to go back to */
 
 	int width, height;          /* the terminal's size, from EVENT_RESIZE */
 	struct history history;
@@ -172,8 +203,22 @@ struct app {
  * path (copied, may be NULL) is where `w` saves. palette_count > 0. Returns 0 or
  * a QKV_E* code (p is still taken over). */
 int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count);
+/* The same with p's trace already computed (taken over: trace is left empty). */
+int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
+		    int palette_count);
+/* True when p's trace takes long enough that the interface computes it beside
+ * itself (the first one included, before app_init_traced). */
+bool app_trace_is_long(const struct qkv_problem *p);
+/* Offers the recovery copy named where, holding recovered (taken over), with
+ * PROMPT_RECOVER: y opens it (unsaved, undo goes back to the file), n deletes it,
+ * Esc keeps it for later. Returns 0 or QKV_ENOMEM. */
+int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where);
 /* Frees everything the app owns. */
 void app_fini(struct app *app);
+
+/* True while a computation runs beside the interface (the interface then asks
+ * for ticks often, so it is taken in soon after it ends). */
+bool app_busy(const struct app *app);
 
 /* Applies one event; returns the enum app_redraw flags of what changed. */
 int app_update(struct app *app, const struct event *event);

@@ -20,8 +20,10 @@
 
 #include "io/load.h"
 #include "qkv/error.h"
+#include "qkv/format.h"
+#include "qkv/text.h"
 
-#define LOAD_MAX_BYTES (64L * 1024 * 1024) /* the largest problem file read */
+#define LOAD_MAX_BYTES QKV_MAX_FILE_BYTES /* the largest problem file read */
 #define LOAD_MAX_QUOTE 40                  /* bytes of a bad key or token quoted */
 #define LOAD_MAX_DEPTH 3                   /* key, row, column */
 #define LOAD_TEXT(x) #x                    /* a limit as written in error.h */
@@ -99,6 +101,21 @@ static size_t utf8_sequence(const unsigned char *s, size_t avail)
 	return count;
 }
 
+/* The code point of a valid UTF-8 sequence of count bytes. */
+static unsigned int code_point(const unsigned char *s, size_t count)
+{
+	unsigned int point = count == 1 ? s[0] : s[0] & (0x7fu >> count);
+
+	for (size_t i = 1; i < count; i++)
+		point = (point << 6) | (s[i] & 0x3fu);
+	return point;
+}
+
+static bool is_control_at(const unsigned char *s, size_t count)
+{
+	return qkv_is_control(code_point(s, count));
+}
+
 /* Copies text into out for a message: control bytes and bytes that are not UTF-8
  * become \xHH, and at most `limit` bytes of text are quoted (then "..."). */
 static void quote_text(char *out, size_t size, const char *text, size_t length, size_t limit)
@@ -113,6 +130,10 @@ static void quote_text(char *out, size_t size, const char *text, size_t length, 
 
 		if (seq == 1 && s[i] >= 0x20 && s[i] != 0x7f) {
 			out[used++] = (char)s[i++];
+		} else if (seq > 1 && is_control_at(s + i, seq)) {
+			/* A C1 control or a bidi override would act on the terminal: named. */
+			used += (size_t)snprintf(out + used, size - used, "\\u%04X", code_point(s + i, seq));
+			i += seq;
 		} else if (seq > 1) {
 			memcpy(out + used, s + i, seq);
 			used += seq;
@@ -371,6 +392,62 @@ static bool looks_non_finite(const char *text, size_t length, size_t offset)
 
 /* Turns a jansson syntax error into one line, placed at the start of the token
  * jansson complains about when that token can be found, else where jansson says. */
+/* A number too large for jansson to hold: jansson's place is at or after the
+ * literal, so the literal is found in the text and quoted from there, with what
+ * the key it belongs to allows. */
+static int number_overflow(const struct loader *ld, size_t offset)
+{
+	const char *text = ld->text;
+	size_t start = offset < ld->length ? offset : ld->length, end, colon;
+	char literal[LOAD_MAX_QUOTE * 4 + 8], key[32] = "";
+	int depth = 0;
+
+	while (start > 0 && strchr("0123456789+-.eE", text[start - 1]) != NULL && text[start - 1] != '\0')
+		start--;
+	if (start == offset && start < ld->length && strchr("0123456789-", text[start]) == NULL) {
+		/* jansson pointed past the literal and whitespace: step back over both. */
+		while (start > 0 && strchr(" \t\r\n,]", text[start - 1]) != NULL)
+			start--;
+		while (start > 0 && strchr("0123456789+-.eE", text[start - 1]) != NULL)
+			start--;
+	}
+	end = start;
+	while (end < ld->length && strchr("0123456789+-.eE", text[end]) != NULL && text[end] != '\0')
+		end++;
+	quote_text(literal, sizeof literal, text + start, end - start, LOAD_MAX_QUOTE);
+	/* The key: back out of the arrays around the literal to the ':' before them. */
+	for (colon = start; colon > 0; colon--) {
+		char c = text[colon - 1];
+
+		if (c == ']')
+			depth++;
+		else if (c == '[')
+			depth--;
+		else if (c == ':' && depth <= 0)
+			break;
+	}
+	if (colon > 0) {
+		size_t close = colon - 1, open;
+
+		while (close > 0 && strchr(" \t\r\n", text[close - 1]) != NULL)
+			close--;
+		if (close > 0 && text[close - 1] == '"') {
+			for (open = close - 1; open > 0 && text[open - 1] != '"'; open--)
+				;
+			if (open > 0 && close - 1 - open < sizeof key)
+				snprintf(key, sizeof key, "%.*s", (int)(close - 1 - open), text + open);
+		}
+	}
+	if (strcmp(key, "seed") == 0)
+		return fail_offset(ld, start, "the seed %s is too large: a seed is a whole number from 0 to "
+					      "18446744073709551615", literal);
+	if (strcmp(key, "padding") == 0)
+		return fail_offset(ld, start, "\"padding\" holds %s, too large for a token index (0 to "
+					      "n − 1)", literal);
+	return fail_offset(ld, start, "the number %s is too large (values must be within "
+				      "±" LOAD_LIMIT(QKV_MAX_VALUE) ")", literal);
+}
+
 static int syntax_error(const struct loader *ld, const json_error_t *e)
 {
 	const char *near = strstr(e->text, " near ");
@@ -412,8 +489,7 @@ static int syntax_error(const struct loader *ld, const json_error_t *e)
 	case json_error_duplicate_key:
 		return fail_offset(ld, offset, "duplicate key %s: each key may be given once", token);
 	case json_error_numeric_overflow:
-		return fail_offset(ld, offset, "the number %s is too large (values must be within "
-					       "±" LOAD_LIMIT(QKV_MAX_VALUE) ")", token);
+		return number_overflow(ld, offset);
 	case json_error_null_character:
 	case json_error_null_byte_in_key:
 		return fail_offset(ld, offset, "\\u0000 is not allowed in a string");
@@ -567,6 +643,7 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 	struct place at = place_of(ld, rule->key, 0, 0, 0);
 	size_t rows;
 	int cols;
+	char written[40];
 
 	if (!json_is_array(value))
 		return fail_at(ld, &at, "\"%s\" must be a matrix (an array of rows of numbers), "
@@ -609,9 +686,10 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 				return fail_at(ld, &at, "\"%s\" row %zu, column %d must be a number, "
 							"found %s", rule->key, r + 1, c + 1,
 					       type_name(cell));
-			return fail_at(ld, &at, "\"%s\" row %zu, column %d is %g, outside the range "
+			qkv_format_exact(written, sizeof written, number);
+			return fail_at(ld, &at, "\"%s\" row %zu, column %d is %s, outside the range "
 						"±" LOAD_LIMIT(QKV_MAX_VALUE), rule->key, r + 1, c + 1,
-				       number);
+				       written);
 		}
 	}
 	return 0;
@@ -661,12 +739,32 @@ static const char *n_source(const struct qkv_problem *p)
 	return p->form == QKV_FORM_DIRECT ? "n, the rows of \"Q\"" : "n, the rows of \"X\"";
 }
 
+/* Refuses a string holding a control character (C0 with tab and newline, DEL, C1)
+ * or a bidi override: on a terminal they move the cursor, clear the screen, set
+ * the window title or turn the text around. what names the string, kind says
+ * what it must be ("a label"). Returns 0 or -1 with the message. */
+static int refuse_controls(const struct loader *ld, const struct place *at, const char *what,
+			   const char *kind, const json_t *string)
+{
+	const char *text = json_string_value(string);
+	size_t offset, characters = 1;
+	unsigned int point;
+
+	if (!qkv_text_find_control(text, json_string_length(string), &offset, &point))
+		return 0;
+	for (size_t i = 0; i < offset; i++)
+		characters += ((unsigned char)text[i] & 0xc0) != 0x80;
+	return fail_at(ld, at, "%s contains %s (U+%04X) at character %zu; %s is one line of plain "
+			       "text", what, point >= 0x2000 ? "a bidi or line control" : "a control character",
+		       point, characters, kind);
+}
+
 /* Reads the token labels (1..QKV_MAX_LABEL bytes, one line each), or makes t1..tn. */
 static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 {
 	const json_t *value = json_object_get(ld->root, "tokens");
 	struct place at = place_of(ld, "tokens", 0, 0, 0);
-	char label[16];
+	char label[16], what[32];
 
 	p->tokens = calloc((size_t)p->n, sizeof *p->tokens);
 	if (p->tokens == NULL)
@@ -702,14 +800,9 @@ static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 		if (length > QKV_MAX_LABEL)
 			return fail_at(ld, &at, "\"tokens\" item %d is %zu bytes long; a label has 1 "
 						"to %d bytes", i + 1, length, QKV_MAX_LABEL);
-		for (size_t b = 0; b < length; b++) {
-			unsigned char ch = (unsigned char)json_string_value(item)[b];
-
-			if (ch < 0x20 || ch == 0x7f)
-				return fail_at(ld, &at, "\"tokens\" item %d contains a control "
-							"character; a label is one line of text",
-					       i + 1);
-		}
+		snprintf(what, sizeof what, "\"tokens\" item %d", i + 1);
+		if (refuse_controls(ld, &at, what, "a label", item) != 0)
+			return -1;
 		p->tokens[i] = strdup(json_string_value(item));
 		if (p->tokens[i] == NULL)
 			return fail_file(ld, "out of memory for the token labels");
@@ -717,16 +810,20 @@ static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 	return 0;
 }
 
-/* Reads "title" or "notes": any string. */
+/* Reads "title" or "notes": one line of text. */
 static int read_text(const struct loader *ld, const char *key, char **out)
 {
 	const json_t *value = json_object_get(ld->root, key);
 	struct place at = place_of(ld, key, 0, 0, 0);
+	char what[16];
 
 	if (value == NULL)
 		return 0;
 	if (!json_is_string(value))
 		return fail_at(ld, &at, "\"%s\" must be a string, found %s", key, type_name(value));
+	snprintf(what, sizeof what, "\"%s\"", key);
+	if (refuse_controls(ld, &at, what, strcmp(key, "title") == 0 ? "a title" : "a note", value) != 0)
+		return -1;
 	*out = strdup(json_string_value(value));
 	if (*out == NULL)
 		return fail_file(ld, "out of memory for \"%s\"", key);
@@ -740,17 +837,19 @@ static int read_divisor(const struct loader *ld, const char *key, const json_t *
 {
 	struct place at = place_of(ld, key, 0, 0, 0);
 	double number;
+	char written[40];
 
 	if (!json_is_number(value))
 		return fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected,
 			       type_name(value));
 	number = json_number_value(value);
+	qkv_format_exact(written, sizeof written, number);
 	if (!(number > 0))
-		return fail_at(ld, &at, "\"%s\" must be %s, found %g", key, expected, number);
+		return fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected, written);
 	if (number < QKV_MIN_TEMPERATURE || number > QKV_MAX_TEMPERATURE)
-		return fail_at(ld, &at, "\"%s\" is %g, outside the range "
+		return fail_at(ld, &at, "\"%s\" is %s, outside the range "
 					LOAD_LIMIT(QKV_MIN_TEMPERATURE) " to "
-					LOAD_LIMIT(QKV_MAX_TEMPERATURE), key, number);
+					LOAD_LIMIT(QKV_MAX_TEMPERATURE), key, written);
 	*out = number;
 	return 0;
 }
@@ -1002,21 +1101,23 @@ static int read_all(const struct loader *ld, int fd, char **text, size_t *length
 	for (;;) {
 		ssize_t got;
 
+		if (size > (size_t)LOAD_MAX_BYTES) {
+			/* One byte past the limit is enough to know (a pipe has no size). */
+			free(buffer);
+			return fail_file(ld, "the file is larger than the limit of %ld MiB "
+					     "for a problem", LOAD_MAX_BYTES / (1024 * 1024));
+		}
 		if (size == capacity) {
-			char *bigger;
+			size_t grown = capacity * 2 > (size_t)LOAD_MAX_BYTES + 1 ? (size_t)LOAD_MAX_BYTES + 1
+										  : capacity * 2;
+			char *bigger = realloc(buffer, grown);
 
-			if (capacity > (size_t)LOAD_MAX_BYTES) {
-				free(buffer);
-				return fail_file(ld, "the file is larger than the limit of %ld MiB "
-						     "for a problem", LOAD_MAX_BYTES / (1024 * 1024));
-			}
-			bigger = realloc(buffer, capacity * 2);
 			if (bigger == NULL) {
 				free(buffer);
 				return fail_file(ld, "cannot read: out of memory");
 			}
 			buffer = bigger;
-			capacity *= 2;
+			capacity = grown;
 		}
 		got = read(fd, buffer + size, capacity - size);
 		if (got < 0 && errno == EINTR)

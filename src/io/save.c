@@ -4,6 +4,7 @@
  * renamed over it with the target's mode. A failed save must never touch the
  * original file and never leave the temporary file behind. */
 #define _XOPEN_SOURCE 700 /* realpath() */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -14,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/save.h"
+#include "qkv/error.h"
 #include "qkv/format.h"
 
 /* A growing text; `failed` records an allocation failure once and for all. */
@@ -26,6 +29,8 @@ struct text {
 	size_t capacity;
 	bool failed;
 	int members; /* object members written so far */
+	size_t limit; /* the most bytes it may hold, 0 for no limit */
+	bool too_big; /* it would have grown past limit (failed is set too) */
 };
 
 /* Appends length bytes. */
@@ -33,6 +38,12 @@ static void text_add(struct text *t, const char *s, size_t length)
 {
 	if (t->failed)
 		return;
+	if (t->limit > 0 && t->length + length > t->limit) {
+		/* Stop at once: a file the loader would refuse is not worth finishing. */
+		t->too_big = true;
+		t->failed = true;
+		return;
+	}
 	if (t->length + length + 1 > t->capacity) {
 		size_t capacity = t->capacity > 0 ? t->capacity : 1024;
 		char *bigger;
@@ -184,14 +195,15 @@ static void text_padding(struct text *t, const struct qkv_problem *p)
 		text_puts(t, "]");
 }
 
-char *save_string(const struct qkv_problem *p)
+/* The JSON text of p, at most limit bytes (0: no limit); *too_big says why NULL. */
+static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
 {
 	static const enum qkv_input direct[] = { QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V };
 	static const enum qkv_input projected[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K,
 						    QKV_INPUT_W_V };
 	bool is_direct = p->form == QKV_FORM_DIRECT;
 	const enum qkv_input *inputs = is_direct ? direct : projected;
-	struct text t = { NULL, 0, 0, false, 0 };
+	struct text t = { NULL, 0, 0, false, 0, limit, false };
 	char seed[32];
 
 	if (p->title != NULL) {
@@ -232,11 +244,47 @@ char *save_string(const struct qkv_problem *p)
 		text_puts(&t, seed);
 	}
 	text_puts(&t, "\n}\n");
+	*too_big = t.too_big;
 	if (t.failed) {
 		free(t.s);
 		return NULL;
 	}
 	return t.s;
+}
+
+char *save_string(const struct qkv_problem *p)
+{
+	bool too_big;
+
+	return save_text(p, 0, &too_big);
+}
+
+/* The bytes of p's file, estimated from up to 4096 numbers of each matrix spread
+ * evenly over it (the layout adds ", " or a line break and indent per number), so
+ * that a file far above the limit is refused at once, without formatting
+ * millions of numbers first. */
+static double estimated_bytes(const struct qkv_problem *p)
+{
+	static const enum qkv_input inputs[] = { QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V, QKV_INPUT_X,
+						 QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+	double bytes = 0;
+	char buf[40];
+
+	for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+		const struct qkv_matrix *m = qkv_problem_input_const(p, inputs[i]);
+		size_t cells, step, sampled = 0, written = 0;
+
+		if (m == NULL || m->rows == 0 || m->cols == 0)
+			continue;
+		cells = (size_t)m->rows * (size_t)m->cols;
+		step = cells / 4096 + 1;
+		for (size_t c = 0; c < cells; c += step, sampled++)
+			written += (size_t)qkv_format_exact(buf, sizeof buf, m->values[c]) + 2;
+		bytes += (double)written / (double)sampled * (double)cells;
+	}
+	if (p->mask == QKV_MASK_CUSTOM)
+		bytes += (double)p->n * (double)p->n * 6; /* "true, " or "false, " */
+	return bytes;
 }
 
 /* Writes "PATH: cannot save: why" into err; returns -1. */
@@ -285,18 +333,89 @@ static mode_t target_mode(const struct stat *st, bool exists)
 	return 0644 & ~mask;
 }
 
-/* Writes text to a new temporary file next to target and renames it over target. */
-static int replace_file(const char *target, const char *text, size_t text_length, mode_t mode,
-			char *err, size_t err_size, const char *path)
+/* Temporary files are FOLDER/.NAME.qkv-XXXXXX, NAME cut so the whole name stays
+ * within NAME_MAX (a 255-byte file name still saves); the marker tells qkv's own
+ * temporary files from anything else. */
+#define TEMP_MARK ".qkv-"
+#define TEMP_NAME_MAX (255 - 1 - (sizeof TEMP_MARK - 1) - 6)
+#define TEMP_STALE_S 60 /* a temporary file this old was left by a save that died */
+
+/* The temporary name's prefix for target, without the XXXXXX: malloc'd, or NULL. */
+static char *temp_prefix(const char *target)
 {
-	size_t length = strlen(target);
-	char *temp = malloc(length + sizeof ".XXXXXX");
+	const char *slash = strrchr(target, '/'), *base = slash != NULL ? slash + 1 : target;
+	size_t folder = (size_t)(base - target), name = strlen(base);
+	char *prefix;
+
+	if (name > TEMP_NAME_MAX)
+		name = TEMP_NAME_MAX;
+	prefix = malloc(folder + 1 + name + sizeof TEMP_MARK + 6);
+	if (prefix == NULL)
+		return NULL;
+	memcpy(prefix, target, folder);
+	prefix[folder] = '.';
+	memcpy(prefix + folder + 1, base, name);
+	memcpy(prefix + folder + 1 + name, TEMP_MARK, sizeof TEMP_MARK);
+	return prefix;
+}
+
+/* Removes the temporary files of target that earlier saves left behind when they
+ * were killed mid-write: ours by name, owned by this user, and older than
+ * TEMP_STALE_S (so a save running beside this one keeps its own). */
+static void remove_stale_temps(const char *prefix)
+{
+	const char *slash = strrchr(prefix, '/');
+	const char *start = slash != NULL ? slash + 1 : prefix;
+	size_t start_length = strlen(start);
+	char *folder = slash != NULL ? strndup(prefix, (size_t)(slash - prefix) + 1) : strdup("./");
+	DIR *dir;
+	struct dirent *entry;
+	time_t now = time(NULL);
+
+	if (folder == NULL)
+		return;
+	dir = opendir(folder);
+	while (dir != NULL && (entry = readdir(dir)) != NULL) {
+		struct stat st;
+		char *path;
+		bool stale;
+
+		if (strncmp(entry->d_name, start, start_length) != 0 || strlen(entry->d_name) != start_length + 6)
+			continue;
+		path = malloc(strlen(folder) + strlen(entry->d_name) + 1);
+		if (path == NULL)
+			break;
+		strcpy(path, folder);
+		strcat(path, entry->d_name);
+		stale = lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+			now - st.st_mtime > TEMP_STALE_S;
+		if (stale)
+			unlink(path);
+		free(path);
+	}
+	if (dir != NULL)
+		closedir(dir);
+	free(folder);
+}
+
+/* Writes text to a new temporary file next to target and renames it over target. */
+static int replace_file(const char *target, const char *text, size_t text_length, mode_t mode, char *err,
+			size_t err_size, const char *path)
+{
+	char *prefix = temp_prefix(target), *temp;
 	int fd, code;
 
-	if (temp == NULL)
+	if (prefix == NULL)
 		return save_fail(err, err_size, path, "out of memory");
-	memcpy(temp, target, length);
-	memcpy(temp + length, ".XXXXXX", sizeof ".XXXXXX");
+	remove_stale_temps(prefix);
+	temp = malloc(strlen(prefix) + sizeof "XXXXXX");
+	if (temp == NULL) {
+		free(prefix);
+		return save_fail(err, err_size, path, "out of memory");
+	}
+	strcpy(temp, prefix);
+	strcat(temp, "XXXXXX");
+	free(prefix);
 	fd = mkstemp(temp);
 	if (fd < 0) {
 		code = errno;
@@ -350,53 +469,129 @@ static void sync_folder(const char *path)
 	free(folder);
 }
 
-/* Writes length bytes to path atomically (symbolic links followed); 0 or -1. */
+/* The path a symbolic link names, relative to the link's folder (malloc'd), or
+ * NULL with errno set. */
+static char *link_target(const char *path)
+{
+	char named[4096];
+	ssize_t length = readlink(path, named, sizeof named - 1);
+	const char *slash = strrchr(path, '/');
+	size_t folder = slash != NULL && named[0] != '/' ? (size_t)(slash - path) + 1 : 0;
+	char *target;
+
+	if (length < 0)
+		return NULL;
+	named[length] = '\0';
+	if (named[0] == '/')
+		folder = 0;
+	target = malloc(folder + (size_t)length + 1);
+	if (target == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(target, path, folder);
+	memcpy(target + folder, named, (size_t)length + 1);
+	return target;
+}
+
+/* Where path saves to: itself, or the file its link names (*target, malloc'd,
+ * else NULL), with its stat and whether it exists. 0, or -1 with err written. */
+static int resolve_target(const char *path, char **target, struct stat *st, bool *exists, char *err,
+			  size_t err_size)
+{
+	*target = NULL;
+	if (err_size > 0)
+		err[0] = '\0';
+	*exists = lstat(path, st) == 0;
+	if (!*exists && errno != ENOENT)
+		return save_fail(err, err_size, path, "%s", strerror(errno));
+	if (*exists && S_ISLNK(st->st_mode)) {
+		/* Saving through a link replaces the file it points to, not the link. */
+		*target = realpath(path, NULL);
+		if (*target == NULL && errno == ENOENT) {
+			/* A dangling link: the file it names is made. */
+			*target = link_target(path);
+			if (*target == NULL)
+				return save_fail(err, err_size, path, "%s", strerror(errno));
+			*exists = lstat(*target, st) == 0;
+			if (*exists && S_ISLNK(st->st_mode)) {
+				free(*target);
+				*target = NULL;
+				return save_fail(err, err_size, path, "it is a link to a link that leads nowhere");
+			}
+		} else if (*target == NULL || stat(*target, st) != 0) {
+			int code = errno;
+
+			free(*target);
+			*target = NULL;
+			return save_fail(err, err_size, path, "%s", strerror(code));
+		}
+	}
+	if (*exists && (S_ISDIR(st->st_mode) || !S_ISREG(st->st_mode))) {
+		free(*target);
+		*target = NULL;
+		return save_fail(err, err_size, path, S_ISDIR(st->st_mode) ? "it is a folder, not a file"
+									: "it is not a regular file");
+	}
+	return 0;
+}
+
+/* Replaces the resolved target with the bytes and flushes its folder. */
+static int write_target(const char *path, const char *target, const struct stat *st, bool exists,
+			const char *bytes, size_t length, char *err, size_t err_size)
+{
+	int result = replace_file(target != NULL ? target : path, bytes, length, target_mode(st, exists), err,
+				  err_size, path);
+
+	if (result == 0)
+		sync_folder(target != NULL ? target : path);
+	return result;
+}
+
 int save_bytes(const char *path, const char *bytes, size_t length, char *err, size_t err_size)
 {
 	struct stat st;
 	bool exists;
-	char *target = NULL;
+	char *target;
 	int result;
 
-	if (err_size > 0)
-		err[0] = '\0';
-	exists = lstat(path, &st) == 0;
-	if (!exists && errno != ENOENT)
-		return save_fail(err, err_size, path, "%s", strerror(errno));
-	if (exists && S_ISLNK(st.st_mode)) {
-		/* Saving through a link replaces the file it points to, not the link. */
-		target = realpath(path, NULL);
-		if (target == NULL || stat(target, &st) != 0) {
-			int code = errno;
-
-			free(target);
-			return save_fail(err, err_size, path, "%s", strerror(code));
-		}
-	}
-	if (exists && S_ISDIR(st.st_mode)) {
-		free(target);
-		return save_fail(err, err_size, path, "it is a folder, not a file");
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		free(target);
-		return save_fail(err, err_size, path, "it is not a regular file");
-	}
-	result = replace_file(target != NULL ? target : path, bytes, length, target_mode(&st, exists), err,
-			      err_size, path);
-	if (result == 0)
-		sync_folder(target != NULL ? target : path);
+	if (resolve_target(path, &target, &st, &exists, err, err_size) != 0)
+		return -1;
+	result = write_target(path, target, &st, exists, bytes, length, err, err_size);
 	free(target);
 	return result;
 }
 
 int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size)
 {
-	char *text = save_string(p);
+	struct stat st;
+	bool exists;
+	char *target;
+	char *text;
 	int result;
+	bool too_big = false;
+	double estimate;
 
-	if (text == NULL)
+	if (resolve_target(path, &target, &st, &exists, err, err_size) != 0)
+		return -1;
+	estimate = estimated_bytes(p);
+	if (estimate > 1.25 * (double)QKV_MAX_FILE_BYTES) {
+		free(target);
+		return save_fail(err, err_size, path, "the file would be about %.0f MiB, more than the %ld "
+				 "MiB qkv reads back; make the problem smaller (fewer tokens, smaller d_k "
+				 "or d_v)", estimate / (1024 * 1024), QKV_MAX_FILE_BYTES / (1024 * 1024));
+	}
+	text = save_text(p, (size_t)QKV_MAX_FILE_BYTES, &too_big);
+	if (text == NULL) {
+		free(target);
+		if (too_big)
+			return save_fail(err, err_size, path, "the file would be more than the %ld MiB qkv "
+					 "reads back; make the problem smaller (fewer tokens, smaller d_k "
+					 "or d_v)", QKV_MAX_FILE_BYTES / (1024 * 1024));
 		return save_fail(err, err_size, path, "out of memory");
-	result = save_bytes(path, text, strlen(text), err, err_size);
+	}
+	result = write_target(path, target, &st, exists, text, strlen(text), err, err_size);
 	free(text);
+	free(target);
 	return result;
 }

@@ -724,8 +724,9 @@ static void draw_status(const struct app *app, const struct layout *l)
 	if (app->editing)
 		keys = " Enter keep · Esc cancel · Backspace erase · digits . - e";
 	else if (app->prompt != PROMPT_NONE)
-		keys = app->prompt != PROMPT_SAVE_AS ? " y yes · n no"
-		       : app->exporting ? " Enter export · Esc cancel" : " Enter save · Esc cancel";
+		keys = app->prompt == PROMPT_SAVE_AS ? (app->exporting ? " Enter export · Esc cancel" : " Enter save · Esc cancel")
+		       : app->prompt == PROMPT_RECOVER ? " y open them · n delete the copy · Esc keep it for later"
+		       : " y yes · n no";
 	else if (app->overlay == OVERLAY_SATURATION)
 		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
 	else if (app->stage != APP_STAGE_LIVE)
@@ -744,6 +745,16 @@ static void draw_status(const struct app *app, const struct layout *l)
 	case PROMPT_OVERWRITE:
 		snprintf(text, sizeof text, " %s exists. Overwrite it? y / n ", app->answer);
 		put(y, 0, l->width, palette_role(ROLE_ERROR), text);
+		return;
+	case PROMPT_CHANGED:
+		snprintf(text, sizeof text, " %s changed on disk since qkv read it. Save over it anyway? y / n ",
+			 app->path);
+		put_fitted(y, 0, l->width, palette_role(ROLE_ERROR), text);
+		return;
+	case PROMPT_RECOVER:
+		snprintf(text, sizeof text, " Unsaved changes from an earlier session are in %s. Open them? y / n ",
+			 app->recovery);
+		put_fitted(y, 0, l->width, palette_role(ROLE_ERROR), text);
 		return;
 	case PROMPT_SAVE_AS:
 		snprintf(text, sizeof text, " %s: %s_", app->exporting ? "Export figure as (.svg .pdf .png)" : "Save as",

@@ -35,6 +35,9 @@ static int translate_key(int rc, unsigned int code)
 	case 18: return APP_KEY_CTRL_R;
 	case 21: return APP_KEY_CTRL_U;
 	case 12: return APP_KEY_CTRL_L;
+	case 3: return APP_KEY_CTRL_C;
+	case 28: return APP_KEY_CTRL_BACKSLASH;
+	case 19: return APP_KEY_CTRL_S;
 	default:
 		return code >= 0x20 ? (int)code : -1;
 	}

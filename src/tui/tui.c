@@ -1,17 +1,31 @@
 /* tui.c — the interface's life: check the terminal, start curses, turn input into
  * events for app_update, redraw what the flags name, and restore the terminal on
- * every way out (quit, signals, errors). Signal handlers only set a flag. */
+ * every way out (quit, signals, errors, the terminal gone). Signal handlers only set
+ * a flag, except those of crashes, which put the terminal back and re-raise.
+ *
+ * Every signal whose default would end qkv is caught or ignored: SIGINT is Ctrl-C
+ * (asks when there are unsaved changes, like q); SIGTERM, SIGHUP, SIGQUIT and
+ * SIGXCPU end qkv with status 128 + N after writing a recovery copy of unsaved
+ * changes; SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
+ * SIGXFSZ and the real-time signals are ignored. Ctrl-C and Ctrl-\ arrive as keys
+ * (the terminal's INTR and QUIT characters are off), and so do Ctrl-S and Ctrl-Q
+ * (no XON/XOFF flow control). Pastes are bracketed, so pasted text never runs keys. */
 #include <curses.h>
 #include <term.h>
+#include <errno.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "app/app.h"
+#include "io/load.h"
+#include "io/recovery.h"
 #include "tui/draw.h"
 #include "tui/input.h"
 #include "tui/layout.h"
@@ -19,12 +33,70 @@
 #include "tui/tui.h"
 
 #define TICK_MS 100
+#define BUSY_TICK_MS 20 /* while a computation runs beside the interface */
+#define KEY_PASTE_BEGIN (KEY_MAX + 1) /* ESC [ 200 ~ */
+#define KEY_PASTE_END (KEY_MAX + 2)   /* ESC [ 201 ~ */
+#define EXIT_TERMINAL_GONE (128 + SIGHUP) /* as if the terminal had hung up */
 
-static volatile sig_atomic_t stop_signal;
+static const char paste_on[] = "\033[?2004h", paste_off[] = "\033[?2004l";
+/* Everything qkv turns on, turned off: bracketed paste, mouse reports, the hidden
+ * cursor and the alternate screen (for a crash, when curses cannot be called). */
+static const char restore_text[] = "\033[?2004l\033[?1006l\033[?1002l\033[?1000l\033[?25h\033[?1049l";
+
+static volatile sig_atomic_t stop_signal, interrupt_signal, suspend_signal;
+static struct termios shell_modes;
+static volatile sig_atomic_t have_shell_modes;
+
+static const int stop_signals[] = { SIGTERM, SIGHUP, SIGQUIT, SIGXCPU };
+static const int ignored_signals[] = { SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+#ifdef SIGIO
+				       SIGIO,
+#endif
+#ifdef SIGPWR
+				       SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+				       SIGSTKFLT,
+#endif
+				       SIGXFSZ };
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS, SIGTRAP };
+#define COUNT(a) (sizeof (a) / sizeof (a)[0])
+static struct sigaction crash_previous[COUNT(crash_signals)];
 
 static void on_stop_signal(int signal_number)
 {
 	stop_signal = signal_number;
+}
+
+static void on_interrupt(int signal_number)
+{
+	(void)signal_number;
+	interrupt_signal = 1;
+}
+
+static void on_suspend(int signal_number)
+{
+	(void)signal_number;
+	suspend_signal = 1;
+}
+
+/* A crash (or kill -SEGV): the terminal back as the shell had it, then the signal
+ * again with what was there before (the default, or a sanitizer's report). */
+static void on_crash(int signal_number)
+{
+	int saved = errno;
+
+	if (have_shell_modes) {
+		ssize_t ignored = write(STDOUT_FILENO, restore_text, sizeof restore_text - 1);
+
+		(void)ignored;
+		tcsetattr(STDIN_FILENO, TCSANOW, &shell_modes);
+	}
+	for (size_t i = 0; i < COUNT(crash_signals); i++)
+		if (crash_signals[i] == signal_number)
+			sigaction(signal_number, &crash_previous[i], NULL);
+	raise(signal_number);
+	errno = saved;
 }
 
 static int64_t now_ms(void)
@@ -35,16 +107,197 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void catch_signals(void)
+/* Terminal modes curses does not know, written straight to the terminal. */
+static void send(const char *text)
+{
+	fflush(stdout);
+	if (write(STDOUT_FILENO, text, strlen(text)) < 0)
+		return; /* a terminal that is gone needs no modes */
+}
+
+static void set_handler(int signal_number, void (*handler)(int), struct sigaction *previous)
 {
 	struct sigaction action;
 
 	memset(&action, 0, sizeof action);
-	action.sa_handler = on_stop_signal;
+	action.sa_handler = handler;
 	sigemptyset(&action.sa_mask);
-	sigaction(SIGINT, &action, NULL);
-	sigaction(SIGTERM, &action, NULL);
-	sigaction(SIGHUP, &action, NULL);
+	sigaction(signal_number, &action, previous);
+}
+
+/* Before newterm, so curses leaves SIGINT, SIGTERM and SIGTSTP to qkv. */
+static void catch_signals(void)
+{
+	for (size_t i = 0; i < COUNT(stop_signals); i++)
+		set_handler(stop_signals[i], on_stop_signal, NULL);
+	for (size_t i = 0; i < COUNT(ignored_signals); i++)
+		set_handler(ignored_signals[i], SIG_IGN, NULL);
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+	for (int s = SIGRTMIN; s <= SIGRTMAX; s++)
+		set_handler(s, SIG_IGN, NULL);
+#endif
+	for (size_t i = 0; i < COUNT(crash_signals); i++)
+		set_handler(crash_signals[i], on_crash, &crash_previous[i]);
+	set_handler(SIGINT, on_interrupt, NULL);
+	set_handler(SIGTSTP, on_suspend, NULL);
+}
+
+/* Ctrl-C and Ctrl-\ as keys (INTR and QUIT off), Ctrl-S and Ctrl-Q as keys (no
+ * XON/XOFF, so Ctrl-S never freezes the screen); Ctrl-Z still suspends. Curses
+ * keeps these modes as the program's, to come back to after a suspension. */
+static void quiet_terminal_keys(void)
+{
+	struct termios modes;
+
+	if (tcgetattr(STDIN_FILENO, &modes) != 0)
+		return;
+	modes.c_cc[VINTR] = _POSIX_VDISABLE;
+	modes.c_cc[VQUIT] = _POSIX_VDISABLE;
+	modes.c_iflag &= ~(tcflag_t)(IXON | IXOFF);
+	tcsetattr(STDIN_FILENO, TCSANOW, &modes);
+	def_prog_mode();
+}
+
+/* Ctrl-Z (SIGTSTP): the terminal back to the shell, stop, and on fg take it again. */
+static void suspend(void)
+{
+	sigset_t set;
+
+	endwin();
+	send(paste_off);
+	set_handler(SIGTSTP, SIG_DFL, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTSTP);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(SIGTSTP);
+	/* Here again after SIGCONT. */
+	set_handler(SIGTSTP, on_suspend, NULL);
+	reset_prog_mode();
+	send(paste_on);
+	clearok(curscr, TRUE);
+	refresh();
+}
+
+/* After wget_wch gave nothing: true when the terminal is gone (it hung up, or
+ * reads end at once with EOF or EIO), rather than the tick having passed. A read
+ * that ends at once over and over with nothing is a terminal that is gone. */
+static bool terminal_gone(int64_t waited_ms, int timeout_ms, int *quick)
+{
+	struct pollfd fd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	if (waited_ms >= timeout_ms / 2) {
+		*quick = 0;
+		return false;
+	}
+	if (poll(&fd, 1, 0) == 1 && (fd.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0)
+		return true;
+	return ++*quick >= 20;
+}
+
+/* Writes the recovery copy of unsaved changes when qkv must end without asking;
+ * the sentence for stderr goes into said ("" when there was nothing to keep). */
+static void keep_changes(const struct app *app, char *said, size_t size)
+{
+	char where[4096], err[600];
+
+	said[0] = '\0';
+	if (!app->dirty)
+		return;
+	if (recovery_write(app->path, &app->problem, where, sizeof where, err, sizeof err) != 0) {
+		snprintf(said, size, "qkv: the unsaved changes are lost: %s\n", err);
+		return;
+	}
+	if (app->path != NULL)
+		snprintf(said, size, "qkv: the unsaved changes to %s are kept in %s; qkv offers them "
+			 "the next time %s is opened\n", app->path, where, app->path);
+	else
+		snprintf(said, size, "qkv: the unsaved problem is kept in %s; open it with qkv %s\n",
+			 where, where);
+}
+
+/* A first trace that takes long is computed on a thread while one line says so;
+ * q, Esc, Ctrl-C, signals and a vanished terminal end qkv meanwhile (nothing has
+ * been changed, so nothing is kept). Returns -1 to go on (*computed says whether
+ * trace holds p's trace), or the exit status; p is then empty. */
+static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *computed)
+{
+	struct job *job;
+	int64_t started = now_ms();
+	int status = -1, quick = 0, n = p->n, d_k = qkv_problem_d_k(p);
+
+	*computed = false;
+	if (!app_trace_is_long(p) || (job = job_new(JOB_TRACE)) == NULL)
+		return -1;
+	job->problem = *p;
+	qkv_problem_init(p);
+	job_start(job);
+	timeout(BUSY_TICK_MS);
+	while (!job_done(job)) {
+		wint_t code;
+		int got;
+		int64_t asked = now_ms();
+		char line[160];
+
+		if (stop_signal != 0 || interrupt_signal) {
+			status = stop_signal != 0 ? 128 + (int)stop_signal : 128 + SIGINT;
+			break;
+		}
+		if (suspend_signal) {
+			suspend_signal = 0;
+			suspend();
+		}
+		snprintf(line, sizeof line, " computing the trace of %d tokens, d_k %d… %.1f s · q quits", n, d_k,
+			 (double)(asked - started) / 1000.0);
+		erase();
+		mvaddnstr(0, 0, line, COLS);
+		refresh();
+		got = wget_wch(stdscr, &code);
+		if (got == ERR) {
+			if (terminal_gone(now_ms() - asked, BUSY_TICK_MS, &quick)) {
+				status = EXIT_TERMINAL_GONE;
+				break;
+			}
+			continue;
+		}
+		quick = 0;
+		if (got == OK && (code == 'q' || code == 27 || code == 3 || code == 28)) {
+			status = 0;
+			break;
+		}
+	}
+	timeout(TICK_MS);
+	if (status >= 0) {
+		job_abandon(job); /* the thread frees it, problem and all, when it ends */
+		return status;
+	}
+	*p = job->problem;
+	qkv_problem_init(&job->problem);
+	if (job->result == 0) {
+		qkv_trace_fini(trace);
+		*trace = job->trace;
+		qkv_trace_init(&job->trace);
+		*computed = true;
+	}
+	job_abandon(job);
+	return -1;
+}
+
+/* A recovery copy of path from an earlier session, offered with a question. */
+static void offer_recovery(struct app *app, const char *path)
+{
+	char where[4096], err[600];
+	struct qkv_problem recovered;
+
+	if (path == NULL || !recovery_find(path, where, sizeof where))
+		return;
+	qkv_problem_init(&recovered);
+	if (load_file(where, &recovered, err, sizeof err) != 0) {
+		snprintf(app->message, sizeof app->message, "a recovery copy does not read: %.200s", err);
+		app->message_is_error = true;
+		return;
+	}
+	if (app_offer_recovery(app, &recovered, where) != 0)
+		qkv_problem_fini(&recovered);
 }
 
 /* A terminal qkv can draw on: TERM set, not dumb, known to terminfo. */
@@ -72,6 +325,20 @@ static int check_terminal(void)
 	return 0;
 }
 
+/* "COLUMNS" or "LINES" when one is set to a number curses refuses, else NULL. */
+static const char *size_variable_too_large(void)
+{
+	static const char *const names[] = { "COLUMNS", "LINES" };
+
+	for (int i = 0; i < 2; i++) {
+		const char *value = getenv(names[i]);
+
+		if (value != NULL && strtol(value, NULL, 10) > 32767)
+			return names[i];
+	}
+	return NULL;
+}
+
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
 	struct app app;
@@ -79,6 +346,10 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	SCREEN *screen;
 	int status = check_terminal(), rc;
 	int start_palette;
+	int quick_reads = 0;
+	bool gone = false, pasting = false, interrupted = false, computed;
+	struct qkv_trace first;
+	char said[16384];
 
 	if (status == 0 && o != NULL && o->palette != NULL && palette_find(o->palette) < 0) {
 		fprintf(stderr, "qkv: --palette %s: unknown palette; expected viridis, projector, 8 or mono\n",
@@ -91,15 +362,26 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	}
 	/* Characters only: numbers keep the C locale's decimal point everywhere. */
 	setlocale(LC_CTYPE, "");
+	if (tcgetattr(STDIN_FILENO, &shell_modes) == 0)
+		have_shell_modes = 1;
+	catch_signals();
 	screen = newterm(NULL, stdout, stdin);
+	if (screen == NULL && size_variable_too_large() != NULL) {
+		have_shell_modes = 0;
+		fprintf(stderr, "qkv: %s=%s is larger than a terminal can be (at most 32767); unset it "
+			"to use the terminal's own size\n", size_variable_too_large(),
+			getenv(size_variable_too_large()));
+		qkv_problem_fini(p);
+		return 2;
+	}
 	if (screen == NULL) {
+		have_shell_modes = 0;
 		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color or --print\n",
 			getenv("TERM"));
 		qkv_problem_fini(p);
 		return 2;
 	}
 	set_term(screen);
-	catch_signals();
 	if (has_colors()) {
 		start_color();
 		use_default_colors();
@@ -108,7 +390,11 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	cbreak();
 	noecho();
 	nonl();
+	quiet_terminal_keys();
 	keypad(stdscr, TRUE);
+	define_key("\033[200~", KEY_PASTE_BEGIN);
+	define_key("\033[201~", KEY_PASTE_END);
+	send(paste_on);
 	/* Home and End as tmux, screen and rxvt send them, whatever terminfo says:
 	 * a clicker or a teacher's Home must never arrive as Esc, '[', '1', '~'. */
 	define_key("\033[1~", KEY_HOME);
@@ -130,10 +416,24 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	timeout(TICK_MS);
 
 	start_palette = o != NULL && o->palette != NULL ? palette_find(o->palette) : -1;
-	rc = app_init(&app, p, path, palette_count());
+	qkv_trace_init(&first);
+	status = first_trace(p, &first, &computed);
+	if (status >= 0) {
+		/* Ended while the first trace was computed: nothing was changed yet. */
+		endwin();
+		send(paste_off);
+		delscreen(screen);
+		have_shell_modes = 0;
+		qkv_problem_fini(p);
+		return status;
+	}
+	rc = app_init_traced(&app, p, computed ? &first : NULL, path, palette_count());
+	qkv_trace_fini(&first);
 	if (rc != 0) {
 		endwin();
+		send(paste_off);
 		delscreen(screen);
+		have_shell_modes = 0;
 		app_fini(&app);
 		fprintf(stderr, "qkv: cannot start: out of memory\n");
 		return 1;
@@ -146,31 +446,73 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		if (o->pace > 0)
 			app.pace_s = o->pace;
 	}
+	offer_recovery(&app, path);
 	memset(&layout, 0, sizeof layout);
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
 		draw_render(&app, &layout, app_update(&app, &resize));
 	}
-	while (!app.quit && stop_signal == 0) {
+	while (!app.quit && stop_signal == 0 && !gone) {
 		wint_t code;
-		int got = wget_wch(stdscr, &code);
+		int got, wait_ms;
+		int64_t asked = now_ms();
 		struct event event;
 		int flags;
 
+		if (suspend_signal) {
+			suspend_signal = 0;
+			quick_reads = 0;
+			suspend();
+			draw_render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT);
+			continue;
+		}
+		if (interrupt_signal) {
+			/* SIGINT from outside: what Ctrl-C does. */
+			struct event key = { .type = EVENT_KEY, .key = APP_KEY_CTRL_C, .now_ms = now_ms() };
+
+			interrupt_signal = 0;
+			interrupted = true;
+			quick_reads = 0; /* the read it cut short was no sign of a lost terminal */
+			draw_render(&app, &layout, app_update(&app, &key));
+			continue;
+		}
+		/* While a job runs, ticks come often, to take it in soon after it ends. */
+		wait_ms = app_busy(&app) ? BUSY_TICK_MS : TICK_MS;
+		timeout(wait_ms);
+		got = wget_wch(stdscr, &code);
 		if (got == ERR) {
 			struct event tick = { .type = EVENT_TICK, .now_ms = now_ms() };
+
+			if (terminal_gone(tick.now_ms - asked, wait_ms, &quick_reads)) {
+				gone = true;
+				break;
+			}
+			/* A paste arrives all at once: a pause means its end marker was lost. */
+			pasting = false;
 			draw_render(&app, &layout, app_update(&app, &tick));
+			continue;
+		}
+		quick_reads = 0;
+		if (got == KEY_CODE_YES && (code == KEY_PASTE_BEGIN || code == KEY_PASTE_END)) {
+			pasting = code == KEY_PASTE_BEGIN;
 			continue;
 		}
 		if (!input_translate(got, (unsigned int)code, &layout, now_ms(), &event))
 			continue;
+		event.pasted = pasting && event.type == EVENT_KEY;
 		flags = app_update(&app, &event);
 		draw_render(&app, &layout, flags);
 	}
+	if (stop_signal != 0 || gone)
+		keep_changes(&app, said, sizeof said);
 	endwin();
+	send(paste_off);
 	delscreen(screen);
+	have_shell_modes = 0;
+	if (said[0] != '\0')
+		fputs(said, stderr);
+	status = stop_signal != 0 ? 128 + (int)stop_signal : gone ? EXIT_TERMINAL_GONE
+	       : interrupted ? 128 + SIGINT : 0;
 	app_fini(&app);
-	if (stop_signal != 0)
-		return 128 + (int)stop_signal;
-	return 0;
+	return status;
 }

@@ -45,8 +45,10 @@
 #include "io/builtin.h"
 #include "io/save.h"
 #include "qkv/attention.h"
+#include "qkv/error.h"
 #include "qkv/matrix.h"
 #include "qkv/problem.h"
+#include "qkv/rng.h"
 #include "qkv/sweep.h"
 #include "tui/draw.h"
 #include "tui/layout.h"
@@ -75,6 +77,9 @@ static struct target targets[] = {
 	{ "peak_rss_kib", 16384, false, false, 0 },
 	{ "core_gflops_n512_dk64", 8, true, false, 0 },
 	{ "printer_vs_numpy_ratio", 0.1, false, false, 0 },
+	{ "max_block_ms_n1024_dk4096", 100, false, false, 0 },
+	{ "max_block_ms_projected_identity", 100, false, false, 0 },
+	{ "max_block_ms_saturation_256", 100, false, false, 0 },
 };
 
 #define TARGET_COUNT ((int)(sizeof targets / sizeof targets[0]))
@@ -443,6 +448,126 @@ static int bench_sweep(void)
 	figure("sweep_ms_p99_default", percentile(times, RUNS, 0.99) / 1e3, "ms", 2);
 	free(times);
 	return 0;
+}
+
+/* --- the longest time between two handled inputs --------------------------------- */
+
+/* Runs keys (0-terminated) through app_update and draw_render on a 120 × 40 pty as
+ * tui.c does, each followed by the ticks a busy interface gets every 20 ms until
+ * the computation it started is taken in, and prints max_block_ms_<suffix>: the
+ * longest single app_update + draw, that is the longest time no key, signal or
+ * resize can be handled. The start-up is reported apart, as startup_block_ms_<suffix>:
+ * app_init_traced, after a long first trace computed beside it as tui.c does (or
+ * app_init computing a short one). p is taken over. */
+static int bench_blocking(struct qkv_problem *p, const int *keys, const char *suffix)
+{
+	struct terminal term;
+	struct app app;
+	struct layout layout;
+	double longest = 0, start, worst_key_start = 0;
+	int worst_key = 0;
+	struct qkv_trace first;
+	bool computed;
+	char name[96];
+
+	if (terminal_open(&term, 120, 40) != 0) {
+		qkv_problem_fini(p);
+		return -1;
+	}
+	/* As tui.c: a long first trace is computed beside the interface, then taken in. */
+	qkv_trace_init(&first);
+	computed = app_trace_is_long(p) && qkv_attention(p, &first) == 0;
+	start = now_us();
+	if (app_init_traced(&app, p, computed ? &first : NULL, NULL, palette_count()) != 0) {
+		qkv_trace_fini(&first);
+		terminal_close(&term);
+		app_fini(&app);
+		return -1;
+	}
+	qkv_trace_fini(&first);
+	snprintf(name, sizeof name, "startup_block_ms_%s", suffix);
+	figure(name, (now_us() - start) / 1e3, "ms", 1);
+	app.palette = palette_default();
+	memset(&layout, 0, sizeof layout);
+	{
+		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
+		draw_render(&app, &layout, app_update(&app, &resize));
+	}
+	for (const int *k = keys; *k != 0; k++) {
+		double took = key_press(&app, &layout, *k);
+
+		if (took > longest) {
+			longest = took;
+			worst_key = *k;
+			worst_key_start = 0;
+		}
+		while (app_busy(&app)) {
+			struct event tick = { .type = EVENT_TICK };
+
+			sleep_ms(20);
+			tick.now_ms = now_ms();
+			start = now_us();
+			draw_render(&app, &layout, app_update(&app, &tick));
+			took = now_us() - start;
+			if (took > longest) {
+				longest = took;
+				worst_key = *k;
+				worst_key_start = 1;
+			}
+		}
+		terminal_settle(&term);
+	}
+	app_fini(&app);
+	terminal_close(&term);
+	fprintf(stderr, "bench: %s: the longest block came %s key %d\n", suffix,
+		worst_key_start ? "on a tick after" : "with", worst_key);
+	snprintf(name, sizeof name, "max_block_ms_%s", suffix);
+	figure(name, longest / 1e3, "ms", 1);
+	return 0;
+}
+
+/* The three scenarios: the largest direct problem (a structural change, its undo,
+ * an edit of Q and one of K), a projected problem whose W's `I` ties to 2048 × 2048
+ * identities (and back), and the saturation view at 256 tokens with more trials. */
+static int bench_max_block(void)
+{
+	static const int large_keys[] = { '<', 'u', '+', APP_KEY_TAB, '+', 'j', 0 };
+	static const int projected_keys[] = { 'I', '+', 'I', 0 };
+	static const int saturation_keys[] = { 'S', 'l', 'l', 'h', 0 };
+	struct qkv_problem p;
+	struct qkv_rng rng;
+	int failed = 0;
+
+	qkv_problem_init(&p);
+	failed |= qkv_problem_random(&p, QKV_MAX_TOKENS, QKV_MAX_DIM, QKV_MAX_DIM, 1) != 0 ||
+		  bench_blocking(&p, large_keys, "n1024_dk4096") != 0;
+
+	qkv_problem_init(&p);
+	failed |= qkv_problem_random(&p, 256, 64, 64, 1) != 0;
+	if (!failed) {
+		/* X of 256 tokens × d_model 2048 and W's of 2048 × 64, from the same generator. */
+		struct qkv_matrix *m[4] = { &p.x, &p.w_q, &p.w_k, &p.w_v };
+		const int rows[4] = { 256, 2048, 2048, 2048 }, cols[4] = { 2048, 64, 64, 64 };
+
+		qkv_rng_seed(&rng, 3);
+		for (int i = 0; i < 4 && !failed; i++) {
+			failed |= qkv_matrix_zero(m[i], rows[i], cols[i]) != 0;
+			for (int r = 0; r < rows[i] && !failed; r++)
+				for (int c = 0; c < cols[i]; c++)
+					qkv_matrix_set(m[i], r, c, qkv_rng_normal(&rng) / 8);
+		}
+		qkv_matrix_fini(&p.q);
+		qkv_matrix_fini(&p.k);
+		qkv_matrix_fini(&p.v);
+		p.form = QKV_FORM_PROJECTED;
+		p.seeded = false;
+		failed |= qkv_problem_check(&p) != 0 || bench_blocking(&p, projected_keys, "projected_identity") != 0;
+	}
+
+	qkv_problem_init(&p);
+	failed |= qkv_problem_random(&p, 256, 64, 64, 1) != 0 ||
+		  bench_blocking(&p, saturation_keys, "saturation_256") != 0;
+	return failed ? -1 : 0;
 }
 
 /* --- the real program on a pseudo-terminal ----------------------------------------- */
@@ -830,6 +955,8 @@ int main(int argc, char **argv)
 	failed |= bench_core_small() != 0;
 	failed |= bench_core_large() != 0;
 	failed |= bench_sweep() != 0;
+	fprintf(stderr, "bench: the longest blocks (large problems, computations beside the interface)\n");
+	failed |= bench_max_block() != 0;
 	fprintf(stderr, "bench: the real program (%s)\n", argv[1]);
 	failed |= bench_startup(argv[1]) != 0;
 	failed |= bench_rss(argv[1]) != 0;

@@ -1,0 +1,21 @@
+/* recovery.h — the copy of unsaved changes qkv writes when it must end without
+ * asking (SIGTERM, SIGHUP, the terminal gone), and finds again the next time the
+ * file is opened. The copy lives next to the file as FILE.recovery, or, when that
+ * folder cannot be written (or there is no file), under $XDG_STATE_HOME/qkv
+ * (~/.local/state/qkv) with the file's absolute path in its name. */
+#ifndef QKV_IO_RECOVERY_H
+#define QKV_IO_RECOVERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "qkv/problem.h"
+
+/* Writes p as the recovery copy of path (NULL: a problem without a file). Returns
+ * 0 with the copy's name in where, or -1 with one line in err. */
+int recovery_write(const char *path, const struct qkv_problem *p, char *where, size_t where_size,
+		   char *err, size_t err_size);
+/* True when a recovery copy of path exists; its name goes into where. */
+bool recovery_find(const char *path, char *where, size_t where_size);
+
+#endif

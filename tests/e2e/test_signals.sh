@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# test_signals.sh — every way out of qkv restores the terminal and loses no work:
+# signals whose default would kill it (QUIT, USR1, ALRM, PIPE, TERM, HUP), Ctrl-\ and
+# Ctrl-C as keys (Ctrl-C asks like q when there are unsaved changes), Ctrl-S never
+# freezes the screen, pasted text never runs commands (bracketed paste), SIGTERM,
+# SIGHUP and a terminal that disappears without SIGHUP (qkv under setsid) write a
+# recovery copy of unsaved changes, say so, and the next open offers it.
+# It must never signal any process but the qkv it started.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+alternate() {
+	e2e_tmux display -p -t "$1" '#{alternate_on}'
+}
+
+# The modes qkv turns on must be off once it has ended: cursor visible, no mouse
+# reports, no bracketed paste, the primary screen.
+modes_off() {
+	local name=$1 what=$2
+	check "$what: the alternate screen is off" "$(alternate "$name")" = 0
+	check "$what: the cursor is visible" "$(e2e_tmux display -p -t "$name" '#{cursor_flag}')" = 1
+	check "$what: no mouse reports" "$(e2e_tmux display -p -t "$name" '#{mouse_any_flag}#{mouse_standard_flag}#{mouse_button_flag}')" = 000
+}
+
+# Echo (stty) must be back: what is typed after qkv shows in the shell.
+echo_back() {
+	local name=$1 what=$2
+	keys "$name" -l 'typed-after'
+	expect "$name" 'typed-after' "$what: the terminal echoes again"
+}
+
+work=$E2E_DIR/work
+mkdir -p "$work"
+file=$work/three.json
+cp "$QKV_SOURCE_ROOT/samples/worked-example.json" "$file"
+export XDG_STATE_HOME=$work/state
+
+# run NAME FILE: qkv FILE in a shell that records its pid, its stderr and its status
+# and then waits for a line, so the screen after qkv can be read.
+run() {
+	local name=$1
+	shift
+	rm -f "$E2E_DIR/$name.pid" "$E2E_DIR/$name.err"
+	# shellcheck disable=SC2016 # expanded by the sh inside tmux
+	start "$name" 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" sh -c 'sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" \"\$2\"" "$0" "$1" "$2" 2>"$3"; s=$?; echo "back in the shell, status $s"; read -r _; exit $s' "$QKV" "$E2E_DIR/$name.pid" "$@" "$E2E_DIR/$name.err"
+	expect "$name" 'weights  softmax rows' "$name: qkv is running"
+}
+
+# --- signals with a default that kills: the terminal always comes back ----------
+for sig in QUIT USR1 ALRM PIPE; do
+	name=sig$sig
+	run "$name" "$file"
+	pid=$(cat "$E2E_DIR/$name.pid" 2>/dev/null)
+	if [ -z "$pid" ] || ! kill -s "$sig" "$pid"; then
+		fail "SIG$sig: the qkv process could be found"
+		continue
+	fi
+	if [ "$sig" = QUIT ]; then
+		expect "$name" "^back in the shell, status $((128 + $(kill -l QUIT)))\$" \
+			"SIGQUIT ends qkv with status 131"
+		modes_off "$name" "after SIGQUIT"
+		echo_back "$name" "after SIGQUIT"
+	else
+		settle "$name"
+		check "SIG$sig is ignored: qkv still runs" "$(alternate "$name")" = 1
+		keys "$name" +
+		expect "$name" '1 → 1\.1' "SIG$sig is ignored: keys still work"
+		keys "$name" q y
+		expect "$name" '^back in the shell, status 0$' "after SIG$sig q y quits with status 0"
+		modes_off "$name" "after SIG$sig and q"
+	fi
+	e2e_tmux kill-session -t "$name" >/dev/null 2>&1
+done
+
+# --- Ctrl-\ and Ctrl-C are keys: q's question when there are unsaved changes -----
+run keysq "$file"
+keys keysq 'C-\'
+expect keysq '^back in the shell, status 0$' "Ctrl-\\ with nothing unsaved quits like q (status 0)"
+modes_off keysq "after Ctrl-\\"
+echo_back keysq "after Ctrl-\\"
+e2e_tmux kill-session -t keysq >/dev/null 2>&1
+
+run ctrlc "$file"
+keys ctrlc +
+expect ctrlc '1 → 1\.1' "Ctrl-C: an unsaved edit first"
+keys ctrlc C-c
+expect ctrlc 'Unsaved changes\. Quit anyway\? y / n' "Ctrl-C with unsaved changes asks, like q"
+check "Ctrl-C with unsaved changes: qkv still runs" "$(alternate ctrlc)" = 1
+keys ctrlc n
+expect ctrlc 'not quitting' "n: qkv stays, the edit kept"
+expect ctrlc '1\.10' "the edited value is still there"
+keys ctrlc C-c
+expect ctrlc 'Quit anyway' "Ctrl-C asks again"
+keys ctrlc y
+expect ctrlc '^back in the shell, status 0$' "y quits with status 0"
+cmp -s "$file" "$QKV_SOURCE_ROOT/samples/worked-example.json"
+check "quitting without saving leaves the file as it was" $? -eq 0
+e2e_tmux kill-session -t ctrlc >/dev/null 2>&1
+
+run ctrlc0 "$file"
+keys ctrlc0 C-c
+expect ctrlc0 '^back in the shell, status 0$' "Ctrl-C with nothing unsaved quits at once, status 0"
+modes_off ctrlc0 "after Ctrl-C"
+e2e_tmux kill-session -t ctrlc0 >/dev/null 2>&1
+
+# --- Ctrl-S does not freeze the screen -------------------------------------------
+run ctrls "$file"
+keys ctrls C-s
+expect ctrls 'Ctrl-S does nothing here: w saves' "Ctrl-S reaches qkv as a key and says w saves"
+keys ctrls +
+expect ctrls '1 → 1\.1' "after Ctrl-S the screen still follows the keys (no XOFF)"
+keys ctrls q y
+expect ctrls 'status 0$' "q y quits after Ctrl-S"
+e2e_tmux kill-session -t ctrls >/dev/null 2>&1
+
+# --- bracketed paste: pasted text is never a command -------------------------------
+run paste "$file"
+e2e_tmux set-buffer -b qkvpaste 'hello world, the answer is 42 rw oxq'
+e2e_tmux paste-buffer -p -b qkvpaste -t paste
+expect paste 'pasted text is not a command' "a paste outside a cell edit is refused with a sentence"
+expect paste '^ +t1 +1\.00 +0\.00 ' "the paste changed no value (Q[t1] is 1, 0)"
+expect_not paste 'saved to|token added|random' "the paste ran no command (no save, no token, no draw)"
+cmp -s "$file" "$QKV_SOURCE_ROOT/samples/worked-example.json"
+check "the file was not saved by the paste's w" $? -eq 0
+keys paste Enter C-u
+e2e_tmux set-buffer -b qkvpaste '2.5'
+e2e_tmux paste-buffer -p -b qkvpaste -t paste
+expect paste 'editing Q' "Enter starts a cell edit"
+keys paste Enter
+expect paste '1 → 2\.5' "a paste into a cell edit is its text: Q[t1, d1] = 2.5"
+e2e_tmux set-buffer -b qkvpaste 'wy'
+e2e_tmux paste-buffer -p -b qkvpaste -t paste
+keys paste q
+expect paste 'Quit anyway' "q asks (unsaved changes)"
+e2e_tmux set-buffer -b qkvpaste 'y'
+e2e_tmux paste-buffer -p -b qkvpaste -t paste
+settle paste
+check "a pasted y does not answer the question" "$(alternate paste)" = 1
+keys paste n w
+expect paste 'saved to' "a typed w saves"
+keys paste q
+expect paste 'status 0$' "then q quits"
+cp "$QKV_SOURCE_ROOT/samples/worked-example.json" "$file"
+e2e_tmux kill-session -t paste >/dev/null 2>&1
+
+# --- SIGTERM and SIGHUP: unsaved changes kept, offered on the next open -------------
+for sig in TERM HUP; do
+	name=keep$sig
+	rm -f "$file.recovery"
+	run "$name" "$file"
+	keys "$name" +
+	expect "$name" '1 → 1\.1' "SIG$sig: an unsaved edit first"
+	pid=$(cat "$E2E_DIR/$name.pid" 2>/dev/null)
+	[ -n "$pid" ] && kill -s "$sig" "$pid"
+	expect "$name" "^back in the shell, status $((128 + $(kill -l "$sig")))\$" "SIG$sig ends qkv with status 128 + $(kill -l "$sig")"
+	modes_off "$name" "after SIG$sig"
+	check "SIG$sig: the recovery copy is beside the file" -s "$file.recovery"
+	said=$(grep -c "^qkv: the unsaved changes to .*three\.json are kept in .*three\.json\.recovery" "$E2E_DIR/$name.err")
+	check "SIG$sig: stderr says where the changes are" "$said" -eq 1
+	cmp -s "$file" "$QKV_SOURCE_ROOT/samples/worked-example.json"
+	check "SIG$sig: the file itself is untouched" $? -eq 0
+	e2e_tmux kill-session -t "$name" >/dev/null 2>&1
+done
+
+start offer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" "$file"
+expect offer 'Unsaved changes from an earlier session are in .*three\.json\.recovery' "the next open offers the recovery copy"
+keys offer y
+expect offer 'recovered changes are open' "y opens the recovered changes"
+expect offer '^ +t1 +1\.10 +0\.00 ' "the recovered value is there (Q[t1, d1] = 1.1)"
+keys offer w
+expect offer 'saved to' "w saves them"
+settle offer
+check "after the save the recovery copy is gone" ! -e "$file.recovery"
+keys offer q
+expect_exit offer 0 "q quits"
+grep -q '1\.1' "$file"
+check "the saved file holds the recovered value" $? -eq 0
+cp "$QKV_SOURCE_ROOT/samples/worked-example.json" "$file"
+
+# n deletes a copy; when no copy can be written beside the file (here a folder has
+# its name), it goes under XDG_STATE_HOME/qkv and is still offered.
+other=$work/other
+mkdir -p "$other/three.json.recovery"
+cp "$file" "$other/three.json"
+run elsewhere "$other/three.json"
+keys elsewhere +
+expect elsewhere '1 → 1\.1' "no room beside the file: an unsaved edit"
+pid=$(cat "$E2E_DIR/elsewhere.pid" 2>/dev/null)
+[ -n "$pid" ] && kill -s TERM "$pid"
+expect elsewhere 'status 143$' "no room beside the file: SIGTERM ends qkv"
+n=$(find "$XDG_STATE_HOME/qkv" -name '*three.json.recovery' 2>/dev/null | wc -l)
+check "no room beside the file: the copy is under XDG_STATE_HOME/qkv" "$n" -eq 1
+said=$(grep -c "kept in $XDG_STATE_HOME/qkv/" "$E2E_DIR/elsewhere.err")
+check "no room beside the file: stderr names that copy" "$said" -eq 1
+e2e_tmux kill-session -t elsewhere >/dev/null 2>&1
+start elseoffer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" "$other/three.json"
+expect elseoffer 'Unsaved changes from an earlier session' "the next open offers that copy"
+keys elseoffer n
+expect elseoffer 'three\.json\.recovery deleted' "n deletes the copy"
+n=$(find "$XDG_STATE_HOME/qkv" -name '*three.json.recovery' 2>/dev/null | wc -l)
+check "the deleted copy is gone" "$n" -eq 0
+keys elseoffer q
+expect_exit elseoffer 0 "q quits"
+
+# --- the terminal disappears without SIGHUP (qkv in its own session) ------------------
+rm -f "$file.recovery"
+# shellcheck disable=SC2016 # expanded by the sh inside tmux
+start gone 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" sh -c 'setsid sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" \"\$2\"" "$0" "$1" "$2" 2>"$3"; sleep 30' "$QKV" "$E2E_DIR/gone.pid" "$file" "$E2E_DIR/gone.err"
+expect gone 'weights  softmax rows' "under setsid: qkv is running"
+keys gone +
+expect gone '1 → 1\.1' "under setsid: an unsaved edit"
+pid=$(cat "$E2E_DIR/gone.pid" 2>/dev/null)
+e2e_tmux kill-session -t gone >/dev/null 2>&1
+ended=1
+for ((i = 0; i < 60; i++)); do
+	if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null || [ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" = Z ]; then
+		ended=0
+		break
+	fi
+	sleep 0.1
+done
+check "the terminal gone: qkv ends within 6 s instead of spinning" "$ended" -eq 0
+if [ "$ended" -ne 0 ] && [ -n "$pid" ]; then
+	diag "qkv still running: $(ps -o pid,stat,pcpu,cmd -p "$pid" | tail -n 1)"
+	kill -KILL "$pid" 2>/dev/null
+fi
+check "the terminal gone: the recovery copy is written" -s "$file.recovery"
+said=$(grep -c 'kept in .*three\.json\.recovery' "$E2E_DIR/gone.err")
+check "the terminal gone: stderr says where the changes are" "$said" -eq 1
+
+# --- long computations: keys and signals are handled meanwhile, Esc cancels ---------
+# A trace of about 4 billion multiply-adds (seconds); the sanitizer build
+# (unoptimised) gets a smaller one of about the same time.
+if [[ $QKV == *asan* ]]; then big_n=512 big_dk=1024; else big_n=1024 big_dk=2048; fi
+half_dk=$((big_dk / 2))
+# shellcheck disable=SC2016 # expanded by the sh inside tmux
+start busy 120 30 sh -c 'sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" --random --tokens \$2 --dk \$3" "$0" "$1" "$2" "$3"; s=$?; echo "back in the shell, status $s"; read -r _; exit $s' "$QKV" "$E2E_DIR/busy.pid" "$big_n" "$big_dk"
+E2E_TIMEOUT=30 expect busy "n $big_n · d_k $big_dk" "a $big_n-token problem with d_k $big_dk is shown"
+keys busy '<'
+expect busy "computing the trace of $big_n tokens, d_k $half_dk" "halving d_k shows what is being computed"
+keys busy x
+expect busy 'still computing' "other keys wait (and say so)"
+keys busy Escape
+expect busy 'cancelled' "Esc cancels the computation"
+expect busy "n $big_n · d_k $big_dk" "after Esc d_k is still $big_dk"
+expect_not busy 'modified' "after Esc nothing is modified"
+keys busy '<'
+E2E_TIMEOUT=60 expect busy "d_k = $half_dk(:| |\$)" "without Esc the change is taken in"
+expect busy "n $big_n · d_k $half_dk" "the title bar says d_k $half_dk"
+keys busy '<'
+expect busy 'computing the trace' "another change computes"
+pid=$(cat "$E2E_DIR/busy.pid" 2>/dev/null)
+[ -n "$pid" ] && kill -s TERM "$pid"
+E2E_TIMEOUT=2 expect busy 'status 143$' "SIGTERM during the computation ends qkv within 2 s"
+modes_off busy "after SIGTERM during a computation"
+e2e_tmux kill-session -t busy >/dev/null 2>&1
+
+# --- the first trace of a large problem: a line says so, signals and q still work ----
+# shellcheck disable=SC2016 # expanded by the sh inside tmux
+start first 120 30 sh -c 'sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" --random --tokens \$2 --dk \$3" "$0" "$1" "$2" "$3"; s=$?; echo "back in the shell, status $s"; read -r _; exit $s' "$QKV" "$E2E_DIR/first.pid" "$big_n" "$((big_dk * 2))"
+expect first "computing the trace of $big_n tokens, d_k $((big_dk * 2))… [0-9.]+ s · q quits" "a large first trace: a line says what is computed"
+pid=$(cat "$E2E_DIR/first.pid" 2>/dev/null)
+[ -n "$pid" ] && kill -s TERM "$pid"
+E2E_TIMEOUT=2 expect first 'status 143$' "SIGTERM while the first trace is computed ends qkv within 2 s"
+modes_off first "after SIGTERM during the first trace"
+e2e_tmux kill-session -t first >/dev/null 2>&1
+start firstq 120 30 "$QKV" --random --tokens "$big_n" --dk "$((big_dk * 2))"
+expect firstq "computing the trace of $big_n tokens" "again: the line"
+keys firstq q
+E2E_TIMEOUT=2 expect_exit firstq 0 "q while the first trace is computed quits at once (status 0)"
+
+# --- COLUMNS larger than any terminal: named, not blamed on terminfo ----------------
+start columns 200 24 COLUMNS=32768 sh -c '"$0" 2>&1; echo "status $?"; read -r _' "$QKV"
+expect columns '^qkv: COLUMNS=32768 is larger than a terminal can be' "COLUMNS=32768: the sentence names COLUMNS"
+expect columns '^status 2$' "COLUMNS=32768: status 2"
+expect_not columns 'terminfo' "COLUMNS=32768: terminfo is not blamed"
+e2e_tmux kill-session -t columns >/dev/null 2>&1
+
+# --- the Linux console (ncurses opens its mouse through libgpm) ------------------------
+start console 100 30 TERM=linux "$QKV"
+expect console 'weights' "TERM=linux: the screen is drawn"
+keys console q
+expect_exit console 0 "TERM=linux: q quits with status 0 (no leak report in the sanitizer build)"
+
+stop offer
+finish
