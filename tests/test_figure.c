@@ -145,11 +145,16 @@ static void draw_all(struct qkv_problem *p, int first_stage)
 	figure_options_default(&o);
 	o.cell_row = 1;
 	o.cell_col = 1;
+	/* Every palette in SVG; PDF and PNG (slower, the font is embedded or
+	 * rasterised) with one palette each, a different one per stage. */
 	for (int stage = first_stage; stage < QKV_STAGE_COUNT; stage++)
 		for (int format = 0; format < 3; format++)
 			for (int palette = 0; palette < QKV_PALETTE_COUNT; palette++) {
 				size_t length = 0;
 				char *bytes;
+
+				if (format != FIGURE_SVG && palette != (stage + format) % QKV_PALETTE_COUNT)
+					continue;
 
 				o.stage = stage;
 				o.palette = palette;

@@ -21,8 +21,21 @@ void canvas_error(char *err, size_t err_size, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* At exit, when no cairo object is left: cairo's font caches, then fontconfig's
+ * configuration, are freed, so figures leave nothing for a leak checker. Once per
+ * process: loading fontconfig's configuration again for every figure is slow. */
+static void release_fonts(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
+}
+
 int canvas_open(struct canvas *cv)
 {
+	static bool release_registered = false;
+
+	if (!release_registered)
+		release_registered = atexit(release_fonts) == 0;
 	memset(cv, 0, sizeof *cv);
 	cv->measure_surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
 	cv->measure = cairo_create(cv->measure_surface);
@@ -42,11 +55,6 @@ void canvas_close(struct canvas *cv)
 		cairo_surface_destroy(cv->measure_surface);
 	cv->measure = NULL;
 	cv->measure_surface = NULL;
-	/* No cairo object is left: its font caches, then fontconfig's configuration
-	 * (loaded again by the next figure), are freed, so a figure leaves nothing
-	 * behind in a long session or for a leak checker. */
-	cairo_debug_reset_static_data();
-	FcFini();
 }
 
 static void font(cairo_t *cr, double size, bool bold)
