@@ -1811,7 +1811,7 @@ START_TEST(test_export_figure)
 	ck_assert(strncmp(text, "<?xml", 5) == 0);
 	/* The worked example's scores Q Kᵀ after '+' nudged Q's first entry by the step
 	 * 0.1: row 1 is 1.1, 0, 1.1; one rectangle per cell of the 3×3 grid. */
-	ck_assert_int_eq(occurrences(text, "class=\"cell\""), 9);
+	ck_assert_int_eq(occurrences(text, "id=\"cell-"), 9);
 	ck_assert_int_eq(occurrences(text, ">1.10</text>"), 2);
 	ck_assert_int_eq(occurrences(text, ">2.00</text>"), 1);
 	ck_assert_int_eq(occurrences(text, "stroke=\"#ff5f00\""), 1);   /* the selected cell */

@@ -140,15 +140,15 @@ def svg_of(*args):
 
 
 def cells(root):
-    return [r for r in root.iter(SVG_NS + "rect") if r.get("class") == "cell"]
+    return [r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "cell"]
 
 
 def texts(root, cls):
-    return [t.text for t in root.iter(SVG_NS + "text") if t.get("class") == cls]
+    return [t.text for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == cls]
 
 
 def value_inks(root):
-    return [t.get("fill") for t in root.iter(SVG_NS + "text") if t.get("class") == "value"]
+    return [t.get("fill") for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == "value"]
 
 
 def png_pixels(data):
@@ -217,7 +217,7 @@ check(texts(root, "label")[:n] == we["tokens"] and texts(root, "label")[n:2 * n]
 check(any("A = softmax" in (t or "") for t in texts(root, "formula")), "weights SVG: the stage's formula")
 ticks = texts(root, "tick")
 check(ticks == ["0.00", "0.17", "0.33", "0.50", "0.67", "0.83", "1.00"], "weights SVG: the colour bar's ticks", f"{ticks}")
-bar = [r.get("fill") for r in root.iter(SVG_NS + "rect") if r.get("class") == "bar"]
+bar = [r.get("fill") for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"]
 check(bar == VIRIDIS, "weights SVG: the colour bar is the viridis ramp")
 
 facts = texts(root, "facts")[0]
@@ -264,7 +264,7 @@ want = []
 for i in range(n):
     want += [shown(sum(wc[i]), 3), shown(sum(wc[j][i] for j in range(n)), 3)]
 check(sums == want, "wrong way: each row's and column's sum", f"{sums} != {want}")
-reds = [t.get("fill") for t in root.iter(SVG_NS + "text") if t.get("class") == "sum"]
+reds = [t.get("fill") for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == "sum"]
 check(reds[0] != reds[1], "wrong way: a sum that is not 1 is drawn in another colour than one that is")
 
 # Stage 5: A, V and O side by side.
@@ -292,7 +292,7 @@ check([r.get("fill") for r in cells(root)] == [weight_colour(weights[i][j], VIRI
                                               for i in range(n) for j in range(n)],
       "--palette projector: the projector ramp")
 root = svg_of("--stage", "3", "--palette", "mono", "--background", "dark")
-bg = [r.get("fill") for r in root.iter(SVG_NS + "rect") if r.get("class") == "background"]
+bg = [r.get("fill") for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "background"]
 check(bg == ["#121212"] and all(r.get("fill") == "#121212" for r in cells(root)),
       "--palette mono --background dark: cells on the dark background")
 check(all(i == "#eeeeee" for i in value_inks(root)), "dark background: light numbers")
@@ -305,7 +305,7 @@ def contrast(a, b):
 
 for background, colour in (("light", "#ffffff"), ("dark", "#121212")):
     root = svg_of("--stage", "3", "--wrong", "column-softmax", "--background", background)
-    off = [t for t in root.iter(SVG_NS + "text") if t.get("class") != "value"]
+    off = [t for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] != "value"]
     low = [(t.text, t.get("fill")) for t in off if contrast(t.get("fill"), colour) < 4.5]
     check(len(off) > 10 and not low, f"{background} background: titles, labels, ticks and sums at 4.5:1", f"{low}")
 
@@ -360,6 +360,30 @@ for r, i in zip(cells(root), range(256)):
 check(bad == 0, "16 tokens: every PNG cell has its colour", f"{bad} wrong")
 check(sum(1 for row in wr if max(row) > 0.95) >= 8, "16 tokens unscaled: most rows put almost all weight on one key")
 
+# An SVG renderer of its own (ImageMagick, where installed) draws each cell of the
+# 16-token SVG in its colour.
+import shutil as _shutil
+if _shutil.which("convert") is None:
+    check(True, "the SVG through ImageMagick # SKIP convert not installed")
+else:
+    svg_path, png_path = os.path.join(tmp, "r16.svg"), os.path.join(tmp, "r16-im.png")
+    open(svg_path, "wb").write(ET.tostring(root))
+    p = subprocess.run(["convert", "-density", "72", svg_path, "-alpha", "off", "-depth", "8",
+                        "-define", "png:color-type=2", png_path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    if p.returncode != 0:
+        check(False, "the SVG through ImageMagick", p.stderr.decode(errors="replace")[:300])
+    else:
+        width, height, rows = png_pixels(open(png_path, "rb").read())
+        ratio = width / 1600   # its idea of a point's pixels
+        bad = 0
+        for r, i in zip(cells(root), range(256)):
+            x = (float(r.get("x")) + float(r.get("width")) / 2) * ratio
+            y = (float(r.get("y")) + float(r.get("height")) * 0.15) * ratio
+            bad += hexrgb(rows[int(y)][int(x)]) != weight_colour(wr[i // 16][i % 16], VIRIDIS)
+        check(abs(height / width - 1000 / 1600) < 0.01 and bad == 0,
+              "the SVG through ImageMagick: the shape, and every cell in its colour", f"{width}x{height}, {bad} wrong")
+
 # PDF: one page, text kept as text (a font, not outlines).
 pdf = os.path.join(tmp, "w.pdf")
 for stage in ("1", "2", "3", "5"):
@@ -402,7 +426,7 @@ check(status == 0 and out == b"" and open(txt).read().startswith("#") and "OLDCO
 status, out, err = run("--sweep", "--tokens", "8", "--trials", "4", "--dk-max", "256", "--format", "json")
 sweep = json.loads(out)["rows"]
 root = svg_of("--sweep", "--tokens", "8", "--trials", "4", "--dk-max", "256")
-plots = [r for r in root.iter(SVG_NS + "rect") if r.get("class") == "plot"]
+plots = [r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "plot"]
 discs = [c for c in root.iter(SVG_NS + "circle")]
 check(len(plots) == 4 and len(discs) == 4 * len(sweep) + 1,
       "sweep SVG: four charts, a disc per point of the scaled curve (and the legend's)", f"{len(plots)}, {len(discs)}")

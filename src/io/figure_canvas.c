@@ -115,10 +115,13 @@ static void svg_escaped(FILE *out, const char *s)
 	}
 }
 
-static void svg_class(FILE *out, const char *name)
+/* An element's role as its id: "cell-12", "value-13", … (numbered in drawing
+ * order). Not a class attribute: ImageMagick's own SVG renderer nests a level per
+ * class and gives up on a figure of a few hundred cells. */
+static void svg_id(struct canvas *cv, const char *name)
 {
 	if (name != NULL)
-		fprintf(out, " class=\"%s\"", name);
+		fprintf(cv->svg, " id=\"%s-%d\"", name, ++cv->serial);
 }
 
 static void set_rgb(cairo_t *cr, struct qkv_rgb c)
@@ -136,7 +139,7 @@ void canvas_rect(struct canvas *cv, double x, double y, double w, double h, stru
 		return;
 	}
 	fputs("<rect", cv->svg);
-	svg_class(cv->svg, name);
+	svg_id(cv, name);
 	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"#%02x%02x%02x\"/>\n",
 		canvas_x(cv, x), canvas_y(cv, y), w * cv->scale, h * cv->scale, fill.r, fill.g, fill.b);
 }
@@ -224,7 +227,7 @@ void canvas_text(struct canvas *cv, double x, double y, const char *text, double
 		return;
 	}
 	fputs("<text", cv->svg);
-	svg_class(cv->svg, name);
+	svg_id(cv, name);
 	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
 		"font-size=\"%.3f\"%s fill=\"#%02x%02x%02x\" text-anchor=\"%s\">",
 		canvas_x(cv, x), canvas_y(cv, y), size * cv->scale, bold ? " font-weight=\"bold\"" : "",

@@ -26,6 +26,7 @@ struct canvas {
 	double out_w, out_h, scale, off_x, off_y;
 	cairo_t *cr;   /* while drawing a PDF or PNG (already scaled) */
 	FILE *svg;     /* while writing an SVG */
+	int serial;    /* the SVG elements named so far */
 };
 
 /* Makes the text measurer; 0, or -1 out of memory. canvas_close frees it. */
@@ -40,7 +41,8 @@ void canvas_place(struct canvas *cv, double width, double height);
 double canvas_x(const struct canvas *cv, double x);
 double canvas_y(const struct canvas *cv, double y);
 
-/* Filled rectangle; svg_class (may be NULL) names it in the SVG. */
+/* Filled rectangle; svg_class (may be NULL) names its role in the SVG's id
+ * ("cell-7"). */
 void canvas_rect(struct canvas *cv, double x, double y, double w, double h, struct qkv_rgb fill,
 		 const char *svg_class);
 /* The whole output area in one colour. */

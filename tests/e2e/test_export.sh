@@ -22,7 +22,7 @@ keys ex -l scores.svg
 keys ex Enter
 expect ex 'stage 1 \(scores\) exported to scores\.svg' "Enter says what was exported, and where"
 check "scores.svg exists" "$(test -s scores.svg && echo 1 || echo 0)" -eq 1
-cellcount=$(grep -c 'class="cell"' scores.svg)
+cellcount=$(grep -c 'id="cell-' scores.svg)
 check "the SVG has one rectangle per cell of the 3×3 scores" "$cellcount" -eq 9
 check "the SVG frames the selected cell" "$(grep -c 'stroke="#ff5f00"' scores.svg)" -eq 1
 check "the first score, nudged by + to 1.1·1, reads 1.10" "$(grep -c '>1.10</text>' scores.svg)" -ge 1
