@@ -457,6 +457,17 @@ for fmt in ("png", "pdf"):
 status, out, err = run("--sweep", "--format", "svg", "--palette", "nonsense")
 check(status == 2 and err.count("\n") == 1, "sweep with an unknown palette: one line, exit 2", err)
 
+# Labels and titles with XML's and LaTeX's special characters stay themselves.
+weird_path = os.path.join(tmp, "weird.json")
+weird = {"title": "T <&> \"x\"", "tokens": ["a<b", "c&d", "\u00fcber-long-label-of-many-letters"],
+         "Q": we["Q"], "K": we["K"], "V": we["V"]}
+open(weird_path, "w").write(json.dumps(weird))
+root = svg_of(weird_path)
+check(texts(root, "title") == ["T <&> \"x\""] and texts(root, "label")[:3] == ["a<b", "c&d", "\u00fcber-long-la\u2026"],
+      "SVG: special characters in the title and labels read back; a long label ends in \u2026", f"{texts(root, 'label')[:3]}")
+status, out, err = run(weird_path, "--format", "latex", "--heatmap")
+check(status == 0 and "a\\textless{}b & c\\&d" in out.decode(), "--heatmap: labels escaped for LaTeX", out.decode()[:400])
+
 # LaTeX heatmaps: the tabular's \cellcolor[RGB] cells and numbers, the pgfplots
 # variant's colour map and data; compiled where pdflatex is installed.
 import re

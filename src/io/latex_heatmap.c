@@ -24,13 +24,15 @@ int latex_heatmap_parse(const char *name, enum latex_heatmap_form *form)
 	return 0;
 }
 
-/* Text for LaTeX's text mode: its ten special characters escaped. */
+/* Text for LaTeX's text mode: its ten special characters and < > | escaped
+ * (the default font encoding has no glyphs for the last three). */
 static void escape(char *dst, size_t size, const char *src)
 {
 	static const char *const special[][2] = {
 		{ "\\", "\\textbackslash{}" }, { "{", "\\{" }, { "}", "\\}" }, { "$", "\\$" },
 		{ "&", "\\&" }, { "#", "\\#" }, { "%", "\\%" }, { "_", "\\_" },
 		{ "^", "\\textasciicircum{}" }, { "~", "\\textasciitilde{}" },
+		{ "<", "\\textless{}" }, { ">", "\\textgreater{}" }, { "|", "\\textbar{}" },
 	};
 	size_t used = 0;
 
