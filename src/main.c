@@ -16,6 +16,7 @@
 
 #include "io/builtin.h"
 #include "io/figure.h"
+#include "io/figure_train.h"
 #include "io/latex_heatmap.h"
 #include "io/load.h"
 #include "io/print.h"
@@ -124,6 +125,7 @@ static const char usage_text[] =
 	"                        --seed, --learn W_Q,W_K,W_V (default W_Q,W_K)\n"
 	"      --train-sweep     with --train: steps to 90% for d_k = 4 … 256, scaled\n"
 	"                        against unscaled (--seeds N, default 5)\n"
+	"                        (--format svg, pdf or png: the run's or sweep's charts)\n"
 	"      --cost            measure what n tokens cost here (n = 16 … 4096 and\n"
 	"                        more): scores, bytes, flops, time, slope; --dk D\n"
 	"                        (default 64), --heads H, --format\n"
@@ -752,7 +754,7 @@ static int run_train(int argc, char **argv)
 	if (status == TRAIN_CLI_HELP)
 		return fputs(usage_text, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (status != 0 || t.print)
-		return status != 0 ? status : print_train_cli(stdout, &t);
+		return status != 0 ? status : t.figure ? figure_train_cli(&t) : print_train_cli(stdout, &t);
 	qkv_problem_init(&problem);
 	qkv_matrix_init(&target);
 	status = qkv_train_task(&t.config, &problem, &target);

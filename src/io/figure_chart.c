@@ -107,8 +107,8 @@ static void draw_chart(struct page_fig *f, const struct chart_spec *c, double le
 
 		if (c->y.log)
 			power_of_ten(text, sizeof text, (int)lround(v));
-		else
-			qkv_format_number(text, sizeof text, v, 2);
+		else   /* ticks a quarter apart: three decimals below a range of 0.4 */
+			qkv_format_number(text, sizeof text, v, c->y.high - c->y.low < 0.4 ? 3 : 2);
 		canvas_text(cv, left - 0.4 * FS, y + 0.3 * FS, text, 0.8 * FS, false, f->fg, ANCHOR_END, "ytick");
 	}
 	if (c->x.log && c->count > 0) {
