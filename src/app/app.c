@@ -2410,14 +2410,21 @@ static int autoplay_step(struct app *app)
 	return REDRAW_ALL;
 }
 
+/* The changed-cell marks fade when their time is up, whatever event comes next:
+ * the grids that wore them are redrawn. */
+static int marks_fade(struct app *app)
+{
+	if (app->mark_until_ms != 0 && app->now_ms >= app->mark_until_ms) {
+		app->mark_until_ms = 0;
+		return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT;
+	}
+	return REDRAW_NONE;
+}
+
 static int tick(struct app *app)
 {
 	int redraw = REDRAW_NONE;
 
-	if (app->mark_until_ms != 0 && app->now_ms >= app->mark_until_ms) {
-		app->mark_until_ms = 0;
-		redraw |= REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT;
-	}
 	if (app->autoplay && app->now_ms >= app->next_step_ms) {
 		app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
 		redraw |= autoplay_step(app);
@@ -2448,6 +2455,8 @@ static int pointer(struct app *app, const struct event *event)
 		return nudge(app, focus, event->row, event->col, event->delta * app->step) | REDRAW_ALL;
 	return REDRAW_ALL;
 }
+
+static int update(struct app *app, const struct event *event);
 
 /* A pasted key is text in a cell edit and in the file name of save-as, and
  * nothing else: never Enter, Esc or a command, never an answer to a question. */
@@ -2498,8 +2507,16 @@ static int stage_key_while_editing(struct app *app, int key)
 
 int app_update(struct app *app, const struct event *event)
 {
+	int faded;
+
 	if (event->now_ms > app->now_ms)
 		app->now_ms = event->now_ms;
+	faded = marks_fade(app);
+	return faded | update(app, event);
+}
+
+static int update(struct app *app, const struct event *event)
+{
 	if (app->job != NULL) {
 		int redraw = job_event(app, event);
 
