@@ -30,7 +30,7 @@
 #include "tui/tui.h"
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
-#define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
+#define MAX_SEED QKV_MAX_SEED /* 2^53 − 1 */
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
 
 /* Every option; the order is that of long_options below. */
@@ -117,7 +117,7 @@ static const char usage_text[] =
 	"      --palette NAME    colour palette (also of a figure): viridis (default),\n"
 	"                        projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
-	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
+	"      --pace SECONDS    autoplay: seconds per step (default 1.5)\n"
 	"      --train TASK      train one head on lookup, previous or self: opens the\n"
 	"                        learning view, or prints the run with --format text,\n"
 	"                        csv or json; with --dk, --dmodel, --tokens, --no-scale,\n"

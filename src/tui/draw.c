@@ -15,6 +15,7 @@
 #include "tui/draw.h"
 #include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
+#include "tui/glyphs.h"
 #include "tui/draw_train.h"
 #include "tui/palette.h"
 
@@ -23,11 +24,14 @@
 /* Writes s at (y, x) in at most `width` columns, cutting on a character boundary. */
 static void put(int y, int x, int width, struct cell_style style, const char *s)
 {
+	char drawn[TEXT_MAX];
 	int columns = 0;
-	const char *end = s;
+	const char *end;
 
 	if (width <= 0)
 		return;
+	s = glyphs_text(s, drawn, sizeof drawn);
+	end = s;
 	while (*end != '\0') {
 		if (((unsigned char)*end & 0xc0) != 0x80) {
 			if (columns == width)
@@ -47,7 +51,7 @@ static const char *words_fitting(char *buf, size_t size, const char *text, int w
 	size_t best = 0;
 
 	snprintf(buf, size, "%s", text);
-	if (qkv_text_columns(buf) <= width)
+	if (glyphs_columns(buf) <= width)
 		return buf;
 	for (size_t i = 1; buf[i] != '\0'; i++) {
 		char saved = buf[i];
@@ -55,13 +59,13 @@ static const char *words_fitting(char *buf, size_t size, const char *text, int w
 		if (buf[i] != ' ' || buf[i - 1] == ' ')
 			continue;
 		buf[i] = '\0';
-		if (qkv_text_columns(buf) + 2 <= width)
+		if (glyphs_columns(buf) + 2 <= width)
 			best = i;
 		buf[i] = saved;
 	}
 	if (best + 4 < size)
 		memcpy(buf + best, " …", sizeof " …");
-	if (qkv_text_columns(buf) > width)
+	if (glyphs_columns(buf) > width)
 		buf[0] = '\0';
 	return buf;
 }
@@ -85,7 +89,7 @@ static void number_text(char *buf, size_t size, double value, int decimals)
 static void put_cell_in(int y, int x, int w, int field, struct cell_style style, const char *text)
 {
 	char cell[160];
-	int length = qkv_text_columns(text), pad;
+	int length = glyphs_columns(text), pad;
 
 	if (field > w - 1 || field < length)
 		field = w - 1 < length ? length : w - 1;
@@ -268,7 +272,7 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 static void put_frame(const struct app *app, const struct panel *panel, int row, int col, int y, int x,
 		      const char *text)
 {
-	int w = panel->cell_w, pad = w - 1 - qkv_text_columns(text);
+	int w = panel->cell_w, pad = w - 1 - glyphs_columns(text);
 	enum cell_frame frame = cell_selected(app, panel, row, col) ? FRAME_SELECTED
 				: cell_moved(app, panel, row, col) ? FRAME_MOVED : FRAME_NONE;
 
@@ -336,14 +340,14 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		int k = 1, end = data_x + panel->shown_cols * panel->cell_w;
 
 		for (int c = 0; c < panel->shown_cols; c++) {
-			int need = (qkv_text_columns(app->problem.tokens[panel->first_col + c]) + 2) / 2;
+			int need = (glyphs_columns(app->problem.tokens[panel->first_col + c]) + 2) / 2;
 			k = need > k ? need : k;
 		}
 		for (int c = 0; c < panel->shown_cols; c++) {
 			int x = data_x + c * panel->cell_w;
 
 			if ((panel->first_col + c) % k != 0 ||
-			    qkv_text_columns(app->problem.tokens[panel->first_col + c]) > end - x)
+			    glyphs_columns(app->problem.tokens[panel->first_col + c]) > end - x)
 				continue;
 			snprintf(text, sizeof text, "%.*s", end - x, app->problem.tokens[panel->first_col + c]);
 			put(panel->y + 1, x, end - x < k * 2 - 1 ? end - x : k * 2 - 1, palette_role(ROLE_LABEL), text);
@@ -402,7 +406,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
-			if (style.glyph[0] != '\0' && panel->cell_w >= qkv_text_columns(text) + 2) {
+			if (style.glyph[0] != '\0' && panel->cell_w >= glyphs_columns(text) + 2) {
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
@@ -504,19 +508,19 @@ static void draw_weights_legend(const struct app *app, const struct layout *l, c
 		qkv_format_number(low, sizeof low, from, l->decimals);
 		qkv_format_number(number, sizeof number, to, l->decimals);
 		snprintf(high, sizeof high, " %s row %s", number, app->problem.tokens[row]);
-		if (x + steps + qkv_text_columns(high) > end)
+		if (x + steps + glyphs_columns(high) > end)
 			snprintf(high, sizeof high, " %s", number);
 		put(y, panel->x, end - panel->x, palette_role(ROLE_LABEL), low);
-		x = panel->x + qkv_text_columns(low) + 1;
+		x = panel->x + glyphs_columns(low) + 1;
 	} else {
 		snprintf(high, sizeof high, " 1 fixed");
 		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), low);
 	}
 	/* As wide as the grid above it allows, one column a step at least. */
-	step_w = (end - x - qkv_text_columns(high)) / steps;
+	step_w = (end - x - glyphs_columns(high)) / steps;
 	if (step_w < 1)
 		step_w = 1;
-	for (int s = 0; s < steps && x + step_w <= end - qkv_text_columns(high); s++) {
+	for (int s = 0; s < steps && x + step_w <= end - glyphs_columns(high); s++) {
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
 		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
 
@@ -539,8 +543,8 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 	snprintf(low, sizeof low, "−%s ", number);
 	snprintf(high, sizeof high, " +%s", number);
 	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
-	x = panel->x + qkv_text_columns(low);
-	for (int s = -side; s <= side && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
+	x = panel->x + glyphs_columns(low);
+	for (int s = -side; s <= side && x < panel->x + panel->w - glyphs_columns(high); s++, x++) {
 		struct cell_style style = palette_signed(limit * s / side, limit);
 		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 	}
@@ -630,12 +634,12 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 	blank(panel->y, panel->x, panel->h, panel->w);
 	layout_panel_title(app, panel, title, sizeof title);
 	/* A title wider than its panel drops its "  rows×cols", then words. */
-	if (qkv_text_columns(title) + (focused ? 2 : 0) > panel->w) {
+	if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
 		char *size_part = strstr(title, "×") != NULL ? strrchr(title, ' ') : NULL;
 
 		if (size_part != NULL && size_part > title + 1 && size_part[-1] == ' ')
 			size_part[-1] = '\0';
-		if (qkv_text_columns(title) + (focused ? 2 : 0) > panel->w) {
+		if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
 			char whole[96];
 
 			snprintf(whole, sizeof whole, "%s", title);
@@ -750,12 +754,12 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	for (level = 0; level < 4; level++) {
 		snprintf(left, sizeof left, level == 0 ? " qkv · %s" : level == 1 ? " %s" : "%s", title);
 		bar_numbers(app, level, right, sizeof right);
-		if (qkv_text_columns(left) + qkv_text_columns(right) <= l->width)
+		if (glyphs_columns(left) + glyphs_columns(right) <= l->width)
 			break;
 	}
 	if (level == 4)
-		words_fitting(left, sizeof left, title, l->width - qkv_text_columns(right) - 1);
-	x = l->width - qkv_text_columns(right);
+		words_fitting(left, sizeof left, title, l->width - glyphs_columns(right) - 1);
+	x = l->width - glyphs_columns(right);
 	if (x < 0)
 		x = 0;
 	palette_apply(stdscr, palette_role(ROLE_STATUS));
@@ -766,9 +770,9 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	 * that does not fit beside it, only the current stage keeps its name. */
 	for (int s = first; s < QKV_STAGE_COUNT; s++) {
 		snprintf(stages[s], sizeof stages[s], " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
-		bar += qkv_text_columns(stages[s]) + 1;
+		bar += glyphs_columns(stages[s]) + 1;
 	}
-	if (banner != NULL && bar + 1 + qkv_text_columns(banner) > l->width)
+	if (banner != NULL && bar + 1 + glyphs_columns(banner) > l->width)
 		for (int s = first; s < QKV_STAGE_COUNT; s++)
 			if (s != app->stage)
 				snprintf(stages[s], sizeof stages[s], " %d ", s);
@@ -779,7 +783,7 @@ static void draw_bars(const struct app *app, const struct layout *l)
 		enum palette_role role = app->stage == s ? ROLE_CURSOR
 					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
 		put(1, x, l->width - x, palette_role(role), stages[s]);
-		x += qkv_text_columns(stages[s]) + 1;
+		x += glyphs_columns(stages[s]) + 1;
 	}
 	if (banner != NULL)
 		put(1, x + 1, l->width - x - 1, palette_role(p->wrong != QKV_WRONG_NONE ? ROLE_ERROR : ROLE_DIM), banner);
@@ -797,7 +801,8 @@ static void verdict(const struct app *app, const struct layout *l, char *buf, si
  * words on its last line and ends in "…". Returns the lines the whole text needs. */
 static int wrap_text(int y, int x, int width, int lines, struct cell_style style, const char *text, bool draw)
 {
-	const char *s = text;
+	char drawn[TEXT_MAX];
+	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
 	int line = 0;
 
 	if (width <= 0)
@@ -989,16 +994,16 @@ static void keys_fitting(char *buf, size_t size, const char *keys, int width)
 		s = end != NULL ? end + strlen(" · ") : s + strlen(s);
 	}
 	snprintf(buf, size, "%s", keys);
-	if (qkv_text_columns(buf) <= width || count < 2)
+	if (glyphs_columns(buf) <= width || count < 2)
 		return;
 	/* The last item and the way to help always stay. */
-	used = 1 + qkv_text_columns(items[count - 1]);
+	used = 1 + glyphs_columns(items[count - 1]);
 	for (int i = 0; i < count - 1; i++)
 		if (items[i][0] == '?')
-			used += qkv_text_columns(items[i]) + 3;
+			used += glyphs_columns(items[i]) + 3;
 	buf[0] = '\0';
 	for (int i = 0; i < count - 1; i++) {
-		int w = qkv_text_columns(items[i]) + 3;
+		int w = glyphs_columns(items[i]) + 3;
 
 		if (items[i][0] != '?' && used + w > width)
 			continue;
@@ -1064,7 +1069,7 @@ static const char *const help_lines[] = {
 	"A               autoplay the stages (any key stops it)",
 	"] [             d_k + / − (on X: d_model)    } {  d_v + / −",
 	"> <             double / halve d_k (new columns N(0,1), seed on screen)",
-	"s               scaling √d_k on / off        t T  temperature τ − / +",
+	"s               scaling √d_k on / off        t T  temperature τ −/+",
 	"m               mask: none, causal, custom (Enter on a weight toggles)",
 	"z               this token is padding        I  tie W's to the identity",
 	"W               wrong ways: mask after softmax, softmax down columns",
@@ -1142,7 +1147,7 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		/* One sentence, the long form when it fits, wrapped only as a last resort. */
 		snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d; this one is %d×%d.",
 			 l->need_width, l->need_height, l->width, l->height);
-		if (qkv_text_columns(text) > l->width)
+		if (glyphs_columns(text) > l->width)
 			snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d.", l->need_width,
 				 l->need_height);
 		put_wrapped(l->height / 2 - 1 > 0 ? l->height / 2 - 1 : 0, 0, l->width, 3,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "qkv/format.h"
+#include "tui/glyphs.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
 
@@ -237,7 +238,7 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		q->shown_rows = q->rows;
 		q->shown_cols = q->cols;
 		layout_panel_title(app, q, title, sizeof title);
-		q->title_w = 3 + qkv_text_columns(title); /* room for the focus mark "▶ " */
+		q->title_w = 3 + glyphs_columns(title); /* room for the focus mark "▶ " */
 		enum qkv_stage stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
 				       : q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
 				       : q->kind == PANEL_WEIGHTS ? QKV_STAGE_WEIGHTS
@@ -306,7 +307,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->h_extra = panel->compact ? 2 : 0; /* the selected row and column in numbers */
 		/* In colour, a compact grid shows two rows per line with half blocks, each
 		 * line labelled with both rows ("t1/t2"). */
-		panel->halves = panel->compact && !palette_monochrome();
+		panel->halves = panel->compact && !palette_monochrome() && glyphs_half_blocks();
 		panel->label_w = panel->halves ? 2 * panel->row_label_w : panel->row_label_w;
 		room = width - panel->label_w - 1;
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
