@@ -54,7 +54,7 @@ def run(*args, stdout=None):
 
 
 def problem(*args):
-    status, out, err = run(*args, "--format", "json", "--stage", "1")
+    status, out, err = run(*args, "--format", "json")
     assert status == 0, err
     return json.loads(out)
 
@@ -278,7 +278,7 @@ check(vals[n * n + n * d_v:] == [shown(output[i][c], 2) for i in range(n) for c 
 # Stage 0: the projections of a problem given as X and W's.
 root_dir = os.environ.get("QKV_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
 projected = os.path.join(root_dir, "samples", "previous-token.json")
-status, out, err = run(projected, "--format", "json", "--stage", "1")
+status, out, err = run(projected, "--format", "json")
 dp = json.loads(out)
 root = svg_of(projected, "--stage", "0", "--decimals", "3")
 want = []
