@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "io/figure.h"
 #include "io/save.h"
 #include "qkv/colour.h"
 #include "qkv/describe.h"
@@ -1944,6 +1945,38 @@ static int save_to(struct app *app, const char *path)
 	return REDRAW_STATUS;
 }
 
+/* E: the current stage's panels (the weights in the live view) as a figure,
+ * its format from the name's ending, written atomically like `w` saves. */
+static int export_to(struct app *app, const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	struct figure_options o;
+	enum figure_format format;
+	char err[512];
+	size_t length;
+	char *bytes;
+
+	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
+		say(app, true, "%s: name the figure .svg, .pdf or .png", path);
+		return REDRAW_STATUS;
+	}
+	figure_options_default(&o);
+	o.stage = app->stage == APP_STAGE_LIVE || !figure_stage_drawable(&app->problem, app->stage)
+		  ? QKV_STAGE_WEIGHTS : app->stage;
+	o.palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
+	o.cell_row = app_query(app);
+	o.cell_col = o.stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
+	bytes = figure_bytes(format, &app->problem, &app->trace, &o, &length, err, sizeof err);
+	if (bytes == NULL || save_bytes(path, bytes, length, err, sizeof err) != 0) {
+		free(bytes);
+		say(app, true, "%s", err);
+		return REDRAW_STATUS;
+	}
+	free(bytes);
+	say(app, false, "stage %d (%s) exported to %s", o.stage, qkv_stage_name((enum qkv_stage)o.stage), path);
+	return REDRAW_STATUS;
+}
+
 /* y: the recovered problem replaces the file's (undo goes back to the file's);
  * n: the copy is deleted; Esc: it stays for the next time. */
 static int recover_key(struct app *app, int key)
@@ -2047,11 +2080,11 @@ static int prompt_key(struct app *app, int key)
 	case PROMPT_OVERWRITE:
 		if (key == 'y' || key == 'Y') {
 			app->prompt = PROMPT_NONE;
-			return save_to(app, app->answer);
+			return app->exporting ? export_to(app, app->answer) : save_to(app, app->answer);
 		}
 		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
 			app->prompt = PROMPT_NONE;
-			say(app, false, "not saved");
+			say(app, false, app->exporting ? "not exported" : "not saved");
 			return REDRAW_STATUS;
 		}
 		return REDRAW_NONE;
@@ -2059,7 +2092,7 @@ static int prompt_key(struct app *app, int key)
 	default:
 		if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
 			app->prompt = PROMPT_NONE;
-			say(app, false, "not saved");
+			say(app, false, app->exporting ? "not exported" : "not saved");
 		} else if (key == APP_KEY_BACKSPACE || key == APP_KEY_DELETE) {
 			/* One character: back over UTF-8 continuation bytes. */
 			while (length > 0 && ((unsigned char)app->answer[length - 1] & 0xc0) == 0x80)
@@ -2077,7 +2110,7 @@ static int prompt_key(struct app *app, int key)
 				app->prompt = PROMPT_OVERWRITE;
 			} else {
 				app->prompt = PROMPT_NONE;
-				return save_to(app, app->answer);
+				return app->exporting ? export_to(app, app->answer) : save_to(app, app->answer);
 			}
 		} else if (key >= 0x20 && key < APP_KEY_UP && !qkv_is_control(key)) {
 			char bytes[4];
@@ -2646,11 +2679,13 @@ static int command_key(struct app *app, int key)
 		say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");
 		return REDRAW_ATTENTION | REDRAW_STATUS;
 	case 'w':
-		if (app->path != NULL && changed_on_disk(app)) {
+	case 'E':
+		app->exporting = key == 'E';
+		if (key == 'w' && app->path != NULL && changed_on_disk(app)) {
 			app->prompt = PROMPT_CHANGED;
 			return REDRAW_STATUS;
 		}
-		if (app->path != NULL)
+		if (key == 'w' && app->path != NULL)
 			return save_to(app, app->path);
 		app->prompt = PROMPT_SAVE_AS;
 		app->answer[0] = '\0';

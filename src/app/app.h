@@ -157,6 +157,7 @@ struct app {
 
 	enum app_prompt prompt;
 	char answer[APP_EDIT_MAX * 4]; /* PROMPT_SAVE_AS: the name typed so far */
+	bool exporting;             /* the name is E's figure (.svg .pdf .png), not w's save */
 	enum app_overlay overlay;
 
 	char message[APP_MESSAGE_MAX]; /* the status line's message, "" for none */

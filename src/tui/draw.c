@@ -1154,7 +1154,7 @@ static void draw_status(const struct app *app, const struct layout *l)
 	if (app->editing)
 		keys = " Enter keep · Esc cancel · Backspace erase · digits . - e";
 	else if (app->prompt != PROMPT_NONE)
-		keys = app->prompt == PROMPT_SAVE_AS ? " Enter save · Esc cancel"
+		keys = app->prompt == PROMPT_SAVE_AS ? (app->exporting ? " Enter export · Esc cancel" : " Enter save · Esc cancel")
 		       : app->prompt == PROMPT_RECOVER ? " y open them · n delete the copy · Esc keep it for later"
 		       : " y yes · n no";
 	else if (app->overlay == OVERLAY_SATURATION)
@@ -1172,7 +1172,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 	keys_fitting(text, sizeof text, keys, l->width);
 	put(y + 1, 0, l->width, palette_role(ROLE_KEY), text);
 	if (app->prompt == PROMPT_SAVE_AS) {
-		snprintf(text, sizeof text, " Save as: %s_", app->answer);
+		snprintf(text, sizeof text, " %s: %s_", app->exporting ? "Export figure as (.svg .pdf .png)" : "Save as",
+			 app->answer);
 		put(y, 0, l->width, palette_role(ROLE_STATUS), text);
 		return;
 	}
@@ -1200,7 +1201,7 @@ static const char *const help_lines[] = {
 	"H b             next head (multi-head: stages 6 concat, 7 W_O after 5)",
 	"D               the weights in words         R  colour range 0–1 / row",
 	"P               projector mode     c  next palette: viridis projector 8 mono",
-	"w               save        L  learning view   q  quit    ?  this help",
+	"w               save  E  export figure  L  learning view  q  quit  ? help",
 	"mouse           a click selects a cell, the wheel nudges it",
 };
 
