@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/lesson.h"
 #include "io/builtin.h"
+#include "app/notes.h"
 #include "io/load.h"
 #include "io/print.h"
 #include "qkv/attention.h"
@@ -34,6 +36,7 @@ enum opt {
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
+	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -63,6 +66,9 @@ static const struct option long_options[] = {
 	{ "palette", required_argument, NULL, OPT_BASE + OPT_PALETTE },
 	{ "color", required_argument, NULL, OPT_BASE + OPT_COLOR },
 	{ "pace", required_argument, NULL, OPT_BASE + OPT_PACE },
+	{ "lesson", required_argument, NULL, OPT_BASE + OPT_LESSON },
+	{ "check-lesson", required_argument, NULL, OPT_BASE + OPT_CHECK_LESSON },
+	{ "notes", required_argument, NULL, OPT_BASE + OPT_NOTES },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -96,6 +102,9 @@ static const char usage_text[] =
 	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
 	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
+	"      --lesson FILE     present a lesson: PgDn and PgUp step it (lessons/)\n"
+	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
+	"      --notes FILE      presenter notes of the lesson running in another terminal\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
 	"\n"
@@ -114,6 +123,7 @@ struct cli {
 	enum qkv_mask mask;
 	enum qkv_wrong wrong;
 	const char *palette, *color;
+	const char *lesson; /* --lesson, --check-lesson or --notes */
 };
 
 /* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. */
@@ -292,6 +302,11 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return 0;
 	case OPT_PACE:
 		return parse_double(o, arg, 0.05, 3600, &c->pace);
+	case OPT_LESSON:
+	case OPT_CHECK_LESSON:
+	case OPT_NOTES:
+		c->lesson = arg;
+		return 0;
 	default:
 		return 0;
 	}
@@ -314,6 +329,30 @@ static bool wants_print(const struct cli *c)
 		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS];
 }
 
+/* A lesson brings its own problems: only the interface's looks go with --lesson,
+ * nothing with --check-lesson and --notes. 0 or EXIT_USAGE. */
+static int lesson_combinations(const struct cli *c)
+{
+	static const enum opt lesson_opts[] = { OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES };
+	int count = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		count += c->given[lesson_opts[i]];
+	if (count > 1)
+		return fail("--lesson, --check-lesson and --notes go one at a time");
+	if (c->file != NULL)
+		return fail("a lesson opens its own problems; it reads no FILE (\"%s\")", c->file);
+	for (int o = 0; o < OPT_COUNT; o++) {
+		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR;
+
+		if (c->given[o] && o != OPT_LESSON && o != OPT_CHECK_LESSON && o != OPT_NOTES
+		    && !(look && c->given[OPT_LESSON]))
+			return fail("--%s does not apply to --%s", opt_name((enum opt)o),
+				    c->given[OPT_LESSON] ? "lesson" : c->given[OPT_NOTES] ? "notes" : "check-lesson");
+	}
+	return 0;
+}
+
 /* Options that make sense together; 0 or EXIT_USAGE. */
 static int check_combinations(const struct cli *c)
 {
@@ -327,6 +366,8 @@ static int check_combinations(const struct cli *c)
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE };
 	int o;
 
+	if (c->lesson != NULL)
+		return lesson_combinations(c);
 	if (c->given[OPT_SWEEP]) {
 		if (c->file != NULL)
 			return fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
@@ -575,6 +616,64 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	return status;
 }
 
+static void print_failure(const char *line, void *data)
+{
+	(void)data;
+	printf("%s\n", line);
+}
+
+/* --check-lesson, --lesson, --notes; the exit status. */
+static int run_lesson(const struct cli *c)
+{
+	struct lesson lesson;
+	char err[1200];
+	int checked, failed, status;
+
+	if (lesson_load(c->lesson, &lesson, err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return EXIT_USAGE;
+	}
+	/* Every step must replay, whatever is asked: a lesson that breaks in class is refused now. */
+	failed = lesson_check(&lesson, c->given[OPT_CHECK_LESSON] ? print_failure : NULL, NULL, &checked, err,
+			      sizeof err);
+	if (failed < 0) {
+		fprintf(stderr, "%s\n", err);
+		lesson_free(&lesson);
+		return EXIT_USAGE;
+	}
+	if (c->given[OPT_CHECK_LESSON]) {
+		printf("%s: %d step%s, %d of %d expect%s hold\n", c->lesson, lesson.step_count,
+		       lesson.step_count == 1 ? "" : "s", checked - failed, checked, checked == 1 ? "" : "s");
+		lesson_free(&lesson);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			return fail("cannot write to standard output: %s", strerror(errno));
+		return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	}
+	if (c->given[OPT_NOTES]) {
+		status = notes_follow(&lesson);
+		lesson_free(&lesson);
+		return status;
+	}
+	if (!isatty(STDOUT_FILENO)) {
+		lesson_free(&lesson);
+		return fail("the interface needs a terminal; --check-lesson replays a lesson without one");
+	}
+	struct tui_options options = {
+		.palette = c->palette, .color = c->color, .projector = c->given[OPT_PROJECTOR], .pace = c->pace,
+		.lesson = &lesson,
+	};
+	struct qkv_problem problem;
+
+	qkv_problem_init(&problem);
+	if (builtin_worked_example(&problem) != 0) {
+		lesson_free(&lesson);
+		return fail("cannot start: out of memory");
+	}
+	status = tui_run(&problem, NULL, &options);
+	lesson_free(&lesson);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {
@@ -597,6 +696,8 @@ int main(int argc, char **argv)
 		return status;
 	if (c.given[OPT_SWEEP])
 		return run_sweep(&c);
+	if (c.lesson != NULL)
+		return run_lesson(&c);
 
 	qkv_problem_init(&problem);
 	status = make_problem(&c, &problem);

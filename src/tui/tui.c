@@ -24,9 +24,12 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/lesson.h"
+#include "app/notes.h"
 #include "io/load.h"
 #include "io/recovery.h"
 #include "tui/draw.h"
+#include "tui/draw_lesson.h"
 #include "tui/input.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
@@ -339,8 +342,34 @@ static const char *size_variable_too_large(void)
 	return NULL;
 }
 
+/* A lesson being presented: its run, and the socket of the presenter screens. */
+struct presenting {
+	struct lesson_run run;
+	struct notes_server notes;
+	bool followed; /* a presenter screen showed the notes at the last frame */
+};
+
+/* One frame, and the lesson's lines over it when a lesson is presented. */
+static void render(const struct app *app, struct layout *l, int flags, struct presenting *lesson)
+{
+	draw_render(app, l, flags);
+	if (lesson != NULL && (flags != REDRAW_NONE || lesson->followed != notes_server_followed(&lesson->notes))) {
+		if (flags == REDRAW_NONE)
+			draw_render(app, l, REDRAW_STATUS);
+		lesson->followed = notes_server_followed(&lesson->notes);
+		draw_lesson(app, l, &lesson->run, lesson->followed);
+	}
+}
+
+/* An event to the lesson (which hands what is not its own to app_update) or the app. */
+static int update(struct app *app, const struct event *event, struct presenting *lesson)
+{
+	return lesson != NULL ? lesson_update(&lesson->run, app, event) : app_update(app, event);
+}
+
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
+	struct presenting presenting, *lesson = NULL;
 	struct app app;
 	struct layout layout;
 	SCREEN *screen;
@@ -349,12 +378,22 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	int quick_reads = 0;
 	bool gone = false, pasting = false, interrupted = false, computed;
 	struct qkv_trace first;
-	char said[16384];
+	char said[16384] = "";
 
 	if (status == 0 && o != NULL && o->palette != NULL && palette_find(o->palette) < 0) {
 		fprintf(stderr, "qkv: --palette %s: unknown palette; expected viridis, projector, 8 or mono\n",
 			o->palette);
 		status = 2;
+	}
+	if (status == 0 && o != NULL && o->lesson != NULL) {
+		char err[600];
+
+		if (notes_server_open(&presenting.notes, o->lesson->path, o->lesson->step_count, err, sizeof err) != 0) {
+			fprintf(stderr, "%s\n", err);
+			status = 2;
+		} else {
+			lesson = &presenting;
+		}
 	}
 	if (status != 0) {
 		qkv_problem_fini(p);
@@ -425,6 +464,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		delscreen(screen);
 		have_shell_modes = 0;
 		qkv_problem_fini(p);
+		if (lesson != NULL)
+			notes_server_close(&lesson->notes);
 		return status;
 	}
 	rc = app_init_traced(&app, p, computed ? &first : NULL, path, palette_count());
@@ -435,6 +476,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		delscreen(screen);
 		have_shell_modes = 0;
 		app_fini(&app);
+		if (lesson != NULL)
+			notes_server_close(&lesson->notes);
 		fprintf(stderr, "qkv: cannot start: out of memory\n");
 		return 1;
 	}
@@ -447,10 +490,28 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			app.pace_s = o->pace;
 	}
 	offer_recovery(&app, path);
+	if (lesson != NULL) {
+		/* The lesson's first step, replayed from the start (main checked that every step replays). */
+		struct lesson_look look = { .width = COLS, .height = LINES, .palette = app.palette,
+					    .palette_count = app.palette_count, .projector = app.projector };
+		char err[600];
+
+		app_fini(&app);
+		if (lesson_run_start(&lesson->run, o->lesson, &look, &app, err, sizeof err) != 0) {
+			endwin();
+			send(paste_off);
+			delscreen(screen);
+			have_shell_modes = 0;
+			notes_server_close(&lesson->notes);
+			fprintf(stderr, "%s\n", err);
+			return 2;
+		}
+		lesson->followed = false;
+	}
 	memset(&layout, 0, sizeof layout);
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
-		draw_render(&app, &layout, app_update(&app, &resize));
+		render(&app, &layout, app_update(&app, &resize), lesson);
 	}
 	while (!app.quit && stop_signal == 0 && !gone) {
 		wint_t code;
@@ -463,7 +524,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			suspend_signal = 0;
 			quick_reads = 0;
 			suspend();
-			draw_render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT);
+			render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT, lesson);
 			continue;
 		}
 		if (interrupt_signal) {
@@ -473,11 +534,13 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			interrupt_signal = 0;
 			interrupted = true;
 			quick_reads = 0; /* the read it cut short was no sign of a lost terminal */
-			draw_render(&app, &layout, app_update(&app, &key));
+			render(&app, &layout, app_update(&app, &key), lesson);
 			continue;
 		}
 		/* While a job runs, ticks come often, to take it in soon after it ends. */
 		wait_ms = app_busy(&app) ? BUSY_TICK_MS : TICK_MS;
+		if (lesson != NULL)
+			notes_server_poll(&lesson->notes, lesson->run.step);
 		timeout(wait_ms);
 		got = wget_wch(stdscr, &code);
 		if (got == ERR) {
@@ -489,7 +552,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			}
 			/* A paste arrives all at once: a pause means its end marker was lost. */
 			pasting = false;
-			draw_render(&app, &layout, app_update(&app, &tick));
+			render(&app, &layout, update(&app, &tick, lesson), lesson);
 			continue;
 		}
 		quick_reads = 0;
@@ -500,8 +563,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		if (!input_translate(got, (unsigned int)code, &layout, now_ms(), &event))
 			continue;
 		event.pasted = pasting && event.type == EVENT_KEY;
-		flags = app_update(&app, &event);
-		draw_render(&app, &layout, flags);
+		flags = update(&app, &event, lesson);
+		render(&app, &layout, flags, lesson);
 	}
 	if (stop_signal != 0 || gone)
 		keep_changes(&app, said, sizeof said);
@@ -509,6 +572,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	send(paste_off);
 	delscreen(screen);
 	have_shell_modes = 0;
+	if (lesson != NULL)
+		notes_server_close(&lesson->notes);
 	if (said[0] != '\0')
 		fputs(said, stderr);
 	status = stop_signal != 0 ? 128 + (int)stop_signal : gone ? EXIT_TERMINAL_GONE

@@ -8,11 +8,14 @@
 
 #include "qkv/problem.h"
 
+struct lesson;
+
 struct tui_options {
 	const char *palette;  /* palette name, or NULL for viridis */
 	const char *color;    /* colour depth: auto, truecolor, 256, 8, mono; NULL is auto */
 	bool projector;       /* start in projector mode */
 	double pace;          /* autoplay seconds per step (> 0) */
+	const struct lesson *lesson; /* a lesson to present (replayed, its steps on PgDn), or NULL */
 };
 
 /* Runs the interface on p (taken over: tui_run finishes it), editing the file at
