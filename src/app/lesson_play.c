@@ -120,7 +120,7 @@ static int token_index(struct replay *r, const struct app *app, const char *text
 /* "d3" or 3: the 0-based column, below limit. */
 static int dim_index(struct replay *r, const char *text, int limit, const char *what, int *out)
 {
-	const char *digits = text[0] == 'd' ? text + 1 : text;
+	const char *digits = text[0] == 'd' || text[0] == 'm' ? text + 1 : text;
 	char *end;
 	long number = strtol(digits, &end, 10);
 
@@ -128,7 +128,7 @@ static int dim_index(struct replay *r, const char *text, int limit, const char *
 		*out = (int)number - 1;
 		return 0;
 	}
-	return replay_refuse(r, "no column \"%s\" of %s: it has d1 to d%d", text, what, limit);
+	return replay_refuse(r, "no column \"%s\" of %s: it has 1 to %d", text, what, limit);
 }
 
 static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "S", "S'", "A", "O" };
@@ -263,7 +263,7 @@ static bool press_until(struct app *app, int key, int most, bool (*done)(const s
 	for (int i = 0; i <= most; i++) {
 		if (done(app, want))
 			return true;
-		if (i == most || app->message_is_error)
+		if (i == most)
 			break;
 		press(app, key);
 	}
