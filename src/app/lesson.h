@@ -95,7 +95,7 @@ struct lesson_look {
 int lesson_build(const struct lesson *l, int step, const struct lesson_look *look, struct app *app,
 		 char *err, size_t err_size);
 
-/* Replays every step and checks every expect. Each failed expect is one line
+/* Replays every step and checks every expect. Each failed expect is one line (report may be NULL)
  * "FILE:LINE: expected …, the screen shows …" written through report. Returns the
  * number of failed expects, or -1 with one line in err when the lesson cannot be
  * replayed (a token it names does not exist, …). *checked counts the expects. */
