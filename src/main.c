@@ -642,8 +642,8 @@ static int run_lesson(const struct cli *c)
 		return EXIT_USAGE;
 	}
 	if (c->given[OPT_CHECK_LESSON]) {
-		printf("%s: %d step%s, %d of %d expect%s hold\n", c->lesson, lesson.step_count,
-		       lesson.step_count == 1 ? "" : "s", checked - failed, checked, checked == 1 ? "" : "s");
+		printf("%s: %d step%s, expects holding: %d of %d\n", c->lesson, lesson.step_count,
+		       lesson.step_count == 1 ? "" : "s", checked - failed, checked);
 		lesson_free(&lesson);
 		if (fflush(stdout) != 0 || ferror(stdout))
 			return fail("cannot write to standard output: %s", strerror(errno));

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -181,21 +182,68 @@ void notes_server_close(struct notes_server *s)
 	}
 }
 
-void notes_write(FILE *out, const struct lesson *l, int step, bool clear)
+/* Columns of the first bytes bytes of UTF-8 text (a code point is a column). */
+static int columns_of(const char *text, size_t bytes)
+{
+	int columns = 0;
+
+	for (size_t i = 0; i < bytes; i++)
+		columns += ((unsigned char)text[i] & 0xc0) != 0x80;
+	return columns;
+}
+
+/* Writes text, its lines broken at spaces to fit width columns (0: as it is). */
+static void write_wrapped(FILE *out, const char *text, int width)
+{
+	while (*text != '\0') {
+		size_t line = strcspn(text, "\n"), start = 0;
+
+		while (width > 0 && columns_of(text + start, line - start) > width) {
+			size_t cut = start, i;
+			int columns = 0;
+
+			for (i = start; i < line && columns <= width; i++) {
+				if (((unsigned char)text[i] & 0xc0) != 0x80)
+					columns++;
+				if (text[i] == ' ' && columns <= width + 1)
+					cut = i;
+			}
+			if (cut == start) /* one word longer than the line: it goes as it is */
+				break;
+			fprintf(out, "%.*s\n", (int)(cut - start), text + start);
+			start = cut + 1;
+		}
+		fprintf(out, "%.*s\n", (int)(line - start), text + start);
+		text += line + (text[line] == '\n');
+	}
+}
+
+void notes_write(FILE *out, const struct lesson *l, int step, bool clear, int width)
 {
 	const struct lesson_step *now = &l->steps[step];
 
 	if (clear)
 		fputs("\033[H\033[2J", out);
-	fprintf(out, "Step %d of %d: %s\n\n%s\n", step + 1, l->step_count, now->title,
-		now->notes[0] != '\0' ? now->notes : "(no notes)");
-	if (step + 1 < l->step_count)
-		fprintf(out, "\nNext, step %d: %s\n\n%s\n", step + 2, l->steps[step + 1].title,
-			l->steps[step + 1].notes[0] != '\0' ? l->steps[step + 1].notes : "(no notes)");
-	else
+	fprintf(out, "Step %d of %d: %s\n\n", step + 1, l->step_count, now->title);
+	write_wrapped(out, now->notes[0] != '\0' ? now->notes : "(no notes)", width);
+	if (step + 1 < l->step_count) {
+		fprintf(out, "\nNext, step %d: %s\n\n", step + 2, l->steps[step + 1].title);
+		write_wrapped(out, l->steps[step + 1].notes[0] != '\0' ? l->steps[step + 1].notes : "(no notes)", width);
+	} else {
 		fprintf(out, "\nThis is the last step.\n");
+	}
 	fputs("----\n", out);
 	fflush(out);
+}
+
+/* The terminal's width, or 0 when standard output is no terminal. */
+static int terminal_width(void)
+{
+	struct winsize size;
+
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col == 0)
+		return 0;
+	return size.ws_col - 1;
 }
 
 int notes_follow(const struct lesson *l)
@@ -210,8 +258,7 @@ int notes_follow(const struct lesson *l)
 		return 1;
 	}
 	if ((fd = connect_to(path)) < 0) {
-		fprintf(stderr, "qkv: no lesson is being presented; start one with qkv --lesson FILE in another "
-			"terminal, then run qkv --notes FILE again\n");
+		fprintf(stderr, "qkv: no lesson is being presented (qkv --lesson FILE starts one)\n");
 		return 1;
 	}
 	if (realpath(l->path, mine) == NULL)
@@ -236,7 +283,7 @@ int notes_follow(const struct lesson *l)
 						buffer + used, l->path);
 					fflush(stdout);
 				} else if (step >= 1 && step <= l->step_count) {
-					notes_write(stdout, l, step - 1, terminal);
+					notes_write(stdout, l, step - 1, terminal, terminal_width());
 				}
 			}
 			held -= (size_t)(newline + 1 - buffer);

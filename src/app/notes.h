@@ -40,8 +40,9 @@ bool notes_server_followed(const struct notes_server *s);
 /* Closes every connection and removes the socket. */
 void notes_server_close(struct notes_server *s);
 
-/* Writes the notes of step (0-based) and of the next one to out. */
-void notes_write(FILE *out, const struct lesson *l, int step, bool clear);
+/* Writes the notes of step (0-based) and of the next one to out, broken at spaces
+ * to fit width columns (0: lines as written); clear first clears the terminal. */
+void notes_write(FILE *out, const struct lesson *l, int step, bool clear, int width);
 
 /* qkv --notes: follows the running lesson until it ends; the exit status (1 with
  * one line on stderr when no lesson is being presented). */
