@@ -36,7 +36,7 @@ enum opt {
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
-	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES,
+	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -69,6 +69,7 @@ static const struct option long_options[] = {
 	{ "lesson", required_argument, NULL, OPT_BASE + OPT_LESSON },
 	{ "check-lesson", required_argument, NULL, OPT_BASE + OPT_CHECK_LESSON },
 	{ "notes", required_argument, NULL, OPT_BASE + OPT_NOTES },
+	{ "record", required_argument, NULL, OPT_BASE + OPT_RECORD },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -105,6 +106,7 @@ static const char usage_text[] =
 	"      --lesson FILE     present a lesson: PgDn and PgUp step it (lessons/)\n"
 	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
 	"      --notes FILE      presenter notes of the lesson running in another terminal\n"
+	"      --record F.cast   record the interface as an asciicast v2 file (asciinema)\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
 	"\n"
@@ -122,7 +124,7 @@ struct cli {
 	double scale, temperature, pace;
 	enum qkv_mask mask;
 	enum qkv_wrong wrong;
-	const char *palette, *color;
+	const char *palette, *color, *record;
 	const char *lesson; /* --lesson, --check-lesson or --notes */
 };
 
@@ -302,6 +304,9 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return 0;
 	case OPT_PACE:
 		return parse_double(o, arg, 0.05, 3600, &c->pace);
+	case OPT_RECORD:
+		c->record = arg;
+		return 0;
 	case OPT_LESSON:
 	case OPT_CHECK_LESSON:
 	case OPT_NOTES:
@@ -343,7 +348,7 @@ static int lesson_combinations(const struct cli *c)
 	if (c->file != NULL)
 		return fail("a lesson opens its own problems; it reads no FILE (\"%s\")", c->file);
 	for (int o = 0; o < OPT_COUNT; o++) {
-		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR;
+		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR || o == OPT_RECORD;
 
 		if (c->given[o] && o != OPT_LESSON && o != OPT_CHECK_LESSON && o != OPT_NOTES
 		    && !(look && c->given[OPT_LESSON]))
@@ -359,11 +364,11 @@ static int check_combinations(const struct cli *c)
 	static const enum opt not_with_sweep[] = {
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
-		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
+		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED };
-	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE };
+	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD };
 	int o;
 
 	if (c->lesson != NULL)
@@ -660,7 +665,7 @@ static int run_lesson(const struct cli *c)
 	}
 	struct tui_options options = {
 		.palette = c->palette, .color = c->color, .projector = c->given[OPT_PROJECTOR], .pace = c->pace,
-		.lesson = &lesson,
+		.lesson = &lesson, .record = c->record,
 	};
 	struct qkv_problem problem;
 
@@ -726,6 +731,7 @@ int main(int argc, char **argv)
 	}
 	struct tui_options options = {
 		.palette = c.palette, .color = c.color, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,
+		.record = c.record,
 	};
 	return tui_run(&problem, c.file, &options);
 }

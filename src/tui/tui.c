@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 #include "tui/input.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
+#include "tui/record.h"
 #include "tui/tui.h"
 
 #define TICK_MS 100
@@ -349,7 +351,11 @@ struct presenting {
 	bool followed; /* a presenter screen showed the notes at the last frame */
 };
 
-/* One frame, and the lesson's lines over it when a lesson is presented. */
+/* The recording (--record), or NULL. */
+static struct record *recording;
+
+/* One frame, the lesson's lines over it when a lesson is presented, and the
+ * frame into the recording. */
 static void render(const struct app *app, struct layout *l, int flags, struct presenting *lesson)
 {
 	draw_render(app, l, flags);
@@ -358,7 +364,20 @@ static void render(const struct app *app, struct layout *l, int flags, struct pr
 			draw_render(app, l, REDRAW_STATUS);
 		lesson->followed = notes_server_followed(&lesson->notes);
 		draw_lesson(app, l, &lesson->run, lesson->followed);
+		flags |= REDRAW_STATUS;
 	}
+	if (recording != NULL && flags != REDRAW_NONE)
+		record_frame(recording);
+}
+
+/* Ends the recording; its sentence (if it failed) goes after the terminal is back. */
+static void end_recording(char *said, size_t size)
+{
+	char err[600];
+
+	if (recording != NULL && record_close(recording, err, sizeof err) != 0)
+		snprintf(said + strlen(said), size - strlen(said), "%s\n", err);
+	recording = NULL;
 }
 
 /* An event to the lesson (which hands what is not its own to app_update) or the app. */
@@ -395,6 +414,19 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			lesson = &presenting;
 		}
 	}
+	if (status == 0 && o != NULL && o->record != NULL) {
+		struct winsize size = { .ws_col = 80, .ws_row = 24 };
+		char err[600];
+
+		ioctl(STDOUT_FILENO, TIOCGWINSZ, &size);
+		recording = record_open(o->record, size.ws_col, size.ws_row, err, sizeof err);
+		if (recording == NULL) {
+			fprintf(stderr, "%s\n", err);
+			if (lesson != NULL)
+				notes_server_close(&lesson->notes);
+			status = 2;
+		}
+	}
 	if (status != 0) {
 		qkv_problem_fini(p);
 		return status;
@@ -405,6 +437,11 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		have_shell_modes = 1;
 	catch_signals();
 	screen = newterm(NULL, stdout, stdin);
+	if (screen == NULL) {
+		if (lesson != NULL)
+			notes_server_close(&lesson->notes);
+		end_recording(said, sizeof said);
+	}
 	if (screen == NULL && size_variable_too_large() != NULL) {
 		have_shell_modes = 0;
 		fprintf(stderr, "qkv: %s=%s is larger than a terminal can be (at most 32767); unset it "
@@ -466,6 +503,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		qkv_problem_fini(p);
 		if (lesson != NULL)
 			notes_server_close(&lesson->notes);
+		end_recording(said, sizeof said);
 		return status;
 	}
 	rc = app_init_traced(&app, p, computed ? &first : NULL, path, palette_count());
@@ -478,6 +516,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		app_fini(&app);
 		if (lesson != NULL)
 			notes_server_close(&lesson->notes);
+		end_recording(said, sizeof said);
 		fprintf(stderr, "qkv: cannot start: out of memory\n");
 		return 1;
 	}
@@ -503,6 +542,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			delscreen(screen);
 			have_shell_modes = 0;
 			notes_server_close(&lesson->notes);
+			end_recording(said, sizeof said);
 			fprintf(stderr, "%s\n", err);
 			return 2;
 		}
@@ -574,6 +614,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	have_shell_modes = 0;
 	if (lesson != NULL)
 		notes_server_close(&lesson->notes);
+	end_recording(said, sizeof said);
 	if (said[0] != '\0')
 		fputs(said, stderr);
 	status = stop_signal != 0 ? 128 + (int)stop_signal : gone ? EXIT_TERMINAL_GONE

@@ -16,6 +16,7 @@ struct tui_options {
 	bool projector;       /* start in projector mode */
 	double pace;          /* autoplay seconds per step (> 0) */
 	const struct lesson *lesson; /* a lesson to present (replayed, its steps on PgDn), or NULL */
+	const char *record;   /* --record: the asciicast v2 file to write, or NULL */
 };
 
 /* Runs the interface on p (taken over: tui_run finishes it), editing the file at
