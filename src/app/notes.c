@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/notes.h"
+#include "qkv/text.h"
 
 /* A directory of ours that nobody else may enter or write. */
 static bool private_dir(const char *dir)
@@ -278,7 +279,12 @@ int notes_follow(const struct lesson *l)
 
 			*newline = '\0';
 			if (sscanf(buffer, "step %d %d %n", &step, &count, &used) == 2 && used > 0) {
-				if (strcmp(buffer + used, mine) != 0) {
+				size_t offset;
+				unsigned int code;
+
+				if (qkv_text_find_control(buffer + used, strlen(buffer + used), &offset, &code)) {
+					/* Never written to the terminal: it would act rather than show. */
+				} else if (strcmp(buffer + used, mine) != 0) {
 					fprintf(stdout, "%sThe lesson being presented is %s, not %s.\n", terminal ? "\033[H\033[2J" : "",
 						buffer + used, l->path);
 					fflush(stdout);
