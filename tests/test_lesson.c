@@ -593,6 +593,7 @@ START_TEST(test_notes_follow_three_steps)
 		const char *three = strstr(text, "Step 3 of 6: Scaled");
 
 		ck_assert_msg(one != NULL && two != NULL && three != NULL && one < two && two < three, "%s", text);
+		ck_assert(strncmp(text, "The worked example, by hand and exactly\n\nStep 1 of 6", 51) == 0);
 		/* The full notes of the current step, and the next step's. */
 		ck_assert(strstr(one, "Ask the class: which token should t1 listen to?") != NULL);
 		ck_assert(strstr(one, "Next, step 2: Scores") != NULL);
@@ -669,6 +670,41 @@ START_TEST(test_notes_nothing_running)
 }
 END_TEST
 
+/* The notes are broken at spaces to the width, never inside a word. */
+START_TEST(test_notes_wrapped)
+{
+	struct lesson l;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	int longest = 0, words = 0;
+	static const char *const note_words[] = { "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta",
+						  "iota", "kappa" };
+
+	parse_ok("step One\nnote alpha beta gamma delta epsilon zeta eta theta iota kappa\nstep Two\nnote x\n", &l);
+	ck_assert_ptr_nonnull(f);
+	notes_write(f, &l, 0, false, 20);
+	fclose(f);
+	for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+		int length = (int)strlen(line);
+
+		longest = length > longest ? length : longest;
+		ck_assert(line[0] != ' ' && line[length - 1] != ' ');
+		for (char *word = line; *word != '\0';) {
+			size_t n = strcspn(word, " ");
+
+			for (int w = 0; w < 10; w++)
+				words += strlen(note_words[w]) == n && strncmp(word, note_words[w], n) == 0;
+			word += n + (word[n] == ' ');
+		}
+	}
+	ck_assert_int_le(longest, 20);
+	ck_assert_int_eq(words, 10); /* every word whole */
+	free(text);
+	lesson_free(&l);
+}
+END_TEST
+
 static Suite *lesson_suite(void)
 {
 	Suite *s = suite_create("lesson");
@@ -691,6 +727,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(notes, test_notes_follow_three_steps);
 	tcase_add_test(notes, test_notes_stale_socket_replaced);
 	tcase_add_test(notes, test_notes_nothing_running);
+	tcase_add_test(notes, test_notes_wrapped);
 	suite_add_tcase(s, notes);
 	return s;
 }

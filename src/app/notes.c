@@ -225,6 +225,8 @@ void notes_write(FILE *out, const struct lesson *l, int step, bool clear, int wi
 
 	if (clear)
 		fputs("\033[H\033[2J", out);
+	if (l->title != NULL)
+		fprintf(out, "%s\n\n", l->title);
 	fprintf(out, "Step %d of %d: %s\n\n", step + 1, l->step_count, now->title);
 	write_wrapped(out, now->notes[0] != '\0' ? now->notes : "(no notes)", width);
 	if (step + 1 < l->step_count) {
