@@ -24,6 +24,7 @@ struct parser {
 	int action_capacity, step_capacity;
 };
 
+static int refuse(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int refuse(struct parser *ps, const char *fmt, ...)
 {
 	va_list ap;

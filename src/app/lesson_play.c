@@ -24,6 +24,7 @@ struct replay {
 	size_t err_size;
 };
 
+static int replay_refuse(struct replay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int replay_refuse(struct replay *r, const char *fmt, ...)
 {
 	va_list ap;
