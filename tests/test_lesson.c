@@ -59,6 +59,8 @@ START_TEST(test_parse_every_action)
 		"set mask = causal\n"
 		"set wrong = column-softmax\n"
 		"set projections = identity\n"
+		"set d_v = 5\n"
+		"set padding[t3] = on\n"
 		"step Second\n"
 		"stage 3\n"
 		"stage live\n"
@@ -78,7 +80,7 @@ START_TEST(test_parse_every_action)
 	static const enum lesson_act acts[] = {
 		ACT_OPEN_EXAMPLE, ACT_OPEN_FILE, ACT_RANDOM, ACT_RANDOM, ACT_SET_CELL, ACT_SET_CELL, ACT_SET_DK,
 		ACT_SET_SCALE, ACT_SET_TEMPERATURE, ACT_SET_MASK, ACT_SET_WRONG, ACT_SET_PROJECTIONS,
-		ACT_STAGE, ACT_STAGE, ACT_STAGE, ACT_SELECT, ACT_VIEW, ACT_EXPECT_CELL, ACT_EXPECT_CELL,
+		ACT_SET_DV, ACT_SET_PADDING, ACT_STAGE, ACT_STAGE, ACT_STAGE, ACT_SELECT, ACT_VIEW, ACT_EXPECT_CELL, ACT_EXPECT_CELL,
 		ACT_EXPECT_CELL, ACT_EXPECT_STAGE, ACT_EXPECT_DK, ACT_EXPECT_VIEW, ACT_EXPECT_MESSAGE, ACT_PROBLEM,
 	};
 	struct lesson l;
@@ -90,8 +92,8 @@ START_TEST(test_parse_every_action)
 	ck_assert_str_eq(l.steps[0].title, "First");
 	ck_assert_str_eq(l.steps[0].notes, "line one\nline two");
 	ck_assert_str_eq(l.steps[1].notes, "");
-	ck_assert_int_eq(l.steps[0].count, 12);
-	ck_assert_int_eq(l.steps[1].first, 12);
+	ck_assert_int_eq(l.steps[0].count, 14);
+	ck_assert_int_eq(l.steps[1].first, 14);
 	ck_assert_int_eq(l.action_count, (int)(sizeof acts / sizeof *acts));
 	for (int i = 0; i < l.action_count; i++)
 		ck_assert_int_eq(l.actions[i].act, acts[i]);
@@ -115,6 +117,10 @@ START_TEST(test_parse_every_action)
 	ck_assert_int_eq(a[9].number, 1);
 	ck_assert_int_eq(a[10].number, 2);
 	ck_assert_int_eq(a[11].number, 1);
+	ck_assert_int_eq(a[12].number, 5);
+	ck_assert_str_eq(a[13].row, "t3");
+	ck_assert_int_eq(a[13].number, 1);
+	a += 2;
 	ck_assert_int_eq(a[12].number, 3);
 	ck_assert_int_eq(a[13].number, APP_STAGE_LIVE);
 	ck_assert_int_eq(a[14].number, 3);
@@ -127,7 +133,7 @@ START_TEST(test_parse_every_action)
 	ck_assert(fabs(a[19].tolerance - 0.00005) < 1e-15);
 	ck_assert_int_eq(a[22].number, OVERLAY_NONE);
 	ck_assert_str_eq(a[23].text, "d_k = 2");
-	ck_assert_int_eq(a[24].line, 32);
+	ck_assert_int_eq(a[24].line, 34);
 	ck_assert(strstr(a[24].text, "\"Q\"") != NULL);
 	lesson_free(&l);
 }
@@ -167,6 +173,10 @@ static const struct {
 	{ "step a\nset wrong = yes\n", 2, "mask-after-softmax" },
 	{ "step a\nset projections = random\n", 2, "learned or identity" },
 	{ "step a\nset colour = 3\n", 2, "set needs" },
+	{ "step a\nset d_v = 0\n", 2, "d_v needs" },
+	{ "step a\nset padding[] = on\n", 2, "a token in brackets" },
+	{ "step a\nset padding[t3 = on\n", 2, "a token in brackets" },
+	{ "step a\nset padding[t3] = yes\n", 2, "off or on" },
 	{ "step a\nstage 9\n", 2, "0 to 5" },
 	{ "step a\nselect A[t1,t3] now\n", 2, "end of the line" },
 	{ "step a\nselect Z[t1,t3]\n", 2, "a cell like" },
@@ -229,6 +239,7 @@ static const struct {
 	{ "step a\nopen /nonexistent/p.json\n", "t.lesson:2: ", "open /nonexistent/p.json" },
 	{ "step a\nset projections = identity\n", "t.lesson:2: ", "projections" },
 	{ "step a\nexpect A[t1,t4] = 1\n", "t.lesson:2: ", "no token \"t4\"" },
+	{ "step a\nset padding[t5] = on\n", "t.lesson:2: ", "no token \"t5\"" },
 	/* The loader's own place, counted in the lesson's lines. */
 	{ "step a\nproblem\n{ \"Q\": [[1]],\n  \"K\": [[1]] }\nend\n", "t.lesson:3:", "missing \"V\"" },
 };
@@ -291,6 +302,24 @@ START_TEST(test_actions_reach_their_state)
 	ck_assert_int_eq(app.cursor[FOCUS_OUTPUT].col, 1);
 	ck_assert_int_eq(app.overlay, OVERLAY_DESCRIBE);
 	ck_assert_int_eq(app.width, 80);
+	app_fini(&app);
+	lesson_free(&l);
+
+	/* d_v up and down; a padding token hides its key from every query: t1 then
+	 * sees t1 and t2 only, softmax(1/√2, 0). */
+	parse_ok("step a\nset d_v = 4\nset padding[t3] = on\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_v(&app.problem), 4);
+	ck_assert(app.problem.padding != NULL && app.problem.padding[2] && !app.problem.padding[0]);
+	ck_assert(fabs(qkv_matrix_get(&app.trace.weights, 0, 0) - exp(r) / (exp(r) + 1)) < 1e-12);
+	ck_assert(qkv_matrix_get(&app.trace.weights, 0, 2) == 0);
+	app_fini(&app);
+	lesson_free(&l);
+	parse_ok("step a\nset d_v = 4\nset padding[t3] = on\nset padding[t3] = off\nset d_v = 1\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_v(&app.problem), 1);
+	ck_assert(app.problem.padding == NULL || !app.problem.padding[2]);
+	ck_assert(fabs(qkv_matrix_get(&app.trace.weights, 0, 2) - softmax3(r, 0, r, 2)) < 1e-12);
 	app_fini(&app);
 	lesson_free(&l);
 

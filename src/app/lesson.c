@@ -271,6 +271,7 @@ static int parse_set(struct parser *ps, const char *s)
 	static const struct { const char *name; enum lesson_act act; } names[] = {
 		{ "d_k", ACT_SET_DK }, { "scale", ACT_SET_SCALE }, { "temperature", ACT_SET_TEMPERATURE },
 		{ "mask", ACT_SET_MASK }, { "wrong", ACT_SET_WRONG }, { "projections", ACT_SET_PROJECTIONS },
+		{ "d_v", ACT_SET_DV },
 	};
 	const char *value = NULL, *rest;
 	struct lesson_action *a;
@@ -289,8 +290,10 @@ static int parse_set(struct parser *ps, const char *s)
 			return -1;
 		switch (names[i].act) {
 		case ACT_SET_DK:
+		case ACT_SET_DV:
 			if (!whole_number(value, 1, QKV_MAX_DIM, &number))
-				return refuse(ps, "d_k needs a whole number from 1 to %d, not \"%.40s\"", QKV_MAX_DIM, value);
+				return refuse(ps, "%s needs a whole number from 1 to %d, not \"%.40s\"", names[i].name,
+					      QKV_MAX_DIM, value);
 			a->number = (int)number;
 			return 0;
 		case ACT_SET_SCALE:
@@ -309,11 +312,24 @@ static int parse_set(struct parser *ps, const char *s)
 			return choice(ps, value, projection_names, 2, "projections", &a->number);
 		}
 	}
+	if (strncmp(s, "padding[", 8) == 0) {
+		size_t length = strcspn(s + 8, "]");
+
+		if ((a = new_action(ps, ACT_SET_PADDING)) == NULL)
+			return refuse(ps, "out of memory");
+		if (length == 0 || length >= sizeof a->row || s[8 + length] != ']')
+			return refuse(ps, "expected a token in brackets, like padding[t3] = on");
+		memcpy(a->row, s + 8, length);
+		a->row[length] = '\0';
+		if (equals_value(ps, skip_space(s + 9 + length), "on or off", &value) != 0)
+			return -1;
+		return choice(ps, value, on_off, 2, "padding", &a->number);
+	}
 	if ((a = new_action(ps, ACT_SET_CELL)) == NULL)
 		return refuse(ps, "out of memory");
 	if (strchr(s, '[') == NULL)
-		return refuse(ps, "set needs a cell (Q[t1,d1] = 3) or d_k, scale, temperature, mask, wrong or "
-			      "projections, not \"%.40s\"", s);
+		return refuse(ps, "set needs a cell (Q[t1,d1] = 3), padding[TOKEN] or d_k, d_v, scale, temperature, "
+			      "mask, wrong or projections, not \"%.40s\"", s);
 	if (cell_ref(ps, s, a, true, &rest) != 0 || equals_value(ps, rest, "a number", &value) != 0)
 		return -1;
 	if (!real_number(value, &a->value, &half))

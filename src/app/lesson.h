@@ -31,6 +31,8 @@ enum lesson_act {
 	ACT_SET_MASK,      /* set mask = none | causal | custom */
 	ACT_SET_WRONG,     /* set wrong = none | mask-after-softmax | column-softmax */
 	ACT_SET_PROJECTIONS, /* set projections = identity | learned */
+	ACT_SET_DV,        /* set d_v = N */
+	ACT_SET_PADDING,   /* set padding[t3] = on | off */
 	ACT_STAGE,         /* stage N | live | a stage's name */
 	ACT_SELECT,        /* select A[t1,t3] */
 	ACT_VIEW,          /* view saturation | describe | help | none */

@@ -332,6 +332,31 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 		if (set_d_k(app, a->number) != 0)
 			return replay_refuse(r, "d_k cannot be made %d: %s", a->number, app->message);
 		return 0;
+	case ACT_SET_DV:
+		for (int i = 0; i < QKV_MAX_DIM && qkv_problem_d_v(&app->problem) != a->number; i++) {
+			int before = qkv_problem_d_v(&app->problem);
+
+			press(app, before < a->number ? '}' : '{');
+			if (qkv_problem_d_v(&app->problem) == before)
+				break;
+		}
+		if (qkv_problem_d_v(&app->problem) != a->number)
+			return replay_refuse(r, "d_v cannot be made %d: %s", a->number, app->message);
+		return 0;
+	case ACT_SET_PADDING: {
+		enum app_focus tokens = app->problem.form == QKV_FORM_DIRECT ? FOCUS_Q : FOCUS_X;
+		bool padded;
+
+		if (token_index(r, app, a->row, &row) != 0)
+			return -1;
+		padded = app->problem.padding != NULL && app->problem.padding[row];
+		if (padded != (a->number == 1)) {
+			/* z marks the token under the cursor. */
+			click(app, tokens, row, app->cursor[tokens].col);
+			press(app, 'z');
+		}
+		break;
+	}
 	case ACT_SET_SCALE:
 		if (!press_until(app, 's', 2, scale_is, a->number))
 			return replay_refuse(r, "scaling cannot be turned %s: %s", a->number ? "on" : "off", app->message);
