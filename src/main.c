@@ -19,6 +19,7 @@
 #include "app/notes.h"
 #include "io/load.h"
 #include "io/print.h"
+#include "io/print_cost.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
@@ -37,6 +38,7 @@ enum opt {
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD,
+	OPT_COST, OPT_HEADS,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -70,6 +72,8 @@ static const struct option long_options[] = {
 	{ "check-lesson", required_argument, NULL, OPT_BASE + OPT_CHECK_LESSON },
 	{ "notes", required_argument, NULL, OPT_BASE + OPT_NOTES },
 	{ "record", required_argument, NULL, OPT_BASE + OPT_RECORD },
+	{ "cost", no_argument, NULL, OPT_BASE + OPT_COST },
+	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -107,6 +111,10 @@ static const char usage_text[] =
 	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
 	"      --notes FILE      presenter notes of the lesson running in another terminal\n"
 	"      --record F.cast   record the interface as an asciicast v2 file (asciinema)\n"
+	"      --cost            measure what n tokens cost here (n = 16 … 4096 and\n"
+	"                        more): scores, bytes, flops, time, slope; --dk D\n"
+	"                        (default 64), --heads H, --format\n"
+	"      --heads H         with --cost: H heads of d_k against one of H·d_k\n"
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
 	"\n"
@@ -119,7 +127,7 @@ struct cli {
 	const char *file;
 	struct print_options print;
 	int cell_i, cell_j; /* 1-based, as typed */
-	int tokens, d_k, d_v, trials, d_k_max;
+	int tokens, d_k, d_v, trials, d_k_max, heads;
 	uint64_t seed;
 	double scale, temperature, pace;
 	enum qkv_mask mask;
@@ -312,6 +320,8 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 	case OPT_NOTES:
 		c->lesson = arg;
 		return 0;
+	case OPT_HEADS:
+		return parse_int(o, arg, 1, QKV_COST_MAX_HEADS, &c->heads);
 	default:
 		return 0;
 	}
@@ -358,6 +368,35 @@ static int lesson_combinations(const struct cli *c)
 	return 0;
 }
 
+/* --cost takes --dk, --heads and --format (not LaTeX), and nothing else. */
+static int check_cost(const struct cli *c)
+{
+	if (!c->given[OPT_COST])
+		return fail("--heads goes with --cost");
+	if (c->file != NULL)
+		return fail("--cost measures its own problems; it reads no FILE (\"%s\")", c->file);
+	for (int o = 0; o < OPT_COUNT; o++)
+		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
+			return fail("--%s does not apply to --cost", opt_name((enum opt)o));
+	if (c->print.format == PRINT_LATEX)
+		return fail("--cost writes text, markdown, csv or json, not latex");
+	return 0;
+}
+
+/* Measures the cost table and prints it; the exit status. */
+static int run_cost(const struct cli *c)
+{
+	struct qkv_cost cost;
+	int rc = print_cost_measure(&cost, c->given[OPT_DK] ? c->d_k : 64, c->heads, 3000.0);
+
+	if (rc == 0 && print_cost(stdout, &cost, c->print.format) != 0)
+		rc = fail("cannot write the table: %s", strerror(errno));
+	else if (rc < 0)
+		rc = fail("the measurement failed: %s", qkv_error_string(rc));
+	qkv_cost_fini(&cost);
+	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 /* Options that make sense together; 0 or EXIT_USAGE. */
 static int check_combinations(const struct cli *c)
 {
@@ -373,6 +412,8 @@ static int check_combinations(const struct cli *c)
 
 	if (c->lesson != NULL)
 		return lesson_combinations(c);
+	if (c->given[OPT_COST] || c->given[OPT_HEADS])
+		return check_cost(c);
 	if (c->given[OPT_SWEEP]) {
 		if (c->file != NULL)
 			return fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
@@ -604,6 +645,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 
 	options.cell_row = c->cell_i - 1;
 	options.cell_col = c->cell_j - 1;
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16); /* a large trace is megabytes of text */
 	qkv_trace_init(&trace);
 	rc = qkv_attention(p, &trace);
 	if (rc != 0) {
@@ -683,7 +725,7 @@ int main(int argc, char **argv)
 {
 	struct cli c = {
 		.cell_i = 1, .cell_j = 1, .tokens = 16, .trials = 8, .d_k_max = 1024,
-		.seed = 1, .temperature = 1, .pace = 1.5,
+		.seed = 1, .temperature = 1, .pace = 1.5, .heads = 1,
 	};
 	struct qkv_problem problem;
 	int status;
@@ -703,6 +745,8 @@ int main(int argc, char **argv)
 		return run_sweep(&c);
 	if (c.lesson != NULL)
 		return run_lesson(&c);
+	if (c.given[OPT_COST])
+		return run_cost(&c);
 
 	qkv_problem_init(&problem);
 	status = make_problem(&c, &problem);

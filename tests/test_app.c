@@ -219,8 +219,80 @@ static void assert_trace_current(const struct app *a)
 	ck_assert(qkv_matrix_equal(&a->trace.scores, &fresh.scores));
 	ck_assert(qkv_matrix_equal(&a->trace.weights, &fresh.weights));
 	ck_assert(qkv_matrix_equal(&a->trace.output, &fresh.output));
+	ck_assert(qkv_matrix_equal(&a->trace.scaled, &fresh.scaled));
+	ck_assert(qkv_matrix_equal(&a->trace.q, &fresh.q));
+	ck_assert(qkv_matrix_equal(&a->trace.k, &fresh.k));
+	ck_assert(qkv_matrix_equal(&a->trace.v, &fresh.v));
+	for (int i = 0; i < fresh.n; i++) {
+		ck_assert(memcmp(&a->trace.rows[i].entropy, &fresh.rows[i].entropy, sizeof(double)) == 0);
+		ck_assert(memcmp(&a->trace.rows[i].jacobian_norm, &fresh.rows[i].jacobian_norm,
+				 sizeof(double)) == 0);
+		ck_assert_int_eq(a->trace.rows[i].argmax, fresh.rows[i].argmax);
+	}
+	ck_assert(memcmp(&a->trace.score_variance, &fresh.score_variance, sizeof(double)) == 0);
 	qkv_trace_fini(&fresh);
 }
+
+/* Random key presses that edit every input (typed values, nudges, wheel), move
+ * between the grids, switch masks, padding and the wrong-way modes, undo and
+ * redo: after each, the trace the app keeps up cell by cell is bit-for-bit the
+ * trace qkv_attention computes afresh. Even loops: direct form; odd: projected. */
+START_TEST(test_edits_keep_trace_exact)
+{
+	static const int moves[] = { APP_KEY_TAB, APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT };
+	struct lcg g = { 7100u + (uint64_t)_i };
+	struct app a;
+
+	if (_i % 2 == 0) {
+		struct qkv_problem p;
+
+		qkv_problem_init(&p);
+		ck_assert_int_eq(qkv_problem_random(&p, lcg_int(&g, 2, 9), lcg_int(&g, 1, 6), lcg_int(&g, 1, 4),
+						    (uint64_t)_i + 1), 0);
+		start_with(&a, &p, NULL);
+	} else {
+		start_projected(&a);
+	}
+	for (int step = 0; step < 400; step++) {
+		int choice = lcg_int(&g, 0, 19);
+
+		if (choice < 5) {
+			key(&a, moves[lcg_int(&g, 0, 4)]);
+		} else if (choice < 9) {
+			key(&a, choice % 2 == 0 ? '+' : '-');
+		} else if (choice < 12) {
+			key(&a, '0' + lcg_int(&g, 0, 9));
+			key(&a, choice == 11 ? '-' : '.');
+			key(&a, '0' + lcg_int(&g, 0, 9));
+			key(&a, APP_KEY_ENTER);
+		} else if (choice == 12) {
+			int focus = lcg_int(&g, 0, FOCUS_COUNT - 1), rows, cols;
+
+			if (app_focus_is_input(&a, (enum app_focus)focus)) {
+				app_focus_shape(&a, (enum app_focus)focus, &rows, &cols);
+				wheel(&a, focus, lcg_int(&g, 0, rows - 1), lcg_int(&g, 0, cols - 1),
+				      lcg_int(&g, 0, 1) * 2 - 1);
+			}
+		} else if (choice == 13) {
+			key(&a, 'm');
+		} else if (choice == 14) {
+			key(&a, 'W');
+		} else if (choice == 15) {
+			key(&a, 'z');
+		} else if (choice == 16) {
+			key(&a, 'u');
+		} else if (choice == 17) {
+			key(&a, APP_KEY_CTRL_R);
+		} else {
+			key(&a, choice == 18 ? '+' : '-');
+		}
+		if (a.editing)
+			key(&a, APP_KEY_ESCAPE);
+		assert_trace_current(&a);
+	}
+	app_fini(&a);
+}
+END_TEST
 
 /* A deep copy of the app's problem, for later comparison. */
 static void copy_problem(struct qkv_problem *dst, const struct app *a)
@@ -1639,11 +1711,10 @@ START_TEST(test_large_change_runs_as_a_job)
 	ck_assert(qkv_problem_equal(&a.problem, &before));
 	ck_assert_int_eq(a.trace.d_k, 256);
 
-	/* An edit of one cell runs the same way, and marks that cell once taken in. */
+	/* An edit of one query's cell reaches one row of the trace (qkv_attention_update_cost
+	 * is far below a job's): it is made at once, and marks that cell. */
 	key(&a, '+');
-	ck_assert(app_busy(&a));
-	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == qkv_matrix_get(&before.q, 0, 0));
-	wait_job(&a);
+	ck_assert(!app_busy(&a));
 	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == round((qkv_matrix_get(&before.q, 0, 0) + 0.1) * 1e9) / 1e9);
 	ck_assert(app_moved_input(&a, QKV_INPUT_Q, 0, 0));
 	ck_assert(fabs(qkv_matrix_get(&a.trace.scores, 0, 3) - score_here(&a.problem, 0, 3)) <=
@@ -3131,6 +3202,164 @@ START_TEST(test_wrong_way_is_not_a_change_to_save)
 }
 END_TEST
 
+/* A clock for the cost view that moves 1 ms each time it is read. */
+static double fake_clock(void *context)
+{
+	double *now = context;
+
+	*now += 1.0;
+	return *now;
+}
+
+/* C opens the cost view and measures a slice per tick, never all at once; the
+ * table fills in n = 16 … 128 with h·n² scores; C closes it and frees it. */
+START_TEST(test_cost_view_measures_in_steps)
+{
+	struct app a;
+	double now = 0.0;
+	int ticks = 0;
+
+	start(&a);
+	a.clock = fake_clock;
+	a.clock_context = &now;
+	a.cost_last_n = 128;
+	ck_assert_int_ne(key(&a, 'C') & REDRAW_OVERLAY, 0);
+	ck_assert_int_eq(a.overlay, OVERLAY_COST);
+	ck_assert(a.cost_running);
+	ck_assert_ptr_nonnull(a.cost);
+	ck_assert_int_eq(a.cost->count, 0); /* nothing measured by the key press itself */
+	while (a.cost_running && ticks < 100000) {
+		double before = now;
+
+		ck_assert_int_ne(tick(&a, 100) & REDRAW_OVERLAY, 0);
+		/* One slice: about APP_COST_SLICE_MS of the clock, plus one batch. */
+		ck_assert(now - before <= APP_COST_SLICE_MS + 8.0);
+		ticks++;
+	}
+	ck_assert(!a.cost_running);
+	ck_assert_int_gt(ticks, 2);
+	ck_assert_int_eq(a.cost->count, 4);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(a.cost->rows[i].n, 16 << i);
+		ck_assert(a.cost->rows[i].entries == (int64_t)(16 << i) * (16 << i));
+		ck_assert(a.cost->rows[i].ms > 0.0);
+	}
+	ck_assert_int_eq(a.cost->d_k, 2); /* the problem's d_k */
+	ck_assert_ptr_nonnull(strstr(a.message, "measured n = 16"));
+	key(&a, 'C');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_ptr_null(a.cost);
+	app_fini(&a);
+}
+END_TEST
+
+/* Esc during the measurement cancels it: the view closes, its storage goes, the
+ * status line says where it stopped. Without a clock the view refuses. */
+START_TEST(test_cost_view_escape_cancels)
+{
+	struct app a;
+	double now = 0.0;
+
+	start(&a);
+	key(&a, 'C');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert(a.message_is_error);
+	ck_assert_ptr_nonnull(strstr(a.message, "clock"));
+	a.clock = fake_clock;
+	a.clock_context = &now;
+	key(&a, 'C');
+	tick(&a, 100);
+	ck_assert(a.cost_running);
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_ptr_null(a.cost);
+	ck_assert(!a.cost_running);
+	ck_assert_ptr_nonnull(strstr(a.message, "cancelled at n = "));
+	/* Another view closes it the same way. */
+	key(&a, 'C');
+	key(&a, 'S');
+	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert_ptr_null(a.cost);
+	app_fini(&a);
+}
+END_TEST
+
+/* The marks against the traces themselves: random nudges of Q, K and V cells on 40
+ * random tokens (most of them a query's edit, which keeps and compares only that
+ * query's row), with masks and the wrong ways switched now and then; after each
+ * change, a cell is marked exactly when it differs from the trace before the change
+ * (or, in S, S' and A, when it became masked or unmasked). */
+START_TEST(test_marks_match_the_traces)
+{
+	static const enum app_grid grids[4] = { APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	struct lcg g = { 7300u + (uint64_t)_i };
+	struct qkv_problem p;
+	struct qkv_matrix before[4];
+	unsigned char *masked_before;
+	struct app a;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 40, 3, 2, (uint64_t)_i + 5), 0);
+	start_with(&a, &p, NULL);
+	masked_before = malloc(40 * 40);
+	ck_assert_ptr_nonnull(masked_before);
+	for (int m = 0; m < 4; m++)
+		qkv_matrix_init(&before[m]);
+	for (int step = 0; step < 300; step++) {
+		int choice = lcg_int(&g, 0, 19), n = a.trace.n;
+		const struct qkv_matrix *now[4] = { &a.trace.scores, &a.trace.scaled, &a.trace.weights, &a.trace.output };
+
+		for (int m = 0; m < 4; m++)
+			ck_assert_int_eq(qkv_matrix_copy(&before[m], now[m]), 0);
+		memcpy(masked_before, a.trace.masked, (size_t)n * (size_t)n);
+		if (choice < 4) {
+			key(&a, (int[]){ APP_KEY_UP, APP_KEY_DOWN, APP_KEY_LEFT, APP_KEY_RIGHT }[choice]);
+			continue;
+		}
+		if (choice == 4) {
+			key(&a, APP_KEY_TAB); /* not a change: the last change's marks stay */
+			continue;
+		}
+		if (choice == 5)
+			key(&a, 'm');
+		else if (choice == 6)
+			key(&a, 'W');
+		if (choice > 6 && !app_focus_is_input(&a, a.focus))
+			continue;
+		if (choice > 6)
+			key(&a, choice % 2 == 0 ? '+' : '-');
+		for (int m = 0; m < 4; m++) {
+			const struct qkv_matrix *after = now[m];
+			int wrong = 0, at_r = -1, at_c = -1;
+
+			ck_assert_int_eq(after->rows, before[m].rows);
+			/* Counted, then asserted once: Check records every assertion. */
+			for (int r = 0; r < after->rows; r++)
+				for (int c = 0; c < after->cols; c++) {
+					size_t i = (size_t)r * (size_t)after->cols + (size_t)c;
+					bool differs = qkv_matrix_get(after, r, c) != qkv_matrix_get(&before[m], r, c);
+					bool expected = differs;
+
+					if (m < 3) {
+						bool masked = a.trace.masked[i] != 0, was = masked_before[i] != 0;
+						expected = masked != was || (!masked && differs);
+					}
+					if (app_moved(&a, grids[m], r, c) != expected && wrong++ == 0) {
+						at_r = r;
+						at_c = c;
+					}
+				}
+			ck_assert_msg(wrong == 0, "step %d grid %d: %d cells marked wrongly, first (%d,%d)", step, m,
+				      wrong, at_r, at_c);
+		}
+	}
+	for (int m = 0; m < 4; m++)
+		qkv_matrix_fini(&before[m]);
+	free(masked_before);
+	app_fini(&a);
+}
+END_TEST
+
 static Suite *app_suite(void)
 {
 	Suite *s = suite_create("app");
@@ -3162,6 +3391,8 @@ static Suite *app_suite(void)
 	suite_add_tcase(s, moving);
 
 	tcase_add_test(editing, test_digit_starts_editing);
+	tcase_add_loop_test(editing, test_edits_keep_trace_exact, 0, 8);
+
 	tcase_add_test(editing, test_dot_starts_editing);
 	tcase_add_test(editing, test_enter_starts_with_current_value);
 	tcase_add_test(editing, test_edit_keys);
@@ -3219,6 +3450,9 @@ static Suite *app_suite(void)
 	tcase_add_test(interface, test_quit_clean);
 	tcase_add_test(interface, test_quit_dirty_asks);
 	tcase_add_test(interface, test_resize);
+	tcase_add_test(interface, test_cost_view_measures_in_steps);
+	tcase_add_test(interface, test_cost_view_escape_cancels);
+	tcase_add_loop_test(interface, test_marks_match_the_traces, 0, 4);
 	suite_add_tcase(s, interface);
 
 	tcase_add_test(files, test_save_as_and_overwrite);

@@ -857,6 +857,200 @@ START_TEST(test_trace_reuse)
 }
 END_TEST
 
+/* Bit for bit: the same bytes in every double of a and b. */
+static bool same_bits(const double *a, const double *b, size_t count)
+{
+	return count == 0 || memcmp(a, b, count * sizeof *a) == 0;
+}
+
+/* What differs between two traces, bit for bit, in every stage and statistic: NULL
+ * when nothing does (one assertion per comparison: Check records each one). */
+static const char *trace_difference(const struct qkv_trace *a, const struct qkv_trace *b)
+{
+	const struct qkv_matrix *ma[] = {&a->q, &a->k, &a->v, &a->scores, &a->scaled,
+					 &a->weights, &a->output, &a->k_t};
+	const struct qkv_matrix *mb[] = {&b->q, &b->k, &b->v, &b->scores, &b->scaled,
+					 &b->weights, &b->output, &b->k_t};
+	static const char *const names[] = {"Q", "K", "V", "S", "S'", "A", "O", "Kt"};
+
+	if (a->n != b->n || a->d_k != b->d_k || a->d_v != b->d_v)
+		return "sizes";
+	if (!same_bits(&a->divisor, &b->divisor, 1))
+		return "divisor";
+	for (int m = 0; m < 8; m++)
+		if (!qkv_matrix_equal(ma[m], mb[m]))
+			return names[m];
+	if (memcmp(a->masked, b->masked, (size_t)a->n * (size_t)a->n) != 0)
+		return "mask";
+	for (int i = 0; i < a->n; i++) {
+		const struct qkv_row_stats *x = &a->rows[i], *y = &b->rows[i];
+
+		if (!same_bits(&x->max_weight, &y->max_weight, 1) || !same_bits(&x->entropy, &y->entropy, 1) ||
+		    !same_bits(&x->effective_tokens, &y->effective_tokens, 1) ||
+		    !same_bits(&x->jacobian_norm, &y->jacobian_norm, 1) ||
+		    !same_bits(&x->weight_sum, &y->weight_sum, 1) || x->argmax != y->argmax ||
+		    x->live_keys != y->live_keys)
+			return "row statistics";
+	}
+	if (!same_bits(&a->score_variance, &b->score_variance, 1))
+		return "score variance";
+	return NULL;
+}
+
+/* Two traces hold the same numbers, bit for bit. */
+static void expect_same_trace(const struct qkv_trace *a, const struct qkv_trace *b)
+{
+	const char *differs = trace_difference(a, b);
+
+	ck_assert_msg(differs == NULL, "%s differs", differs);
+}
+
+/* A value for an edited cell: ordinary, large enough to saturate, exactly 0 or −0,
+ * or the value already there. */
+static double edit_value(struct lcg *g, double present)
+{
+	switch (lcg_int(g, 0, 9)) {
+	case 0:
+		return 0.0;
+	case 1:
+		return -0.0;
+	case 2:
+		return present;
+	case 3:
+		return 400.0 * lcg_signed(g);
+	default:
+		return 3.0 * lcg_signed(g);
+	}
+}
+
+/* Thousands of single-cell edits of every input, each applied to one trace kept up
+ * to date by qkv_attention_update and compared, every byte of it, with a fresh
+ * qkv_attention of the edited problem. Loop i picks the form, the mask (none,
+ * causal, custom, padding), the wrong-way mode and the sizes, some above the
+ * matrix product's 64-row bands. */
+START_TEST(test_incremental_equals_full)
+{
+	struct lcg g = {4100u + (uint64_t)_i};
+	bool projected = _i % 2 == 1;
+	int mask = (_i / 2) % 4, wrong = (_i / 8) % 3;
+	bool big = _i % 5 == 4;
+	int n = big ? lcg_int(&g, 65, 80) : lcg_int(&g, 1, 12);
+	int d_k = big ? lcg_int(&g, 60, 70) : lcg_int(&g, 1, 9);
+	int d_v = big ? lcg_int(&g, 60, 70) : lcg_int(&g, 1, 6);
+	int edits = big ? 150 : 500;
+	struct qkv_problem p;
+	struct qkv_trace live, full;
+
+	if (projected) {
+		int d_model = big ? lcg_int(&g, 60, 70) : lcg_int(&g, 1, 10);
+
+		qkv_problem_init(&p);
+		give_labels(&p, n);
+		p.form = QKV_FORM_PROJECTED;
+		fill(&p.x, n, d_model, 2.0, &g);
+		fill(&p.w_q, d_model, d_k, 1.0, &g);
+		fill(&p.w_k, d_model, d_k, 1.0, &g);
+		fill(&p.w_v, d_model, d_v, 1.0, &g);
+	} else {
+		build_direct(&p, n, d_k, d_v, 2.0, &g);
+	}
+	if (mask == 1) {
+		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	} else if (mask == 2) {
+		clear_custom_mask(&p);
+		for (int c = 0; c < n * n; c++)
+			p.mask_bits[c] = (unsigned char)(lcg_int(&g, 0, 3) == 0);
+	} else if (mask == 3) {
+		ensure_padding(&p);
+		for (int j = 0; j < n; j++)
+			p.padding[j] = (unsigned char)(lcg_int(&g, 0, 3) == 0);
+	}
+	p.wrong = (enum qkv_wrong)wrong;
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	qkv_trace_init(&live);
+	qkv_trace_init(&full);
+	ck_assert_int_eq(qkv_attention(&p, &live), 0);
+	for (int e = 0; e < edits; e++) {
+		static const enum qkv_input direct[] = {QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V};
+		static const enum qkv_input proj[] = {QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K,
+						      QKV_INPUT_W_V};
+		enum qkv_input which = projected ? proj[lcg_int(&g, 0, 3)] : direct[lcg_int(&g, 0, 2)];
+		struct qkv_matrix *m = qkv_problem_input(&p, which);
+		int row = lcg_int(&g, 0, m->rows - 1), col = lcg_int(&g, 0, m->cols - 1);
+
+		qkv_matrix_set(m, row, col, edit_value(&g, qkv_matrix_get(m, row, col)));
+		ck_assert_int_eq(qkv_attention_update(&p, &live, which, row, col), 0);
+		ck_assert_int_eq(qkv_attention(&p, &full), 0);
+		expect_same_trace(&live, &full);
+	}
+	qkv_trace_fini(&live);
+	qkv_trace_fini(&full);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* An update that does not fit the trace (another size, no trace yet, a cell out
+ * of range) computes the trace whole instead, and a bad problem is refused. */
+START_TEST(test_incremental_falls_back)
+{
+	struct lcg g = {4200};
+	struct qkv_problem p;
+	struct qkv_trace live, full;
+
+	build_direct(&p, 5, 3, 2, 2.0, &g);
+	qkv_trace_init(&live);
+	qkv_trace_init(&full);
+	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_INPUT_Q, 0, 0), 0); /* no trace yet */
+	ck_assert_int_eq(qkv_attention(&p, &full), 0);
+	expect_same_trace(&live, &full);
+	ck_assert_int_eq(qkv_problem_set_d_k(&p, 4), 0);
+	qkv_matrix_set(&p.q, 1, 3, 1.5);
+	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_INPUT_Q, 1, 3), 0); /* d_k moved */
+	ck_assert_int_eq(qkv_attention(&p, &full), 0);
+	expect_same_trace(&live, &full);
+	p.temperature = 2.0;
+	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_INPUT_V, 9, 9), 0); /* out of range */
+	ck_assert_int_eq(qkv_attention(&p, &full), 0);
+	expect_same_trace(&live, &full);
+	qkv_matrix_set(&p.k, 2, 2, NAN);
+	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_INPUT_K, 2, 2), QKV_EINVAL);
+	ck_assert_int_eq(live.n, 0);
+	qkv_trace_fini(&live);
+	qkv_trace_fini(&full);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* What an update costs, from the counts written out here: a query's cell a row
+ * (n·(d_k + d_v) and an exponential per key), a value's cell a column of O (n²), a
+ * key's cell every row's softmax and A V, a W_Q cell the whole trace. */
+START_TEST(test_update_cost)
+{
+	struct lcg g = {4300};
+	struct qkv_problem p;
+	double n = 40, d_k = 8, d_v = 6;
+
+	build_direct(&p, 40, 8, 6, 1.0, &g);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_Q), n * (d_k + d_v + 3), 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_V), n * n, 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_K), n * d_k + n * n * (d_v + 3), 1e-9);
+	p.wrong = QKV_WRONG_COLUMN_SOFTMAX; /* a query's row reaches every column's softmax */
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_Q), n * d_k + n * n * (d_v + 3), 1e-9);
+	qkv_problem_fini(&p);
+	qkv_problem_init(&p);
+	give_labels(&p, 40);
+	p.form = QKV_FORM_PROJECTED;
+	fill(&p.x, 40, 10, 1.0, &g);
+	fill(&p.w_q, 10, 8, 1.0, &g);
+	fill(&p.w_k, 10, 8, 1.0, &g);
+	fill(&p.w_v, 10, 6, 1.0, &g);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_W_Q),
+				n * n * (d_k + d_v + 3) + n * 10 * (2 * d_k + d_v), 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_W_V), n * 10 + n * n, 1e-9);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 START_TEST(test_stage_names)
 {
 	const char *names[QKV_STAGE_COUNT] = {"projections", "scores", "scaled",
@@ -903,6 +1097,13 @@ static Suite *attention_suite(void)
 	tcase_add_test(variants, test_scale_and_temperature);
 	tcase_add_test(variants, test_rejects_bad_problem);
 	tcase_add_test(variants, test_trace_reuse);
+
+	TCase *incremental = tcase_create("incremental");
+	tcase_set_timeout(incremental, 60);
+	tcase_add_loop_test(incremental, test_incremental_equals_full, 0, 24);
+	tcase_add_test(incremental, test_incremental_falls_back);
+	tcase_add_test(incremental, test_update_cost);
+	suite_add_tcase(s, incremental);
 	suite_add_tcase(s, variants);
 	return s;
 }

@@ -106,6 +106,11 @@ expect_refusal "a scale of 0" 2 "qkv: " --print --scale 0
 expect_refusal "a bad --mask" 2 "qkv: " --print --mask sideways
 expect_refusal "a bad --wrong" 2 "qkv: " --print --wrong often
 expect_refusal "--sweep with a problem option" 2 "qkv: " --sweep --mask causal
+expect_refusal "--cost with a problem option" 2 "qkv: " --cost --mask causal
+expect_refusal "--cost with a FILE" 2 "qkv: " --cost a.json
+expect_refusal "--cost in LaTeX" 2 "qkv: " --cost --format latex
+expect_refusal "--heads without --cost" 2 "qkv: " --print --heads 4
+expect_refusal "a bad --heads" 2 "qkv: " --cost --heads 0
 expect_refusal "two files" 2 "qkv: " --print a.json b.json
 expect_refusal "a missing file" 2 "$tmp/missing.json" --print "$tmp/missing.json"
 printf '{ "Q": [[1, 2]],\n  "K": [[1, 2, 3]] }\n' >"$tmp/bad.json"
@@ -208,6 +213,15 @@ for option in --help --version; do
 		not_ok "$option >/dev/full: status 1 and a sentence (status $status: $(cat "$tmp/err"))"
 	fi
 done
+
+# --cost measures n = 16 … at least 4096 and writes the JSON contract's keys.
+expect_success "--cost --format json --heads 2" --cost --format json --dk 8 --heads 2
+if grep -q '^{"d_k": 8, "h": 2, "rows": \[' "$tmp/out" && grep -q '"n": 4096, "entries": 33554432,' "$tmp/out" \
+	&& grep -q '"slope": ' "$tmp/out" && grep -q '{"n": 100000, "entries": 20000000000, "bytes_f64": ' "$tmp/out"; then
+	ok "--cost: d_k, h, rows up to n = 4096 (h·n² entries), slope, extrapolated"
+else
+	not_ok "--cost: d_k, h, rows up to n = 4096 (h·n² entries), slope, extrapolated"
+fi
 
 echo "1..$count"
 exit "$failed"

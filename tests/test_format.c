@@ -279,6 +279,68 @@ START_TEST(test_exact_random_round_trip)
 }
 END_TEST
 
+/* printf's way, written out here: the first of %.15g, %.16g, %.17g that strtod
+ * reads back as the same double. */
+static void exact_by_printf(char *buf, size_t size, double value)
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, size, "%.*g", digits, value);
+		if (strtod(buf, NULL) == value)
+			return;
+	}
+}
+
+/* The next value of a xorshift generator. */
+static uint64_t xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* qkv_format_exact gives printf's very text (300,000 values over the three loops):
+ * random bit patterns (every exponent),
+ * random values in the range the fast path takes (1e-11 to 1e41), short decimals
+ * (which read back at 15 digits), integers of 16 digits (ties at the 15th) and
+ * softmax-like weights. */
+START_TEST(test_exact_matches_printf)
+{
+	char ours[64], theirs[64];
+	uint64_t state = 0x2545f4914f6cdd1dULL + (uint64_t)_i;
+
+	for (int i = 0; i < 100000; i++) {
+		uint64_t bits = xorshift(&state);
+		double u = (double)(xorshift(&state) >> 11) * 0x1.0p-53, value;
+
+		switch (i % 5) {
+		case 0:
+			memcpy(&value, &bits, sizeof value);
+			if (!isfinite(value))
+				continue;
+			break;
+		case 1:
+			value = (1.0 + u) * pow(10.0, (double)(int)(bits % 52) - 11.0);
+			break;
+		case 2:
+			value = (double)(bits % 1000000000000000ULL) / pow(10.0, (double)(int)(bits % 23));
+			break;
+		case 3:
+			value = (double)(1000000000000000ULL + bits % 9000000000000000ULL);
+			break;
+		default:
+			value = exp(-40.0 * u) / (1.0 + 3.0 * u);
+			break;
+		}
+		if (bits & 1)
+			value = -value;
+		qkv_format_exact(ours, sizeof ours, value);
+		exact_by_printf(theirs, sizeof theirs, value);
+		ck_assert_msg(strcmp(ours, theirs) == 0, "%a: \"%s\", printf \"%s\"", value, ours, theirs);
+	}
+}
+END_TEST
+
 /* The suite: fixed-point numbers for people, exact numbers for files. */
 static Suite *format_suite(void)
 {
@@ -290,11 +352,13 @@ static Suite *format_suite(void)
 	tcase_add_test(number, test_number_truncation);
 	tcase_add_test(number, test_text_columns);
 	tcase_add_test(number, test_17g_reads_back);
+	tcase_set_timeout(number, 60); /* a million printf calls on a loaded machine */
 	suite_add_tcase(s, number);
 	TCase *exact = tcase_create("exact");
 	tcase_set_timeout(exact, 60);
 	tcase_add_test(exact, test_exact_known_values);
 	tcase_add_loop_test(exact, test_exact_random_round_trip, 0, 5);
+	tcase_add_loop_test(exact, test_exact_matches_printf, 0, 3);
 	suite_add_tcase(s, exact);
 	return s;
 }

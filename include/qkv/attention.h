@@ -50,6 +50,8 @@ struct qkv_trace {
 	struct qkv_row_stats *rows; /* n entries */
 	double score_variance;     /* population variance of the unmasked scaled entries */
 	struct qkv_matrix k_t;     /* scratch: Kᵀ, reused */
+	double *moments;           /* per row: count, sum and squared deviations of the
+				      unmasked scaled entries (the variance's parts) */
 	int masked_capacity, rows_capacity;
 };
 
@@ -62,6 +64,26 @@ void qkv_trace_fini(struct qkv_trace *t);
  * qkv_problem_check(). Returns 0, QKV_ENOMEM, or QKV_ESHAPE/QKV_EINVAL for a
  * problem that does not check. On failure t holds no valid trace (t->n = 0). */
 int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t);
+
+/* Brings t up to date after one cell, (row, col) of input `which`, changed in p,
+ * t being p's trace from before that change and nothing else having changed.
+ * Recomputes only what the cell reaches — a Q cell its query's row of S, S', A,
+ * O and statistics; a V cell one column of O; a K cell its key's column of S,
+ * then every row's softmax and output; an X cell its token's q, k, v, row and
+ * column of S, then every row; a W_V cell a column of V and of O; a W_Q or W_K
+ * cell a column of Q or K, then everything — by the same arithmetic in the same
+ * order as qkv_attention, so t is bit-for-bit what qkv_attention would give.
+ * When t does not fit p (sizes, divisor, no trace yet) it computes t whole.
+ * Returns as qkv_attention does. */
+int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum qkv_input which,
+			 int row, int col);
+
+/* The multiply-adds (exponentials counted as one) qkv_attention_update needs
+ * after one cell of `which` changed in p: n·(d_k + d_v) for a query's cell
+ * (softmax by rows), n² for a value's, n²·d_v and more for a key's, and the
+ * whole trace's where the cell reaches every score (a W_Q or W_K cell). For
+ * deciding whether an edit is quick enough to make between two key presses. */
+double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_input which);
 
 /* Stage 4 for one cell, without storing the n×n×d_v cube: a_ij · v_jc. */
 double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col);

@@ -25,6 +25,10 @@ void qkv_matrix_fini(struct qkv_matrix *m);
 int qkv_matrix_resize(struct qkv_matrix *m, int rows, int cols);
 /* Resizes to rows × cols and sets every entry to 0. */
 int qkv_matrix_zero(struct qkv_matrix *m, int rows, int cols);
+/* Resizes to rows × cols without setting the entries: storage is reused or
+ * allocated but not touched, so their values are unspecified until written (for
+ * storage a caller fills in pieces). Returns 0, QKV_ENOMEM or QKV_EINVAL. */
+int qkv_matrix_shape(struct qkv_matrix *m, int rows, int cols);
 /* Makes dst an exact copy of src (dst's storage is reused when large enough). */
 int qkv_matrix_copy(struct qkv_matrix *dst, const struct qkv_matrix *src);
 /* Sets m from a row-major array of rows*cols values. */
@@ -66,6 +70,20 @@ static inline const double *qkv_matrix_row_const(const struct qkv_matrix *m, int
 /* out = a · b (a: r×k, b: k×c). out must not alias a or b. */
 int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
 			const struct qkv_matrix *b);
+/* Rows [from, to) of out = a · b again, the other rows untouched, bit-identical
+ * to those rows of a full product (same terms, same order; b taken in the same
+ * cache bands). out must already be a->rows × b->cols and not alias a or b. */
+int qkv_matrix_multiply_rows(struct qkv_matrix *out, const struct qkv_matrix *a,
+			     const struct qkv_matrix *b, int from, int to);
+/* Row `row` of out = a · b again, alone, with exactly the arithmetic (terms and
+ * order) of qkv_matrix_multiply, so the entries are bit-identical to a full
+ * product. out must already be a->rows × b->cols and not alias a or b. */
+int qkv_matrix_multiply_row(struct qkv_matrix *out, const struct qkv_matrix *a,
+			    const struct qkv_matrix *b, int row);
+/* Column `col` of out = a · b again, alone, bit-identical to a full product in the
+ * same way (each entry summed term by term in the order of a's columns). */
+int qkv_matrix_multiply_col(struct qkv_matrix *out, const struct qkv_matrix *a,
+			    const struct qkv_matrix *b, int col);
 /* out = aᵀ (a transposed). out must not alias a. */
 int qkv_matrix_transpose(struct qkv_matrix *out, const struct qkv_matrix *a);
 

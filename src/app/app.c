@@ -1,7 +1,8 @@
 /* app.c — the interactive state and app_update(), the only way it changes.
  * Events in, state and redraw flags out: no curses, no printing, no clock (time
- * arrives in the events). Every change to the problem recomputes the whole trace
- * and records what moved, so the screen can show the blast radius of an edit. */
+ * arrives in the events). Every change to the problem recomputes the trace (an
+ * edited cell only what it reaches, to the same bits) and records what moved,
+ * so the screen can show the blast radius of an edit. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -212,14 +213,56 @@ static int marks_reserve(struct app *app)
 	return 0;
 }
 
+/* Brings the kept trace up to this one where they differ, row `row` of S, S', A and
+ * O or column `col` of O, with V and the statistics; QKV_ESHAPE when the shapes do
+ * not match. */
+static int keep_reach(struct app *app, int row, int col)
+{
+	const struct qkv_trace *t = &app->trace;
+	static const enum app_grid rows_of[4] = { APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+
+	for (int g = 0; g < 4; g++) {
+		const struct qkv_matrix *now = grid_matrix(t, rows_of[g]);
+		struct qkv_matrix *kept = &app->previous[rows_of[g]];
+
+		if (kept->rows != now->rows || kept->cols != now->cols || row >= now->rows ||
+		    (rows_of[g] == APP_GRID_OUTPUT && col >= now->cols))
+			return QKV_ESHAPE;
+	}
+	for (int g = 0; row >= 0 && g < 4; g++) {
+		const struct qkv_matrix *now = grid_matrix(t, rows_of[g]);
+
+		memcpy(qkv_matrix_row(&app->previous[rows_of[g]], row), qkv_matrix_row_const(now, row),
+		       (size_t)now->cols * sizeof(double));
+	}
+	for (int i = 0; col >= 0 && i < t->output.rows; i++)
+		qkv_matrix_set(&app->previous[APP_GRID_OUTPUT], i, col, qkv_matrix_get(&t->output, i, col));
+	if (qkv_matrix_copy(&app->previous[APP_GRID_V], &t->v) != 0)
+		return QKV_ENOMEM;
+	memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
+	return 0;
+}
+
 /* Keeps the trace as it is now, to compare the next one with. Q and K as used are
  * kept only in the projected form (in the direct form they are the inputs); V
  * always, for the terms of the mix. */
-static int keep_previous(struct app *app)
+static int keep_previous(struct app *app, int only_row, int only_col)
 {
 	const struct qkv_trace *t = &app->trace;
 	size_t cells = (size_t)t->n * (size_t)t->n;
+	int differs_row = app->previous_differs_row, differs_col = app->previous_differs_col;
 
+	/* Whatever comes next may differ anywhere until the caller says otherwise. */
+	app->previous_differs_row = -1;
+	app->previous_differs_col = -1;
+
+	/* A query's or a value's edit after another: the kept trace differs from this
+	 * one in one row of S, S', A and O or one column of O at most, so that (and V
+	 * and the statistics) is all there is to copy; 1,024 tokens would otherwise
+	 * copy 24 MB per key press. */
+	if ((only_row >= 0 || only_col >= 0) && app->previous_valid && app->previous_n == t->n &&
+	    (differs_row >= 0 || differs_col >= 0) && keep_reach(app, differs_row, differs_col) == 0)
+		return 0;
 	app->previous_valid = false;
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
 		int rc;
@@ -252,42 +295,73 @@ static int keep_previous(struct app *app)
 }
 
 /* Marks every cell of the trace that differs from the kept one (same shapes only). */
-static void mark_moved(struct app *app)
+static void mark_moved(struct app *app, int only_row, int only_col)
 {
 	const struct qkv_trace *t = &app->trace;
 	bool same_n = app->previous_valid && app->previous_n == t->n;
 
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
 		const struct qkv_matrix *now = grid_matrix(t, (enum app_grid)g), *before = &app->previous[g];
-		size_t cells = (size_t)now->rows * (size_t)now->cols;
+		size_t cells = (size_t)now->rows * (size_t)now->cols, first = 0;
 
 		if (!same_n || before->rows != now->rows || before->cols != now->cols)
 			continue;
-		for (size_t i = 0; i < cells; i++) {
-			bool changed = now->values[i] != before->values[i];
+		/* A query's edit rewrote only its row of S, S', A and O, a value's edit only
+		 * a column of O; the rest is the same trace, bit for bit, and stays
+		 * unmarked (marks_reserve cleared it). */
+		if (only_row >= 0 && g >= APP_GRID_SCORES) {
+			first = (size_t)only_row * (size_t)now->cols;
+			cells = first + (size_t)now->cols;
+		}
+		if (only_col >= 0 && g >= APP_GRID_SCORES) {
+			for (int i = 0; g == APP_GRID_OUTPUT && i < now->rows; i++)
+				app->moved[g][(size_t)i * (size_t)now->cols + (size_t)only_col] =
+					qkv_matrix_get(now, i, only_col) != qkv_matrix_get(before, i, only_col);
+			continue;
+		}
+		/* Local pointers: the byte stores could alias the app's fields otherwise,
+		 * and a 1,024-token trace is millions of cells. */
+		{
+			const double *restrict after_v = now->values, *restrict before_v = before->values;
+			const unsigned char *restrict masked = t->masked, *restrict was = app->previous_masked;
+			unsigned char *restrict out = app->moved[g];
 
-			if (grid_is_attention((enum app_grid)g)) {
-				bool masked = t->masked[i] != 0, was = app->previous_masked[i] != 0;
-				changed = masked != was || (!masked && changed);
-			}
-			app->moved[g][i] = changed;
+			if (grid_is_attention((enum app_grid)g))
+				for (size_t i = first; i < cells; i++)
+					out[i] = (unsigned char)(((masked[i] != 0) != (was[i] != 0)) |
+								 (masked[i] == 0 && after_v[i] != before_v[i]));
+			else
+				for (size_t i = first; i < cells; i++)
+					out[i] = after_v[i] != before_v[i];
 		}
 	}
 }
 
 /* Recomputes the trace; marks the cells that moved (when the shape is unchanged)
- * so the class sees how far a change reaches. */
-static int recompute(struct app *app, bool mark)
+ * so the class sees how far a change reaches. When only the cell (input, row,
+ * col) changed (row >= 0), only what it reaches is recomputed, to the same bits
+ * as the whole trace. */
+static int recompute_after(struct app *app, bool mark, enum qkv_input input, int row, int col)
 {
-	int rc = mark ? keep_previous(app) : 0;
+	/* A cell of Q (given directly, softmax by rows) moves its query's row alone; a
+	 * cell of V (given directly) one column of O. */
+	bool direct = app->problem.form == QKV_FORM_DIRECT;
+	int only_row = row >= 0 && input == QKV_INPUT_Q && direct &&
+				       app->problem.wrong != QKV_WRONG_COLUMN_SOFTMAX ? row : -1;
+	int only_col = row >= 0 && input == QKV_INPUT_V && direct ? col : -1;
+	int rc = mark ? keep_previous(app, only_row, only_col) : 0;
 
+	/* Unless kept just now, the kept trace may differ from the new one anywhere. */
+	app->previous_differs_row = mark && rc == 0 ? only_row : -1;
+	app->previous_differs_col = mark && rc == 0 ? only_col : -1;
 	if (rc == 0)
-		rc = qkv_attention(&app->problem, &app->trace);
+		rc = row >= 0 ? qkv_attention_update(&app->problem, &app->trace, input, row, col)
+			      : qkv_attention(&app->problem, &app->trace);
 	return settle_trace(app, rc, mark);
 }
 
 /* After a new trace (rc its code): sizes the marks, keeps the cursors inside, and
- * marks what moved against the kept trace (keep_previous). */
+ * marks what moved against the kept trace (keep_previous), where it may differ. */
 static int settle_trace(struct app *app, int rc, bool mark)
 {
 	if (rc == 0)
@@ -299,9 +373,14 @@ static int settle_trace(struct app *app, int rc, bool mark)
 	clamp_cursors(app);
 	if (!mark)
 		return 0;
-	mark_moved(app);
+	mark_moved(app, app->previous_differs_row, app->previous_differs_col);
 	app->mark_until_ms = app->now_ms + APP_MARK_MS;
 	return 0;
+}
+
+static int recompute(struct app *app, bool mark)
+{
+	return recompute_after(app, mark, QKV_INPUT_Q, -1, -1);
 }
 
 static bool marks_live(const struct app *app)
@@ -542,7 +621,7 @@ static int take_job(struct app *app)
 		app->spare = job->problem;
 	}
 	qkv_problem_init(&job->problem);
-	rc = keep_previous(app);
+	rc = keep_previous(app, -1, -1);
 	swap = app->trace;
 	app->trace = job->trace;
 	job->trace = swap;
@@ -648,6 +727,9 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	app->sweep_trials = 8;
 	app->sweep_dk_max = 1024;
 	app->sweep_seed = 1;
+	app->cost_last_n = APP_COST_LAST_N;
+	app->previous_differs_row = -1;
+	app->previous_differs_col = -1;
 	app->focus = first_input(app);
 	if (path != NULL) {
 		app->path = strdup(path);
@@ -702,6 +784,10 @@ void app_fini(struct app *app)
 	job_abandon(app->job);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
+	if (app->cost != NULL) {
+		qkv_cost_fini(app->cost);
+		free(app->cost);
+	}
 	free(app->moved_inputs);
 	free(app->path);
 	memset(app, 0, sizeof *app);
@@ -712,6 +798,16 @@ void app_fini(struct app *app)
 /* --- the blast radius in words --------------------------------------------------- */
 
 #define NAMES_MAX 4 /* longer lists of rows or columns are counted */
+
+/* True when any of count bytes is not 0 (an OR over the range, which vectorises). */
+static bool any_set(const unsigned char *bytes, size_t count)
+{
+	unsigned char any = 0;
+
+	for (size_t i = 0; i < count; i++)
+		any |= bytes[i];
+	return any != 0;
+}
 
 /* Text appended to a fixed buffer. */
 struct words {
@@ -803,6 +899,25 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 	memset(row_full, 1, (size_t)rows);
 	memset(col_full, 1, (size_t)cols);
 	for (int r = 0; r < rows; r++) {
+		const unsigned char *moved_row = app->moved[grid] + (size_t)r * (size_t)cols;
+
+		/* A row where nothing moved (most rows, at 1,024 tokens): its live cells
+		 * count, and no column holding one of them is whole. */
+		if (!any_set(moved_row, (size_t)cols)) {
+			const unsigned char *masked_row = app->trace.masked + (size_t)r * (size_t)cols;
+
+			if (!grid_is_attention(grid)) {
+				live += cols;
+				memset(col_full, 0, (size_t)cols);
+			} else {
+				for (int c = 0; c < cols; c++) {
+					live += !masked_row[c];
+					col_full[c] &= masked_row[c] != 0;
+				}
+			}
+			row_full[r] = 0;
+			continue;
+		}
 		for (int c = 0; c < cols; c++) {
 			bool is_live = grid_live(app, grid, r, c), is_moved = cell_moved_now(app, grid, r, c);
 
@@ -831,7 +946,7 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 	}
 	/* Whole rows and whole columns together (an edit of X moves a row and a column). */
 	for (int r = 0; r < rows && cross; r++)
-		for (int c = 0; c < cols && cross; c++)
+		for (int c = 0; row_any[r] && c < cols && cross; c++)
 			if (cell_moved_now(app, grid, r, c) && !(row_any[r] && row_full[r]) && !(col_any[c] && col_full[c]))
 				cross = false;
 	for (int r = 0; r < rows; r++)
@@ -842,7 +957,7 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 		char row_name[QKV_MAX_LABEL + 16], col_name[QKV_MAX_LABEL + 16];
 
 		for (int r = 0; r < rows; r++)
-			for (int c = 0; c < cols; c++)
+			for (int c = 0; row_any[r] && c < cols; c++)
 				if (cell_moved_now(app, grid, r, c)) {
 					index_name(app, grid, false, r, row_name, sizeof row_name);
 					index_name(app, grid, true, c, col_name, sizeof col_name);
@@ -901,9 +1016,18 @@ static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b
 	const struct qkv_matrix *m = grid_matrix(&app->trace, a);
 	size_t cells = (size_t)m->rows * (size_t)m->cols;
 
-	for (size_t i = 0; i < cells; i++)
-		if (app->moved[a][i] && !app->moved[b][i])
+	const unsigned char *in_a = app->moved[a], *in_b = app->moved[b];
+
+	/* Block by block, each an OR that vectorises, with the same answer. */
+	for (size_t from = 0; from < cells; from += 4096) {
+		size_t to = from + 4096 < cells ? from + 4096 : cells;
+		unsigned char outside = 0;
+
+		for (size_t i = from; i < to; i++)
+			outside |= (unsigned char)(in_a[i] & !in_b[i]);
+		if (outside)
 			return false;
+	}
 	return true;
 }
 
@@ -917,10 +1041,7 @@ static bool grid_moved_any(const struct app *app, enum app_grid grid)
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 	size_t cells = (size_t)m->rows * (size_t)m->cols;
 
-	for (size_t i = 0; i < cells; i++)
-		if (app->moved[grid][i])
-			return true;
-	return false;
+	return any_set(app->moved[grid], cells);
 }
 
 /* The smallest change among the moved weights and outputs that stay visible, so the
@@ -940,6 +1061,8 @@ static void add_smallest_move(struct words *w, const struct app *app)
 		if (before->rows != now->rows || before->cols != now->cols)
 			continue;
 		for (int r = 0; r < now->rows; r++) {
+			if (!any_set(app->moved[grids[g]] + (size_t)r * (size_t)now->cols, (size_t)now->cols))
+				continue;
 			for (int c = 0; c < now->cols; c++) {
 				size_t i = (size_t)r * (size_t)now->cols + (size_t)c;
 				double change = fabs(now->values[i] - before->values[i]);
@@ -1061,7 +1184,8 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 		return REDRAW_STATUS;
 	}
 	qkv_matrix_set(m, row, col, value);
-	if (trace_cost(&app->problem) > JOB_COST) {
+	/* What the cell reaches, not the whole trace: a query's edit is a row. */
+	if (qkv_attention_update_cost(&app->problem, focus_input(focus)) > JOB_COST) {
 		/* Too long for one key: the trace is computed beside the interface. */
 		char said[APP_MESSAGE_MAX];
 
@@ -1074,7 +1198,7 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 		}
 	}
 	update_dirty(app);
-	recompute(app, true);
+	recompute_after(app, true, focus_input(focus), row, col);
 	app->moved_input = focus_input(focus);
 	app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col] = 1;
 	describe_change(app, focus, row, col, before, value);
@@ -1744,9 +1868,71 @@ static int saturation_key(struct app *app, int key)
 	return REDRAW_OVERLAY | REDRAW_STATUS;
 }
 
+/* Opens the cost view's table for the problem's d_k and starts measuring it. */
+static void cost_start(struct app *app)
+{
+	int d_k = app->trace.d_k >= 1 ? app->trace.d_k : 64, rc;
+
+	if (app->clock == NULL) {
+		say(app, true, "the cost view needs a clock to measure with");
+		app->overlay = OVERLAY_NONE;
+		return;
+	}
+	app->cost = malloc(sizeof *app->cost);
+	rc = app->cost == NULL ? QKV_ENOMEM : qkv_cost_init(app->cost, d_k, 1, app->cost_last_n, 3000.0);
+	if (rc != 0) {
+		free(app->cost);
+		app->cost = NULL;
+		app->overlay = OVERLAY_NONE;
+		say(app, true, "cannot measure: %s", qkv_error_string(rc));
+		return;
+	}
+	app->cost_running = true;
+	say(app, false, "measuring the trace for n = 16 … %d on this machine: Esc cancels", app->cost_last_n);
+}
+
+/* Closes the cost view: a measurement under way is cancelled, its storage freed. */
+static void cost_stop(struct app *app)
+{
+	if (app->cost == NULL)
+		return;
+	if (app->cost_running)
+		say(app, false, "cost measurement cancelled at n = %d", app->cost->n);
+	qkv_cost_fini(app->cost);
+	free(app->cost);
+	app->cost = NULL;
+	app->cost_running = false;
+}
+
+/* One slice of the cost measurement; the view redraws with each. */
+static int cost_tick(struct app *app)
+{
+	int rc;
+
+	if (app->overlay != OVERLAY_COST || !app->cost_running)
+		return REDRAW_NONE;
+	rc = qkv_cost_step(app->cost, APP_COST_SLICE_MS, app->clock, app->clock_context);
+	if (rc <= 0) {
+		app->cost_running = false;
+		if (rc < 0)
+			say(app, true, "the measurement stopped at n = %d: %s", app->cost->n, qkv_error_string(rc));
+		else
+			say(app, false, "measured n = 16 … %d: C or Esc closes",
+			    app->cost->rows[app->cost->count - 1].n);
+		return REDRAW_OVERLAY | REDRAW_STATUS;
+	}
+	return REDRAW_OVERLAY;
+}
+
 static int toggle_overlay(struct app *app, enum app_overlay overlay)
 {
+	enum app_overlay before = app->overlay;
+
 	app->overlay = app->overlay == overlay ? OVERLAY_NONE : overlay;
+	if (before == OVERLAY_COST && app->overlay != OVERLAY_COST)
+		cost_stop(app);
+	if (app->overlay == OVERLAY_COST && before != OVERLAY_COST)
+		cost_start(app);
 	if (app->overlay == OVERLAY_SATURATION) {
 		/* Start from the problem's own number of tokens. */
 		int tokens = app->sweep_tokens;
@@ -2099,6 +2285,7 @@ static int command_key(struct app *app, int key)
 		say(app, false, "autoplay: a step every %g s; any key stops it", app->pace_s);
 		return REDRAW_STATUS;
 	case 'S': return toggle_overlay(app, OVERLAY_SATURATION);
+	case 'C': return toggle_overlay(app, OVERLAY_COST);
 	case 'D': return toggle_overlay(app, OVERLAY_DESCRIBE);
 	case '?': return toggle_overlay(app, OVERLAY_HELP);
 	case 'P':
@@ -2195,7 +2382,7 @@ static int tick(struct app *app)
 		app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
 		redraw |= autoplay_step(app);
 	}
-	return redraw;
+	return redraw | cost_tick(app);
 }
 
 static int pointer(struct app *app, const struct event *event)

@@ -11,6 +11,7 @@
 #include "app/history.h"
 #include "app/job.h"
 #include "qkv/attention.h"
+#include "qkv/cost.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
@@ -70,7 +71,7 @@ enum app_focus {
 /* The view of the stages: everything at once, or one stage at a time. */
 #define APP_STAGE_LIVE (-1)
 
-enum app_overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION };
+enum app_overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION, OVERLAY_COST };
 
 enum app_prompt {
 	PROMPT_NONE,
@@ -153,6 +154,10 @@ struct app {
 	int previous_rows_capacity;
 	int previous_n;
 	bool previous_valid;
+	/* Where previous may differ from the trace: row ≥ 0, only that row of S, S', A
+	 * and O (a query's edit); col ≥ 0, only that column of O (a value's edit);
+	 * both −1, anywhere. */
+	int previous_differs_row, previous_differs_col;
 
 	bool autoplay;
 	double pace_s;              /* seconds per autoplay step */
@@ -168,6 +173,14 @@ struct app {
 	struct qkv_sweep_point sweep[QKV_SWEEP_MAX_POINTS];
 	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
 	uint64_t sweep_seed;
+
+	/* The cost view (C): the price of n², measured a slice per tick on `clock`
+	 * (set by the interface, or by a test; the view refuses without one). */
+	struct qkv_cost *cost;      /* owned; NULL while the view is closed */
+	bool cost_running;          /* measuring; Esc cancels */
+	int cost_last_n;            /* the table's largest n (APP_COST_LAST_N) */
+	qkv_cost_clock clock;
+	void *clock_context;
 
 	/* A recovery copy of the file's unsaved changes from an earlier session. */
 	char *recovery;               /* its name (owned), NULL when there is none */
@@ -214,6 +227,11 @@ bool app_trace_is_long(const struct qkv_problem *p);
 int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where);
 /* Frees everything the app owns. */
 void app_fini(struct app *app);
+
+/* Clock milliseconds the cost view measures for at most per tick (one slice). */
+#define APP_COST_SLICE_MS 60.0
+/* The cost view's largest n: past the editor's 1,024 tokens, four times over. */
+#define APP_COST_LAST_N 4096
 
 /* True while a computation runs beside the interface (the interface then asks
  * for ticks often, so it is taken in soon after it ends). */

@@ -60,6 +60,7 @@ void qkv_trace_fini(struct qkv_trace *t)
 	qkv_matrix_fini(&t->k_t);
 	free(t->masked);
 	free(t->rows);
+	free(t->moments);
 	qkv_trace_init(t);
 }
 
@@ -164,11 +165,17 @@ static int trace_reserve(struct qkv_trace *t, int n)
 	}
 	if (n > t->rows_capacity) {
 		struct qkv_row_stats *rows = malloc((size_t)n * sizeof *rows);
+		double *moments = malloc((size_t)n * 3 * sizeof *moments);
 
-		if (rows == NULL)
+		if (rows == NULL || moments == NULL) {
+			free(rows);
+			free(moments);
 			return QKV_ENOMEM;
+		}
 		free(t->rows);
+		free(t->moments);
 		t->rows = rows;
+		t->moments = moments;
 		t->rows_capacity = n;
 	}
 	return 0;
@@ -225,6 +232,23 @@ static int column_softmax(struct qkv_trace *t)
 	return 0;
 }
 
+/* Stage 3 for one query when the softmax runs along rows. */
+static void weights_row(const struct qkv_problem *p, struct qkv_trace *t, int i)
+{
+	int n = t->n;
+	const unsigned char *hidden = t->masked + (size_t)i * (size_t)n;
+	double *row = qkv_matrix_row(&t->weights, i);
+
+	if (p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX) {
+		qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), NULL, n, row);
+		for (int j = 0; j < n; j++)
+			if (hidden[j])
+				row[j] = 0.0;
+	} else {
+		qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), hidden, n, row);
+	}
+}
+
 /* Stage 3 with the variant the problem asks for. */
 static int trace_weights(const struct qkv_problem *p, struct qkv_trace *t)
 {
@@ -235,19 +259,8 @@ static int trace_weights(const struct qkv_problem *p, struct qkv_trace *t)
 		return rc;
 	if (p->wrong == QKV_WRONG_COLUMN_SOFTMAX)
 		return column_softmax(t);
-	for (int i = 0; i < n; i++) {
-		const unsigned char *hidden = t->masked + (size_t)i * (size_t)n;
-		double *row = qkv_matrix_row(&t->weights, i);
-
-		if (p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX) {
-			qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), NULL, n, row);
-			for (int j = 0; j < n; j++)
-				if (hidden[j])
-					row[j] = 0.0;
-		} else {
-			qkv_softmax_row(qkv_matrix_row_const(&t->scaled, i), hidden, n, row);
-		}
-	}
+	for (int i = 0; i < n; i++)
+		weights_row(p, t, i);
 	return 0;
 }
 
@@ -263,28 +276,89 @@ static void trace_mask(const struct qkv_problem *p, struct qkv_trace *t, int n)
 			t->masked[(size_t)i * (size_t)n + (size_t)j] = qkv_problem_is_masked(p, i, j);
 }
 
-/* Population variance of the scaled entries that softmax sees (two passes). */
-static double unmasked_variance(const struct qkv_trace *t)
+/* Row i's share of the score variance: how many scaled entries softmax sees, their
+ * sum, and their squared deviations from the row's own mean (two passes). */
+static void row_moments(struct qkv_trace *t, int i)
 {
-	size_t count = 0, total = (size_t)t->n * (size_t)t->n;
-	double mean = 0.0, squares = 0.0;
+	int n = t->n, count = 0;
+	const double *x = qkv_matrix_row_const(&t->scaled, i);
+	const unsigned char *masked = t->masked + (size_t)i * (size_t)n;
+	double sum = 0.0, squares = 0.0, mean;
 
-	for (size_t i = 0; i < total; i++) {
-		if (!t->masked[i]) {
-			mean += t->scaled.values[i];
+	for (int j = 0; j < n; j++)
+		if (!masked[j]) {
+			sum += x[j];
 			count++;
 		}
-	}
-	if (count == 0)
-		return 0.0;
-	mean /= (double)count;
-	for (size_t i = 0; i < total; i++) {
-		if (!t->masked[i]) {
-			double d = t->scaled.values[i] - mean;
+	mean = count > 0 ? sum / count : 0.0;
+	for (int j = 0; j < n; j++)
+		if (!masked[j]) {
+			double d = x[j] - mean;
 			squares += d * d;
 		}
+	t->moments[3 * i] = count;
+	t->moments[3 * i + 1] = sum;
+	t->moments[3 * i + 2] = squares;
+}
+
+/* Population variance of the scaled entries that softmax sees, from the rows'
+ * moments combined as Chan, Golub and LeVeque do (Σ squares within rows, plus
+ * Σ count·(row mean − mean)²): stable, and a changed row costs one row. */
+static double unmasked_variance(const struct qkv_trace *t)
+{
+	double count = 0.0, sum = 0.0, squares = 0.0, mean;
+
+	for (int i = 0; i < t->n; i++) {
+		count += t->moments[3 * i];
+		sum += t->moments[3 * i + 1];
 	}
-	return squares / (double)count;
+	if (count == 0.0)
+		return 0.0;
+	mean = sum / count;
+	for (int i = 0; i < t->n; i++) {
+		double c = t->moments[3 * i], d;
+
+		if (c == 0.0)
+			continue;
+		d = t->moments[3 * i + 1] / c - mean;
+		squares += t->moments[3 * i + 2] + c * d * d;
+	}
+	return squares / count;
+}
+
+/* Stages 1 to 5 and the statistics from the trace's Q, K, V and mask. */
+static int trace_stages(const struct qkv_problem *p, struct qkv_trace *t)
+{
+	int n = t->n;
+	/* Stages 1 and 2: S = Q Kᵀ via a transposed copy of K, then S / divisor. */
+	int rc = qkv_matrix_transpose(&t->k_t, &t->k);
+
+	if (rc == 0)
+		rc = qkv_matrix_multiply(&t->scores, &t->q, &t->k_t);
+	if (rc == 0)
+		rc = qkv_matrix_copy(&t->scaled, &t->scores);
+	if (rc == 0) {
+		size_t total = (size_t)n * (size_t)n;
+		double divisor = t->divisor, *scaled = t->scaled.values;
+
+		for (size_t i = 0; i < total; i++)
+			scaled[i] /= divisor;
+		rc = trace_weights(p, t);
+	}
+	/* Stages 4 and 5: O = A V (the mix terms are read on demand). */
+	if (rc == 0)
+		rc = qkv_matrix_multiply(&t->output, &t->weights, &t->v);
+	if (rc != 0) {
+		t->n = 0;
+		return rc;
+	}
+	for (int i = 0; i < n; i++) {
+		qkv_row_stats_of(qkv_matrix_row_const(&t->weights, i),
+				 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
+		row_moments(t, i);
+	}
+	t->score_variance = unmasked_variance(t);
+	return 0;
 }
 
 int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
@@ -305,33 +379,178 @@ int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
 	t->divisor = qkv_problem_divisor(p);
 	trace_mask(p, t, n);
 	t->n = n;
+	return trace_stages(p, t);
+}
 
-	/* Stages 1 and 2: S = Q Kᵀ via a transposed copy of K, then S / divisor. */
-	rc = qkv_matrix_transpose(&t->k_t, &t->k);
-	if (rc == 0)
-		rc = qkv_matrix_multiply(&t->scores, &t->q, &t->k_t);
-	if (rc == 0)
-		rc = qkv_matrix_copy(&t->scaled, &t->scores);
-	if (rc == 0) {
-		size_t total = (size_t)n * (size_t)n;
-		double divisor = t->divisor, *scaled = t->scaled.values;
+/* --- one cell at a time ---------------------------------------------------------
+ * Each entry below is recomputed by the same operations, in the same order, as in
+ * trace_stages: S_ij = 0 + q_i1·k_j1 + q_i2·k_j2 + … term by term (as
+ * qkv_matrix_multiply adds them), S'_ij = S_ij / divisor, the same softmax and
+ * statistics per row, and rows or columns of products through the matrix module's
+ * single-row and single-column products. So an updated trace is bit-for-bit the
+ * full one, which the tests check after thousands of random edits. */
 
-		for (size_t i = 0; i < total; i++)
-			scaled[i] /= divisor;
+/* S_ij and S'_ij again from the trace's Q and K. */
+static void score_entry(struct qkv_trace *t, int i, int j)
+{
+	const double *q_i = qkv_matrix_row_const(&t->q, i), *k_j = qkv_matrix_row_const(&t->k, j);
+	double sum = 0.0;
+
+	for (int c = 0; c < t->d_k; c++)
+		sum += q_i[c] * k_j[c];
+	qkv_matrix_set(&t->scores, i, j, sum);
+	qkv_matrix_set(&t->scaled, i, j, sum / t->divisor);
+}
+
+/* Stage 3 on, after the scores of query `row` changed (row >= 0) or those of many
+ * queries (row < 0). Only a softmax by rows keeps a row's change in its row. */
+static int trace_from_scaled(const struct qkv_problem *p, struct qkv_trace *t, int row)
+{
+	int n = t->n, rc;
+
+	if (row >= 0)
+		row_moments(t, row);
+	else
+		for (int i = 0; i < n; i++)
+			row_moments(t, i);
+	if (row >= 0 && p->wrong != QKV_WRONG_COLUMN_SOFTMAX) {
+		weights_row(p, t, row);
+		rc = qkv_matrix_multiply_row(&t->output, &t->weights, &t->v, row);
+		qkv_row_stats_of(qkv_matrix_row_const(&t->weights, row),
+				 t->masked + (size_t)row * (size_t)n, n, &t->rows[row]);
+	} else {
 		rc = trace_weights(p, t);
+		if (rc == 0)
+			rc = qkv_matrix_multiply(&t->output, &t->weights, &t->v);
+		for (int i = 0; rc == 0 && i < n; i++)
+			qkv_row_stats_of(qkv_matrix_row_const(&t->weights, i),
+					 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
 	}
-	/* Stages 4 and 5: O = A V (the mix terms are read on demand). */
-	if (rc == 0)
-		rc = qkv_matrix_multiply(&t->output, &t->weights, &t->v);
 	if (rc != 0) {
 		t->n = 0;
 		return rc;
 	}
-	for (int i = 0; i < n; i++)
-		qkv_row_stats_of(qkv_matrix_row_const(&t->weights, i),
-				 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
 	t->score_variance = unmasked_variance(t);
 	return 0;
+}
+
+/* The new scores of query i (its row of Q moved): through Kᵀ as the full product
+ * runs, while k_t holds Kᵀ (the column softmax reuses it as scratch). */
+static void scores_of_query(const struct qkv_problem *p, struct qkv_trace *t, int i)
+{
+	if (p->wrong != QKV_WRONG_COLUMN_SOFTMAX &&
+	    qkv_matrix_multiply_row(&t->scores, &t->q, &t->k_t, i) == 0) {
+		const double *scores = qkv_matrix_row_const(&t->scores, i);
+		double *scaled = qkv_matrix_row(&t->scaled, i);
+
+		for (int j = 0; j < t->n; j++)
+			scaled[j] = scores[j] / t->divisor;
+		return;
+	}
+	for (int j = 0; j < t->n; j++)
+		score_entry(t, i, j);
+}
+
+/* The new scores of key j (its row of K moved); Kᵀ follows. */
+static void scores_of_key(struct qkv_trace *t, int j)
+{
+	for (int c = 0; c < t->d_k; c++)
+		qkv_matrix_set(&t->k_t, c, j, qkv_matrix_get(&t->k, j, c));
+	for (int i = 0; i < t->n; i++)
+		score_entry(t, i, j);
+}
+
+/* True when t is a computed trace with p's sizes, form and divisor, so that one
+ * changed cell of p is all that separates them. */
+static bool trace_matches(const struct qkv_problem *p, const struct qkv_trace *t)
+{
+	return t->n > 0 && t->n == p->n && t->d_k == qkv_problem_d_k(p) &&
+	       t->d_v == qkv_problem_d_v(p) && t->divisor == qkv_problem_divisor(p) &&
+	       t->k_t.rows == t->d_k && t->k_t.cols == t->n;
+}
+
+int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum qkv_input which,
+			 int row, int col)
+{
+	const struct qkv_matrix *changed = qkv_problem_input_const(p, which);
+	double value;
+	int rc;
+
+	if (changed == NULL || row < 0 || row >= changed->rows || col < 0 || col >= changed->cols ||
+	    !trace_matches(p, t))
+		return qkv_attention(p, t);
+	/* The rest of p passed qkv_problem_check when t was computed. */
+	value = qkv_matrix_get(changed, row, col);
+	if (!isfinite(value) || fabs(value) > QKV_MAX_VALUE) {
+		t->n = 0;
+		return QKV_EINVAL;
+	}
+	switch (which) {
+	case QKV_INPUT_Q: /* one query's scores, so its row of everything */
+		qkv_matrix_set(&t->q, row, col, qkv_matrix_get(changed, row, col));
+		scores_of_query(p, t, row);
+		return trace_from_scaled(p, t, row);
+	case QKV_INPUT_K: /* one key's scores in every row, so every softmax */
+		qkv_matrix_set(&t->k, row, col, qkv_matrix_get(changed, row, col));
+		scores_of_key(t, row);
+		return trace_from_scaled(p, t, -1);
+	case QKV_INPUT_V: /* the weights stay; one column of the output moves */
+		qkv_matrix_set(&t->v, row, col, qkv_matrix_get(changed, row, col));
+		return qkv_matrix_multiply_col(&t->output, &t->weights, &t->v, col);
+	case QKV_INPUT_X: /* one token's q, k and v: its scores row and column */
+		rc = qkv_matrix_multiply_row(&t->q, &p->x, &p->w_q, row);
+		if (rc == 0)
+			rc = qkv_matrix_multiply_row(&t->k, &p->x, &p->w_k, row);
+		if (rc == 0)
+			rc = qkv_matrix_multiply_row(&t->v, &p->x, &p->w_v, row);
+		if (rc != 0)
+			break;
+		scores_of_key(t, row); /* Kᵀ first: the query's row reads it */
+		scores_of_query(p, t, row);
+		return trace_from_scaled(p, t, -1);
+	case QKV_INPUT_W_Q: /* a column of every query: every score */
+		rc = qkv_matrix_multiply_col(&t->q, &p->x, &p->w_q, col);
+		return rc == 0 ? trace_stages(p, t) : rc;
+	case QKV_INPUT_W_K: /* a column of every key: every score */
+		rc = qkv_matrix_multiply_col(&t->k, &p->x, &p->w_k, col);
+		return rc == 0 ? trace_stages(p, t) : rc;
+	case QKV_INPUT_W_V: /* a column of every value: one column of the output */
+		rc = qkv_matrix_multiply_col(&t->v, &p->x, &p->w_v, col);
+		if (rc == 0)
+			rc = qkv_matrix_multiply_col(&t->output, &t->weights, &t->v, col);
+		break;
+	default:
+		return qkv_attention(p, t);
+	}
+	if (rc != 0)
+		t->n = 0;
+	return rc;
+}
+
+double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_input which)
+{
+	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p), d_model = qkv_problem_d_model(p);
+	/* Every row's softmax and statistics, A V, and the variance: what a change of
+	 * every score row costs after the scores themselves. */
+	double rows = n * n * (d_v + 3.0);
+	double whole = n * n * (d_k + d_v + 3.0) + n * d_model * (2.0 * d_k + d_v);
+
+	switch (which) {
+	case QKV_INPUT_Q:
+		return p->wrong == QKV_WRONG_COLUMN_SOFTMAX ? n * d_k + rows : n * (d_k + d_v + 3.0);
+	case QKV_INPUT_K:
+		return n * d_k + rows;
+	case QKV_INPUT_V:
+		return n * n;
+	case QKV_INPUT_X:
+		return d_model * (2.0 * d_k + d_v) + 2.0 * n * d_k + rows;
+	case QKV_INPUT_W_V:
+		return n * d_model + n * n;
+	case QKV_INPUT_W_Q:
+	case QKV_INPUT_W_K:
+	default:
+		return whole;
+	}
 }
 
 double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col)

@@ -1,6 +1,7 @@
 /* format.c — numbers into text for people, in one place, so that the screen, the
  * printer and the derivations agree. Never allocates, never prints. */
 #include <float.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,12 +54,172 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals)
 	return length;
 }
 
+#if defined(__SIZEOF_INT128__) && LDBL_MANT_DIG >= 64
+__extension__ typedef unsigned __int128 wide;
+__extension__ typedef __int128 signed_wide;
+
+/* 10^0 … 10^22 (past 10^19 as products, exact in 128 bits). */
+static const wide ten_to[23] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+	1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+	100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+	1000000000000000000ULL, 10000000000000000000ULL, (wide)10000000000000000000ULL * 10,
+	(wide)10000000000000000000ULL * 100, (wide)10000000000000000000ULL * 1000,
+};
+
+/* x > 0 to 17 significant digits in integers alone: x = m·2^−shift (m of 53 bits),
+ * so x·10^k = m·10^k / 2^shift, which 128 bits hold exactly for k <= 22 (x from
+ * about 1e-6 to 2^52, where nearly every value of a trace lies). */
+struct exact_digits {
+	uint64_t digits;    /* x·10^k rounded half to even, in [10^16, 10^17) */
+	int exponent;       /* of the first digit: k = 16 − exponent */
+	int shift;
+	uint64_t mantissa;  /* m */
+	signed_wide rest;   /* m·10^k − digits·2^shift: x·10^k − digits, times 2^shift */
+};
+
+static bool exact_17(double x, struct exact_digits *out)
+{
+	uint64_t bits, m;
+	int biased, binary, shift, e, scaled;
+
+	/* x = m·2^(biased − 1075), read from its bits (normal numbers only). */
+	memcpy(&bits, &x, sizeof bits);
+	biased = (int)(bits >> 52) & 0x7ff;
+	if (biased == 0 || biased == 0x7ff)
+		return false;
+	m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+	binary = biased - 1022; /* x = f·2^binary with f in [½, 1) */
+	shift = 53 - binary;
+	if (shift < 1 || shift > 100)
+		return false;
+	/* floor((binary − 1)·log10 2), one below at most (78913 / 2^18 ≈ log10 2). */
+	scaled = (binary - 1) * 78913;
+	e = scaled >= 0 ? scaled / 262144 : -((-scaled + 262143) / 262144);
+	for (int tries = 0; tries < 3; tries++) {
+		int k = 16 - e;
+		wide product, unit = (wide)1 << shift, low;
+		uint64_t digits;
+
+		if (k < 0 || k > 22)
+			return false;
+		product = (wide)m * ten_to[k];
+		digits = (uint64_t)(product >> shift);
+		low = product & (unit - 1);
+		if (low > unit / 2 || (low == unit / 2 && digits % 2 != 0)) {
+			digits++;
+			out->rest = (signed_wide)low - (signed_wide)unit;
+		} else {
+			out->rest = (signed_wide)low;
+		}
+		if (digits >= 100000000000000000ULL) {
+			e++;
+		} else if (digits < 10000000000000000ULL) {
+			e--;
+		} else {
+			out->digits = digits;
+			out->exponent = e;
+			out->shift = shift;
+			out->mantissa = m;
+			return true;
+		}
+	}
+	return false;
+}
+#endif
+
+#if LDBL_MANT_DIG >= 64
+static int write_significant(char *buf, size_t size, bool negative, uint64_t d, int precision,
+			     int exponent);
+static uint64_t significant_digits(double x, int precision, int *exponent);
+static long double remainder_of(double x, uint64_t digits, int k);
+static long double half_gap(double x, int k, bool below);
+#endif
+
+/* Printf's text for 15 and 16 digits, and whether it reads back, decided without
+ * printf or strtod where every power of ten involved is exact (1e-11 <= |value| <
+ * 1e41, every value a problem holds): from the 17 correctly rounded digits and the
+ * exact remainder x·10^k − digits, the 15- and 16-digit roundings are exact too,
+ * and so is their distance from x against half the gap to the next double. Too
+ * close to call, strtod decides; outside that range, printf and strtod do it all.
+ * The text is the same either way. */
 int qkv_format_exact(char *buf, size_t size, double value)
 {
 	int length = 0;
 
 	if (size == 0)
 		return 0;
+#if defined(__SIZEOF_INT128__) && LDBL_MANT_DIG >= 64
+	struct exact_digits d;
+
+	if (isfinite(value) && value != 0.0 && exact_17(fabs(value), &d)) {
+		for (int precision = 15; precision <= 16; precision++) {
+			uint64_t scale = precision == 15 ? 100 : 10, q = d.digits / scale, rest = d.digits % scale;
+			uint64_t digits = q, top = precision == 15 ? 1000000000000000ULL : 10000000000000000ULL;
+			signed_wide distance;
+			wide twice, limit = ten_to[16 - d.exponent];
+			int exponent = d.exponent;
+
+			/* Round to `precision` digits, half to even, on the exact value. */
+			if (rest > scale / 2 || (rest == scale / 2 && (d.rest > 0 || (d.rest == 0 && q % 2 != 0))))
+				digits = q + 1;
+			/* (x·10^k − digits·scale)·2^shift, exactly. */
+			distance = ((signed_wide)rest - (signed_wide)((digits - q) * scale)) * ((signed_wide)1 << d.shift) +
+				   d.rest;
+			/* Reads back when within half the gap to the neighbour on its side,
+			 * 2^−shift−1 (half that below a power of two), times 10^k. */
+			twice = (wide)(distance < 0 ? -distance : distance) *
+				(distance > 0 && d.mantissa == (1ULL << 52) ? 4 : 2);
+			if (digits == top) {
+				digits /= 10;
+				exponent++;
+			}
+			if (twice < limit)
+				return write_significant(buf, size, value < 0, digits, precision, exponent);
+			if (twice == limit) {
+				length = write_significant(buf, size, value < 0, digits, precision, exponent);
+				if ((size_t)length < size && strtod(buf, NULL) == value)
+					return length;
+			}
+		}
+		return write_significant(buf, size, value < 0, d.digits, 17, d.exponent);
+	}
+#endif
+#if LDBL_MANT_DIG >= 64
+	if (isfinite(value) && fabs(value) >= 1e-11 && fabs(value) < 1e41) {
+		double x = fabs(value);
+		int e17;
+		uint64_t d17 = significant_digits(x, 17, &e17);
+		long double r17 = remainder_of(x, d17, 16 - e17); /* x·10^k − d17, in [−½, ½] */
+
+		for (int precision = 15; precision <= 16; precision++) {
+			uint64_t scale = precision == 15 ? 100 : 10, q = d17 / scale, rest = d17 % scale;
+			uint64_t digits = q, top = precision == 15 ? 1000000000000000ULL : 10000000000000000ULL;
+			long double distance, bound;
+			int exponent = e17;
+
+			/* Round (q·scale + rest + r17) / scale to an integer, half to even. */
+			if (rest > scale / 2 || (rest == scale / 2 && (r17 > 0.0L || (r17 == 0.0L && q % 2 != 0))))
+				digits = q + 1;
+			/* x·10^k − digits·scale, in units of the 17th digit. */
+			distance = ((long double)rest - (long double)((digits - q) * scale)) + r17;
+			bound = half_gap(x, 16 - e17, distance > 0.0L);
+			if (digits == top) {
+				digits /= 10;
+				exponent++;
+			}
+			if (fabsl(fabsl(distance) - bound) > bound * 1e-12L) {
+				if (fabsl(distance) < bound)
+					return write_significant(buf, size, value < 0, digits, precision, exponent);
+				continue;
+			}
+			length = write_significant(buf, size, value < 0, digits, precision, exponent);
+			if ((size_t)length < size && strtod(buf, NULL) == value)
+				return length;
+		}
+		return write_significant(buf, size, value < 0, d17, 17, e17);
+	}
+#endif
 	for (int digits = 15; digits <= 17; digits++) {
 		length = snprintf(buf, size, "%.*g", digits, value);
 		if (length > 0 && (size_t)length < size && strtod(buf, NULL) == value)
@@ -128,18 +289,27 @@ static uint64_t scaled_integer(double x, int k)
 	return (uint64_t)whole;
 }
 
-/* The 17 significant digits of x > 0 as an integer in [10^16, 10^17), and the
- * decimal exponent of the first: x ≈ digits · 10^(exponent − 16). Even where the
- * rounding is not exact (powers beyond 10^±27), its error stays far below half a
- * double's ulp: the text always reads back to x. */
-static uint64_t seventeen_digits(double x, int *exponent)
+/* The `precision` (1..17) significant digits of x > 0, rounded as printf rounds,
+ * as an integer in [10^(precision−1), 10^precision), and the decimal exponent of
+ * the first: x ≈ digits · 10^(exponent − precision + 1). Even where the rounding
+ * is not exact (powers beyond 10^±27), its error stays far below half a double's
+ * ulp: 17 digits always read back to x. */
+static uint64_t significant_digits(double x, int precision, int *exponent)
 {
-	const uint64_t low = 10000000000000000ULL, high = 100000000000000000ULL;
-	int e = (int)floor(log10(x));
-	uint64_t digits = 0;
+	static const uint64_t powers[18] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+		100000000000000000ULL,
+	};
+	uint64_t low = powers[precision - 1], high = powers[precision], digits = 0;
+	int binary, e;
 
-	for (int tries = 0; tries < 3; tries++) {
-		digits = scaled_integer(x, 16 - e);
+	/* log10(x) from the binary exponent, one off at most; the loop corrects it. */
+	frexp(x, &binary);
+	e = (int)floor((binary - 1) * 0.30102999566398120);
+	for (int tries = 0; tries < 4; tries++) {
+		digits = scaled_integer(x, precision - 1 - e);
 		if (digits >= high)
 			e++;
 		else if (digits < low)
@@ -150,25 +320,70 @@ static uint64_t seventeen_digits(double x, int *exponent)
 	*exponent = e;
 	return digits;
 }
+
+/* a·b − product exactly, for product = a·b rounded (Dekker's product with
+ * Veltkamp's split into 32-bit halves; libm's fmal is emulated in software on
+ * x87 and costs more than all the rest of a number). */
+static long double product_error(long double a, long double b, long double product)
+{
+	const long double split = 4294967297.0L; /* 2^32 + 1 */
+	long double t = split * a, a_high = t - (t - a), a_low = a - a_high;
+	long double u = split * b, b_high = u - (u - b), b_low = b - b_high;
+
+	return ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low;
+}
+
+/* x·10^k − digits, exactly but for a last rounding far below what is asked of it
+ * (Dekker's product recovers the rounding error of x·10^k, or of x / 10^−k);
+ * |k| <= 27, so the power of ten is exact. */
+static long double remainder_of(double x, uint64_t digits, int k)
+{
+	long double power = exact_power_of_ten(k < 0 ? -k : k), scaled, error;
+
+	if (k >= 0) {
+		scaled = (long double)x * power;
+		error = product_error(x, power, scaled);
+	} else {
+		long double back;
+
+		scaled = (long double)x / power;
+		back = scaled * power; /* within an ulp of x: x − back is exact */
+		error = (((long double)x - back) - product_error(scaled, power, back)) / power;
+	}
+	return (scaled - (long double)digits) + error;
+}
+
+/* Half the gap from x > 0 to the neighbouring double below (or above), times 10^k:
+ * a decimal nearer to x than that, on that side, reads back as x. */
+static long double half_gap(double x, int k, bool below)
+{
+	int binary;
+	double fraction = frexp(x, &binary);
+	/* Half an ulp; below a power of two the gap is half as wide. */
+	long double gap = ldexpl(1.0L, binary - 54 - (below && fraction == 0.5 ? 1 : 0));
+
+	return k >= 0 ? gap * exact_power_of_ten(k) : gap / exact_power_of_ten(-k);
+}
 #endif
 
-int qkv_format_17g(char *buf, size_t size, double value)
-{
 #if LDBL_MANT_DIG >= 64
-	char digits[24], text[40];
-	int exponent, length = 0, last;
-	uint64_t d;
+/* Writes ±digits (precision of them, exponent of the first) as printf's "%.*g"
+ * writes them: trailing zeros dropped, d.ddde±XX below 1e-4 and from 10^precision. */
+static int write_significant(char *buf, size_t size, bool negative, uint64_t d, int precision,
+			     int exponent)
+{
+	char digits[24], scratch[40];
+	/* Straight into buf when the longest text (24 bytes and the NUL) fits. */
+	char *text = size >= 25 ? buf : scratch;
+	int length = 0, last;
 
-	if (!isfinite(value) || value == 0.0)
-		return snprintf(buf, size, "%.17g", value);
-	d = seventeen_digits(fabs(value), &exponent);
-	for (int i = 16; i >= 0; i--, d /= 10)
+	for (int i = precision - 1; i >= 0; i--, d /= 10)
 		digits[i] = (char)('0' + d % 10);
-	for (last = 16; last > 0 && digits[last] == '0'; last--)
+	for (last = precision - 1; last > 0 && digits[last] == '0'; last--)
 		;
-	if (value < 0)
+	if (negative)
 		text[length++] = '-';
-	if (exponent < -4 || exponent >= 17) {
+	if (exponent < -4 || exponent >= precision) {
 		/* d.ddd…e±XX, as %g writes large and small magnitudes. */
 		text[length++] = digits[0];
 		if (last > 0) {
@@ -205,13 +420,34 @@ int qkv_format_17g(char *buf, size_t size, double value)
 			text[length++] = digits[i];
 	}
 	text[length] = '\0';
-	if (size > 0) {
+	if (text == scratch && size > 0) {
 		size_t copied = (size_t)length < size ? (size_t)length : size - 1;
 
 		memcpy(buf, text, copied);
 		buf[copied] = '\0';
 	}
 	return length;
+}
+#endif
+
+int qkv_format_17g(char *buf, size_t size, double value)
+{
+#if LDBL_MANT_DIG >= 64
+	int exponent;
+	uint64_t d;
+
+	if (!isfinite(value) || value == 0.0)
+		return snprintf(buf, size, "%.17g", value);
+#if defined(__SIZEOF_INT128__)
+	{
+		struct exact_digits exact;
+
+		if (exact_17(fabs(value), &exact))
+			return write_significant(buf, size, value < 0, exact.digits, 17, exact.exponent);
+	}
+#endif
+	d = significant_digits(fabs(value), 17, &exponent);
+	return write_significant(buf, size, value < 0, d, 17, exponent);
 #else
 	return snprintf(buf, size, "%.17g", value);
 #endif

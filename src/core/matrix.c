@@ -64,6 +64,25 @@ int qkv_matrix_zero(struct qkv_matrix *m, int rows, int cols)
 	return 0;
 }
 
+int qkv_matrix_shape(struct qkv_matrix *m, int rows, int cols)
+{
+	size_t count = (size_t)rows * (size_t)cols;
+
+	if (!matrix_shape_valid(rows, cols))
+		return QKV_EINVAL;
+	if (count > m->capacity) {
+		/* Nothing to keep: the old storage goes before the new is taken. */
+		qkv_matrix_fini(m);
+		m->values = malloc(count * sizeof *m->values);
+		if (m->values == NULL)
+			return QKV_ENOMEM;
+		m->capacity = count;
+	}
+	m->rows = rows;
+	m->cols = cols;
+	return 0;
+}
+
 int qkv_matrix_resize(struct qkv_matrix *m, int rows, int cols)
 {
 	struct qkv_matrix fresh;
@@ -225,19 +244,62 @@ static void accumulate_rows(double *restrict row, const double *a, const struct 
 int qkv_matrix_multiply(struct qkv_matrix *out, const struct qkv_matrix *a,
 			const struct qkv_matrix *b)
 {
-	int rc, height;
+	int rc;
 
 	if (a->cols != b->rows || out == a || out == b)
 		return QKV_ESHAPE;
 	rc = qkv_matrix_zero(out, a->rows, b->cols);
 	if (rc != 0)
 		return rc;
+	return qkv_matrix_multiply_rows(out, a, b, 0, a->rows);
+}
+
+int qkv_matrix_multiply_rows(struct qkv_matrix *out, const struct qkv_matrix *a,
+			     const struct qkv_matrix *b, int from, int to)
+{
+	int height;
+
+	if (a->cols != b->rows || out == a || out == b || out->rows != a->rows ||
+	    out->cols != b->cols || from < 0 || to > a->rows || from > to)
+		return QKV_ESHAPE;
+	if (to > from)
+		memset(qkv_matrix_row(out, from), 0, (size_t)(to - from) * (size_t)out->cols * sizeof(double));
 	height = b->cols <= MULTIPLY_BAND && b->rows > MULTIPLY_BAND ? MULTIPLY_BAND : b->rows;
 	for (int band = 0; band < b->rows; band += height) {
 		int end = band + height < b->rows ? band + height : b->rows;
 
-		for (int i = 0; i < a->rows; i++)
+		for (int i = from; i < to; i++)
 			accumulate_rows(qkv_matrix_row(out, i), qkv_matrix_row_const(a, i), b, band, end);
+	}
+	return 0;
+}
+
+/* Every entry of out in qkv_matrix_multiply is 0 + a_i0·b_0j + a_i1·b_1j + …, added
+ * one term at a time in the order of k whatever the band and the four-row pass, so
+ * any rows alone are the same arithmetic. */
+int qkv_matrix_multiply_row(struct qkv_matrix *out, const struct qkv_matrix *a,
+			    const struct qkv_matrix *b, int row)
+{
+	if (row < 0 || row >= a->rows)
+		return QKV_ESHAPE;
+	return qkv_matrix_multiply_rows(out, a, b, row, row + 1);
+}
+
+/* The same sum per entry as above, taken term by term from 0 (no reassociation:
+ * qkv is built without -ffast-math, so the compiler keeps this order). */
+int qkv_matrix_multiply_col(struct qkv_matrix *out, const struct qkv_matrix *a,
+			    const struct qkv_matrix *b, int col)
+{
+	if (a->cols != b->rows || out == a || out == b || out->rows != a->rows ||
+	    out->cols != b->cols || col < 0 || col >= b->cols)
+		return QKV_ESHAPE;
+	for (int i = 0; i < a->rows; i++) {
+		const double *a_i = qkv_matrix_row_const(a, i);
+		double sum = 0.0;
+
+		for (int k = 0; k < a->cols; k++)
+			sum += a_i[k] * qkv_matrix_get(b, k, col);
+		qkv_matrix_set(out, i, col, sum);
 	}
 	return 0;
 }

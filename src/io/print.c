@@ -578,6 +578,26 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 	fputs("\\end{tabular}\n", pr->out);
 }
 
+/* Writes ",row,col," (both from 1); a trace is tens of thousands of CSV lines. */
+static void csv_indexes(FILE *out, int row, int col)
+{
+	char text[32];
+	int length = 0, values[2] = { row, col };
+
+	text[length++] = ',';
+	for (int v = 0; v < 2; v++) {
+		char digits[12];
+		int count = 0;
+
+		for (int x = values[v]; count == 0 || x > 0; x /= 10)
+			digits[count++] = (char)('0' + x % 10);
+		while (count > 0)
+			text[length++] = digits[--count];
+		text[length++] = ',';
+	}
+	fwrite(text, 1, (size_t)length, out);
+}
+
 /* Every cell of a matrix or mix table as CSV rows, values exact, masked empty. */
 static void csv_table(struct printer *pr, const struct table *tb)
 {
@@ -588,13 +608,14 @@ static void csv_table(struct printer *pr, const struct table *tb)
 		rows--;
 	for (int r = 0; r < rows; r++) {
 		for (int c = 0; c < cols; c++) {
-			fprintf(pr->out, "%s,", tb->name);
+			fputs(tb->name, pr->out);
+			putc(',', pr->out);
 			label_text(pr, tb->row_kind, r, label, sizeof label);
 			csv_field(pr->out, label);
 			fputc(',', pr->out);
 			label_text(pr, tb->col_kind, c, label, sizeof label);
 			csv_field(pr->out, label);
-			fprintf(pr->out, ",%d,%d,", r + 1, c + 1);
+			csv_indexes(pr->out, r + 1, c + 1); /* ",r,c," without printf's parsing */
 			if (!table_is_masked(pr, tb, r, c)) {
 				qkv_format_exact(number, sizeof number, table_value(pr, tb, r, c));
 				fputs(number, pr->out);

@@ -13,6 +13,7 @@
 #include "qkv/describe.h"
 #include "qkv/format.h"
 #include "tui/draw.h"
+#include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
 #include "tui/palette.h"
 
@@ -796,7 +797,7 @@ static const char *const help_lines[] = {
 	"m               mask: none, causal, custom (Enter on a weight toggles)",
 	"z               this token is padding        I  tie W's to the identity",
 	"W               wrong ways: mask after softmax, softmax down columns",
-	"r               random N(0,1) Q, K, V        S  saturation sweep charts",
+	"r               random N(0,1) Q, K, V        S  saturation   C  cost of n²",
 	"D               the weights in words         R  colour range 0–1 / row",
 	"P               projector mode     c  next palette: viridis projector 8 mono",
 	"w               save                         q  quit    ?  this help",
@@ -901,6 +902,9 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		break;
 	case OVERLAY_SATURATION:
 		draw_saturation(app, l);
+		break;
+	case OVERLAY_COST:
+		draw_cost(app, l);
 		break;
 	case OVERLAY_NONE:
 	default:

@@ -73,6 +73,16 @@ static void on_stop_signal(int signal_number)
 	stop_signal = signal_number;
 }
 
+/* The cost view's clock: milliseconds, monotonic, to the nanosecond. */
+static double clock_ms(void *context)
+{
+	struct timespec ts;
+
+	(void)context;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static void on_interrupt(int signal_number)
 {
 	(void)signal_number;
@@ -521,6 +531,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		return 1;
 	}
 	app.palette = start_palette >= 0 ? start_palette : palette_default();
+	app.clock = clock_ms;
 	if (palette_notice() != NULL)
 		snprintf(app.message, sizeof app.message, "%s", palette_notice());
 	if (o != NULL) {
@@ -578,7 +589,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			continue;
 		}
 		/* While a job runs, ticks come often, to take it in soon after it ends. */
-		wait_ms = app_busy(&app) ? BUSY_TICK_MS : TICK_MS;
+		wait_ms = app_busy(&app) || app.cost_running ? BUSY_TICK_MS : TICK_MS;
 		if (lesson != NULL)
 			notes_server_poll(&lesson->notes, lesson->run.step);
 		timeout(wait_ms);

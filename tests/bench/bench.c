@@ -71,12 +71,15 @@ struct target {
 static struct target targets[] = {
 	{ "frame_edit_p99_us_80x24", 500, false, false, 0 },
 	{ "frame_edit_p99_us_n64_dk1024", 4000, false, false, 0 },
+	{ "frame_edit_p99_us_n1024_dk64", 16000, false, false, 0 },
 	{ "bytes_per_edit_80x24", 1024, false, false, 0 },
 	{ "sweep_ms_default", 16, false, false, 0 },
 	{ "startup_ms", 10, false, false, 0 },
 	{ "peak_rss_kib", 16384, false, false, 0 },
 	{ "core_gflops_n512_dk64", 8, true, false, 0 },
 	{ "printer_vs_numpy_ratio", 0.1, false, false, 0 },
+	{ "printer_json_vs_numpy_ratio", 0.05, false, false, 0 },
+	{ "printer_csv_vs_numpy_ratio", 0.05, false, false, 0 },
 	{ "max_block_ms_n1024_dk4096", 100, false, false, 0 },
 	{ "max_block_ms_projected_identity", 100, false, false, 0 },
 	{ "max_block_ms_saturation_256", 100, false, false, 0 },
@@ -840,7 +843,7 @@ static int bench_printer(const char *qkv, const char *script)
 	char dir[] = "/tmp/qkv-bench.XXXXXX", problem_path[64], c_out[64], py_out[64], err[256];
 	const char *python = find_numpy_python();
 	struct qkv_problem p;
-	double *c_times = samples_new(RUNS), *py_times = samples_new(RUNS);
+	double *c_times = samples_new(RUNS), *py_times = samples_new(RUNS), *csv_times = samples_new(RUNS);
 	int rc = -1;
 
 	qkv_problem_init(&p);
@@ -855,14 +858,19 @@ static int bench_printer(const char *qkv, const char *script)
 	}
 	{
 		char *c_argv[] = { (char *)qkv, "--print", "--format", "json", problem_path, NULL };
+		char *csv_argv[] = { (char *)qkv, "--print", "--format", "csv", problem_path, NULL };
 		char *py_argv[] = { (char *)python, (char *)script, problem_path, NULL };
 
 		for (int r = 0; r < RUNS; r++)
-			if ((c_times[r] = run_timed(c_argv, r == 0 ? c_out : NULL)) < 0)
+			if ((c_times[r] = run_timed(c_argv, r == 0 ? c_out : NULL)) < 0 ||
+			    (csv_times[r] = run_timed(csv_argv, NULL)) < 0)
 				goto done;
 		figure("printer_ms_n64_dk64", percentile(c_times, RUNS, 0.5), "ms", 2);
+		figure("printer_csv_ms_n64_dk64", percentile(csv_times, RUNS, 0.5), "ms", 2);
 		if (python == NULL) {
 			printf("printer_vs_numpy_ratio n/a numpy-not-installed\n");
+			printf("printer_json_vs_numpy_ratio n/a numpy-not-installed\n");
+			printf("printer_csv_vs_numpy_ratio n/a numpy-not-installed\n");
 			fprintf(stderr, "bench: no python3 here can import numpy (Debian: apt-get install python3-numpy)\n");
 			rc = 0;
 			goto done;
@@ -880,6 +888,10 @@ static int bench_printer(const char *qkv, const char *script)
 		figure("numpy_ms_n64_dk64", percentile(py_times, RUNS, 0.5), "ms", 2);
 		figure("printer_vs_numpy_ratio", percentile(c_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5),
 		       "ratio", 3);
+		figure("printer_json_vs_numpy_ratio",
+		       percentile(c_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5), "ratio", 3);
+		figure("printer_csv_vs_numpy_ratio",
+		       percentile(csv_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5), "ratio", 3);
 		rc = 0;
 	}
 done:
@@ -889,6 +901,7 @@ done:
 	rmdir(dir);
 	qkv_problem_fini(&p);
 	free(c_times);
+	free(csv_times);
 	free(py_times);
 	return rc;
 }
@@ -951,6 +964,11 @@ int main(int argc, char **argv)
 	failed |= builtin_worked_example(&p) != 0 || bench_edits(&p, 80, 24, 2000, "80x24") != 0;
 	qkv_problem_init(&p);
 	failed |= qkv_problem_random(&p, 64, 1024, 64, 1) != 0 || bench_edits(&p, 200, 60, 1000, "n64_dk1024") != 0;
+	/* The editor's largest n, and a wide d_k: an edit recomputes only what it reaches. */
+	qkv_problem_init(&p);
+	failed |= qkv_problem_random(&p, 1024, 64, 64, 1) != 0 || bench_edits(&p, 200, 60, 300, "n1024_dk64") != 0;
+	qkv_problem_init(&p);
+	failed |= qkv_problem_random(&p, 256, 4096, 64, 1) != 0 || bench_edits(&p, 200, 60, 300, "n256_dk4096") != 0;
 	fprintf(stderr, "bench: the core\n");
 	failed |= bench_core_small() != 0;
 	failed |= bench_core_large() != 0;

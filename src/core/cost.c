@@ -1,0 +1,403 @@
+/* cost.c — the price of n²: counts from their formulas, times measured on a
+ * one-head trace computed directly, a row of queries at a time, in slices of a
+ * caller's clock, and a log–log least-squares slope with its extrapolation.
+ * Never prints and never reads a clock of its own. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qkv/attention.h"
+#include "qkv/cost.h"
+#include "qkv/error.h"
+#include "qkv/rng.h"
+
+#define COST_SEED 1
+#define COST_MIN_RUNS 3        /* each n: at least this many runs … */
+#define COST_MIN_RUN_MS 20.0   /* … and until this much has been measured, */
+#define COST_MAX_RUN_MS 200.0  /* unless this much has already gone by */
+#define COST_MAX_RUNS 10000
+#define COST_BATCH_FLOPS 2e6   /* work between two readings of the clock */
+#define COST_MIN_BATCH 64      /* but at least this many queries (a cache band) */
+
+static bool power_of_two(int n)
+{
+	return n > 0 && (n & (n - 1)) == 0;
+}
+
+int qkv_cost_init(struct qkv_cost *c, int d_k, int heads, int last_n, double budget_ms)
+{
+	memset(c, 0, sizeof *c);
+	qkv_matrix_init(&c->q);
+	qkv_matrix_init(&c->k);
+	qkv_matrix_init(&c->k_t);
+	qkv_matrix_init(&c->v);
+	qkv_matrix_init(&c->scores);
+	qkv_matrix_init(&c->scaled);
+	qkv_matrix_init(&c->weights);
+	qkv_matrix_init(&c->output);
+	if (d_k < 1 || d_k > QKV_MAX_DIM || heads < 1 || heads > QKV_COST_MAX_HEADS ||
+	    !power_of_two(last_n) || last_n < QKV_COST_FIRST_N || last_n > QKV_COST_MAX_N ||
+	    !(budget_ms > 0.0))
+		return QKV_EINVAL;
+	c->d_k = d_k;
+	c->heads = heads;
+	c->last_n = last_n;
+	c->budget_ms = budget_ms;
+	c->n = QKV_COST_FIRST_N;
+	return 0;
+}
+
+static void release(struct qkv_cost *c)
+{
+	qkv_matrix_fini(&c->q);
+	qkv_matrix_fini(&c->k);
+	qkv_matrix_fini(&c->k_t);
+	qkv_matrix_fini(&c->v);
+	qkv_matrix_fini(&c->scores);
+	qkv_matrix_fini(&c->scaled);
+	qkv_matrix_fini(&c->weights);
+	qkv_matrix_fini(&c->output);
+	c->prepared = false;
+}
+
+void qkv_cost_fini(struct qkv_cost *c)
+{
+	release(c);
+}
+
+void qkv_cost_row_of(int n, int d_k, int heads, struct qkv_cost_row *row)
+{
+	int64_t square = (int64_t)n * (int64_t)n, h = heads;
+
+	row->n = n;
+	row->entries = h * square;
+	row->bytes_f64 = h * QKV_COST_SQUARES * square * 8;
+	row->bytes_f16 = h * QKV_COST_SQUARES * square * 2;
+	/* d_v = d_k: 2n²d_k for Q Kᵀ, 2n²d_v for A V, 5n² for scaling and softmax. */
+	row->flops = h * (2 * square * d_k + 2 * square * d_k + QKV_COST_SOFTMAX_FLOPS * square);
+	row->ms = 0.0;
+}
+
+/* Sizes the trace for n tokens (storage taken, not yet touched) and draws Q, K,
+ * V from N(0, 1); not timed. */
+static int prepare(struct qkv_cost *c)
+{
+	struct qkv_matrix *inputs[3] = { &c->q, &c->k, &c->v };
+	struct qkv_rng rng;
+	int n = c->n, rc = 0;
+
+	release(c);
+	qkv_rng_seed(&rng, COST_SEED);
+	for (int m = 0; m < 3 && rc == 0; m++) {
+		rc = qkv_matrix_zero(inputs[m], n, c->d_k);
+		for (size_t i = 0; rc == 0 && i < (size_t)n * (size_t)c->d_k; i++)
+			inputs[m]->values[i] = qkv_rng_normal(&rng);
+	}
+	if (rc == 0)
+		rc = qkv_matrix_zero(&c->k_t, c->d_k, n);
+	if (rc == 0)
+		rc = qkv_matrix_shape(&c->scores, n, n);
+	if (rc == 0)
+		rc = qkv_matrix_shape(&c->scaled, n, n);
+	if (rc == 0)
+		rc = qkv_matrix_shape(&c->weights, n, n);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&c->output, n, c->d_k);
+	if (rc != 0) {
+		release(c);
+		return rc;
+	}
+	c->prepared = true;
+	c->touched_rows = 0;
+	c->next_row = 0;
+	c->runs = 0;
+	c->run_ms = 0.0;
+	c->spent_ms = 0.0;
+	c->best_ms = INFINITY;
+	return 0;
+}
+
+/* Writes zeros over rows of the n × n storage, a band at a time, so that the
+ * memory is the process's before a run is timed (first touches cost page faults,
+ * 400 MB of them at n = 4,096) and no step takes long. Returns true when done. */
+static bool touch_rows(struct qkv_cost *c)
+{
+	struct qkv_matrix *squares[3] = { &c->scores, &c->scaled, &c->weights };
+	int to = c->touched_rows + COST_MIN_BATCH < c->n ? c->touched_rows + COST_MIN_BATCH : c->n;
+
+	for (int m = 0; m < 3; m++)
+		memset(qkv_matrix_row(squares[m], c->touched_rows), 0,
+		       (size_t)(to - c->touched_rows) * (size_t)c->n * sizeof(double));
+	c->touched_rows = to;
+	return to == c->n;
+}
+
+/* The trace for queries [from, to): their rows of S, S', A and O, by the matrix
+ * products and the softmax qkv_attention uses (Kᵀ first, once per run). */
+static void trace_rows(struct qkv_cost *c, int from, int to)
+{
+	int n = c->n;
+	double divisor = sqrt((double)c->d_k);
+
+	if (from == 0)
+		qkv_matrix_transpose(&c->k_t, &c->k);
+	qkv_matrix_multiply_rows(&c->scores, &c->q, &c->k_t, from, to);
+	for (int i = from; i < to; i++) {
+		const double *scores = qkv_matrix_row_const(&c->scores, i);
+		double *scaled = qkv_matrix_row(&c->scaled, i);
+
+		for (int j = 0; j < n; j++)
+			scaled[j] = scores[j] / divisor;
+		qkv_softmax_row(scaled, NULL, n, qkv_matrix_row(&c->weights, i));
+	}
+	qkv_matrix_multiply_rows(&c->output, &c->weights, &c->v, from, to);
+}
+
+/* Whether the table goes on past the row just measured. */
+static bool another_n(const struct qkv_cost *c)
+{
+	int next = c->n * 2;
+	double slope, predicted;
+
+	if (next > c->last_n)
+		return false;
+	if (next <= QKV_COST_MIN_LAST_N)
+		return true;
+	slope = qkv_cost_slope(c, NULL);
+	if (!isfinite(slope) || slope < 2.0)
+		slope = 2.0;
+	/* All this n took (storage, drawing the inputs, every run), scaled as the time. */
+	predicted = (c->total_ms - c->n_start_ms) * pow(2.0, slope);
+	return c->total_ms + predicted <= c->budget_ms;
+}
+
+/* A run is over: keep its time, then run again, or record n and move on. */
+static void run_finished(struct qkv_cost *c)
+{
+	bool again;
+
+	c->runs++;
+	c->spent_ms += c->run_ms;
+	if (c->run_ms < c->best_ms)
+		c->best_ms = c->run_ms;
+	c->run_ms = 0.0;
+	c->next_row = 0;
+	if (c->runs < COST_MIN_RUNS)
+		again = c->spent_ms < COST_MAX_RUN_MS;
+	else
+		again = c->spent_ms < COST_MIN_RUN_MS && c->runs < COST_MAX_RUNS;
+	if (again)
+		return;
+	qkv_cost_row_of(c->n, c->d_k, c->heads, &c->rows[c->count]);
+	c->rows[c->count].ms = c->best_ms * c->heads;
+	c->count++;
+	release(c);
+	if (c->count < QKV_COST_MAX_ROWS && another_n(c)) {
+		c->n *= 2;
+		c->n_start_ms = c->total_ms;
+	}
+	else
+		c->done = true;
+}
+
+int qkv_cost_step(struct qkv_cost *c, double slice_ms, qkv_cost_clock clock, void *context)
+{
+	double start, before;
+	int batch;
+
+	if (c->done)
+		return 0;
+	start = clock(context);
+	if (!c->prepared) {
+		int rc = prepare(c);
+
+		if (rc != 0) {
+			c->done = true;
+			return rc;
+		}
+	}
+	batch = (int)(COST_BATCH_FLOPS / ((double)c->n * (4.0 * c->d_k + QKV_COST_SOFTMAX_FLOPS)));
+	/* At least a band of rows, so that A V reuses each band of V as a full product does. */
+	batch = batch < COST_MIN_BATCH ? COST_MIN_BATCH : batch;
+	batch = batch > c->n ? c->n : batch;
+	before = clock(context);
+	while (c->touched_rows < c->n) {
+		bool touched = touch_rows(c);
+
+		before = clock(context);
+		if (!touched && before - start >= slice_ms) {
+			c->total_ms += before - start;
+			return 1;
+		}
+	}
+	c->total_ms += before - start;
+	while (!c->done) {
+		int to = c->next_row + batch < c->n ? c->next_row + batch : c->n;
+		double after;
+
+		trace_rows(c, c->next_row, to);
+		after = clock(context);
+		c->run_ms += after - before;
+		c->total_ms += after - before;
+		before = after;
+		c->next_row = to;
+		if (to == c->n)
+			run_finished(c);
+		if (after - start >= slice_ms || !c->prepared)
+			break;
+	}
+	return c->done ? 0 : 1;
+}
+
+int qkv_cost_run(struct qkv_cost *c, qkv_cost_clock clock, void *context)
+{
+	int rc;
+
+	while ((rc = qkv_cost_step(c, 1000.0, clock, context)) > 0)
+		;
+	return rc;
+}
+
+int qkv_cost_fit(const double *x, const double *y, int count, double *slope, double *intercept)
+{
+	double mean_x = 0.0, mean_y = 0.0, sxx = 0.0, sxy = 0.0;
+
+	if (count < 2)
+		return QKV_EINVAL;
+	for (int i = 0; i < count; i++) {
+		if (!(x[i] > 0.0) || !(y[i] > 0.0))
+			return QKV_EINVAL;
+		mean_x += log(x[i]);
+		mean_y += log(y[i]);
+	}
+	mean_x /= count;
+	mean_y /= count;
+	for (int i = 0; i < count; i++) {
+		double dx = log(x[i]) - mean_x;
+
+		sxx += dx * dx;
+		sxy += dx * (log(y[i]) - mean_y);
+	}
+	if (!(sxx > 0.0))
+		return QKV_EINVAL;
+	*slope = sxy / sxx;
+	if (intercept != NULL)
+		*intercept = mean_y - *slope * mean_x;
+	return 0;
+}
+
+double qkv_cost_slope(const struct qkv_cost *c, double *intercept)
+{
+	double x[QKV_COST_MAX_ROWS], y[QKV_COST_MAX_ROWS], slope, b;
+	int large = 0, count = 0;
+
+	for (int i = 0; i < c->count; i++)
+		large += c->rows[i].n >= QKV_COST_FIT_FROM_N && c->rows[i].ms > 0.0;
+	for (int i = 0; i < c->count; i++) {
+		if (c->rows[i].ms <= 0.0 || (large >= 2 && c->rows[i].n < QKV_COST_FIT_FROM_N))
+			continue;
+		x[count] = c->rows[i].n;
+		y[count] = c->rows[i].ms;
+		count++;
+	}
+	if (qkv_cost_fit(x, y, count, &slope, &b) != 0)
+		return NAN;
+	if (intercept != NULL)
+		*intercept = b;
+	return slope;
+}
+
+void qkv_cost_extrapolate(const struct qkv_cost *c, int n, struct qkv_cost_row *row)
+{
+	double intercept, slope = qkv_cost_slope(c, &intercept);
+
+	qkv_cost_row_of(n, c->d_k, c->heads, row);
+	row->ms = isfinite(slope) ? exp(intercept + slope * log((double)n)) : NAN;
+}
+
+/* Three significant digits without an exponent ("800", "2.4", "16.8"). */
+static int three_digits(char *buf, size_t size, double value, const char *unit)
+{
+	return snprintf(buf, size, "%.3g%s%s", value, unit[0] != '\0' ? " " : "", unit);
+}
+
+/* An integer with thousands separated by commas. */
+static int grouped(char *buf, size_t size, int64_t value)
+{
+	char digits[32], out[48];
+	int length = snprintf(digits, sizeof digits, "%lld", (long long)(value < 0 ? -value : value));
+	int at = 0;
+
+	if (value < 0)
+		out[at++] = '-';
+	for (int i = 0; i < length; i++) {
+		if (i > 0 && (length - i) % 3 == 0)
+			out[at++] = ',';
+		out[at++] = digits[i];
+	}
+	out[at] = '\0';
+	return snprintf(buf, size, "%s", out);
+}
+
+int qkv_cost_count_words(char *buf, size_t size, double count)
+{
+	static const char *const names[] = { "million", "billion", "trillion" };
+	double value = count / 1e6;
+	int name = 0;
+
+	if (count < 1e6)
+		return grouped(buf, size, (int64_t)llround(count));
+	while (value >= 999.5 && name < 2) {
+		value /= 1000.0;
+		name++;
+	}
+	return three_digits(buf, size, value, names[name]);
+}
+
+int qkv_cost_bytes_words(char *buf, size_t size, double bytes)
+{
+	static const char *const units[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	int unit = 0;
+
+	while (bytes >= 999.5 && unit < 5) {
+		bytes /= 1000.0;
+		unit++;
+	}
+	return three_digits(buf, size, bytes, units[unit]);
+}
+
+int qkv_cost_time_words(char *buf, size_t size, double ms)
+{
+	if (!isfinite(ms))
+		return snprintf(buf, size, "an unknown time");
+	if (ms < 999.5)
+		return three_digits(buf, size, ms, "ms");
+	if (ms < 59950.0)
+		return three_digits(buf, size, ms / 1e3, "s");
+	if (ms < 3597e3)
+		return three_digits(buf, size, ms / 60e3, "min");
+	if (ms < 47.95 * 3600e3)
+		return three_digits(buf, size, ms / 3600e3, "h");
+	return three_digits(buf, size, ms / 86400e3, "days");
+}
+
+int qkv_cost_words(char *buf, size_t size, const struct qkv_cost *c, int n)
+{
+	struct qkv_cost_row row;
+	char tokens[32], scores[48], alone[32], all[32], when[32], per[48];
+
+	qkv_cost_extrapolate(c, n, &row);
+	grouped(tokens, sizeof tokens, n);
+	qkv_cost_count_words(scores, sizeof scores, (double)row.entries);
+	qkv_cost_bytes_words(alone, sizeof alone, (double)row.bytes_f64 / QKV_COST_SQUARES);
+	qkv_cost_bytes_words(all, sizeof all, (double)row.bytes_f64);
+	qkv_cost_time_words(when, sizeof when, row.ms);
+	if (c->heads == 1)
+		snprintf(per, sizeof per, "per head per layer");
+	else
+		snprintf(per, sizeof per, "per layer of %d heads", c->heads);
+	return snprintf(buf, size,
+			"%s tokens: %s scores, %s in double for the scores alone (%s for S, S' and A), "
+			"%s; this machine would take about %s.",
+			tokens, scores, alone, all, per, when);
+}

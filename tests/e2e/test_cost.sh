@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# test_cost.sh — the cost view (C) in the real interface: the table fills in row by
+# row while the trace is measured for n = 16 … 4096 (the interface stays live, a
+# progress line says where it is), every row's scores are n² and its bytes those of
+# S, S' and A in double; then the fitted slope and the extrapolation in words; Esc
+# cancels a measurement under way. Checked as properties of the numbers on screen.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# The table's rows as "n scores" pairs, commas dropped.
+table_rows() {
+	screen "$1" | awk '/ scores +double +16-bit/ { on = 1; next }
+		on && /^ +[0-9]+ +[0-9,]+ / { gsub(",", "", $2); print $1, $2; next }
+		on { exit }'
+}
+
+start ui 80 24 NO_COLOR=1 "$QKV" --random --tokens 8 --dk 16 --seed 1
+expect ui 'd_k 16' "the random problem has d_k 16"
+keys ui C
+expect ui "the price of n² · one head, d_k = d_v = 16" "C opens the cost view for the problem's d_k"
+expect ui 'measuring n = [0-9]+|taking .* for n = ' "a progress line says what is being measured"
+expect ui 'Esc cancels' "and that Esc cancels"
+# A slice per tick: seconds in a release build, more under the sanitizers.
+wait_for ui 'measured n = 16 … 4096' 90 || diag "the measurement did not end within 90 s"
+expect ui 'measured n = 16 … 4096' "the measurement ends at n = 4096"
+settle ui
+rows=$(table_rows ui | wc -l)
+check "nine rows, n = 16 … 4096 ($rows)" "$rows" -eq 9
+bad=$(table_rows ui | awk '$2 != $1 * $1' | wc -l)
+check "every row's scores are n²" "$bad" -eq 0
+doubling=$(table_rows ui | awk 'NR > 1 && $1 != 2 * last { bad++ } { last = $1 } END { print bad + 0 }')
+check "n doubles from row to row" "$doubling" -eq 0
+# S, S' and A at n = 4096: 3 · 8 · 4096² = 402,653,184 bytes; in 16-bit, a quarter.
+expect ui '^ +4096 +16,777,216 +403 MB +101 MB ' "n = 4096: 403 MB in double, 101 MB in 16-bit"
+slope=$(screen ui | sed -n 's/.*n >= 256): \([0-9.]*\) .*/\1/p' | head -n 1)
+check "a fitted slope is shown, between 1.5 and 3 (${slope:-none})" \
+	"$(awk -v s="${slope:-0}" 'BEGIN { print (s >= 1.5 && s <= 3) }')" = 1
+expect ui '10,000 tokens: 100 million scores, 800 MB in double' "the extrapolation to 10,000 tokens in words"
+expect ui 'would take about [0-9.]+ (ms|s|min|h)' "with this machine's time"
+keys ui Escape
+expect_not ui 'the price of n²' "Esc closes the view"
+
+keys ui C
+expect ui 'Esc cancels' "C measures again"
+keys ui Escape
+expect ui 'cost measurement cancelled at n = [0-9]+' "Esc during the measurement cancels it"
+expect_not ui 'the price of n²' "and the view is gone"
+keys ui q
+expect_exit ui 0 "q quits (nothing was changed)"
+stop ui
+
+# On a large screen the log–log charts of time and memory stand beside the table.
+start big 160 40 "$QKV" --random --tokens 8 --dk 8 --seed 2
+keys big C
+expect big 'time of the trace \(ms\), log–log' "the time chart is drawn beside the table"
+wait_for big 'measured n = 16 … 4096' 90 || diag "the measurement did not end within 90 s"
+expect big "S, S', A: ● double × 16-bit \(bytes\), log–log" "and the memory chart"
+expect big '10 +100 +1000 +10000 +1e\+05' "n runs on a log axis from 10 to 100,000 (the extrapolation)"
+expect big '○' "the extrapolated points are marked"
+keys big Escape q
+expect_exit big 0 "Esc, q quits"
+stop big
+finish
