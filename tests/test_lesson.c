@@ -305,6 +305,22 @@ START_TEST(test_actions_reach_their_state)
 	app_fini(&app);
 	lesson_free(&l);
 
+	/* The cost view opens (it measures with the monotonic clock) and closes; one
+	 * view's key over another opens that one. */
+	parse_ok("step a\nview cost\nexpect view = cost\nstep b\nview saturation\nstep c\nview none\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.overlay, OVERLAY_COST);
+	ck_assert(app.cost_running);
+	app_fini(&app);
+	ck_assert_int_eq(lesson_build(&l, 1, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.overlay, OVERLAY_SATURATION);
+	ck_assert(!app.cost_running);
+	app_fini(&app);
+	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.overlay, OVERLAY_NONE);
+	app_fini(&app);
+	lesson_free(&l);
+
 	/* d_v up and down; a padding token hides its key from every query: t1 then
 	 * sees t1 and t2 only, softmax(1/√2, 0). */
 	parse_ok("step a\nset d_v = 4\nset padding[t3] = on\n", &l);

@@ -195,7 +195,9 @@ static int choice(struct parser *ps, const char *value, const char *const *names
 	return refuse(ps, "%s needs %s, not \"%.40s\"", what, list, value);
 }
 
-static const char *const view_names[] = { "none", "help", "describe", "saturation" };
+/* In the order of enum app_overlay. */
+static const char *const view_names[] = { "none", "help", "describe", "saturation", "cost" };
+#define VIEW_COUNT ((int)(sizeof view_names / sizeof *view_names))
 static const char *const mask_names[] = { "none", "causal", "custom" };
 static const char *const wrong_names[] = { "none", "mask-after-softmax", "column-softmax" };
 static const char *const on_off[] = { "off", "on" };
@@ -368,7 +370,7 @@ static int parse_expect(struct parser *ps, const char *s)
 		if (act == ACT_EXPECT_STAGE)
 			return stage_value(ps, value, "expect stage", &a->number);
 		if (act == ACT_EXPECT_VIEW)
-			return choice(ps, value, view_names, 4, "expect view", &a->number);
+			return choice(ps, value, view_names, VIEW_COUNT, "expect view", &a->number);
 		if (!whole_number(value, 1, QKV_MAX_DIM, &number))
 			return refuse(ps, "expect d_k needs a whole number from 1 to %d, not \"%.40s\"", QKV_MAX_DIM,
 				      value);
@@ -447,7 +449,7 @@ static int parse_action(struct parser *ps, const char *s)
 	if ((rest = word_is(s, "view")) != NULL) {
 		if ((a = new_action(ps, ACT_VIEW)) == NULL)
 			return refuse(ps, "out of memory");
-		return choice(ps, rest, view_names, 4, "view", &a->number);
+		return choice(ps, rest, view_names, VIEW_COUNT, "view", &a->number);
 	}
 	if ((rest = word_is(s, "expect")) != NULL)
 		return parse_expect(ps, rest);

@@ -35,7 +35,7 @@ enum lesson_act {
 	ACT_SET_PADDING,   /* set padding[t3] = on | off */
 	ACT_STAGE,         /* stage N | live | a stage's name */
 	ACT_SELECT,        /* select A[t1,t3] */
-	ACT_VIEW,          /* view saturation | describe | help | none */
+	ACT_VIEW,          /* view saturation | describe | help | cost | none */
 	ACT_EXPECT_CELL,   /* expect A[t1,t3] = 0.4011 ± 0.0001 */
 	ACT_EXPECT_STAGE,  /* expect stage = 3 | live */
 	ACT_EXPECT_DK,     /* expect d_k = 64 */
@@ -85,10 +85,13 @@ int lesson_parse(const char *text, size_t length, const char *name, struct lesso
 		 size_t err_size);
 void lesson_free(struct lesson *l);
 
-/* The look carried from one replay to the next: the terminal's size, the palette. */
+/* What is carried from one replay to the next: the terminal's size, the palette,
+ * and the clock the cost view measures with (NULL: a monotonic clock). */
 struct lesson_look {
 	int width, height, palette, palette_count;
 	bool projector;
+	qkv_cost_clock clock;
+	void *clock_context;
 };
 
 /* Builds step `step` (0-based) into app (uninitialised on entry; app_fini it

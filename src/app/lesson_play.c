@@ -74,6 +74,16 @@ static void resize(struct app *app, const struct lesson_look *look)
 	app_update(app, &e);
 }
 
+/* The cost view's clock when none is given: milliseconds of CLOCK_MONOTONIC. */
+static double monotonic_ms(void *context)
+{
+	struct timespec ts;
+
+	(void)context;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 /* A fresh app on p (taken over), with the look carried over. */
 static int start(struct replay *r, struct app *app, bool live, struct qkv_problem *p, const struct lesson_look *look)
 {
@@ -93,6 +103,8 @@ static int start(struct replay *r, struct app *app, bool live, struct qkv_proble
 	settle(app);
 	app->palette = look->palette;
 	app->projector = look->projector;
+	app->clock = look->clock != NULL ? look->clock : monotonic_ms;
+	app->clock_context = look->clock != NULL ? look->clock_context : NULL;
 	resize(app, look);
 	return 0;
 }
@@ -131,6 +143,9 @@ static int dim_index(struct replay *r, const char *text, int limit, const char *
 	}
 	return replay_refuse(r, "no column \"%s\" of %s: it has 1 to %d", text, what, limit);
 }
+
+/* In the order of enum app_overlay. */
+static const char *const views[] = { "none", "help", "describe", "saturation", "cost" };
 
 static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "S", "S'", "A", "O" };
 
@@ -301,7 +316,7 @@ static int set_temperature(struct app *app, double target)
 
 static int apply(struct replay *r, const struct lesson_action *a, struct app *app, const struct lesson_look *look)
 {
-	static const int view_keys[] = { 0, '?', 'D', 'S' };
+	static const int view_keys[] = { 0, '?', 'D', 'S', 'C' }; /* by enum app_overlay */
 	int row, col;
 
 	app->message_is_error = false;
@@ -397,12 +412,11 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 		click(app, grid_focus(a->grid), row, col);
 		break;
 	case ACT_VIEW:
-		if ((int)app->overlay != a->number) {
-			if (app->overlay != OVERLAY_NONE)
-				press(app, APP_KEY_ESCAPE);
-			if (a->number != OVERLAY_NONE)
-				press(app, view_keys[a->number]);
-		}
+		/* A view's own key closes it; another view's key opens that one instead. */
+		if ((int)app->overlay != a->number)
+			press(app, view_keys[a->number != OVERLAY_NONE ? a->number : (int)app->overlay]);
+		if ((int)app->overlay != a->number)
+			return replay_refuse(r, "the %s view cannot be opened: %s", views[a->number], app->message);
 		break;
 	default:
 		return 0; /* expect lines change nothing */
@@ -421,7 +435,6 @@ bool lesson_expect_holds(const struct lesson *l, const struct lesson_action *a, 
 			 char *seen, size_t seen_size, char *err, size_t err_size, int *bad)
 {
 	struct replay r = { .l = l, .a = a, .err = err, .err_size = err_size };
-	static const char *const views[] = { "none", "help", "describe", "saturation" };
 	int row, col;
 
 	*bad = 0;
@@ -515,8 +528,7 @@ static int replay(const struct lesson *l, int last, const struct lesson_look *lo
 				if (a->act == ACT_EXPECT_STAGE && a->number == APP_STAGE_LIVE)
 					snprintf(want, sizeof want, "live");
 				else if (a->act == ACT_EXPECT_VIEW)
-					snprintf(want, sizeof want, "%s", a->number == 0 ? "none" : a->number == 1 ? "help"
-						 : a->number == 2 ? "describe" : "saturation");
+					snprintf(want, sizeof want, "%s", views[a->number]);
 				else
 					snprintf(want, sizeof want, "%d", a->number);
 				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected %s = %s, qkv shows %s", l->path,

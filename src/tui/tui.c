@@ -543,7 +543,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	if (lesson != NULL) {
 		/* The lesson's first step, replayed from the start (main checked that every step replays). */
 		struct lesson_look look = { .width = COLS, .height = LINES, .palette = app.palette,
-					    .palette_count = app.palette_count, .projector = app.projector };
+					    .palette_count = app.palette_count, .projector = app.projector,
+					    .clock = app.clock, .clock_context = app.clock_context };
 		char err[600];
 
 		app_fini(&app);

@@ -66,6 +66,12 @@ keys main NPage
 expect main 'Step 4 of 5: .*own state' "PageDown continues from the lesson's own state and says so"
 expect main 'scaling off' "the lesson's own state has the scaling off"
 
+# The cost view measures inside a lesson too (the clock goes with every step).
+keys main C
+expect main 'measuring the trace for n = 16' "C opens the cost view during a step, and it measures"
+keys main C
+expect_not main 'measuring the trace for n = 16' "C closes it"
+
 # One lesson at a time.
 start other 80 24 XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson lessons/masks.lesson
 expect_exit other 2 "a second lesson is refused while one is presented"
