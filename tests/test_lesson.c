@@ -650,6 +650,53 @@ START_TEST(test_notes_follow_three_steps)
 }
 END_TEST
 
+/* A notes screen started with another lesson says which one is presented. */
+START_TEST(test_notes_other_lesson)
+{
+	struct lesson shown, mine;
+	struct notes_server server;
+	char err[600], output[128], text[2048] = "";
+	pid_t child;
+	int status;
+	FILE *f;
+	size_t got;
+
+	private_runtime();
+	load_shipped("masks", &shown);
+	load_shipped("saturation", &mine);
+	ck_assert_msg(notes_server_open(&server, shown.path, shown.step_count, err, sizeof err) == 0, "%s", err);
+	snprintf(output, sizeof output, "%s/other.txt", runtime);
+	child = fork();
+	ck_assert(child >= 0);
+	if (child == 0) {
+		if (freopen(output, "w", stdout) == NULL)
+			_exit(9);
+		status = notes_follow(&mine);
+		fflush(stdout);
+		_exit(status);
+	}
+	for (int i = 0; i < 100 && !notes_server_followed(&server); i++) {
+		notes_server_poll(&server, 0);
+		pause_ms(10);
+	}
+	pause_ms(50);
+	notes_server_close(&server);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	f = fopen(output, "r");
+	ck_assert_ptr_nonnull(f);
+	got = fread(text, 1, sizeof text - 1, f);
+	text[got] = '\0';
+	fclose(f);
+	unlink(output);
+	ck_assert_msg(strstr(text, "The lesson being presented is ") != NULL && strstr(text, "masks.lesson, not ") != NULL,
+		      "%s", text);
+	ck_assert(strstr(text, "Step 1 of") == NULL); /* not the notes of the wrong lesson */
+	lesson_free(&shown);
+	lesson_free(&mine);
+	remove_runtime();
+}
+END_TEST
+
 START_TEST(test_notes_stale_socket_replaced)
 {
 	struct lesson l;
@@ -773,6 +820,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(notes, test_notes_stale_socket_replaced);
 	tcase_add_test(notes, test_notes_nothing_running);
 	tcase_add_test(notes, test_notes_wrapped);
+	tcase_add_test(notes, test_notes_other_lesson);
 	suite_add_tcase(s, notes);
 	return s;
 }
