@@ -72,8 +72,12 @@ int lesson_update(struct lesson_run *run, struct app *app, const struct event *e
 
 	if (!lesson_key(run, app, e)) {
 		redraw = app_update(app, e);
-		if ((e->type == EVENT_KEY || e->type == EVENT_CLICK || e->type == EVENT_WHEEL) && redraw != REDRAW_NONE)
+		if ((e->type == EVENT_KEY || e->type == EVENT_CLICK || e->type == EVENT_WHEEL) && redraw != REDRAW_NONE
+		    && !run->explored) {
+			/* The notes leave the screen: every line they took is drawn again. */
 			run->explored = true;
+			redraw |= REDRAW_ALL;
+		}
 		return redraw;
 	}
 	switch (e->key) {

@@ -29,6 +29,31 @@ static void put_line(int y, int width, struct cell_style style, const char *s)
 		mvaddstr(y, width - 1, "…");
 }
 
+/* Where text breaks after `lines` lines of room columns each (at a space), or
+ * NULL when it fits in those lines (or a word is wider than a line). */
+static const char *wrap_at(const char *text, int room, int lines)
+{
+	const char *at = text;
+
+	for (int line = 0; line < lines; line++) {
+		int columns = 0;
+		const char *cut = NULL, *c;
+
+		for (c = at; *c != '\0' && columns <= room; c++) {
+			if (((unsigned char)*c & 0xc0) != 0x80)
+				columns++;
+			if (*c == ' ' && c != at)
+				cut = c;
+		}
+		if ((*c == '\0' && columns <= room) || cut == NULL)
+			return NULL;
+		if (line + 1 == lines)
+			return cut;
+		at = cut + 1;
+	}
+	return NULL;
+}
+
 void draw_lesson(const struct app *app, const struct layout *l, const struct lesson_run *run, bool followed)
 {
 	const struct lesson_step *step = &run->lesson->steps[run->step];
@@ -45,12 +70,25 @@ void draw_lesson(const struct app *app, const struct layout *l, const struct les
 	 * presenter screen shows them. */
 	if (!followed && !run->explored && !app->editing && app->prompt == PROMPT_NONE && step->notes[0] != '\0') {
 		size_t i = 0;
+		int free_above = y - (l->info_y + l->info_h), lines = 1, room = l->width - 1;
+		const char *at = text;
 
-		text[i++] = ' ';
-		for (const char *c = step->notes; *c != '\0' && i + 2 < sizeof text; c++)
+		for (const char *c = step->notes; *c != '\0' && i + 1 < sizeof text; c++)
 			text[i++] = *c == '\n' ? ' ' : *c;
 		text[i] = '\0';
-		put_line(y, l->width, palette_role(ROLE_STATUS), text);
+		/* Over the free lines above the message line, up to four, broken at spaces. */
+		while (lines < 4 && lines <= free_above && wrap_at(text, room, lines) != NULL)
+			lines++;
+		for (int line = 0; line < lines; line++) {
+			const char *end = line + 1 < lines ? wrap_at(at, room, 1) : NULL;
+			char part[1100];
+
+			if (end == NULL)
+				end = at + strlen(at);
+			snprintf(part, sizeof part, " %.*s", (int)(end - at), at);
+			put_line(y - (lines - 1) + line, l->width, palette_role(ROLE_STATUS), part);
+			at = *end == ' ' ? end + 1 : end;
+		}
 	}
 	wnoutrefresh(stdscr);
 	doupdate();

@@ -370,8 +370,8 @@ static void render(const struct app *app, struct layout *l, int flags, struct pr
 {
 	draw_render(app, l, flags);
 	if (lesson != NULL && (flags != REDRAW_NONE || lesson->followed != notes_server_followed(&lesson->notes))) {
-		if (flags == REDRAW_NONE)
-			draw_render(app, l, REDRAW_STATUS);
+		if (flags == REDRAW_NONE) /* a presenter screen came or went: the notes' lines change */
+			draw_render(app, l, REDRAW_ALL);
 		lesson->followed = notes_server_followed(&lesson->notes);
 		draw_lesson(app, l, &lesson->run, lesson->followed);
 		flags |= REDRAW_STATUS;
