@@ -89,4 +89,17 @@ XDG_RUNTIME_DIR="$RUN" "$QKV" --notes "$LESSON" >"$E2E_DIR/nothing.out" 2>"$E2E_
 check "--notes with no lesson running ends with status 1" $? -eq 1
 check "and says so in one line" "$(cat "$E2E_DIR/nothing.err")" = \
 	"qkv: no lesson is being presented (qkv --lesson FILE starts one)"
+# On a large screen the notes take the free lines above the message line.
+start big 160 45 XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson lessons/projections.lesson
+expect big 'Step 1 of 5' "a lesson at 160×45"
+keys big 4
+keys big Enter
+expect big '^ Now tie all three projections to the identity, as toy examples often do' "step 4's notes start a line"
+expect big '^ 0\.7311, "cat" 0\.6285, "sat" 0\.4087\. The previous-word pattern is gone\.' \
+	"and go on on the next line, broken at a space"
+keys big Escape
+expect_not big 'previous-word pattern' "a key by hand takes the notes away, every line of them"
+keys big q
+keys big y
+expect_exit big 0 "it ends"
 finish
