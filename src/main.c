@@ -19,6 +19,7 @@
 #include "app/notes.h"
 #include "io/load.h"
 #include "io/print.h"
+#include "io/print_train.h"
 #include "io/print_cost.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
@@ -111,6 +112,13 @@ static const char usage_text[] =
 	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
 	"      --notes FILE      presenter notes of the lesson running in another terminal\n"
 	"      --record F.cast   record the interface as an asciicast v2 file (asciinema)\n"
+	"      --train TASK      train one head on lookup, previous or self: opens the\n"
+	"                        learning view, or prints the run with --format text,\n"
+	"                        csv or json; with --dk, --dmodel, --tokens, --no-scale,\n"
+	"                        --loss mse|xent, --optimizer sgd|adam, --lr, --steps,\n"
+	"                        --seed, --learn W_Q,W_K,W_V (default W_Q,W_K)\n"
+	"      --train-sweep     with --train: steps to 90% for d_k = 4 … 256, scaled\n"
+	"                        against unscaled (--seeds N, default 5)\n"
 	"      --cost            measure what n tokens cost here (n = 16 … 4096 and\n"
 	"                        more): scores, bytes, flops, time, slope; --dk D\n"
 	"                        (default 64), --heads H, --format\n"
@@ -721,6 +729,31 @@ static int run_lesson(const struct cli *c)
 	return status;
 }
 
+/* `qkv --train TASK …`: its own options; prints, or opens on the learning view. */
+static int run_train(int argc, char **argv)
+{
+	struct train_cli t;
+	struct qkv_problem problem;
+	struct qkv_matrix target;
+	int status = train_cli_parse(argc, argv, &t);
+
+	if (status == TRAIN_CLI_HELP)
+		return fputs(usage_text, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (status != 0 || t.print)
+		return status != 0 ? status : print_train_cli(stdout, &t);
+	qkv_problem_init(&problem);
+	qkv_matrix_init(&target);
+	status = qkv_train_task(&t.config, &problem, &target);
+	qkv_matrix_fini(&target);
+	if (status != 0) {
+		qkv_problem_fini(&problem);
+		return fail("cannot make the task: %s", qkv_error_string(status)) - 1;
+	}
+	struct tui_options options = { .palette = t.palette, .color = t.color,
+				       .projector = t.projector, .pace = 1.5, .train = &t.config };
+	return tui_run(&problem, NULL, &options);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {
@@ -730,6 +763,8 @@ int main(int argc, char **argv)
 	struct qkv_problem problem;
 	int status;
 
+	if (train_cli_wanted(argc, argv))
+		return run_train(argc, argv);
 	print_options_default(&c.print);
 	status = parse_command_line(argc, argv, &c);
 	if (status < 0) {

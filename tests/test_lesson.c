@@ -240,6 +240,7 @@ static const struct {
 	{ "step a\nset projections = identity\n", "t.lesson:2: ", "projections" },
 	{ "step a\nexpect A[t1,t4] = 1\n", "t.lesson:2: ", "no token \"t4\"" },
 	{ "step a\nset padding[t5] = on\n", "t.lesson:2: ", "no token \"t5\"" },
+	{ "step a\nview learning\nstage 3\n", "t.lesson:3: ", "`view none` closes it" },
 	/* The loader's own place, counted in the lesson's lines. */
 	{ "step a\nproblem\n{ \"Q\": [[1]],\n  \"K\": [[1]] }\nend\n", "t.lesson:3:", "missing \"V\"" },
 };
@@ -307,7 +308,8 @@ START_TEST(test_actions_reach_their_state)
 
 	/* The cost view opens (it measures with the monotonic clock) and closes; one
 	 * view's key over another opens that one. */
-	parse_ok("step a\nview cost\nexpect view = cost\nstep b\nview saturation\nstep c\nview none\n", &l);
+	parse_ok("step a\nview cost\nexpect view = cost\nstep b\nview saturation\nstep c\nview none\n"
+		 "step d\nview learning\nexpect view = learning\nstep e\nview describe\n", &l);
 	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
 	ck_assert_int_eq(app.overlay, OVERLAY_COST);
 	ck_assert(app.cost_running);
@@ -318,6 +320,13 @@ START_TEST(test_actions_reach_their_state)
 	app_fini(&app);
 	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
 	ck_assert_int_eq(app.overlay, OVERLAY_NONE);
+	app_fini(&app);
+	ck_assert_int_eq(lesson_build(&l, 3, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.overlay, OVERLAY_LEARNING);
+	ck_assert_ptr_nonnull(app.learning);
+	app_fini(&app);
+	ck_assert_int_eq(lesson_build(&l, 4, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.overlay, OVERLAY_DESCRIBE);
 	app_fini(&app);
 	lesson_free(&l);
 

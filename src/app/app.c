@@ -782,6 +782,7 @@ void app_fini(struct app *app)
 	free(app->recovery);
 	history_fini(&app->history);
 	job_abandon(app->job);
+	app_learning_free(app);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	if (app->cost != NULL) {
@@ -2285,6 +2286,10 @@ static int command_key(struct app *app, int key)
 		say(app, false, "autoplay: a step every %g s; any key stops it", app->pace_s);
 		return REDRAW_STATUS;
 	case 'S': return toggle_overlay(app, OVERLAY_SATURATION);
+	case 'L':
+		if (app_learning_open(app, NULL) != 0)
+			say(app, true, "out of memory: no learning view");
+		return REDRAW_ALL;
 	case 'C': return toggle_overlay(app, OVERLAY_COST);
 	case 'D': return toggle_overlay(app, OVERLAY_DESCRIBE);
 	case '?': return toggle_overlay(app, OVERLAY_HELP);
@@ -2466,6 +2471,12 @@ int app_update(struct app *app, const struct event *event)
 		if (redraw >= 0)
 			return redraw;
 	}
+	if (app->overlay == OVERLAY_LEARNING && app->prompt == PROMPT_NONE) {
+		int redraw = app_learning_event(app, event);
+
+		if (redraw >= 0)
+			return redraw;
+	}
 	switch (event->type) {
 	case EVENT_TICK:
 		return tick(app);
@@ -2478,6 +2489,10 @@ int app_update(struct app *app, const struct event *event)
 		if (app->prompt != PROMPT_NONE)
 			return REDRAW_NONE;
 		return pointer(app, event);
+	case EVENT_TRAIN_STEP:
+	case EVENT_TRAIN_RUN:
+	case EVENT_TRAIN_PAUSE:
+		return REDRAW_NONE; /* only the learning view trains */
 	case EVENT_KEY:
 	default:
 		break;

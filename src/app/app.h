@@ -10,6 +10,7 @@
 
 #include "app/history.h"
 #include "app/job.h"
+#include "app/learning.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/problem.h"
@@ -44,7 +45,10 @@ enum event_type {
 	EVENT_CLICK,  /* focus, row, col: a cell was clicked */
 	EVENT_WHEEL,  /* focus, row, col, delta (+1 up, −1 down): nudge that cell */
 	EVENT_RESIZE, /* width, height */
-	EVENT_TICK,   /* now_ms has advanced (marks fade, autoplay steps) */
+	EVENT_TICK,   /* now_ms has advanced (marks fade, autoplay steps, training runs) */
+	EVENT_TRAIN_STEP,  /* the learning view: one update, then pause */
+	EVENT_TRAIN_RUN,   /* the learning view: run on ticks */
+	EVENT_TRAIN_PAUSE, /* the learning view: stop running */
 };
 
 struct event {
@@ -71,7 +75,10 @@ enum app_focus {
 /* The view of the stages: everything at once, or one stage at a time. */
 #define APP_STAGE_LIVE (-1)
 
-enum app_overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION, OVERLAY_COST };
+enum app_overlay {
+	OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION, OVERLAY_COST,
+	OVERLAY_LEARNING, /* L: training, scaled against unscaled (app/learning.h) */
+};
 
 enum app_prompt {
 	PROMPT_NONE,
@@ -173,6 +180,9 @@ struct app {
 	struct qkv_sweep_point sweep[QKV_SWEEP_MAX_POINTS];
 	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
 	uint64_t sweep_seed;
+
+	/* The learning view (L), or NULL until it is first opened. */
+	struct app_learning *learning;
 
 	/* The cost view (C): the price of n², measured a slice per tick on `clock`
 	 * (set by the interface, or by a test; the view refuses without one). */

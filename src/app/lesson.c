@@ -196,7 +196,7 @@ static int choice(struct parser *ps, const char *value, const char *const *names
 }
 
 /* In the order of enum app_overlay. */
-static const char *const view_names[] = { "none", "help", "describe", "saturation", "cost" };
+static const char *const view_names[] = { "none", "help", "describe", "saturation", "cost", "learning" };
 #define VIEW_COUNT ((int)(sizeof view_names / sizeof *view_names))
 static const char *const mask_names[] = { "none", "causal", "custom" };
 static const char *const wrong_names[] = { "none", "mask-after-softmax", "column-softmax" };

@@ -35,7 +35,7 @@ enum lesson_act {
 	ACT_SET_PADDING,   /* set padding[t3] = on | off */
 	ACT_STAGE,         /* stage N | live | a stage's name */
 	ACT_SELECT,        /* select A[t1,t3] */
-	ACT_VIEW,          /* view saturation | describe | help | cost | none */
+	ACT_VIEW,          /* view saturation | describe | help | cost | learning | none */
 	ACT_EXPECT_CELL,   /* expect A[t1,t3] = 0.4011 ± 0.0001 */
 	ACT_EXPECT_STAGE,  /* expect stage = 3 | live */
 	ACT_EXPECT_DK,     /* expect d_k = 64 */

@@ -145,7 +145,7 @@ static int dim_index(struct replay *r, const char *text, int limit, const char *
 }
 
 /* In the order of enum app_overlay. */
-static const char *const views[] = { "none", "help", "describe", "saturation", "cost" };
+static const char *const views[] = { "none", "help", "describe", "saturation", "cost", "learning" };
 
 static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "S", "S'", "A", "O" };
 
@@ -316,10 +316,14 @@ static int set_temperature(struct app *app, double target)
 
 static int apply(struct replay *r, const struct lesson_action *a, struct app *app, const struct lesson_look *look)
 {
-	static const int view_keys[] = { 0, '?', 'D', 'S', 'C' }; /* by enum app_overlay */
+	static const int view_keys[] = { 0, '?', 'D', 'S', 'C', 'L' }; /* by enum app_overlay */
 	int row, col;
 
 	app->message_is_error = false;
+	if (app->overlay == OVERLAY_LEARNING && a->act != ACT_VIEW && a->act < ACT_EXPECT_CELL &&
+	    a->act != ACT_OPEN_EXAMPLE && a->act != ACT_OPEN_FILE && a->act != ACT_PROBLEM && a->act != ACT_RANDOM)
+		return replay_refuse(r, "the learning view takes every key while it is open: `view none` closes it "
+				     "before this line");
 	switch (a->act) {
 	case ACT_OPEN_EXAMPLE:
 	case ACT_OPEN_FILE:
@@ -412,9 +416,11 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 		click(app, grid_focus(a->grid), row, col);
 		break;
 	case ACT_VIEW:
-		/* A view's own key closes it; another view's key opens that one instead. */
+		/* A view's own key closes it, then the other view's key opens that one. */
+		if ((int)app->overlay != a->number && app->overlay != OVERLAY_NONE)
+			press(app, view_keys[app->overlay]);
 		if ((int)app->overlay != a->number)
-			press(app, view_keys[a->number != OVERLAY_NONE ? a->number : (int)app->overlay]);
+			press(app, view_keys[a->number]);
 		if ((int)app->overlay != a->number)
 			return replay_refuse(r, "the %s view cannot be opened: %s", views[a->number], app->message);
 		break;

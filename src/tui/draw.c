@@ -15,6 +15,7 @@
 #include "tui/draw.h"
 #include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
+#include "tui/draw_train.h"
 #include "tui/palette.h"
 
 #define TEXT_MAX 1024
@@ -730,6 +731,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 		       : " y yes · n no";
 	else if (app->overlay == OVERLAY_SATURATION)
 		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
+	else if (app->overlay == OVERLAY_LEARNING)
+		keys = " space run · . step · r reset · > < d_k · +- speed · Tab ∇W · E sweep · L close";
 	else if (app->stage != APP_STAGE_LIVE)
 		keys = " PgDn next stage · PgUp back · arrows move the cell · Home all live · A autoplay · ? help";
 	else {
@@ -800,7 +803,7 @@ static const char *const help_lines[] = {
 	"r               random N(0,1) Q, K, V        S  saturation   C  cost of n²",
 	"D               the weights in words         R  colour range 0–1 / row",
 	"P               projector mode     c  next palette: viridis projector 8 mono",
-	"w               save                         q  quit    ?  this help",
+	"w               save        L  learning view   q  quit    ?  this help",
 	"mouse           a click selects a cell, the wheel nudges it",
 };
 
@@ -902,6 +905,9 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		break;
 	case OVERLAY_SATURATION:
 		draw_saturation(app, l);
+		break;
+	case OVERLAY_LEARNING:
+		draw_train(app, l);
 		break;
 	case OVERLAY_COST:
 		draw_cost(app, l);

@@ -518,6 +518,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	}
 	rc = app_init_traced(&app, p, computed ? &first : NULL, path, palette_count());
 	qkv_trace_fini(&first);
+	if (rc == 0 && o != NULL && o->train != NULL)
+		rc = app_learning_open(&app, o->train); /* qkv --train TASK */
 	if (rc != 0) {
 		endwin();
 		send(paste_off);

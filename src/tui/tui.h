@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "qkv/problem.h"
+#include "qkv/train.h"
 
 struct lesson;
 
@@ -17,6 +18,7 @@ struct tui_options {
 	double pace;          /* autoplay seconds per step (> 0) */
 	const struct lesson *lesson; /* a lesson to present (replayed, its steps on PgDn), or NULL */
 	const char *record;   /* --record: the asciicast v2 file to write, or NULL */
+	const struct qkv_train_config *train; /* open on the learning view, or NULL */
 };
 
 /* Runs the interface on p (taken over: tui_run finishes it), editing the file at
