@@ -413,7 +413,7 @@ static int key(struct lesson_run *run, struct app *app, int k)
 	return lesson_update(run, app, &e);
 }
 
-static const char *const shipped[] = { "worked-example", "projections", "masks", "saturation" };
+static const char *const shipped[] = { "worked-example", "projections", "masks", "saturation", "learning" };
 
 static void load_shipped(const char *name, struct lesson *l)
 {
