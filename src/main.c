@@ -28,7 +28,7 @@
 #include "tui/tui.h"
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
-#define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
+#define MAX_SEED QKV_MAX_SEED /* 2^53 − 1 */
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
 
 /* Every option; the order is that of long_options below. */
@@ -107,7 +107,7 @@ static const char usage_text[] =
 	"      --projector       start the interface in projector mode\n"
 	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
-	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
+	"      --pace SECONDS    autoplay: seconds per step (default 1.5)\n"
 	"      --lesson FILE     present a lesson: PgDn and PgUp step it (lessons/)\n"
 	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
 	"      --notes FILE      presenter notes of the lesson running in another terminal\n"

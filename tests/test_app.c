@@ -602,6 +602,41 @@ START_TEST(test_dot_starts_editing)
 }
 END_TEST
 
+/* "1,5" is one and a half, as a classroom writing a decimal comma means it; the
+ * comma shows as the point it is read as, and the status line says so. */
+START_TEST(test_decimal_comma)
+{
+	struct app a;
+
+	start(&a);
+	keys(&a, "1,5");
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, "1.5");
+	ck_assert_ptr_nonnull(strstr(a.message, "decimal comma"));
+	ck_assert(!a.message_is_error);
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.5);
+	/* Two commas make no number: refused with a message, the value stays. */
+	keys(&a, "l2,5,1");
+	ck_assert_str_eq(a.edit, "2.5.1");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	ck_assert(a.message_is_error);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.0);
+	key(&a, APP_KEY_ESCAPE);
+	/* A comma first starts the edit as a point: ",5" is 0.5, not 5. */
+	keys(&a, ",5");
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, ".5");
+	ck_assert_ptr_nonnull(strstr(a.message, "decimal comma"));
+	key(&a, APP_KEY_ENTER);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.5);
+	assert_trace_current(&a);
+	app_fini(&a);
+}
+END_TEST
+
 START_TEST(test_enter_starts_with_current_value)
 {
 	struct app a;
@@ -1438,6 +1473,13 @@ START_TEST(test_random_refill)
 	key(&a, 'u');
 	ck_assert(qkv_problem_equal(&a.problem, &original));
 	assert_worked_trace(&a, sqrt(2.0));
+	/* After the largest seed a file holds (2^53 − 1), r starts again from 0. */
+	a.problem.seeded = true;
+	a.problem.seed = (1ULL << 53) - 1;
+	key(&a, 'r');
+	ck_assert(a.problem.seeded);
+	ck_assert(a.problem.seed == 0);
+	ck_assert_ptr_nonnull(strstr(a.message, "seed 0"));
 	qkv_problem_fini(&original);
 	app_fini(&a);
 }
@@ -3394,6 +3436,7 @@ static Suite *app_suite(void)
 	tcase_add_loop_test(editing, test_edits_keep_trace_exact, 0, 8);
 
 	tcase_add_test(editing, test_dot_starts_editing);
+	tcase_add_test(editing, test_decimal_comma);
 	tcase_add_test(editing, test_enter_starts_with_current_value);
 	tcase_add_test(editing, test_edit_keys);
 	tcase_add_test(editing, test_escape_cancels_edit);

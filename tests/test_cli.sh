@@ -101,6 +101,13 @@ expect_refusal "a bad --decimals" 2 "qkv: " --print --decimals 13
 expect_refusal "--random without sizes" 2 "qkv: " --print --random
 expect_refusal "--dk without --random" 2 "qkv: " --print --dk 4
 expect_refusal "a bad --seed" 2 "qkv: " --random --tokens 2 --dk 2 --seed -3 --print
+expect_refusal "a --seed of 2^53" 2 "qkv: " --random --tokens 2 --dk 2 --seed 9007199254740992 --print
+run --random --tokens 2 --dk 2 --seed 9007199254740991 --format json
+if [ "$status" -eq 0 ] && grep -q '"weights"' "$tmp/out"; then
+	ok "a --seed of 2^53 - 1 is the largest accepted"
+else
+	not_ok "a --seed of 2^53 - 1 is the largest accepted"
+fi
 expect_refusal "--no-scale with --scale" 2 "qkv: " --print --no-scale --scale 2
 expect_refusal "a scale of 0" 2 "qkv: " --print --scale 0
 expect_refusal "a bad --mask" 2 "qkv: " --print --mask sideways

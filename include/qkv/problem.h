@@ -11,6 +11,9 @@
 #include "qkv/matrix.h"
 
 #define QKV_MAX_LABEL 64 /* bytes in a token label */
+/* The largest seed, 2^53 − 1: a seed written in JSON reads back exactly in every
+ * reader (JavaScript's numbers included). Files, options and the saver keep to it. */
+#define QKV_MAX_SEED 9007199254740991ULL
 
 enum qkv_form {
 	QKV_FORM_DIRECT,    /* Q, K, V given */

@@ -1308,12 +1308,18 @@ static int change_mask_bit(struct app *app, int cell)
 	return 0;
 }
 
+/* The seed `r` draws from next: 1 at first, back to 0 after the largest a file holds. */
+static uint64_t next_seed(const struct qkv_problem *p)
+{
+	return !p->seeded ? 1 : p->seed < QKV_MAX_SEED ? p->seed + 1 : 0;
+}
+
 /* New N(0,1) values for Q, K and V from the seed, keeping the shape. */
 static int change_random(struct app *app, int unused)
 {
 	struct qkv_problem *p = &app->problem;
 	struct qkv_problem fresh;
-	uint64_t seed = p->seeded ? p->seed + 1 : 1;
+	uint64_t seed = next_seed(p);
 	int rc;
 
 	(void)unused;
@@ -1519,7 +1525,12 @@ static int edit_key(struct app *app, int key)
 		return set_cell(app, app->focus, c->row, c->col, value);
 	}
 	default:
-		if (is_number_char(key) && length + 1 < sizeof app->edit) {
+		/* Many classrooms write a decimal comma: it is the decimal point, never dropped. */
+		if (key == ',' && length + 1 < sizeof app->edit) {
+			app->edit[length] = '.';
+			app->edit[length + 1] = '\0';
+			say(app, false, "a decimal comma is read as a decimal point");
+		} else if (is_number_char(key) && length + 1 < sizeof app->edit) {
 			app->edit[length] = (char)key;
 			app->edit[length + 1] = '\0';
 		}
@@ -2225,7 +2236,7 @@ static int option_key(struct app *app, int key)
 			return REDRAW_STATUS;
 		}
 		snprintf(done, sizeof done, "Q, K and V drawn from N(0,1), seed %llu",
-			 (unsigned long long)(p->seeded ? p->seed + 1 : 1));
+			 (unsigned long long)next_seed(p));
 		return change_problem(app, change_random, 0, done);
 	default:
 		return -1;
@@ -2336,11 +2347,13 @@ static int command_key(struct app *app, int key)
 	case APP_KEY_CTRL_L:
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	default:
-		if (((key >= '0' && key <= '9') || key == '.') && app_focus_is_input(app, app->focus)) {
-			start_edit(app, key);
+		if (((key >= '0' && key <= '9') || key == '.' || key == ',') && app_focus_is_input(app, app->focus)) {
+			start_edit(app, key == ',' ? '.' : key);
+			if (key == ',')
+				say(app, false, "a decimal comma is read as a decimal point");
 			return REDRAW_INPUTS | REDRAW_STATUS;
 		}
-		if ((key >= '0' && key <= '9') || key == '.') {
+		if ((key >= '0' && key <= '9') || key == '.' || key == ',') {
 			say(app, true, "the %s grid is computed: edit %s", app_focus_name(app->focus),
 			    app->problem.form == QKV_FORM_DIRECT ? "Q, K or V" : "X or a W");
 			return REDRAW_STATUS;
@@ -2375,14 +2388,21 @@ static int autoplay_step(struct app *app)
 	return REDRAW_ALL;
 }
 
+/* The changed-cell marks fade when their time is up, whatever event comes next:
+ * the grids that wore them are redrawn. */
+static int marks_fade(struct app *app)
+{
+	if (app->mark_until_ms != 0 && app->now_ms >= app->mark_until_ms) {
+		app->mark_until_ms = 0;
+		return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT;
+	}
+	return REDRAW_NONE;
+}
+
 static int tick(struct app *app)
 {
 	int redraw = REDRAW_NONE;
 
-	if (app->mark_until_ms != 0 && app->now_ms >= app->mark_until_ms) {
-		app->mark_until_ms = 0;
-		redraw |= REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT;
-	}
 	if (app->autoplay && app->now_ms >= app->next_step_ms) {
 		app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
 		redraw |= autoplay_step(app);
@@ -2413,6 +2433,8 @@ static int pointer(struct app *app, const struct event *event)
 		return nudge(app, focus, event->row, event->col, event->delta * app->step) | REDRAW_ALL;
 	return REDRAW_ALL;
 }
+
+static int update(struct app *app, const struct event *event);
 
 /* A pasted key is text in a cell edit and in the file name of save-as, and
  * nothing else: never Enter, Esc or a command, never an answer to a question. */
@@ -2463,8 +2485,16 @@ static int stage_key_while_editing(struct app *app, int key)
 
 int app_update(struct app *app, const struct event *event)
 {
+	int faded;
+
 	if (event->now_ms > app->now_ms)
 		app->now_ms = event->now_ms;
+	faded = marks_fade(app);
+	return faded | update(app, event);
+}
+
+static int update(struct app *app, const struct event *event)
+{
 	if (app->job != NULL) {
 		int redraw = job_event(app, event);
 

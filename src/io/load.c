@@ -439,8 +439,8 @@ static int number_overflow(const struct loader *ld, size_t offset)
 		}
 	}
 	if (strcmp(key, "seed") == 0)
-		return fail_offset(ld, start, "the seed %s is too large: a seed is a whole number from 0 to "
-					      "18446744073709551615", literal);
+		return fail_offset(ld, start, "\"seed\" must be a whole number from 0 to 9007199254740991 "
+					      "(2^53 - 1), found %s", literal);
 	if (strcmp(key, "padding") == 0)
 		return fail_offset(ld, start, "\"padding\" holds %s, too large for a token index (0 to "
 					      "n − 1)", literal);
@@ -993,30 +993,24 @@ static int read_padding(const struct loader *ld, struct qkv_problem *p)
 	return 0;
 }
 
-/* Reads "seed": a non-negative integer, or a string of digits for seeds above
- * what a JSON integer holds (up to 2^64 − 1). */
+/* Reads "seed": a whole number from 0 to QKV_MAX_SEED (2^53 − 1). */
 static int read_seed(const struct loader *ld, struct qkv_problem *p)
 {
 	const json_t *value = json_object_get(ld->root, "seed");
 	struct place at = place_of(ld, "seed", 0, 0, 0);
-	const char *expected = "a non-negative integer (up to 18446744073709551615)";
+	const char *expected = "a whole number from 0 to 9007199254740991 (2^53 - 1)";
 
 	if (value == NULL)
 		return 0;
-	if (json_is_integer(value) && json_integer_value(value) >= 0) {
+	if (json_is_integer(value) && json_integer_value(value) >= 0 &&
+	    (uint64_t)json_integer_value(value) <= QKV_MAX_SEED) {
 		p->seed = (uint64_t)json_integer_value(value);
 	} else if (json_is_string(value)) {
-		const char *digits = json_string_value(value);
 		char quoted[LOAD_MAX_QUOTE * 4 + 8];
-		char *end;
 
-		errno = 0;
-		p->seed = strtoull(digits, &end, 10);
-		quote_text(quoted, sizeof quoted, digits, json_string_length(value), LOAD_MAX_QUOTE);
-		if (digits[0] < '0' || digits[0] > '9' || *end != '\0' || errno != 0 ||
-		    json_string_length(value) > 20)
-			return fail_at(ld, &at, "\"seed\" must be %s, found \"%s\"", expected,
-				       quoted);
+		quote_text(quoted, sizeof quoted, json_string_value(value), json_string_length(value),
+			   LOAD_MAX_QUOTE);
+		return fail_at(ld, &at, "\"seed\" must be %s, found \"%s\"", expected, quoted);
 	} else if (json_is_integer(value)) {
 		return fail_at(ld, &at, "\"seed\" must be %s, found %lld", expected,
 			       (long long)json_integer_value(value));

@@ -237,9 +237,8 @@ static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
 	}
 	text_padding(&t, p);
 	if (p->seeded) {
-		/* JSON integers stop at 2^63 − 1 in jansson; larger seeds go as strings. */
-		snprintf(seed, sizeof seed, p->seed > INT64_MAX ? "\"%llu\"" : "%llu",
-			 (unsigned long long)p->seed);
+		/* At most QKV_MAX_SEED (save_file refuses more): exact in any JSON reader. */
+		snprintf(seed, sizeof seed, "%llu", (unsigned long long)p->seed);
 		text_key(&t, "seed");
 		text_puts(&t, seed);
 	}
@@ -536,6 +535,11 @@ int save_file(const char *path, const struct qkv_problem *p, char *err, size_t e
 	if (exists && !S_ISREG(st.st_mode)) {
 		free(target);
 		return save_fail(err, err_size, path, "it is not a regular file");
+	}
+	if (p->seeded && p->seed > QKV_MAX_SEED) {
+		free(target);
+		return save_fail(err, err_size, path, "the seed %llu is above 9007199254740991 (2^53 - 1), "
+				 "the largest a file holds", (unsigned long long)p->seed);
 	}
 	estimate = estimated_bytes(p);
 	if (estimate > 1.25 * (double)QKV_MAX_FILE_BYTES) {

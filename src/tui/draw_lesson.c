@@ -5,12 +5,15 @@
 
 #include "qkv/format.h"
 #include "tui/draw_lesson.h"
+#include "tui/glyphs.h"
 #include "tui/palette.h"
 
 /* Writes s on row y over the width, ending in "…" when it does not fit. */
-static void put_line(int y, int width, struct cell_style style, const char *s)
+static void put_line(int y, int width, struct cell_style style, const char *text)
 {
-	bool cut = qkv_text_columns(s) > width;
+	char shown[2048], dots[16];
+	const char *s = glyphs_text(text, shown, sizeof shown); /* the glyph set's characters */
+	bool cut = glyphs_columns(s) > width;
 	int room = cut ? width - 1 : width, columns = 0;
 	const char *end = s;
 
@@ -26,7 +29,7 @@ static void put_line(int y, int width, struct cell_style style, const char *s)
 	}
 	mvaddnstr(y, 0, s, (int)(end - s));
 	if (cut && width > 0)
-		mvaddstr(y, width - 1, "…");
+		mvaddstr(y, width - 1, glyphs_text("…", dots, sizeof dots));
 }
 
 /* Where text breaks after `lines` lines of room columns each (at a space), or
