@@ -24,6 +24,7 @@
 #include "qkv/sweep.h"
 
 #include "lcg.h"
+#include "oracle.h"
 
 #define TOL 1e-12
 
@@ -2912,7 +2913,7 @@ START_TEST(test_saturation_from_worked_example)
 }
 END_TEST
 
-/* --- random events (issue 7) ------------------------------------------------- */
+/* --- random events ------------------------------------------------------------ */
 
 /* One of count keys. */
 static int pick_key(struct lcg *g, const int *choices, int count)
@@ -2937,7 +2938,7 @@ static int edit_key(const struct app *a, struct lcg *g)
 	return a->editing ? PICK(g, typing) : PICK(g, starting);
 }
 
-/* Sends one event drawn from the weighted set of issue 7; sizes are kept small
+/* Sends one event drawn from a weighted set of every kind; sizes are kept small
  * so the undo history stays inside its budget. */
 static void random_event(struct app *a, struct lcg *g)
 {
@@ -3007,7 +3008,7 @@ static void random_event(struct app *a, struct lcg *g)
 	}
 }
 
-/* The invariants of issue 7, after any event: NULL when they hold, else what is
+/* The invariants that hold after any event: NULL when they hold, else what is
  * broken (written into why). Plain tests, so a passing run costs no Check calls. */
 static const char *broken_invariant(const struct app *a, char *why, size_t size)
 {

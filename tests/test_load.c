@@ -19,6 +19,7 @@
 #include "io/load.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
+#include "oracle.h"
 
 #define BAD_DIR "tests/data/bad"
 #define MAX_BAD 512

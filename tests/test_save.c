@@ -20,6 +20,7 @@
 #include "io/load.h"
 #include "io/save.h"
 #include "qkv/error.h"
+#include "oracle.h"
 
 /* A fresh temporary folder for one test; removed by remove_folder(). */
 static void make_folder(char *folder, size_t size)
@@ -332,6 +333,11 @@ START_TEST(invalid_utf8_label_still_loads)
 	text = save_string(&p);
 	ck_assert_int_eq(load_string(text, strlen(text), "s", &back, err, sizeof err), 0);
 	ck_assert_str_eq(back.tokens[1], "caf\xef\xbf\xbd");
+	free(text);
+	/* Control characters and DEL are escaped, as the printer's JSON escapes them. */
+	ck_assert_int_eq(qkv_problem_set_title(&p, "a\x01" "b\x7f" "c\td\"e\\"), 0);
+	text = save_string(&p);
+	ck_assert_ptr_nonnull(strstr(text, "\"title\": \"a\\u0001b\\u007fc\\td\\\"e\\\\\""));
 	free(text);
 	qkv_problem_fini(&back);
 	qkv_problem_fini(&p);

@@ -36,13 +36,19 @@ static void say(struct app *app, bool error, const char *fmt, ...)
 	app->message_is_error = error;
 }
 
+/* The input foci are the problem's inputs, in qkv_input's order. */
+_Static_assert((int)FOCUS_Q == (int)QKV_INPUT_Q && (int)FOCUS_K == (int)QKV_INPUT_K
+	       && (int)FOCUS_V == (int)QKV_INPUT_V && (int)FOCUS_X == (int)QKV_INPUT_X
+	       && (int)FOCUS_W_Q == (int)QKV_INPUT_W_Q && (int)FOCUS_W_K == (int)QKV_INPUT_W_K
+	       && (int)FOCUS_W_V == (int)QKV_INPUT_W_V
+	       && (int)FOCUS_ATTENTION == (int)QKV_INPUT_COUNT,
+	       "enum app_focus starts with enum qkv_input's values, in its order");
+
 const char *app_focus_name(enum app_focus focus)
 {
-	static const char *const names[FOCUS_COUNT] = {
-		"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "attention", "output",
-	};
-
-	return (int)focus >= 0 && focus < FOCUS_COUNT ? names[focus] : "?";
+	if ((int)focus >= 0 && (int)focus < QKV_INPUT_COUNT)
+		return qkv_input_name((enum qkv_input)focus);
+	return focus == FOCUS_ATTENTION ? "attention" : focus == FOCUS_OUTPUT ? "output" : "?";
 }
 
 /* The problem input behind an input focus (the enums share their order). */
@@ -1328,9 +1334,17 @@ static int change_random(struct app *app, int unused)
 	qkv_problem_init(&fresh);
 	rc = qkv_problem_random(&fresh, p->n, p->q.cols, p->v.cols, seed);
 	if (rc == 0) {
-		qkv_matrix_copy(&p->q, &fresh.q);
-		qkv_matrix_copy(&p->k, &fresh.k);
-		rc = qkv_matrix_copy(&p->v, &fresh.v);
+		/* The fresh draw's matrices are exchanged with the problem's, not
+		 * copied: nothing to allocate, so nothing can fail half-way. */
+		struct qkv_matrix *mine[] = { &p->q, &p->k, &p->v };
+		struct qkv_matrix *theirs[] = { &fresh.q, &fresh.k, &fresh.v };
+
+		for (int i = 0; i < 3; i++) {
+			struct qkv_matrix swap = *mine[i];
+
+			*mine[i] = *theirs[i];
+			*theirs[i] = swap;
+		}
 		p->seeded = true;
 		p->seed = seed;
 	}
@@ -2192,8 +2206,7 @@ static int option_key(struct app *app, int key)
 		redraw = change_problem(app, change_mask, next, done);
 		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE) {
 			/* Short, so that what the demonstration now shows fits the line. */
-			snprintf(done, sizeof done, "mask %s · ", next == QKV_MASK_NONE ? "none" : next == QKV_MASK_CAUSAL
-				 ? "causal" : "custom");
+			snprintf(done, sizeof done, "mask %s · ", qkv_mask_name((enum qkv_mask)next));
 			wrong_words(app, done);
 		}
 		return redraw;

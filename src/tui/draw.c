@@ -21,27 +21,17 @@
 
 #define TEXT_MAX 1024
 
-/* Writes s at (y, x) in at most `width` columns, cutting on a character boundary. */
+/* Writes s at (y, x) in at most `width` columns (wide characters count two),
+ * cutting on a character boundary. */
 static void put(int y, int x, int width, struct cell_style style, const char *s)
 {
 	char drawn[TEXT_MAX];
-	int columns = 0;
-	const char *end;
 
 	if (width <= 0)
 		return;
 	s = glyphs_text(s, drawn, sizeof drawn);
-	end = s;
-	while (*end != '\0') {
-		if (((unsigned char)*end & 0xc0) != 0x80) {
-			if (columns == width)
-				break;
-			columns++;
-		}
-		end++;
-	}
 	palette_apply(stdscr, style);
-	mvaddnstr(y, x, s, (int)(end - s));
+	mvaddnstr(y, x, s, (int)qkv_text_fit(s, width, strlen(s)));
 }
 
 /* Copies into buf the words of text that fit in `width` columns, never cutting a
@@ -720,7 +710,6 @@ static const char *scale_words(const struct app *app, char *buf, size_t size)
  * defaults (τ 1, no mask). */
 static void bar_numbers(const struct app *app, int level, char *buf, size_t size)
 {
-	static const char *const masks[] = { "none", "causal", "custom" };
 	const struct qkv_problem *p = &app->problem;
 	const char *dot = level >= 2 ? "  " : " · ";
 	char scale[64], seed[48], tau[48] = "", mask[48] = "";
@@ -730,7 +719,7 @@ static void bar_numbers(const struct app *app, int level, char *buf, size_t size
 	if (level < 3 || p->temperature != 1.0)
 		snprintf(tau, sizeof tau, "%sτ %g", dot, p->temperature);
 	if (level < 3 || p->mask != QKV_MASK_NONE || p->temperature != 1.0)
-		snprintf(mask, sizeof mask, "%smask %s", dot, masks[p->mask]);
+		snprintf(mask, sizeof mask, "%smask %s", dot, qkv_mask_name(p->mask));
 	/* "modified" stands with the numbers, which always show; the title gets the rest. */
 	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%s%s%s%s", app->dirty ? " modified ·" : "", p->n,
 		 dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, tau, mask, p->seeded ? seed : "",
@@ -808,20 +797,16 @@ static int wrap_text(int y, int x, int width, int lines, struct cell_style style
 	if (width <= 0)
 		return 0;
 	for (; *s != '\0'; line++) {
-		const char *end = s, *cut = NULL;
-		int columns = 0;
+		size_t line_bytes = strcspn(s, "\n");
+		/* What fits in width display columns (wide characters count two). */
+		size_t fit = qkv_text_fit(s, width, line_bytes);
+		const char *end = s + (fit > 0 || line_bytes == 0 ? fit : qkv_utf8_length(s));
+		const char *cut = NULL;
 
-		while (*end != '\0' && *end != '\n') {
-			if (((unsigned char)*end & 0xc0) != 0x80) {
-				if (columns == width)
-					break;
-				columns++;
-			}
-			if (*end == ' ')
-				cut = end;
-			end++;
-		}
-		if (*end != '\0' && *end != '\n' && cut != NULL && cut > s)
+		for (const char *c = s; c < end; c++)
+			if (*c == ' ')
+				cut = c;
+		if (fit < line_bytes && cut != NULL && cut > s)
 			end = cut;
 		if (draw && line < lines) {
 			char chunk[TEXT_MAX];

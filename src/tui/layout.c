@@ -121,10 +121,21 @@ struct builder {
 	struct layout *l;
 	int group[LAYOUT_MAX_PANELS]; /* group number of each panel */
 	int groups;
+	struct panel spare;           /* what add() gives past the limit */
 };
 
+/* The most panels a layout builds: the projected form's walk shows X and three
+ * W's, Q K V derived, and the five stages' grids. */
+_Static_assert(LAYOUT_MAX_PANELS >= (QKV_INPUT_COUNT - 3) + 3 + 5,
+	       "room for every panel of the projected stage walk");
+
+/* The next panel; past LAYOUT_MAX_PANELS a spare one that is never laid out. */
 static struct panel *add(struct builder *b)
 {
+	if (b->l->count >= LAYOUT_MAX_PANELS) {
+		memset(&b->spare, 0, sizeof b->spare);
+		return &b->spare;
+	}
 	b->group[b->l->count] = b->groups;
 	return &b->l->panels[b->l->count++];
 }
