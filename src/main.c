@@ -14,10 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/lesson.h"
 #include "io/builtin.h"
 #include "io/figure.h"
 #include "io/figure_train.h"
 #include "io/latex_heatmap.h"
+#include "app/notes.h"
 #include "io/load.h"
 #include "io/print.h"
 #include "io/print_heads.h"
@@ -45,6 +47,7 @@ enum opt {
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND, OPT_HEATMAP,
+	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD,
 	OPT_COST, OPT_HEADS,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
@@ -80,6 +83,10 @@ static const struct option long_options[] = {
 	{ "size", required_argument, NULL, OPT_BASE + OPT_SIZE },
 	{ "background", required_argument, NULL, OPT_BASE + OPT_BACKGROUND },
 	{ "heatmap", optional_argument, NULL, OPT_BASE + OPT_HEATMAP },
+	{ "lesson", required_argument, NULL, OPT_BASE + OPT_LESSON },
+	{ "check-lesson", required_argument, NULL, OPT_BASE + OPT_CHECK_LESSON },
+	{ "notes", required_argument, NULL, OPT_BASE + OPT_NOTES },
+	{ "record", required_argument, NULL, OPT_BASE + OPT_RECORD },
 	{ "cost", no_argument, NULL, OPT_BASE + OPT_COST },
 	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
@@ -124,6 +131,10 @@ static const char usage_text[] =
 	"                        projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
 	"      --pace SECONDS    autoplay: seconds per step (default 1.5)\n"
+	"      --lesson FILE     present a lesson: PgDn and PgUp step it (lessons/)\n"
+	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
+	"      --notes FILE      presenter notes of the lesson running in another terminal\n"
+	"      --record F.cast   record the interface as an asciicast v2 file (asciinema)\n"
 	"      --train TASK      train one head on lookup, previous or self: opens the\n"
 	"                        learning view, or prints the run with --format text,\n"
 	"                        csv or json; with --dk, --dmodel, --tokens, --no-scale,\n"
@@ -154,7 +165,8 @@ struct cli {
 	double scale, temperature, pace;
 	enum qkv_mask mask;
 	enum qkv_wrong wrong;
-	const char *palette, *color;
+	const char *palette, *color, *record;
+	const char *lesson; /* --lesson, --check-lesson or --notes */
 	bool figure;                 /* --format svg, pdf or png */
 	enum figure_format figure_format;
 	const char *output;
@@ -350,6 +362,14 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return 0;
 	case OPT_PACE:
 		return parse_double(o, arg, 0.05, 3600, &c->pace);
+	case OPT_RECORD:
+		c->record = arg;
+		return 0;
+	case OPT_LESSON:
+	case OPT_CHECK_LESSON:
+	case OPT_NOTES:
+		c->lesson = arg;
+		return 0;
 	case OPT_HEADS:
 		return parse_int(o, arg, 1, QKV_COST_MAX_HEADS, &c->heads);
 	default:
@@ -373,6 +393,30 @@ static bool wants_print(const struct cli *c)
 	return c->given[OPT_PRINT] || c->given[OPT_FORMAT] || c->given[OPT_STAGE]
 		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS] || c->given[OPT_OUTPUT]
 		|| c->given[OPT_SIZE] || c->given[OPT_BACKGROUND] || c->given[OPT_HEATMAP];
+}
+
+/* A lesson brings its own problems: only the interface's looks go with --lesson,
+ * nothing with --check-lesson and --notes. 0 or EXIT_USAGE. */
+static int lesson_combinations(const struct cli *c)
+{
+	static const enum opt lesson_opts[] = { OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES };
+	int count = 0;
+
+	for (size_t i = 0; i < 3; i++)
+		count += c->given[lesson_opts[i]];
+	if (count > 1)
+		return fail("--lesson, --check-lesson and --notes go one at a time");
+	if (c->file != NULL)
+		return fail("a lesson opens its own problems; it reads no FILE (\"%s\")", c->file);
+	for (int o = 0; o < OPT_COUNT; o++) {
+		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR || o == OPT_RECORD;
+
+		if (c->given[o] && o != OPT_LESSON && o != OPT_CHECK_LESSON && o != OPT_NOTES
+		    && !(look && c->given[OPT_LESSON]))
+			return fail("--%s does not apply to --%s", opt_name((enum opt)o),
+				    c->given[OPT_LESSON] ? "lesson" : c->given[OPT_NOTES] ? "notes" : "check-lesson");
+	}
+	return 0;
 }
 
 /* --cost takes --dk, --heads and --format (not LaTeX), and nothing else. */
@@ -412,14 +456,16 @@ static int check_combinations(const struct cli *c)
 	static const enum opt not_with_sweep[] = {
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV, OPT_HEADS, OPT_DMODEL,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
-		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_HEATMAP,
+		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_HEATMAP, OPT_RECORD,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_HEADS,
 					       OPT_DMODEL };
-	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE };
+	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD };
 	int o;
 
+	if (c->lesson != NULL)
+		return lesson_combinations(c);
 	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
 		return fail("--%s goes with --format svg, pdf or png",
 			    opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
@@ -795,6 +841,64 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	return status;
 }
 
+static void print_failure(const char *line, void *data)
+{
+	(void)data;
+	printf("%s\n", line);
+}
+
+/* --check-lesson, --lesson, --notes; the exit status. */
+static int run_lesson(const struct cli *c)
+{
+	struct lesson lesson;
+	char err[1200];
+	int checked, failed, status;
+
+	if (lesson_load(c->lesson, &lesson, err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return EXIT_USAGE;
+	}
+	/* Every step must replay, whatever is asked: a lesson that breaks in class is refused now. */
+	failed = lesson_check(&lesson, c->given[OPT_CHECK_LESSON] ? print_failure : NULL, NULL, &checked, err,
+			      sizeof err);
+	if (failed < 0) {
+		fprintf(stderr, "%s\n", err);
+		lesson_free(&lesson);
+		return EXIT_USAGE;
+	}
+	if (c->given[OPT_CHECK_LESSON]) {
+		printf("%s: %d step%s, expects holding: %d of %d\n", c->lesson, lesson.step_count,
+		       lesson.step_count == 1 ? "" : "s", checked - failed, checked);
+		lesson_free(&lesson);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			return fail("cannot write to standard output: %s", strerror(errno));
+		return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	}
+	if (c->given[OPT_NOTES]) {
+		status = notes_follow(&lesson);
+		lesson_free(&lesson);
+		return status;
+	}
+	if (!isatty(STDOUT_FILENO)) {
+		lesson_free(&lesson);
+		return fail("the interface needs a terminal; --check-lesson replays a lesson without one");
+	}
+	struct tui_options options = {
+		.palette = c->palette, .color = c->color, .projector = c->given[OPT_PROJECTOR], .pace = c->pace,
+		.lesson = &lesson, .record = c->record,
+	};
+	struct qkv_problem problem;
+
+	qkv_problem_init(&problem);
+	if (builtin_worked_example(&problem) != 0) {
+		lesson_free(&lesson);
+		return fail("cannot start: out of memory");
+	}
+	status = tui_run(&problem, NULL, &options);
+	lesson_free(&lesson);
+	return status;
+}
+
 /* `qkv --train TASK …`: its own options; prints, or opens on the learning view. */
 static int run_train(int argc, char **argv)
 {
@@ -844,6 +948,8 @@ int main(int argc, char **argv)
 		return status;
 	if (c.given[OPT_SWEEP])
 		return run_sweep(&c);
+	if (c.lesson != NULL)
+		return run_lesson(&c);
 	if (c.given[OPT_COST])
 		return run_cost(&c);
 
@@ -882,6 +988,7 @@ int main(int argc, char **argv)
 	}
 	struct tui_options options = {
 		.palette = c.palette, .color = c.color, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,
+		.record = c.record,
 	};
 	return tui_run(&problem, c.file, &options);
 }

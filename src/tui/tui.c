@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,13 +25,17 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/lesson.h"
+#include "app/notes.h"
 #include "io/load.h"
 #include "io/recovery.h"
 #include "tui/draw.h"
+#include "tui/draw_lesson.h"
 #include "tui/glyphs.h"
 #include "tui/input.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
+#include "tui/record.h"
 #include "tui/tui.h"
 
 #define TICK_MS 100
@@ -350,8 +355,51 @@ static const char *size_variable_too_large(void)
 	return NULL;
 }
 
+/* A lesson being presented: its run, and the socket of the presenter screens. */
+struct presenting {
+	struct lesson_run run;
+	struct notes_server notes;
+	bool followed; /* a presenter screen showed the notes at the last frame */
+};
+
+/* The recording (--record), or NULL. */
+static struct record *recording;
+
+/* One frame, the lesson's lines over it when a lesson is presented, and the
+ * frame into the recording. */
+static void render(const struct app *app, struct layout *l, int flags, struct presenting *lesson)
+{
+	draw_render(app, l, flags);
+	if (lesson != NULL && (flags != REDRAW_NONE || lesson->followed != notes_server_followed(&lesson->notes))) {
+		if (flags == REDRAW_NONE) /* a presenter screen came or went: the notes' lines change */
+			draw_render(app, l, REDRAW_ALL);
+		lesson->followed = notes_server_followed(&lesson->notes);
+		draw_lesson(app, l, &lesson->run, lesson->followed);
+		flags |= REDRAW_STATUS;
+	}
+	if (recording != NULL && flags != REDRAW_NONE)
+		record_frame(recording);
+}
+
+/* Ends the recording; its sentence (if it failed) goes after the terminal is back. */
+static void end_recording(char *said, size_t size)
+{
+	char err[600];
+
+	if (recording != NULL && record_close(recording, err, sizeof err) != 0)
+		snprintf(said + strlen(said), size - strlen(said), "%s\n", err);
+	recording = NULL;
+}
+
+/* An event to the lesson (which hands what is not its own to app_update) or the app. */
+static int update(struct app *app, const struct event *event, struct presenting *lesson)
+{
+	return lesson != NULL ? lesson_update(&lesson->run, app, event) : app_update(app, event);
+}
+
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
+	struct presenting presenting, *lesson = NULL;
 	struct app app;
 	struct layout layout;
 	SCREEN *screen;
@@ -360,12 +408,35 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	int quick_reads = 0;
 	bool gone = false, pasting = false, interrupted = false, computed;
 	struct qkv_trace first;
-	char said[16384];
+	char said[16384] = "";
 
 	if (status == 0 && o != NULL && o->palette != NULL && palette_find(o->palette) < 0) {
 		fprintf(stderr, "qkv: --palette %s: unknown palette; expected viridis, projector, 8 or mono\n",
 			o->palette);
 		status = 2;
+	}
+	if (status == 0 && o != NULL && o->lesson != NULL) {
+		char err[600];
+
+		if (notes_server_open(&presenting.notes, o->lesson->path, o->lesson->step_count, err, sizeof err) != 0) {
+			fprintf(stderr, "%s\n", err);
+			status = 2;
+		} else {
+			lesson = &presenting;
+		}
+	}
+	if (status == 0 && o != NULL && o->record != NULL) {
+		struct winsize size = { .ws_col = 80, .ws_row = 24 };
+		char err[600];
+
+		ioctl(STDOUT_FILENO, TIOCGWINSZ, &size);
+		recording = record_open(o->record, size.ws_col, size.ws_row, err, sizeof err);
+		if (recording == NULL) {
+			fprintf(stderr, "%s\n", err);
+			if (lesson != NULL)
+				notes_server_close(&lesson->notes);
+			status = 2;
+		}
 	}
 	if (status != 0) {
 		qkv_problem_fini(p);
@@ -378,6 +449,11 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		have_shell_modes = 1;
 	catch_signals();
 	screen = newterm(NULL, stdout, stdin);
+	if (screen == NULL) {
+		if (lesson != NULL)
+			notes_server_close(&lesson->notes);
+		end_recording(said, sizeof said);
+	}
 	if (screen == NULL && size_variable_too_large() != NULL) {
 		have_shell_modes = 0;
 		fprintf(stderr, "qkv: %s=%s is larger than a terminal can be (at most 32767); unset it "
@@ -437,6 +513,9 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		delscreen(screen);
 		have_shell_modes = 0;
 		qkv_problem_fini(p);
+		if (lesson != NULL)
+			notes_server_close(&lesson->notes);
+		end_recording(said, sizeof said);
 		return status;
 	}
 	rc = app_init_traced(&app, p, computed ? &first : NULL, path, palette_count());
@@ -449,6 +528,9 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		delscreen(screen);
 		have_shell_modes = 0;
 		app_fini(&app);
+		if (lesson != NULL)
+			notes_server_close(&lesson->notes);
+		end_recording(said, sizeof said);
 		fprintf(stderr, "qkv: cannot start: out of memory\n");
 		return 1;
 	}
@@ -462,10 +544,30 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			app.pace_s = o->pace;
 	}
 	offer_recovery(&app, path);
+	if (lesson != NULL) {
+		/* The lesson's first step, replayed from the start (main checked that every step replays). */
+		struct lesson_look look = { .width = COLS, .height = LINES, .palette = app.palette,
+					    .palette_count = app.palette_count, .projector = app.projector,
+					    .clock = app.clock, .clock_context = app.clock_context };
+		char err[600];
+
+		app_fini(&app);
+		if (lesson_run_start(&lesson->run, o->lesson, &look, &app, err, sizeof err) != 0) {
+			endwin();
+			send(paste_off);
+			delscreen(screen);
+			have_shell_modes = 0;
+			notes_server_close(&lesson->notes);
+			end_recording(said, sizeof said);
+			fprintf(stderr, "%s\n", err);
+			return 2;
+		}
+		lesson->followed = false;
+	}
 	memset(&layout, 0, sizeof layout);
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
-		draw_render(&app, &layout, app_update(&app, &resize));
+		render(&app, &layout, app_update(&app, &resize), lesson);
 	}
 	while (!app.quit && stop_signal == 0 && !gone) {
 		wint_t code;
@@ -478,7 +580,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			suspend_signal = 0;
 			quick_reads = 0;
 			suspend();
-			draw_render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT);
+			render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT, lesson);
 			continue;
 		}
 		if (interrupt_signal) {
@@ -488,11 +590,13 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			interrupt_signal = 0;
 			interrupted = true;
 			quick_reads = 0; /* the read it cut short was no sign of a lost terminal */
-			draw_render(&app, &layout, app_update(&app, &key));
+			render(&app, &layout, app_update(&app, &key), lesson);
 			continue;
 		}
 		/* While a job runs, ticks come often, to take it in soon after it ends. */
 		wait_ms = app_busy(&app) || app.cost_running ? BUSY_TICK_MS : TICK_MS;
+		if (lesson != NULL)
+			notes_server_poll(&lesson->notes, lesson->run.step);
 		timeout(wait_ms);
 		got = wget_wch(stdscr, &code);
 		if (got == ERR) {
@@ -504,7 +608,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			}
 			/* A paste arrives all at once: a pause means its end marker was lost. */
 			pasting = false;
-			draw_render(&app, &layout, app_update(&app, &tick));
+			render(&app, &layout, update(&app, &tick, lesson), lesson);
 			continue;
 		}
 		quick_reads = 0;
@@ -515,8 +619,8 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		if (!input_translate(got, (unsigned int)code, &layout, now_ms(), &event))
 			continue;
 		event.pasted = pasting && event.type == EVENT_KEY;
-		flags = app_update(&app, &event);
-		draw_render(&app, &layout, flags);
+		flags = update(&app, &event, lesson);
+		render(&app, &layout, flags, lesson);
 	}
 	if (stop_signal != 0 || gone)
 		keep_changes(&app, said, sizeof said);
@@ -524,6 +628,9 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	send(paste_off);
 	delscreen(screen);
 	have_shell_modes = 0;
+	if (lesson != NULL)
+		notes_server_close(&lesson->notes);
+	end_recording(said, sizeof said);
 	if (said[0] != '\0')
 		fputs(said, stderr);
 	status = stop_signal != 0 ? 128 + (int)stop_signal : gone ? EXIT_TERMINAL_GONE

@@ -9,11 +9,15 @@
 #include "qkv/problem.h"
 #include "qkv/train.h"
 
+struct lesson;
+
 struct tui_options {
 	const char *palette;  /* palette name, or NULL for viridis */
 	const char *color;    /* colour depth: auto, truecolor, 256, 8, mono; NULL is auto */
 	bool projector;       /* start in projector mode */
 	double pace;          /* autoplay seconds per step (> 0) */
+	const struct lesson *lesson; /* a lesson to present (replayed, its steps on PgDn), or NULL */
+	const char *record;   /* --record: the asciicast v2 file to write, or NULL */
 	const struct qkv_train_config *train; /* open on the learning view, or NULL */
 };
 

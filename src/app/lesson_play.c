@@ -1,0 +1,573 @@
+/* lesson_play.c — replaying a lesson (lesson.h): each action becomes the keys and
+ * clicks a person would give, fed to app_update, or a fresh app_init for a new
+ * problem. A computation that runs beside the interface is waited for, so a
+ * replay ends in the same state however fast the machine is. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app/lesson.h"
+#include "io/builtin.h"
+#include "io/load.h"
+#include "qkv/error.h"
+#include "qkv/problem.h"
+
+#define MAX_PRESSES 64 /* keys one action may need: d_k from 1 to 4096 and back */
+
+struct replay {
+	const struct lesson *l;
+	const struct lesson_action *a;
+	char *err;
+	size_t err_size;
+};
+
+static int replay_refuse(struct replay *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int replay_refuse(struct replay *r, const char *fmt, ...)
+{
+	va_list ap;
+	int used = snprintf(r->err, r->err_size, "%s:%d: ", r->l->path, r->a != NULL ? r->a->line : 1);
+
+	if (used < 0 || (size_t)used >= r->err_size)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(r->err + used, r->err_size - (size_t)used, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Ticks until a computation running beside the app is taken in. */
+static void settle(struct app *app)
+{
+	while (app_busy(app)) {
+		struct timespec pause = { 0, 2000000 };
+		struct event tick = { .type = EVENT_TICK, .now_ms = app->now_ms };
+
+		nanosleep(&pause, NULL);
+		app_update(app, &tick);
+	}
+}
+
+static void press(struct app *app, int key)
+{
+	struct event e = { .type = EVENT_KEY, .key = key, .now_ms = app->now_ms };
+
+	app_update(app, &e);
+	settle(app);
+}
+
+static void click(struct app *app, enum app_focus focus, int row, int col)
+{
+	struct event e = { .type = EVENT_CLICK, .focus = focus, .row = row, .col = col, .now_ms = app->now_ms };
+
+	app_update(app, &e);
+	settle(app);
+}
+
+static void resize(struct app *app, const struct lesson_look *look)
+{
+	struct event e = { .type = EVENT_RESIZE, .width = look->width, .height = look->height,
+			   .now_ms = app->now_ms };
+
+	app_update(app, &e);
+}
+
+/* The cost view's clock when none is given: milliseconds of CLOCK_MONOTONIC. */
+static double monotonic_ms(void *context)
+{
+	struct timespec ts;
+
+	(void)context;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A fresh app on p (taken over), with the look carried over. */
+static int start(struct replay *r, struct app *app, bool live, struct qkv_problem *p, const struct lesson_look *look)
+{
+	int rc = qkv_problem_check(p);
+
+	if (rc != 0) {
+		qkv_problem_fini(p);
+		return replay_refuse(r, "the problem cannot be computed: %s", qkv_error_string(rc));
+	}
+	if (live)
+		app_fini(app);
+	if (app_init(app, p, NULL, look->palette_count) != 0) {
+		app_fini(app);
+		memset(app, 0, sizeof *app);
+		return replay_refuse(r, "out of memory");
+	}
+	settle(app);
+	app->palette = look->palette;
+	app->projector = look->projector;
+	app->clock = look->clock != NULL ? look->clock : monotonic_ms;
+	app->clock_context = look->clock != NULL ? look->clock_context : NULL;
+	resize(app, look);
+	return 0;
+}
+
+/* "t2" (a token's label), or a number from 1; the 0-based row. */
+static int token_index(struct replay *r, const struct app *app, const char *text, int *out)
+{
+	const struct qkv_problem *p = &app->problem;
+	char *end;
+	long number;
+
+	for (int i = 0; i < p->n; i++)
+		if (strcmp(p->tokens[i], text) == 0) {
+			*out = i;
+			return 0;
+		}
+	number = strtol(text, &end, 10);
+	if (end != text && *end == '\0' && number >= 1 && number <= p->n) {
+		*out = (int)number - 1;
+		return 0;
+	}
+	return replay_refuse(r, "no token \"%s\" in this problem: its tokens are %s … %s (or 1 to %d)", text,
+			     p->tokens[0], p->tokens[p->n - 1], p->n);
+}
+
+/* "d3" or 3: the 0-based column, below limit. */
+static int dim_index(struct replay *r, const char *text, int limit, const char *what, int *out)
+{
+	const char *digits = text[0] == 'd' || text[0] == 'm' ? text + 1 : text;
+	char *end;
+	long number = strtol(digits, &end, 10);
+
+	if (end != digits && *end == '\0' && number >= 1 && number <= limit) {
+		*out = (int)number - 1;
+		return 0;
+	}
+	return replay_refuse(r, "no column \"%s\" of %s: it has 1 to %d", text, what, limit);
+}
+
+/* In the order of enum app_overlay. */
+static const char *const views[] = { "none", "help", "describe", "saturation", "cost", "learning" };
+
+static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "S", "S'", "A", "O" };
+
+/* The matrix a grid names in app (inputs from the problem, Q K V as used). */
+static const struct qkv_matrix *grid_matrix(const struct app *app, enum lesson_grid grid)
+{
+	switch (grid) {
+	case LG_Q: return &app->trace.q;
+	case LG_K: return &app->trace.k;
+	case LG_V: return &app->trace.v;
+	case LG_X: case LG_W_Q: case LG_W_K: case LG_W_V:
+		return qkv_problem_input_const(&app->problem, (enum qkv_input)grid);
+	case LG_S: return &app->trace.scores;
+	case LG_S_SCALED: return &app->trace.scaled;
+	case LG_A: return &app->trace.weights;
+	case LG_O: default: return &app->trace.output;
+	}
+}
+
+/* The 0-based cell an action names, checked against the problem. */
+static int cell_place(struct replay *r, const struct app *app, const struct lesson_action *a, int *row, int *col)
+{
+	const struct qkv_matrix *m = grid_matrix(app, a->grid);
+	bool token_rows = a->grid <= LG_X || a->grid >= LG_S;
+	bool token_cols = a->grid >= LG_S && a->grid <= LG_A;
+
+	if (m->rows == 0)
+		return replay_refuse(r, "this problem has no %s: it gives %s", grid_names[a->grid],
+				     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
+	if (token_rows ? token_index(r, app, a->row, row) != 0 : dim_index(r, a->row, m->rows, grid_names[a->grid], row) != 0)
+		return -1;
+	if (token_cols ? token_index(r, app, a->col, col) != 0 : dim_index(r, a->col, m->cols, grid_names[a->grid], col) != 0)
+		return -1;
+	return 0;
+}
+
+static enum app_focus grid_focus(enum lesson_grid grid)
+{
+	static const enum app_focus focus[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
+						FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_OUTPUT };
+	return focus[grid];
+}
+
+static int open_problem(struct replay *r, const struct lesson_action *a, struct app *app,
+			const struct lesson_look *look)
+{
+	struct qkv_problem p;
+	char message[1024];
+	int rc;
+
+	qkv_problem_init(&p);
+	switch (a->act) {
+	case ACT_OPEN_EXAMPLE:
+		if (builtin_worked_example(&p) != 0)
+			return replay_refuse(r, "out of memory");
+		break;
+	case ACT_RANDOM:
+		rc = qkv_problem_random(&p, a->tokens, a->d_k, a->d_v, a->seed);
+		if (rc == 0)
+			rc = qkv_problem_set_title(&p, "Random N(0,1) problem");
+		if (rc != 0) {
+			qkv_problem_fini(&p);
+			return replay_refuse(r, "cannot draw the problem: %s", qkv_error_string(rc));
+		}
+		break;
+	case ACT_OPEN_FILE: {
+		/* A name is read next to the lesson, wherever qkv runs. */
+		char path[4096];
+		const char *slash = strrchr(r->l->path, '/');
+
+		if (a->text[0] == '/' || slash == NULL)
+			snprintf(path, sizeof path, "%s", a->text);
+		else
+			snprintf(path, sizeof path, "%.*s/%s", (int)(slash - r->l->path), r->l->path, a->text);
+		if (load_file(path, &p, message, sizeof message) != 0)
+			return replay_refuse(r, "open %s: %s", a->text, message);
+		break;
+	}
+	case ACT_PROBLEM:
+	default: {
+		/* The block's text, placed at its own lines, so the loader's places are the lesson's. */
+		size_t length = strlen(a->text);
+		char *text = malloc((size_t)a->line + length + 1);
+
+		if (text == NULL)
+			return replay_refuse(r, "out of memory");
+		memset(text, '\n', (size_t)a->line);
+		memcpy(text + a->line, a->text, length + 1);
+		rc = load_string(text, (size_t)a->line + length, r->l->path, &p, message, sizeof message);
+		free(text);
+		if (rc != 0) {
+			snprintf(r->err, r->err_size, "%s", message);
+			return -1;
+		}
+		break;
+	}
+	}
+	return start(r, app, true, &p, look);
+}
+
+static int set_d_k(struct app *app, int target)
+{
+	for (int i = 0; i < MAX_PRESSES; i++) {
+		int d_k = qkv_problem_d_k(&app->problem);
+
+		if (d_k == target)
+			return 0;
+		if (d_k < target && d_k * 2 <= target) {
+			press(app, '>');
+		} else if (d_k > target && d_k / 2 >= target) {
+			press(app, '<');
+		} else {
+			/* One column at a time; ] and [ move d_model while X has the cursor. */
+			bool on_x = app->focus == FOCUS_X;
+
+			if (on_x)
+				press(app, APP_KEY_TAB);
+			press(app, d_k < target ? ']' : '[');
+			if (on_x)
+				press(app, APP_KEY_BACKTAB);
+		}
+		if (app->message_is_error)
+			return -1;
+	}
+	return qkv_problem_d_k(&app->problem) == target ? 0 : -1;
+}
+
+/* Presses key until done(app) holds, at most `most` times. */
+static bool press_until(struct app *app, int key, int most, bool (*done)(const struct app *app, int want), int want)
+{
+	for (int i = 0; i <= most; i++) {
+		if (done(app, want))
+			return true;
+		if (i == most)
+			break;
+		press(app, key);
+	}
+	return false;
+}
+
+static bool mask_is(const struct app *app, int want) { return (int)app->problem.mask == want; }
+static bool wrong_is(const struct app *app, int want) { return (int)app->problem.wrong == want; }
+static bool scale_is(const struct app *app, int want)
+{
+	return (app->problem.scale == QKV_SCALE_SQRT_DK) == (want == 1) && (want == 1 || app->problem.scale == QKV_SCALE_NONE);
+}
+static bool stage_is(const struct app *app, int want) { return app->stage == want; }
+static bool tied_is(const struct app *app, int want) { return app_projections_tied(app) == (want == 1); }
+
+static bool temperature_is(const struct app *app, double target)
+{
+	return fabs(app->problem.temperature - target) <= 1e-12 * target;
+}
+
+/* t and T step τ through its steps; the target must be one of them. */
+static int set_temperature(struct app *app, double target)
+{
+	for (int i = 0; i < 16 && !temperature_is(app, target); i++) {
+		double before = app->problem.temperature, after;
+
+		press(app, before < target ? 'T' : 't');
+		after = app->problem.temperature;
+		if (after == before || (before < target && after > target) || (before > target && after < target))
+			break;
+	}
+	return temperature_is(app, target) ? 0 : -1;
+}
+
+static int apply(struct replay *r, const struct lesson_action *a, struct app *app, const struct lesson_look *look)
+{
+	static const int view_keys[] = { 0, '?', 'D', 'S', 'C', 'L' }; /* by enum app_overlay */
+	int row, col;
+
+	app->message_is_error = false;
+	if (app->overlay == OVERLAY_LEARNING && a->act != ACT_VIEW && a->act < ACT_EXPECT_CELL &&
+	    a->act != ACT_OPEN_EXAMPLE && a->act != ACT_OPEN_FILE && a->act != ACT_PROBLEM && a->act != ACT_RANDOM)
+		return replay_refuse(r, "the learning view takes every key while it is open: `view none` closes it "
+				     "before this line");
+	switch (a->act) {
+	case ACT_OPEN_EXAMPLE:
+	case ACT_OPEN_FILE:
+	case ACT_PROBLEM:
+	case ACT_RANDOM:
+		return open_problem(r, a, app, look);
+	case ACT_SET_CELL: {
+		char text[64];
+
+		if (!app_focus_is_input(app, grid_focus(a->grid)))
+			return replay_refuse(r, "%s is computed here, not typed: this problem gives %s", grid_names[a->grid],
+					     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
+		if (cell_place(r, app, a, &row, &col) != 0)
+			return -1;
+		click(app, grid_focus(a->grid), row, col);
+		press(app, APP_KEY_ENTER);
+		press(app, APP_KEY_CTRL_U);
+		snprintf(text, sizeof text, "%.17g", a->value);
+		for (const char *c = text; *c != '\0'; c++)
+			press(app, (unsigned char)*c);
+		press(app, APP_KEY_ENTER);
+		break;
+	}
+	case ACT_SET_DK:
+		if (set_d_k(app, a->number) != 0)
+			return replay_refuse(r, "d_k cannot be made %d: %s", a->number, app->message);
+		return 0;
+	case ACT_SET_DV:
+		for (int i = 0; i < QKV_MAX_DIM && qkv_problem_d_v(&app->problem) != a->number; i++) {
+			int before = qkv_problem_d_v(&app->problem);
+
+			press(app, before < a->number ? '}' : '{');
+			if (qkv_problem_d_v(&app->problem) == before)
+				break;
+		}
+		if (qkv_problem_d_v(&app->problem) != a->number)
+			return replay_refuse(r, "d_v cannot be made %d: %s", a->number, app->message);
+		return 0;
+	case ACT_SET_PADDING: {
+		enum app_focus tokens = app->problem.form == QKV_FORM_DIRECT ? FOCUS_Q : FOCUS_X;
+		bool padded;
+
+		if (token_index(r, app, a->row, &row) != 0)
+			return -1;
+		padded = app->problem.padding != NULL && app->problem.padding[row];
+		if (padded != (a->number == 1)) {
+			/* z marks the token under the cursor. */
+			click(app, tokens, row, app->cursor[tokens].col);
+			press(app, 'z');
+		}
+		break;
+	}
+	case ACT_SET_SCALE:
+		if (!press_until(app, 's', 2, scale_is, a->number))
+			return replay_refuse(r, "scaling cannot be turned %s: %s", a->number ? "on" : "off", app->message);
+		return 0;
+	case ACT_SET_TEMPERATURE:
+		if (set_temperature(app, a->value) != 0)
+			return replay_refuse(r, "temperature %g is not one of the steps t and T give (0.05 0.1 0.2 0.5 1 2 5 10)",
+					     a->value);
+		return 0;
+	case ACT_SET_MASK:
+		if (!press_until(app, 'm', 3, mask_is, a->number))
+			return replay_refuse(r, "the mask cannot be set: %s", app->message);
+		return 0;
+	case ACT_SET_WRONG:
+		if (!press_until(app, 'W', 3, wrong_is, a->number))
+			return replay_refuse(r, "the wrong way cannot be set: %s", app->message);
+		return 0;
+	case ACT_SET_PROJECTIONS:
+		if (!press_until(app, 'I', 1, tied_is, a->number))
+			return replay_refuse(r, "the projections cannot be made %s: %s", a->number ? "the identity" : "learned",
+					     app->message);
+		return 0;
+	case ACT_STAGE:
+		if (a->number == QKV_STAGE_PROJECTIONS && app->problem.form != QKV_FORM_PROJECTED)
+			return replay_refuse(r, "stage 0 (projections) needs a problem given as X and W_Q, W_K, W_V");
+		if (app->stage != a->number) {
+			press(app, APP_KEY_HOME);
+			if (!press_until(app, APP_KEY_PAGE_DOWN, QKV_STAGE_COUNT, stage_is, a->number))
+				return replay_refuse(r, "stage %d cannot be reached", a->number);
+		}
+		return 0;
+	case ACT_SELECT:
+		if (grid_focus(a->grid) < FOCUS_ATTENTION && !app_focus_is_input(app, grid_focus(a->grid)))
+			return replay_refuse(r, "%s has no cell to select here: this problem gives %s", grid_names[a->grid],
+					     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
+		if (cell_place(r, app, a, &row, &col) != 0)
+			return -1;
+		click(app, grid_focus(a->grid), row, col);
+		break;
+	case ACT_VIEW:
+		/* A view's own key closes it, then the other view's key opens that one. */
+		if ((int)app->overlay != a->number && app->overlay != OVERLAY_NONE)
+			press(app, view_keys[app->overlay]);
+		if ((int)app->overlay != a->number)
+			press(app, view_keys[a->number]);
+		if ((int)app->overlay != a->number)
+			return replay_refuse(r, "the %s view cannot be opened: %s", views[a->number], app->message);
+		break;
+	default:
+		return 0; /* expect lines change nothing */
+	}
+	if (app->message_is_error)
+		return replay_refuse(r, "qkv refused it: %s", app->message);
+	return 0;
+}
+
+static bool is_expect(enum lesson_act act)
+{
+	return act >= ACT_EXPECT_CELL;
+}
+
+bool lesson_expect_holds(const struct lesson *l, const struct lesson_action *a, const struct app *app,
+			 char *seen, size_t seen_size, char *err, size_t err_size, int *bad)
+{
+	struct replay r = { .l = l, .a = a, .err = err, .err_size = err_size };
+	int row, col;
+
+	*bad = 0;
+	switch (a->act) {
+	case ACT_EXPECT_CELL: {
+		double value;
+
+		if (cell_place(&r, app, a, &row, &col) != 0) {
+			*bad = 1;
+			return false;
+		}
+		value = qkv_matrix_get(grid_matrix(app, a->grid), row, col);
+		snprintf(seen, seen_size, "%.10g", value);
+		return fabs(value - a->value) <= a->tolerance * (1 + 1e-9);
+	}
+	case ACT_EXPECT_STAGE:
+		if (app->stage == APP_STAGE_LIVE)
+			snprintf(seen, seen_size, "live");
+		else
+			snprintf(seen, seen_size, "%d", app->stage);
+		return app->stage == a->number;
+	case ACT_EXPECT_DK:
+		snprintf(seen, seen_size, "%d", app->trace.d_k);
+		return app->trace.d_k == a->number;
+	case ACT_EXPECT_VIEW:
+		snprintf(seen, seen_size, "%s", views[app->overlay]);
+		return (int)app->overlay == a->number;
+	case ACT_EXPECT_MESSAGE:
+	default:
+		snprintf(seen, seen_size, "\"%s\"", app->message);
+		return strstr(app->message, a->text) != NULL;
+	}
+}
+
+/* Replays steps 0..last into app; with report, checks the expects on the way. */
+static int replay(const struct lesson *l, int last, const struct lesson_look *look, struct app *app,
+		  void (*report)(const char *line, void *data), void *data, int *checked, char *err, size_t err_size)
+{
+	struct replay r = { .l = l, .err = err, .err_size = err_size };
+	struct qkv_problem p;
+	int failed = 0;
+
+	qkv_problem_init(&p);
+	if (builtin_worked_example(&p) != 0 || start(&r, app, false, &p, look) != 0) {
+		snprintf(err, err_size, "%s: out of memory", l->path);
+		return -1;
+	}
+	if (last >= l->step_count)
+		last = l->step_count - 1;
+	for (int s = 0; s <= last; s++)
+		for (int i = l->steps[s].first; i < l->steps[s].first + l->steps[s].count; i++) {
+			const struct lesson_action *a = &l->actions[i];
+			char seen[APP_MESSAGE_MAX + 8], line[APP_MESSAGE_MAX + 600];
+			int bad;
+
+			r.a = a;
+			if (!is_expect(a->act)) {
+				if (apply(&r, a, app, look) != 0) {
+					if (app->problem.n > 0 || app->trace.n > 0)
+						app_fini(app);
+					return -1;
+				}
+				continue;
+			}
+			if (report == NULL)
+				continue;
+			(*checked)++;
+			if (lesson_expect_holds(l, a, app, seen, sizeof seen, err, err_size, &bad))
+				continue;
+			if (bad) {
+				app_fini(app);
+				return -1;
+			}
+			failed++;
+			snprintf(line, sizeof line, "%s:%d: step %d (%s): expected %s, qkv shows %s", l->path, a->line, s + 1,
+				 l->steps[s].title, a->act == ACT_EXPECT_CELL ? "the value" : "it", seen);
+			if (a->act == ACT_EXPECT_CELL) {
+				char want[160];
+
+				snprintf(want, sizeof want, "%s[%s,%s] = %.10g ± %.3g", grid_names[a->grid], a->row, a->col,
+					 a->value, a->tolerance);
+				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected %s, qkv shows %s", l->path, a->line,
+					 s + 1, l->steps[s].title, want, seen);
+			} else if (a->act == ACT_EXPECT_MESSAGE) {
+				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected the message to contain \"%s\", "
+					 "qkv shows %s", l->path, a->line, s + 1, l->steps[s].title, a->text, seen);
+			} else {
+				static const char *const what[] = { "stage", "d_k", "view" };
+				char want[64];
+
+				if (a->act == ACT_EXPECT_STAGE && a->number == APP_STAGE_LIVE)
+					snprintf(want, sizeof want, "live");
+				else if (a->act == ACT_EXPECT_VIEW)
+					snprintf(want, sizeof want, "%s", views[a->number]);
+				else
+					snprintf(want, sizeof want, "%d", a->number);
+				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected %s = %s, qkv shows %s", l->path,
+					 a->line, s + 1, l->steps[s].title, what[a->act - ACT_EXPECT_STAGE], want, seen);
+			}
+			report(line, data);
+		}
+	return failed;
+}
+
+int lesson_build(const struct lesson *l, int step, const struct lesson_look *look, struct app *app,
+		 char *err, size_t err_size)
+{
+	return replay(l, step, look, app, NULL, NULL, NULL, err, err_size) < 0 ? -1 : 0;
+}
+
+static void report_nothing(const char *line, void *data)
+{
+	(void)line;
+	(void)data;
+}
+
+int lesson_check(const struct lesson *l, void (*report)(const char *line, void *data), void *data,
+		 int *checked, char *err, size_t err_size)
+{
+	struct lesson_look look = { .width = 80, .height = 24, .palette_count = 1 };
+	struct app app;
+	int failed;
+
+	*checked = 0;
+	failed = replay(l, l->step_count - 1, &look, &app, report != NULL ? report : report_nothing, data, checked, err,
+			err_size);
+	if (failed >= 0)
+		app_fini(&app);
+	return failed;
+}

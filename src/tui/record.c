@@ -1,0 +1,238 @@
+/* record.c — the asciicast v2 recording (record.h). */
+#include <curses.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wchar.h>
+
+#include "tui/record.h"
+
+struct record {
+	FILE *file;
+	char *path;
+	struct timespec started;
+	int width, height;
+	char *last;         /* the last frame written, to skip repeats */
+	char *frame;        /* the frame being built */
+	size_t length, capacity;
+	bool failed;
+	int error;
+};
+
+static void grow(struct record *r, size_t more)
+{
+	if (r->failed || r->length + more + 1 <= r->capacity)
+		return;
+	size_t capacity = r->capacity ? r->capacity : 16384;
+	while (capacity < r->length + more + 1)
+		capacity *= 2;
+	char *bigger = realloc(r->frame, capacity);
+
+	if (bigger == NULL) {
+		r->failed = true;
+		r->error = ENOMEM;
+		return;
+	}
+	r->frame = bigger;
+	r->capacity = capacity;
+}
+
+static void add(struct record *r, const char *text, size_t length)
+{
+	grow(r, length);
+	if (r->failed)
+		return;
+	memcpy(r->frame + r->length, text, length);
+	r->length += length;
+	r->frame[r->length] = '\0';
+}
+
+static void add_text(struct record *r, const char *text)
+{
+	add(r, text, strlen(text));
+}
+
+static double seconds(const struct record *r)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - r->started.tv_sec) + (double)(now.tv_nsec - r->started.tv_nsec) / 1e9;
+}
+
+/* text as a JSON string: quotes, backslashes and control characters escaped;
+ * UTF-8 as it is. */
+static void write_json_string(FILE *f, const char *text)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(f, "\\%c", *c);
+		else if (*c < 0x20 || *c == 0x7f)
+			fprintf(f, "\\u%04x", *c);
+		else
+			fputc(*c, f);
+	}
+	fputc('"', f);
+}
+
+struct record *record_open(const char *path, int width, int height, char *err, size_t err_size)
+{
+	struct record *r = calloc(1, sizeof *r);
+	const char *term = getenv("TERM");
+
+	if (r == NULL || (r->path = strdup(path)) == NULL) {
+		free(r);
+		snprintf(err, err_size, "qkv: --record %s: out of memory", path);
+		return NULL;
+	}
+	r->file = fopen(path, "w");
+	if (r->file == NULL) {
+		snprintf(err, err_size, "qkv: --record %s: cannot write it: %s", path, strerror(errno));
+		free(r->path);
+		free(r);
+		return NULL;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &r->started);
+	r->width = width;
+	r->height = height;
+	fprintf(r->file, "{\"version\": 2, \"width\": %d, \"height\": %d, \"timestamp\": %lld, \"env\": {\"TERM\": ",
+		width, height, (long long)time(NULL));
+	write_json_string(r->file, term != NULL ? term : "xterm-256color");
+	fputs("}, \"title\": \"qkv\"}\n", r->file);
+	return r;
+}
+
+/* The SGR parameters of one colour: foreground (base 30) or background (base 40). */
+static void add_colour(struct record *r, int colour, int base)
+{
+	char text[32];
+
+	if (colour < 0)
+		snprintf(text, sizeof text, ";%d", base + 9);
+	else if (colour < 8)
+		snprintf(text, sizeof text, ";%d", base + colour);
+	else if (colour < 16)
+		snprintf(text, sizeof text, ";%d", base + 60 + colour - 8);
+	else if (colour < 256)
+		snprintf(text, sizeof text, ";%d;5;%d", base + 8, colour);
+	else /* a direct-colour terminal: the colour is its 24-bit value */
+		snprintf(text, sizeof text, ";%d;2;%d;%d;%d", base + 8, (colour >> 16) & 0xff, (colour >> 8) & 0xff,
+			 colour & 0xff);
+	add_text(r, text);
+}
+
+static void add_style(struct record *r, attr_t attrs, int pair)
+{
+	int fg = -1, bg = -1;
+
+	add_text(r, "\033[0");
+	if (attrs & A_BOLD)
+		add_text(r, ";1");
+	if (attrs & A_DIM)
+		add_text(r, ";2");
+	if (attrs & A_ITALIC)
+		add_text(r, ";3");
+	if (attrs & A_UNDERLINE)
+		add_text(r, ";4");
+	if (attrs & A_REVERSE)
+		add_text(r, ";7");
+	if (pair > 0 && has_colors() && extended_pair_content(pair, &fg, &bg) == OK) {
+		add_colour(r, fg, 30);
+		add_colour(r, bg, 40);
+	}
+	add_text(r, "m");
+}
+
+void record_frame(struct record *r)
+{
+	int height = getmaxy(stdscr), width = getmaxx(stdscr);
+	attr_t style_attrs = (attr_t)-1;
+	int style_pair = -1;
+
+	if (r == NULL || r->failed)
+		return;
+	if (width != r->width || height != r->height) {
+		r->width = width;
+		r->height = height;
+		fprintf(r->file, "[%.6f, \"r\", \"%dx%d\"]\n", seconds(r), width, height);
+		free(r->last);
+		r->last = NULL;
+	}
+	r->length = 0;
+	add_text(r, "\033[?25l\033[H");
+	for (int y = 0; y < height; y++) {
+		char place[32];
+
+		snprintf(place, sizeof place, "\033[%d;1H", y + 1);
+		add_text(r, place);
+		for (int x = 0; x < width; x++) {
+			cchar_t cell;
+			wchar_t wide[CCHARW_MAX + 1];
+			attr_t attrs = 0;
+			short legacy = 0;
+			int pair = 0, columns;
+			char bytes[8 * (CCHARW_MAX + 1)];
+			size_t n = 0;
+			mbstate_t state;
+
+			if (mvwin_wch(stdscr, y, x, &cell) == ERR || getcchar(&cell, wide, &attrs, &legacy, &pair) == ERR)
+				continue;
+			attrs &= ~(attr_t)A_COLOR;
+			if (attrs != style_attrs || pair != style_pair) {
+				add_style(r, attrs, pair);
+				style_attrs = attrs;
+				style_pair = pair;
+			}
+			memset(&state, 0, sizeof state);
+			for (int i = 0; i < CCHARW_MAX && wide[i] != L'\0'; i++) {
+				size_t got = wcrtomb(bytes + n, wide[i], &state);
+
+				if (got != (size_t)-1)
+					n += got;
+			}
+			if (n == 0)
+				bytes[n++] = ' ';
+			add(r, bytes, n);
+			columns = wcwidth(wide[0]);
+			if (columns == 2)
+				x++; /* the wide character covers the next cell too */
+		}
+	}
+	add_text(r, "\033[0m");
+	if (r->failed || (r->last != NULL && strcmp(r->last, r->frame) == 0))
+		return;
+	fprintf(r->file, "[%.6f, \"o\", ", seconds(r));
+	write_json_string(r->file, r->frame);
+	fputs("]\n", r->file);
+	free(r->last);
+	r->last = strdup(r->frame);
+	if (ferror(r->file) && !r->failed) {
+		r->failed = true;
+		r->error = errno;
+	}
+}
+
+int record_close(struct record *r, char *err, size_t err_size)
+{
+	int rc = 0;
+
+	if (r == NULL)
+		return 0;
+	if (fclose(r->file) != 0 && !r->failed) {
+		r->failed = true;
+		r->error = errno;
+	}
+	if (r->failed) {
+		snprintf(err, err_size, "qkv: --record %s is incomplete: %s", r->path, strerror(r->error));
+		rc = -1;
+	}
+	free(r->path);
+	free(r->frame);
+	free(r->last);
+	free(r);
+	return rc;
+}
