@@ -8,33 +8,15 @@
 
 #include "qkv/derive.h"
 #include "qkv/error.h"
+#include "qkv/buffer.h"
 #include "qkv/format.h"
 
 #define MAX_TERMS 6 /* sums longer than this are shown as their first terms and "…" */
 
-/* Text being written into a fixed buffer; length counts what was needed. */
-struct text {
-	char *buf;
-	size_t size;
-	size_t length;
-};
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	va_list args;
-	int written;
-	size_t room = t->length < t->size ? t->size - t->length : 0;
-
-	va_start(args, fmt);
-	written = vsnprintf(room > 0 ? t->buf + t->length : NULL, room, fmt, args);
-	va_end(args);
-	if (written > 0)
-		t->length += (size_t)written;
-}
 
 /* Puts a number at `decimals` places with trailing zeros dropped ("1.00" → "1"),
  * so sums of products stay short; negative numbers in parentheses when asked. */
-static void put_number(struct text *t, double value, int decimals, bool parenthesise)
+static void put_number(struct qkv_buffer *t, double value, int decimals, bool parenthesise)
 {
 	char number[48];
 	char *end;
@@ -54,43 +36,43 @@ static void put_number(struct text *t, double value, int decimals, bool parenthe
 	if (strcmp(number, "-0") == 0)
 		memmove(number, number + 1, strlen(number));
 	if (parenthesise && number[0] == '-')
-		put(t, "(%s)", number);
+		qkv_buffer_put(t, "(%s)", number);
 	else
-		put(t, "%s", number);
+		qkv_buffer_put(t, "%s", number);
 }
 
 /* Puts a vector "(v1, v2, …)", eliding after MAX_TERMS components. */
-static void put_vector(struct text *t, const double *v, int count, int decimals)
+static void put_vector(struct qkv_buffer *t, const double *v, int count, int decimals)
 {
-	put(t, "(");
+	qkv_buffer_put(t, "(");
 	for (int c = 0; c < count; c++) {
 		if (c == MAX_TERMS - 1 && count > MAX_TERMS) {
-			put(t, "…, ");
+			qkv_buffer_put(t, "…, ");
 			c = count - 1;
 		}
 		put_number(t, v[c], decimals, false);
 		if (c + 1 < count)
-			put(t, ", ");
+			qkv_buffer_put(t, ", ");
 	}
-	put(t, ")");
+	qkv_buffer_put(t, ")");
 }
 
 /* Puts "a1×b1 + a2×b2 + …" for a dot product, then " = value". */
-static void put_dot(struct text *t, const double *a, const double *b, size_t b_stride,
+static void put_dot(struct qkv_buffer *t, const double *a, const double *b, size_t b_stride,
 		    int count, double value, int decimals)
 {
 	for (int c = 0; c < count; c++) {
 		if (c == MAX_TERMS - 1 && count > MAX_TERMS) {
-			put(t, "… (%d terms) + ", count);
+			qkv_buffer_put(t, "… (%d terms) + ", count);
 			c = count - 1;
 		}
 		put_number(t, a[c], decimals, true);
-		put(t, "×");
+		qkv_buffer_put(t, "×");
 		put_number(t, b[(size_t)c * b_stride], decimals, true);
 		if (c + 1 < count)
-			put(t, " + ");
+			qkv_buffer_put(t, " + ");
 	}
-	put(t, " = ");
+	qkv_buffer_put(t, " = ");
 	put_number(t, value, decimals, false);
 }
 
@@ -100,37 +82,37 @@ static const char *label(const struct qkv_problem *p, int token)
 }
 
 /* Stage 0: q_ic = x_i · column c of W_Q. */
-static void derive_projection(struct text *t, const struct qkv_problem *p,
+static void derive_projection(struct qkv_buffer *t, const struct qkv_problem *p,
 			      const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	put(t, "q[%s,d%d] = x_%s · W_Q column %d = ", label(p, row), col + 1, label(p, row), col + 1);
+	qkv_buffer_put(t, "q[%s,d%d] = x_%s · W_Q column %d = ", label(p, row), col + 1, label(p, row), col + 1);
 	put_dot(t, qkv_matrix_row_const(&p->x, row), p->w_q.values + col, (size_t)p->w_q.cols,
 		p->x.cols, qkv_matrix_get(&tr->q, row, col), decimals);
 }
 
-static void derive_score(struct text *t, const struct qkv_problem *p,
+static void derive_score(struct qkv_buffer *t, const struct qkv_problem *p,
 			 const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	put(t, "S[%s,%s] = q_%s · k_%s = ", label(p, row), label(p, col), label(p, row),
+	qkv_buffer_put(t, "S[%s,%s] = q_%s · k_%s = ", label(p, row), label(p, col), label(p, row),
 	    label(p, col));
 	put_dot(t, qkv_matrix_row_const(&tr->q, row), qkv_matrix_row_const(&tr->k, col), 1,
 		tr->d_k, qkv_matrix_get(&tr->scores, row, col), decimals);
 }
 
 /* Puts the divisor as the problem builds it: "√2", "0.5 × √2", "1", "3". */
-static void put_divisor_origin(struct text *t, const struct qkv_problem *p,
+static void put_divisor_origin(struct qkv_buffer *t, const struct qkv_problem *p,
 			       const struct qkv_trace *tr, int decimals)
 {
 	bool tau = p->temperature != 1.0;
 
 	if (tau && p->scale != QKV_SCALE_NONE) {
-		put(t, "(τ ");
+		qkv_buffer_put(t, "(τ ");
 		put_number(t, p->temperature, decimals, false);
-		put(t, " × ");
+		qkv_buffer_put(t, " × ");
 	}
 	switch (p->scale) {
 	case QKV_SCALE_SQRT_DK:
-		put(t, "√%d", tr->d_k);
+		qkv_buffer_put(t, "√%d", tr->d_k);
 		break;
 	case QKV_SCALE_CUSTOM:
 		put_number(t, p->scale_value, decimals, false);
@@ -138,35 +120,35 @@ static void put_divisor_origin(struct text *t, const struct qkv_problem *p,
 	case QKV_SCALE_NONE:
 	default:
 		if (tau) {
-			put(t, "τ ");
+			qkv_buffer_put(t, "τ ");
 			put_number(t, p->temperature, decimals, false);
 		} else {
-			put(t, "1 (no scaling)");
+			qkv_buffer_put(t, "1 (no scaling)");
 		}
 		break;
 	}
 	if (tau && p->scale != QKV_SCALE_NONE)
-		put(t, ")");
+		qkv_buffer_put(t, ")");
 }
 
-static void derive_scaled(struct text *t, const struct qkv_problem *p,
+static void derive_scaled(struct qkv_buffer *t, const struct qkv_problem *p,
 			  const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	put(t, "S'[%s,%s] = S[%s,%s] / ", label(p, row), label(p, col), label(p, row),
+	qkv_buffer_put(t, "S'[%s,%s] = S[%s,%s] / ", label(p, row), label(p, col), label(p, row),
 	    label(p, col));
 	put_divisor_origin(t, p, tr, decimals);
-	put(t, " = ");
+	qkv_buffer_put(t, " = ");
 	put_number(t, qkv_matrix_get(&tr->scores, row, col), decimals, false);
-	put(t, " / ");
+	qkv_buffer_put(t, " / ");
 	put_number(t, tr->divisor, decimals, false);
-	put(t, " = ");
+	qkv_buffer_put(t, " = ");
 	put_number(t, qkv_matrix_get(&tr->scaled, row, col), decimals, false);
 }
 
 /* Stage 3: e^(s − max) over the sum of the exponentials it is normalised with —
  * the query's row of live keys, or, in the wrong-way demonstrations, the whole row
  * (mask applied afterwards) or the key's column. */
-static void derive_weight(struct text *t, const struct qkv_problem *p,
+static void derive_weight(struct qkv_buffer *t, const struct qkv_problem *p,
 			  const struct qkv_trace *tr, int row, int col, int decimals)
 {
 	bool down_column = p->wrong == QKV_WRONG_COLUMN_SOFTMAX;
@@ -186,12 +168,12 @@ static void derive_weight(struct text *t, const struct qkv_problem *p,
 		first = false;
 	}
 	if (down_column)
-		put(t, "WRONG WAY, softmax down column %s: ", label(p, col));
+		qkv_buffer_put(t, "WRONG WAY, softmax down column %s: ", label(p, col));
 	else if (mask_later)
-		put(t, "WRONG WAY, softmax over every key, mask after: ");
-	put(t, "A[%s,%s] = e^(S' − max) / Σ e^(S' − max) = e^", label(p, row), label(p, col));
+		qkv_buffer_put(t, "WRONG WAY, softmax over every key, mask after: ");
+	qkv_buffer_put(t, "A[%s,%s] = e^(S' − max) / Σ e^(S' − max) = e^", label(p, row), label(p, col));
 	put_number(t, qkv_matrix_get(&tr->scaled, row, col) - max, decimals, true);
-	put(t, " / (");
+	qkv_buffer_put(t, " / (");
 	for (int k = 0; k < n; k++) {
 		int i = down_column ? k : row, j = down_column ? col : k;
 		double e = exp(qkv_matrix_get(&tr->scaled, i, j) - max);
@@ -201,19 +183,19 @@ static void derive_weight(struct text *t, const struct qkv_problem *p,
 		sum += e;
 		if (shown >= MAX_TERMS) {
 			if (shown++ == MAX_TERMS)
-				put(t, " + …");
+				qkv_buffer_put(t, " + …");
 			continue;
 		}
 		if (shown > 0)
-			put(t, " + ");
+			qkv_buffer_put(t, " + ");
 		put_number(t, e, decimals, false);
 		shown++;
 	}
-	put(t, ") = ");
+	qkv_buffer_put(t, ") = ");
 	put_number(t, exp(qkv_matrix_get(&tr->scaled, row, col) - max), decimals, false);
-	put(t, " / ");
+	qkv_buffer_put(t, " / ");
 	put_number(t, sum, decimals, false);
-	put(t, " = ");
+	qkv_buffer_put(t, " = ");
 	put_number(t, qkv_matrix_get(&tr->weights, row, col), decimals, false);
 }
 
@@ -221,7 +203,7 @@ static void derive_weight(struct text *t, const struct qkv_problem *p,
 enum term { TERM_VECTOR, TERM_COMPONENT, TERM_SHARE };
 
 /* Puts the terms of query row's mix over its live keys, eliding after MAX_TERMS. */
-static void put_terms(struct text *t, const struct qkv_problem *p, const struct qkv_trace *tr,
+static void put_terms(struct qkv_buffer *t, const struct qkv_problem *p, const struct qkv_trace *tr,
 		      int row, int col, int decimals, enum term kind)
 {
 	int shown = 0;
@@ -232,17 +214,17 @@ static void put_terms(struct text *t, const struct qkv_problem *p, const struct 
 		if (qkv_trace_is_masked(tr, row, j))
 			continue;
 		if (shown > 0)
-			put(t, kind == TERM_SHARE ? ", " : " + ");
+			qkv_buffer_put(t, kind == TERM_SHARE ? ", " : " + ");
 		if (shown == MAX_TERMS) {
-			put(t, "…");
+			qkv_buffer_put(t, "…");
 			break;
 		}
 		if (kind == TERM_SHARE) {
 			put_number(t, 100.0 * a, decimals > 1 ? 1 : 0, false);
-			put(t, "%% %s", label(p, j));
+			qkv_buffer_put(t, "%% %s", label(p, j));
 		} else {
 			put_number(t, a, decimals, false);
-			put(t, "×");
+			qkv_buffer_put(t, "×");
 			if (kind == TERM_VECTOR)
 				put_vector(t, qkv_matrix_row_const(&tr->v, j), tr->d_v, decimals);
 			else
@@ -253,32 +235,32 @@ static void put_terms(struct text *t, const struct qkv_problem *p, const struct 
 }
 
 /* Stage 4: the query's output as the weighted sum of the value vectors. */
-static void derive_mix(struct text *t, const struct qkv_problem *p,
+static void derive_mix(struct qkv_buffer *t, const struct qkv_problem *p,
 		       const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	put(t, "o_%s = ", label(p, row));
+	qkv_buffer_put(t, "o_%s = ", label(p, row));
 	put_terms(t, p, tr, row, col, decimals, TERM_VECTOR);
-	put(t, " = ");
+	qkv_buffer_put(t, " = ");
 	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
-	put(t, "\nd%d: ", col + 1);
+	qkv_buffer_put(t, "\nd%d: ", col + 1);
 	put_terms(t, p, tr, row, col, decimals, TERM_COMPONENT);
-	put(t, " = ");
+	qkv_buffer_put(t, " = ");
 	put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
 }
 
 /* Stage 5: the output row, and the share of each token in it. */
-static void derive_output(struct text *t, const struct qkv_problem *p,
+static void derive_output(struct qkv_buffer *t, const struct qkv_problem *p,
 			  const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	put(t, "O[%s,d%d] = ", label(p, row), col + 1);
+	qkv_buffer_put(t, "O[%s,d%d] = ", label(p, row), col + 1);
 	put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
-	put(t, "; o_%s = ", label(p, row));
+	qkv_buffer_put(t, "; o_%s = ", label(p, row));
 	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
 	if (tr->rows[row].live_keys == 0) {
-		put(t, ": every key is masked, so nothing is mixed");
+		qkv_buffer_put(t, ": every key is masked, so nothing is mixed");
 		return;
 	}
-	put(t, " mixes ");
+	qkv_buffer_put(t, " mixes ");
 	put_terms(t, p, tr, row, col, decimals, TERM_SHARE);
 }
 
@@ -286,7 +268,7 @@ int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
 	       const struct qkv_trace *t, enum qkv_stage stage, int row, int col,
 	       int decimals)
 {
-	struct text text = { buf, size, 0 };
+	struct qkv_buffer text = { buf, size, 0 };
 	int width;
 
 	if (size > 0)
@@ -313,12 +295,12 @@ int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
 		return QKV_EINVAL;
 	if (stage == QKV_STAGE_WEIGHTS && qkv_trace_is_masked(t, row, col) &&
 	    p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX) {
-		put(&text, "WRONG WAY: A[%s,%s] took its share in softmax, then the mask set it to 0, "
+		qkv_buffer_put(&text, "WRONG WAY: A[%s,%s] took its share in softmax, then the mask set it to 0, "
 			   "so row %s no longer sums to 1", label(p, row), label(p, col), label(p, row));
 		return (int)text.length;
 	}
 	if (stage >= QKV_STAGE_SCORES && stage <= QKV_STAGE_WEIGHTS && qkv_trace_is_masked(t, row, col)) {
-		put(&text, "%s[%s,%s]: masked: −∞ before softmax, weight 0",
+		qkv_buffer_put(&text, "%s[%s,%s]: masked: −∞ before softmax, weight 0",
 		    stage == QKV_STAGE_WEIGHTS ? "A" : stage == QKV_STAGE_SCALED ? "S'" : "S",
 		    label(p, row), label(p, col));
 		return (int)text.length;

@@ -8,32 +8,15 @@
 #include <string.h>
 
 #include "qkv/describe.h"
+#include "qkv/buffer.h"
 #include "qkv/format.h"
 
 #define NAMED_MAX 4 /* a group of more keys is counted, its first ones named */
 
-struct text {
-	char *buf;
-	size_t size;
-	size_t length;
-};
 
-static void put(struct text *t, const char *fmt, ...)
+static struct qkv_buffer text_start(char *buf, size_t size)
 {
-	va_list args;
-	int written;
-	size_t room = t->length < t->size ? t->size - t->length : 0;
-
-	va_start(args, fmt);
-	written = vsnprintf(room > 0 ? t->buf + t->length : NULL, room, fmt, args);
-	va_end(args);
-	if (written > 0)
-		t->length += (size_t)written;
-}
-
-static struct text text_start(char *buf, size_t size)
-{
-	struct text t = { buf, size, 0 };
+	struct qkv_buffer t = { buf, size, 0 };
 
 	if (size > 0)
 		buf[0] = '\0';
@@ -124,23 +107,23 @@ static void ranking_start(struct ranking *r, const struct qkv_trace *t, int row,
 }
 
 /* "t1", "t1 and t3", "t1, t2 and t4", "6 keys (t1, t2, t3, …)". */
-static void put_names(struct text *out, const struct qkv_problem *p, const int *keys, int count)
+static void put_names(struct qkv_buffer *out, const struct qkv_problem *p, const int *keys, int count)
 {
 	if (count > NAMED_MAX) {
-		put(out, "%d keys (", count);
+		qkv_buffer_put(out, "%d keys (", count);
 		for (int i = 0; i < NAMED_MAX - 1; i++)
-			put(out, "%s, ", label(p, keys[i]));
-		put(out, "…)");
+			qkv_buffer_put(out, "%s, ", label(p, keys[i]));
+		qkv_buffer_put(out, "…)");
 		return;
 	}
 	for (int i = 0; i < count; i++)
-		put(out, "%s%s", i == 0 ? "" : i + 1 == count ? " and " : ", ", label(p, keys[i]));
+		qkv_buffer_put(out, "%s%s", i == 0 ? "" : i + 1 == count ? " and " : ", ", label(p, keys[i]));
 }
 
 int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 		     const struct qkv_trace *t, int row, int decimals, bool long_form)
 {
-	struct text out = text_start(buf, size);
+	struct qkv_buffer out = text_start(buf, size);
 	const struct qkv_row_stats *s;
 	struct ranking r;
 	int top[NAMED_MAX + 1], second[NAMED_MAX + 1], top_count, second_count;
@@ -152,41 +135,41 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	s = &t->rows[row];
 	ranking_start(&r, t, row, decimals);
 	if (!next_group(&r, top, NAMED_MAX + 1, &top_count, top_shown, sizeof top_shown)) {
-		put(&out, long_form ? "%s sees no key (all masked)." : "%s sees no key: every key is masked",
+		qkv_buffer_put(&out, long_form ? "%s sees no key (all masked)." : "%s sees no key: every key is masked",
 		    label(p, row));
 		return (int)out.length;
 	}
 	more = next_group(&r, second, NAMED_MAX + 1, &second_count, second_shown, sizeof second_shown);
 	qkv_format_number(eff, sizeof eff, s->effective_tokens, 1);
 	if (top_count == 1 && !more) {
-		put(&out, "%s sees only %s (%s)%s", label(p, row), label(p, top[0]), top_shown,
+		qkv_buffer_put(&out, "%s sees only %s (%s)%s", label(p, row), label(p, top[0]), top_shown,
 		    long_form ? "." : "");
 		return (int)out.length;
 	}
 	if (!more) {
-		put(&out, long_form ? "%s spreads evenly: %s on each of its %d keys." : "%s: uniform, %s on each of %d",
+		qkv_buffer_put(&out, long_form ? "%s spreads evenly: %s on each of its %d keys." : "%s: uniform, %s on each of %d",
 		    label(p, row), top_shown, top_count);
 		return (int)out.length;
 	}
 	if (!long_form) {
 		if (top_count == 1 && s->max_weight > 0.95) {
-			put(&out, "%s is nearly one-hot: %s on %s", label(p, row), top_shown, label(p, top[0]));
+			qkv_buffer_put(&out, "%s is nearly one-hot: %s on %s", label(p, row), top_shown, label(p, top[0]));
 		} else if (top_count == 1) {
-			put(&out, "%s: most on %s (%s), spread over %s of %d", label(p, row), label(p, top[0]),
+			qkv_buffer_put(&out, "%s: most on %s (%s), spread over %s of %d", label(p, row), label(p, top[0]),
 			    top_shown, eff, s->live_keys);
 		} else {
-			put(&out, "%s: ", label(p, row));
+			qkv_buffer_put(&out, "%s: ", label(p, row));
 			put_names(&out, p, top, top_count);
-			put(&out, " tie at %s, spread over %s of %d", top_shown, eff, s->live_keys);
+			qkv_buffer_put(&out, " tie at %s, spread over %s of %d", top_shown, eff, s->live_keys);
 		}
 		return (int)out.length;
 	}
-	put(&out, "%s looks most at ", label(p, row));
+	qkv_buffer_put(&out, "%s looks most at ", label(p, row));
 	put_names(&out, p, top, top_count);
-	put(&out, top_count > 1 ? " (%s each), then " : " (%s), then ", top_shown);
+	qkv_buffer_put(&out, top_count > 1 ? " (%s each), then " : " (%s), then ", top_shown);
 	put_names(&out, p, second, second_count);
-	put(&out, second_count > 1 ? " (%s each); " : " (%s); ", second_shown);
-	put(&out, "spread over %s of %d tokens%s.", eff, s->live_keys,
+	qkv_buffer_put(&out, second_count > 1 ? " (%s each); " : " (%s); ", second_shown);
+	qkv_buffer_put(&out, "spread over %s of %d tokens%s.", eff, s->live_keys,
 	    top_count == 1 && s->max_weight > 0.95 ? ": nearly one-hot" : "");
 	return (int)out.length;
 }
@@ -194,7 +177,7 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 		      const struct qkv_trace *t, int decimals)
 {
-	struct text out = text_start(buf, size);
+	struct qkv_buffer out = text_start(buf, size);
 	int selfish = 0, told = 0;
 
 	for (int i = 0; i < t->n; i++) {
@@ -207,15 +190,15 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 			selfish++;
 	}
 	if (selfish == t->n) {
-		put(&out, t->n == 1 ? "the one token attends to itself" : "every token attends most to itself");
+		qkv_buffer_put(&out, t->n == 1 ? "the one token attends to itself" : "every token attends most to itself");
 		return (int)out.length;
 	}
 	if (selfish == 0)
-		put(&out, "no token attends most to itself alone");
+		qkv_buffer_put(&out, "no token attends most to itself alone");
 	else if (selfish == 1)
-		put(&out, "1 of %d tokens attends most to itself", t->n);
+		qkv_buffer_put(&out, "1 of %d tokens attends most to itself", t->n);
 	else
-		put(&out, "%d of %d tokens attend most to themselves", selfish, t->n);
+		qkv_buffer_put(&out, "%d of %d tokens attend most to themselves", selfish, t->n);
 	for (int i = 0; i < t->n; i++) {
 		struct ranking r;
 		int top[NAMED_MAX + 1], count, others[NAMED_MAX], other_count = 0;
@@ -225,13 +208,13 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 		ranking_start(&r, t, i, decimals);
 		if (!next_group(&r, top, NAMED_MAX + 1, &count, shown, sizeof shown)) {
 			if (told++ < 2)
-				put(&out, "; %s sees no key", label(p, i));
+				qkv_buffer_put(&out, "; %s sees no key", label(p, i));
 			continue;
 		}
 		if (count == 1 && top[0] == i)
 			continue;
 		if (told++ >= 2) {
-			put(&out, "; …");
+			qkv_buffer_put(&out, "; …");
 			break;
 		}
 		qkv_format_number(itself, sizeof itself, weight(t, i, i), decimals);
@@ -240,16 +223,16 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 			if (top[k] != i)
 				others[other_count++] = top[k];
 		if (tied) {
-			put(&out, "; %s ties itself with ", label(p, i));
+			qkv_buffer_put(&out, "; %s ties itself with ", label(p, i));
 			put_names(&out, p, others, count - 1 > other_count ? count - 1 : other_count);
-			put(&out, " at %s", shown);
+			qkv_buffer_put(&out, " at %s", shown);
 		} else {
-			put(&out, "; %s attends most to ", label(p, i));
+			qkv_buffer_put(&out, "; %s attends most to ", label(p, i));
 			put_names(&out, p, others, count > other_count ? count : other_count);
 			if (qkv_trace_is_masked(t, i, i))
-				put(&out, " (%s; itself masked)", shown);
+				qkv_buffer_put(&out, " (%s; itself masked)", shown);
 			else
-				put(&out, " (%s; itself %s)", shown, itself);
+				qkv_buffer_put(&out, " (%s; itself %s)", shown, itself);
 		}
 	}
 	return (int)out.length;
@@ -257,12 +240,12 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 
 int qkv_describe_variance(char *buf, size_t size, const struct qkv_trace *t)
 {
-	struct text out = text_start(buf, size);
+	struct qkv_buffer out = text_start(buf, size);
 	double expected = t->divisor > 0.0 ? (double)t->d_k / (t->divisor * t->divisor) : 0.0;
 	char measured[48], predicted[48];
 
 	qkv_format_number(measured, sizeof measured, t->score_variance, 2);
 	qkv_format_number(predicted, sizeof predicted, expected, expected >= 10 ? 0 : 2);
-	put(&out, "var(S') %s · if N(0,1): %s", measured, predicted);
+	qkv_buffer_put(&out, "var(S') %s · if N(0,1): %s", measured, predicted);
 	return (int)out.length;
 }

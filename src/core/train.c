@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "qkv/error.h"
+#include "qkv/buffer.h"
 #include "qkv/format.h"
 #include "qkv/rng.h"
 #include "qkv/train.h"
@@ -719,31 +720,12 @@ int qkv_train_sweep(const struct qkv_train_config *c, int seeds,
 }
 
 /* The derivation text: writes into a fixed buffer, counting what was needed. */
-struct text {
-	char *buf;
-	size_t size;
-	size_t length;
-};
 
 #define MAX_TERMS 6 /* sums longer than this show their first terms and "…" */
 
-static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(struct text *t, const char *fmt, ...)
-{
-	va_list args;
-	int written;
-	size_t room = t->length < t->size ? t->size - t->length : 0;
-
-	va_start(args, fmt);
-	written = vsnprintf(room > 0 ? t->buf + t->length : NULL, room, fmt, args);
-	va_end(args);
-	if (written > 0)
-		t->length += (size_t)written;
-}
-
 /* A number at `decimals` places, trailing zeros dropped; tiny values as %.2g so a
  * vanishing gradient reads as such, not as 0; negatives in parentheses in sums. */
-static void put_number(struct text *t, double value, int decimals, bool parenthesise)
+static void put_number(struct qkv_buffer *t, double value, int decimals, bool parenthesise)
 {
 	char number[48];
 
@@ -762,14 +744,14 @@ static void put_number(struct text *t, double value, int decimals, bool parenthe
 	if (strcmp(number, "-0") == 0)
 		memmove(number, number + 1, strlen(number));
 	if (parenthesise && number[0] == '-')
-		put(t, "(%s)", number);
+		qkv_buffer_put(t, "(%s)", number);
 	else
-		put(t, "%s", number);
+		qkv_buffer_put(t, "%s", number);
 }
 
 /* "a1×b1 + a2×b2 + … = value" over the count pairs (a[k·a_stride], b[k·b_stride]),
  * leaving out the pairs whose a is 0 when skip_zero_a. */
-static void put_sum(struct text *t, const double *a, size_t a_stride, const double *b,
+static void put_sum(struct qkv_buffer *t, const double *a, size_t a_stride, const double *b,
 		    size_t b_stride, int count, bool skip_zero_a, double value, int decimals)
 {
 	int shown = 0, terms = 0;
@@ -781,19 +763,19 @@ static void put_sum(struct text *t, const double *a, size_t a_stride, const doub
 		if (skip_zero_a && a[(size_t)k * a_stride] == 0.0)
 			continue;
 		if (shown == MAX_TERMS) {
-			put(t, " + … (%d terms)", terms);
+			qkv_buffer_put(t, " + … (%d terms)", terms);
 			break;
 		}
 		if (shown > 0)
-			put(t, " + ");
+			qkv_buffer_put(t, " + ");
 		put_number(t, a[(size_t)k * a_stride], decimals, true);
-		put(t, "×");
+		qkv_buffer_put(t, "×");
 		put_number(t, b[(size_t)k * b_stride], decimals, true);
 		shown++;
 	}
 	if (terms == 0)
-		put(t, "0");
-	put(t, " = ");
+		qkv_buffer_put(t, "0");
+	qkv_buffer_put(t, " = ");
 	put_number(t, value, decimals, false);
 }
 
@@ -821,27 +803,27 @@ static int largest_term(const double *a, size_t a_stride, const double *b, size_
 }
 
 /* ∂L/∂O of query i, as the loss defines it. */
-static void put_output_gradient(struct text *t, const struct qkv_problem *p,
+static void put_output_gradient(struct qkv_buffer *t, const struct qkv_problem *p,
 				const struct qkv_backprop *b, int i, int decimals)
 {
 	int d_v = b->d_output.cols, n = b->trace.n;
 
-	put(t, "∂L/∂O[%s] = ", token(p, i));
-	put(t, "(");
+	qkv_buffer_put(t, "∂L/∂O[%s] = ", token(p, i));
+	qkv_buffer_put(t, "(");
 	for (int c = 0; c < d_v; c++) {
 		if (c == MAX_TERMS - 1 && d_v > MAX_TERMS) {
-			put(t, "…, ");
+			qkv_buffer_put(t, "…, ");
 			c = d_v - 1;
 		}
 		put_number(t, qkv_matrix_get(&b->d_output, i, c), decimals, false);
 		if (c + 1 < d_v)
-			put(t, ", ");
+			qkv_buffer_put(t, ", ");
 	}
-	put(t, ") from O[%s] against the target; n = %d", token(p, i), n);
+	qkv_buffer_put(t, ") from O[%s] against the target; n = %d", token(p, i), n);
 }
 
 /* ∂L/∂S[i,j] = a_ij (∂L/∂A_ij − Σ_k a_ik ∂L/∂A_ik) / d, then ∂L/∂A[i,j]. */
-static void put_score_gradient(struct text *t, const struct qkv_problem *p,
+static void put_score_gradient(struct qkv_buffer *t, const struct qkv_problem *p,
 			       const struct qkv_backprop *b, int i, int j, int decimals)
 {
 	const struct qkv_trace *tr = &b->trace;
@@ -850,21 +832,21 @@ static void put_score_gradient(struct text *t, const struct qkv_problem *p,
 
 	for (int k = 0; k < tr->n; k++)
 		mean += qkv_matrix_get(&tr->weights, i, k) * qkv_matrix_get(&b->d_weights, i, k);
-	put(t, "∂L/∂S[%s,%s] = a (∂L/∂A − Σ_k a_k ∂L/∂A_k) / d = ", token(p, i), token(p, j));
+	qkv_buffer_put(t, "∂L/∂S[%s,%s] = a (∂L/∂A − Σ_k a_k ∂L/∂A_k) / d = ", token(p, i), token(p, j));
 	put_number(t, a, decimals, false);
-	put(t, " × (");
+	qkv_buffer_put(t, " × (");
 	put_number(t, g, decimals, false);
-	put(t, " − ");
+	qkv_buffer_put(t, " − ");
 	put_number(t, mean, decimals, true);
-	put(t, ") / ");
+	qkv_buffer_put(t, ") / ");
 	put_number(t, tr->divisor, decimals, false);
-	put(t, " = ");
+	qkv_buffer_put(t, " = ");
 	put_number(t, qkv_matrix_get(&b->d_scores, i, j), decimals, false);
-	put(t, "\n∂L/∂A[%s,%s] = v_%s · ∂L/∂O[%s] = ", token(p, i), token(p, j), token(p, j),
+	qkv_buffer_put(t, "\n∂L/∂A[%s,%s] = v_%s · ∂L/∂O[%s] = ", token(p, i), token(p, j), token(p, j),
 	    token(p, i));
 	put_sum(t, qkv_matrix_row_const(&tr->v, j), 1, qkv_matrix_row_const(&b->d_output, i), 1,
 		tr->d_v, true, g, decimals);
-	put(t, "\n");
+	qkv_buffer_put(t, "\n");
 	put_output_gradient(t, p, b, i, decimals);
 }
 
@@ -872,7 +854,7 @@ int qkv_train_derive(char *buf, size_t size, const struct qkv_problem *p,
 		     const struct qkv_backprop *b, enum qkv_weight w, int row, int col,
 		     int decimals)
 {
-	struct text text = { buf, size, 0 };
+	struct qkv_buffer text = { buf, size, 0 };
 	const struct qkv_trace *tr = &b->trace;
 	const struct qkv_matrix *grad, *d_proj;
 	const char *name = qkv_weight_name(w);
@@ -889,43 +871,43 @@ int qkv_train_derive(char *buf, size_t size, const struct qkv_problem *p,
 	if (row < 0 || row >= grad->rows || col < 0 || col >= grad->cols)
 		return QKV_EINVAL;
 	x_stride = (size_t)p->x.cols;
-	put(&text, "∂L/∂%s[%d,%d] = Σ_i X[i,%d] ∂L/∂%s[i,%d] = ", name, row + 1, col + 1, row + 1,
+	qkv_buffer_put(&text, "∂L/∂%s[%d,%d] = Σ_i X[i,%d] ∂L/∂%s[i,%d] = ", name, row + 1, col + 1, row + 1,
 	    proj, col + 1);
 	put_sum(&text, p->x.values + row, x_stride, d_proj->values + col, (size_t)d_proj->cols, n,
 		true, qkv_matrix_get(grad, row, col), decimals);
 	i = largest_term(p->x.values + row, x_stride, d_proj->values + col, (size_t)d_proj->cols, n);
-	put(&text, "\n");
+	qkv_buffer_put(&text, "\n");
 	if (w == QKV_WEIGHT_Q) {
 		int j = largest_term(qkv_matrix_row_const(&b->d_scores, i), 1, tr->k.values + col,
 				     (size_t)tr->k.cols, n);
 
-		put(&text, "∂L/∂Q[%s,%d] = Σ_j ∂L/∂S[%s,j] K[j,%d] = ", token(p, i), col + 1,
+		qkv_buffer_put(&text, "∂L/∂Q[%s,%d] = Σ_j ∂L/∂S[%s,j] K[j,%d] = ", token(p, i), col + 1,
 		    token(p, i), col + 1);
 		put_sum(&text, qkv_matrix_row_const(&b->d_scores, i), 1, tr->k.values + col,
 			(size_t)tr->k.cols, n, false, qkv_matrix_get(&b->d_q, i, col), decimals);
-		put(&text, "\n");
+		qkv_buffer_put(&text, "\n");
 		put_score_gradient(&text, p, b, i, j, decimals);
 	} else if (w == QKV_WEIGHT_K) {
 		int j = i;
 		int q = largest_term(b->d_scores.values + j, (size_t)n, tr->q.values + col,
 				     (size_t)tr->q.cols, n);
 
-		put(&text, "∂L/∂K[%s,%d] = Σ_i ∂L/∂S[i,%s] Q[i,%d] = ", token(p, j), col + 1,
+		qkv_buffer_put(&text, "∂L/∂K[%s,%d] = Σ_i ∂L/∂S[i,%s] Q[i,%d] = ", token(p, j), col + 1,
 		    token(p, j), col + 1);
 		put_sum(&text, b->d_scores.values + j, (size_t)n, tr->q.values + col,
 			(size_t)tr->q.cols, n, false, qkv_matrix_get(&b->d_k, j, col), decimals);
-		put(&text, "\n");
+		qkv_buffer_put(&text, "\n");
 		put_score_gradient(&text, p, b, q, j, decimals);
 	} else {
 		int j = i;
 		int q = largest_term(tr->weights.values + j, (size_t)n, b->d_output.values + col,
 				     (size_t)b->d_output.cols, n);
 
-		put(&text, "∂L/∂V[%s,%d] = Σ_i A[i,%s] ∂L/∂O[i,%d] = ", token(p, j), col + 1,
+		qkv_buffer_put(&text, "∂L/∂V[%s,%d] = Σ_i A[i,%s] ∂L/∂O[i,%d] = ", token(p, j), col + 1,
 		    token(p, j), col + 1);
 		put_sum(&text, tr->weights.values + j, (size_t)n, b->d_output.values + col,
 			(size_t)b->d_output.cols, n, false, qkv_matrix_get(&b->d_v, j, col), decimals);
-		put(&text, "\n");
+		qkv_buffer_put(&text, "\n");
 		put_output_gradient(&text, p, b, q, decimals);
 	}
 	return (int)text.length;
@@ -941,26 +923,26 @@ double qkv_train_sweep_gap(const struct qkv_train_sweep_point *point, int budget
 }
 
 /* "56×" or "≥ 56×" or "no gap to measure", into t. */
-static void put_gap(struct text *t, double gap, bool at_least)
+static void put_gap(struct qkv_buffer *t, double gap, bool at_least)
 {
 	if (gap < 0.0) {
-		put(t, "no ratio (the scaled head did not reach 90%%)");
+		qkv_buffer_put(t, "no ratio (the scaled head did not reach 90%%)");
 		return;
 	}
-	put(t, "%s%.*f×", at_least ? "≥ " : "", gap < 10.0 ? 1 : 0, gap);
+	qkv_buffer_put(t, "%s%.*f×", at_least ? "≥ " : "", gap < 10.0 ? 1 : 0, gap);
 }
 
 /* The comparison of two gaps into t: shrinks, does not, or cannot say (a gap with
  * "≥" is a lower bound and is compared only where that decides). */
-static void put_comparison(struct text *t, const char *name, double gap, bool at_least,
+static void put_comparison(struct qkv_buffer *t, const char *name, double gap, bool at_least,
 			   double base_gap, bool base_at_least)
 {
 	if (!at_least && gap < base_gap)
-		put(t, ": %s shrinks the gap.", name);
+		qkv_buffer_put(t, ": %s shrinks the gap.", name);
 	else if (!base_at_least && gap >= base_gap)
-		put(t, ": %s does not shrink the gap.", name);
+		qkv_buffer_put(t, ": %s does not shrink the gap.", name);
 	else
-		put(t, ": lower bounds, so the sweep cannot say which gap is smaller.");
+		qkv_buffer_put(t, ": lower bounds, so the sweep cannot say which gap is smaller.");
 }
 
 int qkv_train_sweep_verdict(char *buf, size_t size,
@@ -968,29 +950,29 @@ int qkv_train_sweep_verdict(char *buf, size_t size,
 			    int seeds, int budget, const char *name,
 			    const struct qkv_train_sweep_point baseline[QKV_TRAIN_SWEEP_POINTS])
 {
-	struct text text = { buf, size, 0 };
+	struct qkv_buffer text = { buf, size, 0 };
 	const struct qkv_train_sweep_point *last = &points[QKV_TRAIN_SWEEP_POINTS - 1];
 	bool at_least, base_at_least;
 	double gap = qkv_train_sweep_gap(last, budget, &at_least), base_gap;
 
 	if (size > 0)
 		buf[0] = '\0';
-	put(&text, "%s at d_k = %d: the unscaled head needs ", name, last->d_k);
+	qkv_buffer_put(&text, "%s at d_k = %d: the unscaled head needs ", name, last->d_k);
 	put_gap(&text, gap, at_least);
-	put(&text, " the scaled head's steps (%d of %d unscaled runs reached 90%% in %d steps).",
+	qkv_buffer_put(&text, " the scaled head's steps (%d of %d unscaled runs reached 90%% in %d steps).",
 	    last->unscaled_reached, seeds, budget);
 	if (baseline == NULL || gap < 0.0)
 		return (int)text.length;
 	base_gap = qkv_train_sweep_gap(&baseline[QKV_TRAIN_SWEEP_POINTS - 1], budget, &base_at_least);
 	if (base_gap < 0.0)
 		return (int)text.length;
-	put(&text, " MSE + SGD: ");
+	qkv_buffer_put(&text, " MSE + SGD: ");
 	put_gap(&text, base_gap, base_at_least);
 	put_comparison(&text, name, gap, at_least, base_gap, base_at_least);
 	if (!at_least && !base_at_least)
 		return (int)text.length;
 	if (last->unscaled_reached != baseline[QKV_TRAIN_SWEEP_POINTS - 1].unscaled_reached)
-		put(&text, " Unscaled runs at 90%%: %d of %d with %s, %d of %d with MSE + SGD.",
+		qkv_buffer_put(&text, " Unscaled runs at 90%%: %d of %d with %s, %d of %d with MSE + SGD.",
 		    last->unscaled_reached, seeds, name,
 		    baseline[QKV_TRAIN_SWEEP_POINTS - 1].unscaled_reached, seeds);
 	/* Where both gaps are measured, not bounded, the comparison is exact. */
@@ -999,9 +981,9 @@ int qkv_train_sweep_verdict(char *buf, size_t size,
 		base_gap = qkv_train_sweep_gap(&baseline[k], budget, &base_at_least);
 		if (gap < 0.0 || base_gap < 0.0 || at_least || base_at_least)
 			continue;
-		put(&text, " At d_k = %d, the largest where both are measured: %s ", points[k].d_k, name);
+		qkv_buffer_put(&text, " At d_k = %d, the largest where both are measured: %s ", points[k].d_k, name);
 		put_gap(&text, gap, false);
-		put(&text, ", MSE + SGD ");
+		qkv_buffer_put(&text, ", MSE + SGD ");
 		put_gap(&text, base_gap, false);
 		put_comparison(&text, name, gap, false, base_gap, false);
 		break;
