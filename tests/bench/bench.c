@@ -1003,6 +1003,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	say_load("before");
+	/* QKV_BENCH_ONLY=max_block: only the longest blocks (a quick look while working). */
+	if (getenv("QKV_BENCH_ONLY") != NULL && strcmp(getenv("QKV_BENCH_ONLY"), "max_block") == 0) {
+		failed |= bench_max_block() != 0;
+		say_load("after");
+		return failed ? 2 : 0;
+	}
 	fprintf(stderr, "bench: frames into a pty (ncurses, %s)\n", TERM_TYPE);
 	qkv_problem_init(&p);
 	failed |= builtin_worked_example(&p) != 0 || bench_edits(&p, 80, 24, 2000, "80x24") != 0;
