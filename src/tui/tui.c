@@ -397,7 +397,7 @@ static int update(struct app *app, const struct event *event, struct presenting 
 	return lesson != NULL ? lesson_update(&lesson->run, app, event) : app_update(app, event);
 }
 
-int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
+static int run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
 	struct presenting presenting, *lesson = NULL;
 	struct app app;
@@ -636,5 +636,22 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	status = stop_signal != 0 ? 128 + (int)stop_signal : gone ? EXIT_TERMINAL_GONE
 	       : interrupted ? 128 + SIGINT : 0;
 	app_fini(&app);
+	return status;
+}
+
+/* The terminal is back (or gone): qkv leaves its session before it ends. A hang-up
+ * goes on sending job-control signals to the terminal's process groups for a while
+ * (SIGHUP, and SIGHUP with SIGCONT to a group it leaves orphaned with a member
+ * stopped). A sanitizer build's leak check stops the process at exit and waits for
+ * that stop; a SIGCONT arriving then cancels the stop, and the check waited for
+ * ever, spinning, with SIGTERM caught. Out of the session no such signal reaches
+ * qkv. (setsid fails, harmlessly, for a process group leader: a job of an
+ * interactive shell, which the shell's own hang-up handling ends first.) */
+int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
+{
+	int status = run(p, path, o);
+
+	fflush(stderr);
+	setsid();
 	return status;
 }
