@@ -1257,6 +1257,22 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 			row_full[r] = 0;
 			continue;
 		}
+		/* A row where every cell moved (every row, after a change of the whole
+		 * problem): all its cells count as moved, and no row or column is cut. */
+		if (memchr(moved_row, 0, (size_t)cols) == NULL) {
+			const unsigned char *masked_row = app->trace.masked + (size_t)r * (size_t)cols;
+
+			if (!grid_is_attention(grid)) {
+				live += cols;
+			} else {
+				for (int c = 0; c < cols; c++)
+					live += !masked_row[c];
+			}
+			moved += cols;
+			row_any[r] = 1;
+			memset(col_any, 1, (size_t)cols);
+			continue;
+		}
 		for (int c = 0; c < cols; c++) {
 			bool is_live = grid_live(app, grid, r, c), is_moved = cell_moved_now(app, grid, r, c);
 
