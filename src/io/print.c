@@ -21,6 +21,11 @@ static const struct print_backend *const backends[] = {
 _Static_assert(sizeof backends / sizeof *backends == PRINT_FORMAT_COUNT,
 	       "one backend per print format");
 
+const struct print_backend *print_backend_of(enum print_format format)
+{
+	return format >= 0 && format < PRINT_FORMAT_COUNT ? backends[format] : NULL;
+}
+
 int print_format_parse(const char *name, enum print_format *format)
 {
 	for (int i = 0; i < PRINT_FORMAT_COUNT; i++) {
@@ -35,6 +40,13 @@ int print_format_parse(const char *name, enum print_format *format)
 const char *print_format_name(enum print_format format)
 {
 	return format >= 0 && format < PRINT_FORMAT_COUNT ? backends[format]->name : "?";
+}
+
+bool print_format_trains(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->train_run != NULL && be->train_sweep != NULL;
 }
 
 void print_options_default(struct print_options *o)

@@ -5,6 +5,7 @@
 #ifndef QKV_IO_PRINT_H
 #define QKV_IO_PRINT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "qkv/attention.h"
@@ -32,6 +33,8 @@ struct print_options {
 int print_format_parse(const char *name, enum print_format *format);
 /* The format's --format word ("text", …). */
 const char *print_format_name(enum print_format format);
+/* Whether the format writes a training run and sweep (--train; text, CSV, JSON). */
+bool print_format_trains(enum print_format format);
 /* Sensible defaults: text, every stage, cell (0, 0), 4 decimals. */
 void print_options_default(struct print_options *o);
 

@@ -134,6 +134,23 @@ static int md_sweep(FILE *out, const struct sweep_report *s)
 	return 0;
 }
 
+/* --cost: a heading, the table as a pipe table, the sentences as paragraphs. */
+static void md_cost(FILE *out, const struct qkv_cost *c)
+{
+	struct cost_cells cells;
+
+	fprintf(out, "## The price of n²\n\n");
+	print_cost_intro(out, c, "");
+	fprintf(out, "| n | scores | S, S', A in double | in 16-bit | flops | time |\n"
+		     "|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < c->count; i++) {
+		print_cost_cells(&c->rows[i], &cells);
+		fprintf(out, "| %d | %s | %s | %s | %s | %s |\n", c->rows[i].n, cells.entries,
+			cells.f64, cells.f16, cells.flops, cells.ms);
+	}
+	print_cost_closing(out, c, "\n");
+}
+
 const struct print_backend print_markdown_backend = {
 	.name = "markdown",
 	.header = md_header,
@@ -147,4 +164,5 @@ const struct print_backend print_markdown_backend = {
 	.escape = md_escape,
 	.min_width = 3,
 	.sweep = md_sweep,
+	.cost = md_cost,
 };

@@ -175,13 +175,9 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 	case T_LEARN:
 		return parse_learn(arg, &c->config.learn);
 	case T_FORMAT:
-		if (strcmp(arg, "text") == 0)
-			c->format = TRAIN_FORMAT_TEXT;
-		else if (strcmp(arg, "csv") == 0)
-			c->format = TRAIN_FORMAT_CSV;
-		else if (strcmp(arg, "json") == 0)
-			c->format = TRAIN_FORMAT_JSON;
-		else if (figure_format_parse(arg, (enum figure_format *)&c->figure_format) == 0)
+		if (print_format_parse(arg, &c->format) == 0 && print_format_trains(c->format))
+			return 0;
+		if (figure_format_parse(arg, (enum figure_format *)&c->figure_format) == 0)
 			c->figure = true;
 		else
 			return fail("--format with --train needs text, csv, json, svg, pdf or png, not \"%s\"", arg);
