@@ -227,6 +227,23 @@ static void csv_train_sweep(FILE *out, const struct train_sweep_report *s)
 	}
 }
 
+/* A multi-head report's own table: one line per cell, as a stage's, with the
+ * table's name in the stage column and the head number column empty. */
+static void csv_heads_table(const struct heads_report *h, const struct heads_table *tb)
+{
+	char label[QKV_MAX_LABEL * 2 + 16];
+
+	for (int r = 0; r < tb->m->rows; r++)
+		for (int c = 0; c < tb->m->cols; c++) {
+			print_heads_row_label(label, sizeof label, h, tb, r);
+			fprintf(h->out, ",%s,", tb->name);
+			csv_field(h->out, label);
+			print_heads_col_label(label, sizeof label, h, tb, c);
+			fprintf(h->out, ",%s,%d,%d,%.17g\n", label, r + 1, c + 1,
+				qkv_matrix_get(tb->m, r, c));
+		}
+}
+
 const struct print_backend print_csv_backend = {
 	.name = "csv",
 	.header = csv_header,
@@ -236,4 +253,6 @@ const struct print_backend print_csv_backend = {
 	.cost = csv_cost,
 	.train_run = csv_train_run,
 	.train_sweep = csv_train_sweep,
+	.heads_table = csv_heads_table,
+	.heads_numbered_rows = true,
 };

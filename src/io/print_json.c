@@ -5,29 +5,64 @@
 #include "io/json_write.h"
 #include "io/print_model.h"
 
-static void number(struct printer *pr, double value)
+/* A number as every object here writes it: %.17g, null when not finite. */
+static void number17(FILE *out, double value)
 {
-	json_write_number(pr->out, value, JSON_17G);
+	json_write_number(out, value, JSON_17G);
 }
 
-/* A matrix as a JSON array of rows (masked entries null when show_masked). */
+/* `key`: a matrix as a JSON array of rows, one row a line, at indent (masked
+ * (query, key) entries of the trace `masked` null, when given); a comma after
+ * it unless it is the last member. Stops at a write error. */
+static void json_matrix_at(FILE *out, const char *indent, const char *key,
+			   const struct qkv_matrix *m, const struct qkv_trace *masked, bool last)
+{
+	fprintf(out, "%s\"%s\": [", indent, key);
+	for (int r = 0; r < m->rows && !ferror(out); r++) {
+		fprintf(out, "%s\n%s  [", r > 0 ? "," : "", indent);
+		for (int c = 0; c < m->cols; c++) {
+			if (c > 0)
+				fputs(", ", out);
+			if (masked != NULL && qkv_trace_is_masked(masked, r, c))
+				fputs("null", out);
+			else
+				number17(out, qkv_matrix_get(m, r, c));
+		}
+		fputc(']', out);
+	}
+	fprintf(out, "\n%s]%s\n", indent, last ? "" : ",");
+}
+
+/* A matrix of the report, a member of the top-level object. */
 static void json_matrix(struct printer *pr, const char *key, const struct qkv_matrix *m,
 			bool show_masked)
 {
-	fprintf(pr->out, "  \"%s\": [", key);
-	for (int r = 0; r < m->rows && !print_stopped(pr); r++) {
-		fputs(r > 0 ? ",\n    [" : "\n    [", pr->out);
-		for (int c = 0; c < m->cols; c++) {
-			if (c > 0)
-				fputs(", ", pr->out);
-			if (show_masked && qkv_trace_is_masked(pr->t, r, c))
-				fputs("null", pr->out);
-			else
-				number(pr, qkv_matrix_get(m, r, c));
-		}
-		fputc(']', pr->out);
+	if (!print_stopped(pr))
+		json_matrix_at(pr->out, "  ", key, m, show_masked ? pr->t : NULL, false);
+}
+
+/* The trace's "stats" object at indent: the score variance and each query's row
+ * statistics. */
+static void json_stats(FILE *out, const char *indent, const struct qkv_trace *t)
+{
+	fprintf(out, "%s\"stats\": {\n%s  \"score_variance\": ", indent, indent);
+	number17(out, t->score_variance);
+	fprintf(out, ",\n%s  \"rows\": [", indent);
+	for (int r = 0; r < t->n && !ferror(out); r++) {
+		const struct qkv_row_stats *s = &t->rows[r];
+
+		fprintf(out, "%s\n%s    {", r > 0 ? "," : "", indent);
+		fputs("\"max_weight\": ", out);
+		number17(out, s->max_weight);
+		fputs(", \"entropy\": ", out);
+		number17(out, s->entropy);
+		fputs(", \"effective_tokens\": ", out);
+		number17(out, s->effective_tokens);
+		fputs(", \"jacobian_norm\": ", out);
+		number17(out, s->jacobian_norm);
+		fputc('}', out);
 	}
-	fputs("\n  ],\n", pr->out);
+	fprintf(out, "\n%s  ]\n%s}\n", indent, indent);
 }
 
 /* The mask as a problem file writes it: a name, or the custom boolean matrix. */
@@ -68,14 +103,14 @@ static int json_trace(struct printer *pr)
 	}
 	fprintf(pr->out, "],\n  \"n\": %d,\n  \"d_k\": %d,\n  \"d_v\": %d,\n  \"divisor\": ",
 		t->n, t->d_k, t->d_v);
-	number(pr, t->divisor);
+	number17(pr->out, t->divisor);
 	fputs(",\n  \"scale\": ", pr->out);
 	if (p->scale == QKV_SCALE_CUSTOM)
-		number(pr, p->scale_value);
+		number17(pr->out, p->scale_value);
 	else
 		json_write_string(pr->out, p->scale == QKV_SCALE_NONE ? "none" : "sqrt_dk");
 	fputs(",\n  \"temperature\": ", pr->out);
-	number(pr, p->temperature);
+	number17(pr->out, p->temperature);
 	json_mask(pr);
 	if (print_has_padding(p)) {
 		bool first = true;
@@ -97,24 +132,9 @@ static int json_trace(struct printer *pr)
 	json_matrix(pr, "scaled", &t->scaled, true);
 	json_matrix(pr, "weights", &t->weights, false);
 	json_matrix(pr, "output", &t->output, false);
-	fputs("  \"stats\": {\n    \"score_variance\": ", pr->out);
-	number(pr, t->score_variance);
-	fputs(",\n    \"rows\": [", pr->out);
-	for (int r = 0; r < t->n && !print_stopped(pr); r++) {
-		const struct qkv_row_stats *s = &t->rows[r];
-
-		fputs(r > 0 ? ",\n      {" : "\n      {", pr->out);
-		fputs("\"max_weight\": ", pr->out);
-		number(pr, s->max_weight);
-		fputs(", \"entropy\": ", pr->out);
-		number(pr, s->entropy);
-		fputs(", \"effective_tokens\": ", pr->out);
-		number(pr, s->effective_tokens);
-		fputs(", \"jacobian_norm\": ", pr->out);
-		number(pr, s->jacobian_norm);
-		fputc('}', pr->out);
-	}
-	fputs("\n    ]\n  }\n}\n", pr->out);
+	if (!print_stopped(pr))
+		json_stats(pr->out, "  ", t);
+	fputs("}\n", pr->out);
 	return 0;
 }
 
@@ -174,11 +194,6 @@ static void json_cost(FILE *out, const struct qkv_cost *c)
 
 /* --- training --------------------------------------------------------------- */
 
-/* A number of the training objects: %.17g, null when not finite. */
-static void number17(FILE *out, double value)
-{
-	json_write_number(out, value, JSON_17G);
-}
 
 /* A matrix on one line, as rows of numbers. */
 static void json_row_matrix(FILE *out, const struct qkv_matrix *m)
@@ -347,6 +362,69 @@ static void json_train_sweep(FILE *out, const struct train_sweep_report *s)
 	fputs("\n}\n", out);
 }
 
+/* --- multi-head reports ------------------------------------------------------- */
+
+/* One head in "heads": its projections, its trace, its statistics. */
+static void json_head(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int i,
+		      bool last)
+{
+	const char *in = "      ";
+
+	fputs("    {\n", out);
+	json_matrix_at(out, in, "W_Q", &p->heads[i].w_q, NULL, false);
+	json_matrix_at(out, in, "W_K", &p->heads[i].w_k, NULL, false);
+	json_matrix_at(out, in, "W_V", &p->heads[i].w_v, NULL, false);
+	json_matrix_at(out, in, "Q", &t->q, NULL, false);
+	json_matrix_at(out, in, "K", &t->k, NULL, false);
+	json_matrix_at(out, in, "V", &t->v, NULL, false);
+	json_matrix_at(out, in, "scores", &t->scores, t, false);
+	json_matrix_at(out, in, "scaled", &t->scaled, t, false);
+	json_matrix_at(out, in, "weights", &t->weights, NULL, false);
+	json_matrix_at(out, in, "output", &t->output, NULL, false);
+	json_stats(out, in, t);
+	fprintf(out, "    }%s\n", last ? "" : ",");
+}
+
+/* The multi-head object: {"title", "tokens", "n", "h", "d_model", "d_k", "d_v",
+ * "divisor", "scale", "temperature", "mask", "X", "heads": [...], "concat",
+ * "W_O", "output"}. */
+static void json_heads(const struct heads_report *h)
+{
+	const struct qkv_problem *p = h->p;
+	const struct qkv_heads_trace *t = h->t;
+	const struct qkv_trace *first = &t->head[0];
+	FILE *out = h->out;
+
+	fputs("{\n  \"title\": ", out);
+	json_write_string(out, p->title);
+	fputs(",\n  \"tokens\": [", out);
+	for (int i = 0; i < t->n; i++) {
+		if (i > 0)
+			fputs(", ", out);
+		json_write_string(out, p->tokens[i]);
+	}
+	fprintf(out, "],\n  \"n\": %d,\n  \"h\": %d,\n  \"d_model\": %d,\n  \"d_k\": %d,\n"
+		     "  \"d_v\": %d,\n  \"divisor\": ", t->n, t->h, t->d_model, first->d_k, t->d_v);
+	number17(out, first->divisor);
+	fputs(",\n  \"scale\": ", out);
+	if (p->scale == QKV_SCALE_CUSTOM)
+		number17(out, p->scale_value);
+	else
+		json_write_string(out, p->scale == QKV_SCALE_NONE ? "none" : "sqrt_dk");
+	fputs(",\n  \"temperature\": ", out);
+	number17(out, p->temperature);
+	fprintf(out, ",\n  \"mask\": \"%s\",\n", qkv_mask_name(p->mask));
+	json_matrix_at(out, "  ", "X", &p->x, NULL, false);
+	fputs("  \"heads\": [\n", out);
+	for (int i = 0; i < t->h && !ferror(out); i++)
+		json_head(out, p, &t->head[i], i, i == t->h - 1);
+	fputs("  ],\n", out);
+	json_matrix_at(out, "  ", "concat", &t->concat, NULL, false);
+	json_matrix_at(out, "  ", "W_O", &p->w_o, NULL, false);
+	json_matrix_at(out, "  ", "output", &t->output, NULL, true);
+	fputs("}\n", out);
+}
+
 const struct print_backend print_json_backend = {
 	.name = "json",
 	.trace = json_trace,
@@ -354,4 +432,5 @@ const struct print_backend print_json_backend = {
 	.cost = json_cost,
 	.train_run = json_train_run,
 	.train_sweep = json_train_sweep,
+	.heads = json_heads,
 };

@@ -151,6 +151,47 @@ static void md_cost(FILE *out, const struct qkv_cost *c)
 	print_cost_closing(out, c, "\n");
 }
 
+/* --- multi-head reports --- */
+
+static void md_heads_heading(FILE *out, const char *text)
+{
+	fprintf(out, "# %s\n\n", text);
+}
+
+static void md_heads_sentence(FILE *out, const char *text)
+{
+	fprintf(out, "%s\n\n", text);
+}
+
+/* A heading with the title and size, then a pipe table; row labels escaped. */
+static void md_heads_table(const struct heads_report *h, const struct heads_table *tb)
+{
+	const struct qkv_matrix *m = tb->m;
+	char label[QKV_MAX_LABEL * 2 + 16], cell[sizeof label * 2], number[NUMBER_SIZE];
+	FILE *out = h->out;
+
+	fprintf(out, "## %s (%d × %d)\n\n|       |", tb->title, m->rows, m->cols);
+	for (int c = 0; c < m->cols; c++) {
+		print_heads_col_label(label, sizeof label, h, tb, c);
+		fprintf(out, " %s |", label);
+	}
+	fputs("\n|---|", out);
+	for (int c = 0; c < m->cols; c++)
+		fputs("---:|", out);
+	fputc('\n', out);
+	for (int r = 0; r < m->rows; r++) {
+		print_heads_row_label(label, sizeof label, h, tb, r);
+		md_escape(cell, sizeof cell, label);
+		fprintf(out, "| %s |", cell);
+		for (int c = 0; c < m->cols; c++) {
+			qkv_format_number(number, sizeof number, qkv_matrix_get(m, r, c), h->o->decimals);
+			fprintf(out, " %s |", number);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
 const struct print_backend print_markdown_backend = {
 	.name = "markdown",
 	.header = md_header,
@@ -165,4 +206,7 @@ const struct print_backend print_markdown_backend = {
 	.min_width = 3,
 	.sweep = md_sweep,
 	.cost = md_cost,
+	.heads_heading = md_heads_heading,
+	.heads_table = md_heads_table,
+	.heads_sentence = md_heads_sentence,
 };

@@ -225,6 +225,51 @@ static void text_train_sweep(FILE *out, const struct train_sweep_report *s)
 	fprintf(out, "\n%s\n", s->verdict);
 }
 
+/* --- multi-head reports --- */
+
+static void text_heads_heading(FILE *out, const char *text)
+{
+	fprintf(out, "════ %s ════\n\n", text);
+}
+
+static void text_heads_sentence(FILE *out, const char *text)
+{
+	fprintf(out, "%s\n\n", text);
+}
+
+/* The title and size, then labels and numbers right-aligned in equal columns. */
+static void text_heads_table(const struct heads_report *h, const struct heads_table *tb)
+{
+	const struct qkv_matrix *m = tb->m;
+	char label[QKV_MAX_LABEL * 2 + 16], number[NUMBER_SIZE];
+	int width = 2;
+	FILE *out = h->out;
+
+	for (int r = 0; r < m->rows; r++)
+		for (int c = 0; c < m->cols; c++) {
+			int w = qkv_format_number(number, sizeof number, qkv_matrix_get(m, r, c),
+						  h->o->decimals);
+			if (w > width)
+				width = w;
+		}
+	fprintf(out, "%s (%d × %d)\n%10s", tb->title, m->rows, m->cols, "");
+	for (int c = 0; c < m->cols; c++) {
+		print_heads_col_label(label, sizeof label, h, tb, c);
+		fprintf(out, "  %*s", width, label);
+	}
+	fputc('\n', out);
+	for (int r = 0; r < m->rows; r++) {
+		print_heads_row_label(label, sizeof label, h, tb, r);
+		fprintf(out, "  %-8.8s", label);
+		for (int c = 0; c < m->cols; c++) {
+			qkv_format_number(number, sizeof number, qkv_matrix_get(m, r, c), h->o->decimals);
+			fprintf(out, "  %*s", width, number);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
 const struct print_backend print_text_backend = {
 	.name = "text",
 	.header = text_header,
@@ -240,4 +285,7 @@ const struct print_backend print_text_backend = {
 	.cost = text_cost,
 	.train_run = text_train_run,
 	.train_sweep = text_train_sweep,
+	.heads_heading = text_heads_heading,
+	.heads_table = text_heads_table,
+	.heads_sentence = text_heads_sentence,
 };
