@@ -249,6 +249,42 @@ for option in --help --version; do
 	fi
 done
 
+# One table of formats: the refusal of an unknown --format lists them (reports, then
+# figures), and --help, the man page's --format entry and the README's options list
+# name the same formats in the same order.
+run --format nope
+reports=$(sed -n 's/^qkv: --format needs \(.*\) (a report) or .* (a figure), not "nope"$/\1/p' "$tmp/err")
+figures=$(sed -n 's/^qkv: --format needs .* (a report) or \(.*\) (a figure), not "nope"$/\1/p' "$tmp/err")
+words() { # "a, b or c" -> "a b c"
+	printf '%s\n' "$1" | sed 's/, / /g; s/ or / /g'
+}
+if [ "$status" -eq 2 ] && [ -n "$reports" ] && [ -n "$figures" ]; then
+	ok "an unknown --format: the reports ($reports) and the figures ($figures)"
+else
+	not_ok "an unknown --format lists the reports and the figures (status $status: $(cat "$tmp/err"))"
+fi
+flat_help=$(tr -s ' \n' '  ' <"$tmp/help")
+case $flat_help in
+*"--format F $reports; or a figure of the stage"*": $figures --output"* | \
+*"--format F $reports; or a figure of the stage"*": $figures -o, --output"*)
+	ok "--help's --format entry names the table's formats" ;;
+*) not_ok "--help's --format entry names $reports and $figures" ;;
+esac
+man_formats=$(awk '/^\.BI \\-\\-format " F"/ { p = 1; next } p && /^\.TP/ { exit } p' "$root/man/qkv.1" \
+	| grep -o -w -E "$(words "$reports $figures" | tr ' ' '|')" | awk '!seen[$0]++' | tr '\n' ' ')
+if [ "$man_formats" = "$(words "$reports") $(words "$figures") " ]; then
+	ok "the man page's --format entry names the table's formats in order"
+else
+	not_ok "the man page's --format entry names \"$man_formats\", the table $reports; $figures"
+fi
+readme_reports="--format $(words "$reports" | tr ' ' '|')"
+readme_figures="--format $(words "$figures" | tr ' ' '|')"
+if grep -q -F -e "$readme_reports" "$root/README.md" && grep -q -F -e "$readme_figures" "$root/README.md"; then
+	ok "the README's options name the table's formats ($readme_reports, $readme_figures)"
+else
+	not_ok "the README's options name $readme_reports and $readme_figures"
+fi
+
 # --cost measures n = 16 … at least 4096 and writes the JSON contract's keys.
 expect_success "--cost --format json --heads 2" --cost --format json --dk 8 --heads 2
 if grep -q '^{"d_k": 8, "h": 2, "rows": \[' "$tmp/out" && grep -q '"n": 4096, "entries": 33554432,' "$tmp/out" \

@@ -57,9 +57,13 @@ struct printer;
 
 /* One sweep table, as print_sweep received it. */
 struct sweep_report {
+	const struct print_backend *be;
 	const struct qkv_sweep_point *points;
 	int count, tokens, trials;
 	unsigned long long seed;
+	const struct figure_options *figure; /* figure formats: never NULL */
+	char *err;                           /* figure formats: the reason of a failure */
+	size_t err_size;
 };
 
 /* A multi-head report as print_heads received it (print_heads.c). */
@@ -93,11 +97,19 @@ struct train_sweep_report {
  * prose/captions, table, wrong_sums, derivation, gap, and after the weights the
  * statistics. A NULL hook writes nothing. A format that lays the report out
  * itself (JSON; a figure, whose bytes need not be text) sets `trace`, and the
- * parts are then not used. Adding a format: one file defining a backend (and its
- * line in meson.build), one entry in print.c's table, one value in enum
- * print_format, one extern line below. */
+ * parts are then not used. The other reports — a multi-head problem, --cost's
+ * table, a training run or sweep — have hooks of their own below; a format
+ * without one does not write that report, and the command line says which
+ * formats do (print_format_names). Adding a format: one file defining a backend
+ * (and its line in meson.build), one entry in print.c's table, one value in enum
+ * print_format, one extern line below; --format, --help and the messages follow
+ * from the table (the man page and the README name the formats too, and a test
+ * holds them to the table). */
 struct print_backend {
 	const char *name; /* --format's word */
+	enum print_kind kind;
+	int figure_format; /* PRINT_KIND_FIGURE: the enum figure_format drawn */
+	bool binary;       /* the bytes are not text (never to a terminal) */
 	/* The whole report at once; when set, every hook down to `sweep` is unused.
 	 * 0, or -1 when the report failed for a reason of its own (a figure's
 	 * surface that could not be made); write errors show on the stream. */
@@ -155,6 +167,9 @@ extern const struct print_backend print_markdown_backend;
 extern const struct print_backend print_latex_backend;
 extern const struct print_backend print_csv_backend;
 extern const struct print_backend print_json_backend;
+extern const struct print_backend print_svg_backend;
+extern const struct print_backend print_pdf_backend;
+extern const struct print_backend print_png_backend;
 
 /* The backend of a format, or NULL when there is no such format. */
 const struct print_backend *print_backend_of(enum print_format format);
@@ -170,6 +185,9 @@ struct printer {
 	int cell_row, cell_col;
 	char *derivation;
 	size_t derivation_size;
+	const struct figure_options *figure; /* figure formats: never NULL */
+	char *err;                           /* figure formats: the reason of a failure */
+	size_t err_size;
 	int *widths;  /* column widths of the table being written, label column first */
 	int widths_capacity;
 	bool out_of_memory;

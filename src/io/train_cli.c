@@ -116,6 +116,12 @@ static int parse_learn(const char *text, unsigned *learn)
 	return 0;
 }
 
+/* The formats of --train: those that print a run, and the figures. */
+static bool train_writes(enum print_format format)
+{
+	return print_format_trains(format) || print_format_kind(format) == PRINT_KIND_FIGURE;
+}
+
 static int take(struct train_cli *c, enum train_opt o, const char *arg, bool given[T_COUNT])
 {
 	int value;
@@ -174,14 +180,22 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 	}
 	case T_LEARN:
 		return parse_learn(arg, &c->config.learn);
-	case T_FORMAT:
-		if (print_format_parse(arg, &c->format) == 0 && print_format_trains(c->format))
-			return 0;
-		if (figure_format_parse(arg, (enum figure_format *)&c->figure_format) == 0)
-			c->figure = true;
-		else
-			return fail("--format with --train needs text, csv, json, svg, pdf or png, not \"%s\"", arg);
-		return 0;
+	case T_FORMAT: {
+		enum figure_format figure;
+		char names[128];
+
+		if (print_format_parse(arg, &c->format) == 0) {
+			if (print_format_figure(c->format, &figure) == 0) {
+				c->figure = true;
+				c->figure_format = (int)figure;
+				return 0;
+			}
+			if (print_format_trains(c->format))
+				return 0;
+		}
+		print_format_names(names, sizeof names, -1, train_writes);
+		return fail("--format with --train needs %s, not \"%s\"", names, arg);
+	}
 	case T_OUTPUT:
 		c->output = arg;
 		return 0;
@@ -228,9 +242,9 @@ static int check(struct train_cli *c, bool given[T_COUNT])
 		return fail("--train-sweep needs --train TASK (lookup, previous or self)");
 	if (!c->figure && (given[T_SIZE] || given[T_BACKGROUND]))
 		return fail("--%s goes with --format svg, pdf or png", options[given[T_SIZE] ? T_SIZE : T_BACKGROUND].name);
-	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
+	if (print_format_binary(c->format) && c->output == NULL && isatty(STDOUT_FILENO))
 		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
-			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
+			    print_format_name(c->format));
 	/* A figure takes a palette: the two curves are the signed ramp's ends. */
 	if (c->figure && given[T_PALETTE]) {
 		if (qkv_colour_palette_find(c->palette) < 0)
@@ -257,10 +271,14 @@ static int check(struct train_cli *c, bool given[T_COUNT])
 			    "(%d value columns and a code part)", c->config.d_model,
 			    qkv_task_name(c->config.task), c->config.tokens, min_d_model,
 			    c->config.tokens);
-	if (!c->print && qkv_train_step_work(&c->config) > QKV_TRAIN_LIVE_WORK)
+	if (!c->print && qkv_train_step_work(&c->config) > QKV_TRAIN_LIVE_WORK) {
+		char names[128];
+
+		print_format_names(names, sizeof names, PRINT_KIND_REPORT, print_format_trains);
 		return fail("--train with %d tokens, d_model %d and d_k %d is too large to train live "
-			    "in the interface; print the run with --format text, csv or json",
-			    c->config.tokens, c->config.d_model, c->config.d_k);
+			    "in the interface; print the run with --format %s",
+			    c->config.tokens, c->config.d_model, c->config.d_k, names);
+	}
 	if (!given[T_LR])
 		c->config.lr = qkv_train_default_lr(c->config.loss, c->config.optimizer);
 	if (!given[T_STEPS])
