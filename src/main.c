@@ -7,7 +7,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "app/lesson.h"
+#include "io/cli.h"
 #include "io/builtin.h"
 #include "io/figure.h"
 #include "io/figure_train.h"
@@ -34,7 +34,6 @@
 #include "tui/tui.h"
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
-#define MAX_SEED QKV_MAX_SEED /* 2^53 − 1 */
 /* Multi-head problems are recomputed between two keys: about a fifth of a second. */
 #define HEADS_INTERFACE_COST 2e8
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
@@ -221,71 +220,14 @@ struct cli {
 	enum latex_heatmap_form heatmap;
 };
 
-/* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. */
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list args;
-
-	fputs("qkv: ", stderr);
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
+/* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. The
+ * command lines' one refusal, shared with --train's (io/cli.h). */
+#define fail cli_fail
 
 /* "--name" of an option, for messages. */
 static const char *opt_name(enum opt o)
 {
 	return long_options[o].name;
-}
-
-/* Parses a whole number in low..high; 0 or EXIT_USAGE with the message written. */
-static int parse_int(enum opt o, const char *text, long low, long high, int *out)
-{
-	char *end;
-	long value;
-
-	errno = 0;
-	value = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || errno != 0 || value < low || value > high)
-		return fail("--%s needs a whole number from %ld to %ld, not \"%s\"",
-			    opt_name(o), low, high, text);
-	*out = (int)value;
-	return 0;
-}
-
-/* Parses a number in low..high; 0 or EXIT_USAGE. */
-static int parse_double(enum opt o, const char *text, double low, double high, double *out)
-{
-	char *end;
-	double value;
-
-	errno = 0;
-	value = strtod(text, &end);
-	if (end == text || *end != '\0' || errno != 0 || !isfinite(value) || value < low
-	    || value > high)
-		return fail("--%s needs a number from %g to %g, not \"%s\"", opt_name(o), low,
-			    high, text);
-	*out = value;
-	return 0;
-}
-
-/* "--seed S": 0..2^53 − 1, so that the seed written in JSON reads back exactly in
- * every reader (JavaScript's numbers and jansson's integers included). */
-static int parse_seed(const char *text, uint64_t *out)
-{
-	char *end;
-	unsigned long long value;
-
-	errno = 0;
-	value = strtoull(text, &end, 10);
-	if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || value > MAX_SEED)
-		return fail("--seed needs a whole number from 0 to %llu, not \"%s\"", MAX_SEED,
-			    text);
-	*out = (uint64_t)value;
-	return 0;
 }
 
 /* "--cell I,J": two whole numbers from 1 (the upper bounds are checked later). */
@@ -360,43 +302,37 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		c->output = arg;
 		return 0;
 	case OPT_SIZE:
-		if (figure_size_parse(arg, &c->size_w, &c->size_h) != 0)
-			return fail("--size needs WxH, two numbers from %g to %g (points; png: pixels), "
-				    "like 960x540, not \"%s\"", FIGURE_MIN_SIDE, FIGURE_MAX_SIDE, arg);
-		return 0;
+		return cli_parse_size(arg, &c->size_w, &c->size_h);
 	case OPT_HEATMAP:
 		if (latex_heatmap_parse(arg, &c->heatmap) != 0)
 			return fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"", arg);
 		return 0;
 	case OPT_BACKGROUND:
-		if (strcmp(arg, "light") != 0 && strcmp(arg, "dark") != 0)
-			return fail("--background needs light or dark, not \"%s\"", arg);
-		c->dark = strcmp(arg, "dark") == 0;
-		return 0;
+		return cli_parse_background(arg, &c->dark);
 	case OPT_STAGE:
 		return parse_stage(arg, &c->print.stage);
 	case OPT_CELL:
 		return parse_cell(arg, c);
 	case OPT_DECIMALS:
-		return parse_int(o, arg, 0, 12, &c->print.decimals);
+		return cli_parse_int(opt_name(o), arg, 0, 12, &c->print.decimals);
 	case OPT_TOKENS:
-		return parse_int(o, arg, 1, QKV_MAX_TOKENS, &c->tokens);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_TOKENS, &c->tokens);
 	case OPT_DK:
-		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_k);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_k);
 	case OPT_DV:
-		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_v);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_v);
 	case OPT_SEED:
-		return parse_seed(arg, &c->seed);
+		return cli_parse_seed(arg, &c->seed);
 	case OPT_DMODEL:
-		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_model);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_model);
 	case OPT_TRIALS:
-		return parse_int(o, arg, 1, 10000, &c->trials);
+		return cli_parse_int(opt_name(o), arg, 1, 10000, &c->trials);
 	case OPT_DK_MAX:
-		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_k_max);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_k_max);
 	case OPT_SCALE:
-		return parse_double(o, arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE, &c->scale);
+		return cli_parse_double(opt_name(o), arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE, &c->scale);
 	case OPT_TEMPERATURE:
-		return parse_double(o, arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE,
+		return cli_parse_double(opt_name(o), arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE,
 				    &c->temperature);
 	case OPT_MASK:
 		return parse_mask(arg, &c->mask);
@@ -406,13 +342,10 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		c->palette = arg;
 		return 0;
 	case OPT_COLOR:
-		if (strcmp(arg, "auto") != 0 && strcmp(arg, "truecolor") != 0 && strcmp(arg, "256") != 0 &&
-		    strcmp(arg, "8") != 0 && strcmp(arg, "mono") != 0)
-			return fail("--color %s: expected auto, truecolor, 256, 8 or mono", arg);
 		c->color = arg;
-		return 0;
+		return cli_parse_color(arg);
 	case OPT_PACE:
-		return parse_double(o, arg, 0.05, 3600, &c->pace);
+		return cli_parse_double(opt_name(o), arg, 0.05, 3600, &c->pace);
 	case OPT_RECORD:
 		c->record = arg;
 		return 0;
@@ -422,7 +355,7 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		c->lesson = arg;
 		return 0;
 	case OPT_HEADS:
-		return parse_int(o, arg, 1, QKV_COST_MAX_HEADS, &c->heads);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_COST_MAX_HEADS, &c->heads);
 	default:
 		return 0;
 	}
@@ -520,11 +453,9 @@ static int check_combinations(const struct cli *c)
 	if (c->lesson != NULL)
 		return lesson_combinations(c);
 	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
-		return fail("--%s goes with --format svg, pdf or png",
-			    opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
-	if (print_format_binary(c->print.format) && c->output == NULL && isatty(STDOUT_FILENO))
-		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
-			    print_format_name(c->print.format));
+		return cli_figure_only(opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
+	if (cli_check_binary(c->print.format, c->output) != 0)
+		return EXIT_USAGE;
 	if (c->given[OPT_COST] || (c->given[OPT_HEADS] && !c->given[OPT_RANDOM]))
 		return check_cost(c);
 	if (c->given[OPT_SWEEP]) {
@@ -536,8 +467,8 @@ static int check_combinations(const struct cli *c)
 			o = first_given(c, (const enum opt[]){ OPT_COLOR, OPT_PACE, OPT_HEATMAP }, 3);
 		if (o >= 0)
 			return fail("--%s does not apply to --sweep", opt_name((enum opt)o));
-		if (c->given[OPT_PALETTE] && c->figure && qkv_colour_palette_find(c->palette) < 0)
-			return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
+		if (c->given[OPT_PALETTE] && c->figure && cli_check_palette(c->palette) != 0)
+			return EXIT_USAGE;
 		if (c->tokens < 2)
 			return fail("--sweep needs at least 2 tokens (--tokens %d)", c->tokens);
 		/* Each trial of d_k = 1, 2, 4, … costs tokens² · d_k multiply-adds, 2 · d_k_max in all. */
@@ -590,8 +521,8 @@ static int check_combinations(const struct cli *c)
 	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
 	    c->print.stage != QKV_STAGE_SCALED && c->print.stage != QKV_STAGE_WEIGHTS)
 		return fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
-	if ((c->figure || c->given[OPT_HEATMAP]) && c->given[OPT_PALETTE] && qkv_colour_palette_find(c->palette) < 0)
-		return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
+	if ((c->figure || c->given[OPT_HEATMAP]) && c->given[OPT_PALETTE] && cli_check_palette(c->palette) != 0)
+		return EXIT_USAGE;
 	if (wants_print(c)) {
 		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
 		if (o == OPT_PALETTE && (c->figure || c->given[OPT_HEATMAP]))
