@@ -74,23 +74,24 @@ static int head_report(const struct heads_report *h, const struct print_backend 
 	return rc;
 }
 
-static void heading(const struct print_backend *be, FILE *out, const char *text)
+static void heading(const struct heads_report *h, const char *text)
 {
-	if (be->heads_heading != NULL)
-		be->heads_heading(out, text);
+	if (h->pr->be->heads_heading != NULL)
+		h->pr->be->heads_heading(h, text);
 }
 
-static void sentence(const struct print_backend *be, FILE *out, const char *text)
+static void sentence(const struct heads_report *h, const char *text)
 {
-	if (be->heads_sentence != NULL)
-		be->heads_sentence(out, text);
+	if (h->pr->be->heads_sentence != NULL)
+		h->pr->be->heads_sentence(h, text);
 }
 
 int print_heads(FILE *out, const struct qkv_problem *p, const struct qkv_heads_trace *t,
 		const struct print_options *o)
 {
 	const struct print_backend *be = print_backend_of(o->format);
-	const struct heads_report h = { .out = out, .p = p, .t = t, .o = o };
+	struct printer pr = { .out = out, .be = be, .p = p, .decimals = o->decimals };
+	const struct heads_report h = { .out = out, .p = p, .t = t, .o = o, .pr = &pr };
 	const struct heads_table tables[3] = {
 		{ "concat", "Concat — the heads' outputs side by side", &t->concat, false, true },
 		{ "W_O", "W_O — the output projection", &p->w_o, true, false },
@@ -107,20 +108,20 @@ int print_heads(FILE *out, const struct qkv_problem *p, const struct qkv_heads_t
 	}
 	for (int i = 0; i < t->h; i++) {
 		snprintf(text, sizeof text, "Head %d of %d", i + 1, t->h);
-		heading(be, out, text);
+		heading(&h, text);
 		if (head_report(&h, be, i) != 0)
 			return -1;
 		if (!be->heads_numbered_rows)
 			fputc('\n', out);
 	}
-	heading(be, out, "The heads together: concatenation and output projection");
+	heading(&h, "The heads together: concatenation and output projection");
 	for (int k = 0; k < 3 && be->heads_table != NULL; k++)
 		be->heads_table(&h, &tables[k]);
 	row = o->cell_row < t->n ? o->cell_row : t->n - 1;
 	col = o->cell_col < t->output.cols ? o->cell_col : t->output.cols - 1;
 	if (qkv_heads_derive(text, sizeof text, p, t, 7, row, col, o->decimals) > 0)
-		sentence(be, out, text);
+		sentence(&h, text);
 	if (qkv_heads_cost_words(text, sizeof text, t) > 0)
-		sentence(be, out, text);
-	return fflush(out) != 0 || ferror(out) ? -1 : 0;
+		sentence(&h, text);
+	return pr.out_of_memory || fflush(out) != 0 || ferror(out) ? -1 : 0;
 }

@@ -294,34 +294,17 @@ static int latex_sweep(FILE *out, const struct sweep_report *s)
 
 /* --- multi-head reports --- */
 
-/* Text with LaTeX's ten special characters escaped (the glyphs left as they are). */
-static void latex_plain(FILE *out, const char *s)
+static void latex_heads_heading(const struct heads_report *h, const char *text)
 {
-	for (; *s != '\0'; s++) {
-		switch (*s) {
-		case '\\': fputs("\\textbackslash{}", out); break;
-		case '~': fputs("\\textasciitilde{}", out); break;
-		case '^': fputs("\\textasciicircum{}", out); break;
-		case '#': case '$': case '%': case '&': case '_': case '{': case '}':
-			fputc('\\', out);
-			fputc(*s, out);
-			break;
-		default: fputc(*s, out); break;
-		}
-	}
+	fputs("\\section*{", h->out);
+	print_escaped(h->pr, text);
+	fputs("}\n\n", h->out);
 }
 
-static void latex_heads_heading(FILE *out, const char *text)
+static void latex_heads_sentence(const struct heads_report *h, const char *text)
 {
-	fputs("\\section*{", out);
-	latex_plain(out, text);
-	fputs("}\n\n", out);
-}
-
-static void latex_heads_sentence(FILE *out, const char *text)
-{
-	latex_plain(out, text);
-	fputs("\n\n", out);
+	print_escaped(h->pr, text);
+	fputs("\n\n", h->out);
 }
 
 /* A paragraph heading with the title and size, then the matrix as a pmatrix. */
@@ -332,9 +315,9 @@ static void latex_heads_table(const struct heads_report *h, const struct heads_t
 	FILE *out = h->out;
 
 	fputs("\\paragraph{", out);
-	latex_plain(out, tb->title);
+	print_escaped(h->pr, tb->title);
 	fprintf(out, " (%d $\\times$ %d)}\n\\[\n", m->rows, m->cols);
-	latex_plain(out, tb->name);
+	print_escaped(h->pr, tb->name);
 	fputs(" = \\begin{pmatrix}\n", out);
 	for (int r = 0; r < m->rows; r++) {
 		for (int c = 0; c < m->cols; c++) {

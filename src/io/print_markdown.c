@@ -153,14 +153,14 @@ static void md_cost(FILE *out, const struct qkv_cost *c)
 
 /* --- multi-head reports --- */
 
-static void md_heads_heading(FILE *out, const char *text)
+static void md_heads_heading(const struct heads_report *h, const char *text)
 {
-	fprintf(out, "# %s\n\n", text);
+	fprintf(h->out, "# %s\n\n", text);
 }
 
-static void md_heads_sentence(FILE *out, const char *text)
+static void md_heads_sentence(const struct heads_report *h, const char *text)
 {
-	fprintf(out, "%s\n\n", text);
+	fprintf(h->out, "%s\n\n", text);
 }
 
 /* A heading with the title and size, then a pipe table; row labels escaped. */

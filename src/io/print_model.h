@@ -72,6 +72,7 @@ struct heads_report {
 	const struct qkv_problem *p;
 	const struct qkv_heads_trace *t;
 	const struct print_options *o;
+	struct printer *pr; /* the report's printer state, for print_escaped */
 };
 
 /* One of a multi-head report's own tables: the concatenation, W_O, the output.
@@ -149,9 +150,9 @@ struct print_backend {
 	 * head's one-head report, then a heading, the three heads_tables and two
 	 * sentences). `heads`, when set, writes the whole report instead (JSON). */
 	void (*heads)(const struct heads_report *h);
-	void (*heads_heading)(FILE *out, const char *text);
+	void (*heads_heading)(const struct heads_report *h, const char *text);
 	void (*heads_table)(const struct heads_report *h, const struct heads_table *tb);
-	void (*heads_sentence)(FILE *out, const char *text);
+	void (*heads_sentence)(const struct heads_report *h, const char *text);
 	/* Each head's one-head report is rows of a table with the head's number in
 	 * front (CSV): the header row once, and no blank line between heads. */
 	bool heads_numbered_rows;

@@ -227,14 +227,14 @@ static void text_train_sweep(FILE *out, const struct train_sweep_report *s)
 
 /* --- multi-head reports --- */
 
-static void text_heads_heading(FILE *out, const char *text)
+static void text_heads_heading(const struct heads_report *h, const char *text)
 {
-	fprintf(out, "════ %s ════\n\n", text);
+	fprintf(h->out, "════ %s ════\n\n", text);
 }
 
-static void text_heads_sentence(FILE *out, const char *text)
+static void text_heads_sentence(const struct heads_report *h, const char *text)
 {
-	fprintf(out, "%s\n\n", text);
+	fprintf(h->out, "%s\n\n", text);
 }
 
 /* The title and size, then labels and numbers right-aligned in equal columns. */
