@@ -786,9 +786,13 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	options.cell_row = c->cell_i - 1;
 	options.cell_col = c->cell_j - 1;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16); /* a large trace is megabytes of text */
-	if (p->h > 0 && (c->figure || c->output != NULL))
-		return fail("%s has %d heads: its report goes to standard output as text, Markdown, "
-			    "LaTeX, CSV or JSON (no figure, no --output yet)", problem_name(c), p->h);
+	if (p->h > 0 && (!print_format_heads(options.format) || c->output != NULL)) {
+		char names[128];
+
+		print_format_names(names, sizeof names, -1, print_format_heads);
+		return fail("%s has %d heads: its report goes to standard output as %s (no figure, "
+			    "no --output yet)", problem_name(c), p->h, names);
+	}
 	if (p->h > 0) {
 		struct qkv_heads_trace heads;
 

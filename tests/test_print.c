@@ -750,6 +750,8 @@ START_TEST(format_table)
 	ck_assert_str_eq(names, "text, csv or json");
 	print_format_names(names, sizeof names, -1, print_format_costs);
 	ck_assert_str_eq(names, "text, markdown, csv or json");
+	print_format_names(names, sizeof names, -1, print_format_heads);
+	ck_assert_str_eq(names, "text, markdown, latex, csv or json");
 	print_format_names(names, sizeof names, -1, never);
 	ck_assert_str_eq(names, "");
 	print_format_names(names, 12, -1, NULL);

@@ -199,6 +199,21 @@ START_TEST(text_formats_sections_and_shares)
 		ck_assert_double_eq_tol(a + b + c, total, 1e-9);
 		free(text);
 	}
+	/* A figure format writes no multi-head report: refused, nothing written. */
+	{
+		struct print_options o;
+		char *none = NULL;
+		size_t length = 0;
+		FILE *out = open_memstream(&none, &length);
+
+		ck_assert_ptr_nonnull(out);
+		print_options_default(&o);
+		o.format = PRINT_SVG;
+		ck_assert_int_eq(print_heads(out, &p, &t, &o), -1);
+		ck_assert_int_eq(fclose(out), 0);
+		ck_assert_uint_eq(length, 0);
+		free(none);
+	}
 	text = render(&p, &t, PRINT_CSV);
 	ck_assert(strncmp(text, "head,stage,row_token,", 21) == 0);
 	ck_assert_ptr_nonnull(strstr(text, "\n1,X,the,"));

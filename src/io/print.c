@@ -77,6 +77,13 @@ bool print_format_trains(enum print_format format)
 	return be != NULL && be->train_run != NULL && be->train_sweep != NULL;
 }
 
+bool print_format_heads(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && (be->heads != NULL || be->heads_table != NULL);
+}
+
 bool print_format_costs(enum print_format format)
 {
 	const struct print_backend *be = print_backend_of(format);

@@ -59,6 +59,8 @@ int print_format_figure(enum print_format format, enum figure_format *figure);
 bool print_format_binary(enum print_format format);
 /* Whether the format writes a training run and sweep (--train; text, CSV, JSON). */
 bool print_format_trains(enum print_format format);
+/* Whether the format writes a multi-head problem's report (the report formats). */
+bool print_format_heads(enum print_format format);
 /* Whether the format writes --cost's table (text, Markdown, CSV, JSON). */
 bool print_format_costs(enum print_format format);
 /* The words of the formats of `kind` (every kind when kind is -1) for which

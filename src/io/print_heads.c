@@ -100,7 +100,7 @@ int print_heads(FILE *out, const struct qkv_problem *p, const struct qkv_heads_t
 	char text[4096];
 	int row, col;
 
-	if (t->h < 1 || t->n < 1 || be == NULL)
+	if (t->h < 1 || t->n < 1 || !print_format_heads(o->format))
 		return -1;
 	if (be->heads != NULL) {
 		be->heads(&h);
