@@ -228,6 +228,36 @@ else
 	not_ok "the README's options name $readme_reports and $readme_figures"
 fi
 
+# --cost's and --train's formats, as their refusals list them from the table, are
+# those the README's synopsis and the man page give them.
+as_list() { # "a b c" -> "a, b or c"
+	printf '%s\n' "$1" | awk '{ s = $1; for (i = 2; i <= NF; i++) s = s (i == NF ? " or " : ", ") $i; print s }'
+}
+run --cost --format latex
+costs=$(sed -n 's/^qkv: --cost writes \(.*\), not latex$/\1/p' "$tmp/err")
+run --train lookup --format nope
+trains=
+for word in $(words "$(sed -n 's/^qkv: --format with --train needs \(.*\), not "nope"$/\1/p' "$tmp/err")"); do
+	case " $(words "$figures") " in
+	*" $word "*) ;;
+	*) trains="$trains $word" ;;
+	esac
+done
+trains=$(as_list "${trains# }")
+man_flat=$(tr '\n' ' ' <"$root/man/qkv.1")
+if [ -n "$costs" ] && grep -q -F -e "--format $(words "$costs" | tr ' ' '|')]" "$root/README.md" \
+	&& case $man_flat in *".B \\-\\-format $costs. The JSON is"*) true ;; *) false ;; esac; then
+	ok "--cost's formats ($costs) in the README and the man page"
+else
+	not_ok "--cost's formats (\"$costs\") in the README and the man page"
+fi
+if [ -n "$trains" ] && grep -q -F -e "[--format $(words "$trains" | tr ' ' '|')]" "$root/README.md" \
+	&& case $man_flat in *'.BR \-\-format " '"$trains"'" it prints the run'*) true ;; *) false ;; esac; then
+	ok "--train's formats ($trains) in the README and the man page"
+else
+	not_ok "--train's formats (\"$trains\") in the README and the man page"
+fi
+
 # --cost measures n = 16 … at least 4096 and writes the JSON contract's keys.
 expect_success "--cost --format json --heads 2" --cost --format json --dk 8 --heads 2
 if grep -q '^{"d_k": 8, "h": 2, "rows": \[' "$tmp/out" && grep -q '"n": 4096, "entries": 33554432,' "$tmp/out" \
