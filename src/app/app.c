@@ -2231,10 +2231,12 @@ static int option_key(struct app *app, int key)
 	}
 }
 
-static int enter_key(struct app *app)
+/* Enter: edits an input's cell; on a weight of a custom mask, toggles its bit. */
+static int key_enter(struct app *app, int key)
 {
 	struct qkv_problem *p = &app->problem;
 
+	(void)key;
 	if (app_focus_is_input(app, app->focus)) {
 		start_edit(app, 0);
 		return REDRAW_INPUTS | REDRAW_STATUS;
@@ -2250,98 +2252,328 @@ static int enter_key(struct app *app)
 	return REDRAW_STATUS;
 }
 
-static int command_key(struct app *app, int key)
+/* The arrows and h j k l: move the cursor in the focused grid. */
+static int key_move(struct app *app, int key)
 {
-	int redraw;
-	const struct app_cursor *c = &app->cursor[app->focus];
-
-	if ((redraw = structure_key(app, key)) >= 0 || (redraw = option_key(app, key)) >= 0)
-		return redraw;
 	switch (key) {
 	case APP_KEY_UP: case 'k': return move_cursor(app, -1, 0);
 	case APP_KEY_DOWN: case 'j': return move_cursor(app, 1, 0);
 	case APP_KEY_LEFT: case 'h': return move_cursor(app, 0, -1);
-	case APP_KEY_RIGHT: case 'l': return move_cursor(app, 0, 1);
-	case APP_KEY_TAB: return cycle_focus(app, 1);
-	case APP_KEY_BACKTAB: return cycle_focus(app, -1);
-	case APP_KEY_PAGE_DOWN: case ' ': case 'n': return step_stage(app, 1);
-	case APP_KEY_PAGE_UP: case 'p': return step_stage(app, -1);
-	case APP_KEY_HOME:
+	default: return move_cursor(app, 0, 1);
+	}
+}
+
+/* Tab and Shift-Tab: the next or previous grid. */
+static int key_focus(struct app *app, int key)
+{
+	return cycle_focus(app, key == APP_KEY_TAB ? 1 : -1);
+}
+
+/* PgDn, Space, n and PgUp, p: the next or previous stage. */
+static int key_stage(struct app *app, int key)
+{
+	return step_stage(app, key == APP_KEY_PAGE_UP || key == 'p' ? -1 : 1);
+}
+
+/* Home: every stage live; End: the last stage. */
+static int key_home_end(struct app *app, int key)
+{
+	if (key == APP_KEY_HOME) {
 		app->stage = APP_STAGE_LIVE;
 		say(app, false, "all stages live");
-		return REDRAW_ALL;
-	case APP_KEY_END:
+	} else {
 		app->stage = QKV_STAGE_OUTPUT;
 		say(app, false, "stage 5 of 5: output — O = A V");
-		return REDRAW_ALL;
-	case APP_KEY_ENTER: return enter_key(app);
-	case '+': case '=': return nudge(app, app->focus, c->row, c->col, app->step);
-	case '-': return nudge(app, app->focus, c->row, c->col, -app->step);
-	case 'u': return undo_redo(app, false);
-	case APP_KEY_CTRL_R: return undo_redo(app, true);
-	case 'A':
-		app->autoplay = true;
-		app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
-		say(app, false, "autoplay: a step every %g s; any key stops it", app->pace_s);
-		return REDRAW_STATUS;
-	case 'S': return toggle_overlay(app, OVERLAY_SATURATION);
-	case 'C': return toggle_overlay(app, OVERLAY_COST);
-	case 'D': return toggle_overlay(app, OVERLAY_DESCRIBE);
-	case '?': return toggle_overlay(app, OVERLAY_HELP);
-	case 'P':
-		app->projector = !app->projector;
-		say(app, false, "projector mode %s", app->projector ? "on" : "off");
-		return REDRAW_ALL | REDRAW_LAYOUT;
-	case 'c':
-		app->palette = (app->palette + 1) % app->palette_count;
-		if (qkv_colour_palette_name(app->palette) != NULL)
-			say(app, false, "palette: %s", qkv_colour_palette_name(app->palette));
-		return REDRAW_ALL | REDRAW_STATUS;
-	case 'R':
-		app->auto_range = !app->auto_range;
-		say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");
-		return REDRAW_ATTENTION | REDRAW_STATUS;
-	case 'w':
-		if (app->path != NULL && changed_on_disk(app)) {
-			app->prompt = PROMPT_CHANGED;
-			return REDRAW_STATUS;
-		}
-		if (app->path != NULL)
-			return save_to(app, app->path);
-		app->prompt = PROMPT_SAVE_AS;
-		app->answer[0] = '\0';
-		return REDRAW_STATUS;
-	case APP_KEY_CTRL_S:
-		say(app, false, "Ctrl-S does nothing here: w saves");
-		return REDRAW_STATUS;
-	case 'q':
-	case APP_KEY_CTRL_C:
-	case APP_KEY_CTRL_BACKSLASH:
-		if (app->dirty) {
-			app->prompt = PROMPT_QUIT;
-			return REDRAW_STATUS;
-		}
-		app->quit = true;
-		return REDRAW_NONE;
-	case APP_KEY_ESCAPE:
-		if (app->overlay != OVERLAY_NONE)
-			return toggle_overlay(app, app->overlay);
-		app->message[0] = '\0';
-		return REDRAW_STATUS;
-	case APP_KEY_CTRL_L:
-		return REDRAW_ALL | REDRAW_LAYOUT;
-	default:
-		if (((key >= '0' && key <= '9') || key == '.') && app_focus_is_input(app, app->focus)) {
-			start_edit(app, key);
-			return REDRAW_INPUTS | REDRAW_STATUS;
-		}
-		if ((key >= '0' && key <= '9') || key == '.') {
-			say(app, true, "the %s grid is computed: edit %s", app_focus_name(app->focus),
-			    app->problem.form == QKV_FORM_DIRECT ? "Q, K or V" : "X or a W");
-			return REDRAW_STATUS;
-		}
-		return REDRAW_NONE;
 	}
+	return REDRAW_ALL;
+}
+
+/* A digit or a point: starts an edit of an input's cell with it. */
+static int key_digit(struct app *app, int key)
+{
+	if (app_focus_is_input(app, app->focus)) {
+		start_edit(app, key);
+		return REDRAW_INPUTS | REDRAW_STATUS;
+	}
+	say(app, true, "the %s grid is computed: edit %s", app_focus_name(app->focus),
+	    app->problem.form == QKV_FORM_DIRECT ? "Q, K or V" : "X or a W");
+	return REDRAW_STATUS;
+}
+
+/* + (or =) and −: nudge the selected cell by the step. */
+static int key_nudge(struct app *app, int key)
+{
+	const struct app_cursor *c = &app->cursor[app->focus];
+
+	return nudge(app, app->focus, c->row, c->col, key == '-' ? -app->step : app->step);
+}
+
+/* u and Ctrl-R: undo and redo. */
+static int key_undo(struct app *app, int key)
+{
+	return undo_redo(app, key == APP_KEY_CTRL_R);
+}
+
+/* A: steps the stages on its own, a step every pace_s seconds. */
+static int key_autoplay(struct app *app, int key)
+{
+	(void)key;
+	app->autoplay = true;
+	app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
+	say(app, false, "autoplay: a step every %g s; any key stops it", app->pace_s);
+	return REDRAW_STATUS;
+}
+
+/* S, C, D and ?: open or close their overlay. */
+static int key_overlay(struct app *app, int key)
+{
+	return toggle_overlay(app, key == 'S' ? OVERLAY_SATURATION : key == 'C' ? OVERLAY_COST
+				   : key == 'D' ? OVERLAY_DESCRIBE : OVERLAY_HELP);
+}
+
+/* P: projector mode on or off. */
+static int key_projector(struct app *app, int key)
+{
+	(void)key;
+	app->projector = !app->projector;
+	say(app, false, "projector mode %s", app->projector ? "on" : "off");
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+/* c: the next of the interface's palettes. */
+static int key_palette(struct app *app, int key)
+{
+	(void)key;
+	app->palette = (app->palette + 1) % app->palette_count;
+	if (qkv_colour_palette_name(app->palette) != NULL)
+		say(app, false, "palette: %s", qkv_colour_palette_name(app->palette));
+	return REDRAW_ALL | REDRAW_STATUS;
+}
+
+/* R: the weights' colour scale over 0–1 or over each row's own range. */
+static int key_range(struct app *app, int key)
+{
+	(void)key;
+	app->auto_range = !app->auto_range;
+	say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");
+	return REDRAW_ATTENTION | REDRAW_STATUS;
+}
+
+/* w: saves to the file (asking first when it changed on disk), or asks for a name. */
+static int key_save(struct app *app, int key)
+{
+	(void)key;
+	if (app->path != NULL && changed_on_disk(app)) {
+		app->prompt = PROMPT_CHANGED;
+		return REDRAW_STATUS;
+	}
+	if (app->path != NULL)
+		return save_to(app, app->path);
+	app->prompt = PROMPT_SAVE_AS;
+	app->answer[0] = '\0';
+	return REDRAW_STATUS;
+}
+
+/* Ctrl-S: no flow control here; the status line says which key saves. */
+static int key_ctrl_s(struct app *app, int key)
+{
+	(void)key;
+	say(app, false, "Ctrl-S does nothing here: w saves");
+	return REDRAW_STATUS;
+}
+
+/* q, Ctrl-C, Ctrl-\: ends qkv, asking first when there are unsaved changes. */
+static int key_quit(struct app *app, int key)
+{
+	(void)key;
+	if (app->dirty) {
+		app->prompt = PROMPT_QUIT;
+		return REDRAW_STATUS;
+	}
+	app->quit = true;
+	return REDRAW_NONE;
+}
+
+/* Esc: closes the overlay, or clears the message. */
+static int key_escape(struct app *app, int key)
+{
+	(void)key;
+	if (app->overlay != OVERLAY_NONE)
+		return toggle_overlay(app, app->overlay);
+	app->message[0] = '\0';
+	return REDRAW_STATUS;
+}
+
+/* Ctrl-L: everything drawn again. */
+static int key_redraw(struct app *app, int key)
+{
+	(void)app;
+	(void)key;
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+#define K_MAIN (APP_KEYS_LIVE | APP_KEYS_STAGES)
+
+/* Every key: where it works, how the help, the status line and the manual page
+ * name it, and what it does. The help overlay, the status line's hints and the
+ * dispatch below read this table; tests/test_keys.c checks the manual page's KEYS
+ * section against it. Order: the help's and the status line's. A note fits the
+ * help's two columns at 80×24 (APP_KEY_NAME_MAX, APP_KEY_NOTE_MAX). */
+const struct app_binding app_bindings[] = {
+	{ { APP_KEY_PAGE_DOWN, ' ', 'n' }, K_MAIN, "PgDn Space n", "next stage",
+	  "PgDn next stage", K_MAIN, key_stage, NULL },
+	{ { APP_KEY_PAGE_UP, 'p' }, K_MAIN, "PgUp p", "previous stage", "PgUp back", APP_KEYS_STAGES, key_stage,
+	  NULL },
+	{ { APP_KEY_HOME, APP_KEY_END }, K_MAIN, "Home End", "all live / last stage", "Home all live",
+	  APP_KEYS_STAGES, key_home_end, NULL },
+	{ { 'A' }, K_MAIN, "A", "autoplay (a key stops)", "A autoplay", APP_KEYS_STAGES, key_autoplay,
+	  "autoplay through the stages, a step every --pace seconds (any key stops it)" },
+	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l' }, K_MAIN, "arrows hjkl",
+	  "move the cursor", "arrows move the cell", APP_KEYS_STAGES, key_move,
+	  "move the cursor in the focused matrix" },
+	{ { APP_KEY_TAB, APP_KEY_BACKTAB }, K_MAIN, "Tab Shift-Tab", "next / previous matrix", "Tab matrix",
+	  APP_KEYS_LIVE, key_focus, NULL },
+	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.' }, K_MAIN, "0-9 .", "type a cell's value",
+	  "0-9 edit", APP_KEYS_LIVE, key_digit,
+	  "edit the selected cell, starting with the key typed; Enter keeps, Esc cancels" },
+	{ { APP_KEY_ENTER }, K_MAIN, "Enter", "edit / mask bit", NULL, 0, key_enter,
+	  "edit the selected cell; Enter keeps, Esc cancels. On a weight in a custom mask: toggle its mask bit" },
+	{ { '+', '=', '-' }, K_MAIN, "+ -", "nudge by the step", "+/- nudge", APP_KEYS_LIVE, key_nudge,
+	  "nudge the selected cell up / down by the step (= is + too)" },
+	{ { 'u', APP_KEY_CTRL_R }, K_MAIN, "u Ctrl-R", "undo, redo", "u undo", APP_KEYS_LIVE, key_undo, NULL },
+	{ { '?' }, K_MAIN, "?", "this help", "? help", K_MAIN, key_overlay, NULL },
+	{ { 'o', 'x' }, K_MAIN, "o x", "add / remove a token", NULL, 0, structure_key,
+	  "add a token after the cursor's and put the cursor on it / remove the cursor's token "
+	  "(so x right after o takes the new token away again)" },
+	{ { ']', '[' }, K_MAIN, "] [", "d_k + / − (X: d_model)", NULL, 0, structure_key,
+	  "add / remove a column of Q and K (d_k); on X, a column of X and a row of every W (d_model)" },
+	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j' }, APP_KEYS_SATURATION, "S: ↑ ↓ k j", "tokens × 2 / ÷ 2",
+	  "↑↓ tokens", APP_KEYS_SATURATION, saturation_key, "in the saturation view: tokens × 2 / ÷ 2" },
+	{ { APP_KEY_RIGHT, 'l', APP_KEY_LEFT, 'h' }, APP_KEYS_SATURATION, "S: → ← l h", "trials × 2 / ÷ 2",
+	  "←→ trials", APP_KEYS_SATURATION, saturation_key, "in the saturation view: trials × 2 / ÷ 2" },
+	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION, structure_key,
+	  "double / halve d_k; the new columns of Q and K are drawn from N(0,1) with the seed the status line "
+	  "shows (a random problem's own seed), so the saturation lesson works from any problem" },
+	{ { '}', '{' }, K_MAIN, "} {", "d_v + / −", NULL, 0, structure_key,
+	  "add / remove a column of V (d_v)" },
+	{ { 's' }, K_MAIN, "s", "scaling √d_k on / off", "s scale", APP_KEYS_LIVE | APP_KEYS_SATURATION,
+	  option_key, "scale: √d_k or none" },
+	{ { 't', 'T' }, K_MAIN, "t T", "temperature τ − / +", NULL, 0, option_key,
+	  "temperature τ down / up (softmax of S / (τ·√d_k))" },
+	{ { 'm' }, K_MAIN, "m", "masks: causal, custom", NULL, 0, option_key,
+	  "mask: none → causal → custom; in custom, Enter on a weight toggles its mask bit" },
+	{ { 'z' }, K_MAIN, "z", "this token is padding", NULL, 0, option_key,
+	  "mark the cursor's token as padding: no query sees it as a key (again to unmark)" },
+	{ { 'I' }, K_MAIN, "I", "tie W's to identity", NULL, 0, option_key,
+	  "tie W_Q, W_K and W_V to the identity (Q = K = V = X) and back; problems with X only" },
+	{ { 'W' }, K_MAIN, "W", "wrong-way demos", NULL, 0, option_key,
+	  "“wrong way” demonstrations: mask after softmax, softmax down columns" },
+	{ { 'r' }, K_MAIN, "r", "random N(0,1) Q, K, V", NULL, 0, option_key,
+	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)" },
+	{ { 'S' }, K_MAIN, "S", "saturation view", "S close", APP_KEYS_SATURATION, key_overlay,
+	  "saturation view: the d_k sweep, scaled against unscaled" },
+	{ { 'C' }, K_MAIN, "C", "cost of n²", NULL, 0, key_overlay,
+	  "cost view: the trace measured on this machine for n = 16 ... 4096 tokens with the problem's d_k "
+	  "(scores, bytes of S, S' and A in double and in 16-bit floats, flops, time), the fitted slope of "
+	  "log time against log n, and the extrapolation to 10,000 and 100,000 tokens in words; it measures "
+	  "a slice at a time, the interface stays live, and Esc cancels (see --cost)" },
+	{ { 'D' }, K_MAIN, "D", "the weights in words", NULL, 0, key_overlay,
+	  "describe: each row's strongest key and entropy, in words" },
+	{ { 'R' }, K_MAIN, "R", "colour range 0–1 / row", NULL, 0, key_range,
+	  "weights colour scale: fixed 0–1 or each row's own range" },
+	{ { 'P' }, K_MAIN, "P", "projector mode", NULL, 0, key_projector, NULL },
+	{ { 'c' }, K_MAIN, "c", "next palette", NULL, 0, key_palette,
+	  "next palette: viridis, projector, 8, mono" },
+	{ { 'w' }, K_MAIN, "w", "save", NULL, 0, key_save,
+	  "save (asks first when the file changed on disk since qkv read it; without a file, asks for a name)" },
+	{ { APP_KEY_CTRL_S }, K_MAIN, "Ctrl-S", "nothing (w saves)", NULL, 0, key_ctrl_s,
+	  "nothing: the terminal's flow control is off while qkv runs, and w saves" },
+	{ { 'q', APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, K_MAIN, "q", "quit (Ctrl-C, Ctrl-\\)", "q quit",
+	  APP_KEYS_LIVE, key_quit, "quit, as Ctrl-\\ does (asks first when there are unsaved changes)" },
+	{ { APP_KEY_ESCAPE }, K_MAIN, "Esc", "close, cancel", NULL, 0, key_escape,
+	  "close an overlay; cancel an edit or a question" },
+	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL },
+	{ { 0 }, K_MAIN, "click, wheel", "select, nudge a cell", NULL, 0, NULL,
+	  "the mouse: a click selects a cell; the wheel nudges it" },
+	/* Inside an edit and a question every key is text or an answer: edit_key and
+	 * prompt_key take them; these rows are the status line's hints. */
+	{ { APP_KEY_ENTER }, APP_KEYS_EDIT, "Enter", NULL, "Enter keep", APP_KEYS_EDIT, NULL, NULL },
+	{ { APP_KEY_ESCAPE }, APP_KEYS_EDIT, "Esc", NULL, "Esc cancel", APP_KEYS_EDIT, NULL, NULL },
+	{ { APP_KEY_BACKSPACE }, APP_KEYS_EDIT, "Backspace", NULL, "Backspace erase", APP_KEYS_EDIT, NULL, NULL },
+	{ { '0' }, APP_KEYS_EDIT, "digits", NULL, "digits . - e", APP_KEYS_EDIT, NULL, NULL },
+	{ { APP_KEY_ENTER }, APP_KEYS_SAVE_AS, "Enter", NULL, "Enter save", APP_KEYS_SAVE_AS, NULL, NULL },
+	{ { APP_KEY_ESCAPE }, APP_KEYS_SAVE_AS, "Esc", NULL, "Esc cancel", APP_KEYS_SAVE_AS, NULL, NULL },
+	{ { 'y' }, APP_KEYS_RECOVER, "y", NULL, "y open them", APP_KEYS_RECOVER, NULL, NULL },
+	{ { 'n' }, APP_KEYS_RECOVER, "n", NULL, "n delete the copy", APP_KEYS_RECOVER, NULL, NULL },
+	{ { APP_KEY_ESCAPE }, APP_KEYS_RECOVER, "Esc", NULL, "Esc keep it for later", APP_KEYS_RECOVER, NULL,
+	  NULL },
+	{ { 'y' }, APP_KEYS_ANSWER, "y", NULL, "y yes", APP_KEYS_ANSWER, NULL, NULL },
+	{ { 'n' }, APP_KEYS_ANSWER, "n", NULL, "n no", APP_KEYS_ANSWER, NULL, NULL },
+};
+const int app_binding_count = (int)(sizeof app_bindings / sizeof app_bindings[0]);
+
+/* The context whose keys are in reach now (one APP_KEYS_* bit). */
+unsigned app_key_context(const struct app *app)
+{
+	if (app->prompt == PROMPT_SAVE_AS)
+		return APP_KEYS_SAVE_AS;
+	if (app->prompt == PROMPT_RECOVER)
+		return APP_KEYS_RECOVER;
+	if (app->prompt != PROMPT_NONE)
+		return APP_KEYS_ANSWER;
+	if (app->editing)
+		return APP_KEYS_EDIT;
+	if (app->overlay == OVERLAY_SATURATION)
+		return APP_KEYS_SATURATION;
+	return app->stage != APP_STAGE_LIVE ? APP_KEYS_STAGES : APP_KEYS_LIVE;
+}
+
+/* The binding of key in context, or NULL. */
+const struct app_binding *app_binding_find(unsigned context, int key)
+{
+	for (int i = 0; i < app_binding_count; i++) {
+		const struct app_binding *b = &app_bindings[i];
+
+		if ((b->context & context) == 0 || b->handler == NULL)
+			continue;
+		for (int k = 0; k < APP_BINDING_KEYS && b->keys[k] != 0; k++)
+			if (b->keys[k] == key)
+				return b;
+	}
+	return NULL;
+}
+
+void app_key_hints(const struct app *app, char *buf, size_t size)
+{
+	unsigned context = app_key_context(app);
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < app_binding_count && used < size; i++) {
+		const struct app_binding *b = &app_bindings[i];
+		char step[24] = "";
+
+		if ((b->hint_context & context) == 0)
+			continue;
+		if (b->handler == key_nudge) {
+			step[0] = ' ';
+			qkv_format_exact(step + 1, sizeof step - 1, app->step);
+		}
+		used += (size_t)snprintf(buf + used, size - used, "%s%s%s", used == 0 ? " " : " · ", b->hint, step);
+	}
+}
+
+/* A key outside edits and questions: its binding's handler, in the saturation
+ * view that view's keys first. Unbound keys do nothing. */
+static int command_key(struct app *app, int key)
+{
+	const struct app_binding *b = NULL;
+
+	if (app->overlay == OVERLAY_SATURATION)
+		b = app_binding_find(APP_KEYS_SATURATION, key);
+	if (b == NULL)
+		b = app_binding_find(K_MAIN, key);
+	return b != NULL ? b->handler(app, key) : REDRAW_NONE;
 }
 
 /* One autoplay step: the next cell of the selected row, then the next stage. */
@@ -2498,11 +2730,6 @@ int app_update(struct app *app, const struct event *event)
 		return stage_key_while_editing(app, event->key);
 	if (app->editing)
 		return edit_key(app, event->key);
-	if (app->overlay == OVERLAY_SATURATION) {
-		int redraw = saturation_key(app, event->key);
-		if (redraw >= 0)
-			return redraw;
-	}
 	if (app->overlay == OVERLAY_HELP && event->key != '?') {
 		app->overlay = OVERLAY_NONE;
 		if (!is_stage_key(event->key))

@@ -240,6 +240,43 @@ bool app_busy(const struct app *app);
 /* Applies one event; returns the enum app_redraw flags of what changed. */
 int app_update(struct app *app, const struct event *event);
 
+/* Where a key binding works: one bit per state of the screen (app_key_context). */
+enum app_key_context {
+	APP_KEYS_LIVE = 1 << 0,       /* the editor, every stage live */
+	APP_KEYS_STAGES = 1 << 1,     /* one stage at a time */
+	APP_KEYS_SATURATION = 1 << 2, /* the saturation view (its keys before the others) */
+	APP_KEYS_EDIT = 1 << 3,       /* typing a value into a cell */
+	APP_KEYS_ANSWER = 1 << 4,     /* a y / n question */
+	APP_KEYS_SAVE_AS = 1 << 5,    /* typing a file name */
+	APP_KEYS_RECOVER = 1 << 6,    /* the question about a recovery copy */
+};
+
+#define APP_BINDING_KEYS 12 /* keys per binding at most */
+#define APP_KEY_NAME_MAX 13 /* columns of a binding's name in the help */
+#define APP_KEY_NOTE_MAX 22 /* columns of its note: two columns of both fit 80×24 */
+
+/* One row of the key table: the one place a key is bound and documented. */
+struct app_binding {
+	int keys[APP_BINDING_KEYS]; /* code points or enum app_key; 0 ends the list */
+	unsigned context;           /* enum app_key_context bits where they work */
+	const char *name;           /* the keys as the help writes them: "PgDn Space n" */
+	const char *note;           /* what they do, in the help; NULL: not in the help */
+	const char *hint;           /* the status line's words, keys included: "PgDn next stage" */
+	unsigned hint_context;      /* where the status line shows the hint */
+	int (*handler)(struct app *app, int key); /* NULL: the edit or the question takes the key */
+	const char *manual;         /* the manual page's words when longer than the note */
+};
+
+extern const struct app_binding app_bindings[];
+extern const int app_binding_count;
+
+/* The context whose keys are in reach now (one enum app_key_context bit). */
+unsigned app_key_context(const struct app *app);
+/* The binding with a handler for key in any of the context bits, or NULL. */
+const struct app_binding *app_binding_find(unsigned context, int key);
+/* The status line's hints for the keys in reach now: " Tab matrix · 0-9 edit · …". */
+void app_key_hints(const struct app *app, char *buf, size_t size);
+
 /* The input matrix behind an input focus, or NULL for FOCUS_ATTENTION/OUTPUT. */
 const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus);
 /* Rows and columns of the grid behind any focus. */
