@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/app.h"
 #include "io/builtin.h"
 #include "io/load.h"
 #include "io/print.h"
@@ -25,6 +26,8 @@
 #include "tui/tui.h"
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
+#define STR(x) STR_(x) /* a number's macro as the text of the number */
+#define STR_(x) #x
 #define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
 
@@ -84,13 +87,13 @@ static const char usage_text[] =
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
 	"      --decimals D      digits after the point, 0 to 12 (default 4)\n"
 	"      --random          random N(0,1) Q, K, V; needs --tokens and --dk\n"
-	"      --tokens N        tokens for --random, or for --sweep (default 16)\n"
+	"      --tokens N        tokens for --random, or for --sweep (default " STR(QKV_SWEEP_TOKENS) ")\n"
 	"      --dk D            d_k for --random, 1 to 4096\n"
 	"      --dv D            d_v for --random (default: d_k)\n"
-	"      --seed S          seed of --random and --sweep (default 1)\n"
+	"      --seed S          seed of --random and --sweep (default " STR(QKV_SWEEP_SEED) ")\n"
 	"      --sweep           print the d_k sweep: softmax with and without √d_k\n"
-	"      --trials T        trials per d_k for --sweep (default 8)\n"
-	"      --dk-max D        largest d_k of --sweep, up to 4096 (default 1024)\n"
+	"      --trials T        trials per d_k for --sweep (default " STR(QKV_SWEEP_TRIALS) ")\n"
+	"      --dk-max D        largest d_k of --sweep, up to 4096 (default " STR(QKV_SWEEP_DK_MAX) ")\n"
 	"      --no-scale        do not divide the scores by √d_k\n"
 	"      --scale X         divide the scores by X instead of √d_k\n"
 	"      --temperature T   divide the scores also by τ = T (default 1)\n"
@@ -99,7 +102,7 @@ static const char usage_text[] =
 	"      --projector       start the interface in projector mode\n"
 	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
-	"      --pace SECONDS    autoplay: seconds per stage (default 1.5)\n"
+	"      --pace SECONDS    autoplay: seconds per stage (default " STR(APP_PACE_S) ")\n"
 	"      --cost            measure what n tokens cost here (n = 16 … 4096 and\n"
 	"                        more): scores, bytes, flops, time, slope; --dk D\n"
 	"                        (default 64), --heads H, --format\n"
@@ -620,8 +623,8 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 int main(int argc, char **argv)
 {
 	struct cli c = {
-		.cell_i = 1, .cell_j = 1, .tokens = 16, .trials = 8, .d_k_max = 1024,
-		.seed = 1, .temperature = 1, .pace = 1.5, .heads = 1,
+		.cell_i = 1, .cell_j = 1, .tokens = QKV_SWEEP_TOKENS, .trials = QKV_SWEEP_TRIALS,
+		.d_k_max = QKV_SWEEP_DK_MAX, .seed = QKV_SWEEP_SEED, .temperature = 1, .pace = APP_PACE_S, .heads = 1,
 	};
 	struct qkv_problem problem;
 	int status;

@@ -25,6 +25,9 @@
 
 #include "lcg.h"
 
+/* The interface's three palettes, the rest as the defaults. */
+static const struct app_options three_palettes = { .palette_count = 3 };
+
 #define TOL 1e-12
 
 /* The worked example's inputs, written out here (Q = K). */
@@ -105,7 +108,7 @@ static int tick(struct app *a, int64_t advance_ms)
 /* Takes over p and starts an app on it, checking that init succeeds. */
 static void start_with(struct app *a, struct qkv_problem *p, const char *path)
 {
-	ck_assert_int_eq(app_init(a, p, path, 3), 0);
+	ck_assert_int_eq(app_init(a, p, path, &three_palettes), 0);
 }
 
 /* An app on the course's worked example, with no file. */
@@ -400,6 +403,43 @@ START_TEST(test_init_keeps_path)
 	start_with(&a, &p, "somewhere/problem.json");
 	ck_assert_ptr_nonnull(a.path);
 	ck_assert_str_eq(a.path, "somewhere/problem.json");
+	app_fini(&a);
+}
+END_TEST
+
+/* The interface's options enter through app_init; left out, each has its default. */
+static double one_ms_clock(void *context)
+{
+	(void)context;
+	return 1.0;
+}
+
+START_TEST(test_init_takes_options)
+{
+	struct app a;
+	struct qkv_problem p;
+	struct app_options o = { .palette_count = 4, .palette = 2, .projector = true, .pace_s = 0.25,
+				 .clock = one_ms_clock, .message = "the terminal has 8 colours" };
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(&a, &p, NULL, &o), 0);
+	ck_assert_int_eq(a.palette_count, 4);
+	ck_assert_int_eq(a.palette, 2);
+	ck_assert(a.projector);
+	ck_assert(a.pace_s == 0.25);
+	ck_assert(a.clock == one_ms_clock);
+	ck_assert_str_eq(a.message, "the terminal has 8 colours");
+	app_fini(&a);
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(&a, &p, NULL, NULL), 0);
+	ck_assert_int_eq(a.palette_count, 1);
+	ck_assert_int_eq(a.palette, 0);
+	ck_assert(!a.projector);
+	ck_assert(a.pace_s == 1.5); /* the manual's and --help's default */
+	ck_assert(a.clock == NULL);
 	app_fini(&a);
 }
 END_TEST
@@ -3379,6 +3419,7 @@ static Suite *app_suite(void)
 	tcase_add_test(init, test_init_state);
 	tcase_add_test(init, test_init_projected);
 	tcase_add_test(init, test_init_keeps_path);
+	tcase_add_test(init, test_init_takes_options);
 	suite_add_tcase(s, init);
 
 	tcase_add_test(moving, test_arrows_move_and_clamp);

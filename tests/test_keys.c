@@ -13,6 +13,9 @@
 #include "qkv/text.h"
 #include "qkv/problem.h"
 
+/* The interface's three palettes, the rest as the defaults. */
+static const struct app_options three_palettes = { .palette_count = 3 };
+
 #define MARK_BEGIN ".\\\" The keys: from the key table (src/app/app.c); tests/test_keys.c checks them.\n"
 #define MARK_END ".\\\" The keys: end of the key table.\n"
 
@@ -183,7 +186,7 @@ START_TEST(test_hints_follow_the_state)
 
 	qkv_problem_init(&p);
 	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, 3), 0);
+	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
 	app_key_hints(&a, hints, sizeof hints);
 	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_LIVE);
 	ck_assert_msg(strstr(hints, "Tab matrix") != NULL && strstr(hints, "+/- nudge 0.1 ·") != NULL, "%s", hints);
@@ -222,7 +225,7 @@ START_TEST(test_keys_reach_their_handlers)
 
 	qkv_problem_init(&p);
 	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, 3), 0);
+	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
 	key(&a, ' ');
 	ck_assert_int_ne(a.stage, APP_STAGE_LIVE);
 	key(&a, APP_KEY_HOME);

@@ -692,9 +692,9 @@ static int job_event(struct app *app, const struct event *event)
 
 static void note_disk(struct app *app, const char *path);
 
-int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count)
+int app_init(struct app *app, struct qkv_problem *p, const char *path, const struct app_options *options)
 {
-	return app_init_traced(app, p, NULL, path, palette_count);
+	return app_init_traced(app, p, NULL, path, options);
 }
 
 bool app_trace_is_long(const struct qkv_problem *p)
@@ -703,8 +703,11 @@ bool app_trace_is_long(const struct qkv_problem *p)
 }
 
 int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
-		    int palette_count)
+		    const struct app_options *options)
 {
+	static const struct app_options defaults;
+	const struct app_options *o = options != NULL ? options : &defaults;
+
 	memset(app, 0, sizeof *app);
 	app->problem = *p;
 	qkv_problem_init(p);
@@ -720,13 +723,17 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 		qkv_matrix_init(&app->untied[i]);
 	app->stage = APP_STAGE_LIVE;
 	app->step = DEFAULT_STEP;
-	app->pace_s = 2.0;
-	app->palette_count = palette_count > 0 ? palette_count : 1;
+	app->pace_s = o->pace_s > 0 ? o->pace_s : APP_PACE_S;
+	app->palette_count = o->palette_count > 0 ? o->palette_count : 1;
+	app->palette = o->palette >= 0 && o->palette < app->palette_count ? o->palette : 0;
+	app->projector = o->projector;
+	app->clock = o->clock;
+	app->clock_context = o->clock_context;
 	app->show_stats = true;
-	app->sweep_tokens = 16;
-	app->sweep_trials = 8;
-	app->sweep_dk_max = 1024;
-	app->sweep_seed = 1;
+	app->sweep_tokens = QKV_SWEEP_TOKENS;
+	app->sweep_trials = QKV_SWEEP_TRIALS;
+	app->sweep_dk_max = QKV_SWEEP_DK_MAX;
+	app->sweep_seed = QKV_SWEEP_SEED;
 	app->cost_last_n = APP_COST_LAST_N;
 	app->previous_differs_row = -1;
 	app->previous_differs_col = -1;
@@ -738,6 +745,8 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	}
 	if (app->problem.notes != NULL)
 		say(app, false, "%s", app->problem.notes);
+	if (o->message != NULL)
+		say(app, false, "%s", o->message);
 	if (qkv_problem_copy(&app->saved, &app->problem) != 0)
 		return QKV_ENOMEM;
 	note_disk(app, path);

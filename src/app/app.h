@@ -211,13 +211,28 @@ struct app {
 	int64_t now_ms;
 };
 
+/* Autoplay's seconds per stage when --pace does not say. */
+#define APP_PACE_S 1.5
+
+/* How the interface starts: what the person asked for on the command line and
+ * what the terminal can do. A member left 0 (or NULL) takes its default. */
+struct app_options {
+	int palette_count;       /* the interface's palettes (c cycles them); 0: one */
+	int palette;             /* the first one's index */
+	bool projector;          /* start in projector mode */
+	double pace_s;           /* autoplay seconds per step; 0: APP_PACE_S */
+	qkv_cost_clock clock;    /* the cost view's clock; NULL: the view refuses */
+	void *clock_context;
+	const char *message;     /* the status line's first message (after the notes) */
+};
+
 /* Takes over p (app_fini frees it), computes its trace, focuses the first input.
- * path (copied, may be NULL) is where `w` saves. palette_count > 0. Returns 0 or
- * a QKV_E* code (p is still taken over). */
-int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count);
+ * path (copied, may be NULL) is where `w` saves; options may be NULL (every
+ * default). Returns 0 or a QKV_E* code (p is still taken over). */
+int app_init(struct app *app, struct qkv_problem *p, const char *path, const struct app_options *options);
 /* The same with p's trace already computed (taken over: trace is left empty). */
 int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
-		    int palette_count);
+		    const struct app_options *options);
 /* True when p's trace takes long enough that the interface computes it beside
  * itself (the first one included, before app_init_traced). */
 bool app_trace_is_long(const struct qkv_problem *p);

@@ -352,6 +352,7 @@ static const char *size_variable_too_large(void)
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
 	struct app app;
+	struct app_options options = { 0 };
 	struct layout layout;
 	SCREEN *screen;
 	int status = check_terminal(), rc;
@@ -437,7 +438,15 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		qkv_problem_fini(p);
 		return status;
 	}
-	rc = app_init_traced(&app, p, computed ? &first : NULL, path, palette_count());
+	options.palette_count = palette_count();
+	options.palette = start_palette >= 0 ? start_palette : palette_default();
+	options.clock = clock_ms;
+	options.message = palette_notice();
+	if (o != NULL) {
+		options.projector = o->projector;
+		options.pace_s = o->pace;
+	}
+	rc = app_init_traced(&app, p, computed ? &first : NULL, path, &options);
 	qkv_trace_fini(&first);
 	if (rc != 0) {
 		endwin();
@@ -447,15 +456,6 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		app_fini(&app);
 		fprintf(stderr, "qkv: cannot start: out of memory\n");
 		return 1;
-	}
-	app.palette = start_palette >= 0 ? start_palette : palette_default();
-	app.clock = clock_ms;
-	if (palette_notice() != NULL)
-		snprintf(app.message, sizeof app.message, "%s", palette_notice());
-	if (o != NULL) {
-		app.projector = o->projector;
-		if (o->pace > 0)
-			app.pace_s = o->pace;
 	}
 	offer_recovery(&app, path);
 	memset(&layout, 0, sizeof layout);
