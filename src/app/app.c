@@ -9,11 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "app/app.h"
-#include "io/save.h"
 #include "qkv/colour.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
@@ -686,11 +683,20 @@ static int job_event(struct app *app, const struct event *event)
 		return REDRAW_STATUS;
 	case EVENT_RESIZE:
 	default:
-		return -1;
+		return -1; /* a resize and the answers about files are taken as always */
 	}
 }
 
-static void note_disk(struct app *app, const char *path);
+static void ask(struct app *app, enum app_request_type type, const char *path, int why);
+
+/* Why the app asked: what an answer is for. */
+enum {
+	LOOK_DISK,        /* the file as read: its time and size */
+	LOOK_BEFORE_SAVE, /* w: has it changed on disk since? */
+	LOOK_SAVE_AS,     /* a typed name: a folder, a file to overwrite, or free? */
+	REMOVE_DECLINED,  /* n to the recovery copy: say whether it went */
+	REMOVE_SAVED,     /* the recovery copy after a save: silently */
+};
 
 int app_init(struct app *app, struct qkv_problem *p, const char *path, const struct app_options *options)
 {
@@ -749,7 +755,8 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 		say(app, false, "%s", o->message);
 	if (qkv_problem_copy(&app->saved, &app->problem) != 0)
 		return QKV_ENOMEM;
-	note_disk(app, path);
+	if (path != NULL)
+		ask(app, APP_REQUEST_LOOK, path, LOOK_DISK);
 	if (trace != NULL) {
 		struct qkv_trace swap = app->trace;
 
@@ -777,6 +784,7 @@ int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const cha
 
 void app_fini(struct app *app)
 {
+	free(app->request.path);
 	qkv_problem_fini(&app->problem);
 	qkv_problem_fini(&app->saved);
 	qkv_trace_fini(&app->trace);
@@ -1569,44 +1577,47 @@ static int temperature_index(double temperature, int direction)
 
 /* Remembers the modification time and size of the file at path as qkv last read
  * or wrote it, to notice someone else changing it meanwhile. */
-static void note_disk(struct app *app, const char *path)
+/* Asks the caller for a look at, a save to or the removal of path (any earlier
+ * request not yet answered is dropped). Out of memory, nothing is asked. */
+static void ask(struct app *app, enum app_request_type type, const char *path, int why)
 {
-	struct stat st;
+	char *copy = strdup(path);
 
-	app->disk_known = path != NULL && stat(path, &st) == 0;
-	if (app->disk_known) {
-		app->disk_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-		app->disk_size = (int64_t)st.st_size;
-	}
+	free(app->request.path);
+	app->request.path = copy;
+	app->request.type = copy != NULL ? type : APP_REQUEST_NONE;
+	app->request.why = why;
+	if (copy == NULL)
+		say(app, true, "out of memory: %s was not %s", path, type == APP_REQUEST_SAVE ? "saved" : "read");
 }
 
-/* True when the file at app->path is not as qkv last read or wrote it. */
-static bool changed_on_disk(const struct app *app)
+/* The request answered: none is left unless the answer makes the next one. */
+static void answered(struct app *app)
 {
-	struct stat st;
-
-	if (!app->disk_known || app->path == NULL || stat(app->path, &st) != 0)
-		return false;
-	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != app->disk_mtime_ns ||
-	       (int64_t)st.st_size != app->disk_size;
+	free(app->request.path);
+	app->request.path = NULL;
+	app->request.type = APP_REQUEST_NONE;
 }
 
-static int save_to(struct app *app, const char *path)
+/* The file as qkv last read or wrote it. */
+static void note_disk(struct app *app, const struct app_file *f)
 {
-	char err[1024];
+	app->disk_known = f->exists;
+	app->disk_mtime_ns = f->mtime_ns;
+	app->disk_size = f->size;
+}
 
-	if (save_file(path, &app->problem, err, sizeof err) != 0) {
-		/* The reason must fit: a long name gives way, not the why. */
-		const char *why = strstr(err, ": cannot save: ");
+/* True when f is not the file as qkv last read or wrote it. */
+static bool changed_on_disk(const struct app *app, const struct app_file *f)
+{
+	return app->disk_known && f->exists && (f->mtime_ns != app->disk_mtime_ns || f->size != app->disk_size);
+}
 
-		if (why != NULL && strlen(err) >= sizeof app->message)
-			say(app, true, "cannot save %.60s…: %s", path, why + strlen(": cannot save: "));
-		else
-			say(app, true, "%s", err);
-		return REDRAW_STATUS;
-	}
-	note_disk(app, path);
-	if (app->path != path) {
+/* The saved problem at path: it is the file now, and the recovery copy's changes are in it. */
+static int saved(struct app *app, const char *path, const struct app_file *f)
+{
+	note_disk(app, f);
+	if (app->path == NULL || strcmp(app->path, path) != 0) {
 		char *copy = strdup(path);
 
 		if (copy != NULL) {
@@ -1620,11 +1631,71 @@ static int save_to(struct app *app, const char *path)
 	say(app, false, "saved to %s", path);
 	if (app->recovery != NULL && app->prompt != PROMPT_RECOVER) {
 		/* The changes it kept are in the file now (or were declined). */
-		unlink(app->recovery);
+		ask(app, APP_REQUEST_REMOVE, app->recovery, REMOVE_SAVED);
 		free(app->recovery);
 		app->recovery = NULL;
 	}
 	return REDRAW_STATUS;
+}
+
+/* The save to path failed: the saver's sentence, or the errno's. */
+static int save_failed(struct app *app, const char *path, const struct event *event)
+{
+	const char *err = event->text, *why = err != NULL ? strstr(err, ": cannot save: ") : NULL;
+
+	if (err == NULL)
+		say(app, true, "cannot save %s: %s", path, strerror(event->error));
+	/* The reason must fit: a long name gives way, not the why. */
+	else if (why != NULL && strlen(err) >= sizeof app->message)
+		say(app, true, "cannot save %.60s…: %s", path, why + strlen(": cannot save: "));
+	else
+		say(app, true, "%s", err);
+	return REDRAW_STATUS;
+}
+
+/* An answer from the caller to the request (a look, a save, a removal). */
+static int file_answer(struct app *app, const struct event *event)
+{
+	enum app_request_type type = app->request.type;
+	int why = app->request.why, redraw = REDRAW_STATUS;
+	char *path = app->request.path;
+
+	if (type == APP_REQUEST_NONE || path == NULL)
+		return REDRAW_NONE; /* nothing was asked: a stray answer */
+	app->request.path = NULL;
+	answered(app);
+	if (event->type == EVENT_LOOKED && type == APP_REQUEST_LOOK) {
+		if (why == LOOK_DISK) {
+			note_disk(app, &event->file);
+			redraw = REDRAW_NONE;
+		} else if (why == LOOK_BEFORE_SAVE && changed_on_disk(app, &event->file)) {
+			app->prompt = PROMPT_CHANGED;
+		} else if (why == LOOK_BEFORE_SAVE) {
+			ask(app, APP_REQUEST_SAVE, path, 0);
+		} else if (event->file.is_dir) {
+			say(app, true, "%s is a folder: type the name of a file in it", path);
+		} else if (event->file.exists) {
+			app->prompt = PROMPT_OVERWRITE;
+		} else {
+			app->prompt = PROMPT_NONE;
+			ask(app, APP_REQUEST_SAVE, path, 0);
+		}
+	} else if (event->type == EVENT_SAVED && type == APP_REQUEST_SAVE) {
+		redraw = saved(app, path, &event->file);
+	} else if (event->type == EVENT_SAVE_FAILED && type == APP_REQUEST_SAVE) {
+		redraw = save_failed(app, path, event);
+	} else if (event->type == EVENT_REMOVED && type == APP_REQUEST_REMOVE) {
+		if (why == REMOVE_SAVED)
+			redraw = REDRAW_NONE;
+		else if (event->error != 0)
+			say(app, true, "%s: cannot delete the recovery copy (%s)", path, strerror(event->error));
+		else
+			say(app, false, "recovery copy %s deleted", path);
+	} else {
+		redraw = REDRAW_NONE; /* an answer to another question */
+	}
+	free(path);
+	return redraw;
 }
 
 /* y: the recovered problem replaces the file's (undo goes back to the file's);
@@ -1651,10 +1722,7 @@ static int recover_key(struct app *app, int key)
 	if (key == 'n' || key == 'N') {
 		app->prompt = PROMPT_NONE;
 		qkv_problem_fini(&app->recovered);
-		if (unlink(app->recovery) != 0)
-			say(app, true, "%s: cannot delete the recovery copy (%s)", app->recovery, strerror(errno));
-		else
-			say(app, false, "recovery copy %s deleted", app->recovery);
+		ask(app, APP_REQUEST_REMOVE, app->recovery, REMOVE_DECLINED);
 		free(app->recovery);
 		app->recovery = NULL;
 		return REDRAW_STATUS;
@@ -1700,7 +1768,6 @@ static size_t utf8_encode(unsigned int key, char *out)
 static int prompt_key(struct app *app, int key)
 {
 	size_t length = strlen(app->answer);
-	struct stat st;
 
 	switch (app->prompt) {
 	case PROMPT_RECOVER:
@@ -1719,7 +1786,8 @@ static int prompt_key(struct app *app, int key)
 	case PROMPT_CHANGED:
 		if (key == 'y' || key == 'Y') {
 			app->prompt = PROMPT_NONE;
-			return save_to(app, app->path);
+			ask(app, APP_REQUEST_SAVE, app->path, 0);
+			return REDRAW_STATUS;
 		}
 		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
 			app->prompt = PROMPT_NONE;
@@ -1730,7 +1798,8 @@ static int prompt_key(struct app *app, int key)
 	case PROMPT_OVERWRITE:
 		if (key == 'y' || key == 'Y') {
 			app->prompt = PROMPT_NONE;
-			return save_to(app, app->answer);
+			ask(app, APP_REQUEST_SAVE, app->answer, 0);
+			return REDRAW_STATUS;
 		}
 		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
 			app->prompt = PROMPT_NONE;
@@ -1754,14 +1823,7 @@ static int prompt_key(struct app *app, int key)
 		} else if (key == APP_KEY_ENTER) {
 			if (length == 0)
 				return REDRAW_NONE;
-			if (stat(app->answer, &st) == 0 && S_ISDIR(st.st_mode)) {
-				say(app, true, "%s is a folder: type the name of a file in it", app->answer);
-			} else if (stat(app->answer, &st) == 0) {
-				app->prompt = PROMPT_OVERWRITE;
-			} else {
-				app->prompt = PROMPT_NONE;
-				return save_to(app, app->answer);
-			}
+			ask(app, APP_REQUEST_LOOK, app->answer, LOOK_SAVE_AS);
 		} else if (key >= 0x20 && key < APP_KEY_UP && !qkv_is_control(key)) {
 			char bytes[4];
 			size_t count = utf8_encode((unsigned int)key, bytes);
@@ -2372,12 +2434,10 @@ static int key_range(struct app *app, int key)
 static int key_save(struct app *app, int key)
 {
 	(void)key;
-	if (app->path != NULL && changed_on_disk(app)) {
-		app->prompt = PROMPT_CHANGED;
+	if (app->path != NULL) {
+		ask(app, APP_REQUEST_LOOK, app->path, LOOK_BEFORE_SAVE);
 		return REDRAW_STATUS;
 	}
-	if (app->path != NULL)
-		return save_to(app, app->path);
 	app->prompt = PROMPT_SAVE_AS;
 	app->answer[0] = '\0';
 	return REDRAW_STATUS;
@@ -2714,6 +2774,11 @@ int app_update(struct app *app, const struct event *event)
 		app->width = event->width;
 		app->height = event->height;
 		return REDRAW_ALL | REDRAW_LAYOUT;
+	case EVENT_LOOKED:
+	case EVENT_SAVED:
+	case EVENT_SAVE_FAILED:
+	case EVENT_REMOVED:
+		return file_answer(app, event);
 	case EVENT_CLICK:
 	case EVENT_WHEEL:
 		if (app->prompt != PROMPT_NONE)

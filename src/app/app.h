@@ -45,6 +45,17 @@ enum event_type {
 	EVENT_WHEEL,  /* focus, row, col, delta (+1 up, −1 down): nudge that cell */
 	EVENT_RESIZE, /* width, height */
 	EVENT_TICK,   /* now_ms has advanced (marks fade, autoplay steps) */
+	/* The answers to the app's requests (struct app_request), from its caller: */
+	EVENT_LOOKED,      /* file: what is at the request's path */
+	EVENT_SAVED,       /* file: the problem is saved there (and what is there now) */
+	EVENT_SAVE_FAILED, /* error, text: it could not be saved */
+	EVENT_REMOVED,     /* error: the file is deleted (0) or why not */
+};
+
+/* What is at a path, as the caller found it (EVENT_LOOKED, EVENT_SAVED). */
+struct app_file {
+	bool exists, is_dir;
+	int64_t mtime_ns, size;
 };
 
 struct event {
@@ -57,6 +68,26 @@ struct event {
 	int64_t now_ms;   /* every event: a monotonic clock in milliseconds */
 	bool pasted;      /* EVENT_KEY: the key came from a paste (bracketed paste), so
 			   * it is text for a cell edit or a file name and never a command */
+	struct app_file file; /* EVENT_LOOKED, EVENT_SAVED */
+	int error;            /* EVENT_SAVE_FAILED, EVENT_REMOVED: an errno value, 0 for none */
+	const char *text;     /* EVENT_SAVE_FAILED: the saver's sentence (or NULL) */
+};
+
+/* What the app asks its caller to do with files: app_update itself never touches
+ * one. The caller performs the request and answers with its event; the answer
+ * clears the request (or makes the next one). app_perform (app/files.h) is the
+ * caller's helper that does both. */
+enum app_request_type {
+	APP_REQUEST_NONE,
+	APP_REQUEST_LOOK,   /* what is at path? EVENT_LOOKED */
+	APP_REQUEST_SAVE,   /* save the problem to path: EVENT_SAVED or EVENT_SAVE_FAILED */
+	APP_REQUEST_REMOVE, /* delete path (a recovery copy): EVENT_REMOVED */
+};
+
+struct app_request {
+	enum app_request_type type;
+	char *path;  /* owned */
+	int why;     /* the app's own note of what the answer is for */
 };
 
 /* What has the cursor. Inputs come first, in the order Tab visits them. */
@@ -121,6 +152,7 @@ struct app {
 	struct qkv_problem saved;   /* the problem as loaded or last saved */
 	uint64_t column_seed;       /* `>` draws new d_k columns from N(0,1) with this seed */
 	bool quit;                  /* the interface should end */
+	struct app_request request; /* a file to look at, save or delete, for the caller */
 
 	enum app_focus focus;
 	struct app_cursor cursor[FOCUS_COUNT];

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/files.h"
 #include "io/load.h"
 #include "io/recovery.h"
 #include "tui/draw.h"
@@ -349,6 +350,12 @@ static const char *size_variable_too_large(void)
 	return NULL;
 }
 
+/* One event into the app, then what it asked of the files done (app_perform). */
+static int update(struct app *app, const struct event *event)
+{
+	return app_update(app, event) | app_perform(app, event->now_ms);
+}
+
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
 	struct app app;
@@ -457,11 +464,12 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		fprintf(stderr, "qkv: cannot start: out of memory\n");
 		return 1;
 	}
+	app_perform(&app, now_ms()); /* the file as read: its time and size */
 	offer_recovery(&app, path);
 	memset(&layout, 0, sizeof layout);
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
-		draw_render(&app, &layout, app_update(&app, &resize));
+		draw_render(&app, &layout, update(&app, &resize));
 	}
 	while (!app.quit && stop_signal == 0 && !gone) {
 		wint_t code;
@@ -484,7 +492,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			interrupt_signal = 0;
 			interrupted = true;
 			quick_reads = 0; /* the read it cut short was no sign of a lost terminal */
-			draw_render(&app, &layout, app_update(&app, &key));
+			draw_render(&app, &layout, update(&app, &key));
 			continue;
 		}
 		/* While a job runs, ticks come often, to take it in soon after it ends. */
@@ -500,7 +508,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			}
 			/* A paste arrives all at once: a pause means its end marker was lost. */
 			pasting = false;
-			draw_render(&app, &layout, app_update(&app, &tick));
+			draw_render(&app, &layout, update(&app, &tick));
 			continue;
 		}
 		quick_reads = 0;
@@ -511,7 +519,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		if (!input_translate(got, (unsigned int)code, &layout, now_ms(), &event))
 			continue;
 		event.pasted = pasting && event.type == EVENT_KEY;
-		flags = app_update(&app, &event);
+		flags = update(&app, &event);
 		draw_render(&app, &layout, flags);
 	}
 	if (stop_signal != 0 || gone)

@@ -1,0 +1,60 @@
+/* files.c — the app's requests performed on the file system (files.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/files.h"
+#include "io/save.h"
+
+/* What is at path, into f. */
+static void look(const char *path, struct app_file *f)
+{
+	struct stat st;
+
+	memset(f, 0, sizeof *f);
+	if (stat(path, &st) != 0)
+		return;
+	f->exists = true;
+	f->is_dir = S_ISDIR(st.st_mode);
+	f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	f->size = (int64_t)st.st_size;
+}
+
+int app_perform(struct app *app, int64_t now_ms)
+{
+	int redraw = 0;
+
+	/* An answer makes at most one more request (a save after a look, a removal
+	 * after a save): a few rounds always end it. */
+	for (int round = 0; round < 8 && app->request.type != APP_REQUEST_NONE; round++) {
+		const char *path = app->request.path;
+		char err[1024];
+		struct event answer = { .now_ms = now_ms };
+
+		switch (app->request.type) {
+		case APP_REQUEST_LOOK:
+			answer.type = EVENT_LOOKED;
+			look(path, &answer.file);
+			break;
+		case APP_REQUEST_SAVE:
+			if (save_file(path, &app->problem, err, sizeof err) != 0) {
+				answer.type = EVENT_SAVE_FAILED;
+				answer.error = errno;
+				answer.text = err;
+			} else {
+				answer.type = EVENT_SAVED;
+				look(path, &answer.file);
+			}
+			break;
+		case APP_REQUEST_REMOVE:
+		default:
+			answer.type = EVENT_REMOVED;
+			answer.error = unlink(path) == 0 ? 0 : errno;
+			break;
+		}
+		redraw |= app_update(app, &answer);
+	}
+	return redraw;
+}
