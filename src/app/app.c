@@ -1182,12 +1182,27 @@ static void update_dirty(struct app *app)
 	app->saved.wrong = kept;
 }
 
+/* The trace of a change could not be computed (rc): the problem goes back to what
+ * it was (undone, the redo forgotten) with its trace, and the status line says why. */
+static int change_failed(struct app *app, int rc)
+{
+	struct history_place ignored;
+
+	history_undo(&app->history, &app->problem, &ignored);
+	history_drop_redo(&app->history);
+	update_dirty(app);
+	if (recompute(app, false) == 0)
+		say(app, true, "cannot compute: %s: the change was not made", qkv_error_string(rc));
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
 /* Sets one input cell, with undo, and recomputes. */
 static int set_cell(struct app *app, enum app_focus focus, int row, int col, double value)
 {
 	struct qkv_matrix *m = qkv_problem_input(&app->problem, focus_input(focus));
 	double before;
 	struct history_place place = { (int)focus, row, col };
+	int rc;
 
 	if (m == NULL || row >= m->rows || col >= m->cols)
 		return REDRAW_NONE;
@@ -1215,7 +1230,8 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 		}
 	}
 	update_dirty(app);
-	recompute_after(app, true, focus_input(focus), row, col);
+	if ((rc = recompute_after(app, true, focus_input(focus), row, col)) != 0)
+		return change_failed(app, rc);
 	app->moved_input = focus_input(focus);
 	app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col] = 1;
 	describe_change(app, focus, row, col, before, value);
@@ -1252,7 +1268,8 @@ static int change_problem(struct app *app, problem_change change, int argument,
 	if (trace_cost(&app->problem) > JOB_COST && start_trace_job(app, REPLAY_REDO, true, done, NULL))
 		return REDRAW_ALL;
 	update_dirty(app);
-	recompute(app, true);
+	if ((rc = recompute(app, true)) != 0)
+		return change_failed(app, rc);
 	if (done != NULL)
 		say(app, false, "%s", done);
 	return REDRAW_ALL;
@@ -1703,6 +1720,7 @@ static int file_answer(struct app *app, const struct event *event)
 static int recover_key(struct app *app, int key)
 {
 	struct history_place place = here(app);
+	int rc;
 
 	if (key == 'y' || key == 'Y') {
 		if (history_push_problem(&app->history, &app->problem, place) != 0) {
@@ -1715,7 +1733,8 @@ static int recover_key(struct app *app, int key)
 		app->prompt = PROMPT_NONE;
 		update_dirty(app);
 		app->focus = first_input(app);
-		recompute(app, false);
+		if ((rc = recompute(app, false)) != 0)
+			return change_failed(app, rc);
 		say(app, false, "the recovered changes are open, not saved yet: w saves them, u goes back to the file");
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	}
@@ -1854,6 +1873,7 @@ static void say_undone(struct app *app, bool redo)
 static int undo_redo(struct app *app, bool redo)
 {
 	struct history_place place;
+	int rc;
 	bool done = redo ? history_redo(&app->history, &app->problem, &place)
 			 : history_undo(&app->history, &app->problem, &place);
 
@@ -1865,7 +1885,17 @@ static int undo_redo(struct app *app, bool redo)
 	    start_trace_job(app, redo ? REPLAY_REDO : REPLAY_UNDO, false, redo ? "redone" : "undone", &place))
 		return REDRAW_ALL;
 	update_dirty(app);
-	recompute(app, true);
+	if ((rc = recompute(app, true)) != 0) {
+		/* Back to where it was: the step is taken back the other way. */
+		if (redo)
+			history_undo(&app->history, &app->problem, &place);
+		else
+			history_redo(&app->history, &app->problem, &place);
+		update_dirty(app);
+		if (recompute(app, false) == 0)
+			say(app, true, "cannot compute: %s: nothing was %s", qkv_error_string(rc), redo ? "redone" : "undone");
+		return REDRAW_ALL | REDRAW_LAYOUT;
+	}
 	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
 	    (app_focus_is_input(app, (enum app_focus)place.focus) || place.focus >= FOCUS_ATTENTION)) {
 		app->focus = (enum app_focus)place.focus;
