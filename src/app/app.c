@@ -23,6 +23,7 @@
 static const double temperatures[] = { 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10 };
 #define TEMPERATURE_COUNT ((int)(sizeof temperatures / sizeof temperatures[0]))
 
+/* Puts a sentence on the status line; error colours it as one. */
 static void say(struct app *app, bool error, const char *fmt, ...)
 {
 	va_list args;
@@ -33,6 +34,7 @@ static void say(struct app *app, bool error, const char *fmt, ...)
 	app->message_is_error = error;
 }
 
+/* The name of the grid behind a focus, as the screen writes it. */
 const char *app_focus_name(enum app_focus focus)
 {
 	static const char *const names[FOCUS_COUNT] = {
@@ -48,6 +50,7 @@ static enum qkv_input focus_input(enum app_focus focus)
 	return (enum qkv_input)focus;
 }
 
+/* True for the inputs the problem's form has (Q K V, or X and the W's). */
 bool app_focus_is_input(const struct app *app, enum app_focus focus)
 {
 	if (app->problem.form == QKV_FORM_DIRECT)
@@ -55,6 +58,7 @@ bool app_focus_is_input(const struct app *app, enum app_focus focus)
 	return focus >= FOCUS_X && focus <= FOCUS_W_V;
 }
 
+/* The input matrix behind an input focus; NULL for a computed grid. */
 const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus)
 {
 	if (!app_focus_is_input(app, focus))
@@ -62,6 +66,7 @@ const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus 
 	return qkv_problem_input_const(&app->problem, focus_input(focus));
 }
 
+/* Rows and columns of the grid behind a focus. */
 void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int *cols)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, focus);
@@ -81,6 +86,7 @@ void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int
 	}
 }
 
+/* value, kept within low … high. */
 static int clamp(int value, int low, int high)
 {
 	return value < low ? low : value > high ? high : value;
@@ -98,11 +104,13 @@ static void clamp_cursors(struct app *app)
 	}
 }
 
+/* The first input of the problem's form: Q, or X. */
 static enum app_focus first_input(const struct app *app)
 {
 	return app->problem.form == QKV_FORM_DIRECT ? FOCUS_Q : FOCUS_X;
 }
 
+/* The selected query: the attention cursor's row. */
 int app_query(const struct app *app)
 {
 	if (app->focus == FOCUS_OUTPUT)
@@ -113,6 +121,7 @@ int app_query(const struct app *app)
 	return app->cursor[app->focus].row;
 }
 
+/* The selected key: the attention cursor's column. */
 int app_key(const struct app *app)
 {
 	if (app->focus == FOCUS_K || app->focus == FOCUS_V)
@@ -120,6 +129,7 @@ int app_key(const struct app *app)
 	return app->cursor[FOCUS_ATTENTION].col;
 }
 
+/* The selected output column. */
 int app_value_col(const struct app *app)
 {
 	if (app->focus == FOCUS_V)
@@ -127,11 +137,13 @@ int app_value_col(const struct app *app)
 	return app->cursor[FOCUS_OUTPUT].col;
 }
 
+/* The first stage of the walk: the projections when there are any. */
 static int first_stage(const struct app *app)
 {
 	return app->problem.form == QKV_FORM_PROJECTED ? QKV_STAGE_PROJECTIONS : QKV_STAGE_SCORES;
 }
 
+/* True when the stage is shown: every stage live, or up to the current one. */
 bool app_stage_visible(const struct app *app, enum qkv_stage stage)
 {
 	if (stage == QKV_STAGE_PROJECTIONS && app->problem.form != QKV_FORM_PROJECTED)
@@ -139,6 +151,7 @@ bool app_stage_visible(const struct app *app, enum qkv_stage stage)
 	return app->stage == APP_STAGE_LIVE || (int)stage <= app->stage;
 }
 
+/* The stage whose derivation the info line shows. */
 enum qkv_stage app_derived_stage(const struct app *app)
 {
 	if (app->stage != APP_STAGE_LIVE)
@@ -163,6 +176,7 @@ static const struct qkv_matrix *grid_matrix(const struct qkv_trace *t, enum app_
 	}
 }
 
+/* True for the n × n grids (scores, scaled, weights). */
 static bool grid_is_attention(enum app_grid grid)
 {
 	return grid >= APP_GRID_SCORES && grid <= APP_GRID_WEIGHTS;
@@ -375,16 +389,19 @@ static int settle_trace(struct app *app, int rc, bool mark)
 	return 0;
 }
 
+/* The whole trace again (marking what moved when mark). */
 static int recompute(struct app *app, bool mark)
 {
 	return recompute_after(app, mark, QKV_INPUT_Q, -1, -1);
 }
 
+/* True while the last change's marks are shown. */
 static bool marks_live(const struct app *app)
 {
 	return app->now_ms < app->mark_until_ms;
 }
 
+/* True when the cell of grid moved in the last change and is still marked. */
 bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
 {
 	const struct qkv_matrix *m;
@@ -396,6 +413,7 @@ bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
 	       app->moved[grid][(size_t)row * (size_t)m->cols + (size_t)col];
 }
 
+/* True when the mix term a_qk · v_kc moved and is still marked. */
 bool app_moved_mix(const struct app *app, int query, int key, int col)
 {
 	const struct qkv_trace *t = &app->trace;
@@ -414,6 +432,7 @@ bool app_moved_mix(const struct app *app, int query, int key, int col)
 						 qkv_matrix_get(w, query, key) * qkv_matrix_get(v, key, col));
 }
 
+/* True when a figure of the readout's row moved and is still marked. */
 bool app_moved_readout(const struct app *app, int row)
 {
 	const struct qkv_row_stats *now, *was;
@@ -428,16 +447,19 @@ bool app_moved_readout(const struct app *app, int row)
 	       now->jacobian_norm != was->jacobian_norm;
 }
 
+/* True when the score of (query, key) moved and is still marked. */
 bool app_moved_score(const struct app *app, int query, int key)
 {
 	return app_moved(app, APP_GRID_SCORES, query, key);
 }
 
+/* True when the output cell moved and is still marked. */
 bool app_moved_output(const struct app *app, int query, int col)
 {
 	return app_moved(app, APP_GRID_OUTPUT, query, col);
 }
 
+/* True when the input cell was the one edited and is still marked. */
 bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col)
 {
 	const struct qkv_matrix *m = qkv_problem_input_const(&app->problem, input);
@@ -446,6 +468,7 @@ bool app_moved_input(const struct app *app, enum qkv_input input, int row, int c
 	       app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col];
 }
 
+/* Where the cursor is, for undo to put it back. */
 static struct history_place here(const struct app *app)
 {
 	struct history_place place = { (int)app->focus, app->cursor[app->focus].row,
@@ -477,6 +500,7 @@ static double sweep_cost(int tokens, int trials, int d_k_max)
 	return (double)trials * tokens * tokens * 2.0 * d_k_max;
 }
 
+/* True while a computation runs beside the interface. */
 bool app_busy(const struct app *app)
 {
 	return app->job != NULL;
@@ -698,16 +722,19 @@ enum {
 	REMOVE_SAVED,     /* the recovery copy after a save: silently */
 };
 
+/* Starts the app on p with its trace computed here. */
 int app_init(struct app *app, struct qkv_problem *p, const char *path, const struct app_options *options)
 {
 	return app_init_traced(app, p, NULL, path, options);
 }
 
+/* True when p's trace is long enough to be a job beside the interface. */
 bool app_trace_is_long(const struct qkv_problem *p)
 {
 	return trace_cost(p) > JOB_COST;
 }
 
+/* Starts the app on p (taken over), its trace computed already or here. */
 int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
 		    const struct app_options *options)
 {
@@ -767,6 +794,7 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	return recompute(app, false);
 }
 
+/* Asks whether to open the recovery copy named where (holding recovered). */
 int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where)
 {
 	char *name = strdup(where);
@@ -782,6 +810,7 @@ int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const cha
 	return 0;
 }
 
+/* Frees everything the app owns, the request's path included. */
 void app_fini(struct app *app)
 {
 	free(app->request.path);
@@ -832,6 +861,7 @@ struct words {
 	size_t size, length;
 };
 
+/* Appends a formatted phrase to w. */
 static void add(struct words *w, const char *fmt, ...)
 {
 	va_list args;
@@ -852,11 +882,13 @@ static const char *const grid_nouns[APP_GRID_COUNT] = {
 
 static const char *const grid_symbols[APP_GRID_COUNT] = { "Q", "K", "V", "S", "S'", "A", "O" };
 
+/* True when the cell of grid holds a value (an attention cell that is not masked). */
 static bool grid_live(const struct app *app, enum app_grid grid, int row, int col)
 {
 	return !grid_is_attention(grid) || !qkv_trace_is_masked(&app->trace, row, col);
 }
 
+/* True when the cell of grid moved in the last change. */
 static bool cell_moved_now(const struct app *app, enum app_grid grid, int row, int col)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
@@ -1048,11 +1080,13 @@ static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b
 	return true;
 }
 
+/* True when grids a and b moved in the same cells (each within the other). */
 static bool moved_same(const struct app *app, enum app_grid a, enum app_grid b)
 {
 	return moved_within(app, a, b) && moved_within(app, b, a);
 }
 
+/* True when any cell of grid moved. */
 static bool grid_moved_any(const struct app *app, enum app_grid grid)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
@@ -1242,6 +1276,7 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
  * change, then recompute; a failed change is rolled back. */
 typedef int (*problem_change)(struct app *app, int argument);
 
+/* Runs change(app, argument) on the problem with undo; done is what the status line then says. */
 static int change_problem(struct app *app, problem_change change, int argument,
 			  const char *done)
 {
@@ -1282,24 +1317,28 @@ static int change_insert_token(struct app *app, int after)
 	return qkv_problem_insert_token(p, after + 1, NULL);
 }
 
+/* Removes token at. */
 static int change_remove_token(struct app *app, int at)
 {
 	struct qkv_problem *p = &app->problem;
 	return qkv_problem_remove_token(p, at);
 }
 
+/* d_k becomes d_k: columns of Q and K (or W_Q and W_K) dropped or added as zeros. */
 static int change_d_k(struct app *app, int d_k)
 {
 	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_d_k(p, d_k);
 }
 
+/* d_v becomes d_v. */
 static int change_d_v(struct app *app, int d_v)
 {
 	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_d_v(p, d_v);
 }
 
+/* The divisor: √d_k or none. */
 static int change_scale(struct app *app, int scale)
 {
 	struct qkv_problem *p = &app->problem;
@@ -1307,6 +1346,7 @@ static int change_scale(struct app *app, int scale)
 	return 0;
 }
 
+/* τ becomes temperatures[index]. */
 static int change_temperature(struct app *app, int index)
 {
 	struct qkv_problem *p = &app->problem;
@@ -1314,12 +1354,14 @@ static int change_temperature(struct app *app, int index)
 	return 0;
 }
 
+/* The mask becomes mask (none, causal, custom). */
 static int change_mask(struct app *app, int mask)
 {
 	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_mask(p, (enum qkv_mask)mask);
 }
 
+/* The wrong-way demonstration becomes wrong. */
 static int change_wrong(struct app *app, int wrong)
 {
 	struct qkv_problem *p = &app->problem;
@@ -1365,6 +1407,7 @@ static int change_random(struct app *app, int unused)
 	return rc;
 }
 
+/* True when m is square with ones on the diagonal and zeros elsewhere. */
 static bool is_identity(const struct qkv_matrix *m)
 {
 	if (m->rows != m->cols)
@@ -1376,6 +1419,7 @@ static bool is_identity(const struct qkv_matrix *m)
 	return true;
 }
 
+/* True when W_Q, W_K and W_V are all the identity. */
 bool app_projections_tied(const struct app *app)
 {
 	const struct qkv_problem *p = &app->problem;
@@ -1420,6 +1464,7 @@ static int change_padding(struct app *app, int token)
 	return 0;
 }
 
+/* d_model becomes d_model: columns of X and rows of every W. */
 static int change_d_model(struct app *app, int d_model)
 {
 	return qkv_problem_set_d_model(&app->problem, d_model);
@@ -1427,6 +1472,7 @@ static int change_d_model(struct app *app, int d_model)
 
 /* --- keys ------------------------------------------------------------------------ */
 
+/* Moves the focused cursor, within its grid; the linked cursors follow. */
 static int move_cursor(struct app *app, int d_row, int d_col)
 {
 	struct app_cursor *c = &app->cursor[app->focus];
@@ -1449,6 +1495,7 @@ static int move_cursor(struct app *app, int d_row, int d_col)
 	return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT | REDRAW_INFO | REDRAW_STATUS;
 }
 
+/* The next (direction 1) or previous (−1) grid in Tab's order. */
 static int cycle_focus(struct app *app, int direction)
 {
 	static const enum app_focus direct[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_ATTENTION, FOCUS_OUTPUT };
@@ -1464,6 +1511,7 @@ static int cycle_focus(struct app *app, int direction)
 	return move_cursor(app, 0, 0);
 }
 
+/* The next (direction 1) or previous (−1) stage of the walk, and its name said. */
 static int step_stage(struct app *app, int direction)
 {
 	int first = first_stage(app);
@@ -1484,12 +1532,14 @@ static int step_stage(struct app *app, int direction)
 	return REDRAW_ALL;
 }
 
+/* True for the characters a typed number may hold. */
 static bool is_number_char(int key)
 {
 	return (key >= '0' && key <= '9') || key == '.' || key == '-' || key == '+' || key == 'e' ||
 	       key == 'E';
 }
 
+/* Starts typing into the selected cell, with first_key or the cell's value. */
 static void start_edit(struct app *app, int first_key)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, app->focus);
@@ -1521,6 +1571,7 @@ static bool parse_value(const char *text, double *value)
 	return fabs(*value) <= QKV_MAX_VALUE;
 }
 
+/* A key during an edit: Enter keeps, Esc cancels, others type or erase. */
 static int edit_key(struct app *app, int key)
 {
 	size_t length = strlen(app->edit);
@@ -1560,6 +1611,7 @@ static int edit_key(struct app *app, int key)
 	}
 }
 
+/* Adds delta to an input cell (a computed grid refuses). */
 static int nudge(struct app *app, enum app_focus focus, int row, int col, double delta)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, focus);
@@ -1784,6 +1836,7 @@ static size_t utf8_encode(unsigned int key, char *out)
 	return 4;
 }
 
+/* A key while a question is asked: its answer, or a save-as name typed. */
 static int prompt_key(struct app *app, int key)
 {
 	size_t length = strlen(app->answer);
@@ -1870,6 +1923,7 @@ static void say_undone(struct app *app, bool redo)
 	    app->dirty ? "" : " · the problem is as it was loaded or last saved");
 }
 
+/* Undoes (or redoes) the last change, the cursor back where it was made. */
 static int undo_redo(struct app *app, bool redo)
 {
 	struct history_place place;
@@ -2025,6 +2079,7 @@ static int cost_tick(struct app *app)
 	return REDRAW_OVERLAY;
 }
 
+/* Opens overlay, or closes it when open (starting and stopping what it runs). */
 static int toggle_overlay(struct app *app, enum app_overlay overlay)
 {
 	enum app_overlay before = app->overlay;
@@ -2044,6 +2099,7 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 	return REDRAW_ALL;
 }
 
+/* The token the cursor is on (the selected query off the token grids). */
 static int current_token(const struct app *app)
 {
 	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT)
@@ -2066,6 +2122,7 @@ static void select_token(struct app *app, int token)
 	move_cursor(app, 0, 0);
 }
 
+/* o x ] [ > < } {: tokens, d_k, d_model and d_v. */
 static int structure_key(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
@@ -2202,6 +2259,7 @@ static bool columns_sum_to_one(const struct app *app)
 	return true;
 }
 
+/* True when some query does not see some key. */
 static bool any_key_masked(const struct app *app)
 {
 	size_t cells = (size_t)app->trace.n * (size_t)app->trace.n;
@@ -2246,6 +2304,7 @@ static void wrong_words(struct app *app, const char *prefix)
 	say(app, app->problem.wrong != QKV_WRONG_NONE, "%s", text);
 }
 
+/* s t T m W I z r: the scaling, temperature, mask, wrong ways, identity, padding and random values. */
 static int option_key(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
@@ -2642,6 +2701,7 @@ const struct app_binding *app_binding_find(unsigned context, int key)
 	return NULL;
 }
 
+/* The status line's hints: every binding hinted in the context in reach. */
 void app_key_hints(const struct app *app, char *buf, size_t size)
 {
 	unsigned context = app_key_context(app);
@@ -2701,6 +2761,7 @@ static int autoplay_step(struct app *app)
 	return REDRAW_ALL;
 }
 
+/* Time passed: the marks fade, autoplay steps, the cost view measures. */
 static int tick(struct app *app)
 {
 	int redraw = REDRAW_NONE;
@@ -2716,6 +2777,7 @@ static int tick(struct app *app)
 	return redraw | cost_tick(app);
 }
 
+/* A click or a wheel turn on a cell: selects it (and nudges it). */
 static int pointer(struct app *app, const struct event *event)
 {
 	int rows, cols;
@@ -2787,6 +2849,7 @@ static int stage_key_while_editing(struct app *app, int key)
 	return redraw;
 }
 
+/* The one way the state changes: one event applied; the redraw flags. */
 int app_update(struct app *app, const struct event *event)
 {
 	if (event->now_ms > app->now_ms)
