@@ -37,14 +37,12 @@ static void say(struct app *app, bool error, const char *fmt, ...)
 /* The name of the grid behind a focus, as the screen writes it. */
 const char *app_focus_name(enum app_focus focus)
 {
-	static const char *const names[FOCUS_COUNT] = {
-		"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "attention", "output",
-	};
-
-	return (int)focus >= 0 && focus < FOCUS_COUNT ? names[focus] : "?";
+	if ((int)focus >= 0 && focus < FOCUS_ATTENTION)
+		return qkv_input_name((enum qkv_input)focus);
+	return focus == FOCUS_ATTENTION ? "attention" : focus == FOCUS_OUTPUT ? "output" : "?";
 }
 
-/* The problem input behind an input focus (the enums share their order). */
+/* The problem input behind an input focus (the enums agree: app.h asserts it). */
 static enum qkv_input focus_input(enum app_focus focus)
 {
 	return (enum qkv_input)focus;
@@ -514,15 +512,16 @@ static void say_progress(struct app *app)
 }
 
 /* The seven input matrices of a problem, whichever its form. */
-static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[7])
+static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[QKV_INPUT_COUNT])
 {
-	fields[0] = &p->q;
-	fields[1] = &p->k;
-	fields[2] = &p->v;
-	fields[3] = &p->x;
-	fields[4] = &p->w_q;
-	fields[5] = &p->w_k;
-	fields[6] = &p->w_v;
+	_Static_assert(QKV_INPUT_COUNT == 7, "input_fields names every input");
+	fields[QKV_INPUT_Q] = &p->q;
+	fields[QKV_INPUT_K] = &p->k;
+	fields[QKV_INPUT_V] = &p->v;
+	fields[QKV_INPUT_X] = &p->x;
+	fields[QKV_INPUT_W_Q] = &p->w_q;
+	fields[QKV_INPUT_W_K] = &p->w_k;
+	fields[QKV_INPUT_W_V] = &p->w_v;
 }
 
 /* qkv_problem_copy into dst, reusing dst's matrix storage: copying into memory
@@ -530,19 +529,19 @@ static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[7])
 static int copy_reusing(struct qkv_problem *dst, const struct qkv_problem *src)
 {
 	struct qkv_problem bare = *src;
-	struct qkv_matrix *to[7], *from[7], *none[7], kept[7];
+	struct qkv_matrix *to[QKV_INPUT_COUNT], *from[QKV_INPUT_COUNT], *none[QKV_INPUT_COUNT], kept[QKV_INPUT_COUNT];
 	int rc;
 
 	input_fields(dst, to);
 	input_fields((struct qkv_problem *)src, from);
 	input_fields(&bare, none);
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
 		kept[i] = *to[i];
 		qkv_matrix_init(to[i]);
 		qkv_matrix_init(none[i]);
 	}
 	rc = qkv_problem_copy(dst, &bare);
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
 		if (rc == 0)
 			rc = qkv_matrix_copy(&kept[i], from[i]);
 		*to[i] = kept[i];
@@ -752,7 +751,7 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	qkv_problem_init(&app->recovered);
 	qkv_problem_init(&app->spare);
 	history_init(&app->history, HISTORY_BUDGET);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < APP_PROJECTIONS; i++)
 		qkv_matrix_init(&app->untied[i]);
 	app->stage = APP_STAGE_LIVE;
 	app->step = DEFAULT_STEP;
@@ -828,7 +827,7 @@ void app_fini(struct app *app)
 	free(app->recovery);
 	history_fini(&app->history);
 	job_abandon(app->job);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < APP_PROJECTIONS; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	if (app->cost != NULL) {
 		qkv_cost_fini(app->cost);
@@ -1433,10 +1432,10 @@ bool app_projections_tied(const struct app *app)
 static int change_identity(struct app *app, int tie)
 {
 	struct qkv_problem *p = &app->problem;
-	struct qkv_matrix *w[3] = { &p->w_q, &p->w_k, &p->w_v };
+	struct qkv_matrix *w[APP_PROJECTIONS] = { &p->w_q, &p->w_k, &p->w_v };
 	int d_model = p->x.cols, rc = 0;
 
-	for (int i = 0; i < 3 && rc == 0; i++) {
+	for (int i = 0; i < APP_PROJECTIONS && rc == 0; i++) {
 		if (tie) {
 			rc = qkv_matrix_copy(&app->untied[i], w[i]);
 			if (rc == 0)
@@ -1502,7 +1501,8 @@ static int cycle_focus(struct app *app, int direction)
 	static const enum app_focus projected[] = { FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
 						    FOCUS_ATTENTION, FOCUS_OUTPUT };
 	const enum app_focus *order = app->problem.form == QKV_FORM_DIRECT ? direct : projected;
-	int count = app->problem.form == QKV_FORM_DIRECT ? 5 : 6, at = 0;
+	int count = app->problem.form == QKV_FORM_DIRECT ? (int)(sizeof direct / sizeof *direct)
+							  : (int)(sizeof projected / sizeof *projected), at = 0;
 
 	for (int i = 0; i < count; i++)
 		if (order[i] == app->focus)
@@ -2334,7 +2334,7 @@ static int option_key(struct app *app, int key)
 		return change_problem(app, change_temperature, index, done);
 	}
 	case 'm': {
-		int next = (p->mask + 1) % 3, redraw;
+		int next = (p->mask + 1) % (QKV_MASK_CUSTOM + 1), redraw;
 
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
 		redraw = change_problem(app, change_mask, next, done);
@@ -2347,7 +2347,7 @@ static int option_key(struct app *app, int key)
 		return redraw;
 	}
 	case 'W': {
-		int redraw = change_problem(app, change_wrong, (p->wrong + 1) % 3, NULL);
+		int redraw = change_problem(app, change_wrong, (p->wrong + 1) % (QKV_WRONG_COLUMN_SOFTMAX + 1), NULL);
 
 		if (redraw == REDRAW_ALL)
 			wrong_words(app, "");

@@ -99,6 +99,16 @@ enum app_focus {
 	FOCUS_COUNT,
 };
 
+/* An input's focus is its enum qkv_input, and the inputs come first: the app and
+ * the layout convert one to the other by value. */
+_Static_assert(FOCUS_Q == (int)QKV_INPUT_Q && FOCUS_K == (int)QKV_INPUT_K && FOCUS_V == (int)QKV_INPUT_V &&
+	       FOCUS_X == (int)QKV_INPUT_X && FOCUS_W_Q == (int)QKV_INPUT_W_Q && FOCUS_W_K == (int)QKV_INPUT_W_K &&
+	       FOCUS_W_V == (int)QKV_INPUT_W_V, "an input's focus is its enum qkv_input");
+_Static_assert(FOCUS_ATTENTION == (int)QKV_INPUT_COUNT, "every input has a focus, before the computed grids");
+
+/* The projections `I` ties to the identity and keeps: W_Q, W_K, W_V. */
+#define APP_PROJECTIONS (QKV_INPUT_W_V - QKV_INPUT_W_Q + 1)
+
 /* The view of the stages: everything at once, or one stage at a time. */
 #define APP_STAGE_LIVE (-1)
 
@@ -219,7 +229,7 @@ struct app {
 	struct qkv_problem recovered; /* what it holds, while PROMPT_RECOVER asks */
 
 	/* The projections as they were before `I` tied them to the identity. */
-	struct qkv_matrix untied[3];
+	struct qkv_matrix untied[APP_PROJECTIONS];
 
 	/* A computation running beside the interface (a large trace or sweep): the
 	 * screen keeps the state before it until it is taken in; Esc cancels it. */

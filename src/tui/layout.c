@@ -115,10 +115,17 @@ struct builder {
 	struct layout *l;
 	int group[LAYOUT_MAX_PANELS]; /* group number of each panel */
 	int groups;
+	struct panel spare;           /* a panel past LAYOUT_MAX_PANELS: laid out nowhere */
 };
 
+/* The next panel of the layout; past LAYOUT_MAX_PANELS, one that is never placed
+ * or drawn rather than one past the end of the array. */
 static struct panel *add(struct builder *b)
 {
+	if (b->l->count >= LAYOUT_MAX_PANELS) {
+		memset(&b->spare, 0, sizeof b->spare);
+		return &b->spare;
+	}
 	b->group[b->l->count] = b->groups;
 	return &b->l->panels[b->l->count++];
 }
