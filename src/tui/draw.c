@@ -796,12 +796,12 @@ static void draw_help(const struct layout *l)
 {
 	const struct app_binding *shown[128];
 	int count = 0, w = l->width - 2 < 80 ? l->width - 2 : 80, per_line, lines, h, y, x;
-	int column = APP_KEY_NAME_MAX + 1 + APP_KEY_NOTE_MAX + 1;
+	int column = APP_KEY_NAME_MAX + 1 + APP_KEY_NOTE_MAX + 2; /* two spaces between the columns */
 
 	for (int i = 0; i < app_binding_count && count < 128; i++)
 		if (app_bindings[i].note != NULL)
 			shown[count++] = &app_bindings[i];
-	per_line = w - 4 >= 2 * column - 1 ? 2 : 1;
+	per_line = w - 4 >= 2 * column - 2 ? 2 : 1;
 	lines = (count + per_line - 1) / per_line;
 	h = lines + 3;
 	if (h > l->height - 2)
