@@ -1571,44 +1571,53 @@ static bool parse_value(const char *text, double *value)
 	return fabs(*value) <= QKV_MAX_VALUE;
 }
 
-/* A key during an edit: Enter keeps, Esc cancels, others type or erase. */
-static int edit_key(struct app *app, int key)
+/* Enter in an edit: the typed value goes into the cell, if it is a number. */
+static int edit_keep(struct app *app, int key)
 {
-	size_t length = strlen(app->edit);
+	const struct app_cursor *c = &app->cursor[app->focus];
 	double value;
 
-	switch (key) {
-	case APP_KEY_ESCAPE:
-	case APP_KEY_CTRL_C:
-		app->editing = false;
-		say(app, false, "edit cancelled");
-		return REDRAW_INPUTS | REDRAW_STATUS;
-	case APP_KEY_BACKSPACE:
-	case APP_KEY_DELETE:
-		if (length > 0)
-			app->edit[length - 1] = '\0';
-		return REDRAW_INPUTS | REDRAW_STATUS;
-	case APP_KEY_CTRL_U:
-		app->edit[0] = '\0';
-		return REDRAW_INPUTS | REDRAW_STATUS;
-	case APP_KEY_ENTER: {
-		const struct app_cursor *c = &app->cursor[app->focus];
+	(void)key;
+	if (!parse_value(app->edit, &value)) {
+		say(app, true, "“%s” is not a number (finite, |v| ≤ 1e12): the value stays", app->edit);
+		return REDRAW_STATUS;
+	}
+	app->editing = false;
+	app->message[0] = '\0';
+	return set_cell(app, app->focus, c->row, c->col, value);
+}
 
-		if (!parse_value(app->edit, &value)) {
-			say(app, true, "“%s” is not a number (finite, |v| ≤ 1e12): the value stays", app->edit);
-			return REDRAW_STATUS;
-		}
-		app->editing = false;
-		app->message[0] = '\0';
-		return set_cell(app, app->focus, c->row, c->col, value);
+/* Esc or Ctrl-C in an edit: the cell keeps its value. */
+static int edit_cancel(struct app *app, int key)
+{
+	(void)key;
+	app->editing = false;
+	say(app, false, "edit cancelled");
+	return REDRAW_INPUTS | REDRAW_STATUS;
+}
+
+/* Backspace or Delete in an edit: the last character typed goes; Ctrl-U: all of them. */
+static int edit_erase(struct app *app, int key)
+{
+	size_t length = strlen(app->edit);
+
+	if (key == APP_KEY_CTRL_U)
+		app->edit[0] = '\0';
+	else if (length > 0)
+		app->edit[length - 1] = '\0';
+	return REDRAW_INPUTS | REDRAW_STATUS;
+}
+
+/* Any other key in an edit: typed when it can be part of a number, else ignored. */
+static int edit_type(struct app *app, int key)
+{
+	size_t length = strlen(app->edit);
+
+	if (is_number_char(key) && length + 1 < sizeof app->edit) {
+		app->edit[length] = (char)key;
+		app->edit[length + 1] = '\0';
 	}
-	default:
-		if (is_number_char(key) && length + 1 < sizeof app->edit) {
-			app->edit[length] = (char)key;
-			app->edit[length + 1] = '\0';
-		}
-		return REDRAW_INPUTS | REDRAW_STATUS;
-	}
+	return REDRAW_INPUTS | REDRAW_STATUS;
 }
 
 /* Adds delta to an input cell (a computed grid refuses). */
@@ -2653,12 +2662,17 @@ const struct app_binding app_bindings[] = {
 	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL },
 	{ { 0 }, K_MAIN, "click, wheel", "select, nudge a cell", NULL, 0, NULL,
 	  "the mouse: a click selects a cell; the wheel nudges it" },
-	/* Inside an edit and a question every key is text or an answer: edit_key and
-	 * prompt_key take them; these rows are the status line's hints. */
-	{ { APP_KEY_ENTER }, APP_KEYS_EDIT, "Enter", NULL, "Enter keep", APP_KEYS_EDIT, NULL, NULL },
-	{ { APP_KEY_ESCAPE }, APP_KEYS_EDIT, "Esc", NULL, "Esc cancel", APP_KEYS_EDIT, NULL, NULL },
-	{ { APP_KEY_BACKSPACE }, APP_KEYS_EDIT, "Backspace", NULL, "Backspace erase", APP_KEYS_EDIT, NULL, NULL },
-	{ { '0' }, APP_KEYS_EDIT, "digits", NULL, "digits . - e", APP_KEYS_EDIT, NULL, NULL },
+	/* Inside an edit, the keys that are not the number typed; inside a question
+	 * every key is an answer or a name (prompt_key): these rows are its hints. */
+	{ { APP_KEY_ENTER }, APP_KEYS_EDIT, "Enter", NULL, "Enter keep", APP_KEYS_EDIT, edit_keep,
+	  "in an edit: keep the typed value (a finite number, |v| ≤ 1e12)" },
+	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_EDIT, "Esc Ctrl-C", NULL, "Esc cancel", APP_KEYS_EDIT,
+	  edit_cancel, "in an edit: cancel it, the cell keeps its value" },
+	{ { APP_KEY_BACKSPACE, APP_KEY_DELETE, APP_KEY_CTRL_U }, APP_KEYS_EDIT, "Backspace Ctrl-U", NULL,
+	  "Backspace erase", APP_KEYS_EDIT, edit_erase, "in an edit: erase the last character / all of them" },
+	{ { 0 }, APP_KEYS_EDIT, "digits . - + e", NULL, "digits . - e", APP_KEYS_EDIT, NULL,
+	  "in an edit: the number typed (other keys are ignored; PgDn, PgUp, Home and End keep a number "
+	  "and step the stages)" },
 	{ { APP_KEY_ENTER }, APP_KEYS_SAVE_AS, "Enter", NULL, "Enter save", APP_KEYS_SAVE_AS, NULL, NULL },
 	{ { APP_KEY_ESCAPE }, APP_KEYS_SAVE_AS, "Esc", NULL, "Esc cancel", APP_KEYS_SAVE_AS, NULL, NULL },
 	{ { 'y' }, APP_KEYS_RECOVER, "y", NULL, "y open them", APP_KEYS_RECOVER, NULL, NULL },
@@ -2895,8 +2909,11 @@ int app_update(struct app *app, const struct event *event)
 		return prompt_key(app, event->key);
 	if (app->editing && is_stage_key(event->key))
 		return stage_key_while_editing(app, event->key);
-	if (app->editing)
-		return edit_key(app, event->key);
+	if (app->editing) {
+		const struct app_binding *b = app_binding_find(APP_KEYS_EDIT, event->key);
+
+		return b != NULL ? b->handler(app, event->key) : edit_type(app, event->key);
+	}
 	if (app->overlay == OVERLAY_HELP && event->key != '?') {
 		app->overlay = OVERLAY_NONE;
 		if (!is_stage_key(event->key))
