@@ -18,6 +18,7 @@
 #include "io/builtin.h"
 #include "io/load.h"
 #include "io/print.h"
+#include "io/print_train.h"
 #include "io/print_cost.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
@@ -103,6 +104,13 @@ static const char usage_text[] =
 	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
 	"      --pace SECONDS    autoplay: seconds per stage (default " STR(APP_PACE_S) ")\n"
+	"      --train TASK      train one head on lookup, previous or self: opens the\n"
+	"                        learning view, or prints the run with --format text,\n"
+	"                        csv or json; with --dk, --dmodel, --tokens, --no-scale,\n"
+	"                        --loss mse|xent, --optimizer sgd|adam, --lr, --steps,\n"
+	"                        --seed, --learn W_Q,W_K,W_V (default W_Q,W_K)\n"
+	"      --train-sweep     with --train: steps to 90% for d_k = 4 … 256, scaled\n"
+	"                        against unscaled (--seeds N, default 5)\n"
 	"      --cost            measure what n tokens cost here (n = 16 … 4096 and\n"
 	"                        more): scores, bytes, flops, time, slope; --dk D\n"
 	"                        (default 64), --heads H, --format\n"
@@ -620,6 +628,31 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	return status;
 }
 
+/* `qkv --train TASK …`: its own options; prints, or opens on the learning view. */
+static int run_train(int argc, char **argv)
+{
+	struct train_cli t;
+	struct qkv_problem problem;
+	struct qkv_matrix target;
+	int status = train_cli_parse(argc, argv, &t);
+
+	if (status == TRAIN_CLI_HELP)
+		return fputs(usage_text, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	if (status != 0 || t.print)
+		return status != 0 ? status : print_train_cli(stdout, &t);
+	qkv_problem_init(&problem);
+	qkv_matrix_init(&target);
+	status = qkv_train_task(&t.config, &problem, &target);
+	qkv_matrix_fini(&target);
+	if (status != 0) {
+		qkv_problem_fini(&problem);
+		return fail("cannot make the task: %s", qkv_error_string(status)) - 1;
+	}
+	struct tui_options options = { .palette = t.palette, .color = t.color,
+				       .projector = t.projector, .pace = APP_PACE_S, .train = &t.config };
+	return tui_run(&problem, NULL, &options);
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = {
@@ -629,6 +662,8 @@ int main(int argc, char **argv)
 	struct qkv_problem problem;
 	int status;
 
+	if (train_cli_wanted(argc, argv))
+		return run_train(argc, argv);
 	print_options_default(&c.print);
 	status = parse_command_line(argc, argv, &c);
 	if (status < 0) {

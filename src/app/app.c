@@ -739,6 +739,7 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 {
 	static const struct app_options defaults;
 	const struct app_options *o = options != NULL ? options : &defaults;
+	int rc;
 
 	memset(app, 0, sizeof *app);
 	app->problem = *p;
@@ -788,9 +789,13 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 
 		app->trace = *trace;
 		*trace = swap;
-		return settle_trace(app, 0, false);
+		rc = settle_trace(app, 0, false);
+	} else {
+		rc = recompute(app, false);
 	}
-	return recompute(app, false);
+	if (rc == 0 && o->train != NULL)
+		rc = app_learning_open(app, o->train); /* qkv --train TASK */
+	return rc;
 }
 
 /* Asks whether to open the recovery copy named where (holding recovered). */
@@ -827,6 +832,7 @@ void app_fini(struct app *app)
 	free(app->recovery);
 	history_fini(&app->history);
 	job_abandon(app->job);
+	app_learning_free(app);
 	for (int i = 0; i < APP_PROJECTIONS; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	if (app->cost != NULL) {
@@ -2541,6 +2547,15 @@ static int key_save(struct app *app, int key)
 	return REDRAW_STATUS;
 }
 
+/* L: opens the learning view (its own keys inside it: app/learning.c). */
+static int key_learning(struct app *app, int key)
+{
+	(void)key;
+	if (app_learning_open(app, NULL) != 0)
+		say(app, true, "out of memory: no learning view");
+	return REDRAW_ALL;
+}
+
 /* Ctrl-S: no flow control here; the status line says which key saves. */
 static int key_ctrl_s(struct app *app, int key)
 {
@@ -2639,6 +2654,13 @@ const struct app_binding app_bindings[] = {
 	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)" },
 	{ { 'S' }, K_MAIN, "S", "saturation view", "S close", APP_KEYS_SATURATION, key_overlay,
 	  "saturation view: the d_k sweep, scaled against unscaled" },
+	{ { 'L' }, K_MAIN, "L", "learning view", "L close", APP_KEYS_LEARNING, key_learning,
+	  "learning view: the same task, seed and d_k trained with √d_k scaling and without, side by side "
+	  "(weights, loss, accuracy, gradient and Jacobian norms, W_Q and W_K); there space runs or pauses, "
+	  ". steps once, r starts again, > / < double or halve d_k, + / - change the speed, Tab and the "
+	  "arrows choose the gradient cell whose derivation is shown, x switches that derivation between the "
+	  "runs, and E shows the experiment: the steps to 90% over d_k = 4 … 256 for five seeds, scaled "
+	  "against unscaled, run between keys, as a table, a chart and a sentence computed from them" },
 	{ { 'C' }, K_MAIN, "C", "cost of n²", NULL, 0, key_overlay,
 	  "cost view: the trace measured on this machine for n = 16 ... 4096 tokens with the problem's d_k "
 	  "(scores, bytes of S, S' and A in double and in 16-bit floats, flops, time), the fitted slope of "
@@ -2662,6 +2684,15 @@ const struct app_binding app_bindings[] = {
 	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL },
 	{ { 0 }, K_MAIN, "click, wheel", "select, nudge a cell", NULL, 0, NULL,
 	  "the mouse: a click selects a cell; the wheel nudges it" },
+	/* Inside the learning view its keys are its own (app_learning_event); these
+	 * rows are its hints, and L's manual words above say what they do. */
+	{ { ' ' }, APP_KEYS_LEARNING, "space", NULL, "space run", APP_KEYS_LEARNING, NULL, NULL },
+	{ { '.' }, APP_KEYS_LEARNING, ".", NULL, ". step", APP_KEYS_LEARNING, NULL, NULL },
+	{ { 'r' }, APP_KEYS_LEARNING, "r", NULL, "r reset", APP_KEYS_LEARNING, NULL, NULL },
+	{ { '>', '<' }, APP_KEYS_LEARNING, "> <", NULL, "> < d_k", APP_KEYS_LEARNING, NULL, NULL },
+	{ { '+', '-' }, APP_KEYS_LEARNING, "+ -", NULL, "+- speed", APP_KEYS_LEARNING, NULL, NULL },
+	{ { APP_KEY_TAB }, APP_KEYS_LEARNING, "Tab", NULL, "Tab ∇W", APP_KEYS_LEARNING, NULL, NULL },
+	{ { 'E' }, APP_KEYS_LEARNING, "E", NULL, "E sweep", APP_KEYS_LEARNING, NULL, NULL },
 	/* Inside an edit, the keys that are not the number typed; inside a question
 	 * every key is an answer or a name (prompt_key): these rows are its hints. */
 	{ { APP_KEY_ENTER }, APP_KEYS_EDIT, "Enter", NULL, "Enter keep", APP_KEYS_EDIT, edit_keep,
@@ -2697,6 +2728,8 @@ unsigned app_key_context(const struct app *app)
 		return APP_KEYS_EDIT;
 	if (app->overlay == OVERLAY_SATURATION)
 		return APP_KEYS_SATURATION;
+	if (app->overlay == OVERLAY_LEARNING)
+		return APP_KEYS_LEARNING;
 	return app->stage != APP_STAGE_LIVE ? APP_KEYS_STAGES : APP_KEYS_LIVE;
 }
 
@@ -2874,6 +2907,12 @@ int app_update(struct app *app, const struct event *event)
 		if (redraw >= 0)
 			return redraw;
 	}
+	if (app->overlay == OVERLAY_LEARNING && app->prompt == PROMPT_NONE) {
+		int redraw = app_learning_event(app, event);
+
+		if (redraw >= 0)
+			return redraw;
+	}
 	switch (event->type) {
 	case EVENT_TICK:
 		return tick(app);
@@ -2891,6 +2930,10 @@ int app_update(struct app *app, const struct event *event)
 		if (app->prompt != PROMPT_NONE)
 			return REDRAW_NONE;
 		return pointer(app, event);
+	case EVENT_TRAIN_STEP:
+	case EVENT_TRAIN_RUN:
+	case EVENT_TRAIN_PAUSE:
+		return REDRAW_NONE; /* only the learning view trains */
 	case EVENT_KEY:
 	default:
 		break;

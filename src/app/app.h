@@ -10,6 +10,7 @@
 
 #include "app/history.h"
 #include "app/job.h"
+#include "app/learning.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/problem.h"
@@ -44,7 +45,10 @@ enum event_type {
 	EVENT_CLICK,  /* focus, row, col: a cell was clicked */
 	EVENT_WHEEL,  /* focus, row, col, delta (+1 up, −1 down): nudge that cell */
 	EVENT_RESIZE, /* width, height */
-	EVENT_TICK,   /* now_ms has advanced (marks fade, autoplay steps) */
+	EVENT_TICK,   /* now_ms has advanced (marks fade, autoplay steps, training runs) */
+	EVENT_TRAIN_STEP,  /* the learning view: one update, then pause */
+	EVENT_TRAIN_RUN,   /* the learning view: run on ticks */
+	EVENT_TRAIN_PAUSE, /* the learning view: stop running */
 	/* The answers to the app's requests (struct app_request), from its caller: */
 	EVENT_LOOKED,      /* file: what is at the request's path */
 	EVENT_SAVED,       /* file: the problem is saved there (and what is there now) */
@@ -112,7 +116,10 @@ _Static_assert(FOCUS_ATTENTION == (int)QKV_INPUT_COUNT, "every input has a focus
 /* The view of the stages: everything at once, or one stage at a time. */
 #define APP_STAGE_LIVE (-1)
 
-enum app_overlay { OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION, OVERLAY_COST };
+enum app_overlay {
+	OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION, OVERLAY_COST,
+	OVERLAY_LEARNING, /* L: training, scaled against unscaled (app/learning.h) */
+};
 
 enum app_prompt {
 	PROMPT_NONE,
@@ -216,6 +223,9 @@ struct app {
 	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
 	uint64_t sweep_seed;
 
+	/* The learning view (L), or NULL until it is first opened. */
+	struct app_learning *learning;
+
 	/* The cost view (C): the price of n², measured a slice per tick on `clock`
 	 * (set by the interface, or by a test; the view refuses without one). */
 	struct qkv_cost *cost;      /* owned; NULL while the view is closed */
@@ -266,6 +276,7 @@ struct app_options {
 	qkv_cost_clock clock;    /* the cost view's clock; NULL: the view refuses */
 	void *clock_context;
 	const char *message;     /* the status line's first message (after the notes) */
+	const struct qkv_train_config *train; /* open on the learning view (qkv --train), or NULL */
 };
 
 /* Takes over p (app_fini frees it), computes its trace, focuses the first input.
@@ -306,6 +317,7 @@ enum app_key_context {
 	APP_KEYS_ANSWER = 1 << 4,     /* a y / n question */
 	APP_KEYS_SAVE_AS = 1 << 5,    /* typing a file name */
 	APP_KEYS_RECOVER = 1 << 6,    /* the question about a recovery copy */
+	APP_KEYS_LEARNING = 1 << 7,   /* the learning view (its keys are its own) */
 };
 
 #define APP_BINDING_KEYS 12 /* keys per binding at most */

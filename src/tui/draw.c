@@ -15,6 +15,7 @@
 #include "tui/draw.h"
 #include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
+#include "tui/draw_train.h"
 #include "tui/palette.h"
 
 #define TEXT_MAX 1024
@@ -883,6 +884,9 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		break;
 	case OVERLAY_SATURATION:
 		draw_saturation(app, l);
+		break;
+	case OVERLAY_LEARNING:
+		draw_train(app, l);
 		break;
 	case OVERLAY_COST:
 		draw_cost(app, l);

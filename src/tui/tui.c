@@ -452,6 +452,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	if (o != NULL) {
 		options.projector = o->projector;
 		options.pace_s = o->pace;
+		options.train = o->train;
 	}
 	rc = app_init_traced(&app, p, computed ? &first : NULL, path, &options);
 	qkv_trace_fini(&first);

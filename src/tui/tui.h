@@ -7,12 +7,14 @@
 #include <stdbool.h>
 
 #include "qkv/problem.h"
+#include "qkv/train.h"
 
 struct tui_options {
 	const char *palette;  /* palette name, or NULL for viridis */
 	const char *color;    /* colour depth: auto, truecolor, 256, 8, mono; NULL is auto */
 	bool projector;       /* start in projector mode */
 	double pace;          /* autoplay seconds per step (> 0) */
+	const struct qkv_train_config *train; /* open on the learning view, or NULL */
 };
 
 /* Runs the interface on p (taken over: tui_run finishes it), editing the file at

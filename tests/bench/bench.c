@@ -50,6 +50,7 @@
 #include "qkv/problem.h"
 #include "qkv/rng.h"
 #include "qkv/sweep.h"
+#include "qkv/train.h"
 #include "tui/draw.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
@@ -78,6 +79,7 @@ static struct target targets[] = {
 	{ "peak_rss_kib", 16384, false, false, 0 },
 	{ "core_gflops_n512_dk64", 8, true, false, 0 },
 	{ "printer_vs_numpy_ratio", 0.1, false, false, 0 },
+	{ "train_tick_ms_p99_largest_live", 50, false, false, 0 },
 	{ "printer_json_vs_numpy_ratio", 0.05, false, false, 0 },
 	{ "printer_csv_vs_numpy_ratio", 0.05, false, false, 0 },
 	{ "max_block_ms_n1024_dk4096", 100, false, false, 0 },
@@ -451,6 +453,48 @@ static int bench_sweep(void)
 	figure("sweep_ms_p99_default", percentile(times, RUNS, 0.99) / 1e3, "ms", 2);
 	free(times);
 	return 0;
+}
+
+/* The learning view's ticks, through app_update: the default lookup task at d_k 256
+ * (the stall demonstration), and the largest problem the view trains live, whose
+ * ticks must never keep the interface waiting (≤ 50 ms). */
+static int bench_train_ticks(int tokens, int d_k, const char *name)
+{
+	enum { TICKS = 40 };
+	struct qkv_train_config c;
+	struct qkv_problem p;
+	struct app app;
+	double *times = samples_new(TICKS);
+	struct event run = { .type = EVENT_TRAIN_RUN }, tick = { .type = EVENT_TICK };
+	int rc;
+
+	qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+	c.tokens = tokens;
+	c.d_model = qkv_train_default_d_model(c.task, tokens);
+	c.d_k = d_k;
+	c.steps = 100000;
+	qkv_problem_init(&p);
+	rc = builtin_worked_example(&p);
+	if (rc != 0) {
+		qkv_problem_fini(&p);
+		free(times);
+		return rc;
+	}
+	rc = app_init(&app, &p, NULL, NULL);
+	if (rc == 0 && (rc = app_learning_open(&app, &c)) == 0) {
+		app_update(&app, &run);
+		for (int k = 0; k < TICKS; k++) {
+			double start = now_us();
+
+			tick.now_ms = k;
+			app_update(&app, &tick);
+			times[k] = now_us() - start;
+		}
+		figure(name, percentile(times, TICKS, 0.99) / 1e3, "ms", 2);
+	}
+	app_fini(&app);
+	free(times);
+	return rc;
 }
 
 /* --- the longest time between two handled inputs --------------------------------- */
@@ -974,6 +1018,8 @@ int main(int argc, char **argv)
 	failed |= bench_core_small() != 0;
 	failed |= bench_core_large() != 0;
 	failed |= bench_sweep() != 0;
+	failed |= bench_train_ticks(8, 256, "train_tick_ms_p99_lookup_dk256") != 0;
+	failed |= bench_train_ticks(64, 256, "train_tick_ms_p99_largest_live") != 0;
 	fprintf(stderr, "bench: the longest blocks (large problems, computations beside the interface)\n");
 	failed |= bench_max_block() != 0;
 	fprintf(stderr, "bench: the real program (%s)\n", argv[1]);

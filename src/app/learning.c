@@ -1,0 +1,407 @@
+/* learning.c — the learning view's state: two training runs side by side (scaled
+ * and unscaled), their stepping on ticks and keys, the selected gradient cell,
+ * and the sentence that compares them. Reached only through app_update. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "app/learning.h"
+#include "qkv/error.h"
+
+static const int speeds[] = { 1, 2, 5, 10, 20, 50 };
+#define SPEED_COUNT ((int)(sizeof speeds / sizeof *speeds))
+#define DEFAULT_SPEED 1 /* 2 updates per tick: 90% in about a second, slow enough to watch */
+
+static void note(struct app *app, bool error, const char *text)
+{
+	snprintf(app->message, sizeof app->message, "%s", text);
+	app->message_is_error = error;
+}
+
+/* Ends the experiment's runs in progress. */
+static void end_sweep(struct app_learning *l)
+{
+	if (!l->sweep_started)
+		return;
+	qkv_train_sweep_end(&l->sweep);
+	if (l->has_baseline)
+		qkv_train_sweep_end(&l->baseline);
+	l->sweep_started = false;
+}
+
+/* Starts the experiment on the view's configuration. */
+static int begin_sweep(struct app_learning *l)
+{
+	struct qkv_train_config base = l->config;
+	int rc = qkv_train_sweep_begin(&l->sweep, &l->config, LEARNING_SWEEP_SEEDS);
+
+	l->has_baseline = l->config.loss != QKV_LOSS_MSE || l->config.optimizer != QKV_OPTIMIZER_SGD;
+	if (rc == 0 && l->has_baseline) {
+		base.loss = QKV_LOSS_MSE;
+		base.optimizer = QKV_OPTIMIZER_SGD;
+		base.lr = qkv_train_default_lr(base.loss, base.optimizer);
+		rc = qkv_train_sweep_begin(&l->baseline, &base, LEARNING_SWEEP_SEEDS);
+	}
+	l->sweep_started = rc == 0;
+	return rc;
+}
+
+bool app_learning_sweep_done(const struct app_learning *l)
+{
+	return l->sweep_started && l->sweep.done && (!l->has_baseline || l->baseline.done);
+}
+
+/* A tick's share of the experiment: at most two live steps' worth of work. */
+static int advance_sweep(struct app *app)
+{
+	struct app_learning *l = app->learning;
+	int rc = qkv_train_sweep_advance(&l->sweep, 2.0 * QKV_TRAIN_LIVE_WORK);
+
+	if (rc == 0 && l->sweep.done && l->has_baseline)
+		rc = qkv_train_sweep_advance(&l->baseline, 2.0 * QKV_TRAIN_LIVE_WORK);
+	if (rc != 0) {
+		end_sweep(l);
+		l->sweep_shown = false;
+		note(app, true, "the experiment stopped: out of memory");
+		return REDRAW_ALL;
+	}
+	if (app_learning_sweep_done(l))
+		note(app, false, "the experiment is done: E returns to the runs");
+	return REDRAW_OVERLAY | REDRAW_STATUS;
+}
+
+static void free_runs(struct app_learning *l)
+{
+	qkv_train_fini(&l->runs[LEARNING_SCALED]);
+	qkv_train_fini(&l->runs[LEARNING_UNSCALED]);
+}
+
+/* (Re)starts both runs from l->config; 0 or a QKV_E* code (runs left empty). */
+static int start_runs(struct app_learning *l)
+{
+	struct qkv_train_config c = l->config;
+	int rc;
+
+	c.scaled = true;
+	rc = qkv_train_init(&l->runs[LEARNING_SCALED], &c);
+	if (rc != 0)
+		return rc;
+	c.scaled = false;
+	rc = qkv_train_init(&l->runs[LEARNING_UNSCALED], &c);
+	if (rc != 0)
+		qkv_train_fini(&l->runs[LEARNING_SCALED]);
+	l->running = false;
+	if (l->row >= c.d_model)
+		l->row = 0;
+	if (l->col >= (l->weight == QKV_WEIGHT_V ? c.tokens : c.d_k))
+		l->col = 0;
+	return rc;
+}
+
+int app_learning_open(struct app *app, const struct qkv_train_config *c)
+{
+	struct app_learning *l = app->learning;
+	int rc;
+
+	if (l != NULL && c == NULL) {
+		app->overlay = OVERLAY_LEARNING;
+		return 0;
+	}
+	if (l == NULL) {
+		l = calloc(1, sizeof *l);
+		if (l == NULL)
+			return QKV_ENOMEM;
+		l->steps_per_tick = speeds[DEFAULT_SPEED];
+		l->weight = QKV_WEIGHT_Q;
+	} else {
+		free_runs(l);
+	}
+	if (c != NULL)
+		l->config = *c;
+	else
+		qkv_train_config_default(&l->config, QKV_TASK_LOOKUP);
+	rc = start_runs(l);
+	if (rc != 0) {
+		free(l);
+		app->learning = NULL;
+		return rc;
+	}
+	app->learning = l;
+	app->overlay = OVERLAY_LEARNING;
+	return 0;
+}
+
+void app_learning_free(struct app *app)
+{
+	if (app->learning == NULL)
+		return;
+	end_sweep(app->learning);
+	free_runs(app->learning);
+	free(app->learning);
+	app->learning = NULL;
+}
+
+/* One update of each run that has not used its budget; false when neither could. */
+static bool step_both(struct app *app, int *rc)
+{
+	struct app_learning *l = app->learning;
+	bool stepped = false;
+
+	*rc = 0;
+	for (int side = 0; side < 2 && *rc == 0; side++) {
+		struct qkv_train *t = &l->runs[side];
+
+		if (t->count > l->config.steps)
+			continue;
+		*rc = qkv_train_step(t);
+		stepped = true;
+	}
+	return stepped;
+}
+
+/* Steps `count` times; stops the run (with a message) at the budget or a failure. */
+static int advance(struct app *app, int count)
+{
+	struct app_learning *l = app->learning;
+	int rc = 0;
+
+	for (int k = 0; k < count; k++) {
+		if (!step_both(app, &rc)) {
+			char text[96];
+
+			l->running = false;
+			snprintf(text, sizeof text, "%d steps done: r starts again, > < change d_k",
+				 l->config.steps);
+			note(app, false, text);
+			break;
+		}
+		if (rc != 0) {
+			l->running = false;
+			note(app, true, "training stopped: the weights left the range qkv computes in");
+			break;
+		}
+	}
+	return REDRAW_OVERLAY | REDRAW_STATUS;
+}
+
+static int set_running(struct app *app, bool running)
+{
+	struct app_learning *l = app->learning;
+
+	if (running && l->runs[LEARNING_SCALED].count > l->config.steps
+	    && l->runs[LEARNING_UNSCALED].count > l->config.steps)
+		return advance(app, 1); /* says the budget is spent */
+	l->running = running;
+	note(app, false, running ? "training: space pauses" : "paused: space runs, . steps once");
+	return REDRAW_OVERLAY | REDRAW_STATUS;
+}
+
+/* A new d_k (or the same, for r): both runs start again from step 0. */
+static int restart(struct app *app, int d_k)
+{
+	struct app_learning *l = app->learning;
+	char text[96];
+	int keep = l->config.d_k;
+
+	l->config.d_k = d_k;
+	free_runs(l);
+	if (start_runs(l) != 0) {
+		l->config.d_k = keep;
+		if (start_runs(l) != 0) {
+			app_learning_free(app);
+			app->overlay = OVERLAY_NONE;
+			note(app, true, "out of memory: the learning view closed");
+			return REDRAW_ALL;
+		}
+		note(app, true, "out of memory: d_k unchanged");
+		return REDRAW_OVERLAY | REDRAW_STATUS;
+	}
+	snprintf(text, sizeof text, "step 0 again, d_k = %d: space runs", d_k);
+	note(app, false, text);
+	return REDRAW_OVERLAY | REDRAW_STATUS;
+}
+
+/* Moves the derivation's cell within the selected gradient matrix. */
+static int move_cell(struct app_learning *l, int rows, int cols)
+{
+	int height = l->config.d_model;
+	int width = l->weight == QKV_WEIGHT_V ? l->config.tokens : l->config.d_k;
+
+	l->row = (l->row + rows + height) % height;
+	l->col = (l->col + cols + width) % width;
+	return REDRAW_OVERLAY;
+}
+
+static int learning_key(struct app *app, int key)
+{
+	struct app_learning *l = app->learning;
+	int speed = 0;
+
+	switch (key) {
+	case ' ':
+		return set_running(app, !l->running);
+	case '.':
+	case 'n':
+		l->running = false;
+		return advance(app, 1);
+	case 'r':
+		return restart(app, l->config.d_k);
+	case '>': {
+		struct qkv_train_config larger = l->config;
+
+		larger.d_k *= 2;
+		if (larger.d_k > QKV_MAX_DIM || qkv_train_step_work(&larger) > QKV_TRAIN_LIVE_WORK) {
+			note(app, true, "a larger d_k would train too slowly to watch here");
+			return REDRAW_STATUS;
+		}
+		return restart(app, larger.d_k);
+	}
+	case '<':
+		return l->config.d_k > 1 ? restart(app, l->config.d_k / 2) : REDRAW_NONE;
+	case APP_KEY_TAB:
+		l->weight = (enum qkv_weight)((l->weight + 1) % QKV_WEIGHT_COUNT);
+		return move_cell(l, 0, 0);
+	case 'x':
+		l->side = 1 - l->side;
+		return REDRAW_OVERLAY;
+	case 'E':
+		l->sweep_shown = !l->sweep_shown;
+		if (l->sweep_shown && !l->sweep_started && begin_sweep(l) != 0) {
+			l->sweep_shown = false;
+			note(app, true, "out of memory: no experiment");
+			return REDRAW_STATUS;
+		}
+		if (l->sweep_shown && !app_learning_sweep_done(l))
+			note(app, false, "the experiment runs between keys: E returns to the runs");
+		return REDRAW_OVERLAY | REDRAW_STATUS;
+	case APP_KEY_UP:
+	case 'k':
+		return move_cell(l, -1, 0);
+	case APP_KEY_DOWN:
+	case 'j':
+		return move_cell(l, 1, 0);
+	case APP_KEY_LEFT:
+	case 'h':
+		return move_cell(l, 0, -1);
+	case APP_KEY_RIGHT:
+	case 'l':
+		return move_cell(l, 0, 1);
+	case '+':
+	case '-':
+		while (speed < SPEED_COUNT - 1 && speeds[speed] < l->steps_per_tick)
+			speed++;
+		speed += key == '+' ? 1 : -1;
+		speed = speed < 0 ? 0 : speed >= SPEED_COUNT ? SPEED_COUNT - 1 : speed;
+		l->steps_per_tick = speeds[speed];
+		{
+			char text[64];
+
+			snprintf(text, sizeof text, "%d steps per tick", l->steps_per_tick);
+			note(app, false, text);
+		}
+		return REDRAW_OVERLAY | REDRAW_STATUS;
+	case 'L':
+	case APP_KEY_ESCAPE:
+		l->running = false;
+		app->overlay = OVERLAY_NONE;
+		return REDRAW_ALL;
+	case 'q':
+	case 'c':
+	case 'P':
+		return -1; /* quit, palette, projector: as everywhere */
+	default:
+		return REDRAW_NONE;
+	}
+}
+
+/* The steps a tick may take: the speed asked for, within the work of about two
+ * live steps' budget, so a tick never keeps the interface waiting long. */
+static int steps_this_tick(const struct app_learning *l)
+{
+	double work = 2.0 * qkv_train_step_work(&l->config);
+	int most = (int)(2.0 * QKV_TRAIN_LIVE_WORK / (work > 1.0 ? work : 1.0));
+
+	most = most < 1 ? 1 : most;
+	return l->steps_per_tick < most ? l->steps_per_tick : most;
+}
+
+int app_learning_event(struct app *app, const struct event *event)
+{
+	struct app_learning *l = app->learning;
+
+	if (l == NULL || app->overlay != OVERLAY_LEARNING)
+		return -1;
+	switch (event->type) {
+	case EVENT_TICK:
+		if (l->sweep_shown && l->sweep_started && !app_learning_sweep_done(l))
+			return advance_sweep(app);
+		return l->running ? advance(app, steps_this_tick(l)) : -1;
+	case EVENT_TRAIN_STEP:
+		l->running = false;
+		return advance(app, 1);
+	case EVENT_TRAIN_RUN:
+		return set_running(app, true);
+	case EVENT_TRAIN_PAUSE:
+		return set_running(app, false);
+	case EVENT_KEY:
+		return learning_key(app, event->key);
+	case EVENT_CLICK:
+	case EVENT_WHEEL:
+		return REDRAW_NONE; /* the grids under the view are not there to click */
+	default:
+		return -1;
+	}
+}
+
+/* "1.2e-05" or "0.263": a norm in few characters. */
+static void short_number(char *buf, size_t size, double value)
+{
+	if (value != 0.0 && fabs(value) < 0.01)
+		snprintf(buf, size, "%.1e", value);
+	else
+		snprintf(buf, size, "%.3g", value);
+}
+
+/* A ratio of 10 or more: "37", "4200", or "1.9e+08" from 10^5 on. */
+static const char *ratio_text(char *buf, size_t size, double ratio)
+{
+	snprintf(buf, size, ratio < 1e5 ? "%.0f" : "%.1e", ratio);
+	return buf;
+}
+
+int app_learning_summary(const struct app_learning *l, char *buf, size_t size)
+{
+	const struct qkv_train *s = &l->runs[LEARNING_SCALED], *u = &l->runs[LEARNING_UNSCALED];
+	const struct qkv_train_record *rs = &s->history[s->count - 1];
+	const struct qkv_train_record *ru = &u->history[u->count - 1];
+	char js[16], ju[16], where[2][64];
+	int length;
+
+	for (int side = 0; side < 2; side++) {
+		const struct qkv_train *t = &l->runs[side];
+		const struct qkv_train_record *r = &t->history[t->count - 1];
+
+		if (t->steps_to_90 >= 0)
+			snprintf(where[side], sizeof where[side], "90%% at step %d", t->steps_to_90);
+		else
+			snprintf(where[side], sizeof where[side], "%.0f%% after %d steps",
+				 100.0 * r->accuracy, r->step);
+	}
+	short_number(js, sizeof js, rs->jacobian_norm);
+	short_number(ju, sizeof ju, ru->jacobian_norm);
+	length = snprintf(buf, size, "÷√%d: %s · ÷1: %s · mean ‖J‖ %s against %s", l->config.d_k,
+			  where[0], where[1], js, ju);
+	if (length < 0 || (size_t)length >= size)
+		return length;
+	if (ru->jacobian_norm > 0.0 && rs->jacobian_norm >= 10.0 * ru->jacobian_norm)
+		length += snprintf(buf + length, size - (size_t)length,
+				   ": the unscaled softmax passes %s× less gradient",
+				   ratio_text(js, sizeof js, rs->jacobian_norm / ru->jacobian_norm));
+	else if (rs->jacobian_norm > 0.0 && ru->jacobian_norm >= 10.0 * rs->jacobian_norm)
+		length += snprintf(buf + length, size - (size_t)length,
+				   ": the scaled softmax passes %s× less gradient",
+				   ratio_text(js, sizeof js, ru->jacobian_norm / rs->jacobian_norm));
+	return length;
+}

@@ -1,0 +1,272 @@
+/* train_cli.c — `qkv --train TASK …`: its options, their ranges, the defaults
+ * that depend on the loss and optimiser, and the combinations that make sense.
+ * Writes one line on stderr for bad usage; computes nothing. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/train_cli.h"
+#include "qkv/error.h"
+
+#define EXIT_USAGE 2
+#define MAX_SEED 9007199254740991ULL /* 2^53 − 1, as for every other seed */
+
+enum train_opt {
+	T_TRAIN, T_SWEEP, T_DK, T_DMODEL, T_TOKENS, T_NO_SCALE, T_LOSS, T_OPTIMIZER, T_LR,
+	T_STEPS, T_SEED, T_SEEDS, T_LEARN, T_FORMAT, T_PRINT, T_PROJECTOR, T_PALETTE, T_COLOR, T_HELP, T_COUNT,
+};
+
+static const struct option options[] = {
+	{ "train", required_argument, NULL, T_TRAIN },
+	{ "train-sweep", no_argument, NULL, T_SWEEP },
+	{ "dk", required_argument, NULL, T_DK },
+	{ "dmodel", required_argument, NULL, T_DMODEL },
+	{ "tokens", required_argument, NULL, T_TOKENS },
+	{ "no-scale", no_argument, NULL, T_NO_SCALE },
+	{ "loss", required_argument, NULL, T_LOSS },
+	{ "optimizer", required_argument, NULL, T_OPTIMIZER },
+	{ "lr", required_argument, NULL, T_LR },
+	{ "steps", required_argument, NULL, T_STEPS },
+	{ "seed", required_argument, NULL, T_SEED },
+	{ "seeds", required_argument, NULL, T_SEEDS },
+	{ "learn", required_argument, NULL, T_LEARN },
+	{ "format", required_argument, NULL, T_FORMAT },
+	{ "print", no_argument, NULL, T_PRINT },
+	{ "projector", no_argument, NULL, T_PROJECTOR },
+	{ "palette", required_argument, NULL, T_PALETTE },
+	{ "color", required_argument, NULL, T_COLOR },
+	{ "help", no_argument, NULL, T_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+	va_list args;
+
+	fputs("qkv: ", stderr);
+	va_start(args, fmt);
+	vfprintf(stderr, fmt, args);
+	va_end(args);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+bool train_cli_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return false;
+		if (strcmp(argv[i], "--train") == 0 || strncmp(argv[i], "--train=", 8) == 0
+		    || strcmp(argv[i], "--train-sweep") == 0)
+			return true;
+	}
+	return false;
+}
+
+static int parse_int(const char *name, const char *text, long low, long high, int *out)
+{
+	char *end;
+	long value;
+
+	errno = 0;
+	value = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || errno != 0 || value < low || value > high)
+		return fail("--%s needs a whole number from %ld to %ld, not \"%s\"", name, low, high,
+			    text);
+	*out = (int)value;
+	return 0;
+}
+
+/* "W_Q,W_K" and the like: which projections learn (each at most once). */
+static int parse_learn(const char *text, unsigned *learn)
+{
+	const char *at = text;
+
+	*learn = 0;
+	while (*at != '\0') {
+		size_t length = strcspn(at, ",");
+		int found = -1;
+
+		for (int w = 0; w < QKV_WEIGHT_COUNT; w++)
+			if (length == strlen(qkv_weight_name((enum qkv_weight)w))
+			    && strncmp(at, qkv_weight_name((enum qkv_weight)w), length) == 0)
+				found = w;
+		if (found < 0 || (*learn & (1u << found)))
+			return fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
+				    "not \"%s\"", text);
+		*learn |= 1u << found;
+		at += length;
+		if (*at == ',' && *++at == '\0')
+			return fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
+				    "not \"%s\"", text);
+	}
+	if (*learn == 0)
+		return fail("--learn needs at least one of W_Q, W_K and W_V");
+	return 0;
+}
+
+static int take(struct train_cli *c, enum train_opt o, const char *arg, bool given[T_COUNT])
+{
+	int value;
+
+	switch (o) {
+	case T_TRAIN:
+		value = qkv_task_parse(arg);
+		if (value < 0)
+			return fail("--train needs lookup, previous or self, not \"%s\"", arg);
+		c->config.task = (enum qkv_task)value;
+		return 0;
+	case T_DK:
+		return parse_int("dk", arg, 1, QKV_MAX_DIM, &c->config.d_k);
+	case T_DMODEL:
+		return parse_int("dmodel", arg, 1, QKV_MAX_DIM, &c->config.d_model);
+	case T_TOKENS:
+		return parse_int("tokens", arg, 2, QKV_TRAIN_MAX_TOKENS, &c->config.tokens);
+	case T_STEPS:
+		return parse_int("steps", arg, 1, QKV_TRAIN_MAX_STEPS, &c->config.steps);
+	case T_SEEDS:
+		return parse_int("seeds", arg, 1, QKV_TRAIN_SWEEP_MAX_SEEDS, &c->seeds);
+	case T_LOSS:
+		value = qkv_loss_parse(arg);
+		if (value < 0)
+			return fail("--loss needs mse or xent, not \"%s\"", arg);
+		c->config.loss = (enum qkv_loss)value;
+		return 0;
+	case T_OPTIMIZER:
+		value = qkv_optimizer_parse(arg);
+		if (value < 0)
+			return fail("--optimizer needs sgd or adam, not \"%s\"", arg);
+		c->config.optimizer = (enum qkv_optimizer)value;
+		return 0;
+	case T_LR: {
+		char *end;
+		double lr;
+
+		errno = 0;
+		lr = strtod(arg, &end);
+		if (end == arg || *end != '\0' || errno != 0 || !isfinite(lr) || lr <= 0.0 || lr > 1e6)
+			return fail("--lr needs a number above 0 and at most 1e6, not \"%s\"", arg);
+		c->config.lr = lr;
+		return 0;
+	}
+	case T_SEED: {
+		char *end;
+		unsigned long long seed;
+
+		errno = 0;
+		seed = strtoull(arg, &end, 10);
+		if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 || seed > MAX_SEED)
+			return fail("--seed needs a whole number from 0 to %llu, not \"%s\"", MAX_SEED,
+				    arg);
+		c->config.seed = (uint64_t)seed;
+		return 0;
+	}
+	case T_LEARN:
+		return parse_learn(arg, &c->config.learn);
+	case T_FORMAT:
+		if (strcmp(arg, "text") == 0)
+			c->format = TRAIN_FORMAT_TEXT;
+		else if (strcmp(arg, "csv") == 0)
+			c->format = TRAIN_FORMAT_CSV;
+		else if (strcmp(arg, "json") == 0)
+			c->format = TRAIN_FORMAT_JSON;
+		else
+			return fail("--format with --train needs text, csv or json, not \"%s\"", arg);
+		return 0;
+	case T_NO_SCALE:
+		c->config.scaled = false;
+		return 0;
+	case T_PALETTE:
+		c->palette = arg;
+		return 0;
+	case T_PROJECTOR:
+		c->projector = true;
+		return 0;
+	case T_COLOR:
+		if (strcmp(arg, "auto") != 0 && strcmp(arg, "truecolor") != 0 && strcmp(arg, "256") != 0
+		    && strcmp(arg, "8") != 0 && strcmp(arg, "mono") != 0)
+			return fail("--color %s: expected auto, truecolor, 256, 8 or mono", arg);
+		c->color = arg;
+		return 0;
+	default:
+		(void)given;
+		return 0;
+	}
+}
+
+/* What does not go together; 0 or EXIT_USAGE. */
+static int check(struct train_cli *c, const bool given[T_COUNT])
+{
+	static const enum train_opt not_with_sweep[] = {
+		T_DK, T_NO_SCALE, T_PROJECTOR, T_PALETTE, T_COLOR,
+	};
+	int min_d_model;
+
+	if (!given[T_TRAIN])
+		return fail("--train-sweep needs --train TASK (lookup, previous or self)");
+	if (c->sweep) {
+		for (size_t i = 0; i < sizeof not_with_sweep / sizeof *not_with_sweep; i++)
+			if (given[not_with_sweep[i]])
+				return fail("--%s does not apply to --train-sweep (it runs d_k = 4 … 256, "
+					    "scaled and unscaled)", options[not_with_sweep[i]].name);
+	} else if (given[T_SEEDS]) {
+		return fail("--seeds goes with --train-sweep");
+	}
+	if (c->print && (given[T_PROJECTOR] || given[T_PALETTE] || given[T_COLOR]))
+		return fail("--%s is for the interface; it does nothing with --format",
+			    options[given[T_PROJECTOR] ? T_PROJECTOR
+				    : given[T_PALETTE] ? T_PALETTE : T_COLOR].name);
+	if (!given[T_DMODEL])
+		c->config.d_model = qkv_train_default_d_model(c->config.task, c->config.tokens);
+	min_d_model = qkv_train_min_d_model(c->config.task, c->config.tokens);
+	if (c->config.d_model < min_d_model)
+		return fail("--dmodel %d is too small for %s with %d tokens: it needs at least %d "
+			    "(%d value columns and a code part)", c->config.d_model,
+			    qkv_task_name(c->config.task), c->config.tokens, min_d_model,
+			    c->config.tokens);
+	if (!c->print && qkv_train_step_work(&c->config) > QKV_TRAIN_LIVE_WORK)
+		return fail("--train with %d tokens, d_model %d and d_k %d is too large to train live "
+			    "in the interface; print the run with --format text, csv or json",
+			    c->config.tokens, c->config.d_model, c->config.d_k);
+	if (!given[T_LR])
+		c->config.lr = qkv_train_default_lr(c->config.loss, c->config.optimizer);
+	if (!given[T_STEPS])
+		c->config.steps = qkv_train_default_steps(c->config.loss, c->config.optimizer);
+	return 0;
+}
+
+int train_cli_parse(int argc, char **argv, struct train_cli *c)
+{
+	bool given[T_COUNT] = { false };
+	int ch;
+
+	memset(c, 0, sizeof *c);
+	qkv_train_config_default(&c->config, QKV_TASK_LOOKUP);
+	c->seeds = 5;
+	opterr = 0;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		if (ch == 'h')
+			ch = T_HELP;
+		if (ch == '?')
+			return fail("%s does not go with --train (qkv --help lists what does)",
+				    argv[optind - 1]);
+		if (ch == ':')
+			return fail("%s needs a value (qkv --help)", argv[optind - 1]);
+		if (ch == T_HELP)
+			return TRAIN_CLI_HELP;
+		given[ch] = true;
+		if (take(c, (enum train_opt)ch, optarg, given) != 0)
+			return EXIT_USAGE;
+	}
+	if (optind < argc)
+		return fail("--train makes its own problem; it reads no FILE (\"%s\")", argv[optind]);
+	c->sweep = given[T_SWEEP];
+	c->print = given[T_FORMAT] || given[T_PRINT] || c->sweep;
+	return check(c, given);
+}

@@ -1,0 +1,31 @@
+/* train_cli.h — the command line of training: `qkv --train TASK [options]`,
+ * read apart from the rest of qkv's options because they are a different set.
+ * Bad values end in one line on stderr ("qkv: …") and exit status 2. */
+#ifndef QKV_IO_TRAIN_CLI_H
+#define QKV_IO_TRAIN_CLI_H
+
+#include <stdbool.h>
+
+#include "qkv/train.h"
+
+enum train_format { TRAIN_FORMAT_TEXT, TRAIN_FORMAT_CSV, TRAIN_FORMAT_JSON };
+
+struct train_cli {
+	struct qkv_train_config config;
+	bool sweep;              /* --train-sweep: steps to 90% over d_k = 4 … 256 */
+	int seeds;               /* seeds per d_k in the sweep */
+	bool print;              /* --format (or --print, or the sweep): no interface */
+	enum train_format format;
+	bool projector;          /* interface options */
+	const char *palette;
+	const char *color;       /* --color DEPTH: auto, truecolor, 256, 8 or mono */
+};
+
+#define TRAIN_CLI_HELP (-1) /* --help was asked for */
+
+/* True when argv asks for training (--train, --train=TASK or --train-sweep). */
+bool train_cli_wanted(int argc, char **argv);
+/* Reads argv into c. Returns 0, TRAIN_CLI_HELP, or 2 after writing one line. */
+int train_cli_parse(int argc, char **argv, struct train_cli *c);
+
+#endif

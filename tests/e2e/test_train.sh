@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# test_train.sh — the learning view in the real interface: `qkv --train lookup`
+# opens on it, space runs it, and within a few seconds the scaled head reaches 90%
+# accuracy (its loss falls); at d_k = 256 the unscaled run beside it stays low and
+# the sentence above says how much less gradient its softmax passes. Read off the
+# screen as a person sees it.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# The number after "loss " in the scaled (left) column.
+left_loss() {
+	screen "$1" | sed -n 's/^ loss \([0-9.e+-]*\) · accuracy.*/\1/p' | head -n 1
+}
+
+start ui 100 30 "$QKV" --train lookup
+expect ui '❚❚ paused · training lookup' "qkv --train lookup opens on the learning view, paused"
+expect ui '÷ √16 = 4 · step 0 ' "the scaled run is at step 0"
+expect ui '÷ 1, no scaling · step 0' "the unscaled run beside it too"
+start_loss=$(left_loss ui)
+keys ui Space
+expect ui '▶ running' "space runs the training"
+if wait_for ui '÷√16: 90% at step [0-9]+' 4; then
+	pass "the scaled head reaches 90% accuracy within 4 seconds"
+else
+	fail "the scaled head reaches 90% accuracy within 4 seconds"
+	e2e_dump ui
+fi
+keys ui Space
+expect ui '❚❚ paused' "space pauses"
+settle ui
+end_loss=$(left_loss ui)
+check "the loss fell while it learned ($start_loss → $end_loss)" \
+	"$(awk -v a="$start_loss" -v b="$end_loss" 'BEGIN { print (b < a / 2) }')" = 1
+step=$(screen ui | sed -n 's/^ ÷ √16 = 4 · step \([0-9]*\).*/\1/p')
+keys ui .
+expect ui "÷ √16 = 4 · step $((step + 1)) " ". makes one step"
+expect ui 'scaled run: ∂L/∂W_Q\[1,1\] = Σ_i X\[i,1\]' "the gradient's derivation is shown"
+keys ui Tab
+expect ui '∂L/∂W_K\[1,1\]' "Tab turns to W_K's gradient"
+keys ui L
+expect ui 'weights  softmax rows' "L returns to the stages"
+keys ui q
+expect_exit ui 0 "q quits with status 0"
+
+# d_k = 256: one learns, the other crawls.
+start big 100 30 "$QKV" --train lookup --dk 256
+expect big '÷ √256 = 16 · step 0 ' "d_k 256: both runs at step 0"
+keys big Space
+if wait_for big '÷√256: 90% at step [0-9]+' 5; then
+	pass "d_k 256: the scaled head reaches 90%"
+else
+	fail "d_k 256: the scaled head reaches 90%"
+fi
+keys big Space
+settle big
+expect big '÷1: 12% after [0-9]+ steps' "d_k 256: the unscaled head is stuck at 1 of 8 rows"
+expect big 'passes [0-9.e+]+× less gradient' "the sentence says how much less gradient flows"
+# Both runs' mean ‖J‖ from their columns: the unscaled one is 100 times smaller.
+read -r scaled_j unscaled_j < <(screen big | sed -n \
+	's/^ mean softmax Jacobian ‖J‖ \([0-9.e+-]*\) *mean softmax Jacobian ‖J‖ \([0-9.e+-]*\)$/\1 \2/p')
+check "the unscaled softmax Jacobian is 100× smaller (${scaled_j:-none} against ${unscaled_j:-none})" \
+	"$(awk -v s="${scaled_j:-0}" -v u="${unscaled_j:-1}" 'BEGIN { print (u * 100 < s) }')" = 1
+keys big E
+expect big 'steps to 90%, mse \+ sgd' "E shows the experiment"
+if wait_for big 'seeds 1…5, at most 500 steps: done' 20; then
+	pass "the experiment finishes between keys"
+else
+	fail "the experiment finishes between keys"
+	e2e_dump big
+fi
+expect big '^ +256 +[0-9]+ +>500 +≥ [0-9]+× +5/5, 0/5' "at d_k 256 no unscaled run reaches 90% in 500 steps"
+expect big 'mse \+ sgd at d_k = 256: the unscaled head needs ≥ [0-9]+×' "the verdict comes from the table"
+keys big E
+expect big '÷ √256 = 16 · step' "E returns to the runs"
+keys big q
+expect_exit big 0 "q quits"
+
+# 80×24 without colour: the view fits and says how to leave.
+start small 80 24 NO_COLOR=1 "$QKV" --train self
+expect small 'L close' "80×24: the keys line is whole"
+expect small '÷√16: 0% after 0 steps|÷√16: [0-9]+% after 0 steps|÷√16: 90% at step 0' "80×24: the sentence is there"
+keys small q
+expect_exit small 0 "q quits"
+finish

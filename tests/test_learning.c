@@ -1,0 +1,337 @@
+/* test_learning.c — Check suite for the learning view's state (app/learning.h):
+ * event sequences fed to app_update() open it, step, run and pause the two runs,
+ * change d_k, and leave it; the runs match a direct run of the core with the same
+ * configuration, and the sentence under them quotes their numbers. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/app.h"
+#include "io/builtin.h"
+#include "qkv/error.h"
+#include "qkv/train.h"
+
+static int64_t clock_ms = 1000;
+
+static int send(struct app *a, struct event *e)
+{
+	clock_ms += 10;
+	e->now_ms = clock_ms;
+	return app_update(a, e);
+}
+
+static int key(struct app *a, int k)
+{
+	struct event e = { .type = EVENT_KEY, .key = k };
+
+	return send(a, &e);
+}
+
+static int event(struct app *a, enum event_type type)
+{
+	struct event e = { .type = type };
+
+	return send(a, &e);
+}
+
+static void open_app(struct app *a)
+{
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(a, &p, NULL, NULL), 0);
+}
+
+/* L opens the view on the default lookup task, both runs at step 0. */
+START_TEST(test_l_opens_and_closes)
+{
+	struct app a;
+	struct qkv_problem before;
+
+	open_app(&a);
+	qkv_problem_init(&before);
+	ck_assert_int_eq(qkv_problem_copy(&before, &a.problem), 0);
+	ck_assert_ptr_null(a.learning);
+	ck_assert_int_ne(key(&a, 'L'), REDRAW_NONE);
+	ck_assert_int_eq(a.overlay, OVERLAY_LEARNING);
+	ck_assert_ptr_nonnull(a.learning);
+	ck_assert_int_eq(a.learning->config.task, QKV_TASK_LOOKUP);
+	ck_assert_int_eq(a.learning->runs[LEARNING_SCALED].count, 1);
+	ck_assert_int_eq(a.learning->runs[LEARNING_UNSCALED].count, 1);
+	ck_assert(a.learning->runs[LEARNING_SCALED].now.trace.divisor == sqrt(16.0));
+	ck_assert(a.learning->runs[LEARNING_UNSCALED].now.trace.divisor == 1.0);
+	/* Keys that edit elsewhere do nothing here; the problem is untouched. */
+	{
+		const int edits[] = { '5', APP_KEY_ENTER, 'o', 'm', 's' };
+
+		for (size_t k = 0; k < sizeof edits / sizeof *edits; k++)
+			key(&a, edits[k]);
+	}
+	ck_assert(qkv_problem_equal(&before, &a.problem));
+	ck_assert_int_eq(a.overlay, OVERLAY_LEARNING);
+	key(&a, 'L');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	/* Open again: the runs are where they were. */
+	key(&a, 'L');
+	ck_assert_int_eq(a.learning->runs[LEARNING_SCALED].count, 1);
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	qkv_problem_fini(&before);
+	app_fini(&a);
+}
+END_TEST
+
+/* Step, run and pause: '.' and EVENT_TRAIN_STEP make one update of each run;
+ * ticks advance only while running, by steps_per_tick; space toggles. */
+START_TEST(test_step_run_pause)
+{
+	struct app a;
+	struct app_learning *l;
+	int per_tick;
+
+	open_app(&a);
+	key(&a, 'L');
+	l = a.learning;
+	per_tick = l->steps_per_tick;
+	ck_assert_int_ge(per_tick, 1);
+	event(&a, EVENT_TICK);
+	ck_assert_int_eq(l->runs[0].count, 1); /* paused: a tick trains nothing */
+	key(&a, '.');
+	ck_assert_int_eq(l->runs[0].count, 2);
+	ck_assert_int_eq(l->runs[1].count, 2);
+	event(&a, EVENT_TRAIN_STEP);
+	ck_assert_int_eq(l->runs[0].count, 3);
+	event(&a, EVENT_TRAIN_RUN);
+	ck_assert(l->running);
+	event(&a, EVENT_TICK);
+	ck_assert_int_eq(l->runs[0].count, 3 + per_tick);
+	ck_assert_int_eq(l->runs[1].count, 3 + per_tick);
+	event(&a, EVENT_TRAIN_PAUSE);
+	ck_assert(!l->running);
+	event(&a, EVENT_TICK);
+	ck_assert_int_eq(l->runs[0].count, 3 + per_tick);
+	key(&a, ' ');
+	ck_assert(l->running);
+	key(&a, '+');
+	ck_assert_int_gt(l->steps_per_tick, per_tick);
+	key(&a, ' ');
+	ck_assert(!l->running);
+	/* The training events mean nothing outside the view. */
+	key(&a, 'L');
+	ck_assert_int_eq(event(&a, EVENT_TRAIN_STEP), REDRAW_NONE);
+	ck_assert_int_eq(l->runs[0].count, 3 + per_tick);
+	app_fini(&a);
+}
+END_TEST
+
+/* The view's runs are the core's runs: same records as qkv_train for the same
+ * configuration, scaled and unscaled. */
+START_TEST(test_runs_are_the_cores)
+{
+	struct app a;
+	struct qkv_train_config c;
+
+	open_app(&a);
+	key(&a, 'L');
+	for (int k = 0; k < 25; k++)
+		key(&a, '.');
+	for (int side = 0; side < 2; side++) {
+		struct qkv_train direct;
+		const struct qkv_train *run = &a.learning->runs[side];
+
+		qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+		c.scaled = side == LEARNING_SCALED;
+		ck_assert_int_eq(qkv_train_init(&direct, &c), 0);
+		for (int k = 0; k < 25; k++)
+			ck_assert_int_eq(qkv_train_step(&direct), 0);
+		ck_assert_int_eq(direct.count, run->count);
+		for (int k = 0; k < run->count; k++)
+			ck_assert(direct.history[k].loss == run->history[k].loss);
+		qkv_train_fini(&direct);
+	}
+	app_fini(&a);
+}
+END_TEST
+
+/* > and < double and halve d_k and start both runs again; the budget stops them. */
+START_TEST(test_dk_and_budget)
+{
+	struct app a;
+	struct qkv_train_config c;
+
+	qkv_train_config_default(&c, QKV_TASK_SELF);
+	c.steps = 4;
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	ck_assert_int_eq(a.overlay, OVERLAY_LEARNING);
+	key(&a, '>');
+	ck_assert_int_eq(a.learning->config.d_k, 32);
+	ck_assert_int_eq(a.learning->runs[0].now.trace.d_k, 32);
+	key(&a, '<');
+	key(&a, '<');
+	ck_assert_int_eq(a.learning->config.d_k, 8);
+	key(&a, ' ');
+	for (int k = 0; k < 10; k++)
+		event(&a, EVENT_TICK);
+	ck_assert(!a.learning->running);
+	ck_assert_int_eq(a.learning->runs[0].count, 5); /* steps 0 … 4 */
+	ck_assert_ptr_nonnull(strstr(a.message, "4 steps done"));
+	key(&a, 'r');
+	ck_assert_int_eq(a.learning->runs[0].count, 1);
+	app_fini(&a);
+}
+END_TEST
+
+/* A d_k whose steps would take too long to watch is refused, and the runs stay. */
+START_TEST(test_too_large_to_watch)
+{
+	struct app a;
+	struct qkv_train_config c;
+
+	qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+	c.tokens = 64;
+	c.d_model = qkv_train_default_d_model(c.task, c.tokens);
+	c.d_k = 256;
+	ck_assert_double_le(qkv_train_step_work(&c), QKV_TRAIN_LIVE_WORK);
+	c.d_k = 512;
+	ck_assert_double_gt(qkv_train_step_work(&c), QKV_TRAIN_LIVE_WORK);
+	c.d_k = 256;
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	key(&a, '>');
+	ck_assert_int_eq(a.learning->config.d_k, 256);
+	ck_assert(a.message_is_error);
+	app_fini(&a);
+}
+END_TEST
+
+/* E runs the experiment a piece per tick; it ends with the same medians as the
+ * sweep in one go, and E again returns to the runs. With xent + Adam, the MSE +
+ * SGD sweep runs too, to compare. */
+START_TEST(test_experiment)
+{
+	struct app a;
+	struct qkv_train_config c;
+	struct qkv_train_sweep_point whole[QKV_TRAIN_SWEEP_POINTS];
+	int ticks = 0;
+
+	qkv_train_config_default(&c, QKV_TASK_SELF);
+	c.tokens = 4;
+	c.d_model = qkv_train_default_d_model(c.task, c.tokens);
+	c.steps = 30;
+	c.loss = _i == 0 ? QKV_LOSS_MSE : QKV_LOSS_XENT;
+	c.optimizer = _i == 0 ? QKV_OPTIMIZER_SGD : QKV_OPTIMIZER_ADAM;
+	c.lr = qkv_train_default_lr(c.loss, c.optimizer);
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	key(&a, 'E');
+	ck_assert(a.learning->sweep_shown);
+	ck_assert(!app_learning_sweep_done(a.learning));
+	ck_assert(a.learning->has_baseline == (_i == 1));
+	while (!app_learning_sweep_done(a.learning) && ticks < 10000) {
+		event(&a, EVENT_TICK);
+		ticks++;
+	}
+	ck_assert(app_learning_sweep_done(a.learning));
+	ck_assert_int_eq(qkv_train_sweep(&c, LEARNING_SWEEP_SEEDS, whole), 0);
+	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++) {
+		ck_assert(a.learning->sweep.points[k].scaled_median == whole[k].scaled_median);
+		ck_assert(a.learning->sweep.points[k].unscaled_median == whole[k].unscaled_median);
+	}
+	ck_assert_ptr_nonnull(strstr(a.message, "experiment is done"));
+	/* The training runs did not move while the experiment ran. */
+	ck_assert_int_eq(a.learning->runs[0].count, 1);
+	key(&a, 'E');
+	ck_assert(!a.learning->sweep_shown);
+	app_fini(&a);
+}
+END_TEST
+
+/* Tab, arrows and x choose the gradient cell whose derivation is shown, wrapping
+ * inside the matrix. */
+START_TEST(test_derivation_cell)
+{
+	struct app a;
+	struct app_learning *l;
+
+	open_app(&a);
+	key(&a, 'L');
+	l = a.learning;
+	ck_assert_int_eq(l->weight, QKV_WEIGHT_Q);
+	key(&a, APP_KEY_UP);
+	ck_assert_int_eq(l->row, l->config.d_model - 1);
+	key(&a, APP_KEY_LEFT);
+	ck_assert_int_eq(l->col, l->config.d_k - 1);
+	key(&a, APP_KEY_TAB);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(l->weight, QKV_WEIGHT_V);
+	ck_assert_int_lt(l->col, l->config.tokens); /* W_V has d_v = n columns */
+	key(&a, 'x');
+	ck_assert_int_eq(l->side, LEARNING_UNSCALED);
+	app_fini(&a);
+}
+END_TEST
+
+/* The sentence quotes each run's state and the ratio of their Jacobian norms. */
+START_TEST(test_summary_from_numbers)
+{
+	struct app a;
+	struct qkv_train_config c;
+	char text[512], expected[128];
+	const struct qkv_train *s, *u;
+
+	qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+	c.d_k = 256;
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	for (int k = 0; k < 100 && a.learning->runs[0].steps_to_90 < 0; k++)
+		key(&a, '.');
+	s = &a.learning->runs[LEARNING_SCALED];
+	u = &a.learning->runs[LEARNING_UNSCALED];
+	ck_assert_int_ge(s->steps_to_90, 0);
+	ck_assert_int_lt(u->steps_to_90, 0); /* the unscaled head stalls */
+	app_learning_summary(a.learning, text, sizeof text);
+	snprintf(expected, sizeof expected, "÷√256: 90%% at step %d", s->steps_to_90);
+	ck_assert_msg(strstr(text, expected) != NULL, "%s", text);
+	snprintf(expected, sizeof expected, "÷1: %.0f%% after %d steps",
+		 100.0 * u->history[u->count - 1].accuracy, u->count - 1);
+	ck_assert_msg(strstr(text, expected) != NULL, "%s", text);
+	ck_assert_double_gt(s->history[s->count - 1].jacobian_norm,
+			    10.0 * u->history[u->count - 1].jacobian_norm);
+	ck_assert_msg(strstr(text, "the unscaled softmax passes") != NULL, "%s", text);
+	app_fini(&a);
+}
+END_TEST
+
+static Suite *learning_suite(void)
+{
+	Suite *s = suite_create("learning");
+	TCase *tc = tcase_create("view");
+
+	tcase_add_test(tc, test_l_opens_and_closes);
+	tcase_add_test(tc, test_step_run_pause);
+	tcase_add_test(tc, test_runs_are_the_cores);
+	tcase_add_test(tc, test_dk_and_budget);
+	tcase_add_test(tc, test_derivation_cell);
+	tcase_add_test(tc, test_too_large_to_watch);
+	tcase_add_loop_test(tc, test_experiment, 0, 2);
+	tcase_add_test(tc, test_summary_from_numbers);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *runner = srunner_create(learning_suite());
+	int failed;
+
+	srunner_set_tap(runner, "-");
+	srunner_run_all(runner, CK_SILENT);
+	failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

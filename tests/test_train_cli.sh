@@ -1,0 +1,128 @@
+#!/bin/sh
+# test_train_cli.sh — `qkv --train` from outside: the formats, the sweep, the same
+# seed giving the same run, and bad values refused with one line and status 2.
+# Usage: test_train_cli.sh PATH/TO/qkv. Prints TAP; exits 1 when a check fails.
+qkv=$1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+count=0
+failed=0
+
+ok() {
+	count=$((count + 1))
+	echo "ok $count - $1"
+}
+
+not_ok() {
+	count=$((count + 1))
+	failed=1
+	echo "not ok $count - $1"
+}
+
+run() {
+	"$qkv" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
+	status=$?
+}
+
+lines() {
+	wc -l <"$1" | tr -d ' '
+}
+
+expect_success() {
+	desc=$1
+	shift
+	run "$@"
+	if [ "$status" -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then
+		ok "$desc"
+	else
+		not_ok "$desc (status $status; stderr: $(head -c 300 "$tmp/err"))"
+	fi
+}
+
+# expect_refusal DESCRIPTION ARGS...: status 2, nothing on stdout, one line "qkv: …".
+expect_refusal() {
+	desc=$1
+	shift
+	run "$@"
+	case $(head -n 1 "$tmp/err") in
+	"qkv: "*) starts=yes ;;
+	*) starts=no ;;
+	esac
+	if [ "$status" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(lines "$tmp/err")" -eq 1 ] \
+		&& [ "$starts" = yes ]; then
+		ok "$desc"
+	else
+		not_ok "$desc (status $status; stderr: $(head -c 300 "$tmp/err"))"
+	fi
+}
+
+for task in lookup previous self; do
+	expect_success "--train $task --format text" --train "$task" --format text --steps 100
+	grep -q "^steps to 90% accuracy: [0-9]" "$tmp/out" && ok "$task reaches 90% in 100 steps" \
+		|| not_ok "$task reaches 90% in 100 steps"
+done
+expect_success "--format csv" --train self --format csv --steps 20
+[ "$(lines "$tmp/out")" -eq 22 ] && ok "csv: a header and steps 0 … 20" \
+	|| not_ok "csv: a header and steps 0 … 20 ($(lines "$tmp/out") lines)"
+expect_success "every option" --train previous --dk 8 --dmodel 30 --tokens 6 --no-scale \
+	--loss xent --optimizer adam --lr 0.02 --steps 10 --seed 3 --format json
+for key in '"task": "previous"' '"n": 6' '"d_model": 30' '"d_k": 8' '"divisor": 1,' \
+	'"loss": "xent"' '"optimizer": "adam"' '"lr": 0.02' '"seed": 3'; do
+	grep -q "$key" "$tmp/out" && ok "json has $key" || not_ok "json has $key"
+done
+"$qkv" --train lookup --seed 9 --steps 30 --format json >"$tmp/a.json" 2>&1
+"$qkv" --train lookup --seed 9 --steps 30 --format json >"$tmp/b.json" 2>&1
+"$qkv" --train lookup --seed 10 --steps 30 --format json >"$tmp/c.json" 2>&1
+if [ -s "$tmp/a.json" ] && cmp -s "$tmp/a.json" "$tmp/b.json" && ! cmp -s "$tmp/a.json" "$tmp/c.json"
+then
+	ok "the same seed gives the same run, another seed another"
+else
+	not_ok "the same seed gives the same run, another seed another"
+fi
+expect_success "--train-sweep" --train self --train-sweep --steps 60 --seeds 2
+grep -q "^   256 " "$tmp/out" && ok "the sweep reaches d_k = 256" || not_ok "the sweep reaches d_k = 256"
+grep -q "the unscaled head needs" "$tmp/out" && ok "the sweep states the gap" \
+	|| not_ok "the sweep states the gap"
+expect_success "--train-sweep --format csv" --train self --train-sweep --steps 20 --seeds 1 \
+	--format csv
+[ "$(lines "$tmp/out")" -eq 8 ] && ok "sweep csv: a header and 7 rows" \
+	|| not_ok "sweep csv: a header and 7 rows"
+expect_success "--train-sweep with xent + adam compares with MSE + SGD" --train self \
+	--train-sweep --steps 20 --seeds 1 --loss xent --optimizer adam
+grep -q "MSE + SGD" "$tmp/out" && ok "the comparison is stated" || not_ok "the comparison is stated"
+run --train lookup --help
+[ "$status" -eq 0 ] && grep -q -e "--train TASK" "$tmp/out" && ok "--help with --train" \
+	|| not_ok "--help with --train"
+
+expect_refusal "an unknown task" --train nope --format text
+expect_refusal "a bad --loss" --train lookup --loss l1 --format text
+expect_refusal "a bad --optimizer" --train lookup --optimizer rmsprop --format text
+expect_refusal "a negative --lr" --train lookup --lr -1 --format text
+expect_refusal "--lr that is not a number" --train lookup --lr fast --format text
+expect_refusal "--steps 0" --train lookup --steps 0 --format text
+expect_refusal "--tokens 1" --train lookup --tokens 1 --format text
+expect_refusal "a --dmodel too small for the task" --train lookup --dmodel 9 --format text
+expect_refusal "--dk 0" --train lookup --dk 0 --format text
+expect_refusal "a bad --format" --train lookup --format latex
+expect_refusal "a bad --seed" --train lookup --seed -1 --format text
+expect_refusal "--train-sweep without --train" --train-sweep
+expect_refusal "--dk with --train-sweep" --train self --train-sweep --dk 8
+expect_refusal "--seeds without --train-sweep" --train self --seeds 3 --format text
+expect_refusal "a FILE with --train" --train self --format text some.json
+expect_refusal "an option of the other modes" --train self --mask causal --format text
+expect_refusal "--palette with --format" --train self --palette mono --format text
+expect_refusal "--color with --format" --train self --color 8 --format text
+expect_refusal "a bad --color" --train self --color lots
+expect_success "--learn W_V,W_K" --train self --learn W_V,W_K --steps 3 --format text
+grep -q '; learning: W_K, W_V$' "$tmp/out" && ok "--learn W_V,W_K: W_K and W_V learn" \
+	|| not_ok "--learn W_V,W_K: W_K and W_V learn"
+expect_refusal "a bad --learn" --train self --learn W_X --format text
+expect_refusal "--learn twice the same" --train self --learn W_Q,W_Q --format text
+expect_refusal "--learn with a trailing comma" --train self --learn W_Q, --format text
+expect_refusal "too large to train live" --train self --tokens 64 --dk 4096
+run --train lookup
+[ "$status" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && ok "no terminal: refused with status 2" \
+	|| not_ok "no terminal: refused with status 2 (status $status)"
+
+echo "1..$count"
+exit "$failed"
