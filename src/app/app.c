@@ -2653,7 +2653,8 @@ const struct app_binding app_bindings[] = {
 	{ { 'r' }, K_MAIN, "r", "random N(0,1) Q, K, V", NULL, 0, option_key,
 	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)" },
 	{ { 'S' }, K_MAIN, "S", "saturation view", "S close", APP_KEYS_SATURATION, key_overlay,
-	  "saturation view: the d_k sweep, scaled against unscaled" },
+	  "saturation view: the d_k sweep, scaled against unscaled, in braille charts as tall as the screen "
+	  "allows" },
 	{ { 'L' }, K_MAIN, "L", "learning view", "L close", APP_KEYS_LEARNING, key_learning,
 	  "learning view: the same task, seed and d_k trained with √d_k scaling and without, side by side "
 	  "(weights, loss, accuracy, gradient and Jacobian norms, W_Q and W_K); there space runs or pauses, "
@@ -2669,7 +2670,8 @@ const struct app_binding app_bindings[] = {
 	{ { 'D' }, K_MAIN, "D", "the weights in words", NULL, 0, key_overlay,
 	  "describe: each row's strongest key and entropy, in words" },
 	{ { 'R' }, K_MAIN, "R", "colour range 0–1 / row", NULL, 0, key_range,
-	  "weights colour scale: fixed 0–1 or each row's own range" },
+	  "weights colour scale: fixed 0–1 or each row's own range (the legend then shows the selected row's "
+	  "range)" },
 	{ { 'P' }, K_MAIN, "P", "projector mode", NULL, 0, key_projector, NULL },
 	{ { 'c' }, K_MAIN, "c", "next palette", NULL, 0, key_palette,
 	  "next palette: viridis, projector, 8, mono" },
@@ -2808,15 +2810,22 @@ static int autoplay_step(struct app *app)
 	return REDRAW_ALL;
 }
 
-/* Time passed: the marks fade, autoplay steps, the cost view measures. */
+/* The changed-cell marks fade when their time is up, whatever event comes next:
+ * the grids that wore them are redrawn. */
+static int marks_fade(struct app *app)
+{
+	if (app->mark_until_ms != 0 && app->now_ms >= app->mark_until_ms) {
+		app->mark_until_ms = 0;
+		return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT;
+	}
+	return REDRAW_NONE;
+}
+
+/* Time passed: autoplay steps, the cost view measures (the marks fade in app_update). */
 static int tick(struct app *app)
 {
 	int redraw = REDRAW_NONE;
 
-	if (app->mark_until_ms != 0 && app->now_ms >= app->mark_until_ms) {
-		app->mark_until_ms = 0;
-		redraw |= REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT;
-	}
 	if (app->autoplay && app->now_ms >= app->next_step_ms) {
 		app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
 		redraw |= autoplay_step(app);
@@ -2848,6 +2857,8 @@ static int pointer(struct app *app, const struct event *event)
 		return nudge(app, focus, event->row, event->col, event->delta * app->step) | REDRAW_ALL;
 	return REDRAW_ALL;
 }
+
+static int update(struct app *app, const struct event *event);
 
 /* A pasted key is text in a cell edit and in the file name of save-as, and
  * nothing else: never Enter, Esc or a command, never an answer to a question. */
@@ -2899,8 +2910,17 @@ static int stage_key_while_editing(struct app *app, int key)
 /* The one way the state changes: one event applied; the redraw flags. */
 int app_update(struct app *app, const struct event *event)
 {
+	int faded;
+
 	if (event->now_ms > app->now_ms)
 		app->now_ms = event->now_ms;
+	faded = marks_fade(app);
+	return faded | update(app, event);
+}
+
+/* One event, after the marks' fading: everything app_update does. */
+static int update(struct app *app, const struct event *event)
+{
 	if (app->job != NULL) {
 		int redraw = job_event(app, event);
 

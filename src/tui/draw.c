@@ -40,12 +40,30 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 	mvaddnstr(y, x, s, (int)(end - s));
 }
 
-/* Writes s at (y, x) in `width` columns, ending in "…" when it does not fit. */
-static void put_fitted(int y, int x, int width, struct cell_style style, const char *s)
+/* Copies into buf the words of text that fit in `width` columns, never cutting a
+ * word: when some are left out, the kept ones end in "…". */
+static const char *words_fitting(char *buf, size_t size, const char *text, int width)
 {
-	put(y, x, width, style, s);
-	if (qkv_text_columns(s) > width && width > 0)
-		put(y, x + width - 1, 1, style, "…");
+	size_t best = 0;
+
+	snprintf(buf, size, "%s", text);
+	if (qkv_text_columns(buf) <= width)
+		return buf;
+	for (size_t i = 1; buf[i] != '\0'; i++) {
+		char saved = buf[i];
+
+		if (buf[i] != ' ' || buf[i - 1] == ' ')
+			continue;
+		buf[i] = '\0';
+		if (qkv_text_columns(buf) + 2 <= width)
+			best = i;
+		buf[i] = saved;
+	}
+	if (best + 4 < size)
+		memcpy(buf + best, " …", sizeof " …");
+	if (qkv_text_columns(buf) > width)
+		buf[0] = '\0';
+	return buf;
 }
 
 /* Blanks a rectangle in the normal style. */
@@ -61,11 +79,19 @@ static void number_text(char *buf, size_t size, double value, int decimals)
 	qkv_format_number(buf, size, value, decimals);
 }
 
-/* Right-aligns text in a cell of width w (the last column stays a gap). */
-static void put_cell(int y, int x, int w, struct cell_style style, const char *text)
+/* Right-aligns text in a field `field` columns wide, centred in a cell of width w
+ * (the last column stays a gap), so the numbers of a column line up on their
+ * decimal points however wide the cells grow. */
+static void put_cell_in(int y, int x, int w, int field, struct cell_style style, const char *text)
 {
 	char cell[160];
-	int length = qkv_text_columns(text), pad = w - 1 - length;
+	int length = qkv_text_columns(text), pad;
+
+	if (field > w - 1 || field < length)
+		field = w - 1 < length ? length : w - 1;
+	pad = (w - field) / 2 + field - length;
+	if (pad > w - 1 - length)
+		pad = w - 1 - length;
 
 	if (pad < 0)
 		pad = 0;
@@ -74,8 +100,38 @@ static void put_cell(int y, int x, int w, struct cell_style style, const char *t
 		put(y, x + pad, length, style, text);
 		return;
 	}
-	snprintf(cell, sizeof cell, "%*s%s ", pad, "", text);
+	snprintf(cell, sizeof cell, "%*s%s%*s", pad, "", text, w - pad - length, "");
 	put(y, x, w, style, cell);
+}
+
+/* Right-aligns text in a cell of width w (the last column stays a gap). */
+static void put_cell(int y, int x, int w, struct cell_style style, const char *text)
+{
+	put_cell_in(y, x, w, w - 1, style, text);
+}
+
+/* A cell taller than one line: its colour (or, without colour, its shade) fills
+ * the lines above and below its number (line `middle` of the block, which
+ * put_cell draws). */
+static void fill_cell(int top, int x, int w, int h, int middle, struct cell_style style)
+{
+	/* Without colour, the shading glyph fills the block (its last column a gap). */
+	bool shade = style.pair == 0 && (style.attr & A_REVERSE) == 0 && style.glyph[0] != '\0' &&
+		     strcmp(style.glyph, " ") != 0;
+
+	if (h <= 1 || (style.pair == 0 && (style.attr & A_REVERSE) == 0 && !shade))
+		return;
+	style.attr &= ~(attr_t)A_UNDERLINE;
+	for (int line = 0; line < h; line++) {
+		if (line == middle)
+			continue;
+		if (!shade) {
+			put(top + line, x, w, style, "                                ");
+			continue;
+		}
+		for (int c = 0; c < w - 1; c++)
+			put(top + line, x + c, 1, style, style.glyph);
+	}
 }
 
 /* The value of a grid panel's cell, and whether it is masked. */
@@ -223,8 +279,8 @@ static void put_frame(const struct app *app, const struct panel *panel, int row,
 	put(y, x + w - 1, 1, palette_frame(frame), " ");
 }
 
-/* A compact grid in colour: each line shows two rows, the upper as the half
- * block's colour and the lower as its background; the selected cell reversed. */
+/* A compact grid in colour: each line shows two rows, the lower as a lower half
+ * block's colour and the upper as its background; the selected cell reversed. */
 static void draw_halves(const struct app *app, const struct panel *panel, double limit)
 {
 	char text[32];
@@ -235,7 +291,11 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 		int upper = panel->first_row + 2 * line, lower = upper + 1, y = panel->y + 2 + line;
 		bool has_lower = lower < panel->first_row + panel->shown_rows;
 
-		snprintf(text, sizeof text, "%.*s", panel->label_w - 1, app->problem.tokens[upper]);
+		if (has_lower)
+			snprintf(text, sizeof text, "%.*s/%.*s", panel->row_label_w - 1, app->problem.tokens[upper],
+				 panel->row_label_w - 1, app->problem.tokens[lower]);
+		else
+			snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[upper]);
 		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), text);
 		for (int c = 0; c < panel->shown_cols; c++) {
 			int col = panel->first_col + c;
@@ -246,12 +306,15 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 
 			a = masked_upper ? 0.0 : a;
 			b = masked_lower ? 0.0 : b;
-			style = panel->kind == PANEL_WEIGHTS ? palette_weight_halves(a, b)
-							     : palette_signed_halves(a, b, limit);
+			/* The lower half block in the lower row's colour on the upper's: a
+			 * font whose blocks stop short of the cell's top then shows the
+			 * upper colour there, not a thin line of the lower one. */
+			style = panel->kind == PANEL_WEIGHTS ? palette_weight_halves(b, a)
+							     : palette_signed_halves(b, a, limit);
 			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col)))
 				style.attr |= A_REVERSE;
 			/* Wide characters straight in: no UTF-8 decoding per cell. */
-			setcchar(&half, L"▀", style.attr, 0, &style.pair);
+			setcchar(&half, L"▄", style.attr, 0, &style.pair);
 			mvadd_wch(y, data_x + c * panel->cell_w, &half);
 			add_wch(&half);
 		}
@@ -267,16 +330,33 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			     panel->kind == PANEL_WEIGHTS;
 	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_INPUT_W_Q);
 
-	/* Column labels. */
-	for (int c = 0; c < panel->shown_cols; c++) {
+	/* Column labels; a compact grid's whole, on every k-th column (k columns
+	 * of two make room for the longest shown). */
+	if (panel->compact) {
+		int k = 1, end = data_x + panel->shown_cols * panel->cell_w;
+
+		for (int c = 0; c < panel->shown_cols; c++) {
+			int need = (qkv_text_columns(app->problem.tokens[panel->first_col + c]) + 2) / 2;
+			k = need > k ? need : k;
+		}
+		for (int c = 0; c < panel->shown_cols; c++) {
+			int x = data_x + c * panel->cell_w;
+
+			if ((panel->first_col + c) % k != 0 ||
+			    qkv_text_columns(app->problem.tokens[panel->first_col + c]) > end - x)
+				continue;
+			snprintf(text, sizeof text, "%.*s", end - x, app->problem.tokens[panel->first_col + c]);
+			put(panel->y + 1, x, end - x < k * 2 - 1 ? end - x : k * 2 - 1, palette_role(ROLE_LABEL), text);
+		}
+	}
+	for (int c = 0; c < panel->shown_cols && !panel->compact; c++) {
 		int col = panel->first_col + c;
-		if (panel->compact)
-			snprintf(text, sizeof text, "%.1s", app->problem.tokens[col]);
-		else if (token_columns)
+		if (token_columns)
 			snprintf(text, sizeof text, "%.*s", panel->cell_w - 1, app->problem.tokens[col]);
 		else
 			snprintf(text, sizeof text, "d%d", col + 1);
-		put_cell(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, palette_role(ROLE_LABEL), text);
+		put_cell_in(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, panel->field_w,
+			    palette_role(ROLE_LABEL), text);
 	}
 	if (panel->first_col + panel->shown_cols < panel->cols)
 		put(panel->y + 1, data_x + panel->shown_cols * panel->cell_w, 1, palette_role(ROLE_DIM), "…");
@@ -285,7 +365,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		return;
 	}
 	for (int r = 0; r < panel->shown_rows; r++) {
-		int row = panel->first_row + r, y = panel->y + 2 + r;
+		int row = panel->first_row + r, y = panel_row_y(panel, r), top = panel->y + 2 + r * panel->cell_h;
 		bool query_row = token_rows && panel->kind != PANEL_MIX && row == app_query(app);
 
 		if (token_rows)
@@ -299,6 +379,11 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			double value = panel_value(app, panel, row, col, &masked);
 			struct cell_style style = cell_style_of(app, panel, row, col, value, masked, limit);
 
+			fill_cell(top, x, panel->cell_w, panel->cell_h, y - top, style);
+			/* A tall cell's frame runs down all its lines. */
+			for (int line = 0; line < panel->cell_h; line++)
+				if (top + line != y)
+					put_frame(app, panel, row, col, top + line, x, "");
 			if (app->editing && panel->kind == PANEL_INPUT && panel->focus == (int)app->focus &&
 			    cell_selected(app, panel, row, col)) {
 				snprintf(text, sizeof text, "%s_", app->edit);
@@ -312,7 +397,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			if (masked) {
-				put_cell(y, x, panel->cell_w, style, "—");
+				put_cell_in(y, x, panel->cell_w, panel->field_w, style, "—");
 				put_frame(app, panel, row, col, y, x, "—");
 				continue;
 			}
@@ -321,7 +406,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
-			put_cell(y, x, panel->cell_w, style, text);
+			put_cell_in(y, x, panel->cell_w, panel->field_w, style, text);
 			put_frame(app, panel, row, col, y, x, text);
 		}
 	}
@@ -387,7 +472,7 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 		for (int j = 0; j < t->n; j++)
 			sum += qkv_matrix_get(&t->weights, row, j);
 		qkv_format_number(text, sizeof text, sum, l->decimals);
-		put_cell(panel->y + 2 + r, sum_x, panel->cell_w,
+		put_cell(panel_row_y(panel, r), sum_x, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
 	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR), "Σcol");
@@ -403,15 +488,35 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 	}
 }
 
-/* The legend under the heatmap: the ramp, two columns a step, its ends and mode. */
-static void draw_weights_legend(const struct app *app, const struct panel *panel)
+/* The legend under the heatmap: the ramp, as wide as the grid allows, and its ends: 0 and 1, or with R the selected query's row range, which the
+ * colours then span. */
+static void draw_weights_legend(const struct app *app, const struct layout *l, const struct panel *panel)
 {
 	int y = panel->y + 2 + panel_lines(panel), steps = palette_steps();
-	int x = panel->x + panel->label_w, end = panel->x + panel->w;
-	int step_w = (end - x - 8) / steps >= 2 ? 2 : 1;
+	int x = panel->x + panel->label_w, end = panel->x + panel->w, step_w;
+	char low[32] = "0", high[64], number[32];
 
-	put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), "0");
-	for (int s = 0; s < steps && x + step_w <= end - 7; s++) {
+	if (app->auto_range) {
+		double from, to;
+		int row = app_query(app);
+
+		row_range(app, row, &from, &to);
+		qkv_format_number(low, sizeof low, from, l->decimals);
+		qkv_format_number(number, sizeof number, to, l->decimals);
+		snprintf(high, sizeof high, " %s row %s", number, app->problem.tokens[row]);
+		if (x + steps + qkv_text_columns(high) > end)
+			snprintf(high, sizeof high, " %s", number);
+		put(y, panel->x, end - panel->x, palette_role(ROLE_LABEL), low);
+		x = panel->x + qkv_text_columns(low) + 1;
+	} else {
+		snprintf(high, sizeof high, " 1 fixed");
+		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), low);
+	}
+	/* As wide as the grid above it allows, one column a step at least. */
+	step_w = (end - x - qkv_text_columns(high)) / steps;
+	if (step_w < 1)
+		step_w = 1;
+	for (int s = 0; s < steps && x + step_w <= end - qkv_text_columns(high); s++) {
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
 		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
 
@@ -420,7 +525,7 @@ static void draw_weights_legend(const struct app *app, const struct panel *panel
 			put(y, x + i, 1, style, i == 0 || palette_monochrome() ? glyph : " ");
 		x += step_w;
 	}
-	put(y, x, end - x, palette_role(ROLE_LABEL), app->auto_range ? " 1 auto" : " 1 fixed");
+	put(y, x, end - x, palette_role(ROLE_LABEL), high);
 }
 
 /* The legend under a signed grid: −limit, the diverging ramp, +limit. */
@@ -483,16 +588,19 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		int row = panel->first_row + r;
 		const struct qkv_row_stats *s = &t->rows[row];
 
+		/* Beside the heatmap's rows, however tall they are. */
+		y = panel_row_y(panel, r);
 		number_text(a, sizeof a, s->max_weight, 2);
 		number_text(b, sizeof b, qkv_row_entropy_ratio(s), 2);
 		number_text(c, sizeof c, s->effective_tokens, 1);
 		number_text(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
 			 app->problem.tokens[row], a, b, c, d);
-		put(y++, panel->x, panel->w,
+		put(y, panel->x, panel->w,
 		    palette_role(app_moved_readout(app, row) ? ROLE_MOVED : row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL),
 		    text);
 	}
+	y = panel->y + 2 + panel_lines(panel);
 	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
 }
 
@@ -521,6 +629,19 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 
 	blank(panel->y, panel->x, panel->h, panel->w);
 	layout_panel_title(app, panel, title, sizeof title);
+	/* A title wider than its panel drops its "  rows×cols", then words. */
+	if (qkv_text_columns(title) + (focused ? 2 : 0) > panel->w) {
+		char *size_part = strstr(title, "×") != NULL ? strrchr(title, ' ') : NULL;
+
+		if (size_part != NULL && size_part > title + 1 && size_part[-1] == ' ')
+			size_part[-1] = '\0';
+		if (qkv_text_columns(title) + (focused ? 2 : 0) > panel->w) {
+			char whole[96];
+
+			snprintf(whole, sizeof whole, "%s", title);
+			words_fitting(title, sizeof title, whole, panel->w - (focused ? 2 : 0));
+		}
+	}
 	if (focused) {
 		char marked[112];
 		snprintf(marked, sizeof marked, "▶ %s", title);
@@ -529,9 +650,13 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		put(panel->y, panel->x, panel->w, palette_role(panel->withheld ? ROLE_DIM : ROLE_TITLE), title);
 	}
 	if (panel->withheld) {
-		put(panel->y + 2, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "not computed yet");
-		put(panel->y + 3, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "PageDown for the");
-		put(panel->y + 4, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM), "next stage");
+		static const char *const withheld[3] = { "not computed yet", "PageDown for the", "next stage" };
+		static const char *const withheld_short[2] = { "not computed yet", "PageDown: next" };
+
+		/* Inside the panel only, in fewer words when it is short. */
+		for (int i = 0; i < 3 && 2 + i < panel->h; i++)
+			put(panel->y + 2 + i, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM),
+			    panel->h >= 5 ? withheld[i] : withheld_short[i]);
 		return;
 	}
 	if (panel->kind == PANEL_READOUT) {
@@ -541,10 +666,11 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 	draw_panel_body(app, l, panel);
 	if (panel->compact)
 		draw_compact_numbers(app, l, panel);
-	if (panel->kind == PANEL_WEIGHTS && panel->sums)
+	/* Colour-only cells have no room for the sums: the legend instead. */
+	if (panel->kind == PANEL_WEIGHTS && panel->sums && !panel->compact)
 		draw_weight_sums(app, l, panel);
-	else if (panel->kind == PANEL_WEIGHTS && !l->tight)
-		draw_weights_legend(app, panel);
+	else if (panel->kind == PANEL_WEIGHTS)
+		draw_weights_legend(app, l, panel);
 	else if ((panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) && !l->tight)
 		draw_signed_legend(app, panel);
 	else if (panel->kind == PANEL_MIX)
@@ -584,49 +710,79 @@ static const char *scale_words(const struct app *app, char *buf, size_t size)
 	return buf;
 }
 
-static void draw_bars(const struct app *app, const struct layout *l)
+
+/* The title bar's right side: the problem's numbers, with " · " between them or,
+ * from level 2, two spaces; at level 3 without τ and the mask when both are the
+ * defaults (τ 1, no mask). */
+static void bar_numbers(const struct app *app, int level, char *buf, size_t size)
 {
 	static const char *const masks[] = { "none", "causal", "custom" };
 	const struct qkv_problem *p = &app->problem;
-	char left[160], right[200], scale[64], seed[48];
-	int x;
+	const char *dot = level >= 2 ? "  " : " · ";
+	char scale[64], seed[48], tau[48] = "", mask[48] = "";
+
+	scale_words(app, scale, sizeof scale);
+	snprintf(seed, sizeof seed, "%sseed %llu", dot, (unsigned long long)p->seed);
+	if (level < 3 || p->temperature != 1.0)
+		snprintf(tau, sizeof tau, "%sτ %g", dot, p->temperature);
+	if (level < 3 || p->mask != QKV_MASK_NONE || p->temperature != 1.0)
+		snprintf(mask, sizeof mask, "%smask %s", dot, masks[p->mask]);
+	/* "modified" stands with the numbers, which always show; the title gets the rest. */
+	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%s%s%s%s", app->dirty ? " modified ·" : "", p->n,
+		 dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, tau, mask, p->seeded ? seed : "",
+		 level >= 2 ? "" : " ");
+}
+
+static void draw_bars(const struct app *app, const struct layout *l)
+{
+	const struct qkv_problem *p = &app->problem;
+	const char *title = p->title != NULL ? p->title : "untitled";
+	char left[TEXT_MAX], right[200], stages[QKV_STAGE_COUNT][32];
+	int x, level, first = p->form == QKV_FORM_PROJECTED ? 0 : 1, bar = 7;
+	const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
+			     : p->wrong != QKV_WRONG_NONE ? " WRONG WAY: softmax down columns "
+			     : app->projector ? "projector" : NULL;
 
 	blank(0, 0, 2, l->width);
-	snprintf(seed, sizeof seed, " · seed %llu", (unsigned long long)p->seed);
-	/* "modified" stands with the numbers, which always show; the title gets the rest. */
-	snprintf(right, sizeof right, "%s n %d · d_k %d · d_v %d · %s · τ %g · mask %s%s ",
-		 app->dirty ? " modified ·" : "", p->n, app->trace.d_k, app->trace.d_v,
-		 scale_words(app, scale, sizeof scale), p->temperature, masks[p->mask], p->seeded ? seed : "");
-	snprintf(left, sizeof left, " qkv · %s", p->title != NULL ? p->title : "untitled");
-	/* The numbers on the right always show; the title gets what is left. */
+	/* The numbers always; the whole title when it fits (without "qkv ·", then
+	 * with tighter separators, then without the default τ and mask); else its
+	 * first words and "…". */
+	for (level = 0; level < 4; level++) {
+		snprintf(left, sizeof left, level == 0 ? " qkv · %s" : level == 1 ? " %s" : "%s", title);
+		bar_numbers(app, level, right, sizeof right);
+		if (qkv_text_columns(left) + qkv_text_columns(right) <= l->width)
+			break;
+	}
+	if (level == 4)
+		words_fitting(left, sizeof left, title, l->width - qkv_text_columns(right) - 1);
 	x = l->width - qkv_text_columns(right);
 	if (x < 0)
 		x = 0;
 	palette_apply(stdscr, palette_role(ROLE_STATUS));
 	mvhline(0, 0, ' ', l->width);
 	put(0, 0, x, palette_role(ROLE_STATUS), left);
-	if (qkv_text_columns(left) > x && x > 1)
-		put(0, x - 1, 1, palette_role(ROLE_STATUS), "…");
 	put(0, x, l->width - x, palette_role(ROLE_STATUS), right);
-	/* The stage bar: where the lesson is, what is still withheld. */
+	/* The stage bar: where the lesson is, what is still withheld. With a banner
+	 * that does not fit beside it, only the current stage keeps its name. */
+	for (int s = first; s < QKV_STAGE_COUNT; s++) {
+		snprintf(stages[s], sizeof stages[s], " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
+		bar += qkv_text_columns(stages[s]) + 1;
+	}
+	if (banner != NULL && bar + 1 + qkv_text_columns(banner) > l->width)
+		for (int s = first; s < QKV_STAGE_COUNT; s++)
+			if (s != app->stage)
+				snprintf(stages[s], sizeof stages[s], " %d ", s);
 	x = 1;
 	put(1, x, 6, palette_role(app->stage == APP_STAGE_LIVE ? ROLE_CURSOR : ROLE_DIM), " live ");
 	x += 7;
-	for (int s = p->form == QKV_FORM_PROJECTED ? 0 : 1; s < QKV_STAGE_COUNT; s++) {
-		char item[32];
+	for (int s = first; s < QKV_STAGE_COUNT; s++) {
 		enum palette_role role = app->stage == s ? ROLE_CURSOR
 					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
-		snprintf(item, sizeof item, " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
-		put(1, x, l->width - x, palette_role(role), item);
-		x += qkv_text_columns(item) + 1;
+		put(1, x, l->width - x, palette_role(role), stages[s]);
+		x += qkv_text_columns(stages[s]) + 1;
 	}
-	if (p->wrong != QKV_WRONG_NONE) {
-		const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
-									      : " WRONG WAY: softmax down columns ";
-		put(1, x + 1, l->width - x - 1, palette_role(ROLE_ERROR), banner);
-	} else if (app->projector) {
-		put(1, x + 1, l->width - x - 1, palette_role(ROLE_DIM), "projector");
-	}
+	if (banner != NULL)
+		put(1, x + 1, l->width - x - 1, palette_role(p->wrong != QKV_WRONG_NONE ? ROLE_ERROR : ROLE_DIM), banner);
 }
 
 /* Plain words about the selected query's row of weights (equal shown values named together). */
@@ -636,12 +792,17 @@ static void verdict(const struct app *app, const struct layout *l, char *buf, si
 			 false);
 }
 
-/* Writes text over `lines` lines from y, breaking at spaces. */
-static void put_wrapped(int y, int x, int width, int lines, struct cell_style style, const char *text)
+/* Breaks text at spaces into lines of at most `width` columns, drawing the first
+ * `lines` of them from y when draw is set; a text longer than that keeps whole
+ * words on its last line and ends in "…". Returns the lines the whole text needs. */
+static int wrap_text(int y, int x, int width, int lines, struct cell_style style, const char *text, bool draw)
 {
 	const char *s = text;
+	int line = 0;
 
-	for (int line = 0; line < lines && *s != '\0'; line++) {
+	if (width <= 0)
+		return 0;
+	for (; *s != '\0'; line++) {
 		const char *end = s, *cut = NULL;
 		int columns = 0;
 
@@ -657,28 +818,98 @@ static void put_wrapped(int y, int x, int width, int lines, struct cell_style st
 		}
 		if (*end != '\0' && *end != '\n' && cut != NULL && cut > s)
 			end = cut;
-		{
+		if (draw && line < lines) {
 			char chunk[TEXT_MAX];
 			size_t length = (size_t)(end - s) < sizeof chunk - 1 ? (size_t)(end - s) : sizeof chunk - 1;
-			memcpy(chunk, s, length);
-			chunk[length] = '\0';
+			const char *rest = end;
+
+			while (*rest == ' ' || *rest == '\n')
+				rest++;
+			if (line == lines - 1 && *rest != '\0') {
+				/* The last line shown, with more to come: whole words and "…". */
+				char more[TEXT_MAX];
+
+				snprintf(more, sizeof more, "%s", s);
+				for (char *c = more; *c != '\0'; c++)
+					if (*c == '\n')
+						*c = ' ';
+				words_fitting(chunk, sizeof chunk, more, width);
+			} else {
+				memcpy(chunk, s, length);
+				chunk[length] = '\0';
+			}
 			put(y + line, x, width, style, chunk);
 		}
 		s = end;
 		while (*s == ' ' || *s == '\n')
 			s++;
 	}
+	return line;
+}
+
+/* Writes text over `lines` lines from y, breaking at spaces. */
+static void put_wrapped(int y, int x, int width, int lines, struct cell_style style, const char *text)
+{
+	wrap_text(y, x, width, lines, style, text, true);
+}
+
+/* The status line's sentence: a question (y / n) or the message; NULL while a
+ * file name is typed (one line of its own). *error: drawn as an error. */
+static const char *status_sentence(const struct app *app, char *buf, size_t size, bool *error)
+{
+	*error = true;
+	switch (app->prompt) {
+	case PROMPT_QUIT:
+		return "Unsaved changes. Quit anyway? y / n";
+	case PROMPT_OVERWRITE:
+		snprintf(buf, size, "%s exists. Overwrite it? y / n", app->answer);
+		return buf;
+	case PROMPT_CHANGED:
+		snprintf(buf, size, "%s changed on disk since qkv read it. Save over it anyway? y / n", app->path);
+		return buf;
+	case PROMPT_RECOVER:
+		snprintf(buf, size, "Unsaved changes from an earlier session are in %s. Open them? y / n", app->recovery);
+		return buf;
+	case PROMPT_SAVE_AS:
+		return NULL;
+	case PROMPT_NONE:
+	default:
+		*error = app->message_is_error;
+		return app->message;
+	}
+}
+
+/* Lines the status sentence takes, ending on the status line: as many as its
+ * words need, at most all the lines from the formula line's down but one. */
+static int message_lines(const struct app *app, const struct layout *l)
+{
+	char buf[TEXT_MAX];
+	bool error;
+	const char *text = status_sentence(app, buf, sizeof buf, &error);
+	int need, most = l->status_y - l->info_y;
+
+	if (text == NULL || text[0] == '\0')
+		return 1;
+	need = wrap_text(0, 0, l->width - 2, 0, palette_role(ROLE_NORMAL), text, false);
+	if (need > most)
+		need = most;
+	return need < 1 ? 1 : need;
 }
 
 static void draw_info(const struct app *app, const struct layout *l)
 {
-	char text[TEXT_MAX], words[512], variance[96];
+	char formula[TEXT_MAX], text[TEXT_MAX], words[512], variance[96];
 	enum qkv_stage stage = app_derived_stage(app);
 	int row = app_query(app), col;
 	/* Under the grids, aligned with them, unless that leaves too little room. */
 	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1;
+	/* The lines from info_y down to the message's first are the formula's and the
+	 * derivation's (at most info_h of them). */
+	int free = l->status_y - message_lines(app, l) + 1 - l->info_y, lines = free < l->info_h ? free : l->info_h;
+	int formula_lines, derive_lines;
+	struct cell_style plain = palette_role(ROLE_NORMAL);
 
-	blank(l->info_y, 0, l->info_h, l->width);
+	blank(l->info_y, 0, free, l->width);
 	verdict(app, l, words, sizeof words);
 	/* Before stage 3 the weights are withheld, and so is what they say. */
 	if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
@@ -686,17 +917,16 @@ static void draw_info(const struct app *app, const struct layout *l)
 		char gradient[32];
 
 		number_text(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
-		snprintf(text, sizeof text, "%s · ‖J‖ of %s %s  ·  %s", variance_words(app, variance, sizeof variance),
+		snprintf(formula, sizeof formula, "%s · ‖J‖ of %s %s  ·  %s", variance_words(app, variance, sizeof variance),
 			 app->problem.tokens[row], gradient, words);
 	} else if (app->stage == APP_STAGE_LIVE)
-		snprintf(text, sizeof text, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
+		snprintf(formula, sizeof formula, "softmax(Q Kᵀ / %s) V  ·  %s", app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
 	else if (app->stage < QKV_STAGE_WEIGHTS)
-		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s", app->stage,
+		snprintf(formula, sizeof formula, "stage %d of 5 · %s:  %s", app->stage,
 			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage));
 	else
-		snprintf(text, sizeof text, "stage %d of 5 · %s:  %s  ·  %s", app->stage,
+		snprintf(formula, sizeof formula, "stage %d of 5 · %s:  %s  ·  %s", app->stage,
 			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage), words);
-	put(l->info_y, x, width, palette_role(ROLE_TITLE), text);
 	switch (stage) {
 	case QKV_STAGE_PROJECTIONS:
 		row = app->cursor[FOCUS_X].row;
@@ -712,61 +942,99 @@ static void draw_info(const struct app *app, const struct layout *l)
 	}
 	if (qkv_derive(text, sizeof text, &app->problem, &app->trace, stage, row, col, l->decimals + 2) < 0)
 		text[0] = '\0';
-	put_wrapped(l->info_y + 1, x, width, l->info_h - 1, palette_role(ROLE_NORMAL), text);
+	/* The derivation's numbers first (all lines but the formula's first), then the
+	 * formula and its words on what is left; each keeps whole words. */
+	derive_lines = wrap_text(0, 0, width, 0, plain, text, false);
+	if (derive_lines > lines - 1)
+		derive_lines = lines - 1;
+	formula_lines = wrap_text(0, 0, width, 0, plain, formula, false);
+	if (formula_lines > lines - derive_lines)
+		formula_lines = lines - derive_lines;
+	if (formula_lines < 1)
+		formula_lines = 1;
+	put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);
+	put_wrapped(l->info_y + formula_lines, x, width, derive_lines, plain, text);
+}
+
+/* Appends text to the string in buf (cut at the buffer's end). */
+static void append(char *buf, size_t size, const char *text)
+{
+	size_t length = strlen(buf), add = strlen(text);
+
+	if (length + add >= size)
+		add = size - 1 - length;
+	memcpy(buf + length, text, add);
+	buf[length + add] = '\0';
+}
+
+/* The keys line in `width` columns: whole items (" · " between them) in their
+ * order, dropping from the end those that do not fit but never the last one
+ * ("q quit") nor "? help". */
+static void keys_fitting(char *buf, size_t size, const char *keys, int width)
+{
+	char items[16][96];
+	int count = 0, used;
+	const char *s = keys;
+
+	while (*s == ' ')
+		s++;
+	while (*s != '\0' && count < 16) {
+		const char *end = strstr(s, " · ");
+		size_t length = end != NULL ? (size_t)(end - s) : strlen(s);
+
+		if (length >= sizeof items[0])
+			length = sizeof items[0] - 1;
+		memcpy(items[count], s, length);
+		items[count++][length] = '\0';
+		s = end != NULL ? end + strlen(" · ") : s + strlen(s);
+	}
+	snprintf(buf, size, "%s", keys);
+	if (qkv_text_columns(buf) <= width || count < 2)
+		return;
+	/* The last item and the way to help always stay. */
+	used = 1 + qkv_text_columns(items[count - 1]);
+	for (int i = 0; i < count - 1; i++)
+		if (items[i][0] == '?')
+			used += qkv_text_columns(items[i]) + 3;
+	buf[0] = '\0';
+	for (int i = 0; i < count - 1; i++) {
+		int w = qkv_text_columns(items[i]) + 3;
+
+		if (items[i][0] != '?' && used + w > width)
+			continue;
+		if (items[i][0] != '?')
+			used += w;
+		append(buf, size, " ");
+		append(buf, size, items[i]);
+		append(buf, size, " ·");
+	}
+	append(buf, size, " ");
+	append(buf, size, items[count - 1]);
 }
 
 /* The message line (or a question) and, under it, the keys in reach now. */
 static void draw_status(const struct app *app, const struct layout *l)
 {
 	char text[TEXT_MAX], keys[TEXT_MAX];
-	int y = l->status_y;
+	const char *sentence;
+	bool error;
+	int y = l->status_y, lines = message_lines(app, l);
 
-	blank(y, 0, 2, l->width);
+	/* A long message wraps upwards into the lines the formula leaves free. */
+	blank(y - lines + 1, 0, lines + 1, l->width);
 	app_key_hints(app, keys, sizeof keys);
-	put(y + 1, 0, l->width, palette_role(ROLE_KEY), keys);
-	switch (app->prompt) {
-	case PROMPT_QUIT:
-		put(y, 0, l->width, palette_role(ROLE_ERROR), " Unsaved changes. Quit anyway? y / n ");
-		return;
-	case PROMPT_OVERWRITE:
-		snprintf(text, sizeof text, " %s exists. Overwrite it? y / n ", app->answer);
-		put(y, 0, l->width, palette_role(ROLE_ERROR), text);
-		return;
-	case PROMPT_CHANGED:
-		snprintf(text, sizeof text, " %s changed on disk since qkv read it. Save over it anyway? y / n ",
-			 app->path);
-		put_fitted(y, 0, l->width, palette_role(ROLE_ERROR), text);
-		return;
-	case PROMPT_RECOVER:
-		snprintf(text, sizeof text, " Unsaved changes from an earlier session are in %s. Open them? y / n ",
-			 app->recovery);
-		put_fitted(y, 0, l->width, palette_role(ROLE_ERROR), text);
-		return;
-	case PROMPT_SAVE_AS:
+	keys_fitting(text, sizeof text, keys, l->width);
+	put(y + 1, 0, l->width, palette_role(ROLE_KEY), text);
+	if (app->prompt == PROMPT_SAVE_AS) {
 		snprintf(text, sizeof text, " Save as: %s_", app->answer);
 		put(y, 0, l->width, palette_role(ROLE_STATUS), text);
 		return;
-	case PROMPT_NONE:
-	default:
-		break;
 	}
-	if (app->message[0] != '\0') {
-		struct cell_style style = palette_role(app->message_is_error ? ROLE_ERROR : ROLE_STATUS);
-		int free_above = y - (l->info_y + l->info_h), columns, lines;
-
-		snprintf(text, sizeof text, " %s ", app->message);
-		columns = qkv_text_columns(text);
-		/* A long sentence (the reach of an edit) takes up to three lines when free. */
-		lines = columns <= l->width ? 1 : columns <= 2 * l->width - 12 ? 2 : 3;
-		if (lines > 1 + free_above)
-			lines = 1 + free_above;
-		if (lines > 1) {
-			blank(y - (lines - 1), 0, lines - 1, l->width);
-			put_wrapped(y - (lines - 1), 0, l->width, lines, style, text);
-		} else {
-			put_fitted(y, 0, l->width, style, text);
-		}
-	}
+	/* A question or the message, whole: it wraps upwards (see message_lines). */
+	sentence = status_sentence(app, text, sizeof text, &error);
+	if (sentence != NULL && sentence[0] != '\0')
+		put_wrapped(y - lines + 1, 1, l->width - 2, lines, palette_role(error ? ROLE_ERROR : ROLE_STATUS),
+			    sentence);
 }
 
 /* A framed box with a title, in UTF-8 line drawing (the same in every terminal
@@ -871,7 +1139,8 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 	for (int i = 0; i < l->count; i++)
 		if (flags & panel_flag(&l->panels[i]))
 			draw_panel(app, l, &l->panels[i]);
-	if (flags & (REDRAW_INFO | REDRAW_ATTENTION | REDRAW_INPUTS))
+	/* The message shares its lines with the formula: a new one redraws both. */
+	if (flags & (REDRAW_INFO | REDRAW_ATTENTION | REDRAW_INPUTS | REDRAW_STATUS))
 		draw_info(app, l);
 	if (flags & REDRAW_STATUS)
 		draw_status(app, l);
@@ -904,6 +1173,8 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 {
 	if (flags == REDRAW_NONE)
 		return;
+	struct layout before = *l;
+
 	palette_use(app->palette, app->projector);
 	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
 	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
@@ -919,8 +1190,12 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 				l->panels[i].first_row = first[i][0];
 				l->panels[i].first_col = first[i][1];
 			}
-		layout_follow(l, app);
 	}
+	layout_follow(l, app);
+	/* Whatever moved, widened or scrolled leaves nothing behind: a layout unlike
+	 * the last frame's redraws the whole screen. */
+	if (!layout_same(&before, l))
+		flags |= REDRAW_ALL;
 	draw_frame(app, l, flags);
 	wnoutrefresh(stdscr);
 	doupdate();

@@ -1,6 +1,6 @@
-/* draw_saturation.h — the saturation view (S): the d_k sweep as four small charts
- * (max weight, entropy ratio, gradient norm, score variance), scaled against
- * unscaled, drawn with plain characters so it works over SSH and without colour. */
+/* draw_saturation.h — the saturation view (S): the d_k sweep as four braille
+ * charts (max weight, entropy ratio, gradient norm, score variance), scaled against
+ * unscaled, told apart by their marks so it reads without colour. */
 #ifndef QKV_TUI_DRAW_SATURATION_H
 #define QKV_TUI_DRAW_SATURATION_H
 

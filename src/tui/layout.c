@@ -13,7 +13,8 @@
 #define GAP 2           /* columns between panels (1 when tight) */
 #define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys (6 when tight) */
 #define READOUT_WIDTH 32
-#define MAX_CELL_GROWTH 3
+#define MAX_CELL_W 30    /* cells grow with the screen up to this many columns */
+#define MAX_CELL_H 6     /* and up to this many lines */
 
 /* Width of the widest number of m's entries at `decimals` places. */
 static int number_width(const struct qkv_matrix *m, int decimals)
@@ -79,10 +80,13 @@ static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int
 	panel->rows = rows;
 	panel->cols = cols;
 	panel->label_w = label_w;
-	panel->number_cell_w = (number_w > col_label_w ? number_w : col_label_w) + 2;
+	panel->row_label_w = label_w;
+	panel->field_w = number_w > col_label_w ? number_w : col_label_w;
+	panel->number_cell_w = panel->field_w + 2;
 	if (panel->number_cell_w < 6)
 		panel->number_cell_w = 6;
 	panel->cell_w = panel->number_cell_w;
+	panel->cell_h = 1;
 }
 
 /* The panel's full width for `cols` shown columns (never narrower than its title). */
@@ -96,11 +100,12 @@ static int panel_width(const struct panel *panel, int cols)
 }
 
 /* Lines a panel takes besides its data rows (title, header, legend or sum); a
- * tight layout drops the legends. */
+ * tight layout drops the signed grids' legends, never the weights'. */
 static int panel_extra_lines(const struct layout *l, const struct panel *panel)
 {
 	switch (panel->kind) {
 	case PANEL_WEIGHTS:
+		return 3; /* the legend stays: what the colours mean */
 	case PANEL_SCORES:
 	case PANEL_SCALED:
 		return l->tight && !panel->sums ? 2 : 3;
@@ -155,7 +160,7 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 		snprintf(buf, size, "2 scaled  S / %s", divisor);
 		break;
 	case PANEL_WEIGHTS:
-		snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax");
+		snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax(S')");
 		break;
 	case PANEL_MIX:
 		snprintf(buf, size, "4 mix  a_%s,j × v_j", token);
@@ -220,6 +225,8 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		   decimals + 2 + (palette_glyphs() ? 1 : 0), label_w, token_w);
 	/* The wrong-way demonstrations show each row's and each column's sum. */
 	panel->sums = p->wrong != QKV_WRONG_NONE;
+	if (panel->sums && panel->label_w < 5)
+		panel->label_w = panel->row_label_w = 5; /* room for the column sums' label, "Σcol" */
 	if (!live) {
 		b->groups++;
 		/* The mix terms a_ij·v_jc are at most |v| in size. */
@@ -296,16 +303,19 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 	*widest = 0;
 	for (int i = 0; i < l->count; i++) {
 		struct panel *panel = &l->panels[i];
-		int room = width - panel->label_w - 1, w, shown, share;
+		int room, w, shown, share;
 
 		/* A heatmap too wide for numbers becomes colour-only cells, two columns each. */
 		panel->compact = (panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_SCORES ||
 				  panel->kind == PANEL_SCALED) &&
-				 panel->label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
+				 panel->row_label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
 		panel->cell_w = panel->compact ? 2 : panel->number_cell_w;
 		panel->h_extra = panel->compact ? 2 : 0; /* the selected row and column in numbers */
-		/* In colour, a compact grid shows two rows per line with half blocks. */
+		/* In colour, a compact grid shows two rows per line with half blocks, each
+		 * line labelled with both rows ("t1/t2"). */
 		panel->halves = panel->compact && !palette_monochrome();
+		panel->label_w = panel->halves ? 2 * panel->row_label_w : panel->row_label_w;
+		room = width - panel->label_w - 1;
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
 		share = input_share(b, i, width);
 		if (share > 0 && share - panel->label_w - 2 < room)
@@ -320,6 +330,8 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->shown_rows = shown;
 		if (panel->halves)
 			shown = (shown + 1) / 2; /* lines, from here on */
+		else
+			shown *= panel->cell_h;
 		w = panel_width(panel, panel->shown_cols);
 		if (w > width)
 			w = width;
@@ -432,21 +444,54 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 		l->need_height = height + (total - body);
 		return;
 	}
-	/* Room to spare: grow the cells (projector mode more), without adding lines,
-	 * then centre the block. */
-	for (int grow = 0, fitted = total; !tight && grow < (app->projector ? MAX_CELL_GROWTH + 1 : MAX_CELL_GROWTH); grow++) {
+	/* Room to spare: the cells grow with the screen, first wider (up to nine tenths
+	 * of the width, without wrapping a line of panels), then, when every row shows,
+	 * taller (a block of lines per row, leaving five lines for the formula and the
+	 * derivation, and never taller than a third of the width in lines: a cell
+	 * stays wider than tall). Then the block is centred. */
+	for (int fitted = total; !tight;) {
 		int trial_widest;
+		bool room = true;
 
+		for (int i = 0; i < l->count; i++)
+			room &= l->panels[i].kind == PANEL_READOUT || l->panels[i].number_cell_w < MAX_CELL_W;
+		if (!room)
+			break;
 		for (int i = 0; i < l->count; i++)
 			l->panels[i].number_cell_w++;
 		total = place(&b, width, caps, top, &trial_widest);
-		if (trial_widest > width * 3 / 4 || total > fitted) {
+		if (trial_widest > width * 9 / 10 || total > fitted) {
 			for (int i = 0; i < l->count; i++)
 				l->panels[i].number_cell_w--;
 			total = place(&b, width, caps, top, &widest);
 			break;
 		}
 		widest = trial_widest;
+	}
+	if (!tight && caps[CAP_GRID] >= most && caps[CAP_INPUT] >= most && caps[CAP_READOUT] >= most) {
+		bool compact = false;
+		int narrowest = MAX_CELL_W;
+
+		for (int i = 0; i < l->count; i++) {
+			compact |= l->panels[i].compact;
+			if (l->panels[i].kind != PANEL_READOUT && l->panels[i].cell_w < narrowest)
+				narrowest = l->panels[i].cell_w;
+		}
+		for (int h = 2; !compact && h <= MAX_CELL_H && h <= narrowest / 3; h++) {
+			int trial_widest, trial;
+
+			for (int i = 0; i < l->count; i++)
+				l->panels[i].cell_h = h;
+			trial = place(&b, width, caps, top, &trial_widest);
+			if (trial > body - 5) {
+				for (int i = 0; i < l->count; i++)
+					l->panels[i].cell_h = h - 1;
+				total = place(&b, width, caps, top, &widest);
+				break;
+			}
+			total = trial;
+			widest = trial_widest;
+		}
 	}
 	l->left = (width - widest) / 2;
 	if (l->left < 0)
@@ -541,7 +586,12 @@ void layout_follow(struct layout *l, const struct app *app)
 
 int panel_lines(const struct panel *panel)
 {
-	return panel->halves ? (panel->shown_rows + 1) / 2 : panel->shown_rows;
+	return panel->halves ? (panel->shown_rows + 1) / 2 : panel->shown_rows * panel->cell_h;
+}
+
+int panel_row_y(const struct panel *panel, int shown_row)
+{
+	return panel->y + 2 + shown_row * panel->cell_h + (panel->cell_h - 1) / 2;
 }
 
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col)
@@ -556,9 +606,29 @@ bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int 
 		    x >= data_x + panel->shown_cols * panel->cell_w)
 			continue;
 		*focus = panel->focus;
-		*row = panel->first_row + (y - data_y) * (panel->halves ? 2 : 1);
+		*row = panel->first_row + (panel->halves ? (y - data_y) * 2 : (y - data_y) / panel->cell_h);
 		*col = panel->first_col + (x - data_x) / panel->cell_w;
 		return true;
 	}
 	return false;
+}
+
+bool layout_same(const struct layout *a, const struct layout *b)
+{
+	if (a->width != b->width || a->height != b->height || a->too_small != b->too_small ||
+	    a->tight != b->tight || a->count != b->count || a->decimals != b->decimals || a->left != b->left ||
+	    a->info_y != b->info_y || a->info_h != b->info_h || a->status_y != b->status_y)
+		return false;
+	for (int i = 0; i < a->count; i++) {
+		const struct panel *p = &a->panels[i], *q = &b->panels[i];
+
+		if (p->kind != q->kind || p->x != q->x || p->y != q->y || p->w != q->w || p->h != q->h ||
+		    p->label_w != q->label_w || p->cell_w != q->cell_w || p->cell_h != q->cell_h ||
+		    p->shown_rows != q->shown_rows || p->shown_cols != q->shown_cols ||
+		    p->first_row != q->first_row || p->first_col != q->first_col || p->compact != q->compact ||
+		    p->halves != q->halves || p->h_extra != q->h_extra || p->withheld != q->withheld ||
+		    p->sums != q->sums || p->rows != q->rows || p->cols != q->cols)
+			return false;
+	}
+	return true;
 }

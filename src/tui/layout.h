@@ -27,7 +27,11 @@ struct panel {
 	int x, y, w, h;     /* on screen, title line included */
 	int rows, cols;     /* the grid's data shape */
 	int label_w, cell_w; /* cell_w: as drawn (2 when compact) */
+	int row_label_w;     /* one row's label; label_w is twice that with half blocks */
 	int number_cell_w;   /* a cell wide enough for the numbers */
+	int field_w;         /* the widest number or column label: right-aligned in a
+			      * field this wide, the field centred in the cell */
+	int cell_h;          /* screen lines per data row (more when the screen is tall) */
 	int title_w;        /* columns the title needs */
 	int shown_rows, shown_cols; /* how many fit */
 	int first_row, first_col;   /* scroll offset (follows the cursor) */
@@ -60,8 +64,14 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 void layout_follow(struct layout *l, const struct app *app);
 /* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf. */
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size);
-/* Screen lines the panel's data rows take (half of them with half blocks). */
+/* Screen lines the panel's data rows take (half of them with half blocks, cell_h
+ * lines each otherwise). */
 int panel_lines(const struct panel *panel);
+/* The screen line of a shown data row's number and label (the middle of its cell). */
+int panel_row_y(const struct panel *panel, int shown_row);
+/* True when a and b put the same things in the same places (panels, their cells,
+ * scroll offsets, info and status lines): if not, the whole screen is redrawn. */
+bool layout_same(const struct layout *a, const struct layout *b);
 /* The cell under screen position (x, y): returns true and sets focus, row, col. */
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col);
 

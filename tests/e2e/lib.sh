@@ -16,8 +16,8 @@
 #   finish
 #
 # Helpers: start, keys, screen, screen_color, row, wait_for, settle, expect,
-# expect_not, expect_exit, wait_exit, pass, fail, check, cells, diag, resize, stop,
-# finish.
+# expect_not, expect_exit, wait_exit, pass, fail, check, cells, diag, resize,
+# block_box, stop, finish.
 # Messages should not contain '#' (TAP reads what follows as a directive).
 
 E2E_SOCKET="qkv-e2e-$$"
@@ -249,6 +249,26 @@ expect_exit() {
 		diag "expected exit status $want, got ${got:-none (still running)}"
 		e2e_dump "$name"
 	fi
+}
+
+# block_box NAME: "TOP BOTTOM LEFT RIGHT" (0-based, inclusive) of the grids: the
+# text between the stage bar (line 1) and the formula line ("softmax(" or
+# "stage N of 5"), as a person sees where the picture is on the screen.
+block_box() {
+	# One byte a character, so awk (mawk counts bytes) measures columns.
+	screen "$1" | sed 's/[^ -~]/x/g' | awk '
+		NR <= 2 { next }
+		/^ *(softmax\(|stage [0-9] of 5)/ { exit }
+		/[^ ]/ {
+			line = NR - 1
+			if (top == "") top = line
+			bottom = line
+			match($0, /[^ ]/)
+			if (left == "" || RSTART - 1 < left) left = RSTART - 1
+			sub(/ +$/, "")
+			if (right == "" || length($0) - 1 > right) right = length($0) - 1
+		}
+		END { if (top != "") print top, bottom, left, right }'
 }
 
 # resize NAME COLS ROWS: resizes the window (the program gets SIGWINCH).

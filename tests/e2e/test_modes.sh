@@ -154,13 +154,13 @@ expect_not ui 'looks most at' "D again closes it"
 keys ui S
 expect ui 'saturation' "S opens the saturation view"
 expect ui 'd_k 1…1024' "S: the sweep runs over d_k 1 … 1024"
-expect ui 'd_k → +1 +4 +16 +64 +256 +1024' "S: the d_k axis is labelled 1 … 1024"
+expect ui '^ +1 +4 +16 +64 +256 +1024 +1 +4 +16 +64 +256 +1024' "S: the d_k axes are labelled 1 4 16 64 256 1024"
 expect ui 'scaled.*unscaled' "S: scaled and unscaled are told apart"
 expect ui 'mean max weight' "S: a chart of the mean max weight"
 # Unscaled, the scores' variance is d_k, so softmax is nearly one-hot at d_k 1024:
 # the last point of the unscaled series (×) sits on the max weight chart's top row.
 settle ui
-top=$(screen ui | grep -E '^ *1\.00│' | head -n 1 | awk -F'1\\.00│' '{ sub(/ +$/, "", $2); print $2 }')
+top=$(screen ui | grep -E '^ *1┤' | head -n 1 | awk -F'1┤' '{ sub(/ +$/, "", $2); print $2 }')
 case $top in
 *×) pass "S: unscaled, the max weight reaches 1 at d_k 1024" ;;
 *) fail "S: unscaled, the max weight reaches 1 at d_k 1024 (top row: '$top')" ;;

@@ -69,5 +69,37 @@ keys ui S
 expect_not ui 'mean max weight' "S closes them"
 keys ui q y
 expect_exit ui 0 "q y quits"
+e2e_tmux kill-session -t ui >/dev/null 2>&1
+
+# --- the charts: braille, as tall as the screen, scaled flat against unscaled -----------
+# chart_rows NAME TITLE MARK: the plot rows (between TITLE and its x axis, in the
+# columns from TITLE's) on which MARK appears, one row number a line. ● → O, × → X,
+# └ → L and every other non-ASCII character → '.', so awk counts columns.
+chart_rows() {
+	screen "$1" | sed 's/●/O/g; s/×/X/g; s/└/L/g; s/[^ -~]/./g' | awk -v title="$2" -v mark="$3" '
+		!col && index($0, title) { col = index($0, title); next }
+		col && index(substr($0, col), "L") { exit }
+		col { row++; if (index(substr($0, col), mark)) print row }'
+}
+for size in "80 24" "120 40"; do
+	set -- $size
+	start "sat$1" "$1" "$2" "$QKV" --random --tokens 8 --dk 4 --seed 3
+	expect "sat$1" 'seed 3' "$1×$2: drawn"
+	keys "sat$1" S
+	expect "sat$1" 'mean max weight' "$1×$2, S: the charts are open"
+	settle "sat$1"
+	braille=$(screen "sat$1" | grep -cP '[\x{2801}-\x{28FF}]')
+	check "$1×$2, S: the curves are braille dots ($braille lines with braille)" "$braille" -ge 8
+	# Plot rows of the first chart: the lines from its title to its x axis (└).
+	rows=$(screen "sat$1" | awk '/mean max weight/ { on = 1; next } on && /└/ { print n; exit } on { n++ }')
+	want=$(( ($2 - 6) / 2 - 3 ))
+	check "$1×$2, S: each chart has all the rows the screen allows ($rows plot rows, $want expected)" "${rows:-0}" -eq "$want"
+	ticks=$(screen "sat$1" | grep -oE '^ +(1|0\.[0-9]+|0)┤' | tr -d ' ┤' | sort -u | tr '\n' ' ')
+	check "$1×$2, S: the y axes have labelled ticks (0, 1 and between: $ticks)" "$(echo "$ticks" | wc -w)" -ge 3
+	scaled=$(chart_rows "sat$1" 'variance softmax sees' O | sort -u | wc -l)
+	unscaled=$(chart_rows "sat$1" 'variance softmax sees' X | sort -u | wc -l)
+	check "$1×$2, S: scaled, the variance softmax sees is flat (its marks on $scaled rows, at most 2)" "$scaled" -le 2
+	check "$1×$2, S: unscaled, it climbs (its marks on $unscaled rows, at least 3)" "$unscaled" -ge 3
+done
 stop ui
 finish

@@ -77,8 +77,16 @@ at_stage() {
 }
 
 # The column of the first panel: spaces before the Q grid's title.
-left_margin() {
-	screen "$1" | grep -E 'Q  queries' | head -n 1 | sed 's/[^ ].*//' | awk '{ print length($0) }'
+# centred NAME WIDTH: true when the grids' left and right margins differ by at
+# most a twentieth of the width (the last cell's number sits in its middle, so
+# its blank right half adds to the right margin); prints both margins.
+centred() {
+	local box left right
+	box=$(block_box "$1")
+	left=$(echo "$box" | awk '{ print $3 }')
+	right=$(echo "$box" | awk -v w="$2" '{ print w - 1 - $4 }')
+	echo "left $left, right $right"
+	[ -n "$left" ] && [ $((left - right)) -le $(($2 / 20)) ] && [ $((right - left)) -le $(($2 / 20)) ]
 }
 
 # xterm's own Home and End (keypad transmit mode), which its terminfo lists.
@@ -158,11 +166,10 @@ e2e_tmux kill-session -t ui1 >/dev/null 2>&1
 # --- 200×60 ------------------------------------------------------------------------
 start ui2 200 60 NO_COLOR=1 "$QKV"
 expect ui2 "$(cells t1 "$A1")" "200×60 live: weights row t1 reads $A1"
-margin=$(left_margin ui2)
-if [ "${margin:-0}" -gt 20 ]; then
-	pass "200×60 live: the layout is centred (first panel at column $margin)"
+if margins=$(centred ui2 200); then
+	pass "200×60 live: the layout is centred ($margins)"
 else
-	fail "200×60 live: the layout is centred (first panel at column ${margin:-none})"
+	fail "200×60 live: the layout is centred ($margins)"
 fi
 for k in 1 2 3 4; do
 	keys ui2 NPage
@@ -172,11 +179,10 @@ expect ui2 "$(literal "$MIXLINE")" "200×60 stage 4: the mix line reads $MIXLINE
 keys ui2 NPage
 at_stage ui2 5
 expect ui2 "$(cells t2 "$O2")" "200×60 stage 5: output row t2 reads $O2"
-margin=$(left_margin ui2)
-if [ "${margin:-0}" -gt 20 ]; then
-	pass "200×60 stage 5: the layout is centred (first panel at column $margin)"
+if margins=$(centred ui2 200); then
+	pass "200×60 stage 5: the layout is centred ($margins)"
 else
-	fail "200×60 stage 5: the layout is centred (first panel at column ${margin:-none})"
+	fail "200×60 stage 5: the layout is centred ($margins)"
 fi
 for k in 4 3 2 1 0; do
 	keys ui2 PPage
