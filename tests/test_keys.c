@@ -134,9 +134,11 @@ START_TEST(test_each_key_bound_once_and_documented)
 
 		if (a->handler == NULL)
 			continue;
-		/* In the help; an edit's keys in the status line's hints and the manual. */
-		ck_assert_msg(a->note != NULL || (a->context == APP_KEYS_EDIT && a->hint != NULL && a->manual != NULL),
-			      "%s is bound but not in the help", a->name);
+		/* In the help; an edit's and a question's keys in the manual. */
+		ck_assert_msg(a->note != NULL || ((a->context & (APP_KEYS_EDIT | APP_KEYS_ANSWER | APP_KEYS_SAVE_AS |
+							       APP_KEYS_RECOVER)) == a->context && a->manual != NULL),
+			      "%s is bound but neither in the help nor, for an edit or a question, in the manual",
+			      a->name);
 		ck_assert_msg(a->keys[0] != 0, "%s binds no key", a->name);
 		for (int j = i + 1; j < app_binding_count; j++) {
 			const struct app_binding *b = &app_bindings[j];

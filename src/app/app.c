@@ -1782,46 +1782,52 @@ static int file_answer(struct app *app, const struct event *event)
 	return redraw;
 }
 
-/* y: the recovered problem replaces the file's (undo goes back to the file's);
- * n: the copy is deleted; Esc: it stays for the next time. */
-static int recover_key(struct app *app, int key)
+/* y to the recovery copy: the recovered problem replaces the file's (undo goes back
+ * to the file's). */
+static int recover_open(struct app *app, int key)
 {
 	struct history_place place = here(app);
 	int rc;
 
-	if (key == 'y' || key == 'Y') {
-		if (history_push_problem(&app->history, &app->problem, place) != 0) {
-			say(app, true, "out of memory: the recovery copy was not opened");
-			return REDRAW_STATUS;
-		}
-		qkv_problem_fini(&app->problem);
-		app->problem = app->recovered;
-		qkv_problem_init(&app->recovered);
-		app->prompt = PROMPT_NONE;
-		update_dirty(app);
-		app->focus = first_input(app);
-		if ((rc = recompute(app, false)) != 0)
-			return change_failed(app, rc);
-		say(app, false, "the recovered changes are open, not saved yet: w saves them, u goes back to the file");
-		return REDRAW_ALL | REDRAW_LAYOUT;
-	}
-	if (key == 'n' || key == 'N') {
-		app->prompt = PROMPT_NONE;
-		qkv_problem_fini(&app->recovered);
-		ask(app, APP_REQUEST_REMOVE, app->recovery, REMOVE_DECLINED);
-		free(app->recovery);
-		app->recovery = NULL;
+	(void)key;
+	if (history_push_problem(&app->history, &app->problem, place) != 0) {
+		say(app, true, "out of memory: the recovery copy was not opened");
 		return REDRAW_STATUS;
 	}
-	if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
-		app->prompt = PROMPT_NONE;
-		qkv_problem_fini(&app->recovered);
-		say(app, false, "recovery copy kept in %s for the next time", app->recovery);
-		free(app->recovery);
-		app->recovery = NULL;
-		return REDRAW_STATUS;
-	}
-	return REDRAW_NONE;
+	qkv_problem_fini(&app->problem);
+	app->problem = app->recovered;
+	qkv_problem_init(&app->recovered);
+	app->prompt = PROMPT_NONE;
+	update_dirty(app);
+	app->focus = first_input(app);
+	if ((rc = recompute(app, false)) != 0)
+		return change_failed(app, rc);
+	say(app, false, "the recovered changes are open, not saved yet: w saves them, u goes back to the file");
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+/* n to the recovery copy: it is deleted (the caller is asked to). */
+static int recover_delete(struct app *app, int key)
+{
+	(void)key;
+	app->prompt = PROMPT_NONE;
+	qkv_problem_fini(&app->recovered);
+	ask(app, APP_REQUEST_REMOVE, app->recovery, REMOVE_DECLINED);
+	free(app->recovery);
+	app->recovery = NULL;
+	return REDRAW_STATUS;
+}
+
+/* Esc or Ctrl-C to the recovery copy: it stays for the next time. */
+static int recover_later(struct app *app, int key)
+{
+	(void)key;
+	app->prompt = PROMPT_NONE;
+	qkv_problem_fini(&app->recovered);
+	say(app, false, "recovery copy kept in %s for the next time", app->recovery);
+	free(app->recovery);
+	app->recovery = NULL;
+	return REDRAW_STATUS;
 }
 
 /* key as UTF-8 into out (4 bytes); the byte count, 0 for a surrogate. */
@@ -1851,77 +1857,98 @@ static size_t utf8_encode(unsigned int key, char *out)
 	return 4;
 }
 
-/* A key while a question is asked: its answer, or a save-as name typed. */
-static int prompt_key(struct app *app, int key)
+/* y to a question: quit, save over the changed file, or overwrite the named one. */
+static int answer_yes(struct app *app, int key)
+{
+	enum app_prompt prompt = app->prompt;
+
+	(void)key;
+	app->prompt = PROMPT_NONE;
+	if (prompt == PROMPT_QUIT)
+		app->quit = true;
+	else
+		ask(app, APP_REQUEST_SAVE, prompt == PROMPT_CHANGED ? app->path : app->answer, 0);
+	return REDRAW_STATUS;
+}
+
+/* n, Esc or Ctrl-C to a question (Ctrl-\ too to quitting's): nothing is done. */
+static int answer_no(struct app *app, int key)
+{
+	enum app_prompt prompt = app->prompt;
+
+	if (key == APP_KEY_CTRL_BACKSLASH && prompt != PROMPT_QUIT)
+		return REDRAW_NONE;
+	app->prompt = PROMPT_NONE;
+	if (prompt == PROMPT_QUIT)
+		say(app, false, "not quitting");
+	else if (prompt == PROMPT_CHANGED)
+		say(app, false, "not saved: %s stays as it is on disk", app->path);
+	else
+		say(app, false, "not saved");
+	return REDRAW_STATUS;
+}
+
+/* Esc or Ctrl-C while a name is typed: not saved. */
+static int save_as_cancel(struct app *app, int key)
+{
+	(void)key;
+	app->prompt = PROMPT_NONE;
+	say(app, false, "not saved");
+	return REDRAW_STATUS;
+}
+
+/* Backspace or Delete: the name's last character (UTF-8, whole); Ctrl-U: all of it. */
+static int save_as_erase(struct app *app, int key)
 {
 	size_t length = strlen(app->answer);
 
-	switch (app->prompt) {
-	case PROMPT_RECOVER:
-		return recover_key(app, key);
-	case PROMPT_QUIT:
-		if (key == 'y' || key == 'Y') {
-			app->quit = true;
-		} else if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C ||
-			   key == APP_KEY_CTRL_BACKSLASH) {
-			say(app, false, "not quitting");
-		} else {
-			return REDRAW_NONE;
-		}
-		app->prompt = PROMPT_NONE;
-		return REDRAW_STATUS;
-	case PROMPT_CHANGED:
-		if (key == 'y' || key == 'Y') {
-			app->prompt = PROMPT_NONE;
-			ask(app, APP_REQUEST_SAVE, app->path, 0);
-			return REDRAW_STATUS;
-		}
-		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
-			app->prompt = PROMPT_NONE;
-			say(app, false, "not saved: %s stays as it is on disk", app->path);
-			return REDRAW_STATUS;
-		}
-		return REDRAW_NONE;
-	case PROMPT_OVERWRITE:
-		if (key == 'y' || key == 'Y') {
-			app->prompt = PROMPT_NONE;
-			ask(app, APP_REQUEST_SAVE, app->answer, 0);
-			return REDRAW_STATUS;
-		}
-		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
-			app->prompt = PROMPT_NONE;
-			say(app, false, "not saved");
-			return REDRAW_STATUS;
-		}
-		return REDRAW_NONE;
-	case PROMPT_SAVE_AS:
-	default:
-		if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
-			app->prompt = PROMPT_NONE;
-			say(app, false, "not saved");
-		} else if (key == APP_KEY_BACKSPACE || key == APP_KEY_DELETE) {
-			/* One character: back over UTF-8 continuation bytes. */
-			while (length > 0 && ((unsigned char)app->answer[length - 1] & 0xc0) == 0x80)
-				app->answer[--length] = '\0';
-			if (length > 0)
-				app->answer[length - 1] = '\0';
-		} else if (key == APP_KEY_CTRL_U) {
-			app->answer[0] = '\0';
-		} else if (key == APP_KEY_ENTER) {
-			if (length == 0)
-				return REDRAW_NONE;
-			ask(app, APP_REQUEST_LOOK, app->answer, LOOK_SAVE_AS);
-		} else if (key >= 0x20 && key < APP_KEY_UP && !qkv_is_control(key)) {
-			char bytes[4];
-			size_t count = utf8_encode((unsigned int)key, bytes);
-
-			if (count > 0 && length + count < sizeof app->answer) {
-				memcpy(app->answer + length, bytes, count);
-				app->answer[length + count] = '\0';
-			}
-		}
+	if (key == APP_KEY_CTRL_U) {
+		app->answer[0] = '\0';
 		return REDRAW_STATUS;
 	}
+	/* One character: back over UTF-8 continuation bytes. */
+	while (length > 0 && ((unsigned char)app->answer[length - 1] & 0xc0) == 0x80)
+		app->answer[--length] = '\0';
+	if (length > 0)
+		app->answer[length - 1] = '\0';
+	return REDRAW_STATUS;
+}
+
+/* Enter on a typed name: what is there is looked at first (a folder, a file). */
+static int save_as_enter(struct app *app, int key)
+{
+	(void)key;
+	if (app->answer[0] == '\0')
+		return REDRAW_NONE;
+	ask(app, APP_REQUEST_LOOK, app->answer, LOOK_SAVE_AS);
+	return REDRAW_STATUS;
+}
+
+/* Any other key while a name is typed: a printable character is added to it. */
+static int save_as_type(struct app *app, int key)
+{
+	size_t length = strlen(app->answer);
+
+	if (key >= 0x20 && key < APP_KEY_UP && !qkv_is_control(key)) {
+		char bytes[4];
+		size_t count = utf8_encode((unsigned int)key, bytes);
+
+		if (count > 0 && length + count < sizeof app->answer) {
+			memcpy(app->answer + length, bytes, count);
+			app->answer[length + count] = '\0';
+		}
+	}
+	return REDRAW_STATUS;
+}
+
+/* A key while a question is asked: its binding in the key table; a name's text. */
+static int prompt_key(struct app *app, int key)
+{
+	const struct app_binding *b = app_binding_find(app_key_context(app), key);
+
+	if (b != NULL)
+		return b->handler(app, key);
+	return app->prompt == PROMPT_SAVE_AS ? save_as_type(app, key) : REDRAW_NONE;
 }
 
 /* "undone" or "redone", and what moved back. */
@@ -2706,14 +2733,22 @@ const struct app_binding app_bindings[] = {
 	{ { 0 }, APP_KEYS_EDIT, "digits . - + e", NULL, "digits . - e", APP_KEYS_EDIT, NULL,
 	  "in an edit: the number typed (other keys are ignored; PgDn, PgUp, Home and End keep a number "
 	  "and step the stages)" },
-	{ { APP_KEY_ENTER }, APP_KEYS_SAVE_AS, "Enter", NULL, "Enter save", APP_KEYS_SAVE_AS, NULL, NULL },
-	{ { APP_KEY_ESCAPE }, APP_KEYS_SAVE_AS, "Esc", NULL, "Esc cancel", APP_KEYS_SAVE_AS, NULL, NULL },
-	{ { 'y' }, APP_KEYS_RECOVER, "y", NULL, "y open them", APP_KEYS_RECOVER, NULL, NULL },
-	{ { 'n' }, APP_KEYS_RECOVER, "n", NULL, "n delete the copy", APP_KEYS_RECOVER, NULL, NULL },
-	{ { APP_KEY_ESCAPE }, APP_KEYS_RECOVER, "Esc", NULL, "Esc keep it for later", APP_KEYS_RECOVER, NULL,
-	  NULL },
-	{ { 'y' }, APP_KEYS_ANSWER, "y", NULL, "y yes", APP_KEYS_ANSWER, NULL, NULL },
-	{ { 'n' }, APP_KEYS_ANSWER, "n", NULL, "n no", APP_KEYS_ANSWER, NULL, NULL },
+	{ { APP_KEY_ENTER }, APP_KEYS_SAVE_AS, "Enter", NULL, "Enter save", APP_KEYS_SAVE_AS, save_as_enter,
+	  "typing a name to save as: save there (a folder is refused, a file asks before it is overwritten)" },
+	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_SAVE_AS, "Esc Ctrl-C", NULL, "Esc cancel", APP_KEYS_SAVE_AS,
+	  save_as_cancel, "typing a name to save as: do not save" },
+	{ { APP_KEY_BACKSPACE, APP_KEY_DELETE, APP_KEY_CTRL_U }, APP_KEYS_SAVE_AS, "Backspace Ctrl-U", NULL, NULL, 0,
+	  save_as_erase, "typing a name to save as: erase its last character / all of it" },
+	{ { 'y', 'Y' }, APP_KEYS_RECOVER, "y", NULL, "y open them", APP_KEYS_RECOVER, recover_open,
+	  "asked about a recovery copy: open its changes, unsaved (u goes back to the file)" },
+	{ { 'n', 'N' }, APP_KEYS_RECOVER, "n", NULL, "n delete the copy", APP_KEYS_RECOVER, recover_delete,
+	  "asked about a recovery copy: delete it" },
+	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_RECOVER, "Esc Ctrl-C", NULL, "Esc keep it for later",
+	  APP_KEYS_RECOVER, recover_later, "asked about a recovery copy: keep it for the next time" },
+	{ { 'y', 'Y' }, APP_KEYS_ANSWER, "y", NULL, "y yes", APP_KEYS_ANSWER, answer_yes,
+	  "asked to quit with unsaved changes, or to save over a file: yes" },
+	{ { 'n', 'N', APP_KEY_ESCAPE, APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, APP_KEYS_ANSWER, "n Esc Ctrl-C", NULL,
+	  "n no", APP_KEYS_ANSWER, answer_no, "asked to quit (Ctrl-\\ too) or to save over a file: no" },
 };
 const int app_binding_count = (int)(sizeof app_bindings / sizeof app_bindings[0]);
 
