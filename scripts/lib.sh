@@ -23,6 +23,16 @@ qkv_say() {
 	printf 'scripts: %s\n' "$*" >&2
 }
 
+# Prints the commands that install the named packages: as root, and with sudo for
+# a user who has it (qkv_say_install: the same on stderr).
+qkv_install_lines() {
+	printf '  apt-get install %s    (as root)\n' "$*"
+	printf '  sudo apt-get install %s    (with sudo)\n' "$*"
+}
+qkv_say_install() {
+	qkv_install_lines "$@" >&2
+}
+
 # True when the package (or, off Debian, the command or library it stands for) is there.
 qkv_have_package() {
 	local pkg=$1 status
@@ -86,14 +96,14 @@ qkv_ensure_packages() {
 		exit 1
 	fi
 	if ! qkv_root_prefix >/dev/null; then
-		qkv_say "missing packages; run this, then try again:"
-		printf '  sudo apt-get install %s\n' "${missing[*]}" >&2
+		qkv_say "missing packages; run one of these, then try again:"
+		qkv_say_install "${missing[*]}"
 		exit 1
 	fi
 	qkv_say "installing ${missing[*]}"
 	if ! qkv_apt_install "${missing[@]}"; then
-		qkv_say "could not install them; run this, then try again:"
-		printf '  sudo apt-get install %s\n' "${missing[*]}" >&2
+		qkv_say "could not install them; run one of these, then try again:"
+		qkv_say_install "${missing[*]}"
 		exit 1
 	fi
 }

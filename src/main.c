@@ -29,7 +29,7 @@
 #define EXIT_USAGE 2 /* bad usage or bad input */
 #define STR(x) STR_(x) /* a number's macro as the text of the number */
 #define STR_(x) #x
-#define MAX_SEED 9007199254740991ULL /* 2^53 − 1 */
+#define MAX_SEED QKV_MAX_SEED /* 2^53 − 1 */
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
 
 /* Every option; the order is that of long_options below. */
@@ -84,7 +84,7 @@ static const char usage_text[] =
 	"  -p, --print           print the stages and exit, instead of the interface\n"
 	"      --format F        text, markdown, latex, csv or json\n"
 	"      --stage N         only stage N: 1 scores, 2 scaled, 3 weights, 4 mix,\n"
-	"                        5 output, 0 projections\n"
+	"                        5 output, 0 projections (not with json: always whole)\n"
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
 	"      --decimals D      digits after the point, 0 to 12 (default 4)\n"
 	"      --random          random N(0,1) Q, K, V; needs --tokens and --dk\n"
@@ -103,7 +103,7 @@ static const char usage_text[] =
 	"      --projector       start the interface in projector mode\n"
 	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
-	"      --pace SECONDS    autoplay: seconds per stage (default " STR(APP_PACE_S) ")\n"
+	"      --pace SECONDS    autoplay: seconds per step (default " STR(APP_PACE_S) ")\n"
 	"      --train TASK      train one head on lookup, previous or self: opens the\n"
 	"                        learning view, or prints the run with --format text,\n"
 	"                        csv or json; with --dk, --dmodel, --tokens, --no-scale,\n"
@@ -242,24 +242,15 @@ static int parse_stage(const char *text, int *stage)
 
 static int parse_mask(const char *text, enum qkv_mask *mask)
 {
-	if (strcmp(text, "none") == 0)
-		*mask = QKV_MASK_NONE;
-	else if (strcmp(text, "causal") == 0)
-		*mask = QKV_MASK_CAUSAL;
-	else
+	/* A custom mask is drawn by hand in the interface, never named. */
+	if (qkv_mask_parse(text, mask) != 0 || *mask == QKV_MASK_CUSTOM)
 		return fail("--mask needs none or causal, not \"%s\"", text);
 	return 0;
 }
 
 static int parse_wrong(const char *text, enum qkv_wrong *wrong)
 {
-	if (strcmp(text, "none") == 0)
-		*wrong = QKV_WRONG_NONE;
-	else if (strcmp(text, "mask-after-softmax") == 0)
-		*wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
-	else if (strcmp(text, "column-softmax") == 0)
-		*wrong = QKV_WRONG_COLUMN_SOFTMAX;
-	else
+	if (qkv_wrong_parse(text, wrong) != 0)
 		return fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"", text);
 	return 0;
 }
@@ -417,6 +408,10 @@ static int check_combinations(const struct cli *c)
 			return fail("--%s is for the interface; it does nothing with --print",
 				    opt_name((enum opt)o));
 	}
+	/* JSON is always the whole object: a stage, any stage, is refused rather
+	 * than ignored. */
+	if (c->given[OPT_STAGE] && c->print.format == PRINT_JSON)
+		return fail("--stage does not apply to --format json: the object is always whole");
 	if (c->given[OPT_NO_SCALE] && c->given[OPT_SCALE])
 		return fail("--no-scale and --scale contradict each other; give one");
 	return 0;

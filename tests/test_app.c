@@ -25,6 +25,7 @@
 #include "qkv/sweep.h"
 
 #include "lcg.h"
+#include "oracle.h"
 
 /* The interface's three palettes, the rest as the defaults. */
 static const struct app_options three_palettes = { .palette_count = 3 };
@@ -641,6 +642,41 @@ START_TEST(test_dot_starts_editing)
 	ck_assert(!a.editing);
 	ck_assert(cell(&a, QKV_INPUT_K, 0, 0) == 0.25);
 	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	app_fini(&a);
+}
+END_TEST
+
+/* "1,5" is one and a half, as a classroom writing a decimal comma means it; the
+ * comma shows as the point it is read as, and the status line says so. */
+START_TEST(test_decimal_comma)
+{
+	struct app a;
+
+	start(&a);
+	keys(&a, "1,5");
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, "1.5");
+	ck_assert_ptr_nonnull(strstr(a.message, "decimal comma"));
+	ck_assert(!a.message_is_error);
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.5);
+	/* Two commas make no number: refused with a message, the value stays. */
+	keys(&a, "l2,5,1");
+	ck_assert_str_eq(a.edit, "2.5.1");
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.editing);
+	ck_assert(a.message_is_error);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.0);
+	key(&a, APP_KEY_ESCAPE);
+	/* A comma first starts the edit as a point: ",5" is 0.5, not 5. */
+	keys(&a, ",5");
+	ck_assert(a.editing);
+	ck_assert_str_eq(a.edit, ".5");
+	ck_assert_ptr_nonnull(strstr(a.message, "decimal comma"));
+	key(&a, APP_KEY_ENTER);
+	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.5);
+	assert_trace_current(&a);
 	app_fini(&a);
 }
 END_TEST
@@ -1481,6 +1517,13 @@ START_TEST(test_random_refill)
 	key(&a, 'u');
 	ck_assert(qkv_problem_equal(&a.problem, &original));
 	assert_worked_trace(&a, sqrt(2.0));
+	/* After the largest seed a file holds (2^53 − 1), r starts again from 0. */
+	a.problem.seeded = true;
+	a.problem.seed = (1ULL << 53) - 1;
+	key(&a, 'r');
+	ck_assert(a.problem.seeded);
+	ck_assert(a.problem.seed == 0);
+	ck_assert_ptr_nonnull(strstr(a.message, "seed 0"));
 	qkv_problem_fini(&original);
 	app_fini(&a);
 }
@@ -3085,7 +3128,7 @@ START_TEST(test_saturation_from_worked_example)
 }
 END_TEST
 
-/* --- random events (issue 7) ------------------------------------------------- */
+/* --- random events ------------------------------------------------------------ */
 
 /* One of count keys. */
 static int pick_key(struct lcg *g, const int *choices, int count)
@@ -3110,7 +3153,7 @@ static int edit_key(const struct app *a, struct lcg *g)
 	return a->editing ? PICK(g, typing) : PICK(g, starting);
 }
 
-/* Sends one event drawn from the weighted set of issue 7; sizes are kept small
+/* Sends one event drawn from a weighted set of every kind; sizes are kept small
  * so the undo history stays inside its budget. */
 static void random_event(struct app *a, struct lcg *g)
 {
@@ -3180,7 +3223,7 @@ static void random_event(struct app *a, struct lcg *g)
 	}
 }
 
-/* The invariants of issue 7, after any event: NULL when they hold, else what is
+/* The invariants that hold after any event: NULL when they hold, else what is
  * broken (written into why). Plain tests, so a passing run costs no Check calls. */
 static const char *broken_invariant(const struct app *a, char *why, size_t size)
 {
@@ -3610,6 +3653,7 @@ static Suite *app_suite(void)
 	tcase_add_loop_test(editing, test_edits_keep_trace_exact, 0, 8);
 
 	tcase_add_test(editing, test_dot_starts_editing);
+	tcase_add_test(editing, test_decimal_comma);
 	tcase_add_test(editing, test_enter_starts_with_current_value);
 	tcase_add_test(editing, test_edit_keys);
 	tcase_add_test(editing, test_escape_cancels_edit);

@@ -14,6 +14,7 @@
 #include <curses.h>
 
 #include "tui/chart.h"
+#include "tui/glyphs.h"
 
 static SCREEN *screen;
 static FILE *out, *in;
@@ -189,6 +190,33 @@ START_TEST(test_ascii)
 }
 END_TEST
 
+/* The glyph set decides as well: on an ASCII screen (glyphs_use, as glyphs_start
+ * picks without a UTF-8 locale) a chart not asking for ASCII is drawn in ASCII,
+ * its UTF-8 title spelled out ("‖J‖" as "||J||"). */
+START_TEST(test_ascii_from_the_glyph_set)
+{
+	double x[2] = { 0.0, 1.0 }, y[2] = { 0.0, 1.0 };
+	struct chart_series s = { x, y, 2, { A_NORMAL, 0, "" }, "\xe2\x97\x8f", "*" };
+	struct chart c = { .y = 0, .x = 0, .height = 10, .width = 30, .title = "\xe2\x80\x96J\xe2\x80\x96",
+			   .x_axis = { .min = 0, .max = 1 }, .y_axis = { .min = 0, .max = 1 },
+			   .series = &s, .series_count = 1, .marker_x = 0.5 };
+	WINDOW *pad = newpad(10, 30);
+	const wchar_t *title = L"||J||";
+
+	glyphs_use(GLYPHS_ASCII);
+	chart_draw(pad, &c);
+	glyphs_use(GLYPHS_UTF8);
+	for (int r = 0; r < 10; r++)
+		for (int col = 0; col < 30; col++) {
+			wchar_t ch = at(pad, r, col);
+			ck_assert_msg(ch < 0x80, "non-ASCII U+%04X at %d,%d", (unsigned)ch, r, col);
+		}
+	for (int i = 0; title[i] != 0; i++)
+		ck_assert_int_eq(at(pad, 0, i), title[i]);
+	delwin(pad);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chart");
@@ -202,6 +230,7 @@ int main(void)
 	tcase_add_test(tc, test_rising_line_marks_and_ticks);
 	tcase_add_test(tc, test_fit_axis);
 	tcase_add_test(tc, test_ascii);
+	tcase_add_test(tc, test_ascii_from_the_glyph_set);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_set_tap(runner, "-");

@@ -90,6 +90,11 @@ fi
 
 # Bad usage and bad input: status 2 and one line.
 expect_refusal "an unknown option" 2 "qkv: " --bogus
+# JSON is always the whole object: every --stage is refused alike, 0 as 3.
+expect_refusal "json with --stage 3" 2 "qkv: --stage does not apply to --format json" --format json --stage 3
+expect_refusal "json with --stage 0" 2 "qkv: --stage does not apply to --format json" --format json --stage 0
+expect_refusal "json with --stage 0, projected" 2 "qkv: --stage does not apply to --format json" --format json --stage 0 "$root/samples/previous-token.json"
+expect_success "json whole" --format json
 expect_refusal "an unknown short option" 2 "qkv: " -x
 expect_refusal "an option without its value" 2 "qkv: " --print --format
 expect_refusal "a bad --format" 2 "qkv: " --print --format xml
@@ -101,6 +106,13 @@ expect_refusal "a bad --decimals" 2 "qkv: " --print --decimals 13
 expect_refusal "--random without sizes" 2 "qkv: " --print --random
 expect_refusal "--dk without --random" 2 "qkv: " --print --dk 4
 expect_refusal "a bad --seed" 2 "qkv: " --random --tokens 2 --dk 2 --seed -3 --print
+expect_refusal "a --seed of 2^53" 2 "qkv: " --random --tokens 2 --dk 2 --seed 9007199254740992 --print
+run --random --tokens 2 --dk 2 --seed 9007199254740991 --format json
+if [ "$status" -eq 0 ] && grep -q '"weights"' "$tmp/out"; then
+	ok "a --seed of 2^53 - 1 is the largest accepted"
+else
+	not_ok "a --seed of 2^53 - 1 is the largest accepted"
+fi
 expect_refusal "--no-scale with --scale" 2 "qkv: " --print --no-scale --scale 2
 expect_refusal "a scale of 0" 2 "qkv: " --print --scale 0
 expect_refusal "a bad --mask" 2 "qkv: " --print --mask sideways
@@ -125,6 +137,15 @@ if [ -w /dev/full ]; then
 	else
 		not_ok "a full disk: status 1 and one line (status $status)"
 	fi
+fi
+
+# A closed pipe (SIGPIPE ignored, as some callers leave it) stops the report at
+# once with one line; the reader takes 10 bytes of a 1024-token report.
+(trap '' PIPE; "$qkv" --random --tokens 1024 --dk 64 --print 2>"$tmp/err" | head -c 10 >/dev/null)
+if [ "$(cat "$tmp/err")" = "qkv: cannot write the report: Broken pipe" ]; then
+	ok "a closed pipe: one line naming it"
+else
+	not_ok "a closed pipe: one line naming it ($(head -c 200 "$tmp/err"))"
 fi
 
 # Without a terminal the interface refuses, pointing to --print.

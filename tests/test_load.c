@@ -19,6 +19,7 @@
 #include "io/load.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
+#include "oracle.h"
 
 #define BAD_DIR "tests/data/bad"
 #define MAX_BAD 512
@@ -333,14 +334,15 @@ START_TEST(good_files_options)
 	ck_assert_int_eq(p.padding[1], 1);
 	ck_assert_int_eq(p.padding[0], 0);
 	ck_assert(p.seeded);
-	ck_assert(p.seed == 9007199254740993ULL);
+	ck_assert(p.seed == 9007199254740991ULL); /* 2^53 − 1, the largest */
 	ck_assert(qkv_matrix_get(&p.v, 0, 0) == 1e12);
 	ck_assert(qkv_matrix_get(&p.v, 1, 0) == 0.1);
 	ck_assert(qkv_matrix_get(&p.q, 2, 1) == 1e-3);
 	qkv_problem_fini(&p);
 
-	must_load("tests/data/good/seed-string.json", &p);
-	ck_assert(p.seed == 18446744073709551615ULL);
+	must_load("tests/data/good/seed-max.json", &p);
+	ck_assert(p.seed == QKV_MAX_SEED);
+	ck_assert(QKV_MAX_SEED == (1ULL << 53) - 1);
 	ck_assert_int_eq(p.scale, QKV_SCALE_NONE);
 	ck_assert_int_eq(p.mask, QKV_MASK_CAUSAL);
 	qkv_problem_fini(&p);

@@ -3,8 +3,10 @@
  * V = [[10,0],[0,10],[5,5]], d_k = 2): with a = 1/√2 and e = e^a, row 1 of the
  * weights is (e, 1, e) / (2e + 1), and so on. Text formats are checked at the
  * right place (the right line, the right column); JSON is parsed back with jansson
- * and compared key by key with DESIGN.md's contract. */
+ * and compared key by key with docs/DESIGN.md's contract. */
+#define _GNU_SOURCE /* fopencookie: a stream whose writes fail, counted */
 #include <check.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -616,13 +618,16 @@ START_TEST(json_strings)
 	qkv_problem_init(&p);
 	qkv_trace_init(&t);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
-	ck_assert_int_eq(qkv_problem_set_title(&p, "a \"quoted\" \\ title\n\x01 é \xff end"), 0);
+	ck_assert_int_eq(qkv_problem_set_title(&p, "a \"quoted\" \\ title\n\x01 é \xff \x7f end"), 0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
 	fclose(out);
+	/* Control characters, DEL among them, are escaped as the saver escapes them
+	 * (one writer): nothing raw reaches a terminal that shows the JSON. */
+	ck_assert_ptr_nonnull(strstr(text, "\\u0001 é \\ufffd \\u007f end"));
 	json_t *root = parse(text);
 	ck_assert_str_eq(json_string_value(json_object_get(root, "title")),
-			 "a \"quoted\" \\ title\n\x01 é \xef\xbf\xbd end");
+			 "a \"quoted\" \\ title\n\x01 é \xef\xbf\xbd \x7f end");
 	json_decref(root);
 	free(text);
 	qkv_trace_fini(&t);
@@ -692,10 +697,13 @@ START_TEST(format_names)
 	static const char *const names[] = { "text", "markdown", "latex", "csv", "json" };
 	enum print_format f;
 
+	ck_assert_int_eq(PRINT_FORMAT_COUNT, 5);
 	for (int i = 0; i < 5; i++) {
 		ck_assert_int_eq(print_format_parse(names[i], &f), 0);
 		ck_assert_int_eq((int)f, i);
+		ck_assert_str_eq(print_format_name(f), names[i]);
 	}
+	ck_assert_str_eq(print_format_name(PRINT_FORMAT_COUNT), "?");
 	ck_assert_int_eq(print_format_parse("xml", &f), -1);
 	ck_assert_int_eq(print_format_parse("", &f), -1);
 }
@@ -874,6 +882,206 @@ START_TEST(test_wrong_way_sums)
 }
 END_TEST
 
+/* The worked example with its three tokens relabelled, printed; malloc'd. */
+__attribute__((noinline))
+static char *render_labelled(const struct print_options *o, const char *const labels[3])
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(out);
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(qkv_problem_set_label(&p, i, labels[i]), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, o), 0);
+	fclose(out);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+	return text;
+}
+
+/* A table's rows line up on screen when a label is in a wide script: 日本語 is
+ * 9 bytes and 6 columns, é written as e + U+0301 is 3 bytes and 1 column, so
+ * every row of the scores table is as wide (in columns) as the "ok" row. */
+START_TEST(text_wide_labels_align)
+{
+	static const char *const labels[3] = {
+		"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", "ok", "e\xcc\x81",
+	};
+	struct print_options o = options(PRINT_TEXT, QKV_STAGE_SCORES);
+	char *text = render_labelled(&o, labels);
+	char wide[256], ok[256], accent[256];
+
+	ck_assert_ptr_nonnull(strstr(text, "rows: queries"));
+	find_line(strstr(text, "rows: queries"), "  \xe6\x97\xa5", wide, sizeof wide);
+	find_line(strstr(text, "rows: queries"), "  ok ", ok, sizeof ok);
+	find_line(strstr(text, "rows: queries"), "  e\xcc\x81 ", accent, sizeof accent);
+	/* Columns by hand: bytes less what the wide and combining characters add. */
+	ck_assert_int_eq((int)strlen(wide) - 9 + 6, (int)strlen(ok));
+	ck_assert_int_eq((int)strlen(accent) - 3 + 1, (int)strlen(ok));
+	free(text);
+}
+END_TEST
+
+/* Labels that a spreadsheet would run as formulas (=, +, -, @, tab, carriage
+ * return first) are written with a ' in front, wherever a label stands: row and
+ * column labels and the statistics' rows; other labels and the numbers as they are. */
+START_TEST(csv_formula_labels)
+{
+	static const char *const first[3] = { "=SUM(A1:A2)", "-2", "@x" };
+	static const char *const second[3] = { "+cmd", "\tt", "\rr" };
+	struct print_options o = options(PRINT_CSV, QKV_STAGE_WEIGHTS);
+	char *text = render_labelled(&o, first);
+
+	ck_assert_ptr_nonnull(strstr(text, "\nweights,'=SUM(A1:A2),'-2,1,2,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nweights,'@x,'@x,3,3,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nstats,'-2,max_weight,2,1,"));
+	ck_assert_ptr_null(strstr(text, ",=SUM"));
+	ck_assert_ptr_null(strstr(text, ",-2,"));
+	free(text);
+	text = render_labelled(&o, second);
+	ck_assert_ptr_nonnull(strstr(text, "\nweights,'+cmd,'\tt,1,2,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nweights,\"'\rr\",'+cmd,3,1,"));
+	free(text);
+	o = options(PRINT_CSV, QKV_STAGE_OUTPUT);
+	text = render_labelled(&o, first);
+	/* The output's rows too; the dimension labels need nothing. */
+	ck_assert_ptr_nonnull(strstr(text, "\noutput,'=SUM(A1:A2),d1,1,1,"));
+	free(text);
+}
+END_TEST
+
+/* The wrong-way sums are one line each, however many tokens: at n = 400 the
+ * lines run past 4 KiB and are written whole. Softmax down the columns makes each
+ * column sum to 1, so the column line is " tK 1.0000" for every K, and the row
+ * sums add up to n. */
+START_TEST(wrong_sums_long_lines)
+{
+	enum { N = 400 };
+	struct print_options o = options(PRINT_TEXT, QKV_STAGE_WEIGHTS);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	char *text = NULL, *line = malloc(65536), *expected = malloc(65536);
+	size_t size = 0, used = 0;
+	FILE *out = open_memstream(&text, &size);
+	double total = 0;
+	int count = 0;
+
+	ck_assert_ptr_nonnull(line);
+	ck_assert_ptr_nonnull(expected);
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_random(&p, N, 1, 1, 3), 0);
+	p.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+	fclose(out);
+	used = (size_t)snprintf(expected, 65536, "  each column's sum:");
+	for (int i = 0; i < N; i++)
+		used += (size_t)snprintf(expected + used, 65536 - used, " %s 1.0000", p.tokens[i]);
+	find_line(text, "  each column's sum:", line, 65536);
+	ck_assert_uint_gt(strlen(line), 4096);
+	ck_assert_str_eq(line, expected);
+	find_line(text, "  WRONG WAY: each row's sum", line, 65536);
+	ck_assert_uint_gt(strlen(line), 4096);
+	for (char *at = strstr(line, "all 1):") + 6; (at = strstr(at, " t")) != NULL; count++) {
+		char *end;
+
+		at = strchr(at + 1, ' ');
+		total += strtod(at, &end);
+		at = end;
+	}
+	ck_assert_int_eq(count, N);
+	ck_assert_double_eq_tol(total, N, N * 0.00005 + 1e-9);
+	free(line);
+	free(expected);
+	free(text);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* A label of 64 bytes of ^, ~ or \\ escapes to 16–18 bytes a byte in LaTeX
+ * (\\textasciicircum{} is 18): written whole in the sentence before a matrix, in
+ * the header's token list and in the statistics. */
+START_TEST(latex_long_escaped_labels)
+{
+	static const char *const escapes[3] = {
+		"\\textasciicircum{}", "\\textasciitilde{}", "\\textbackslash{}",
+	};
+	char labels[3][65], whole[3][64 * 18 + 16];
+	const char *const names[3] = { labels[0], labels[1], labels[2] };
+	struct print_options o = options(PRINT_LATEX, QKV_STAGE_WEIGHTS);
+	char *text;
+
+	memset(labels[0], '^', 64);
+	memset(labels[1], '~', 64);
+	memset(labels[2], '\\', 64);
+	for (int i = 0; i < 3; i++) {
+		labels[i][64] = '\0';
+		strcpy(whole[i], "\\texttt{");
+		for (int k = 0; k < 64; k++)
+			strcat(whole[i], escapes[i]);
+		strcat(whole[i], "}");
+	}
+	text = render_labelled(&o, names);
+	for (int i = 0; i < 3; i++) {
+		/* Header, rows and columns of the weights: three times each. */
+		ck_assert_int_eq(count(text, whole[i]), 3);
+		/* And once more at least, in the statistics' row labels. */
+		whole[i][strlen(whole[i]) - 1] = '\0';
+		ck_assert_int_ge(count(text, whole[i] + strlen("\\texttt{")), 4);
+	}
+	free(text);
+}
+END_TEST
+
+/* A stream's write that always fails (a full disk), counting its calls. */
+static ssize_t failing_write(void *cookie, const char *buf, size_t size)
+{
+	(void)buf;
+	(void)size;
+	++*(int *)cookie;
+	errno = ENOSPC;
+	return -1;
+}
+
+/* A write error stops the report at once: at n = 300 a whole report is tens of
+ * thousands of buffers, but no more than a few writes are tried after the first
+ * fails, in every format. */
+START_TEST(write_error_stops_at_once)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_random(&p, 300, 8, 8, 5), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	for (int f = 0; f < PRINT_FORMAT_COUNT; f++) {
+		cookie_io_functions_t io = { .write = failing_write };
+		struct print_options o = options((enum print_format)f, -1);
+		int calls = 0;
+		FILE *out = fopencookie(&calls, "w", io);
+
+		ck_assert_ptr_nonnull(out);
+		setvbuf(out, NULL, _IOFBF, 4096);
+		ck_assert_int_eq(print_trace(out, &p, &t, &o), -1);
+		ck_assert_msg(calls >= 1 && calls <= 3, "%s: %d writes tried", print_format_name(o.format),
+			      calls);
+		fclose(out);
+	}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -903,6 +1111,11 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, sweep_tables);
 	tcase_add_test(tc, test_json_custom_mask_and_padding);
 	tcase_add_test(tc, test_wrong_way_sums);
+	tcase_add_test(tc, text_wide_labels_align);
+	tcase_add_test(tc, csv_formula_labels);
+	tcase_add_test(tc, wrong_sums_long_lines);
+	tcase_add_test(tc, latex_long_escaped_labels);
+	tcase_add_test(tc, write_error_stops_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,6 +13,7 @@
 #include "qkv/error.h"
 #include "qkv/matrix.h"
 #include "qkv/problem.h"
+#include "oracle.h"
 
 /* The worked example of module 2, typed in from the course. */
 static const double example_q[6] = {1, 0, 0, 1, 1, 1};

@@ -20,6 +20,7 @@
 #include "io/load.h"
 #include "io/save.h"
 #include "qkv/error.h"
+#include "oracle.h"
 
 /* A fresh temporary folder for one test; removed by remove_folder(). */
 static void make_folder(char *folder, size_t size)
@@ -244,7 +245,7 @@ START_TEST(options_round_trip)
 
 	make_folder(folder, sizeof folder);
 	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_random(&p, 4, 3, 2, UINT64_MAX), 0);
+	ck_assert_int_eq(qkv_problem_random(&p, 4, 3, 2, QKV_MAX_SEED), 0);
 	n = (size_t)p.n;
 	/* Custom mask with an irregular pattern, padding, custom scale, big seed. */
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
@@ -261,7 +262,7 @@ START_TEST(options_round_trip)
 	ck_assert_int_eq(qkv_problem_check(&p), 0);
 	round_trip(&p, folder, "options.json");
 
-	p.seed = (uint64_t)INT64_MAX;
+	p.seed = (1ULL << 53) - 1; /* the largest a file holds, written out by hand */
 	p.scale = QKV_SCALE_NONE;
 	p.temperature = QKV_MAX_TEMPERATURE;
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
@@ -332,6 +333,11 @@ START_TEST(invalid_utf8_label_still_loads)
 	text = save_string(&p);
 	ck_assert_int_eq(load_string(text, strlen(text), "s", &back, err, sizeof err), 0);
 	ck_assert_str_eq(back.tokens[1], "caf\xef\xbf\xbd");
+	free(text);
+	/* Control characters and DEL are escaped, as the printer's JSON escapes them. */
+	ck_assert_int_eq(qkv_problem_set_title(&p, "a\x01" "b\x7f" "c\td\"e\\"), 0);
+	text = save_string(&p);
+	ck_assert_ptr_nonnull(strstr(text, "\"title\": \"a\\u0001b\\u007fc\\td\\\"e\\\\\""));
 	free(text);
 	qkv_problem_fini(&back);
 	qkv_problem_fini(&p);
@@ -566,6 +572,37 @@ START_TEST(directory_path_fails_cleanly)
 }
 END_TEST
 
+/* A seed above 2^53 − 1 is refused, as the loader and --seed refuse it: nothing is
+ * written; 2^53 − 1 itself saves as a plain JSON integer and reads back. */
+START_TEST(seed_above_the_limit_is_refused)
+{
+	char folder[64], path[1024], expected[1200], err[1200];
+	struct qkv_problem p, back;
+	char *text;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	qkv_problem_init(&back);
+	ck_assert_int_eq(qkv_problem_random(&p, 2, 2, 2, 1), 0);
+	p.seed = 9007199254740992ULL; /* 2^53 */
+	snprintf(path, sizeof path, "%s/p.json", folder);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	snprintf(expected, sizeof expected, "%s: cannot save: the seed 9007199254740992 is above "
+		 "9007199254740991 (2^53 - 1), the largest a file holds", path);
+	ck_assert_str_eq(err, expected);
+	ck_assert_int_eq(folder_entries(folder), 0);
+	p.seed = 9007199254740991ULL;
+	text = save_string(&p);
+	ck_assert_ptr_nonnull(strstr(text, "\"seed\": 9007199254740991\n"));
+	ck_assert_int_eq(load_string(text, strlen(text), "s", &back, err, sizeof err), 0);
+	ck_assert(back.seeded && back.seed == 9007199254740991ULL);
+	free(text);
+	qkv_problem_fini(&back);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
 START_TEST(missing_folder_fails_cleanly)
 {
 	char folder[64], path[1024], expected[1200], err[1200];
@@ -663,6 +700,7 @@ static Suite *save_suite(void)
 	tcase_add_test(files, stale_temporary_files_are_removed);
 	tcase_add_test(files, too_big_to_read_back_is_refused);
 	tcase_add_test(files, missing_folder_fails_cleanly);
+	tcase_add_test(files, seed_above_the_limit_is_refused);
 	tcase_add_test(files, refused_folder_leaves_original);
 	tcase_add_test(files, read_only_folder_leaves_original);
 	suite_add_tcase(s, files);

@@ -38,10 +38,6 @@ int qkv_matrix_set_all(struct qkv_matrix *m, int rows, int cols, const double *v
 int qkv_matrix_insert_row(struct qkv_matrix *m, int at);
 /* Removes row `at` (0..rows-1). */
 int qkv_matrix_remove_row(struct qkv_matrix *m, int at);
-/* Inserts a zero column before column `at` (0..cols). */
-int qkv_matrix_insert_col(struct qkv_matrix *m, int at);
-/* Removes column `at` (0..cols-1). */
-int qkv_matrix_remove_col(struct qkv_matrix *m, int at);
 
 /* The entry at (row, col); both must be in range. */
 static inline double qkv_matrix_get(const struct qkv_matrix *m, int row, int col)
@@ -89,7 +85,5 @@ int qkv_matrix_transpose(struct qkv_matrix *out, const struct qkv_matrix *a);
 
 /* True when both have the same shape and bit-identical entries. */
 bool qkv_matrix_equal(const struct qkv_matrix *a, const struct qkv_matrix *b);
-/* True when every entry is finite. */
-bool qkv_matrix_all_finite(const struct qkv_matrix *m);
 
 #endif

@@ -11,6 +11,9 @@
 #include "qkv/matrix.h"
 
 #define QKV_MAX_LABEL 64 /* bytes in a token label */
+/* The largest seed, 2^53 − 1: a seed written in JSON reads back exactly in every
+ * reader (JavaScript's numbers included). Files, options and the saver keep to it. */
+#define QKV_MAX_SEED 9007199254740991ULL
 
 enum qkv_form {
 	QKV_FORM_DIRECT,    /* Q, K, V given */
@@ -47,6 +50,33 @@ enum qkv_input {
 	QKV_INPUT_W_V,
 	QKV_INPUT_COUNT,
 };
+
+/* What a matrix's rows or columns count. */
+enum qkv_dim {
+	QKV_DIM_TOKENS, /* n */
+	QKV_DIM_MODEL,  /* d_model (the projected form's token vectors) */
+	QKV_DIM_K,      /* d_k */
+	QKV_DIM_V,      /* d_v */
+};
+
+/* Everything said about one input matrix, in one place: the screen, the loader,
+ * the saver and the printer all read it from here, indexed by enum qkv_input. */
+struct qkv_input_info {
+	const char *name;     /* "W_Q": on screen, in messages, and its problem-file key */
+	const char *role;     /* "query projection": what it is, in words */
+	const char *tex_name; /* "W_Q": in LaTeX math */
+	enum qkv_form form;   /* the form of problem that gives it */
+	enum qkv_dim rows, cols; /* its shape: X is tokens × d_model, W_V d_model × d_v */
+};
+extern const struct qkv_input_info qkv_input_info[QKV_INPUT_COUNT];
+
+/* "none", "causal", "custom": the names a problem file and the JSON output use. */
+const char *qkv_mask_name(enum qkv_mask mask);
+/* "none", "mask-after-softmax", "column-softmax": --wrong's words and JSON's. */
+const char *qkv_wrong_name(enum qkv_wrong wrong);
+/* The mask or mistake named `name` (as above); 0, or -1 when there is none. */
+int qkv_mask_parse(const char *name, enum qkv_mask *mask);
+int qkv_wrong_parse(const char *name, enum qkv_wrong *wrong);
 
 struct qkv_problem {
 	char *title;   /* owned, may be NULL */
@@ -94,7 +124,7 @@ int qkv_problem_d_model(const struct qkv_problem *p); /* 0 in the direct form */
 struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which);
 const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
 						 enum qkv_input which);
-/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V". */
+/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V" (qkv_input_info's name; "?" out of range). */
 const char *qkv_input_name(enum qkv_input which);
 
 /* What the scores are divided by: τ·√d_k, τ, or τ·scale_value. */

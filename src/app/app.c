@@ -1388,12 +1388,18 @@ static int change_mask_bit(struct app *app, int cell)
 	return 0;
 }
 
+/* The seed `r` draws from next: 1 at first, back to 0 after the largest a file holds. */
+static uint64_t next_seed(const struct qkv_problem *p)
+{
+	return !p->seeded ? 1 : p->seed < QKV_MAX_SEED ? p->seed + 1 : 0;
+}
+
 /* New N(0,1) values for Q, K and V from the seed, keeping the shape. */
 static int change_random(struct app *app, int unused)
 {
 	struct qkv_problem *p = &app->problem;
 	struct qkv_problem fresh;
-	uint64_t seed = p->seeded ? p->seed + 1 : 1;
+	uint64_t seed = next_seed(p);
 	int rc;
 
 	(void)unused;
@@ -1402,9 +1408,17 @@ static int change_random(struct app *app, int unused)
 	qkv_problem_init(&fresh);
 	rc = qkv_problem_random(&fresh, p->n, p->q.cols, p->v.cols, seed);
 	if (rc == 0) {
-		qkv_matrix_copy(&p->q, &fresh.q);
-		qkv_matrix_copy(&p->k, &fresh.k);
-		rc = qkv_matrix_copy(&p->v, &fresh.v);
+		/* The fresh draw's matrices are exchanged with the problem's, not
+		 * copied: nothing to allocate, so nothing can fail half-way. */
+		struct qkv_matrix *mine[] = { &p->q, &p->k, &p->v };
+		struct qkv_matrix *theirs[] = { &fresh.q, &fresh.k, &fresh.v };
+
+		for (int i = 0; i < 3; i++) {
+			struct qkv_matrix swap = *mine[i];
+
+			*mine[i] = *theirs[i];
+			*theirs[i] = swap;
+		}
 		p->seeded = true;
 		p->seed = seed;
 	}
@@ -1619,7 +1633,12 @@ static int edit_type(struct app *app, int key)
 {
 	size_t length = strlen(app->edit);
 
-	if (is_number_char(key) && length + 1 < sizeof app->edit) {
+	/* Many classrooms write a decimal comma: it is the decimal point, never dropped. */
+	if (key == ',' && length + 1 < sizeof app->edit) {
+		app->edit[length] = '.';
+		app->edit[length + 1] = '\0';
+		say(app, false, "a decimal comma is read as a decimal point");
+	} else if (is_number_char(key) && length + 1 < sizeof app->edit) {
 		app->edit[length] = (char)key;
 		app->edit[length + 1] = '\0';
 	}
@@ -2382,8 +2401,7 @@ static int option_key(struct app *app, int key)
 		redraw = change_problem(app, change_mask, next, done);
 		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE) {
 			/* Short, so that what the demonstration now shows fits the line. */
-			snprintf(done, sizeof done, "mask %s · ", next == QKV_MASK_NONE ? "none" : next == QKV_MASK_CAUSAL
-				 ? "causal" : "custom");
+			snprintf(done, sizeof done, "mask %s · ", qkv_mask_name((enum qkv_mask)next));
 			wrong_words(app, done);
 		}
 		return redraw;
@@ -2426,7 +2444,7 @@ static int option_key(struct app *app, int key)
 			return REDRAW_STATUS;
 		}
 		snprintf(done, sizeof done, "Q, K and V drawn from N(0,1), seed %llu",
-			 (unsigned long long)(p->seeded ? p->seed + 1 : 1));
+			 (unsigned long long)next_seed(p));
 		return change_problem(app, change_random, 0, done);
 	default:
 		return -1;
@@ -2490,11 +2508,13 @@ static int key_home_end(struct app *app, int key)
 	return REDRAW_ALL;
 }
 
-/* A digit or a point: starts an edit of an input's cell with it. */
+/* A digit, a point or a decimal comma: starts an edit of an input's cell with it. */
 static int key_digit(struct app *app, int key)
 {
 	if (app_focus_is_input(app, app->focus)) {
-		start_edit(app, key);
+		start_edit(app, key == ',' ? '.' : key);
+		if (key == ',')
+			say(app, false, "a decimal comma is read as a decimal point");
 		return REDRAW_INPUTS | REDRAW_STATUS;
 	}
 	say(app, true, "the %s grid is computed: edit %s", app_focus_name(app->focus),
@@ -2642,9 +2662,10 @@ const struct app_binding app_bindings[] = {
 	  "move the cursor in the focused matrix" },
 	{ { APP_KEY_TAB, APP_KEY_BACKTAB }, K_MAIN, "Tab Shift-Tab", "next / previous matrix", "Tab matrix",
 	  APP_KEYS_LIVE, key_focus, NULL },
-	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.' }, K_MAIN, "0-9 .", "type a cell's value",
+	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', ',' }, K_MAIN, "0-9 .", "type a cell's value",
 	  "0-9 edit", APP_KEYS_LIVE, key_digit,
-	  "edit the selected cell, starting with the key typed; Enter keeps, Esc cancels" },
+	  "edit the selected cell, starting with the key typed (a decimal comma is the point); Enter keeps, "
+	  "Esc cancels" },
 	{ { APP_KEY_ENTER }, K_MAIN, "Enter", "edit / mask bit", NULL, 0, key_enter,
 	  "edit the selected cell; Enter keeps, Esc cancels. On a weight in a custom mask: toggle its mask bit" },
 	{ { '+', '=', '-' }, K_MAIN, "+ -", "nudge by the step", "+/- nudge", APP_KEYS_LIVE, key_nudge,

@@ -320,7 +320,7 @@ enum app_key_context {
 	APP_KEYS_LEARNING = 1 << 7,   /* the learning view (its keys are its own) */
 };
 
-#define APP_BINDING_KEYS 12 /* keys per binding at most */
+#define APP_BINDING_KEYS 16 /* keys per binding at most */
 #define APP_KEY_NAME_MAX 13 /* columns of a binding's name in the help */
 #define APP_KEY_NOTE_MAX 22 /* columns of its note: two columns of both fit 80×24 */
 

@@ -162,45 +162,6 @@ int qkv_matrix_remove_row(struct qkv_matrix *m, int at)
 	return 0;
 }
 
-int qkv_matrix_insert_col(struct qkv_matrix *m, int at)
-{
-	struct qkv_matrix fresh;
-
-	if (at < 0 || at > m->cols)
-		return QKV_EINVAL;
-	qkv_matrix_init(&fresh);
-	if (qkv_matrix_zero(&fresh, m->rows, m->cols + 1) != 0)
-		return QKV_ENOMEM;
-	for (int r = 0; r < m->rows; r++) {
-		const double *from = qkv_matrix_row_const(m, r);
-		double *to = qkv_matrix_row(&fresh, r);
-
-		memcpy(to, from, (size_t)at * sizeof(double));
-		memcpy(to + at + 1, from + at, (size_t)(m->cols - at) * sizeof(double));
-	}
-	qkv_matrix_fini(m);
-	*m = fresh;
-	return 0;
-}
-
-int qkv_matrix_remove_col(struct qkv_matrix *m, int at)
-{
-	int cols = m->cols - 1;
-
-	if (at < 0 || at >= m->cols)
-		return QKV_EINVAL;
-	/* Compact in place, row by row, front to back: never overwrites unread data. */
-	for (int r = 0; r < m->rows; r++) {
-		const double *from = m->values + (size_t)r * (size_t)m->cols;
-		double *to = m->values + (size_t)r * (size_t)cols;
-
-		memmove(to, from, (size_t)at * sizeof(double));
-		memmove(to + at, from + at + 1, (size_t)(cols - at) * sizeof(double));
-	}
-	m->cols = cols;
-	return 0;
-}
-
 /* row += Σ a_k · (row k of b) for k = from … to−1, in that order: the axpy form,
  * whose inner loop runs over contiguous memory and vectorises. Four rows of b go
  * in per pass (one load and store of row instead of four), each sum still taken
@@ -335,14 +296,4 @@ bool qkv_matrix_equal(const struct qkv_matrix *a, const struct qkv_matrix *b)
 	if (a->rows != b->rows || a->cols != b->cols)
 		return false;
 	return count == 0 || memcmp(a->values, b->values, count * sizeof(double)) == 0;
-}
-
-bool qkv_matrix_all_finite(const struct qkv_matrix *m)
-{
-	size_t count = (size_t)m->rows * (size_t)m->cols;
-
-	for (size_t i = 0; i < count; i++)
-		if (!isfinite(m->values[i]))
-			return false;
-	return true;
 }

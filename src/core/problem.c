@@ -280,14 +280,69 @@ const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
 	return qkv_problem_input((struct qkv_problem *)p, which);
 }
 
+const struct qkv_input_info qkv_input_info[QKV_INPUT_COUNT] = {
+	[QKV_INPUT_Q] = { "Q", "queries", "Q", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_K },
+	[QKV_INPUT_K] = { "K", "keys", "K", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_K },
+	[QKV_INPUT_V] = { "V", "values", "V", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_V },
+	[QKV_INPUT_X] = { "X", "token vectors", "X", QKV_FORM_PROJECTED, QKV_DIM_TOKENS,
+			  QKV_DIM_MODEL },
+	[QKV_INPUT_W_Q] = { "W_Q", "query projection", "W_Q", QKV_FORM_PROJECTED,
+			    QKV_DIM_MODEL, QKV_DIM_K },
+	[QKV_INPUT_W_K] = { "W_K", "key projection", "W_K", QKV_FORM_PROJECTED,
+			    QKV_DIM_MODEL, QKV_DIM_K },
+	[QKV_INPUT_W_V] = { "W_V", "value projection", "W_V", QKV_FORM_PROJECTED,
+			    QKV_DIM_MODEL, QKV_DIM_V },
+};
 
 const char *qkv_input_name(enum qkv_input which)
 {
-	static const char *const names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V" };
-
 	if ((int)which < 0 || which >= QKV_INPUT_COUNT)
 		return "?";
-	return names[which];
+	return qkv_input_info[which].name;
+}
+
+static const char *const mask_names[] = {
+	[QKV_MASK_NONE] = "none", [QKV_MASK_CAUSAL] = "causal", [QKV_MASK_CUSTOM] = "custom",
+};
+_Static_assert(sizeof mask_names / sizeof *mask_names == QKV_MASK_CUSTOM + 1,
+	       "a name for every mask");
+
+static const char *const wrong_names[] = {
+	[QKV_WRONG_NONE] = "none",
+	[QKV_WRONG_MASK_AFTER_SOFTMAX] = "mask-after-softmax",
+	[QKV_WRONG_COLUMN_SOFTMAX] = "column-softmax",
+};
+_Static_assert(sizeof wrong_names / sizeof *wrong_names == QKV_WRONG_COLUMN_SOFTMAX + 1,
+	       "a name for every mistake");
+
+const char *qkv_mask_name(enum qkv_mask mask)
+{
+	return (int)mask >= 0 && mask <= QKV_MASK_CUSTOM ? mask_names[mask] : "?";
+}
+
+const char *qkv_wrong_name(enum qkv_wrong wrong)
+{
+	return (int)wrong >= 0 && wrong <= QKV_WRONG_COLUMN_SOFTMAX ? wrong_names[wrong] : "?";
+}
+
+int qkv_mask_parse(const char *name, enum qkv_mask *mask)
+{
+	for (int i = 0; i <= QKV_MASK_CUSTOM; i++)
+		if (strcmp(name, mask_names[i]) == 0) {
+			*mask = (enum qkv_mask)i;
+			return 0;
+		}
+	return -1;
+}
+
+int qkv_wrong_parse(const char *name, enum qkv_wrong *wrong)
+{
+	for (int i = 0; i <= QKV_WRONG_COLUMN_SOFTMAX; i++)
+		if (strcmp(name, wrong_names[i]) == 0) {
+			*wrong = (enum qkv_wrong)i;
+			return 0;
+		}
+	return -1;
 }
 
 double qkv_problem_divisor(const struct qkv_problem *p)

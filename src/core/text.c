@@ -1,4 +1,5 @@
 /* text.c — the characters qkv refuses in strings (text.h). */
+#include "qkv/format.h"
 #include "qkv/text.h"
 
 bool qkv_is_control(unsigned int c)
@@ -10,24 +11,17 @@ bool qkv_is_control(unsigned int c)
 bool qkv_text_find_control(const char *text, size_t length, size_t *offset,
 			   unsigned int *code_point)
 {
-	const unsigned char *u = (const unsigned char *)text;
-
 	for (size_t i = 0; i < length;) {
-		unsigned int c = u[i];
-		size_t count = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			       : (c & 0xf8) == 0xf0 ? 4 : 1;
+		unsigned long c = 0;
+		size_t count = qkv_utf8_decode(text + i, length - i, &c);
 
-		if (count > 1 && i + count <= length) {
-			c &= 0x3f >> (count - 1);
-			for (size_t k = 1; k < count; k++)
-				c = c << 6 | (u[i + k] & 0x3f);
-		} else if (c >= 0x80) {
+		if (count == 0) {
 			i++; /* not UTF-8: the loader's encoding check names it */
 			continue;
 		}
-		if (qkv_is_control(c)) {
+		if (qkv_is_control((unsigned int)c)) {
 			*offset = i;
-			*code_point = c;
+			*code_point = (unsigned int)c;
 			return true;
 		}
 		i += count;

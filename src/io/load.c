@@ -1,4 +1,4 @@
-/* load.c — problems from JSON text (DESIGN.md "Files"), strictly.
+/* load.c — problems from JSON text (docs/DESIGN.md, "File format"), strictly.
  * jansson checks the syntax and gives the structure; a small scanner over the same
  * text then finds the line and column of the key or value an error is about. Every
  * error is one line, "FILE:LINE:COL: what was expected". Never prints, never exits,
@@ -61,54 +61,21 @@ static const char *const load_keys[] = {
 	"scale", "temperature", "mask", "padding", "seed",
 };
 
-static const char *const direct_keys[] = { "Q", "K", "V" };
-static const char *const projected_keys[] = { "X", "W_Q", "W_K", "W_V" };
 
 /* Bytes in the UTF-8 sequence starting at s (1..4), or 0 when it is not valid
- * UTF-8 (overlong forms, surrogates and code points above U+10FFFF included). */
+ * UTF-8: the core's one check (qkv/format.h). */
 static size_t utf8_sequence(const unsigned char *s, size_t avail)
 {
-	unsigned int c = s[0];
-	size_t count;
-	unsigned int min, point;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		count = 2;
-		min = 0x80;
-		point = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		count = 3;
-		min = 0x800;
-		point = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		count = 4;
-		min = 0x10000;
-		point = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (avail < count)
-		return 0;
-	for (size_t i = 1; i < count; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		point = (point << 6) | (s[i] & 0x3fu);
-	}
-	if (point < min || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff))
-		return 0;
-	return count;
+	return qkv_utf8_decode((const char *)s, avail, NULL);
 }
 
-/* The code point of a valid UTF-8 sequence of count bytes. */
+/* The code point of a valid UTF-8 sequence of count bytes (the core's decoder). */
 static unsigned int code_point(const unsigned char *s, size_t count)
 {
-	unsigned int point = count == 1 ? s[0] : s[0] & (0x7fu >> count);
+	unsigned long point = 0;
 
-	for (size_t i = 1; i < count; i++)
-		point = (point << 6) | (s[i] & 0x3fu);
-	return point;
+	qkv_utf8_decode((const char *)s, count, &point);
+	return (unsigned int)point;
 }
 
 static bool is_control_at(const unsigned char *s, size_t count)
@@ -439,8 +406,8 @@ static int number_overflow(const struct loader *ld, size_t offset)
 		}
 	}
 	if (strcmp(key, "seed") == 0)
-		return fail_offset(ld, start, "the seed %s is too large: a seed is a whole number from 0 to "
-					      "18446744073709551615", literal);
+		return fail_offset(ld, start, "\"seed\" must be a whole number from 0 to 9007199254740991 "
+					      "(2^53 - 1), found %s", literal);
 	if (strcmp(key, "padding") == 0)
 		return fail_offset(ld, start, "\"padding\" holds %s, too large for a token index (0 to "
 					      "n − 1)", literal);
@@ -541,27 +508,32 @@ static int check_keys(const struct loader *ld)
 	return 0;
 }
 
-/* True when key is one of the count keys in list. */
-static bool in_list(const char *key, const char *const *list, size_t count)
+/* The form whose matrix `key` names (qkv_input_info's names), or -1. */
+static int form_of_key(const char *key)
 {
-	for (size_t i = 0; i < count; i++)
-		if (strcmp(key, list[i]) == 0)
-			return true;
-	return false;
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		if (strcmp(key, qkv_input_info[i].name) == 0)
+			return (int)qkv_input_info[i].form;
+	return -1;
 }
 
-/* How many of keys are present; *first_missing is set to one that is not. */
-static size_t count_present(const json_t *root, const char *const *keys, size_t count,
+/* How many of the form's matrices are present; *first_missing is set to one that
+ * is not. */
+static size_t count_present(const json_t *root, enum qkv_form form,
 			    const char **first_missing)
 {
 	size_t present = 0;
 
 	*first_missing = NULL;
-	for (size_t i = 0; i < count; i++) {
-		if (json_object_get(root, keys[i]) != NULL)
+	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+		const char *key = qkv_input_info[i].name;
+
+		if (qkv_input_info[i].form != form)
+			continue;
+		if (json_object_get(root, key) != NULL)
 			present++;
 		else if (*first_missing == NULL)
-			*first_missing = keys[i];
+			*first_missing = key;
 	}
 	return present;
 }
@@ -571,8 +543,8 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 {
 	const struct place top = { 0, { 0, 0, 0 }, false };
 	const char *missing_direct, *missing_projected;
-	size_t direct = count_present(ld->root, direct_keys, 3, &missing_direct);
-	size_t projected = count_present(ld->root, projected_keys, 4, &missing_projected);
+	size_t direct = count_present(ld->root, QKV_FORM_DIRECT, &missing_direct);
+	size_t projected = count_present(ld->root, QKV_FORM_PROJECTED, &missing_projected);
 
 	if (direct > 0 && projected > 0) {
 		const char *key, *first = NULL;
@@ -580,9 +552,10 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 		json_t *value;
 
 		json_object_foreach(ld->root, key, value) {
-			bool is_direct = in_list(key, direct_keys, 3);
+			int key_form = form_of_key(key);
+			bool is_direct = key_form == QKV_FORM_DIRECT;
 
-			if (!is_direct && !in_list(key, projected_keys, 4))
+			if (key_form < 0)
 				continue;
 			if (first == NULL) {
 				first = key;
@@ -695,41 +668,50 @@ static int read_matrix(const struct loader *ld, const struct matrix_rule *rule,
 	return 0;
 }
 
-/* Reads Q, K, V: Q fixes n and d_k, V fixes d_v. */
-static int read_direct(const struct loader *ld, struct qkv_problem *p)
+/* Reads the form's matrices in qkv_input_info's order, by its shape rules: the
+ * first matrix with a size fixes it (Q or X fixes n; Q or W_Q d_k; V or W_V d_v;
+ * X d_model), and the later ones must agree, saying which matrix set it. */
+static int read_matrices(const struct loader *ld, struct qkv_problem *p)
 {
-	struct matrix_rule q = { "Q", 0, NULL, 0, "d_k" };
-	struct matrix_rule k = { "K", 0, "n, the rows of \"Q\"", 0, "d_k, as in \"Q\"" };
-	struct matrix_rule v = { "V", 0, "n, the rows of \"Q\"", 0, "d_v" };
+	static const char *const dim_names[] = {
+		[QKV_DIM_TOKENS] = "n", [QKV_DIM_MODEL] = "d_model",
+		[QKV_DIM_K] = "d_k", [QKV_DIM_V] = "d_v",
+	};
+	int size[4] = { 0 };
+	char why[2][4][64]; /* [rows or columns of the setter][dimension] */
 
-	if (read_matrix(ld, &q, &p->q) != 0)
-		return -1;
-	k.rows = v.rows = p->q.rows;
-	k.cols = p->q.cols;
-	if (read_matrix(ld, &k, &p->k) != 0 || read_matrix(ld, &v, &p->v) != 0)
-		return -1;
-	p->n = p->q.rows;
-	return 0;
-}
+	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+		const struct qkv_input_info *info = &qkv_input_info[i];
+		struct qkv_matrix *m = qkv_problem_input(p, (enum qkv_input)i);
+		struct matrix_rule rule = {
+			info->name, size[info->rows], NULL, size[info->cols], dim_names[info->cols],
+		};
 
-/* Reads X, W_Q, W_K, W_V: X fixes n and d_model, W_Q fixes d_k, W_V fixes d_v. */
-static int read_projected(const struct loader *ld, struct qkv_problem *p)
-{
-	const char *rows_why = "d_model, the columns of \"X\"";
-	struct matrix_rule x = { "X", 0, NULL, 0, "d_model" };
-	struct matrix_rule w_q = { "W_Q", 0, rows_why, 0, "d_k" };
-	struct matrix_rule w_k = { "W_K", 0, rows_why, 0, "d_k, as in \"W_Q\"" };
-	struct matrix_rule w_v = { "W_V", 0, rows_why, 0, "d_v" };
-
-	if (read_matrix(ld, &x, &p->x) != 0)
-		return -1;
-	w_q.rows = w_k.rows = w_v.rows = p->x.cols;
-	if (read_matrix(ld, &w_q, &p->w_q) != 0)
-		return -1;
-	w_k.cols = p->w_q.cols;
-	if (read_matrix(ld, &w_k, &p->w_k) != 0 || read_matrix(ld, &w_v, &p->w_v) != 0)
-		return -1;
-	p->n = p->x.rows;
+		if (m == NULL) /* not in this problem's form */
+			continue;
+		if (rule.rows > 0)
+			rule.rows_why = why[0][info->rows];
+		if (rule.cols > 0)
+			rule.cols_why = why[1][info->cols];
+		if (read_matrix(ld, &rule, m) != 0)
+			return -1;
+		/* The sizes this matrix fixes, and how a later one is told about them. */
+		if (size[info->rows] == 0) {
+			size[info->rows] = m->rows;
+			snprintf(why[0][info->rows], sizeof why[0][info->rows], "%s, the rows of \"%s\"",
+				 dim_names[info->rows], info->name);
+			snprintf(why[1][info->rows], sizeof why[1][info->rows], "%s, the rows of \"%s\"",
+				 dim_names[info->rows], info->name);
+		}
+		if (size[info->cols] == 0) {
+			size[info->cols] = m->cols;
+			snprintf(why[0][info->cols], sizeof why[0][info->cols],
+				 "%s, the columns of \"%s\"", dim_names[info->cols], info->name);
+			snprintf(why[1][info->cols], sizeof why[1][info->cols], "%s, as in \"%s\"",
+				 dim_names[info->cols], info->name);
+		}
+	}
+	p->n = size[QKV_DIM_TOKENS];
 	return 0;
 }
 
@@ -945,14 +927,10 @@ static int read_mask(const struct loader *ld, struct qkv_problem *p)
 		return read_mask_matrix(ld, p, value);
 	if (!json_is_string(value))
 		return fail_at(ld, &at, "\"mask\" must be %s, found %s", expected, type_name(value));
-	if (strcmp(json_string_value(value), "none") == 0) {
-		p->mask = QKV_MASK_NONE;
+	/* A custom mask is written as its matrix, never by name. */
+	if (qkv_mask_parse(json_string_value(value), &p->mask) == 0 && p->mask != QKV_MASK_CUSTOM)
 		return 0;
-	}
-	if (strcmp(json_string_value(value), "causal") == 0) {
-		p->mask = QKV_MASK_CAUSAL;
-		return 0;
-	}
+	p->mask = QKV_MASK_NONE;
 	quote_text(quoted, sizeof quoted, json_string_value(value), json_string_length(value),
 		   LOAD_MAX_QUOTE);
 	return fail_at(ld, &at, "\"mask\" must be %s, found \"%s\"", expected, quoted);
@@ -993,30 +971,24 @@ static int read_padding(const struct loader *ld, struct qkv_problem *p)
 	return 0;
 }
 
-/* Reads "seed": a non-negative integer, or a string of digits for seeds above
- * what a JSON integer holds (up to 2^64 − 1). */
+/* Reads "seed": a whole number from 0 to QKV_MAX_SEED (2^53 − 1). */
 static int read_seed(const struct loader *ld, struct qkv_problem *p)
 {
 	const json_t *value = json_object_get(ld->root, "seed");
 	struct place at = place_of(ld, "seed", 0, 0, 0);
-	const char *expected = "a non-negative integer (up to 18446744073709551615)";
+	const char *expected = "a whole number from 0 to 9007199254740991 (2^53 - 1)";
 
 	if (value == NULL)
 		return 0;
-	if (json_is_integer(value) && json_integer_value(value) >= 0) {
+	if (json_is_integer(value) && json_integer_value(value) >= 0 &&
+	    (uint64_t)json_integer_value(value) <= QKV_MAX_SEED) {
 		p->seed = (uint64_t)json_integer_value(value);
 	} else if (json_is_string(value)) {
-		const char *digits = json_string_value(value);
 		char quoted[LOAD_MAX_QUOTE * 4 + 8];
-		char *end;
 
-		errno = 0;
-		p->seed = strtoull(digits, &end, 10);
-		quote_text(quoted, sizeof quoted, digits, json_string_length(value), LOAD_MAX_QUOTE);
-		if (digits[0] < '0' || digits[0] > '9' || *end != '\0' || errno != 0 ||
-		    json_string_length(value) > 20)
-			return fail_at(ld, &at, "\"seed\" must be %s, found \"%s\"", expected,
-				       quoted);
+		quote_text(quoted, sizeof quoted, json_string_value(value), json_string_length(value),
+			   LOAD_MAX_QUOTE);
+		return fail_at(ld, &at, "\"seed\" must be %s, found \"%s\"", expected, quoted);
 	} else if (json_is_integer(value)) {
 		return fail_at(ld, &at, "\"seed\" must be %s, found %lld", expected,
 			       (long long)json_integer_value(value));
@@ -1039,7 +1011,7 @@ static int read_problem(const struct loader *ld, struct qkv_problem *p)
 			       type_name(ld->root));
 	if (check_keys(ld) != 0 || read_form(ld, &p->form) != 0)
 		return -1;
-	if (p->form == QKV_FORM_DIRECT ? read_direct(ld, p) : read_projected(ld, p))
+	if (read_matrices(ld, p))
 		return -1;
 	if (read_tokens(ld, p) != 0 || read_text(ld, "title", &p->title) != 0 ||
 	    read_text(ld, "notes", &p->notes) != 0 || read_scaling(ld, p) != 0 ||
@@ -1150,8 +1122,14 @@ int load_file(const char *path, struct qkv_problem *p, char *err, size_t err_siz
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return fail_file(&ld, "cannot open: %s", strerror(errno));
-	if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-		int saved = S_ISDIR(st.st_mode) ? EISDIR : errno;
+	if (fstat(fd, &st) != 0) {
+		int saved = errno;
+
+		close(fd);
+		return fail_file(&ld, "cannot open: %s", strerror(saved));
+	}
+	if (S_ISDIR(st.st_mode)) {
+		int saved = EISDIR;
 
 		close(fd);
 		return fail_file(&ld, "cannot open: %s", strerror(saved));

@@ -1,4 +1,4 @@
-/* load.h — reading problems from JSON (DESIGN.md "Files") with jansson.
+/* load.h — reading problems from JSON (docs/DESIGN.md, "File format") with jansson.
  * Strict: unknown keys, wrong types, ragged rows, mismatched sizes, values that
  * are not finite, and sizes above the limits are errors. Each error is one line
  * for people: "FILE:LINE:COL: what was expected" (or "FILE: …" with no place). */

@@ -1,6 +1,7 @@
 /* print.h — the printer: a trace written as a report (text, Markdown, LaTeX, CSV,
  * JSON) and the d_k sweep as a table. Every number comes from the trace; the
- * JSON forms follow DESIGN.md's "Machine-readable output" contract exactly. */
+ * JSON forms follow docs/DESIGN.md's "JSON contracts" exactly. Each format is a
+ * backend of its own (print_<format>.c, see print_model.h). */
 #ifndef QKV_IO_PRINT_H
 #define QKV_IO_PRINT_H
 
@@ -10,7 +11,14 @@
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
-enum print_format { PRINT_TEXT, PRINT_MARKDOWN, PRINT_LATEX, PRINT_CSV, PRINT_JSON };
+enum print_format {
+	PRINT_TEXT,
+	PRINT_MARKDOWN,
+	PRINT_LATEX,
+	PRINT_CSV,
+	PRINT_JSON,
+	PRINT_FORMAT_COUNT,
+};
 
 struct print_options {
 	enum print_format format;
@@ -22,6 +30,8 @@ struct print_options {
 
 /* Parses "text", "markdown", "latex", "csv", "json"; returns 0 or -1. */
 int print_format_parse(const char *name, enum print_format *format);
+/* The format's --format word ("text", …). */
+const char *print_format_name(enum print_format format);
 /* Sensible defaults: text, every stage, cell (0, 0), 4 decimals. */
 void print_options_default(struct print_options *o);
 
@@ -29,7 +39,7 @@ void print_options_default(struct print_options *o);
 int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
 		const struct print_options *o);
 
-/* Writes a sweep table (count points) in text, Markdown, CSV or JSON. */
+/* Writes a sweep table (count points) in the format; 0, or -1 on a write error. */
 int print_sweep(FILE *out, const struct qkv_sweep_point *points, int count, int tokens,
 		int trials, unsigned long long seed, enum print_format format);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "io/json_write.h"
 #include "io/print_cost.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
@@ -119,15 +120,13 @@ static void cost_text(FILE *out, const struct qkv_cost *c, bool markdown)
 	}
 }
 
-/* A double for CSV and JSON: reads back exactly; NaN and ∞ as `null` (JSON) or empty. */
-static void exact(FILE *out, double value, bool json)
+/* A double for CSV: reads back exactly; NaN and ∞ as an empty field. */
+static void exact(FILE *out, double value)
 {
 	char number[40];
 
-	if (!isfinite(value)) {
-		fputs(json ? "null" : "", out);
+	if (!isfinite(value))
 		return;
-	}
 	qkv_format_exact(number, sizeof number, value);
 	fputs(number, out);
 }
@@ -145,7 +144,7 @@ static void cost_csv(FILE *out, const struct qkv_cost *c)
 		fprintf(out, "%s,%d,%lld,%lld,%lld,%lld,", i < c->count ? "measured" : "extrapolated",
 			row.n, (long long)row.entries, (long long)row.bytes_f64,
 			(long long)row.bytes_f16, (long long)row.flops);
-		exact(out, row.ms, false);
+		exact(out, row.ms);
 		fputc('\n', out);
 	}
 }
@@ -160,11 +159,11 @@ static void cost_json(FILE *out, const struct qkv_cost *c)
 			     "\"flops\": %lld, \"ms\": ",
 			i == 0 ? "" : ",", row->n, (long long)row->entries, (long long)row->bytes_f64,
 			(long long)row->bytes_f16, (long long)row->flops);
-		exact(out, row->ms, true);
+		json_write_number(out, row->ms, JSON_SHORTEST);
 		fputc('}', out);
 	}
 	fputs("],\n \"slope\": ", out);
-	exact(out, qkv_cost_slope(c, NULL), true);
+	json_write_number(out, qkv_cost_slope(c, NULL), JSON_SHORTEST);
 	fputs(",\n \"extrapolated\": [", out);
 	for (int e = 0; e < EXTRAPOLATED_COUNT; e++) {
 		struct qkv_cost_row row;
@@ -172,7 +171,7 @@ static void cost_json(FILE *out, const struct qkv_cost *c)
 		qkv_cost_extrapolate(c, extrapolated_n[e], &row);
 		fprintf(out, "%s\n  {\"n\": %d, \"entries\": %lld, \"bytes_f64\": %lld, \"ms\": ",
 			e == 0 ? "" : ",", row.n, (long long)row.entries, (long long)row.bytes_f64);
-		exact(out, row.ms, true);
+		json_write_number(out, row.ms, JSON_SHORTEST);
 		fputc('}', out);
 	}
 	fputs("]}\n", out);

@@ -7,16 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "io/json_write.h"
 #include "io/print_train.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 
+/* Through the one JSON writer: %.17g, null when not finite. */
 static void json_number(FILE *out, double value)
 {
-	char text[40];
-
-	qkv_format_17g(text, sizeof text, value);
-	fputs(text, out);
+	json_write_number(out, value, JSON_17G);
 }
 
 static void json_matrix(FILE *out, const struct qkv_matrix *m)

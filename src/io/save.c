@@ -1,5 +1,6 @@
-/* save.c — problems written as JSON (DESIGN.md "Files") that load.c reads back to
- * exactly the same problem: every double is written so it reads back bit for bit.
+/* save.c — problems written as JSON (docs/DESIGN.md, "File format") that load.c
+ * reads back to exactly the same problem: every double is written so it reads
+ * back bit for bit.
  * Saving is atomic: a temporary file next to the target, flushed to disk, then
  * renamed over it with the target's mode. A failed save must never touch the
  * original file and never leave the temporary file behind. */
@@ -18,139 +19,54 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io/json_write.h"
 #include "io/save.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 
-/* A growing text; `failed` records an allocation failure once and for all. */
+/* A problem file being written: the stream (a growing string) and how many
+ * object members it has so far. */
 struct text {
-	char *s;
-	size_t length;
-	size_t capacity;
-	bool failed;
-	int members; /* object members written so far */
-	size_t limit; /* the most bytes it may hold, 0 for no limit */
-	bool too_big; /* it would have grown past limit (failed is set too) */
+	FILE *out;
+	int members;
+	size_t limit;  /* the most bytes it may hold, 0 for no limit */
+	bool too_big;  /* it grew past limit: the writing stopped */
 };
 
-/* Appends length bytes. */
-static void text_add(struct text *t, const char *s, size_t length)
+/* True once the text has grown past its limit (then nothing more is written:
+ * a file the loader would refuse is not worth finishing). */
+static bool text_full(struct text *t)
 {
-	if (t->failed)
-		return;
-	if (t->limit > 0 && t->length + length > t->limit) {
-		/* Stop at once: a file the loader would refuse is not worth finishing. */
+	if (!t->too_big && t->limit > 0 && (size_t)ftello(t->out) > t->limit)
 		t->too_big = true;
-		t->failed = true;
-		return;
-	}
-	if (t->length + length + 1 > t->capacity) {
-		size_t capacity = t->capacity > 0 ? t->capacity : 1024;
-		char *bigger;
-
-		while (t->length + length + 1 > capacity)
-			capacity *= 2;
-		bigger = realloc(t->s, capacity);
-		if (bigger == NULL) {
-			t->failed = true;
-			return;
-		}
-		t->s = bigger;
-		t->capacity = capacity;
-	}
-	memcpy(t->s + t->length, s, length);
-	t->length += length;
-	t->s[t->length] = '\0';
-}
-
-static void text_puts(struct text *t, const char *s)
-{
-	text_add(t, s, strlen(s));
-}
-
-/* Appends a number that reads back as the same double; -0 keeps its sign. */
-static void text_number(struct text *t, double value)
-{
-	char buf[40];
-
-	if (value == 0 && signbit(value)) {
-		text_puts(t, "-0.0");
-		return;
-	}
-	qkv_format_exact(buf, sizeof buf, value);
-	text_puts(t, buf);
-}
-
-/* Appends s as a JSON string. Bytes that are not UTF-8 become U+FFFD, so the
- * file always loads even when a label was typed in a broken encoding. */
-static void text_string(struct text *t, const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t length = strlen(s);
-	char escape[8];
-
-	text_puts(t, "\"");
-	for (size_t i = 0; i < length;) {
-		unsigned int c = u[i];
-		size_t count = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-			       : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-		bool valid = count > 0 && i + count <= length;
-
-		for (size_t k = 1; valid && k < count; k++)
-			valid = (u[i + k] & 0xc0) == 0x80;
-		if (valid && count == 3)
-			valid = !(c == 0xe0 && u[i + 1] < 0xa0) && !(c == 0xed && u[i + 1] >= 0xa0);
-		if (valid && count == 4)
-			valid = !(c == 0xf0 && u[i + 1] < 0x90) && !(c == 0xf4 && u[i + 1] >= 0x90);
-		if (!valid) {
-			text_puts(t, "\\ufffd");
-			i++;
-		} else if (c == '"' || c == '\\') {
-			text_puts(t, c == '"' ? "\\\"" : "\\\\");
-			i++;
-		} else if (c == '\n' || c == '\t') {
-			text_puts(t, c == '\n' ? "\\n" : "\\t");
-			i++;
-		} else if (c < 0x20 || c == 0x7f) {
-			snprintf(escape, sizeof escape, "\\u%04x", c);
-			text_puts(t, escape);
-			i++;
-		} else {
-			text_add(t, s + i, count);
-			i += count;
-		}
-	}
-	text_puts(t, "\"");
+	return t->too_big;
 }
 
 /* Appends `"key": ` at the start of a member line. */
 static void text_key(struct text *t, const char *key)
 {
-	text_puts(t, t->members++ > 0 ? ",\n  " : "{\n  ");
-	text_string(t, key);
-	text_puts(t, ": ");
+	fputs(t->members++ > 0 ? ",\n  " : "{\n  ", t->out);
+	json_write_string(t->out, key);
+	fputs(": ", t->out);
 }
 
 /* Appends a matrix, one row per line, rows aligned under the first. */
 static void text_matrix(struct text *t, const char *key, const struct qkv_matrix *m)
 {
 	text_key(t, key);
-	text_puts(t, "[");
-	for (int r = 0; r < m->rows; r++) {
-		if (r > 0) {
-			text_puts(t, ",\n   ");
-			for (size_t i = 0; i < strlen(key) + 4; i++)
-				text_puts(t, " ");
-		}
-		text_puts(t, "[");
+	fputc('[', t->out);
+	for (int r = 0; r < m->rows && !text_full(t); r++) {
+		if (r > 0)
+			fprintf(t->out, ",\n   %*s", (int)strlen(key) + 4, "");
+		fputc('[', t->out);
 		for (int c = 0; c < m->cols; c++) {
 			if (c > 0)
-				text_puts(t, ", ");
-			text_number(t, qkv_matrix_get(m, r, c));
+				fputs(", ", t->out);
+			json_write_number(t->out, qkv_matrix_get(m, r, c), JSON_SHORTEST);
 		}
-		text_puts(t, "]");
+		fputc(']', t->out);
 	}
-	text_puts(t, "]");
+	fputc(']', t->out);
 }
 
 /* Appends the custom mask as n rows of booleans, true = hidden. */
@@ -159,97 +75,98 @@ static void text_mask(struct text *t, const struct qkv_problem *p)
 	size_t n = (size_t)p->n;
 
 	text_key(t, "mask");
-	text_puts(t, "[");
+	fputc('[', t->out);
 	for (size_t r = 0; r < n; r++) {
 		if (r > 0)
-			text_puts(t, ",\n           ");
-		text_puts(t, "[");
+			fputs(",\n           ", t->out);
+		fputc('[', t->out);
 		for (size_t c = 0; c < n; c++) {
 			bool hidden = p->mask_bits != NULL && p->mask_bits[r * n + c] != 0;
 
-			text_puts(t, c > 0 ? ", " : "");
-			text_puts(t, hidden ? "true" : "false");
+			fputs(c > 0 ? ", " : "", t->out);
+			fputs(hidden ? "true" : "false", t->out);
 		}
-		text_puts(t, "]");
+		fputc(']', t->out);
 	}
-	text_puts(t, "]");
+	fputc(']', t->out);
 }
 
 /* Appends the padding list when any token is padding. */
 static void text_padding(struct text *t, const struct qkv_problem *p)
 {
 	bool first = true;
-	char index[16];
 
 	for (int i = 0; p->padding != NULL && i < p->n; i++) {
 		if (!p->padding[i])
 			continue;
 		if (first)
 			text_key(t, "padding");
-		snprintf(index, sizeof index, "%d", i);
-		text_puts(t, first ? "[" : ", ");
-		text_puts(t, index);
+		fprintf(t->out, "%s%d", first ? "[" : ", ", i);
 		first = false;
 	}
 	if (!first)
-		text_puts(t, "]");
+		fputc(']', t->out);
 }
 
 /* The JSON text of p, at most limit bytes (0: no limit); *too_big says why NULL. */
 static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
 {
-	static const enum qkv_input direct[] = { QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V };
-	static const enum qkv_input projected[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K,
-						    QKV_INPUT_W_V };
-	bool is_direct = p->form == QKV_FORM_DIRECT;
-	const enum qkv_input *inputs = is_direct ? direct : projected;
-	struct text t = { NULL, 0, 0, false, 0, limit, false };
-	char seed[32];
+	char *s = NULL;
+	size_t length = 0;
+	struct text t = { open_memstream(&s, &length), 0, limit, false };
 
+	*too_big = false;
+	if (t.out == NULL)
+		return NULL;
 	if (p->title != NULL) {
 		text_key(&t, "title");
-		text_string(&t, p->title);
+		json_write_string(t.out, p->title);
 	}
 	if (p->notes != NULL) {
 		text_key(&t, "notes");
-		text_string(&t, p->notes);
+		json_write_string(t.out, p->notes);
 	}
 	text_key(&t, "tokens");
 	for (int i = 0; i < p->n; i++) {
-		text_puts(&t, i > 0 ? ", " : "[");
-		text_string(&t, p->tokens[i]);
+		fputs(i > 0 ? ", " : "[", t.out);
+		json_write_string(t.out, p->tokens[i]);
 	}
-	text_puts(&t, "]");
-	for (int i = 0; i < (is_direct ? 3 : 4); i++)
-		text_matrix(&t, qkv_input_name(inputs[i]), qkv_problem_input_const(p, inputs[i]));
+	fputc(']', t.out);
+	for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		if (qkv_input_info[i].form == p->form)
+			text_matrix(&t, qkv_input_info[i].name,
+				    qkv_problem_input_const(p, (enum qkv_input)i));
 	text_key(&t, "scale");
 	if (p->scale == QKV_SCALE_CUSTOM)
-		text_number(&t, p->scale_value);
+		json_write_number(t.out, p->scale_value, JSON_SHORTEST);
 	else
-		text_puts(&t, p->scale == QKV_SCALE_NONE ? "\"none\"" : "\"sqrt_dk\"");
+		json_write_string(t.out, p->scale == QKV_SCALE_NONE ? "none" : "sqrt_dk");
 	text_key(&t, "temperature");
-	text_number(&t, p->temperature);
+	json_write_number(t.out, p->temperature, JSON_SHORTEST);
 	if (p->mask == QKV_MASK_CUSTOM) {
 		text_mask(&t, p);
 	} else {
 		text_key(&t, "mask");
-		text_puts(&t, p->mask == QKV_MASK_CAUSAL ? "\"causal\"" : "\"none\"");
+		json_write_string(t.out, qkv_mask_name(p->mask));
 	}
 	text_padding(&t, p);
 	if (p->seeded) {
-		/* JSON integers stop at 2^63 − 1 in jansson; larger seeds go as strings. */
-		snprintf(seed, sizeof seed, p->seed > INT64_MAX ? "\"%llu\"" : "%llu",
-			 (unsigned long long)p->seed);
+		/* At most QKV_MAX_SEED (save_file refuses more): exact in any JSON reader. */
 		text_key(&t, "seed");
-		text_puts(&t, seed);
+		fprintf(t.out, "%llu", (unsigned long long)p->seed);
 	}
-	text_puts(&t, "\n}\n");
-	*too_big = t.too_big;
-	if (t.failed) {
-		free(t.s);
+	fputs("\n}\n", t.out);
+	*too_big = text_full(&t);
+	if (ferror(t.out) != 0 || *too_big) {
+		fclose(t.out);
+		free(s);
 		return NULL;
 	}
-	return t.s;
+	if (fclose(t.out) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 char *save_string(const struct qkv_problem *p)
@@ -265,13 +182,11 @@ char *save_string(const struct qkv_problem *p)
  * millions of numbers first. */
 static double estimated_bytes(const struct qkv_problem *p)
 {
-	static const enum qkv_input inputs[] = { QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V, QKV_INPUT_X,
-						 QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
 	double bytes = 0;
 	char buf[40];
 
-	for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
-		const struct qkv_matrix *m = qkv_problem_input_const(p, inputs[i]);
+	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)i);
 		size_t cells, step, sampled = 0, written = 0;
 
 		if (m == NULL || m->rows == 0 || m->cols == 0)
@@ -536,6 +451,11 @@ int save_file(const char *path, const struct qkv_problem *p, char *err, size_t e
 	if (exists && !S_ISREG(st.st_mode)) {
 		free(target);
 		return save_fail(err, err_size, path, "it is not a regular file");
+	}
+	if (p->seeded && p->seed > QKV_MAX_SEED) {
+		free(target);
+		return save_fail(err, err_size, path, "the seed %llu is above 9007199254740991 (2^53 - 1), "
+				 "the largest a file holds", (unsigned long long)p->seed);
 	}
 	estimate = estimated_bytes(p);
 	if (estimate > 1.25 * (double)QKV_MAX_FILE_BYTES) {

@@ -10,6 +10,7 @@
 
 #include "qkv/format.h"
 #include "tui/chart.h"
+#include "tui/glyphs.h"
 
 #define LABEL_MAX 9 /* widest y tick label, in columns */
 
@@ -201,8 +202,10 @@ static void segment(struct dots *d, int x0, int y0, int x1, int y1, int s)
 
 static void put(WINDOW *w, int y, int x, struct cell_style style, const char *text)
 {
+	char drawn[256];
+
 	palette_apply(w, style);
-	mvwaddstr(w, y, x, text);
+	mvwaddstr(w, y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
 /* The y axis: tick labels right-aligned in label_w columns, the axis rule. */
@@ -220,7 +223,7 @@ static void draw_y_axis(WINDOW *w, const struct chart *c, int top, int plot_h, i
 			continue;
 		int row = top + plot_h - 1 - (int)lround(p) / 4;
 		tick_text(text, sizeof text, ticks[i], c->ascii);
-		int cols = qkv_text_columns(text);
+		int cols = glyphs_columns(text);
 		if (cols > label_w)
 			continue;
 		put(w, row, axis_x - cols, label, text);
@@ -246,7 +249,7 @@ static void draw_x_axis(WINDOW *w, const struct chart *c, int row, int plot_x, i
 		int col = plot_x + (int)lround(p) / 2;
 		put(w, row, col, dim, c->ascii ? "+" : "┬");
 		tick_text(text, sizeof text, ticks[i], c->ascii);
-		int cols = qkv_text_columns(text), at = col - cols / 2;
+		int cols = glyphs_columns(text), at = col - cols / 2;
 		if (at + cols > plot_x + plot_w)
 			at = plot_x + plot_w - cols;
 		if (at < c->x)
@@ -257,7 +260,7 @@ static void draw_x_axis(WINDOW *w, const struct chart *c, int row, int plot_x, i
 		free_from = at + cols + 1;
 	}
 	if (c->x_axis.label) { /* at the right end, when the tick labels leave room */
-		int cols = qkv_text_columns(c->x_axis.label);
+		int cols = glyphs_columns(c->x_axis.label);
 		if (free_from + cols <= plot_x + plot_w)
 			put(w, row + 1, plot_x + plot_w - cols, dim, c->x_axis.label);
 	}
@@ -339,12 +342,17 @@ static void draw_plot(WINDOW *w, const struct chart *c, const struct dots *d, in
 	}
 }
 
-void chart_draw(WINDOW *w, const struct chart *c)
+void chart_draw(WINDOW *w, const struct chart *given)
 {
 	double yt[CHART_MAX_TICKS], xt[CHART_MAX_TICKS];
+	/* The glyph set decides too: an ASCII screen gets the ASCII chart. */
+	struct chart ascii_or_not = *given;
+	const struct chart *c = &ascii_or_not;
 	int plot_h = c->height - 3, label_w = 1, y_count, x_count;
 	char text[32];
 	struct dots d;
+
+	ascii_or_not.ascii = given->ascii || glyphs_set() == GLYPHS_ASCII;
 
 	if (c->title)
 		put(w, c->y, c->x, palette_role(ROLE_TITLE), c->title);
@@ -353,7 +361,7 @@ void chart_draw(WINDOW *w, const struct chart *c)
 	y_count = ticks_of(&c->y_axis, plot_h / 2 + 1, yt);
 	for (int i = 0; i < y_count; i++) {
 		tick_text(text, sizeof text, yt[i], c->ascii);
-		int cols = qkv_text_columns(text);
+		int cols = glyphs_columns(text);
 		if (cols > label_w && cols <= LABEL_MAX)
 			label_w = cols;
 	}
@@ -362,8 +370,8 @@ void chart_draw(WINDOW *w, const struct chart *c)
 		return;
 	x_count = ticks_of(&c->x_axis, plot_w / 8, xt);
 	if (c->y_axis.label) {
-		int title_cols = c->title ? qkv_text_columns(c->title) : 0;
-		int cols = qkv_text_columns(c->y_axis.label);
+		int title_cols = c->title ? glyphs_columns(c->title) : 0;
+		int cols = glyphs_columns(c->y_axis.label);
 		if (title_cols + 2 + cols <= c->width)
 			put(w, c->y, c->x + c->width - cols, palette_role(ROLE_DIM), c->y_axis.label);
 	}

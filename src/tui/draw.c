@@ -15,29 +15,23 @@
 #include "tui/draw.h"
 #include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
+#include "tui/glyphs.h"
 #include "tui/draw_train.h"
 #include "tui/palette.h"
 
 #define TEXT_MAX 1024
 
-/* Writes s at (y, x) in at most `width` columns, cutting on a character boundary. */
+/* Writes s at (y, x) in at most `width` columns (wide characters count two),
+ * cutting on a character boundary. */
 static void put(int y, int x, int width, struct cell_style style, const char *s)
 {
-	int columns = 0;
-	const char *end = s;
+	char drawn[TEXT_MAX];
 
 	if (width <= 0)
 		return;
-	while (*end != '\0') {
-		if (((unsigned char)*end & 0xc0) != 0x80) {
-			if (columns == width)
-				break;
-			columns++;
-		}
-		end++;
-	}
+	s = glyphs_text(s, drawn, sizeof drawn);
 	palette_apply(stdscr, style);
-	mvaddnstr(y, x, s, (int)(end - s));
+	mvaddnstr(y, x, s, (int)qkv_text_fit(s, width, strlen(s)));
 }
 
 /* Copies into buf the words of text that fit in `width` columns, never cutting a
@@ -47,7 +41,7 @@ static const char *words_fitting(char *buf, size_t size, const char *text, int w
 	size_t best = 0;
 
 	snprintf(buf, size, "%s", text);
-	if (qkv_text_columns(buf) <= width)
+	if (glyphs_columns(buf) <= width)
 		return buf;
 	for (size_t i = 1; buf[i] != '\0'; i++) {
 		char saved = buf[i];
@@ -55,13 +49,13 @@ static const char *words_fitting(char *buf, size_t size, const char *text, int w
 		if (buf[i] != ' ' || buf[i - 1] == ' ')
 			continue;
 		buf[i] = '\0';
-		if (qkv_text_columns(buf) + 2 <= width)
+		if (glyphs_columns(buf) + 2 <= width)
 			best = i;
 		buf[i] = saved;
 	}
 	if (best + 4 < size)
 		memcpy(buf + best, " …", sizeof " …");
-	if (qkv_text_columns(buf) > width)
+	if (glyphs_columns(buf) > width)
 		buf[0] = '\0';
 	return buf;
 }
@@ -85,7 +79,7 @@ static void number_text(char *buf, size_t size, double value, int decimals)
 static void put_cell_in(int y, int x, int w, int field, struct cell_style style, const char *text)
 {
 	char cell[160];
-	int length = qkv_text_columns(text), pad;
+	int length = glyphs_columns(text), pad;
 
 	if (field > w - 1 || field < length)
 		field = w - 1 < length ? length : w - 1;
@@ -268,7 +262,7 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 static void put_frame(const struct app *app, const struct panel *panel, int row, int col, int y, int x,
 		      const char *text)
 {
-	int w = panel->cell_w, pad = w - 1 - qkv_text_columns(text);
+	int w = panel->cell_w, pad = w - 1 - glyphs_columns(text);
 	enum cell_frame frame = cell_selected(app, panel, row, col) ? FRAME_SELECTED
 				: cell_moved(app, panel, row, col) ? FRAME_MOVED : FRAME_NONE;
 
@@ -336,14 +330,14 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		int k = 1, end = data_x + panel->shown_cols * panel->cell_w;
 
 		for (int c = 0; c < panel->shown_cols; c++) {
-			int need = (qkv_text_columns(app->problem.tokens[panel->first_col + c]) + 2) / 2;
+			int need = (glyphs_columns(app->problem.tokens[panel->first_col + c]) + 2) / 2;
 			k = need > k ? need : k;
 		}
 		for (int c = 0; c < panel->shown_cols; c++) {
 			int x = data_x + c * panel->cell_w;
 
 			if ((panel->first_col + c) % k != 0 ||
-			    qkv_text_columns(app->problem.tokens[panel->first_col + c]) > end - x)
+			    glyphs_columns(app->problem.tokens[panel->first_col + c]) > end - x)
 				continue;
 			snprintf(text, sizeof text, "%.*s", end - x, app->problem.tokens[panel->first_col + c]);
 			put(panel->y + 1, x, end - x < k * 2 - 1 ? end - x : k * 2 - 1, palette_role(ROLE_LABEL), text);
@@ -402,7 +396,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			number_text(text, sizeof text, value, l->decimals);
-			if (style.glyph[0] != '\0' && panel->cell_w >= qkv_text_columns(text) + 2) {
+			if (style.glyph[0] != '\0' && panel->cell_w >= glyphs_columns(text) + 2) {
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
 			}
@@ -504,19 +498,19 @@ static void draw_weights_legend(const struct app *app, const struct layout *l, c
 		qkv_format_number(low, sizeof low, from, l->decimals);
 		qkv_format_number(number, sizeof number, to, l->decimals);
 		snprintf(high, sizeof high, " %s row %s", number, app->problem.tokens[row]);
-		if (x + steps + qkv_text_columns(high) > end)
+		if (x + steps + glyphs_columns(high) > end)
 			snprintf(high, sizeof high, " %s", number);
 		put(y, panel->x, end - panel->x, palette_role(ROLE_LABEL), low);
-		x = panel->x + qkv_text_columns(low) + 1;
+		x = panel->x + glyphs_columns(low) + 1;
 	} else {
 		snprintf(high, sizeof high, " 1 fixed");
 		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), low);
 	}
 	/* As wide as the grid above it allows, one column a step at least. */
-	step_w = (end - x - qkv_text_columns(high)) / steps;
+	step_w = (end - x - glyphs_columns(high)) / steps;
 	if (step_w < 1)
 		step_w = 1;
-	for (int s = 0; s < steps && x + step_w <= end - qkv_text_columns(high); s++) {
+	for (int s = 0; s < steps && x + step_w <= end - glyphs_columns(high); s++) {
 		struct cell_style style = palette_weight(((double)s + 0.5) / steps);
 		const char *glyph = style.glyph[0] != '\0' ? style.glyph : " ";
 
@@ -539,8 +533,8 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 	snprintf(low, sizeof low, "−%s ", number);
 	snprintf(high, sizeof high, " +%s", number);
 	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
-	x = panel->x + qkv_text_columns(low);
-	for (int s = -side; s <= side && x < panel->x + panel->w - qkv_text_columns(high); s++, x++) {
+	x = panel->x + glyphs_columns(low);
+	for (int s = -side; s <= side && x < panel->x + panel->w - glyphs_columns(high); s++, x++) {
 		struct cell_style style = palette_signed(limit * s / side, limit);
 		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 	}
@@ -630,12 +624,12 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 	blank(panel->y, panel->x, panel->h, panel->w);
 	layout_panel_title(app, panel, title, sizeof title);
 	/* A title wider than its panel drops its "  rows×cols", then words. */
-	if (qkv_text_columns(title) + (focused ? 2 : 0) > panel->w) {
+	if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
 		char *size_part = strstr(title, "×") != NULL ? strrchr(title, ' ') : NULL;
 
 		if (size_part != NULL && size_part > title + 1 && size_part[-1] == ' ')
 			size_part[-1] = '\0';
-		if (qkv_text_columns(title) + (focused ? 2 : 0) > panel->w) {
+		if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
 			char whole[96];
 
 			snprintf(whole, sizeof whole, "%s", title);
@@ -716,7 +710,6 @@ static const char *scale_words(const struct app *app, char *buf, size_t size)
  * defaults (τ 1, no mask). */
 static void bar_numbers(const struct app *app, int level, char *buf, size_t size)
 {
-	static const char *const masks[] = { "none", "causal", "custom" };
 	const struct qkv_problem *p = &app->problem;
 	const char *dot = level >= 2 ? "  " : " · ";
 	char scale[64], seed[48], tau[48] = "", mask[48] = "";
@@ -726,7 +719,7 @@ static void bar_numbers(const struct app *app, int level, char *buf, size_t size
 	if (level < 3 || p->temperature != 1.0)
 		snprintf(tau, sizeof tau, "%sτ %g", dot, p->temperature);
 	if (level < 3 || p->mask != QKV_MASK_NONE || p->temperature != 1.0)
-		snprintf(mask, sizeof mask, "%smask %s", dot, masks[p->mask]);
+		snprintf(mask, sizeof mask, "%smask %s", dot, qkv_mask_name(p->mask));
 	/* "modified" stands with the numbers, which always show; the title gets the rest. */
 	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%s%s%s%s", app->dirty ? " modified ·" : "", p->n,
 		 dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, tau, mask, p->seeded ? seed : "",
@@ -750,12 +743,12 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	for (level = 0; level < 4; level++) {
 		snprintf(left, sizeof left, level == 0 ? " qkv · %s" : level == 1 ? " %s" : "%s", title);
 		bar_numbers(app, level, right, sizeof right);
-		if (qkv_text_columns(left) + qkv_text_columns(right) <= l->width)
+		if (glyphs_columns(left) + glyphs_columns(right) <= l->width)
 			break;
 	}
 	if (level == 4)
-		words_fitting(left, sizeof left, title, l->width - qkv_text_columns(right) - 1);
-	x = l->width - qkv_text_columns(right);
+		words_fitting(left, sizeof left, title, l->width - glyphs_columns(right) - 1);
+	x = l->width - glyphs_columns(right);
 	if (x < 0)
 		x = 0;
 	palette_apply(stdscr, palette_role(ROLE_STATUS));
@@ -766,9 +759,9 @@ static void draw_bars(const struct app *app, const struct layout *l)
 	 * that does not fit beside it, only the current stage keeps its name. */
 	for (int s = first; s < QKV_STAGE_COUNT; s++) {
 		snprintf(stages[s], sizeof stages[s], " %d %s ", s, qkv_stage_name((enum qkv_stage)s));
-		bar += qkv_text_columns(stages[s]) + 1;
+		bar += glyphs_columns(stages[s]) + 1;
 	}
-	if (banner != NULL && bar + 1 + qkv_text_columns(banner) > l->width)
+	if (banner != NULL && bar + 1 + glyphs_columns(banner) > l->width)
 		for (int s = first; s < QKV_STAGE_COUNT; s++)
 			if (s != app->stage)
 				snprintf(stages[s], sizeof stages[s], " %d ", s);
@@ -779,7 +772,7 @@ static void draw_bars(const struct app *app, const struct layout *l)
 		enum palette_role role = app->stage == s ? ROLE_CURSOR
 					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
 		put(1, x, l->width - x, palette_role(role), stages[s]);
-		x += qkv_text_columns(stages[s]) + 1;
+		x += glyphs_columns(stages[s]) + 1;
 	}
 	if (banner != NULL)
 		put(1, x + 1, l->width - x - 1, palette_role(p->wrong != QKV_WRONG_NONE ? ROLE_ERROR : ROLE_DIM), banner);
@@ -797,26 +790,23 @@ static void verdict(const struct app *app, const struct layout *l, char *buf, si
  * words on its last line and ends in "…". Returns the lines the whole text needs. */
 static int wrap_text(int y, int x, int width, int lines, struct cell_style style, const char *text, bool draw)
 {
-	const char *s = text;
+	char drawn[TEXT_MAX];
+	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
 	int line = 0;
 
 	if (width <= 0)
 		return 0;
 	for (; *s != '\0'; line++) {
-		const char *end = s, *cut = NULL;
-		int columns = 0;
+		size_t line_bytes = strcspn(s, "\n");
+		/* What fits in width display columns (wide characters count two). */
+		size_t fit = qkv_text_fit(s, width, line_bytes);
+		const char *end = s + (fit > 0 || line_bytes == 0 ? fit : qkv_utf8_length(s));
+		const char *cut = NULL;
 
-		while (*end != '\0' && *end != '\n') {
-			if (((unsigned char)*end & 0xc0) != 0x80) {
-				if (columns == width)
-					break;
-				columns++;
-			}
-			if (*end == ' ')
-				cut = end;
-			end++;
-		}
-		if (*end != '\0' && *end != '\n' && cut != NULL && cut > s)
+		for (const char *c = s; c < end; c++)
+			if (*c == ' ')
+				cut = c;
+		if (fit < line_bytes && cut != NULL && cut > s)
 			end = cut;
 		if (draw && line < lines) {
 			char chunk[TEXT_MAX];
@@ -989,16 +979,16 @@ static void keys_fitting(char *buf, size_t size, const char *keys, int width)
 		s = end != NULL ? end + strlen(" · ") : s + strlen(s);
 	}
 	snprintf(buf, size, "%s", keys);
-	if (qkv_text_columns(buf) <= width || count < 2)
+	if (glyphs_columns(buf) <= width || count < 2)
 		return;
 	/* The last item and the way to help always stay. */
-	used = 1 + qkv_text_columns(items[count - 1]);
+	used = 1 + glyphs_columns(items[count - 1]);
 	for (int i = 0; i < count - 1; i++)
 		if (items[i][0] == '?')
-			used += qkv_text_columns(items[i]) + 3;
+			used += glyphs_columns(items[i]) + 3;
 	buf[0] = '\0';
 	for (int i = 0; i < count - 1; i++) {
-		int w = qkv_text_columns(items[i]) + 3;
+		int w = glyphs_columns(items[i]) + 3;
 
 		if (items[i][0] != '?' && used + w > width)
 			continue;
@@ -1121,7 +1111,7 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		/* One sentence, the long form when it fits, wrapped only as a last resort. */
 		snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d; this one is %d×%d.",
 			 l->need_width, l->need_height, l->width, l->height);
-		if (qkv_text_columns(text) > l->width)
+		if (glyphs_columns(text) > l->width)
 			snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d.", l->need_width,
 				 l->need_height);
 		put_wrapped(l->height / 2 - 1 > 0 ? l->height / 2 - 1 : 0, 0, l->width, 3,

@@ -9,6 +9,7 @@
 
 #include "tui/chart.h"
 #include "tui/draw_cost.h"
+#include "tui/glyphs.h"
 #include "tui/palette.h"
 
 #define COST_TEXT_MAX 512
@@ -19,15 +20,18 @@ static const int far_n[2] = { 10000, 100000 };
 
 static void put(int y, int x, enum palette_role role, const char *text)
 {
+	char drawn[COST_TEXT_MAX];
+
 	palette_apply(stdscr, palette_role(role));
-	mvaddstr(y, x, text);
+	mvaddstr(y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
 /* Writes text from (y, x) over at most `lines` lines of `width` columns, breaking
  * at spaces; returns the lines used. */
 static int put_wrapped(int y, int x, int width, int lines, enum palette_role role, const char *text)
 {
-	const char *s = text;
+	char drawn[COST_TEXT_MAX];
+	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
 	int line = 0;
 
 	for (; line < lines && *s != '\0'; line++) {

@@ -10,6 +10,7 @@
 
 #include "tui/chart.h"
 #include "tui/draw_saturation.h"
+#include "tui/glyphs.h"
 #include "tui/palette.h"
 
 #define MARK_SCALED "●"
@@ -47,8 +48,10 @@ static struct cell_style unscaled_style(void)
 
 static void put(int y, int x, struct cell_style style, const char *text)
 {
+	char drawn[256];
+
 	palette_apply(stdscr, style);
-	mvaddstr(y, x, text);
+	mvaddstr(y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
 /* One chart of the sweep in the box (y, x, h, w). */
@@ -65,7 +68,7 @@ static void draw_figure(const struct app *app, const struct figure *f, int y, in
 		unscaled[i] = f->value(&app->sweep[i].unscaled);
 	}
 	memset(series, 0, sizeof series);
-	series[0] = (struct chart_series){ d_k, scaled, count, scaled_style(), MARK_SCALED, "o" };
+	series[0] = (struct chart_series){ d_k, scaled, count, scaled_style(), MARK_SCALED, "*" }; /* as the legend spells ● */
 	series[1] = (struct chart_series){ d_k, unscaled, count, unscaled_style(), MARK_UNSCALED, "x" };
 	memset(&c, 0, sizeof c);
 	c.y = y;
@@ -107,6 +110,7 @@ void draw_saturation(const struct app *app, const struct layout *l)
 	/* Two rows of two charts, as tall as the lines under the two header lines allow. */
 	int h = (bottom - top - 1) / 2, w = (width - 3) / 2;
 	char text[256];
+	int x;
 
 	palette_apply(stdscr, palette_role(ROLE_NORMAL));
 	for (int r = top; r <= bottom; r++)
@@ -115,9 +119,12 @@ void draw_saturation(const struct app *app, const struct layout *l)
 		 app->sweep_tokens, app->sweep_trials, (unsigned long long)app->sweep_seed,
 		 app->sweep_count > 0 ? app->sweep[app->sweep_count - 1].d_k : 0);
 	put(top, 1, palette_role(ROLE_TITLE), text);
+	/* Each key 4 columns after the last, as wide as it is drawn (ASCII is wider). */
 	put(top + 1, 2, scaled_style(), MARK_SCALED " scaled (÷√d_k)");
-	put(top + 1, 22, unscaled_style(), MARK_UNSCALED " unscaled");
-	put(top + 1, 36, palette_role(ROLE_DIM), "┊ the problem's d_k now");
+	x = 2 + glyphs_columns(MARK_SCALED " scaled (÷√d_k)") + 4;
+	put(top + 1, x, unscaled_style(), MARK_UNSCALED " unscaled");
+	x += glyphs_columns(MARK_UNSCALED " unscaled") + 4;
+	put(top + 1, x, palette_role(ROLE_DIM), "┊ the problem's d_k now");
 	if (app->sweep_count < 2 || h < 6) {
 		put(top + 3, 2, palette_role(ROLE_NORMAL), "not enough room for the charts: make the terminal larger");
 		return;

@@ -11,6 +11,7 @@
 #include "qkv/train.h"
 #include "tui/chart.h"
 #include "tui/draw_train.h"
+#include "tui/glyphs.h"
 #include "tui/palette.h"
 
 #define TEXT_MAX 1024
@@ -18,11 +19,14 @@
 /* Writes s at (y, x) within `width` columns (UTF-8 aware). */
 static void put(int y, int x, int width, struct cell_style style, const char *s)
 {
+	char drawn[TEXT_MAX];
 	int columns = 0;
-	const char *end = s;
+	const char *end;
 
 	if (width <= 0)
 		return;
+	s = glyphs_text(s, drawn, sizeof drawn);
+	end = s;
 	while (*end != '\0' && *end != '\n') {
 		if (((unsigned char)*end & 0xc0) != 0x80) {
 			if (columns == width)
@@ -40,7 +44,8 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 static int put_wrapped(int y, int x, int width, int lines, struct cell_style style,
 		       const char *text)
 {
-	const char *s = text;
+	char drawn[TEXT_MAX];
+	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
 	int line = 0;
 
 	for (; line < lines && *s != '\0'; line++) {
@@ -119,7 +124,7 @@ static void draw_series_chart(const struct app_learning *l, enum series s, unsig
 			      const char *title, int y, int x, int height, int width,
 			      struct curve curves[2])
 {
-	static const char *const marks[2] = { "●", "×" }, *const ascii[2] = { "o", "x" };
+	static const char *const marks[2] = { "●", "×" }, *const ascii[2] = { "*", "x" }; /* ● is * on ASCII screens */
 	struct chart_series series[4];
 	struct chart c;
 	int count = 0;
@@ -351,14 +356,14 @@ static void draw_sweep(const struct app_learning *g, int y, int x, int width, in
 				 LEARNING_SWEEP_SEEDS, p->unscaled_reached, LEARNING_SWEEP_SEEDS);
 		}
 		snprintf(text, sizeof text, "%6d %8s %9s  %*s%s  %s", p->d_k, scaled, unscaled,
-			 15 - qkv_text_columns(ratio), "", ratio, reached);
+			 15 - glyphs_columns(ratio), "", ratio, reached);
 		/* reached: "scaled/seeds, unscaled/seeds" */
 		put(row, x, width, normal, text);
 	}
 	/* The chart: beside the table when there is room, else under it. */
 	if (finished > 0) {
 		double dks[QKV_TRAIN_SWEEP_POINTS], medians[2][QKV_TRAIN_SWEEP_POINTS];
-		static const char *const marks[2] = { "●", "×" }, *const ascii[2] = { "o", "x" };
+		static const char *const marks[2] = { "●", "×" }, *const ascii[2] = { "*", "x" }; /* ● is * on ASCII screens */
 		struct chart_series series[2];
 		struct chart c;
 		bool beside = width - table_w >= 30;

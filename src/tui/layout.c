@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "qkv/format.h"
+#include "tui/glyphs.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
 
@@ -120,11 +121,15 @@ struct builder {
 	struct layout *l;
 	int group[LAYOUT_MAX_PANELS]; /* group number of each panel */
 	int groups;
-	struct panel spare;           /* a panel past LAYOUT_MAX_PANELS: laid out nowhere */
+	struct panel spare;           /* what add() gives past the limit */
 };
 
-/* The next panel of the layout; past LAYOUT_MAX_PANELS, one that is never placed
- * or drawn rather than one past the end of the array. */
+/* The most panels a layout builds: the projected form's walk shows X and three
+ * W's, Q K V derived, and the five stages' grids. */
+_Static_assert(LAYOUT_MAX_PANELS >= (QKV_INPUT_COUNT - 3) + 3 + 5,
+	       "room for every panel of the projected stage walk");
+
+/* The next panel; past LAYOUT_MAX_PANELS a spare one that is never laid out. */
 static struct panel *add(struct builder *b)
 {
 	if (b->l->count >= LAYOUT_MAX_PANELS) {
@@ -247,7 +252,7 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		q->shown_rows = q->rows;
 		q->shown_cols = q->cols;
 		layout_panel_title(app, q, title, sizeof title);
-		q->title_w = 3 + qkv_text_columns(title); /* room for the focus mark "▶ " */
+		q->title_w = 3 + glyphs_columns(title); /* room for the focus mark "▶ " */
 		enum qkv_stage stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
 				       : q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
 				       : q->kind == PANEL_WEIGHTS ? QKV_STAGE_WEIGHTS
@@ -316,7 +321,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->h_extra = panel->compact ? 2 : 0; /* the selected row and column in numbers */
 		/* In colour, a compact grid shows two rows per line with half blocks, each
 		 * line labelled with both rows ("t1/t2"). */
-		panel->halves = panel->compact && !palette_monochrome();
+		panel->halves = panel->compact && !palette_monochrome() && glyphs_half_blocks();
 		panel->label_w = panel->halves ? 2 * panel->row_label_w : panel->row_label_w;
 		room = width - panel->label_w - 1;
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */

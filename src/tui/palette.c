@@ -6,6 +6,7 @@
  * whose RGB is the same in every mode. Never calls init_color, never draws except
  * palette_flush's repaint of ramp cells in 24-bit mode. All state is file-static. */
 #include "tui/palette.h"
+#include "tui/glyphs.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -107,11 +108,9 @@ static const struct role_def roles_mono[ROLE_COUNT] = {
 	[ROLE_KEY] = { A_BOLD | A_REVERSE, TERM_DEFAULT, TERM_DEFAULT },
 };
 
-/* Shades, lightest to darkest: space, middle dot, ░ ▒ ▓ █ (mono), and beside
- * the eight colours' steps, so that neighbouring steps differ twice. */
-static const char *const shade_glyphs[MONO_LEVELS] = {
-	" ", "\u00b7", "\u2591", "\u2592", "\u2593", "\u2588",
-};
+/* Shades, lightest to darkest, come from glyphs_shade: space, middle dot, ░ ▒ ▓ █
+ * (ASCII: space : = # % @), in mono and beside the eight colours' steps, so that
+ * neighbouring steps differ twice. */
 
 /* A colour as the terminal takes it, and what it stands for in 24-bit mode. */
 struct term_colour {
@@ -320,7 +319,7 @@ static struct cell_style ramp_style(struct qkv_rgb bg, double need, int glyph)
 	if (current.bold && (light_text || !current.eight))
 		style.attr |= A_BOLD;
 	if (current.eight && glyph >= 0)
-		style.glyph = shade_glyphs[glyph < MONO_LEVELS ? glyph : MONO_LEVELS - 1];
+		style.glyph = glyphs_shade(glyph < MONO_LEVELS ? glyph : MONO_LEVELS - 1);
 	style.pair = make_pair(fore, back);
 	if (current.ramp_count < (int)(sizeof current.ramp_pairs / sizeof current.ramp_pairs[0]))
 		current.ramp_pairs[current.ramp_count++] = style.pair;
@@ -382,7 +381,7 @@ void palette_use(int index, bool projector)
 	if (current.mono) {
 		for (int k = 0; k < MONO_LEVELS; k++)
 			current.weights[k] = (struct cell_style){ current.bold ? A_BOLD : A_NORMAL, 0,
-								  shade_glyphs[k] };
+								  glyphs_shade(k) };
 	} else {
 		for (int k = 0; k < weights.count && k < MAX_WEIGHT_STEPS; k++)
 			current.weights[k] = ramp_style(weights.steps[k], need, k);
@@ -468,7 +467,7 @@ struct cell_style palette_signed(double value, double limit)
 	if (current.mono || current.signed_steps <= 0) {
 		magnitude = limit > 0.0 ? fabs(value / limit) : 0.0;
 		plain.attr = current.bold ? A_BOLD : A_NORMAL;
-		plain.glyph = shade_glyphs[qkv_colour_weight_step(magnitude > 1.0 ? 1.0 : magnitude, MONO_LEVELS)];
+		plain.glyph = glyphs_shade(qkv_colour_weight_step(magnitude > 1.0 ? 1.0 : magnitude, MONO_LEVELS));
 		return plain;
 	}
 	return current.signs[qkv_colour_signed_step(value, limit, current.signed_steps / 2)];

@@ -28,6 +28,7 @@
 #include "io/load.h"
 #include "io/recovery.h"
 #include "tui/draw.h"
+#include "tui/glyphs.h"
 #include "tui/input.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
@@ -247,7 +248,7 @@ static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *com
 		wint_t code;
 		int got;
 		int64_t asked = now_ms();
-		char line[160];
+		char line[160], drawn[160];
 
 		if (stop_signal != 0 || interrupt_signal) {
 			status = stop_signal != 0 ? 128 + (int)stop_signal : 128 + SIGINT;
@@ -260,7 +261,7 @@ static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *com
 		snprintf(line, sizeof line, " computing the trace of %d tokens, d_k %d… %.1f s · q quits", n, d_k,
 			 (double)(asked - started) / 1000.0);
 		erase();
-		mvaddnstr(0, 0, line, COLS);
+		mvaddnstr(0, 0, glyphs_text(line, drawn, sizeof drawn), COLS);
 		refresh();
 		got = wget_wch(stdscr, &code);
 		if (got == ERR) {
@@ -378,8 +379,9 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		qkv_problem_fini(p);
 		return status;
 	}
-	/* Characters only: numbers keep the C locale's decimal point everywhere. */
-	setlocale(LC_CTYPE, "");
+	/* Characters only: numbers keep the C locale's decimal point everywhere. The
+	 * glyph set follows: UTF-8 (or C.UTF-8 when the environment names none), else ASCII. */
+	glyphs_start(glyphs_fallback_locales);
 	if (tcgetattr(STDIN_FILENO, &shell_modes) == 0)
 		have_shell_modes = 1;
 	catch_signals();

@@ -1,4 +1,4 @@
-/* bench.c — qkv's benchmark (issue 8). Times key presses drawn into a real
+/* bench.c — qkv's benchmark (targets: README, Performance). Times key presses drawn into a real
  * terminal (ncurses on a pseudo-terminal whose output is read and counted), the
  * core's trace and matrix products, the d_k sweep, the real program's start-up
  * and peak memory, and the printer against the same trace written with numpy.
@@ -380,7 +380,7 @@ static int bench_core_small(void)
 	return rc;
 }
 
-/* The trace at n = 512, d_k = d_v = 64. core_gflops is what issue 8 asks: the
+/* The trace at n = 512, d_k = d_v = 64. core_gflops is the target: the
  * trace's matrix products (Q Kᵀ and A V, as qkv_attention runs them) over their own
  * time; the whole trace, with its 2·n² exp and log calls, is reported beside it. */
 static int bench_core_large(void)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_saturation.sh — issue 5's lesson in the real interface: from 8 random tokens
+# test_saturation.sh — the saturation lesson in the real interface: from 8 random tokens
 # with d_k = 4, switch the scaling off and double d_k to 1024; softmax collapses to
 # one-hot rows, the variance it sees grows to the hundreds, the gradient norm
 # vanishes; s brings softness back. Checked as properties read off the screen (row

@@ -1,0 +1,214 @@
+/* test_glyphs.c — Check suite for the glyph set (src/tui/glyphs.h): which set the
+ * locale gives (UTF-8, the C.UTF-8 fallback, ASCII when no UTF-8 locale can be had
+ * or QKV_ASCII asks for it), and the ASCII spelling of what the interface draws.
+ * Expected spellings are written out by hand from the table's intent (√ is "sqrt"
+ * with its operand in parentheses, boxes are | - +), not copied from output. */
+#include <check.h>
+#include <locale.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui/glyphs.h"
+
+/* Every byte of s is ASCII. */
+static bool all_ascii(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s >= 0x80)
+			return false;
+	return true;
+}
+
+/* The environment of a terminal with no locale set at all. */
+static void clear_locale_environment(void)
+{
+	unsetenv("LC_ALL");
+	unsetenv("LC_CTYPE");
+	unsetenv("LANG");
+	unsetenv("QKV_ASCII");
+	setlocale(LC_ALL, "C");
+}
+
+START_TEST(test_utf8_is_untouched)
+{
+	char buf[64];
+	const char *s = "÷ √2 = 1.414 · τ 1";
+
+	glyphs_use(GLYPHS_UTF8);
+	ck_assert_ptr_eq(glyphs_text(s, buf, sizeof buf), s);
+	ck_assert_int_eq(glyphs_columns(s), 18);
+	ck_assert_str_eq(glyphs_shade(3), "▒");
+	ck_assert(glyphs_half_blocks());
+}
+END_TEST
+
+START_TEST(test_ascii_spellings)
+{
+	static const struct {
+		const char *utf8, *ascii;
+	} cases[] = {
+		{ "÷ √2 = 1.414", "/ sqrt(2) = 1.414" },
+		{ "÷ τ√64 = 4.000", "/ tau*sqrt(64) = 4.000" },
+		{ "softmax(Q Kᵀ / √d_k) V", "softmax(Q K^T / sqrt(d_k)) V" },
+		{ "max  H/lnN   eff  ‖J‖", "max  H/lnN   eff  ||J||" },
+		{ "Σrow", "sumrow" },
+		{ "e^(S' − max) / Σ e^(S' − max)", "e^(S' - max) / sum e^(S' - max)" },
+		{ "┌─┐│└┘┊", "+-+|++:" },
+		{ "▶ Q  queries", "> Q  queries" },
+		{ "d_k →", "d_k ->" },
+		{ "↑↓ tokens · ←→ trials", "Up/Down tokens . Left/Right trials" },
+		{ "j ≤ i, ±1e12, 0–1, a — b, 1…3", "j <= i, +-1e12, 0-1, a - b, 1...3" },
+		{ "“x” is", "\"x\" is" },
+		{ "● scaled ◆ both × unscaled ○ extrapolated", "* scaled # both x unscaled o extrapolated" },
+		{ "2n²d_k ┤┬", "2n^2d_k ++" },
+		{ "‖∇W_Q‖ · ∂L/∂O ✓ ❚❚ paused", "||grad W_Q|| . dL/dO (done) || paused" },
+		{ "masked: −∞", "masked: -inf" },
+		{ "café 日本", "caf? ??" },
+		{ "plain ASCII", "plain ASCII" },
+	};
+	char buf[128];
+
+	glyphs_use(GLYPHS_ASCII);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *got = glyphs_text(cases[i].utf8, buf, sizeof buf);
+		ck_assert_msg(strcmp(got, cases[i].ascii) == 0, "\"%s\" became \"%s\", expected \"%s\"",
+			      cases[i].utf8, got, cases[i].ascii);
+		ck_assert_int_eq(glyphs_columns(cases[i].utf8), (int)strlen(cases[i].ascii));
+	}
+	glyphs_use(GLYPHS_UTF8);
+}
+END_TEST
+
+/* A short buffer cuts the text and still ends it; nothing is written past it. */
+START_TEST(test_ascii_cut)
+{
+	char buf[8];
+
+	memset(buf, 'Z', sizeof buf);
+	glyphs_use(GLYPHS_ASCII);
+	ck_assert_str_eq(glyphs_text("÷ √1024 = 32", buf, 7), "/ sqrt");
+	ck_assert_int_eq(buf[7], 'Z');
+	ck_assert_str_eq(glyphs_text("√", buf, 1), "");
+	glyphs_use(GLYPHS_UTF8);
+}
+END_TEST
+
+/* Shades: six, distinct, ASCII, lightest a space, none a sign or a point. */
+START_TEST(test_ascii_shades)
+{
+	glyphs_use(GLYPHS_ASCII);
+	ck_assert_str_eq(glyphs_shade(0), " ");
+	for (int k = 0; k < 6; k++) {
+		ck_assert_int_eq((int)strlen(glyphs_shade(k)), 1);
+		ck_assert(all_ascii(glyphs_shade(k)));
+		ck_assert_ptr_null(strpbrk(glyphs_shade(k), "+-.,0123456789"));
+		for (int j = 0; j < k; j++)
+			ck_assert_str_ne(glyphs_shade(j), glyphs_shade(k));
+	}
+	ck_assert_str_eq(glyphs_shade(5), "@");
+	ck_assert(!glyphs_half_blocks());
+	glyphs_use(GLYPHS_UTF8);
+}
+END_TEST
+
+/* Every byte sequence, valid UTF-8 or not, comes out ASCII and no longer than asked. */
+START_TEST(test_ascii_any_bytes)
+{
+	char in[64], buf[40];
+	unsigned int state = 12345;
+
+	glyphs_use(GLYPHS_ASCII);
+	for (int trial = 0; trial < 20000; trial++) {
+		size_t n = 1 + (state >> 16) % 63;
+		for (size_t i = 0; i < n; i++) {
+			state = state * 1103515245u + 12345u;
+			in[i] = (char)(1 + (state >> 16) % 255);
+		}
+		in[n > 63 ? 63 : n] = '\0';
+		const char *out = glyphs_text(in, buf, sizeof buf);
+		ck_assert(all_ascii(out));
+		if (out == buf)
+			ck_assert_uint_lt(strlen(out), sizeof buf);
+	}
+	glyphs_use(GLYPHS_UTF8);
+}
+END_TEST
+
+/* No locale in the environment: the C.UTF-8 fallback is taken, so UTF-8 is drawn. */
+START_TEST(test_start_falls_back_to_c_utf8)
+{
+	clear_locale_environment();
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL && setlocale(LC_CTYPE, "C.utf8") == NULL) {
+		setlocale(LC_ALL, "C");
+		return; /* this system has no C.UTF-8: the next test covers it */
+	}
+	setlocale(LC_ALL, "C");
+	ck_assert_int_eq(glyphs_start(glyphs_fallback_locales), GLYPHS_UTF8);
+	ck_assert_int_eq(glyphs_set(), GLYPHS_UTF8);
+	/* LANG naming a locale that is not installed is the same as none. */
+	clear_locale_environment();
+	setenv("LANG", "xx_NO.UTF-8", 1);
+	ck_assert_int_eq(glyphs_start(glyphs_fallback_locales), GLYPHS_UTF8);
+	clear_locale_environment();
+}
+END_TEST
+
+/* No UTF-8 locale to be had (the fallbacks name none that exists): ASCII. */
+START_TEST(test_start_without_utf8_locale)
+{
+	static const char *const none[] = { "qkv-no-such-locale.UTF-8", NULL };
+
+	clear_locale_environment();
+	ck_assert_int_eq(glyphs_start(none), GLYPHS_ASCII);
+	ck_assert_int_eq(glyphs_set(), GLYPHS_ASCII);
+	ck_assert_int_eq(glyphs_start(NULL), GLYPHS_ASCII);
+	glyphs_use(GLYPHS_UTF8);
+	clear_locale_environment();
+}
+END_TEST
+
+/* QKV_ASCII asks for ASCII even in a UTF-8 locale; empty means unset. */
+START_TEST(test_start_ascii_asked_for)
+{
+	clear_locale_environment();
+	setenv("QKV_ASCII", "1", 1);
+	ck_assert_int_eq(glyphs_start(glyphs_fallback_locales), GLYPHS_ASCII);
+	setenv("QKV_ASCII", "", 1);
+	if (setlocale(LC_CTYPE, "C.UTF-8") != NULL) {
+		setlocale(LC_ALL, "C");
+		ck_assert_int_eq(glyphs_start(glyphs_fallback_locales), GLYPHS_UTF8);
+	}
+	glyphs_use(GLYPHS_UTF8);
+	clear_locale_environment();
+}
+END_TEST
+
+static Suite *glyphs_suite(void)
+{
+	Suite *s = suite_create("glyphs");
+	TCase *text = tcase_create("text");
+	tcase_add_test(text, test_utf8_is_untouched);
+	tcase_add_test(text, test_ascii_spellings);
+	tcase_add_test(text, test_ascii_cut);
+	tcase_add_test(text, test_ascii_shades);
+	tcase_add_test(text, test_ascii_any_bytes);
+	suite_add_tcase(s, text);
+	TCase *start = tcase_create("start");
+	tcase_add_test(start, test_start_falls_back_to_c_utf8);
+	tcase_add_test(start, test_start_without_utf8_locale);
+	tcase_add_test(start, test_start_ascii_asked_for);
+	suite_add_tcase(s, start);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(glyphs_suite());
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
