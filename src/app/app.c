@@ -51,9 +51,7 @@ static enum qkv_input focus_input(enum app_focus focus)
 /* True for the inputs the problem's form has (Q K V, or X and the W's). */
 bool app_focus_is_input(const struct app *app, enum app_focus focus)
 {
-	if (app->problem.form == QKV_FORM_DIRECT)
-		return focus <= FOCUS_V;
-	return focus >= FOCUS_X && focus <= FOCUS_W_V;
+	return (int)focus >= 0 && focus < FOCUS_ATTENTION && qkv_input_info[focus].form == app->problem.form;
 }
 
 /* The input matrix behind an input focus; NULL for a computed grid. */
