@@ -12,7 +12,7 @@ cd "$QKV_ROOT" || exit 1
 
 # What building and running qkv needs.
 QKV_REQUIRED_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libncurses-dev check
-	libjansson-dev tmux)
+	libjansson-dev libcairo2-dev tmux python3)
 # What scripts/test uses when it can have it (valgrind, the libFuzzer run).
 QKV_OPTIONAL_PACKAGES=(valgrind clang libclang-rt-dev)
 
@@ -47,6 +47,7 @@ qkv_have_package() {
 	libncurses-dev) pkg-config --exists ncursesw 2>/dev/null ;;
 	check) pkg-config --exists check 2>/dev/null ;;
 	libjansson-dev) pkg-config --exists jansson 2>/dev/null ;;
+	libcairo2-dev) pkg-config --exists cairo 2>/dev/null ;;
 	libclang-rt-dev) return 1 ;;
 	*) command -v "$pkg" >/dev/null 2>&1 ;;
 	esac

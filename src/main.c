@@ -16,8 +16,12 @@
 
 #include "app/app.h"
 #include "io/builtin.h"
+#include "io/figure.h"
+#include "io/figure_train.h"
+#include "io/latex_heatmap.h"
 #include "io/load.h"
 #include "io/print.h"
+#include "io/save.h"
 #include "io/print_train.h"
 #include "io/print_cost.h"
 #include "qkv/attention.h"
@@ -39,6 +43,7 @@ enum opt {
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
+	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND, OPT_HEATMAP,
 	OPT_COST, OPT_HEADS,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
@@ -69,6 +74,10 @@ static const struct option long_options[] = {
 	{ "palette", required_argument, NULL, OPT_BASE + OPT_PALETTE },
 	{ "color", required_argument, NULL, OPT_BASE + OPT_COLOR },
 	{ "pace", required_argument, NULL, OPT_BASE + OPT_PACE },
+	{ "output", required_argument, NULL, OPT_BASE + OPT_OUTPUT },
+	{ "size", required_argument, NULL, OPT_BASE + OPT_SIZE },
+	{ "background", required_argument, NULL, OPT_BASE + OPT_BACKGROUND },
+	{ "heatmap", optional_argument, NULL, OPT_BASE + OPT_HEATMAP },
 	{ "cost", no_argument, NULL, OPT_BASE + OPT_COST },
 	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
@@ -82,7 +91,14 @@ static const char usage_text[] =
 	"Without FILE: the course's three-token worked example. Keys: man qkv, or ?.\n"
 	"\n"
 	"  -p, --print           print the stages and exit, instead of the interface\n"
-	"      --format F        text, markdown, latex, csv or json\n"
+	"      --format F        text, markdown, latex, csv or json; or a figure of the\n"
+	"                        stage (default weights; --sweep: its charts): svg,\n"
+	"                        pdf or png\n"
+	"  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
+	"      --size WxH        a figure's size in points (png: pixels), 16 to 8192\n"
+	"      --background B    a figure's background: light (default) or dark\n"
+	"      --heatmap[=FORM]  LaTeX of stage 1, 2 or 3 (default 3) as a heatmap:\n"
+	"                        table (\\cellcolor cells, default) or pgfplots\n"
 	"      --stage N         only stage N: 1 scores, 2 scaled, 3 weights, 4 mix,\n"
 	"                        5 output, 0 projections (not with json: always whole)\n"
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
@@ -101,7 +117,8 @@ static const char usage_text[] =
 	"      --mask M          none or causal (query i sees keys j ≤ i)\n"
 	"      --wrong W         mask-after-softmax or column-softmax, on purpose\n"
 	"      --projector       start the interface in projector mode\n"
-	"      --palette NAME    colour palette: viridis (default), projector, 8, mono\n"
+	"      --palette NAME    colour palette (also of a figure): viridis (default),\n"
+	"                        projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
 	"      --pace SECONDS    autoplay: seconds per step (default " STR(APP_PACE_S) ")\n"
 	"      --train TASK      train one head on lookup, previous or self: opens the\n"
@@ -111,6 +128,7 @@ static const char usage_text[] =
 	"                        --seed, --learn W_Q,W_K,W_V (default W_Q,W_K)\n"
 	"      --train-sweep     with --train: steps to 90% for d_k = 4 … 256, scaled\n"
 	"                        against unscaled (--seeds N, default 5)\n"
+	"                        (--format svg, pdf or png: the run's or sweep's charts)\n"
 	"      --cost            measure what n tokens cost here (n = 16 … 4096 and\n"
 	"                        more): scores, bytes, flops, time, slope; --dk D\n"
 	"                        (default 64), --heads H, --format\n"
@@ -133,6 +151,12 @@ struct cli {
 	enum qkv_mask mask;
 	enum qkv_wrong wrong;
 	const char *palette, *color;
+	bool figure;                 /* --format svg, pdf or png */
+	enum figure_format figure_format;
+	const char *output;
+	double size_w, size_h;
+	bool dark;
+	enum latex_heatmap_form heatmap;
 };
 
 /* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. */
@@ -260,9 +284,27 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 {
 	switch (o) {
 	case OPT_FORMAT:
-		if (print_format_parse(arg, &c->print.format) != 0)
-			return fail("--format needs text, markdown, latex, csv or json, not \"%s\"",
-				    arg);
+		c->figure = figure_format_parse(arg, &c->figure_format) == 0;
+		if (!c->figure && print_format_parse(arg, &c->print.format) != 0)
+			return fail("--format needs text, markdown, latex, csv, json, svg, pdf or png, "
+				    "not \"%s\"", arg);
+		return 0;
+	case OPT_OUTPUT:
+		c->output = arg;
+		return 0;
+	case OPT_SIZE:
+		if (figure_size_parse(arg, &c->size_w, &c->size_h) != 0)
+			return fail("--size needs WxH, two numbers from %g to %g (points; png: pixels), "
+				    "like 960x540, not \"%s\"", FIGURE_MIN_SIDE, FIGURE_MAX_SIDE, arg);
+		return 0;
+	case OPT_HEATMAP:
+		if (latex_heatmap_parse(arg, &c->heatmap) != 0)
+			return fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"", arg);
+		return 0;
+	case OPT_BACKGROUND:
+		if (strcmp(arg, "light") != 0 && strcmp(arg, "dark") != 0)
+			return fail("--background needs light or dark, not \"%s\"", arg);
+		c->dark = strcmp(arg, "dark") == 0;
 		return 0;
 	case OPT_STAGE:
 		return parse_stage(arg, &c->print.stage);
@@ -323,7 +365,8 @@ static int first_given(const struct cli *c, const enum opt *list, size_t count)
 static bool wants_print(const struct cli *c)
 {
 	return c->given[OPT_PRINT] || c->given[OPT_FORMAT] || c->given[OPT_STAGE]
-		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS];
+		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS] || c->given[OPT_OUTPUT]
+		|| c->given[OPT_SIZE] || c->given[OPT_BACKGROUND] || c->given[OPT_HEATMAP];
 }
 
 /* --cost takes --dk, --heads and --format (not LaTeX), and nothing else. */
@@ -336,8 +379,10 @@ static int check_cost(const struct cli *c)
 	for (int o = 0; o < OPT_COUNT; o++)
 		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
 			return fail("--%s does not apply to --cost", opt_name((enum opt)o));
-	if (c->print.format == PRINT_LATEX)
-		return fail("--cost writes text, markdown, csv or json, not latex");
+	if (c->print.format == PRINT_LATEX || c->figure)
+		return fail("--cost writes text, markdown, csv or json, not %s",
+			    c->figure ? (c->figure_format == FIGURE_SVG ? "svg" : c->figure_format == FIGURE_PDF ? "pdf" : "png")
+				      : "latex");
 	return 0;
 }
 
@@ -361,13 +406,19 @@ static int check_combinations(const struct cli *c)
 	static const enum opt not_with_sweep[] = {
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
-		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
+		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_HEATMAP,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE };
 	int o;
 
+	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
+		return fail("--%s goes with --format svg, pdf or png",
+			    opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
+	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
+		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
+			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
 	if (c->given[OPT_COST] || c->given[OPT_HEADS])
 		return check_cost(c);
 	if (c->given[OPT_SWEEP]) {
@@ -375,8 +426,12 @@ static int check_combinations(const struct cli *c)
 			return fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
 				    c->file);
 		o = first_given(c, not_with_sweep, sizeof not_with_sweep / sizeof *not_with_sweep);
+		if (o == OPT_PALETTE && c->figure)   /* the sweep's figure takes a palette */
+			o = first_given(c, (const enum opt[]){ OPT_COLOR, OPT_PACE, OPT_HEATMAP }, 3);
 		if (o >= 0)
 			return fail("--%s does not apply to --sweep", opt_name((enum opt)o));
+		if (c->given[OPT_PALETTE] && c->figure && qkv_colour_palette_find(c->palette) < 0)
+			return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
 		if (c->tokens < 2)
 			return fail("--sweep needs at least 2 tokens (--tokens %d)", c->tokens);
 		/* Each trial of d_k = 1, 2, 4, … costs tokens² · d_k multiply-adds, 2 · d_k_max in all. */
@@ -402,8 +457,17 @@ static int check_combinations(const struct cli *c)
 		if (!c->given[OPT_TOKENS] || !c->given[OPT_DK])
 			return fail("--random needs --tokens N and --dk D");
 	}
+	if (c->given[OPT_HEATMAP] && (c->figure || (c->given[OPT_FORMAT] && c->print.format != PRINT_LATEX)))
+		return fail("--heatmap is a form of --format latex");
+	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
+	    c->print.stage != QKV_STAGE_SCALED && c->print.stage != QKV_STAGE_WEIGHTS)
+		return fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
+	if ((c->figure || c->given[OPT_HEATMAP]) && c->given[OPT_PALETTE] && qkv_colour_palette_find(c->palette) < 0)
+		return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
 	if (wants_print(c)) {
 		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
+		if (o == OPT_PALETTE && (c->figure || c->given[OPT_HEATMAP]))
+			o = first_given(c, interface_only + 2, 2);
 		if (o >= 0)
 			return fail("--%s is for the interface; it does nothing with --print",
 				    opt_name((enum opt)o));
@@ -465,7 +529,7 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 	int ch;
 
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":phV", long_options, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":phVo:", long_options, NULL)) != -1) {
 		enum opt o;
 
 		if (ch == 'p')
@@ -474,6 +538,8 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 			ch = OPT_BASE + OPT_HELP;
 		else if (ch == 'V')
 			ch = OPT_BASE + OPT_VERSION;
+		else if (ch == 'o')
+			ch = OPT_BASE + OPT_OUTPUT;
 		if (ch == '?')
 			return unknown_option(argv[optind - 1]);
 		if (ch == ':')
@@ -500,7 +566,10 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 	return check_combinations(c);
 }
 
-/* Runs the d_k sweep and prints it; the exit status. */
+static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
+			const struct print_options *options, const struct qkv_sweep_point *points, int count);
+
+/* Runs the d_k sweep and prints it (or draws it); the exit status. */
 static int run_sweep(const struct cli *c)
 {
 	struct qkv_sweep_point points[QKV_SWEEP_MAX_POINTS];
@@ -510,12 +579,7 @@ static int run_sweep(const struct cli *c)
 		fail("the sweep failed: %s", qkv_error_string(count));
 		return count == QKV_EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
-	if (print_sweep(stdout, points, count, c->tokens, c->trials,
-			(unsigned long long)c->seed, c->print.format) != 0) {
-		fail("cannot write the table: %s", strerror(errno));
-		return EXIT_FAILURE;
-	}
-	return EXIT_SUCCESS;
+	return write_output(c, NULL, NULL, &c->print, points, count);
 }
 
 /* Fills p from the file, a random draw or the built-in example; the exit status. */
@@ -595,6 +659,65 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 	return 0;
 }
 
+/* Writes the report or the figure of trace to the output: standard output, or
+ * --output atomically (made in memory first). 0, or the exit status with one line
+ * written: EXIT_USAGE when --output cannot be written, else EXIT_FAILURE. */
+static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
+			const struct print_options *options, const struct qkv_sweep_point *points, int count)
+{
+	struct figure_options fo;
+	char err[1024] = "write error", *bytes = NULL;
+	size_t length = 0;
+	FILE *out = stdout;
+	int rc;
+
+	figure_options_default(&fo);
+	fo.stage = options->stage >= 0 ? options->stage : QKV_STAGE_WEIGHTS;
+	fo.palette = c->palette != NULL ? qkv_colour_palette_find(c->palette) : QKV_PALETTE_VIRIDIS;
+	fo.dark = c->dark;
+	fo.decimals = c->given[OPT_DECIMALS] ? options->decimals : 2;
+	fo.cell_row = c->given[OPT_CELL] ? options->cell_row : -1;
+	fo.cell_col = c->given[OPT_CELL] ? options->cell_col : -1;
+	fo.width = c->size_w;
+	fo.height = c->size_h;
+	if (c->output != NULL && (out = open_memstream(&bytes, &length)) == NULL) {
+		fail("cannot write the report: out of memory");
+		return EXIT_FAILURE;
+	}
+	errno = 0;
+	if (points != NULL && c->figure) {
+		rc = figure_sweep_write(out, c->figure_format, points, count, c->tokens, c->trials,
+					(unsigned long long)c->seed, &fo, err, sizeof err);
+	} else if (points != NULL) {
+		rc = print_sweep(out, points, count, c->tokens, c->trials, (unsigned long long)c->seed,
+				 c->print.format);
+		if (rc != 0)
+			snprintf(err, sizeof err, "cannot write the table: %s", errno != 0 ? strerror(errno) : "write error");
+	} else if (c->figure) {
+		rc = figure_write(out, c->figure_format, p, trace, &fo, err, sizeof err);
+	} else if (c->given[OPT_HEATMAP]) {
+		rc = latex_heatmap_write(out, p, trace, fo.stage, fo.decimals, fo.palette, c->heatmap);
+		if (rc != 0)
+			snprintf(err, sizeof err, "cannot write the heatmap: %s", errno != 0 ? strerror(errno) : "write error");
+	} else {
+		rc = print_trace(out, p, trace, options);
+		if (rc != 0)
+			snprintf(err, sizeof err, "cannot write the report: %s", errno != 0 ? strerror(errno) : "write error");
+	}
+	if (c->output != NULL) {
+		if (fclose(out) != 0 && rc == 0) {
+			snprintf(err, sizeof err, "cannot write the report: out of memory");
+			rc = -1;
+		}
+		if (rc == 0 && save_bytes(c->output, bytes, length, err, sizeof err) != 0)
+			rc = EXIT_USAGE;
+		free(bytes);
+	}
+	if (rc != 0)
+		fail("%s", err);
+	return rc == 0 ? 0 : rc == EXIT_USAGE ? EXIT_USAGE : EXIT_FAILURE;
+}
+
 /* Computes the trace and prints it; the exit status. */
 static int run_print(const struct cli *c, const struct qkv_problem *p)
 {
@@ -612,12 +735,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		fail("cannot compute the attention: %s", qkv_error_string(rc));
 		status = EXIT_FAILURE;
 	} else {
-		errno = 0;
-		if (print_trace(stdout, p, &trace, &options) != 0) {
-			fail("cannot write the report: %s",
-			     errno != 0 ? strerror(errno) : "write error");
-			status = EXIT_FAILURE;
-		}
+		status = write_output(c, p, &trace, &options, NULL, 0);
 	}
 	qkv_trace_fini(&trace);
 	return status;
@@ -634,7 +752,7 @@ static int run_train(int argc, char **argv)
 	if (status == TRAIN_CLI_HELP)
 		return fputs(usage_text, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (status != 0 || t.print)
-		return status != 0 ? status : print_train_cli(stdout, &t);
+		return status != 0 ? status : t.figure ? figure_train_cli(&t) : print_train_cli(stdout, &t);
 	qkv_problem_init(&problem);
 	qkv_matrix_init(&target);
 	status = qkv_train_task(&t.config, &problem, &target);

@@ -2086,6 +2086,104 @@ START_TEST(test_save_as_and_overwrite)
 }
 END_TEST
 
+/* The whole of a small file, or NULL. */
+static char *read_whole(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = f != NULL ? calloc(1, 1 << 20) : NULL;
+
+	if (text != NULL)
+		fread(text, 1, (1 << 20) - 1, f);
+	if (f != NULL)
+		fclose(f);
+	return text;
+}
+
+static int occurrences(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (const char *at = strstr(text, what); at != NULL; at = strstr(at + 1, what))
+		n++;
+	return n;
+}
+
+/* E exports the stage on screen as a figure named like w's prompt, its format
+ * from the name; the problem is not saved by it; a name without .svg, .pdf or
+ * .png is refused, an existing file is asked about. */
+START_TEST(test_export_figure)
+{
+	struct app a;
+	char dir[512], svg[600], pdf[600], bad[600];
+	char *text;
+	struct stat st;
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(svg, sizeof svg, "%s/scores.svg", dir);
+	snprintf(pdf, sizeof pdf, "%s/weights.pdf", dir);
+	snprintf(bad, sizeof bad, "%s/figure.txt", dir);
+	start(&a);
+	key(&a, '+');
+	while (a.stage != QKV_STAGE_SCORES)
+		key(&a, APP_KEY_PAGE_DOWN);
+	key(&a, 'E');
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	ck_assert(a.exporting);
+	keys(&a, svg);
+	key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_msg(!a.message_is_error, "%s", a.message);
+	ck_assert_ptr_nonnull(strstr(a.message, "stage 1 (scores) exported to"));
+	ck_assert(a.dirty);   /* exporting is not saving */
+	text = read_whole(svg);
+	ck_assert_ptr_nonnull(text);
+	ck_assert(strncmp(text, "<?xml", 5) == 0);
+	/* The worked example's scores Q Kᵀ after '+' nudged Q's first entry by the step
+	 * 0.1: row 1 is 1.1, 0, 1.1; one rectangle per cell of the 3×3 grid. */
+	ck_assert_int_eq(occurrences(text, "id=\"cell-"), 9);
+	ck_assert_int_eq(occurrences(text, ">1.10</text>"), 2);
+	ck_assert_int_eq(occurrences(text, ">2.00</text>"), 1);
+	ck_assert_int_eq(occurrences(text, "stroke=\"#ff5f00\""), 1);   /* the selected cell */
+	free(text);
+
+	key(&a, 'E');
+	keys(&a, svg);
+	key(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.prompt, PROMPT_OVERWRITE);
+	key(&a, 'n');
+	ck_assert_str_eq(a.message, "not exported");
+
+	key(&a, APP_KEY_PAGE_DOWN);
+	key(&a, APP_KEY_PAGE_DOWN);
+	key(&a, 'E');
+	keys(&a, pdf);
+	key(&a, APP_KEY_ENTER);
+	ck_assert_msg(!a.message_is_error, "%s", a.message);
+	ck_assert_ptr_nonnull(strstr(a.message, "stage 3 (weights)"));
+	text = read_whole(pdf);
+	ck_assert_ptr_nonnull(text);
+	ck_assert(strncmp(text, "%PDF-", 5) == 0);
+	free(text);
+
+	key(&a, 'E');
+	keys(&a, bad);
+	key(&a, APP_KEY_ENTER);
+	ck_assert(a.message_is_error);
+	ck_assert_ptr_nonnull(strstr(a.message, ".svg, .pdf or .png"));
+	ck_assert_int_ne(stat(bad, &st), 0);
+
+	/* w afterwards is a save again. */
+	key(&a, 'w');
+	ck_assert(!a.exporting);
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_str_eq(a.message, "not saved");
+	app_fini(&a);
+	ck_assert_int_eq(unlink(svg), 0);
+	ck_assert_int_eq(unlink(pdf), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_save_to_given_path)
 {
 	struct app a;
@@ -3719,6 +3817,7 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_save_as_is_asked_for);
 	tcase_add_test(files, test_recovery_removal_is_asked_for);
 	tcase_add_test(files, test_save_as_and_overwrite);
+	tcase_add_test(files, test_export_figure);
 	tcase_add_test(files, test_save_to_given_path);
 	tcase_add_test(files, test_pasted_keys_never_save);
 	tcase_add_test(files, test_save_as_name_keeps_non_ascii);

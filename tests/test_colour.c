@@ -364,6 +364,20 @@ START_TEST(test_equal_numbers_equal_colours)
 }
 END_TEST
 
+/* The step the screen and the figures share: from the weight as shown at two
+ * decimals. 0.1649 reads 0.16 (0.16 · 6 < 1: the first step), 0.1651 reads 0.17
+ * (0.17 · 6 > 1: the second); 0.995 and up read 1.00, the last step. */
+START_TEST(test_weight_step_of_shown)
+{
+	ck_assert_int_eq(qkv_colour_weight_step_of(0.1649, 6), 0);
+	ck_assert_int_eq(qkv_colour_weight_step_of(0.1651, 6), 1);
+	ck_assert_int_eq(qkv_colour_weight_step_of(0.9951, 6), 5);
+	ck_assert_int_eq(qkv_colour_weight_step_of(0.8249, 6), 4);
+	ck_assert_int_eq(qkv_colour_weight_step_of(0.0049, 5), 0);
+	ck_assert_int_eq(qkv_colour_weight_step_of(0.2049, 5), 1);   /* 0.20 · 5 = 1 */
+}
+END_TEST
+
 START_TEST(test_palette_names)
 {
 	ck_assert_str_eq(qkv_colour_palette_name(QKV_PALETTE_VIRIDIS), "viridis");
@@ -391,6 +405,7 @@ static Suite *colour_suite(void)
 	tcase_add_test(text, test_text_contrast_every_step);
 	tcase_add_test(text, test_label_on_dark_and_light);
 	tcase_add_test(text, test_equal_numbers_equal_colours);
+	tcase_add_test(text, test_weight_step_of_shown);
 	suite_add_tcase(s, text);
 	return s;
 }

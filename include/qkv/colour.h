@@ -65,6 +65,11 @@ int qkv_colour_weight_step(double shown, int steps);
 int qkv_colour_signed_step(double value, double limit, int side);
 /* A shown value back as the number it reads: value rounded to `decimals` places. */
 double qkv_colour_shown(double value, int decimals);
+/* The decimals a weight's colour is taken at: the fewest qkv shows weights with. */
+#define QKV_COLOUR_WEIGHT_DECIMALS 2
+/* The step of a weight as the screen and the figures colour it: from the weight
+ * as shown at QKV_COLOUR_WEIGHT_DECIMALS, so equal numbers get equal colours. */
+int qkv_colour_weight_step_of(double weight, int steps);
 
 struct qkv_lab qkv_colour_lab(struct qkv_rgb c);
 /* CIE76 ΔE: Euclidean distance in CIELAB. */

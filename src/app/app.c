@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "io/figure.h"
 #include "qkv/colour.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
@@ -709,6 +710,7 @@ static int job_event(struct app *app, const struct event *event)
 }
 
 static void ask(struct app *app, enum app_request_type type, const char *path, int why);
+static int export_to(struct app *app, const char *path);
 
 /* Why the app asked: what an answer is for. */
 enum {
@@ -1779,8 +1781,17 @@ static int file_answer(struct app *app, const struct event *event)
 			app->prompt = PROMPT_OVERWRITE;
 		} else {
 			app->prompt = PROMPT_NONE;
-			ask(app, APP_REQUEST_SAVE, path, 0);
+			if (app->exporting)
+				export_to(app, path);
+			else
+				ask(app, APP_REQUEST_SAVE, path, 0);
 		}
+	} else if (event->type == EVENT_SAVED && type == APP_REQUEST_EXPORT) {
+		int stage = app_figure_stage(app);
+
+		say(app, false, "stage %d (%s) exported to %s", stage, qkv_stage_name((enum qkv_stage)stage), path);
+	} else if (event->type == EVENT_SAVE_FAILED && type == APP_REQUEST_EXPORT) {
+		say(app, true, "%s", event->text != NULL ? event->text : strerror(event->error));
 	} else if (event->type == EVENT_SAVED && type == APP_REQUEST_SAVE) {
 		redraw = saved(app, path, &event->file);
 	} else if (event->type == EVENT_SAVE_FAILED && type == APP_REQUEST_SAVE) {
@@ -1797,6 +1808,29 @@ static int file_answer(struct app *app, const struct event *event)
 	}
 	free(path);
 	return redraw;
+}
+
+/* The stage E draws: the one on screen, or the weights in the live view (and
+ * where the stage has no figure). */
+int app_figure_stage(const struct app *app)
+{
+	return app->stage == APP_STAGE_LIVE || !figure_stage_drawable(&app->problem, app->stage)
+	       ? QKV_STAGE_WEIGHTS : app->stage;
+}
+
+/* E's name typed: the format from its ending, then the caller is asked to write
+ * the figure (app_perform draws it). */
+static int export_to(struct app *app, const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	enum figure_format format;
+
+	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
+		say(app, true, "%s: name the figure .svg, .pdf or .png", path);
+		return REDRAW_STATUS;
+	}
+	ask(app, APP_REQUEST_EXPORT, path, 0);
+	return REDRAW_STATUS;
 }
 
 /* y to the recovery copy: the recovered problem replaces the file's (undo goes back
@@ -1883,6 +1917,8 @@ static int answer_yes(struct app *app, int key)
 	app->prompt = PROMPT_NONE;
 	if (prompt == PROMPT_QUIT)
 		app->quit = true;
+	else if (prompt == PROMPT_OVERWRITE && app->exporting)
+		return export_to(app, app->answer);
 	else
 		ask(app, APP_REQUEST_SAVE, prompt == PROMPT_CHANGED ? app->path : app->answer, 0);
 	return REDRAW_STATUS;
@@ -1901,7 +1937,7 @@ static int answer_no(struct app *app, int key)
 	else if (prompt == PROMPT_CHANGED)
 		say(app, false, "not saved: %s stays as it is on disk", app->path);
 	else
-		say(app, false, "not saved");
+		say(app, false, app->exporting ? "not exported" : "not saved");
 	return REDRAW_STATUS;
 }
 
@@ -1910,7 +1946,7 @@ static int save_as_cancel(struct app *app, int key)
 {
 	(void)key;
 	app->prompt = PROMPT_NONE;
-	say(app, false, "not saved");
+	say(app, false, app->exporting ? "not exported" : "not saved");
 	return REDRAW_STATUS;
 }
 
@@ -2583,6 +2619,7 @@ static int key_range(struct app *app, int key)
 static int key_save(struct app *app, int key)
 {
 	(void)key;
+	app->exporting = false;
 	if (app->path != NULL) {
 		ask(app, APP_REQUEST_LOOK, app->path, LOOK_BEFORE_SAVE);
 		return REDRAW_STATUS;
@@ -2599,6 +2636,16 @@ static int key_learning(struct app *app, int key)
 	if (app_learning_open(app, NULL) != 0)
 		say(app, true, "out of memory: no learning view");
 	return REDRAW_ALL;
+}
+
+/* E: asks for the figure's name (its ending the format), as w asks for a file's. */
+static int key_export(struct app *app, int key)
+{
+	(void)key;
+	app->exporting = true;
+	app->prompt = PROMPT_SAVE_AS;
+	app->answer[0] = '\0';
+	return REDRAW_STATUS;
 }
 
 /* Ctrl-S: no flow control here; the status line says which key saves. */
@@ -2723,6 +2770,10 @@ const struct app_binding app_bindings[] = {
 	  "next palette: viridis, projector, 8, mono" },
 	{ { 'w' }, K_MAIN, "w", "save", NULL, 0, key_save,
 	  "save (asks first when the file changed on disk since qkv read it; without a file, asks for a name)" },
+	{ { 'E' }, K_MAIN, "E", "export a figure", NULL, 0, key_export,
+	  "export the stage on screen as a figure (the weights in the live view): asks for a name like w; its "
+	  "ending, .svg, .pdf or .png, picks the format; written atomically, in the palette on screen, the "
+	  "selected cell framed (in the learning view, E is its experiment)" },
 	{ { APP_KEY_CTRL_S }, K_MAIN, "Ctrl-S", "nothing (w saves)", NULL, 0, key_ctrl_s,
 	  "nothing: the terminal's flow control is off while qkv runs, and w saves" },
 	{ { 'q', APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, K_MAIN, "q", "quit (Ctrl-C, Ctrl-\\)", "q quit",
@@ -2821,7 +2872,8 @@ void app_key_hints(const struct app *app, char *buf, size_t size)
 			step[0] = ' ';
 			qkv_format_exact(step + 1, sizeof step - 1, app->step);
 		}
-		used += (size_t)snprintf(buf + used, size - used, "%s%s%s", used == 0 ? " " : " · ", b->hint, step);
+		used += (size_t)snprintf(buf + used, size - used, "%s%s%s", used == 0 ? " " : " · ",
+					 b->handler == save_as_enter && app->exporting ? "Enter export" : b->hint, step);
 	}
 }
 

@@ -86,6 +86,7 @@ enum app_request_type {
 	APP_REQUEST_LOOK,   /* what is at path? EVENT_LOOKED */
 	APP_REQUEST_SAVE,   /* save the problem to path: EVENT_SAVED or EVENT_SAVE_FAILED */
 	APP_REQUEST_REMOVE, /* delete path (a recovery copy): EVENT_REMOVED */
+	APP_REQUEST_EXPORT, /* write E's figure to path: EVENT_SAVED or EVENT_SAVE_FAILED */
 };
 
 struct app_request {
@@ -181,6 +182,7 @@ struct app {
 
 	enum app_prompt prompt;
 	char answer[APP_EDIT_MAX * 4]; /* PROMPT_SAVE_AS: the name typed so far */
+	bool exporting;             /* the name is E's figure (.svg .pdf .png), not w's save */
 	enum app_overlay overlay;
 
 	char message[APP_MESSAGE_MAX]; /* the status line's message, "" for none */
@@ -343,6 +345,8 @@ extern const int app_binding_count;
 unsigned app_key_context(const struct app *app);
 /* The binding with a handler for key in any of the context bits, or NULL. */
 const struct app_binding *app_binding_find(unsigned context, int key);
+/* The stage E's figure draws (the weights in the live view). */
+int app_figure_stage(const struct app *app);
 /* The status line's hints for the keys in reach now: " Tab matrix · 0-9 edit · …". */
 void app_key_hints(const struct app *app, char *buf, size_t size);
 

@@ -158,6 +158,11 @@ double qkv_colour_shown(double value, int decimals)
 	return round(value * scale) / scale;
 }
 
+int qkv_colour_weight_step_of(double weight, int steps)
+{
+	return qkv_colour_weight_step(qkv_colour_shown(weight, QKV_COLOUR_WEIGHT_DECIMALS), steps);
+}
+
 /* sRGB component (0..255) to linear light (IEC 61966-2-1). */
 static double linear(unsigned char component)
 {

@@ -314,7 +314,7 @@ static void remove_stale_temps(const char *prefix)
 }
 
 /* Writes text to a new temporary file next to target and renames it over target. */
-static int replace_file(const char *target, const char *text, mode_t mode, char *err,
+static int replace_file(const char *target, const char *text, size_t text_length, mode_t mode, char *err,
 			size_t err_size, const char *path)
 {
 	char *prefix = temp_prefix(target), *temp;
@@ -338,7 +338,7 @@ static int replace_file(const char *target, const char *text, mode_t mode, char 
 		return save_fail(err, err_size, path, "cannot create a file in its folder (%s)",
 				 strerror(code));
 	}
-	code = write_all(fd, text, strlen(text));
+	code = write_all(fd, text, text_length);
 	if (code == 0 && fchmod(fd, mode) != 0)
 		code = errno;
 	if (code == 0 && fsync(fd) != 0)
@@ -409,49 +409,86 @@ static char *link_target(const char *path)
 	return target;
 }
 
+/* Where path saves to: itself, or the file its link names (*target, malloc'd,
+ * else NULL), with its stat and whether it exists. 0, or -1 with err written. */
+static int resolve_target(const char *path, char **target, struct stat *st, bool *exists, char *err,
+			  size_t err_size)
+{
+	*target = NULL;
+	if (err_size > 0)
+		err[0] = '\0';
+	*exists = lstat(path, st) == 0;
+	if (!*exists && errno != ENOENT)
+		return save_fail(err, err_size, path, "%s", strerror(errno));
+	if (*exists && S_ISLNK(st->st_mode)) {
+		/* Saving through a link replaces the file it points to, not the link. */
+		*target = realpath(path, NULL);
+		if (*target == NULL && errno == ENOENT) {
+			/* A dangling link: the file it names is made. */
+			*target = link_target(path);
+			if (*target == NULL)
+				return save_fail(err, err_size, path, "%s", strerror(errno));
+			*exists = lstat(*target, st) == 0;
+			if (*exists && S_ISLNK(st->st_mode)) {
+				free(*target);
+				*target = NULL;
+				return save_fail(err, err_size, path, "it is a link to a link that leads nowhere");
+			}
+		} else if (*target == NULL || stat(*target, st) != 0) {
+			int code = errno;
+
+			free(*target);
+			*target = NULL;
+			return save_fail(err, err_size, path, "%s", strerror(code));
+		}
+	}
+	if (*exists && (S_ISDIR(st->st_mode) || !S_ISREG(st->st_mode))) {
+		free(*target);
+		*target = NULL;
+		return save_fail(err, err_size, path, S_ISDIR(st->st_mode) ? "it is a folder, not a file"
+									: "it is not a regular file");
+	}
+	return 0;
+}
+
+/* Replaces the resolved target with the bytes and flushes its folder. */
+static int write_target(const char *path, const char *target, const struct stat *st, bool exists,
+			const char *bytes, size_t length, char *err, size_t err_size)
+{
+	int result = replace_file(target != NULL ? target : path, bytes, length, target_mode(st, exists), err,
+				  err_size, path);
+
+	if (result == 0)
+		sync_folder(target != NULL ? target : path);
+	return result;
+}
+
+int save_bytes(const char *path, const char *bytes, size_t length, char *err, size_t err_size)
+{
+	struct stat st;
+	bool exists;
+	char *target;
+	int result;
+
+	if (resolve_target(path, &target, &st, &exists, err, err_size) != 0)
+		return -1;
+	result = write_target(path, target, &st, exists, bytes, length, err, err_size);
+	free(target);
+	return result;
+}
+
 int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size)
 {
 	struct stat st;
 	bool exists;
-	char *target = NULL;
+	char *target;
 	char *text;
 	int result;
 	bool too_big = false;
 	double estimate;
 
-	if (err_size > 0)
-		err[0] = '\0';
-	exists = lstat(path, &st) == 0;
-	if (!exists && errno != ENOENT)
-		return save_fail(err, err_size, path, "%s", strerror(errno));
-	if (exists && S_ISLNK(st.st_mode)) {
-		/* Saving through a link replaces the file it points to, not the link. */
-		target = realpath(path, NULL);
-		if (target == NULL && errno == ENOENT) {
-			/* A dangling link: the file it names is made. */
-			target = link_target(path);
-			if (target == NULL)
-				return save_fail(err, err_size, path, "%s", strerror(errno));
-			exists = lstat(target, &st) == 0;
-			if (exists && S_ISLNK(st.st_mode)) {
-				free(target);
-				return save_fail(err, err_size, path, "it is a link to a link that leads nowhere");
-			}
-		} else if (target == NULL || stat(target, &st) != 0) {
-			int code = errno;
-
-			free(target);
-			return save_fail(err, err_size, path, "%s", strerror(code));
-		}
-	}
-	if (exists && S_ISDIR(st.st_mode)) {
-		free(target);
-		return save_fail(err, err_size, path, "it is a folder, not a file");
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		free(target);
-		return save_fail(err, err_size, path, "it is not a regular file");
-	}
+	if (resolve_target(path, &target, &st, &exists, err, err_size) != 0)
+		return -1;
 	if (p->seeded && p->seed > QKV_MAX_SEED) {
 		free(target);
 		return save_fail(err, err_size, path, "the seed %llu is above 9007199254740991 (2^53 - 1), "
@@ -473,10 +510,7 @@ int save_file(const char *path, const struct qkv_problem *p, char *err, size_t e
 					 "or d_v)", QKV_MAX_FILE_BYTES / (1024 * 1024));
 		return save_fail(err, err_size, path, "out of memory");
 	}
-	result = replace_file(target != NULL ? target : path, text, target_mode(&st, exists), err,
-			      err_size, path);
-	if (result == 0)
-		sync_folder(target != NULL ? target : path);
+	result = write_target(path, target, &st, exists, text, strlen(text), err, err_size);
 	free(text);
 	free(target);
 	return result;

@@ -11,6 +11,9 @@
 
 /* Writes p to path. Returns 0, or -1 with one line in err ("PATH: why"). */
 int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size);
+/* Writes `length` bytes to path the same way (a figure, a report). 0, or -1 with
+ * one line in err. */
+int save_bytes(const char *path, const char *bytes, size_t length, char *err, size_t err_size);
 /* The JSON text of p (malloc'd, caller frees), or NULL when out of memory. A seed
  * must be at most QKV_MAX_SEED; save_file refuses a problem whose seed is not. */
 char *save_string(const struct qkv_problem *p);

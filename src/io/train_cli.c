@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "io/figure.h"
 #include "io/train_cli.h"
 #include "qkv/error.h"
 
@@ -17,7 +19,8 @@
 
 enum train_opt {
 	T_TRAIN, T_SWEEP, T_DK, T_DMODEL, T_TOKENS, T_NO_SCALE, T_LOSS, T_OPTIMIZER, T_LR,
-	T_STEPS, T_SEED, T_SEEDS, T_LEARN, T_FORMAT, T_PRINT, T_PROJECTOR, T_PALETTE, T_COLOR, T_HELP, T_COUNT,
+	T_STEPS, T_SEED, T_SEEDS, T_LEARN, T_FORMAT, T_PRINT, T_PROJECTOR, T_PALETTE, T_COLOR,
+	T_OUTPUT, T_SIZE, T_BACKGROUND, T_HELP, T_COUNT,
 };
 
 static const struct option options[] = {
@@ -39,6 +42,9 @@ static const struct option options[] = {
 	{ "projector", no_argument, NULL, T_PROJECTOR },
 	{ "palette", required_argument, NULL, T_PALETTE },
 	{ "color", required_argument, NULL, T_COLOR },
+	{ "output", required_argument, NULL, T_OUTPUT },
+	{ "size", required_argument, NULL, T_SIZE },
+	{ "background", required_argument, NULL, T_BACKGROUND },
 	{ "help", no_argument, NULL, T_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -175,8 +181,23 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 			c->format = TRAIN_FORMAT_CSV;
 		else if (strcmp(arg, "json") == 0)
 			c->format = TRAIN_FORMAT_JSON;
+		else if (figure_format_parse(arg, (enum figure_format *)&c->figure_format) == 0)
+			c->figure = true;
 		else
-			return fail("--format with --train needs text, csv or json, not \"%s\"", arg);
+			return fail("--format with --train needs text, csv, json, svg, pdf or png, not \"%s\"", arg);
+		return 0;
+	case T_OUTPUT:
+		c->output = arg;
+		return 0;
+	case T_SIZE:
+		if (figure_size_parse(arg, &c->size_w, &c->size_h) != 0)
+			return fail("--size needs WxH, two numbers from %g to %g (points; png: pixels), "
+				    "like 960x540, not \"%s\"", FIGURE_MIN_SIDE, FIGURE_MAX_SIDE, arg);
+		return 0;
+	case T_BACKGROUND:
+		if (strcmp(arg, "light") != 0 && strcmp(arg, "dark") != 0)
+			return fail("--background needs light or dark, not \"%s\"", arg);
+		c->dark = strcmp(arg, "dark") == 0;
 		return 0;
 	case T_NO_SCALE:
 		c->config.scaled = false;
@@ -200,7 +221,7 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 }
 
 /* What does not go together; 0 or EXIT_USAGE. */
-static int check(struct train_cli *c, const bool given[T_COUNT])
+static int check(struct train_cli *c, bool given[T_COUNT])
 {
 	static const enum train_opt not_with_sweep[] = {
 		T_DK, T_NO_SCALE, T_PROJECTOR, T_PALETTE, T_COLOR,
@@ -209,6 +230,17 @@ static int check(struct train_cli *c, const bool given[T_COUNT])
 
 	if (!given[T_TRAIN])
 		return fail("--train-sweep needs --train TASK (lookup, previous or self)");
+	if (!c->figure && (given[T_SIZE] || given[T_BACKGROUND]))
+		return fail("--%s goes with --format svg, pdf or png", options[given[T_SIZE] ? T_SIZE : T_BACKGROUND].name);
+	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
+		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
+			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
+	/* A figure takes a palette: the two curves are the signed ramp's ends. */
+	if (c->figure && given[T_PALETTE]) {
+		if (qkv_colour_palette_find(c->palette) < 0)
+			return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
+		given[T_PALETTE] = false;
+	}
 	if (c->sweep) {
 		for (size_t i = 0; i < sizeof not_with_sweep / sizeof *not_with_sweep; i++)
 			if (given[not_with_sweep[i]])
@@ -250,9 +282,11 @@ int train_cli_parse(int argc, char **argv, struct train_cli *c)
 	c->seeds = 5;
 	opterr = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
 		if (ch == 'h')
 			ch = T_HELP;
+		else if (ch == 'o')
+			ch = T_OUTPUT;
 		if (ch == '?')
 			return fail("%s does not go with --train (qkv --help lists what does)",
 				    argv[optind - 1]);
@@ -267,6 +301,6 @@ int train_cli_parse(int argc, char **argv, struct train_cli *c)
 	if (optind < argc)
 		return fail("--train makes its own problem; it reads no FILE (\"%s\")", argv[optind]);
 	c->sweep = given[T_SWEEP];
-	c->print = given[T_FORMAT] || given[T_PRINT] || c->sweep;
+	c->print = given[T_FORMAT] || given[T_PRINT] || c->sweep || given[T_OUTPUT];
 	return check(c, given);
 }

@@ -19,6 +19,11 @@ struct train_cli {
 	bool projector;          /* interface options */
 	const char *palette;
 	const char *color;       /* --color DEPTH: auto, truecolor, 256, 8 or mono */
+	bool figure;             /* --format svg, pdf or png: the run's or sweep's charts */
+	int figure_format;       /* enum figure_format */
+	const char *output;      /* --output FILE (atomic), or NULL for standard output */
+	double size_w, size_h;   /* --size WxH, or 0 */
+	bool dark;               /* --background dark */
 };
 
 #define TRAIN_CLI_HELP (-1) /* --help was asked for */

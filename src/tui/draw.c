@@ -1016,7 +1016,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 	keys_fitting(text, sizeof text, keys, l->width);
 	put(y + 1, 0, l->width, palette_role(ROLE_KEY), text);
 	if (app->prompt == PROMPT_SAVE_AS) {
-		snprintf(text, sizeof text, " Save as: %s_", app->answer);
+		snprintf(text, sizeof text, " %s: %s_", app->exporting ? "Export figure as (.svg .pdf .png)" : "Save as",
+			 app->answer);
 		put(y, 0, l->width, palette_role(ROLE_STATUS), text);
 		return;
 	}

@@ -421,10 +421,10 @@ struct cell_style palette_role(enum palette_role role)
 	return current.roles[role];
 }
 
-/* The step of a weight as shown: two decimals (the fewest qkv shows weights with). */
+/* The step of a weight as shown (qkv/colour.h: the figures take the same). */
 static int weight_step(double weight, int steps)
 {
-	return qkv_colour_weight_step(qkv_colour_shown(weight, 2), steps);
+	return qkv_colour_weight_step_of(weight, steps);
 }
 
 struct cell_style palette_weight(double weight)

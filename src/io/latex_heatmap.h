@@ -1,0 +1,25 @@
+/* latex_heatmap.h — one stage's n×n heatmap (scores, scaled scores or weights)
+ * as LaTeX to paste into a Beamer slide or a paper: a tabular whose cells carry
+ * \cellcolor[RGB]{…} (xcolor's table option) and the numbers, or a pgfplots
+ * `matrix plot*` with the same colours as a piecewise constant colour map, a
+ * colour bar and each number written on its cell. The colours are the figures'
+ * (figure_heat_fill), the text on each cell black or white by contrast. */
+#ifndef QKV_IO_LATEX_HEATMAP_H
+#define QKV_IO_LATEX_HEATMAP_H
+
+#include <stdio.h>
+
+#include "qkv/attention.h"
+#include "qkv/problem.h"
+
+enum latex_heatmap_form { LATEX_HEATMAP_TABLE, LATEX_HEATMAP_PGFPLOTS };
+
+/* "table" or "pgfplots" → 0 and *form, else -1. */
+int latex_heatmap_parse(const char *name, enum latex_heatmap_form *form);
+
+/* Writes stage (1, 2 or 3) of t as a heatmap in palette (enum qkv_palette) with
+ * `decimals` digits. Returns 0, or -1 on a write error or another stage. */
+int latex_heatmap_write(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
+			int decimals, int palette, enum latex_heatmap_form form);
+
+#endif

@@ -1,0 +1,218 @@
+/* test_figure.c — the figure module in-process: --size parsing, the heat fill
+ * against the published ramps, the layout's cells (one per value, side by side,
+ * inside the figure), and every stage × format × palette × background drawn into
+ * memory with masks, padding and the wrong ways (the sanitizer build runs these). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/figure.h"
+#include "qkv/attention.h"
+#include "qkv/colour.h"
+#include "qkv/problem.h"
+
+static bool rgb_is(struct qkv_rgb c, unsigned hex)
+{
+	return c.r == (hex >> 16 & 0xff) && c.g == (hex >> 8 & 0xff) && c.b == (hex & 0xff);
+}
+
+START_TEST(test_size_parse)
+{
+	double w = 0, h = 0;
+
+	ck_assert_int_eq(figure_size_parse("960x540", &w, &h), 0);
+	ck_assert_double_eq(w, 960);
+	ck_assert_double_eq(h, 540);
+	ck_assert_int_eq(figure_size_parse("800\u00d7600.5", &w, &h), 0);
+	ck_assert_double_eq(h, 600.5);
+	ck_assert_int_eq(figure_size_parse("16x8192", &w, &h), 0);
+	const char *bad[] = { "", "x", "100", "100x", "x100", "15x100", "100x8193", "-100x100", "1e3x100",
+			      "100x100x", "abcxdef", " 100x100", "100 x 100", "nanxinf" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(figure_size_parse(bad[i], &w, &h) == -1, "\"%s\" was taken", bad[i]);
+	ck_assert_int_eq(figure_size_parse(NULL, &w, &h), -1);
+}
+END_TEST
+
+/* The fills are the published ramps' values: viridis #440154 … #fde725 stepped by
+ * the weight as shown; PuOr's ends at ±limit and its near-white middle at 0. */
+START_TEST(test_heat_fill)
+{
+	struct qkv_rgb white = { 255, 255, 255 };
+
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.0, 1, false, white), 0x440154));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 1.0, 1, false, white), 0xfde725));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.1649, 1, false, white), 0x440154));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.1651, 1, false, white), 0x414487));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.4011, 1, false, white), 0x2a788e));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, -3.0, 3.0, false, white), 0x542788));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, 3.0, 3.0, false, white), 0xb35806));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, 0.0, 3.0, false, white), 0xf7f7f7));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.5, 1, true, white), 0x585858));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_MONO, false, 0.5, 1, false, white), 0xffffff));
+	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_PROJECTOR, false, 0.5, 1, false, white), 0x27ad81));
+}
+END_TEST
+
+static void worked(struct qkv_problem *p, struct qkv_trace *t)
+{
+	qkv_problem_init(p);
+	qkv_trace_init(t);
+	ck_assert_int_eq(qkv_problem_worked_example(p), 0);
+	ck_assert_int_eq(qkv_attention(p, t), 0);
+}
+
+/* Cells tile each panel: same size, left to right and top to bottom, panels side
+ * by side without overlap, everything inside the size asked for. */
+START_TEST(test_cells_tile)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	struct figure_options o;
+	int rows[FIGURE_MAX_PANELS], cols[FIGURE_MAX_PANELS], count;
+	double right_edge = -1.0;
+
+	worked(&p, &t);
+	figure_options_default(&o);
+	o.stage = QKV_STAGE_OUTPUT;
+	o.width = 1000;
+	o.height = 400;
+	count = figure_panels(&p, &t, &o, rows, cols);
+	ck_assert_int_eq(count, 3);
+	ck_assert_int_eq(rows[0], 3);
+	ck_assert_int_eq(cols[0], 3);
+	ck_assert_int_eq(cols[2], 2);
+	for (int k = 0; k < count; k++) {
+		struct figure_cell first, cell;
+
+		ck_assert_int_eq(figure_cell(&p, &t, &o, k, 0, 0, &first), 0);
+		ck_assert_msg(first.x >= right_edge, "panel %d overlaps the one before", k);
+		for (int r = 0; r < rows[k]; r++)
+			for (int c = 0; c < cols[k]; c++) {
+				ck_assert_int_eq(figure_cell(&p, &t, &o, k, r, c, &cell), 0);
+				ck_assert_double_eq_tol(cell.x, first.x + c * first.w, 1e-9);
+				ck_assert_double_eq_tol(cell.y, first.y + r * first.h, 1e-9);
+				ck_assert(cell.x >= 0 && cell.y >= 0 && cell.x + cell.w <= 1000 && cell.y + cell.h <= 400);
+				right_edge = cell.x + cell.w;
+			}
+	}
+	ck_assert_int_eq(figure_cell(&p, &t, &o, 3, 0, 0, &(struct figure_cell){ 0 }), -1);
+	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 3, 0, &(struct figure_cell){ 0 }), -1);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* A cell's text and fill: the worked example's weight A[t3,t3] = e^√2 / (2e^(1/√2) + e^√2)
+ * = 0.5035 reads 0.50 and sits in viridis' fourth step (0.50 · 6 = 3). */
+START_TEST(test_cell_text_and_fill)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	struct figure_options o;
+	struct figure_cell cell;
+	double e1 = exp(1.0 / sqrt(2.0)), e2 = exp(sqrt(2.0)), a33 = e2 / (2.0 * e1 + e2);
+
+	worked(&p, &t);
+	figure_options_default(&o);
+	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 2, 2, &cell), 0);
+	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 2, 2), a33, 1e-15);
+	ck_assert_str_eq(cell.text, "0.50");
+	ck_assert(rgb_is(cell.fill, 0x22a884));
+	o.decimals = 4;
+	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 2, 2, &cell), 0);
+	ck_assert_str_eq(cell.text, "0.5035");
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 0, 1, &cell), 0);
+	ck_assert_str_eq(cell.text, "\u2014");
+	ck_assert(rgb_is(cell.fill, 0x585858));
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+static void draw_all(struct qkv_problem *p, int first_stage)
+{
+	static const char *const magic[] = { "<?xml", "%PDF-", "\x89PNG" };
+	struct qkv_trace t;
+	struct figure_options o;
+	char err[256];
+
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(p, &t), 0);
+	figure_options_default(&o);
+	o.cell_row = 1;
+	o.cell_col = 1;
+	/* Every palette in SVG; PDF and PNG (slower, the font is embedded or
+	 * rasterised) with one palette each, a different one per stage. */
+	for (int stage = first_stage; stage < QKV_STAGE_COUNT; stage++)
+		for (int format = 0; format < 3; format++)
+			for (int palette = 0; palette < QKV_PALETTE_COUNT; palette++) {
+				size_t length = 0;
+				char *bytes;
+
+				if (format != FIGURE_SVG && palette != (stage + format) % QKV_PALETTE_COUNT)
+					continue;
+
+				o.stage = stage;
+				o.palette = palette;
+				o.dark = (stage + palette) % 2 == 1;
+				o.width = format == FIGURE_PNG ? 320 : 0;
+				o.height = format == FIGURE_PNG ? 200 : 0;
+				bytes = figure_bytes((enum figure_format)format, p, &t, &o, &length, err, sizeof err);
+				ck_assert_msg(bytes != NULL, "stage %d format %d palette %d: %s", stage, format, palette, err);
+				ck_assert(length > 100 && memcmp(bytes, magic[format], strlen(magic[format])) == 0);
+				free(bytes);
+			}
+	qkv_trace_fini(&t);
+}
+
+START_TEST(test_every_stage_format_palette)
+{
+	struct qkv_problem p;
+	unsigned char padding[4] = { 0, 0, 0, 1 };
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 4, 3, 2, 7), 0);
+	draw_all(&p, QKV_STAGE_SCORES);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	p.wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
+	draw_all(&p, QKV_STAGE_SCORES);
+	p.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	free(p.padding);
+	p.padding = malloc(sizeof padding);
+	ck_assert_ptr_nonnull(p.padding);
+	memcpy(p.padding, padding, sizeof padding);
+	draw_all(&p, QKV_STAGE_SCORES);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+static Suite *figure_suite(void)
+{
+	Suite *s = suite_create("figure");
+	TCase *tc = tcase_create("figure");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_size_parse);
+	tcase_add_test(tc, test_heat_fill);
+	tcase_add_test(tc, test_cells_tile);
+	tcase_add_test(tc, test_cell_text_and_fill);
+	tcase_add_test(tc, test_every_stage_format_palette);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(figure_suite());
+	int failed;
+
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
