@@ -3065,7 +3065,7 @@ const struct app_binding app_bindings[] = {
 	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION, structure_key,
 	  "double / halve d_k; the new columns of Q and K are drawn from N(0,1) with the seed the status line "
 	  "shows (a random problem's own seed), so the saturation lesson works from any problem" },
-	{ { 's', 't', 'T' }, K_MAIN, "s t T", "√d_k on/off, τ − / +", "s scale", APP_KEYS_LIVE | APP_KEYS_SATURATION,
+	{ { 's', 't', 'T' }, K_MAIN, "s t T", "scale on/off, τ −/+", "s scale", APP_KEYS_LIVE | APP_KEYS_SATURATION,
 	  option_key, "s: scale by √d_k or not at all; t and T: temperature τ down / up (softmax of S / (τ·√d_k))" },
 	{ { 'm', 'z' }, K_MAIN, "m z", "mask, padding token", NULL, 0, option_key,
 	  "m: mask none → causal → custom (in custom, Enter on a weight toggles its mask bit); z: mark the "

@@ -1210,13 +1210,14 @@ static void draw_help(const struct layout *l)
 	draw_box(y, x, h, w, " keys · any key closes ");
 	for (int i = 0; i < count; i++) {
 		int line = per_line == 2 ? i % lines : i, left = per_line == 2 ? i / lines : 0;
-		char text[TEXT_MAX];
+		int at = x + 2 + left * column;
 
 		if (line >= h - 3)
 			continue;
-		snprintf(text, sizeof text, "%-*s %s", APP_KEY_NAME_MAX + (int)(strlen(shown[i]->name) -
-			 (size_t)qkv_text_columns(shown[i]->name)), shown[i]->name, shown[i]->note);
-		put(y + 1 + line, x + 2 + left * column, w - 4 - left * column, palette_role(ROLE_NORMAL), text);
+		/* Name and note each in its own column, however wide the glyph set draws them. */
+		put(y + 1 + line, at, APP_KEY_NAME_MAX, palette_role(ROLE_NORMAL), shown[i]->name);
+		put(y + 1 + line, at + APP_KEY_NAME_MAX + 1, w - 4 - left * column - APP_KEY_NAME_MAX - 1,
+		    palette_role(ROLE_NORMAL), shown[i]->note);
 	}
 	put(y + h - 2, x + 2, w - 4, palette_role(ROLE_DIM), "qkv --help and man qkv list the command line");
 }
