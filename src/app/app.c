@@ -326,6 +326,7 @@ static int heads_marks(struct app *app, bool mark)
 	return 0;
 }
 
+/* True when head's weight (query, key) moved in the last change and is still marked. */
 bool app_moved_head_weight(const struct app *app, int head, int query, int key)
 {
 	size_t n = (size_t)app->heads.n;
@@ -335,6 +336,7 @@ bool app_moved_head_weight(const struct app *app, int head, int query, int key)
 	return app->moved_head_weights[n * n * (size_t)head + (size_t)query * n + (size_t)key] != 0;
 }
 
+/* True when the concatenation's cell moved in the last change and is still marked. */
 bool app_moved_concat(const struct app *app, int row, int col)
 {
 	if (!marks_live(app) || app->moved_concat == NULL)
@@ -342,6 +344,7 @@ bool app_moved_concat(const struct app *app, int row, int col)
 	return app->moved_concat[(size_t)row * (size_t)app->heads.concat.cols + (size_t)col] != 0;
 }
 
+/* True when the layer output's cell moved in the last change and is still marked. */
 bool app_moved_layer(const struct app *app, int row, int col)
 {
 	if (!marks_live(app) || app->moved_layer == NULL)
@@ -1386,6 +1389,7 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 	}
 }
 
+/* The last change's reach in words, read from the marks (app.h). */
 void app_reach_words(const struct app *app, char *buf, size_t size)
 {
 	struct words w = { buf, size, 0 };
