@@ -62,6 +62,16 @@ static char *render_one(const struct qkv_problem *p, const struct qkv_trace *t,
 	return text;
 }
 
+/* How many times needle occurs in text. */
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
+		n++;
+	return n;
+}
+
 static double at(json_t *m, size_t r, size_t c)
 {
 	return json_number_value(json_array_get(json_array_get(m, r), c));
@@ -526,6 +536,43 @@ START_TEST(csv_and_json_numbers_round_trip)
 }
 END_TEST
 
+/* The Markdown of a multi-head report's own part escapes as a one-head report
+ * does: the table titles (W_O as W\_O), the row labels and the sentences, so a
+ * token "a|b" neither splits a table row nor a "*c*" turns into emphasis. */
+START_TEST(markdown_titles_and_labels_escaped)
+{
+	static const char text[] = "{\"tokens\": [\"a|b\", \"*c*\"], \"X\": [[1, 0], [0, 1]],"
+		" \"heads\": [{\"W_Q\": [[1], [0]], \"W_K\": [[1], [0]], \"W_V\": [[1], [0]]},"
+		" {\"W_Q\": [[0], [1]], \"W_K\": [[0], [1]], \"W_V\": [[0], [1]]}],"
+		" \"W_O\": [[1, 0], [0, 1]]}";
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	char err[256], *md;
+	const char *together;
+
+	qkv_problem_init(&p);
+	ck_assert_msg(load_string(text, sizeof text - 1, "f.json", &p, err, sizeof err) == 0, "%s", err);
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	md = render(&p, &t, PRINT_MARKDOWN);
+	together = strstr(md, "# The heads together");
+	ck_assert_ptr_nonnull(together);
+	ck_assert_ptr_nonnull(strstr(together, "\n## Concat — the heads' outputs side by side (2 × 2)\n"));
+	ck_assert_ptr_nonnull(strstr(together, "\n## W\\_O — the output projection (2 × 2)\n"));
+	ck_assert_ptr_nonnull(strstr(together, "\n## Output — Concat · W\\_O (2 × 2)\n"));
+	ck_assert_ptr_null(strstr(together, "W_O"));
+	/* Row labels in both token tables, and the first token in the sentence. */
+	ck_assert_int_eq(count(together, "\n| a\\|b |"), 2);
+	ck_assert_int_eq(count(together, "\n| \\*c\\* |"), 2);
+	ck_assert_ptr_nonnull(strstr(together, "\nout\\[a\\|b, d1\\] = "));
+	ck_assert_ptr_null(strstr(together, "a|b"));
+	ck_assert_ptr_null(strstr(together, "*c*"));
+	free(md);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 /* The LaTeX of a multi-head report's own part (after the heads' one-head reports,
  * whose derivations are verbatim) is written as a one-head report's prose is: the
  * printer's glyphs as LaTeX (— as ---, · as $\cdot$, Σ, ×, ᵀ in math), never as
@@ -564,6 +611,7 @@ static Suite *print_heads_suite(void)
 	tcase_add_test(c, csv_guards_formula_labels);
 	tcase_add_test(c, latex_glyphs_as_latex);
 	tcase_add_test(c, csv_and_json_numbers_round_trip);
+	tcase_add_test(c, markdown_titles_and_labels_escaped);
 	suite_add_tcase(s, c);
 	return s;
 }
