@@ -31,6 +31,18 @@ static void load_sample(const char *name, struct qkv_problem *p, struct qkv_head
 	ck_assert_int_eq(qkv_heads_attention(p, t), 0);
 }
 
+/* A problem from JSON text, loaded, with its multi-head trace. */
+static void load_text(const char *text, size_t length, struct qkv_problem *p,
+		      struct qkv_heads_trace *t)
+{
+	char err[512];
+
+	qkv_problem_init(p);
+	ck_assert_msg(load_string(text, length, "f.json", p, err, sizeof err) == 0, "%s", err);
+	qkv_heads_trace_init(t);
+	ck_assert_int_eq(qkv_heads_attention(p, t), 0);
+}
+
 /* The report in a format, as a string the caller frees. */
 static char *render(const struct qkv_problem *p, const struct qkv_heads_trace *t,
 		    enum print_format format)
@@ -60,16 +72,6 @@ static char *render_one(const struct qkv_problem *p, const struct qkv_trace *t,
 	ck_assert_int_eq(print_trace(out, p, t, o), 0);
 	ck_assert_int_eq(fclose(out), 0);
 	return text;
-}
-
-/* How many times needle occurs in text. */
-static int count(const char *text, const char *needle)
-{
-	int n = 0;
-
-	for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
-		n++;
-	return n;
 }
 
 static double at(json_t *m, size_t r, size_t c)
@@ -260,12 +262,9 @@ START_TEST(csv_guards_formula_labels)
 		" \"W_O\": [[1, 0]]}";
 	struct qkv_problem p;
 	struct qkv_heads_trace t;
-	char err[256], *csv;
+	char *csv;
 
-	qkv_problem_init(&p);
-	ck_assert_msg(load_string(text, sizeof text - 1, "f.json", &p, err, sizeof err) == 0, "%s", err);
-	qkv_heads_trace_init(&t);
-	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	load_text(text, sizeof text - 1, &p, &t);
 	csv = render(&p, &t, PRINT_CSV);
 	ck_assert_ptr_nonnull(strstr(csv, "\n,concat,'=a,h1d1,1,1,"));
 	ck_assert_ptr_null(strstr(csv, ",concat,=a,"));
@@ -547,13 +546,10 @@ START_TEST(markdown_titles_and_labels_escaped)
 		" \"W_O\": [[1, 0], [0, 1]]}";
 	struct qkv_problem p;
 	struct qkv_heads_trace t;
-	char err[256], *md;
-	const char *together;
+	char *md;
+	const char *together, *row;
 
-	qkv_problem_init(&p);
-	ck_assert_msg(load_string(text, sizeof text - 1, "f.json", &p, err, sizeof err) == 0, "%s", err);
-	qkv_heads_trace_init(&t);
-	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	load_text(text, sizeof text - 1, &p, &t);
 	md = render(&p, &t, PRINT_MARKDOWN);
 	together = strstr(md, "# The heads together");
 	ck_assert_ptr_nonnull(together);
@@ -562,8 +558,12 @@ START_TEST(markdown_titles_and_labels_escaped)
 	ck_assert_ptr_nonnull(strstr(together, "\n## Output — Concat · W\\_O (2 × 2)\n"));
 	ck_assert_ptr_null(strstr(together, "W_O"));
 	/* Row labels in both token tables, and the first token in the sentence. */
-	ck_assert_int_eq(count(together, "\n| a\\|b |"), 2);
-	ck_assert_int_eq(count(together, "\n| \\*c\\* |"), 2);
+	row = strstr(together, "\n| a\\|b |");
+	ck_assert_ptr_nonnull(row);
+	ck_assert_ptr_nonnull(strstr(row + 1, "\n| a\\|b |"));
+	row = strstr(together, "\n| \\*c\\* |");
+	ck_assert_ptr_nonnull(row);
+	ck_assert_ptr_nonnull(strstr(row + 1, "\n| \\*c\\* |"));
 	ck_assert_ptr_nonnull(strstr(together, "\nout\\[a\\|b, d1\\] = "));
 	ck_assert_ptr_null(strstr(together, "a|b"));
 	ck_assert_ptr_null(strstr(together, "*c*"));
