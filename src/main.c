@@ -37,7 +37,8 @@
 #define EXIT_USAGE 2 /* bad usage or bad input */
 #define STR(x) STR_(x) /* a number's macro as the text of the number */
 #define STR_(x) #x
-/* Multi-head problems are recomputed between two keys: about a fifth of a second. */
+/* The largest multi-head problem the interface takes: about a fifth of a second a
+ * change (computed beside the interface, as every long change is). */
 #define HEADS_INTERFACE_COST 2e8
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
 
