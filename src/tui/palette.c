@@ -388,16 +388,22 @@ void palette_use(int index, bool projector)
 			current.weights[k] = ramp_style(weights.steps[k], need, k);
 		for (int k = 0; k < signs.count && k < MAX_SIGNED_STEPS; k++)
 			current.signs[k] = ramp_style(signs.steps[k], need, -1);
+		/* Each step's terminal colour once: the halves pair every step with every
+		 * other, and the nearest xterm colour is worth finding only once. */
+		struct term_colour weight_exact[MAX_WEIGHT_STEPS], sign_exact[MAX_SIGNED_STEPS];
+
+		for (int k = 0; k < weights.count && k < MAX_WEIGHT_STEPS; k++)
+			weight_exact[k] = term_exact(weights.steps[k], need);
+		for (int k = 0; k < signs.count && k < MAX_SIGNED_STEPS; k++)
+			sign_exact[k] = term_exact(signs.steps[k], need);
 		for (int u = 0; u < weights.count && u < MAX_WEIGHT_STEPS; u++)
 			for (int l = 0; l < weights.count && l < MAX_WEIGHT_STEPS; l++)
 				current.weight_halves[u][l] = (struct cell_style){ A_NORMAL,
-					make_pair(term_exact(weights.steps[u], need), term_exact(weights.steps[l], need)),
-					"▀" };
+					make_pair(weight_exact[u], weight_exact[l]), "▀" };
 		for (int u = 0; u < signs.count && u < MAX_SIGNED_STEPS; u++)
 			for (int l = 0; l < signs.count && l < MAX_SIGNED_STEPS; l++)
 				current.sign_halves[u][l] = (struct cell_style){ A_NORMAL,
-					make_pair(term_exact(signs.steps[u], need), term_exact(signs.steps[l], need)),
-					"▀" };
+					make_pair(sign_exact[u], sign_exact[l]), "▀" };
 	}
 	{
 		/* Hues apart from the ramps' (blue, orange, green, purple, …), black text
