@@ -1,0 +1,453 @@
+/* json_read.c — the fast reader of plainly valid JSON (see json_read.h). One pass
+ * over the text, recursive descent, numbers converted in integer arithmetic; at
+ * the first thing it is not sure of it frees what it made and declines. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/json_read.h"
+
+#define READ_MAX_DEPTH 32 /* a problem file nests 4 deep (heads: 5) */
+
+struct reader {
+	const char *s;
+	size_t length, pos;
+	char *scratch; /* a string with escapes, unescaped (malloc'd, grows) */
+	size_t scratch_size;
+};
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static void skip_space(struct reader *r)
+{
+	while (r->pos < r->length && is_space(r->s[r->pos]))
+		r->pos++;
+}
+
+static char peek(const struct reader *r)
+{
+	return r->pos < r->length ? r->s[r->pos] : '\0';
+}
+
+#if defined(__SIZEOF_INT128__)
+__extension__ typedef unsigned __int128 wide;
+
+/* 5^0 … 5^27 (5^27 < 2^63). */
+static const uint64_t five_to[28] = {
+	1ULL, 5ULL, 25ULL, 125ULL, 625ULL, 3125ULL, 15625ULL, 78125ULL, 390625ULL, 1953125ULL,
+	9765625ULL, 48828125ULL, 244140625ULL, 1220703125ULL, 6103515625ULL, 30517578125ULL,
+	152587890625ULL, 762939453125ULL, 3814697265625ULL, 19073486328125ULL, 95367431640625ULL,
+	476837158203125ULL, 2384185791015625ULL, 11920928955078125ULL, 59604644775390625ULL,
+	298023223876953125ULL, 1490116119384765625ULL, 7450580596923828125ULL,
+};
+
+static int bit_length(wide x)
+{
+	int bits = 0;
+
+	while (x >> 64 != 0) {
+		x >>= 64;
+		bits += 64;
+	}
+	return bits + (x == 0 ? 0 : 64 - __builtin_clzll((unsigned long long)x));
+}
+
+/* x · 2^e as a double, x rounded to 53 bits half to even (sticky: the value is
+ * a little above x); the result is a normal number (the callers' range). */
+static double round_to_double(wide x, int e, bool sticky)
+{
+	int bits = bit_length(x), extra = bits - 53;
+	uint64_t mantissa, out;
+
+	if (extra <= 0) {
+		mantissa = (uint64_t)x << -extra;
+		e += extra;
+	} else {
+		wide rest = x & (((wide)1 << extra) - 1), half = (wide)1 << (extra - 1);
+
+		mantissa = (uint64_t)(x >> extra);
+		e += extra;
+		if (rest > half || (rest == half && (sticky || (mantissa & 1) != 0)))
+			mantissa++;
+		if (mantissa == 1ULL << 53) {
+			mantissa >>= 1;
+			e++;
+		}
+	}
+	/* mantissa · 2^e = 1.f · 2^(e + 52) */
+	out = (uint64_t)(e + 52 + 1023) << 52 | (mantissa & ((1ULL << 52) - 1));
+	{
+		double value;
+
+		memcpy(&value, &out, sizeof value);
+		return value;
+	}
+}
+#endif
+
+bool json_read_decimal(const char *token, size_t length, double *value)
+{
+#if defined(__SIZEOF_INT128__)
+	size_t i = 0;
+	bool negative = false, any = false;
+	uint64_t w = 0;
+	int digits = 0, k = 0, exponent = 0, exponent_sign = 1, exponent_digits = 0;
+
+	if (i < length && token[i] == '-') {
+		negative = true;
+		i++;
+	}
+	/* The significant digits into w; k counts the fraction's digits taken. */
+	for (; i < length && is_digit(token[i]); i++) {
+		any = true;
+		if (w == 0 && token[i] == '0')
+			continue;
+		if (++digits > 19)
+			return false;
+		w = w * 10 + (uint64_t)(token[i] - '0');
+	}
+	if (i < length && token[i] == '.') {
+		for (i++; i < length && is_digit(token[i]); i++) {
+			any = true;
+			k--;
+			if (w == 0 && token[i] == '0')
+				continue;
+			if (++digits > 19)
+				return false;
+			w = w * 10 + (uint64_t)(token[i] - '0');
+		}
+	}
+	if (!any)
+		return false;
+	if (i < length && (token[i] == 'e' || token[i] == 'E')) {
+		i++;
+		if (i < length && (token[i] == '+' || token[i] == '-'))
+			exponent_sign = token[i++] == '-' ? -1 : 1;
+		for (; i < length && is_digit(token[i]); i++) {
+			if (exponent == 0 && token[i] == '0')
+				continue;
+			if (++exponent_digits > 4)
+				return false;
+			exponent = exponent * 10 + (token[i] - '0');
+		}
+	}
+	if (i != length)
+		return false;
+	if (w == 0) {
+		*value = negative ? -0.0 : 0.0;
+		return true;
+	}
+	k += exponent_sign * exponent;
+	if (k < -27 || k > 27)
+		return false;
+	if (k >= 0) {
+		/* w · 10^k = (w · 5^k) · 2^k, exact in 128 bits. */
+		*value = round_to_double((wide)w * five_to[k], k, false);
+	} else {
+		/* w / 10^−k = (w·2^lz·2^s / 5^−k) · 2^(k − s − lz): w·2^lz has 64
+		 * bits and 5^−k has b, so s = b − 9 gives a quotient of 55 or 56 bits
+		 * (no shift for b <= 9: more bits); the remainder is the sticky bit. */
+		uint64_t five = five_to[-k];
+		int lz = __builtin_clzll(w), b = 64 - __builtin_clzll(five), s = b > 9 ? b - 9 : 0;
+		wide n = (wide)(w << lz) << s, q = n / five;
+		bool sticky = n % five != 0;
+
+		*value = round_to_double(q, k - s - lz, sticky);
+	}
+	if (negative)
+		*value = -*value;
+	return true;
+#else
+	(void)token;
+	(void)length;
+	(void)value;
+	return false;
+#endif
+}
+
+/* A number token (the grammar checked here) as jansson makes it: an integer
+ * json_integer, else a real. */
+static json_t *read_number(struct reader *r)
+{
+	size_t start = r->pos;
+	bool real = false;
+	int int_digits = 0;
+
+	if (peek(r) == '-')
+		r->pos++;
+	if (peek(r) == '0') {
+		r->pos++;
+		int_digits = 1;
+		if (is_digit(peek(r)))
+			return NULL;
+	} else if (is_digit(peek(r))) {
+		while (is_digit(peek(r))) {
+			r->pos++;
+			int_digits++;
+		}
+	} else {
+		return NULL;
+	}
+	if (peek(r) == '.') {
+		real = true;
+		r->pos++;
+		if (!is_digit(peek(r)))
+			return NULL;
+		while (is_digit(peek(r)))
+			r->pos++;
+	}
+	if (peek(r) == 'e' || peek(r) == 'E') {
+		real = true;
+		r->pos++;
+		if (peek(r) == '+' || peek(r) == '-')
+			r->pos++;
+		if (!is_digit(peek(r)))
+			return NULL;
+		while (is_digit(peek(r)))
+			r->pos++;
+	}
+	if (!real) {
+		/* Up to 18 digits always fit json_int_t; longer ones jansson judges. */
+		json_int_t v = 0;
+
+		if (int_digits > 18)
+			return NULL;
+		for (size_t i = start + (r->s[start] == '-'); i < r->pos; i++)
+			v = v * 10 + (r->s[i] - '0');
+		return json_integer(r->s[start] == '-' ? -v : v);
+	}
+	{
+		double v;
+
+		if (!json_read_decimal(r->s + start, r->pos - start, &v)) {
+			/* strtod as jansson calls it (C numbers: the program never sets
+			 * LC_NUMERIC); an overflow is jansson's error to word. */
+			char token[64], *end;
+			size_t length = r->pos - start;
+
+			if (length >= sizeof token)
+				return NULL;
+			memcpy(token, r->s + start, length);
+			token[length] = '\0';
+			errno = 0;
+			v = strtod(token, &end);
+			if (end != token + length || (errno == ERANGE && (v > 1.0 || v < -1.0)))
+				return NULL;
+		}
+		return json_real(v);
+	}
+}
+
+/* A string's bytes (r at its opening quote): *text and *length point into the
+ * document when it has no escape, else into r->scratch. false to decline. */
+static bool read_string(struct reader *r, const char **text, size_t *length, bool *ascii)
+{
+	size_t start = ++r->pos, used = 0;
+	bool escaped = false;
+
+	*ascii = true;
+	for (;;) {
+		unsigned char c;
+
+		if (r->pos >= r->length)
+			return false;
+		c = (unsigned char)r->s[r->pos];
+		if (c == '"')
+			break;
+		if (c < 0x20)
+			return false;
+		if (c >= 0x80)
+			*ascii = false;
+		if (c == '\\')
+			escaped = true;
+		r->pos += c == '\\' ? 2 : 1;
+	}
+	if (!escaped) {
+		*text = r->s + start;
+		*length = r->pos - start;
+		r->pos++;
+		return true;
+	}
+	if (r->scratch_size < r->pos - start + 1) {
+		char *bigger = realloc(r->scratch, r->pos - start + 1);
+
+		if (bigger == NULL)
+			return false;
+		r->scratch = bigger;
+		r->scratch_size = r->pos - start + 1;
+	}
+	for (size_t i = start; i < r->pos; i++) {
+		char c = r->s[i];
+
+		if (c == '\\') {
+			static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+			const char *at = strchr(from, r->s[++i]);
+
+			/* \u (and anything else) is jansson's to read. */
+			if (r->s[i] == '\0' || at == NULL)
+				return false;
+			c = to[at - from];
+		}
+		r->scratch[used++] = c;
+	}
+	*text = r->scratch;
+	*length = used;
+	r->pos++;
+	return true;
+}
+
+static json_t *read_value(struct reader *r, int depth);
+
+static json_t *read_array(struct reader *r, int depth)
+{
+	json_t *array = json_array();
+
+	if (array == NULL)
+		return NULL;
+	r->pos++;
+	skip_space(r);
+	if (peek(r) == ']') {
+		r->pos++;
+		return array;
+	}
+	for (;;) {
+		json_t *item = read_value(r, depth + 1);
+
+		if (item == NULL || json_array_append_new(array, item) != 0)
+			break;
+		skip_space(r);
+		if (peek(r) == ',') {
+			r->pos++;
+			continue;
+		}
+		if (peek(r) == ']') {
+			r->pos++;
+			return array;
+		}
+		break;
+	}
+	json_decref(array);
+	return NULL;
+}
+
+static json_t *read_object(struct reader *r, int depth)
+{
+	json_t *object = json_object();
+
+	if (object == NULL)
+		return NULL;
+	r->pos++;
+	skip_space(r);
+	if (peek(r) == '}') {
+		r->pos++;
+		return object;
+	}
+	for (;;) {
+		const char *key;
+		size_t length;
+		bool ascii;
+		char *copy;
+		json_t *value;
+
+		if (peek(r) != '"' || !read_string(r, &key, &length, &ascii))
+			break;
+		/* The key outlives the scratch buffer that the value may reuse. */
+		copy = malloc(length + 1);
+		if (copy == NULL)
+			break;
+		memcpy(copy, key, length);
+		copy[length] = '\0';
+		skip_space(r);
+		if (peek(r) != ':' || json_object_getn(object, copy, length) != NULL) {
+			free(copy);
+			break;
+		}
+		r->pos++;
+		value = read_value(r, depth + 1);
+		if (value == NULL || (ascii ? json_object_setn_new_nocheck(object, copy, length, value)
+					    : json_object_setn_new(object, copy, length, value)) != 0) {
+			free(copy);
+			break;
+		}
+		free(copy);
+		skip_space(r);
+		if (peek(r) == ',') {
+			r->pos++;
+			skip_space(r);
+			continue;
+		}
+		if (peek(r) == '}') {
+			r->pos++;
+			return object;
+		}
+		break;
+	}
+	json_decref(object);
+	return NULL;
+}
+
+/* One value after optional white space; NULL to decline. */
+static json_t *read_value(struct reader *r, int depth)
+{
+	static const struct {
+		const char *word;
+		size_t length;
+	} words[] = { { "true", 4 }, { "false", 5 }, { "null", 4 } };
+	char c;
+
+	if (depth > READ_MAX_DEPTH)
+		return NULL;
+	skip_space(r);
+	c = peek(r);
+	if (c == '{')
+		return read_object(r, depth);
+	if (c == '[')
+		return read_array(r, depth);
+	if (c == '"') {
+		const char *text;
+		size_t length;
+		bool ascii;
+
+		if (!read_string(r, &text, &length, &ascii))
+			return NULL;
+		return ascii ? json_stringn_nocheck(text, length) : json_stringn(text, length);
+	}
+	if (c == '-' || is_digit(c))
+		return read_number(r);
+	for (int i = 0; i < 3; i++) {
+		size_t n = words[i].length, end = r->pos + n;
+
+		if (end <= r->length && memcmp(r->s + r->pos, words[i].word, n) == 0 &&
+		    (end == r->length || !((r->s[end] >= 'a' && r->s[end] <= 'z') ||
+					   (r->s[end] >= 'A' && r->s[end] <= 'Z')))) {
+			r->pos = end;
+			return i == 0 ? json_true() : i == 1 ? json_false() : json_null();
+		}
+	}
+	return NULL;
+}
+
+json_t *json_read_fast(const char *text, size_t length)
+{
+	struct reader r = { text, length, 0, NULL, 0 };
+	json_t *root = read_value(&r, 0);
+
+	free(r.scratch);
+	if (root == NULL)
+		return NULL;
+	skip_space(&r);
+	if (r.pos != length) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
