@@ -543,13 +543,37 @@ static long double half_gap(double x, int k, bool below)
 static int write_significant(char *buf, size_t size, bool negative, uint64_t d, int precision,
 			     int exponent)
 {
+	/* "00" … "99": two digits per division, in 32 bits (d < 10^17 splits into
+	 * two halves below 10^9 and 10^8). */
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char digits[24], scratch[40];
 	/* Straight into buf when the longest text (24 bytes and the NUL) fits. */
 	char *text = size >= 25 ? buf : scratch;
-	int length = 0, last;
+	int length = 0, last, fill = precision;
+	uint32_t low = (uint32_t)(d % 100000000u), high = (uint32_t)(d / 100000000u);
 
-	for (int i = precision - 1; i >= 0; i--, d /= 10)
-		digits[i] = (char)('0' + d % 10);
+	/* The last eight digits (or all of them, zero-padded) from low, the rest from high. */
+	for (int k = 0; k < 4 && fill > 0; k++) {
+		const char *pair = pairs + 2 * (low % 100);
+
+		low /= 100;
+		if (fill >= 2) {
+			memcpy(digits + fill - 2, pair, 2);
+			fill -= 2;
+		} else {
+			digits[--fill] = pair[1];
+		}
+	}
+	while (fill >= 2) {
+		memcpy(digits + fill - 2, pairs + 2 * (high % 100), 2);
+		high /= 100;
+		fill -= 2;
+	}
+	if (fill == 1)
+		digits[0] = (char)('0' + high % 10);
 	for (last = precision - 1; last > 0 && digits[last] == '0'; last--)
 		;
 	if (negative)

@@ -1,5 +1,8 @@
 /* print_json.c — the printer's JSON format: docs/DESIGN.md's trace object and
  * sweep object, key for key, every number reading back to the same double. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "io/json_write.h"
 #include "io/print_model.h"
 
@@ -8,23 +11,43 @@ static void number(struct printer *pr, double value)
 	json_write_number(pr->out, value, JSON_17G);
 }
 
-/* A matrix as a JSON array of rows (masked entries null when show_masked). */
+/* A matrix as a JSON array of rows (masked entries null when show_masked). Each
+ * row is made in memory and written at once: a trace is tens of thousands of
+ * numbers, and a stdio call per number and separator costs more than the digits. */
 static void json_matrix(struct printer *pr, const char *key, const struct qkv_matrix *m,
 			bool show_masked)
 {
+	/* Per number: at most 24 characters and ", "; then "\n    [" and "]". */
+	size_t size = (size_t)m->cols * 26 + 16;
+	char *row = malloc(size);
+
+	if (row == NULL) {
+		pr->out_of_memory = true;
+		return;
+	}
 	fprintf(pr->out, "  \"%s\": [", key);
 	for (int r = 0; r < m->rows && !print_stopped(pr); r++) {
-		fputs(r > 0 ? ",\n    [" : "\n    [", pr->out);
+		size_t used = 0;
+
+		memcpy(row, r > 0 ? ",\n    [" : "\n    [", r > 0 ? 7 : 6);
+		used = r > 0 ? 7 : 6;
 		for (int c = 0; c < m->cols; c++) {
-			if (c > 0)
-				fputs(", ", pr->out);
-			if (show_masked && qkv_trace_is_masked(pr->t, r, c))
-				fputs("null", pr->out);
-			else
-				number(pr, qkv_matrix_get(m, r, c));
+			if (c > 0) {
+				row[used++] = ',';
+				row[used++] = ' ';
+			}
+			if (show_masked && qkv_trace_is_masked(pr->t, r, c)) {
+				memcpy(row + used, "null", 4);
+				used += 4;
+			} else {
+				used += (size_t)json_number_text(row + used, size - used, qkv_matrix_get(m, r, c),
+								 JSON_17G);
+			}
 		}
-		fputc(']', pr->out);
+		row[used++] = ']';
+		fwrite(row, 1, used, pr->out);
 	}
+	free(row);
 	fputs("\n  ],\n", pr->out);
 }
 
