@@ -22,6 +22,65 @@ static int strip_negative_zero(char *buf, int length)
 	return length - 1;
 }
 
+#if defined(__SIZEOF_INT128__)
+/* printf's "%.*f" of |value| < 1e7 at decimals <= 12, with no "-0" (what
+ * qkv_format_number writes there), made in integers: |value| = m·2^e exactly, so
+ * |value|·10^decimals = m·10^decimals·2^e (below 2^93 and 10^19) rounds half to
+ * even on the exact remainder, as printf rounds the exact binary value. text
+ * holds at least 24 bytes; the length. */
+static int fixed_point(char *text, double value, int decimals)
+{
+	static const uint64_t powers[13] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	};
+	__extension__ typedef unsigned __int128 wide128;
+	uint64_t bits, m, n, whole, fraction;
+	int biased, e, length = 0;
+	char digits[24];
+	int count = 0;
+
+	memcpy(&bits, &value, sizeof bits);
+	biased = (int)(bits >> 52) & 0x7ff;
+	m = bits & ((1ULL << 52) - 1);
+	if (biased != 0)
+		m |= 1ULL << 52;
+	e = (biased == 0 ? 1 : biased) - 1075; /* |value| = m·2^e */
+	if (m == 0) {
+		n = 0;
+	} else if (e >= 0) {
+		n = (m << e) * powers[decimals]; /* |value| < 1e7: m·2^e < 2^24 */
+	} else if (-e >= 120) {
+		n = 0; /* below 2^-67: far under half of 10^-12 */
+	} else {
+		wide128 product = (wide128)m * powers[decimals], rest, half = (wide128)1 << (-e - 1);
+
+		n = (uint64_t)(product >> -e);
+		rest = product & (((wide128)1 << -e) - 1);
+		if (rest > half || (rest == half && (n & 1) != 0))
+			n++;
+	}
+	if (n > 0 && (bits >> 63) != 0)
+		text[length++] = '-';
+	whole = n / powers[decimals];
+	fraction = n % powers[decimals];
+	do {
+		digits[count++] = (char)('0' + whole % 10);
+		whole /= 10;
+	} while (whole > 0);
+	while (count > 0)
+		text[length++] = digits[--count];
+	if (decimals > 0) {
+		text[length++] = '.';
+		for (int i = decimals - 1; i >= 0; i--, fraction /= 10)
+			text[length + i] = (char)('0' + fraction % 10);
+		length += decimals;
+	}
+	text[length] = '\0';
+	return length;
+}
+#endif
+
 int qkv_format_number(char *buf, size_t size, double value, int decimals)
 {
 	double magnitude = fabs(value);
@@ -33,6 +92,19 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals)
 		decimals = 0;
 	if (decimals > 12)
 		decimals = 12;
+#if defined(__SIZEOF_INT128__)
+	if (magnitude < 1e7) {
+		/* The common case without printf (a report formats every cell twice). */
+		char text[32];
+		size_t copied;
+
+		length = fixed_point(text, value, decimals);
+		copied = (size_t)length < size ? (size_t)length : size - 1;
+		memcpy(buf, text, copied);
+		buf[copied] = '\0';
+		return length;
+	}
+#endif
 	if (!isfinite(value))
 		length = snprintf(buf, size, "%s", isnan(value) ? "nan" : value > 0 ? "inf" : "-inf");
 	else if (magnitude >= 1e7)
