@@ -94,59 +94,153 @@ static double round_to_double(wide x, int e, bool sticky)
 }
 #endif
 
-bool json_read_decimal(const char *token, size_t length, double *value)
+/* A number token as it is scanned: the grammar's verdict, and its value as
+ * ±w·10^k with w the first 19 significant digits. */
+struct number {
+	bool negative, real, inexact; /* real: a fraction or an exponent; inexact: digits lost */
+	int int_digits;               /* of the integer part, as written */
+	uint64_t w;
+	int k;
+};
+
+/* Scans the JSON number at s[0 … length) (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)
+ * and returns the bytes it takes, or 0 when the grammar does not hold there. */
+/* Eight ASCII digits at p as their value (a little-endian machine reads them as
+ * one word: the check and the conversion are a few multiplications, not eight
+ * steps), or false when they are not all digits. */
+static bool eight_digits(const char *p, uint64_t *value)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t v;
+
+	memcpy(&v, p, sizeof v);
+	/* Every byte 0x30…0x39: high nibble 3, and adding 6 does not carry out of it. */
+	if (((v & 0xf0f0f0f0f0f0f0f0ULL) | (((v + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4)) !=
+	    0x3333333333333333ULL)
+		return false;
+	v -= 0x3030303030303030ULL;
+	v = v * 10 + (v >> 8); /* pairs of digits in every other byte */
+	v = ((v & 0x000000ff000000ffULL) * (100 + (1000000ULL << 32)) +
+	     ((v >> 16) & 0x000000ff000000ffULL) * (1 + (10000ULL << 32))) >> 32;
+	*value = v;
+	return true;
+#else
+	(void)p;
+	(void)value;
+	return false;
+#endif
+}
+
+static size_t scan_number(const char *s, size_t length, struct number *n)
+{
+	/* In locals: n may alias the text (a char pointer), which would make the
+	 * compiler store every digit's step. */
+	const char *p = s, *end = s + length, *first;
+	uint64_t w = 0;
+	int digits = 0, k = 0, exponent = 0, exponent_sign = 1, int_digits = 0;
+	bool negative = false, real = false, inexact = false;
+
+	if (p < end && *p == '-') {
+		negative = true;
+		p++;
+	}
+	if (p < end && *p == '0') {
+		p++;
+		int_digits = 1;
+		if (p < end && is_digit(*p))
+			return 0;
+	} else {
+		for (first = p; p < end && is_digit(*p); p++) {
+			if (digits < 19)
+				w = w * 10 + (uint64_t)(*p - '0');
+			else
+				k++, inexact |= *p != '0';
+			digits++;
+		}
+		int_digits = (int)(p - first);
+		if (int_digits == 0)
+			return 0;
+	}
+	if (p < end && *p == '.') {
+		first = ++p;
+		real = true;
+		/* Zeros before the first significant digit only move the point. */
+		if (w == 0)
+			for (; p < end && *p == '0'; p++)
+				k--;
+		for (uint64_t eight; digits + 8 <= 19 && end - p >= 8 && eight_digits(p, &eight); p += 8) {
+			w = w * 100000000 + eight;
+			k -= 8;
+			digits += 8;
+		}
+		for (; p < end && is_digit(*p); p++) {
+			if (digits < 19) {
+				w = w * 10 + (uint64_t)(*p - '0');
+				k--;
+			} else {
+				inexact |= *p != '0';
+			}
+			digits++;
+		}
+		if (p == first)
+			return 0;
+	}
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		real = true;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			exponent_sign = *p++ == '-' ? -1 : 1;
+		for (first = p; p < end && is_digit(*p); p++) {
+			if (exponent >= 100000)
+				inexact = true; /* a huge exponent: strtod's to judge */
+			else
+				exponent = exponent * 10 + (*p - '0');
+		}
+		if (p == first)
+			return 0;
+		k += exponent_sign * exponent;
+	}
+	n->negative = negative;
+	n->real = real;
+	n->inexact = inexact;
+	n->int_digits = int_digits;
+	n->w = w;
+	n->k = k;
+	return (size_t)(p - s);
+}
+
+#if defined(__SIZEOF_INT128__)
+/* n / d and n % d for a quotient below 2^64 (x86-64's divq does it in one
+ * instruction; elsewhere the compiler's 128-bit division). */
+static uint64_t divide(wide n, uint64_t d, uint64_t *rest)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	uint64_t q, r;
+
+	__asm__("divq %4" : "=a"(q), "=d"(r) : "a"((uint64_t)n), "d"((uint64_t)(n >> 64)), "rm"(d));
+	*rest = r;
+	return q;
+#else
+	*rest = (uint64_t)(n % d);
+	return (uint64_t)(n / d);
+#endif
+}
+#endif
+
+/* ±w·10^k correctly rounded, or false when it is strtod's to do (lost digits, or
+ * k beyond ±27). */
+static bool number_value(const struct number *n, double *value)
 {
 #if defined(__SIZEOF_INT128__)
-	size_t i = 0;
-	bool negative = false, any = false;
-	uint64_t w = 0;
-	int digits = 0, k = 0, exponent = 0, exponent_sign = 1, exponent_digits = 0;
+	uint64_t w = n->w;
+	int k = n->k;
 
-	if (i < length && token[i] == '-') {
-		negative = true;
-		i++;
-	}
-	/* The significant digits into w; k counts the fraction's digits taken. */
-	for (; i < length && is_digit(token[i]); i++) {
-		any = true;
-		if (w == 0 && token[i] == '0')
-			continue;
-		if (++digits > 19)
-			return false;
-		w = w * 10 + (uint64_t)(token[i] - '0');
-	}
-	if (i < length && token[i] == '.') {
-		for (i++; i < length && is_digit(token[i]); i++) {
-			any = true;
-			k--;
-			if (w == 0 && token[i] == '0')
-				continue;
-			if (++digits > 19)
-				return false;
-			w = w * 10 + (uint64_t)(token[i] - '0');
-		}
-	}
-	if (!any)
-		return false;
-	if (i < length && (token[i] == 'e' || token[i] == 'E')) {
-		i++;
-		if (i < length && (token[i] == '+' || token[i] == '-'))
-			exponent_sign = token[i++] == '-' ? -1 : 1;
-		for (; i < length && is_digit(token[i]); i++) {
-			if (exponent == 0 && token[i] == '0')
-				continue;
-			if (++exponent_digits > 4)
-				return false;
-			exponent = exponent * 10 + (token[i] - '0');
-		}
-	}
-	if (i != length)
+	if (n->inexact)
 		return false;
 	if (w == 0) {
-		*value = negative ? -0.0 : 0.0;
+		*value = n->negative ? -0.0 : 0.0;
 		return true;
 	}
-	k += exponent_sign * exponent;
 	if (k < -27 || k > 27)
 		return false;
 	if (k >= 0) {
@@ -156,95 +250,60 @@ bool json_read_decimal(const char *token, size_t length, double *value)
 		/* w / 10^−k = (w·2^lz·2^s / 5^−k) · 2^(k − s − lz): w·2^lz has 64
 		 * bits and 5^−k has b, so s = b − 9 gives a quotient of 55 or 56 bits
 		 * (no shift for b <= 9: more bits); the remainder is the sticky bit. */
-		uint64_t five = five_to[-k];
+		uint64_t five = five_to[-k], rest, q;
 		int lz = __builtin_clzll(w), b = 64 - __builtin_clzll(five), s = b > 9 ? b - 9 : 0;
-		wide n = (wide)(w << lz) << s, q = n / five;
-		bool sticky = n % five != 0;
 
-		*value = round_to_double(q, k - s - lz, sticky);
+		q = divide((wide)(w << lz) << s, five, &rest);
+		*value = round_to_double(q, k - s - lz, rest != 0);
 	}
-	if (negative)
+	if (n->negative)
 		*value = -*value;
 	return true;
 #else
-	(void)token;
-	(void)length;
+	(void)n;
 	(void)value;
 	return false;
 #endif
 }
 
-/* A number token (the grammar checked here) as jansson makes it: an integer
- * json_integer, else a real. */
+bool json_read_decimal(const char *token, size_t length, double *value)
+{
+	struct number n;
+
+	return scan_number(token, length, &n) == length && length > 0 && number_value(&n, value);
+}
+
+/* A number token as jansson makes it: an integer json_integer, else a real. */
 static json_t *read_number(struct reader *r)
 {
-	size_t start = r->pos;
-	bool real = false;
-	int int_digits = 0;
+	struct number n;
+	size_t length = scan_number(r->s + r->pos, r->length - r->pos, &n), start = r->pos;
+	double v;
 
-	if (peek(r) == '-')
-		r->pos++;
-	if (peek(r) == '0') {
-		r->pos++;
-		int_digits = 1;
-		if (is_digit(peek(r)))
-			return NULL;
-	} else if (is_digit(peek(r))) {
-		while (is_digit(peek(r))) {
-			r->pos++;
-			int_digits++;
-		}
-	} else {
+	if (length == 0)
 		return NULL;
-	}
-	if (peek(r) == '.') {
-		real = true;
-		r->pos++;
-		if (!is_digit(peek(r)))
-			return NULL;
-		while (is_digit(peek(r)))
-			r->pos++;
-	}
-	if (peek(r) == 'e' || peek(r) == 'E') {
-		real = true;
-		r->pos++;
-		if (peek(r) == '+' || peek(r) == '-')
-			r->pos++;
-		if (!is_digit(peek(r)))
-			return NULL;
-		while (is_digit(peek(r)))
-			r->pos++;
-	}
-	if (!real) {
+	r->pos += length;
+	if (!n.real) {
 		/* Up to 18 digits always fit json_int_t; longer ones jansson judges. */
-		json_int_t v = 0;
-
-		if (int_digits > 18)
+		if (n.int_digits > 18)
 			return NULL;
-		for (size_t i = start + (r->s[start] == '-'); i < r->pos; i++)
-			v = v * 10 + (r->s[i] - '0');
-		return json_integer(r->s[start] == '-' ? -v : v);
+		return json_integer(n.negative ? -(json_int_t)n.w : (json_int_t)n.w);
 	}
-	{
-		double v;
+	if (!number_value(&n, &v)) {
+		/* strtod as jansson calls it (C numbers: the program never sets
+		 * LC_NUMERIC); an overflow is jansson's error to word. */
+		char token[64], *end;
 
-		if (!json_read_decimal(r->s + start, r->pos - start, &v)) {
-			/* strtod as jansson calls it (C numbers: the program never sets
-			 * LC_NUMERIC); an overflow is jansson's error to word. */
-			char token[64], *end;
-			size_t length = r->pos - start;
-
-			if (length >= sizeof token)
-				return NULL;
-			memcpy(token, r->s + start, length);
-			token[length] = '\0';
-			errno = 0;
-			v = strtod(token, &end);
-			if (end != token + length || (errno == ERANGE && (v > 1.0 || v < -1.0)))
-				return NULL;
-		}
-		return json_real(v);
+		if (length >= sizeof token)
+			return NULL;
+		memcpy(token, r->s + start, length);
+		token[length] = '\0';
+		errno = 0;
+		v = strtod(token, &end);
+		if (end != token + length || (errno == ERANGE && (v > 1.0 || v < -1.0)))
+			return NULL;
 	}
+	return json_real(v);
 }
 
 /* A string's bytes (r at its opening quote): *text and *length point into the
