@@ -650,13 +650,14 @@ static int write_significant(char *buf, size_t size, bool negative, uint64_t d, 
 		;
 	if (negative)
 		text[length++] = '-';
+	/* Runs of digits are copied whole (a report writes tens of thousands). */
 	if (exponent < -4 || exponent >= precision) {
 		/* d.ddd…e±XX, as %g writes large and small magnitudes. */
 		text[length++] = digits[0];
 		if (last > 0) {
 			text[length++] = '.';
-			for (int i = 1; i <= last; i++)
-				text[length++] = digits[i];
+			memcpy(text + length, digits + 1, (size_t)last);
+			length += last;
 		}
 		{
 			int magnitude = exponent < 0 ? -exponent : exponent;
@@ -670,21 +671,21 @@ static int write_significant(char *buf, size_t size, bool negative, uint64_t d, 
 		}
 	} else if (exponent >= 0) {
 		/* ddd.ddd: exponent + 1 digits before the point. */
-		for (int i = 0; i <= exponent; i++)
-			text[length++] = digits[i];
+		memcpy(text + length, digits, (size_t)exponent + 1);
+		length += exponent + 1;
 		if (last > exponent) {
 			text[length++] = '.';
-			for (int i = exponent + 1; i <= last; i++)
-				text[length++] = digits[i];
+			memcpy(text + length, digits + exponent + 1, (size_t)(last - exponent));
+			length += last - exponent;
 		}
 	} else {
 		/* 0.000ddd: −exponent − 1 zeros after the point. */
 		text[length++] = '0';
 		text[length++] = '.';
-		for (int i = 0; i < -exponent - 1; i++)
-			text[length++] = '0';
-		for (int i = 0; i <= last; i++)
-			text[length++] = digits[i];
+		memset(text + length, '0', (size_t)(-exponent - 1));
+		length += -exponent - 1;
+		memcpy(text + length, digits, (size_t)last + 1);
+		length += last + 1;
 	}
 	text[length] = '\0';
 	if (text == scratch && size > 0) {
