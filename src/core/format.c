@@ -225,23 +225,37 @@ int qkv_format_exact(char *buf, size_t size, double value)
 	struct exact_digits d;
 
 	if (isfinite(value) && value != 0.0 && exact_17(fabs(value), &d)) {
+		wide limit = ten_to[16 - d.exponent];
+		/* Half the gap in units of the 17th digit is about limit / 2^(shift+1):
+		 * a rounding that moved the value by more than that, whatever the
+		 * remainder, cannot read back (no 128-bit product needed to say so). */
+		uint64_t gap_units = (uint64_t)(limit >> d.shift);
+		bool power_of_two = d.mantissa == (1ULL << 52);
+
 		for (int precision = 15; precision <= 16; precision++) {
-			uint64_t scale = precision == 15 ? 100 : 10, q = d.digits / scale, rest = d.digits % scale;
+			/* Constant divisors: multiplications, not divisions. */
+			uint64_t scale = precision == 15 ? 100 : 10;
+			uint64_t q = precision == 15 ? d.digits / 100 : d.digits / 10, rest = d.digits - q * scale;
 			uint64_t digits = q, top = precision == 15 ? 1000000000000000ULL : 10000000000000000ULL;
 			signed_wide distance;
-			wide twice, limit = ten_to[16 - d.exponent];
+			wide twice;
 			int exponent = d.exponent;
+			int64_t moved;
 
 			/* Round to `precision` digits, half to even, on the exact value. */
 			if (rest > scale / 2 || (rest == scale / 2 && (d.rest > 0 || (d.rest == 0 && q % 2 != 0))))
 				digits = q + 1;
+			/* |x·10^k − digits·scale| >= |moved| − ½ in 17th-digit units, and
+			 * twice that is at least (2|moved| − 1)·2^shift > limit when
+			 * 2|moved| − 1 > gap_units. */
+			moved = (int64_t)rest - (int64_t)((digits - q) * scale);
+			if (!power_of_two && 2 * (moved < 0 ? -moved : moved) - 1 > (int64_t)gap_units)
+				continue;
 			/* (x·10^k − digits·scale)·2^shift, exactly. */
-			distance = ((signed_wide)rest - (signed_wide)((digits - q) * scale)) * ((signed_wide)1 << d.shift) +
-				   d.rest;
+			distance = (signed_wide)moved * ((signed_wide)1 << d.shift) + d.rest;
 			/* Reads back when within half the gap to the neighbour on its side,
 			 * 2^−shift−1 (half that below a power of two), times 10^k. */
-			twice = (wide)(distance < 0 ? -distance : distance) *
-				(distance > 0 && d.mantissa == (1ULL << 52) ? 4 : 2);
+			twice = (wide)(distance < 0 ? -distance : distance) * (distance > 0 && power_of_two ? 4 : 2);
 			if (digits == top) {
 				digits /= 10;
 				exponent++;

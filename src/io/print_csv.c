@@ -102,38 +102,61 @@ static char **csv_fields(struct printer *pr, enum label_kind kind, int count, si
 }
 
 /* Every cell of a matrix or mix table, values exact, masked empty: each row's
- * lines are made in memory and written at once. */
+ * lines are made in memory and written at once, from the parts each row and each
+ * column share, made once ("name,row," and ",r," per row; the column's field and
+ * "c," per column). */
 static void csv_matrix(struct printer *pr, const struct table *tb)
 {
 	int rows = print_table_rows(pr, tb), cols = print_table_cols(pr, tb);
 	size_t name_length = strlen(tb->name), row_longest = 0, col_longest = 0;
-	char **row_fields, **col_fields, *lines = NULL;
+	char **row_fields, **col_fields, *lines = NULL, *col_parts = NULL;
+	size_t *col_lengths = NULL;
 
 	if (tb->kind == TABLE_MIX)
 		rows--;
 	row_fields = csv_fields(pr, tb->row_kind, rows, &row_longest);
 	col_fields = csv_fields(pr, tb->col_kind, cols, &col_longest);
-	/* A line: name, row field, column field, ",r,c," (24), a number (24), "\n". */
-	if (row_fields != NULL && col_fields != NULL)
+	/* Per column: its field, then ",r," goes between, then "c," (at most 12). */
+	if (row_fields != NULL && col_fields != NULL) {
+		col_parts = malloc((size_t)cols * (col_longest + 12));
+		col_lengths = malloc((size_t)cols * 2 * sizeof *col_lengths);
+		/* A line: name, row field, column field, ",r,c," (24), a number (24), "\n". */
 		lines = malloc((size_t)cols * (name_length + row_longest + col_longest + 64));
-	if (lines == NULL) {
+	}
+	if (lines == NULL || col_parts == NULL || col_lengths == NULL) {
 		pr->out_of_memory = true;
 	} else {
+		for (int c = 0; c < cols; c++) {
+			char *part = col_parts + (size_t)c * (col_longest + 12), index[16];
+
+			col_lengths[2 * c] = strlen(col_fields[c]);
+			memcpy(part, col_fields[c], col_lengths[2 * c]);
+			/* csv_indexes gives ",0,c,"; the column's share is "c,". */
+			col_lengths[2 * c + 1] = csv_indexes(index, 0, c + 1) - 3;
+			memcpy(part + col_lengths[2 * c], index + 3, col_lengths[2 * c + 1]);
+		}
 		for (int r = 0; r < rows && !print_stopped(pr); r++) {
-			size_t used = 0, row_length = strlen(row_fields[r]);
+			char prefix[2 * CELL_SIZE + 64], index[32];
+			size_t used = 0, prefix_length = 0, index_length;
 
+			memcpy(prefix, tb->name, name_length);
+			prefix_length = name_length;
+			prefix[prefix_length++] = ',';
+			prefix_length += (size_t)(stpcpy(prefix + prefix_length, row_fields[r]) - (prefix + prefix_length));
+			prefix[prefix_length++] = ',';
+			/* ",r," of csv_indexes's ",r,c,". */
+			index_length = csv_indexes(index, r + 1, 1) - 2;
 			for (int c = 0; c < cols; c++) {
-				size_t col_length = strlen(col_fields[c]);
+				const char *part = col_parts + (size_t)c * (col_longest + 12);
 
-				memcpy(lines + used, tb->name, name_length);
-				used += name_length;
-				lines[used++] = ',';
-				memcpy(lines + used, row_fields[r], row_length);
-				used += row_length;
-				lines[used++] = ',';
-				memcpy(lines + used, col_fields[c], col_length);
-				used += col_length;
-				used += csv_indexes(lines + used, r + 1, c + 1);
+				memcpy(lines + used, prefix, prefix_length);
+				used += prefix_length;
+				memcpy(lines + used, part, col_lengths[2 * c]);
+				used += col_lengths[2 * c];
+				memcpy(lines + used, index, index_length);
+				used += index_length;
+				memcpy(lines + used, part + col_lengths[2 * c], col_lengths[2 * c + 1]);
+				used += col_lengths[2 * c + 1];
 				if (!print_table_masked(pr, tb, r, c))
 					used += (size_t)qkv_format_exact(lines + used, NUMBER_SIZE,
 									 print_table_value(pr, tb, r, c));
@@ -143,6 +166,8 @@ static void csv_matrix(struct printer *pr, const struct table *tb)
 		}
 	}
 	free(lines);
+	free(col_parts);
+	free(col_lengths);
 	free_fields(row_fields, rows);
 	free_fields(col_fields, cols);
 }
