@@ -366,6 +366,20 @@ START_TEST(test_nearest_xterm_is_the_definition)
 		}
 		ck_assert_int_eq(qkv_colour_nearest_xterm(c, first, last, need), best >= 0 ? best : best_any);
 	}
+	/* Many colours at once: each answer is the one asked alone. */
+	for (int t = 0; t < 3; t++) {
+		struct qkv_rgb colours[50];
+		int nearest[50];
+		int first = t == 0 ? 0 : 16, last = t == 0 ? 7 : 255;
+
+		for (int i = 0; i < 50; i++)
+			colours[i] = (struct qkv_rgb){ (unsigned char)lcg_int(&g, 0, 255),
+						       (unsigned char)lcg_int(&g, 0, 255),
+						       (unsigned char)lcg_int(&g, 0, 255) };
+		qkv_colour_nearest_xterms(colours, 50, first, last, needs[t + 1], nearest);
+		for (int i = 0; i < 50; i++)
+			ck_assert_int_eq(nearest[i], qkv_colour_nearest_xterm(colours[i], first, last, needs[t + 1]));
+	}
 }
 END_TEST
 

@@ -247,47 +247,61 @@ static double contrast_of(double a, double b)
 
 /* The same choice as comparing qkv_colour_delta_e(c, x) and the larger of
  * qkv_colour_contrast(x, black) and (x, white) for every candidate x, with the
- * same bits: c's CIELAB is computed once, and each 8-bit component's linear
- * light once per call (the 240 candidates share about 40 of them), so a call
- * costs a few pow() instead of thousands. */
-int qkv_colour_nearest_xterm(struct qkv_rgb c, int first, int last, double min_contrast)
+ * same bits: each candidate's CIELAB and readability are computed once for all
+ * the colours asked about (from each 8-bit component's linear light, found once:
+ * the 240 candidates share about 40), so a palette of a dozen colours costs a
+ * few hundred cube roots instead of tens of thousands of pow(). */
+void qkv_colour_nearest_xterms(const struct qkv_rgb *colours, int count, int first, int last,
+			       double min_contrast, int *nearest)
 {
 	const struct qkv_rgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
-	double light[256];
-	bool known[256] = { false };
-	struct qkv_lab a = qkv_colour_lab(c);
-	double black_y = qkv_colour_luminance(black), white_y = qkv_colour_luminance(white);
-	int best = -1, best_any = -1;
-	double best_d = INFINITY, best_any_d = INFINITY;
+	double light[256], black_y = qkv_colour_luminance(black), white_y = qkv_colour_luminance(white);
+	bool known[256] = { false }, readable[256];
+	struct qkv_lab candidates[256];
 
 	first = first < 0 ? 0 : first;
 	last = last > 255 ? 255 : last;
 	for (int i = first; i <= last; i++) {
 		struct qkv_rgb x = qkv_colour_xterm(i);
 		const unsigned char parts[3] = { x.r, x.g, x.b };
-		double r, g, bl, d, readable, y;
-		struct qkv_lab b;
+		double y;
 
 		for (int k = 0; k < 3; k++)
 			if (!known[parts[k]]) {
 				light[parts[k]] = linear(parts[k]);
 				known[parts[k]] = true;
 			}
-		r = light[x.r];
-		g = light[x.g];
-		bl = light[x.b];
-		b = lab_of_linear(r, g, bl);
-		d = sqrt((a.l - b.l) * (a.l - b.l) + (a.a - b.a) * (a.a - b.a) + (a.b - b.b) * (a.b - b.b));
-		y = 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-		readable = fmax(contrast_of(y, black_y), contrast_of(y, white_y));
-		if (d < best_any_d) {
-			best_any_d = d;
-			best_any = i;
-		}
-		if (readable >= min_contrast && d < best_d) {
-			best_d = d;
-			best = i;
-		}
+		candidates[i] = lab_of_linear(light[x.r], light[x.g], light[x.b]);
+		y = 0.2126 * light[x.r] + 0.7152 * light[x.g] + 0.0722 * light[x.b];
+		readable[i] = fmax(contrast_of(y, black_y), contrast_of(y, white_y)) >= min_contrast;
 	}
-	return best >= 0 ? best : best_any;
+	for (int c = 0; c < count; c++) {
+		struct qkv_lab a = qkv_colour_lab(colours[c]);
+		int best = -1, best_any = -1;
+		double best_d = INFINITY, best_any_d = INFINITY;
+
+		for (int i = first; i <= last; i++) {
+			const struct qkv_lab *b = &candidates[i];
+			double d = sqrt((a.l - b->l) * (a.l - b->l) + (a.a - b->a) * (a.a - b->a) +
+					(a.b - b->b) * (a.b - b->b));
+
+			if (d < best_any_d) {
+				best_any_d = d;
+				best_any = i;
+			}
+			if (readable[i] && d < best_d) {
+				best_d = d;
+				best = i;
+			}
+		}
+		nearest[c] = best >= 0 ? best : best_any;
+	}
+}
+
+int qkv_colour_nearest_xterm(struct qkv_rgb c, int first, int last, double min_contrast)
+{
+	int nearest = -1;
+
+	qkv_colour_nearest_xterms(&c, 1, first, last, min_contrast, &nearest);
+	return nearest;
 }
