@@ -10,6 +10,12 @@
 
 #include "qkv/format.h"
 
+/* "00" … "99": the digits of a number two at a time. */
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* Strips a leading '-' from text that reads as zero ("-0.00" → "0.00"). */
 static int strip_negative_zero(char *buf, int length)
 {
@@ -35,10 +41,9 @@ static int fixed_point(char *text, double value, int decimals)
 		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
 	};
 	__extension__ typedef unsigned __int128 wide128;
-	uint64_t bits, m, n, whole, fraction;
-	int biased, e, length = 0;
+	uint64_t bits, m, n;
+	int biased, e, length = 0, at = 24, count;
 	char digits[24];
-	int count = 0;
 
 	memcpy(&bits, &value, sizeof bits);
 	biased = (int)(bits >> 52) & 0x7ff;
@@ -62,18 +67,29 @@ static int fixed_point(char *text, double value, int decimals)
 	}
 	if (n > 0 && (bits >> 63) != 0)
 		text[length++] = '-';
-	whole = n / powers[decimals];
-	fraction = n % powers[decimals];
-	do {
-		digits[count++] = (char)('0' + whole % 10);
-		whole /= 10;
-	} while (whole > 0);
-	while (count > 0)
-		text[length++] = digits[--count];
+	/* n's digits from the right, two at a time (constant divisors), zero-padded
+	 * to decimals + 1; the point goes before the last `decimals`. */
+	while (n >= 100) {
+		at -= 2;
+		memcpy(digits + at, pairs + 2 * (n % 100), 2);
+		n /= 100;
+	}
+	if (n >= 10) {
+		at -= 2;
+		memcpy(digits + at, pairs + 2 * n, 2);
+	} else {
+		digits[--at] = (char)('0' + n);
+	}
+	count = (int)sizeof digits - at;
+	while (count < decimals + 1) {
+		digits[--at] = '0';
+		count++;
+	}
+	memcpy(text + length, digits + at, (size_t)(count - decimals));
+	length += count - decimals;
 	if (decimals > 0) {
 		text[length++] = '.';
-		for (int i = decimals - 1; i >= 0; i--, fraction /= 10)
-			text[length + i] = (char)('0' + fraction % 10);
+		memcpy(text + length, digits + sizeof digits - decimals, (size_t)decimals);
 		length += decimals;
 	}
 	text[length] = '\0';
@@ -629,12 +645,8 @@ static long double half_gap(double x, int k, bool below)
 static int write_significant(char *buf, size_t size, bool negative, uint64_t d, int precision,
 			     int exponent)
 {
-	/* "00" … "99": two digits per division, in 32 bits (d < 10^17 splits into
-	 * two halves below 10^9 and 10^8). */
-	static const char pairs[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
+	/* Two digits per division (pairs), in 32 bits (d < 10^17 splits into two
+	 * halves below 10^9 and 10^8). */
 	char digits[24], scratch[40];
 	/* Straight into buf when the longest text (24 bytes and the NUL) fits. */
 	char *text = size >= 25 ? buf : scratch;
