@@ -1239,10 +1239,11 @@ int load_string(const char *text, size_t length, const char *name, struct qkv_pr
 	return result;
 }
 
-/* Reads a whole file of at most LOAD_MAX_BYTES into a malloc'd buffer. */
-static int read_all(const struct loader *ld, int fd, char **text, size_t *length)
+/* Reads a whole file of at most LOAD_MAX_BYTES into a malloc'd buffer; `expected`
+ * is its size when known (a regular file: one buffer, no growing), else 0. */
+static int read_all(const struct loader *ld, int fd, size_t expected, char **text, size_t *length)
 {
-	size_t size = 0, capacity = 65536;
+	size_t size = 0, capacity = expected > 0 ? expected + 1 : 65536;
 	char *buffer = malloc(capacity);
 
 	if (buffer == NULL)
@@ -1316,7 +1317,7 @@ int load_file(const char *path, struct qkv_problem *p, char *err, size_t err_siz
 		return fail_file(&ld, "the file is larger than the limit of %ld MiB for a problem",
 				 LOAD_MAX_BYTES / (1024 * 1024));
 	}
-	result = read_all(&ld, fd, &text, &length);
+	result = read_all(&ld, fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, &text, &length);
 	close(fd);
 	if (result != 0)
 		return -1;
