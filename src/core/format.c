@@ -110,7 +110,7 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals)
 		decimals = 12;
 #if defined(__SIZEOF_INT128__)
 	if (magnitude < 1e7) {
-		/* The common case without printf (a report formats every cell twice). */
+		/* The common case, without printf: a report formats every cell twice. */
 		char text[32];
 		size_t copied;
 
