@@ -110,7 +110,7 @@ static void csv_matrix(struct printer *pr, const struct table *tb)
 	int rows = print_table_rows(pr, tb), cols = print_table_cols(pr, tb);
 	size_t name_length = strlen(tb->name), row_longest = 0, col_longest = 0;
 	char **row_fields, **col_fields, *lines = NULL, *col_parts = NULL;
-	size_t *col_lengths = NULL;
+	size_t *col_lengths = NULL, capacity = 0;
 
 	if (tb->kind == TABLE_MIX)
 		rows--;
@@ -121,7 +121,8 @@ static void csv_matrix(struct printer *pr, const struct table *tb)
 		col_parts = malloc((size_t)cols * (col_longest + 12));
 		col_lengths = malloc((size_t)cols * 2 * sizeof *col_lengths);
 		/* A line: name, row field, column field, ",r,c," (24), a number (24), "\n". */
-		lines = malloc((size_t)cols * (name_length + row_longest + col_longest + 64));
+		capacity = (size_t)cols * (name_length + row_longest + col_longest + 64);
+		lines = malloc(capacity);
 	}
 	if (lines == NULL || col_parts == NULL || col_lengths == NULL) {
 		pr->out_of_memory = true;
@@ -158,7 +159,7 @@ static void csv_matrix(struct printer *pr, const struct table *tb)
 				memcpy(lines + used, part + col_lengths[2 * c], col_lengths[2 * c + 1]);
 				used += col_lengths[2 * c + 1];
 				if (!print_table_masked(pr, tb, r, c))
-					used += (size_t)qkv_format_exact(lines + used, NUMBER_SIZE,
+					used += (size_t)qkv_format_exact(lines + used, capacity - used,
 									 print_table_value(pr, tb, r, c));
 				lines[used++] = '\n';
 			}
