@@ -1214,6 +1214,7 @@ int load_string(const char *text, size_t length, const char *name, struct qkv_pr
 		char *err, size_t err_size)
 {
 	struct loader ld = { text, length, name, err, err_size, NULL };
+	struct json_arena *arena = NULL;
 	struct scan start;
 	json_error_t error;
 	int result;
@@ -1236,15 +1237,18 @@ int load_string(const char *text, size_t length, const char *name, struct qkv_pr
 	scan_space(&start);
 	if (start.pos == ld.length)
 		return fail_offset(&ld, 0, "the file is empty; expected a JSON object { ... }");
-	/* The fast reader makes jansson's tree of plainly valid text; anything else,
-	 * and every error, is jansson's. */
-	ld.root = json_read_fast(ld.text, ld.length);
+	/* The fast reader makes jansson's tree of plainly valid text (in an arena of
+	 * its own); anything else, and every error, is jansson's. */
+	ld.root = json_read_fast(ld.text, ld.length, &arena);
 	if (ld.root == NULL)
 		ld.root = json_loadb(ld.text, ld.length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
 	if (ld.root == NULL)
 		return syntax_error(&ld, &error);
 	result = read_problem(&ld, p);
-	json_decref(ld.root);
+	if (arena != NULL)
+		json_arena_free(arena);
+	else
+		json_decref(ld.root);
 	if (result != 0) {
 		qkv_problem_fini(p);
 		qkv_problem_init(p);

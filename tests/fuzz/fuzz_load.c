@@ -24,12 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The fast JSON reader makes jansson's tree or declines; where jansson
 	 * refuses the text, it declines. */
 	{
-		json_t *fast = json_read_fast((const char *)data, size);
+		struct json_arena *arena = NULL;
+		json_t *fast = json_read_fast((const char *)data, size, &arena);
 		json_t *slow = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
 
 		if (fast != NULL && (slow == NULL || !json_tree_same(fast, slow)))
 			__builtin_trap();
-		json_decref(fast);
+		json_arena_free(arena);
 		json_decref(slow);
 	}
 	qkv_problem_init(&problem);
