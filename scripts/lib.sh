@@ -15,6 +15,10 @@ QKV_REQUIRED_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libncurses-dev
 	libjansson-dev libcairo2-dev tmux python3 jq)
 # What scripts/test uses when it can have it (valgrind, the libFuzzer run).
 QKV_OPTIONAL_PACKAGES=(valgrind clang libclang-rt-dev)
+# What scripts/bench uses when it can have it: numpy, for the printer's yardstick
+# (tests/bench/trace_numpy.py runs on the system's python3).
+# shellcheck disable=SC2034 # read by scripts/bench
+QKV_BENCH_PACKAGES=(python3-numpy)
 
 QKV_APT_UPDATED=0
 
@@ -49,6 +53,8 @@ qkv_have_package() {
 	libjansson-dev) pkg-config --exists jansson 2>/dev/null ;;
 	libcairo2-dev) pkg-config --exists cairo 2>/dev/null ;;
 	libclang-rt-dev) return 1 ;;
+	python3-numpy) /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 ||
+		python3 -c 'import numpy' >/dev/null 2>&1 ;;
 	*) command -v "$pkg" >/dev/null 2>&1 ;;
 	esac
 }
@@ -109,15 +115,17 @@ qkv_ensure_packages() {
 	fi
 }
 
-# Tries to install the optional test tools; whatever cannot be had is skipped later.
+# Tries to install the named packages (default: the optional test tools);
+# whatever cannot be had is skipped later.
 qkv_want_packages() {
-	local pkg missing=() available=()
-	for pkg in "${QKV_OPTIONAL_PACKAGES[@]}"; do
+	local pkg missing=() available=() wanted=("$@")
+	[ ${#wanted[@]} -eq 0 ] && wanted=("${QKV_OPTIONAL_PACKAGES[@]}")
+	for pkg in "${wanted[@]}"; do
 		qkv_have_package "$pkg" || missing+=("$pkg")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	if ! command -v apt-get >/dev/null 2>&1 || ! qkv_root_prefix >/dev/null; then
-		qkv_say "optional, not installed: ${missing[*]} (the checks that need them are skipped)"
+		qkv_say "optional, not installed: ${missing[*]} (what needs them is skipped)"
 		return 0
 	fi
 	# apt-cache needs fresh lists before it knows what exists.
@@ -130,7 +138,7 @@ qkv_want_packages() {
 	if [ ${#available[@]} -gt 0 ]; then
 		qkv_say "installing optional ${available[*]}"
 		qkv_apt_install "${available[@]}" ||
-			qkv_say "could not install ${available[*]} (the checks that need them are skipped)"
+			qkv_say "could not install ${available[*]} (what needs them is skipped)"
 	fi
 }
 

@@ -785,7 +785,11 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 
 	options.cell_row = c->cell_i - 1;
 	options.cell_col = c->cell_j - 1;
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16); /* a large trace is megabytes of text */
+	/* A large trace is megabytes of text: written 64 KiB at a time, not in stdio's
+	 * 4 KiB (glibc keeps its own size unless it is given the buffer itself). */
+	static char out_buffer[1 << 16];
+
+	setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
 	if (p->h > 0 && (!print_format_heads(options.format) || c->output != NULL)) {
 		char names[128];
 

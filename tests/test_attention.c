@@ -906,8 +906,9 @@ static double edit_value(struct lcg *g, double present)
 /* Thousands of single-cell edits of every input, each applied to one trace kept up
  * to date by qkv_attention_update and compared, every byte of it, with a fresh
  * qkv_attention of the edited problem. Loop i picks the form, the mask (none,
- * causal, custom, padding), the wrong-way mode and the sizes, some above the
- * matrix product's 64-row bands. */
+ * causal, custom, padding), the wrong-way mode, the scale (√d_k, none, custom)
+ * and the temperature, and the sizes, some above the matrix product's 64-row
+ * bands. */
 START_TEST(test_incremental_equals_full)
 {
 	struct lcg g = {4100u + (uint64_t)_i};
@@ -946,6 +947,11 @@ START_TEST(test_incremental_equals_full)
 			p.padding[j] = (unsigned char)(lcg_int(&g, 0, 3) == 0);
 	}
 	p.wrong = (enum qkv_wrong)wrong;
+	/* The divisor every row shares: √d_k, none or a custom number, and τ. */
+	p.scale = (enum qkv_scale)(_i % 3);
+	if (p.scale == QKV_SCALE_CUSTOM)
+		p.scale_value = 0.3 + 5.0 * (1.0 + lcg_signed(&g));
+	p.temperature = _i % 4 == 3 ? 0.05 + 2.0 * (1.0 + lcg_signed(&g)) : 1.0;
 	ck_assert_int_eq(qkv_problem_check(&p), 0);
 	qkv_trace_init(&live);
 	qkv_trace_init(&full);

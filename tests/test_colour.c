@@ -330,6 +330,59 @@ START_TEST(test_xterm_table)
 }
 END_TEST
 
+/* The nearest xterm colour is the one its definition names: the least
+ * qkv_colour_delta_e among the candidates that reach min_contrast against black
+ * or white (qkv_colour_contrast), else the least of all, the first on a tie —
+ * every candidate measured one by one through the public functions, for random
+ * colours, ranges and contrast needs (the core shares work between candidates). */
+START_TEST(test_nearest_xterm_is_the_definition)
+{
+	const struct qkv_rgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
+	const double needs[] = { 0.0, 4.5, 7.0, 12.0, 21.5 };
+	struct lcg g = { 2024 };
+
+	for (int t = 0; t < 400; t++) {
+		struct qkv_rgb c = { (unsigned char)lcg_int(&g, 0, 255), (unsigned char)lcg_int(&g, 0, 255),
+				     (unsigned char)lcg_int(&g, 0, 255) };
+		int first = t % 3 == 0 ? 0 : t % 3 == 1 ? 16 : lcg_int(&g, 0, 255);
+		int last = t % 3 == 0 ? 7 : t % 3 == 1 ? 255 : lcg_int(&g, first, 255);
+		double need = needs[t % 5];
+		int best = -1, best_any = -1;
+		double best_d = INFINITY, best_any_d = INFINITY;
+
+		for (int i = first; i <= last; i++) {
+			struct qkv_rgb x = qkv_colour_xterm(i);
+			double d = qkv_colour_delta_e(c, x);
+			double readable = fmax(qkv_colour_contrast(x, black), qkv_colour_contrast(x, white));
+
+			if (d < best_any_d) {
+				best_any_d = d;
+				best_any = i;
+			}
+			if (readable >= need && d < best_d) {
+				best_d = d;
+				best = i;
+			}
+		}
+		ck_assert_int_eq(qkv_colour_nearest_xterm(c, first, last, need), best >= 0 ? best : best_any);
+	}
+	/* Many colours at once: each answer is the one asked alone. */
+	for (int t = 0; t < 3; t++) {
+		struct qkv_rgb colours[50];
+		int nearest[50];
+		int first = t == 0 ? 0 : 16, last = t == 0 ? 7 : 255;
+
+		for (int i = 0; i < 50; i++)
+			colours[i] = (struct qkv_rgb){ (unsigned char)lcg_int(&g, 0, 255),
+						       (unsigned char)lcg_int(&g, 0, 255),
+						       (unsigned char)lcg_int(&g, 0, 255) };
+		qkv_colour_nearest_xterms(colours, 50, first, last, needs[t + 1], nearest);
+		for (int i = 0; i < 50; i++)
+			ck_assert_int_eq(nearest[i], qkv_colour_nearest_xterm(colours[i], first, last, needs[t + 1]));
+	}
+}
+END_TEST
+
 /* The number and the colour tell the same story: two weights that read the same
  * at two decimals get the same step, and a larger shown weight never a lower
  * step — for 100 000 random pairs, many of them equal when shown. */
@@ -399,6 +452,7 @@ static Suite *colour_suite(void)
 	tcase_add_test(ramps, test_signed_diverging);
 	tcase_add_test(ramps, test_masked_is_no_step);
 	tcase_add_test(ramps, test_xterm_table);
+	tcase_add_test(ramps, test_nearest_xterm_is_the_definition);
 	tcase_add_test(ramps, test_palette_names);
 	suite_add_tcase(s, ramps);
 	TCase *text = tcase_create("contrast");

@@ -252,6 +252,54 @@ START_TEST(test_number_no_negative_zero)
 }
 END_TEST
 
+/* Fixed point is printf's "%.*f" with a "-0…" stripped to "0…", for a million
+ * random values of every magnitude below 1e7 (random bit patterns, values near
+ * ties k/10^d ± a few ulps, exact ties such as 0.125) at every precision — made
+ * without printf in the core, checked here against printf itself. */
+START_TEST(test_number_is_printf)
+{
+	struct lcg g = { 2718 };
+	char first[160] = "";
+
+	for (int i = 0; i < 1000000; i++) {
+		int decimals = i % 13;
+		uint64_t bits = lcg_bits(&g);
+		double value;
+		char ours[64], theirs[64];
+		int length;
+
+		if (i % 3 == 0) {
+			/* A random double below 1e7 (2^23 ≈ 8.4e6) or as small as 2^-1022. */
+			bits = (bits & 0x800fffffffffffffULL) | (uint64_t)(bits % 1046) << 52;
+			value = from_bits(bits);
+		} else if (i % 3 == 1) {
+			/* Next to a tie of the last decimal: (k + ½)/10^d, a few ulps off. */
+			double tie = ((double)(bits % 20000000) + 0.5) / pow(10.0, decimals);
+			value = tie;
+			for (int k = (int)(bits >> 60) % 4; k > 0; k--)
+				value = nextafter(value, (bits >> 59) & 1 ? 1e9 : -1e9);
+			if ((bits >> 58) & 1)
+				value = -value;
+		} else {
+			/* Exact binary ties: k/2^j. */
+			value = ldexp((double)(bits % 100000), -(int)(bits >> 59) % 20);
+			if ((bits >> 58) & 1)
+				value = -value;
+		}
+		if (!(fabs(value) < 1e7))
+			continue;
+		length = qkv_format_number(ours, sizeof ours, value, decimals);
+		snprintf(theirs, sizeof theirs, "%.*f", decimals, value);
+		if (theirs[0] == '-' && strspn(theirs + 1, "0.") == strlen(theirs + 1))
+			memmove(theirs, theirs + 1, strlen(theirs));
+		if ((strcmp(ours, theirs) != 0 || length != (int)strlen(theirs)) && first[0] == '\0')
+			snprintf(first, sizeof first, "%.17g at %d decimals: \"%s\", printf \"%s\"", value,
+				 decimals, ours, theirs);
+	}
+	ck_assert_msg(first[0] == '\0', "%s", first);
+}
+END_TEST
+
 /* From 1e7 up the text switches to %.*e with min(decimals, 3) decimals. */
 START_TEST(test_number_exponent_form)
 {
@@ -488,6 +536,7 @@ static Suite *format_suite(void)
 	TCase *number = tcase_create("number");
 	tcase_add_test(number, test_number_rounding);
 	tcase_add_test(number, test_number_no_negative_zero);
+	tcase_add_test(number, test_number_is_printf);
 	tcase_add_test(number, test_number_exponent_form);
 	tcase_add_test(number, test_number_truncation);
 	tcase_add_test(number, test_text_columns);

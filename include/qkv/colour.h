@@ -88,5 +88,9 @@ struct qkv_rgb qkv_colour_xterm(int index);
  * CIELAB among those on which black (16) or white (231) text reaches
  * min_contrast (0 for any); when none does, the nearest of all. */
 int qkv_colour_nearest_xterm(struct qkv_rgb c, int first, int last, double min_contrast);
+/* The same for count colours at once, into nearest[0 … count): the candidates
+ * are measured once for all of them. */
+void qkv_colour_nearest_xterms(const struct qkv_rgb *colours, int count, int first, int last,
+			       double min_contrast, int *nearest);
 
 #endif

@@ -4,6 +4,7 @@
 #include "qkv/colour.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #define LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -178,15 +179,11 @@ static double lab_f(double t)
 	return t > delta * delta * delta ? cbrt(t) : t / (3.0 * delta * delta) + 4.0 / 29.0;
 }
 
+static struct qkv_lab lab_of_linear(double r, double g, double b);
+
 struct qkv_lab qkv_colour_lab(struct qkv_rgb c)
 {
-	double r = linear(c.r), g = linear(c.g), b = linear(c.b);
-	double x = 0.4124564 * r + 0.3575761 * g + 0.1804375 * b;
-	double y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b;
-	double z = 0.0193339 * r + 0.1191920 * g + 0.9503041 * b;
-	double fx = lab_f(x / 0.95047), fy = lab_f(y), fz = lab_f(z / 1.08883);
-
-	return (struct qkv_lab){ 116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz) };
+	return lab_of_linear(linear(c.r), linear(c.g), linear(c.b));
 }
 
 double qkv_colour_delta_e(struct qkv_rgb x, struct qkv_rgb y)
@@ -230,27 +227,81 @@ struct qkv_rgb qkv_colour_xterm(int index)
 	return (struct qkv_rgb){ levels[index / 36], levels[index / 6 % 6], levels[index % 6] };
 }
 
-int qkv_colour_nearest_xterm(struct qkv_rgb c, int first, int last, double min_contrast)
+/* CIELAB of a colour whose components' linear light is already known (the
+ * arithmetic of qkv_colour_lab, step for step, so the values are the same bits). */
+static struct qkv_lab lab_of_linear(double r, double g, double b)
+{
+	double x = 0.4124564 * r + 0.3575761 * g + 0.1804375 * b;
+	double y = 0.2126729 * r + 0.7151522 * g + 0.0721750 * b;
+	double z = 0.0193339 * r + 0.1191920 * g + 0.9503041 * b;
+	double fx = lab_f(x / 0.95047), fy = lab_f(y), fz = lab_f(z / 1.08883);
+
+	return (struct qkv_lab){ 116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz) };
+}
+
+/* WCAG contrast of two luminances (qkv_colour_contrast's formula). */
+static double contrast_of(double a, double b)
+{
+	return a > b ? (a + 0.05) / (b + 0.05) : (b + 0.05) / (a + 0.05);
+}
+
+/* The same choice as comparing qkv_colour_delta_e(c, x) and the larger of
+ * qkv_colour_contrast(x, black) and (x, white) for every candidate x, with the
+ * same bits: each candidate's CIELAB and readability are computed once for all
+ * the colours asked about (from each 8-bit component's linear light, found once:
+ * the 240 candidates share about 40), so a palette of a dozen colours costs a
+ * few hundred cube roots instead of tens of thousands of pow(). */
+void qkv_colour_nearest_xterms(const struct qkv_rgb *colours, int count, int first, int last,
+			       double min_contrast, int *nearest)
 {
 	const struct qkv_rgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
-	int best = -1, best_any = -1;
-	double best_d = INFINITY, best_any_d = INFINITY;
+	double light[256], black_y = qkv_colour_luminance(black), white_y = qkv_colour_luminance(white);
+	bool known[256] = { false }, readable[256];
+	struct qkv_lab candidates[256];
 
 	first = first < 0 ? 0 : first;
 	last = last > 255 ? 255 : last;
 	for (int i = first; i <= last; i++) {
 		struct qkv_rgb x = qkv_colour_xterm(i);
-		double d = qkv_colour_delta_e(c, x);
-		double readable = fmax(qkv_colour_contrast(x, black), qkv_colour_contrast(x, white));
+		const unsigned char parts[3] = { x.r, x.g, x.b };
+		double y;
 
-		if (d < best_any_d) {
-			best_any_d = d;
-			best_any = i;
-		}
-		if (readable >= min_contrast && d < best_d) {
-			best_d = d;
-			best = i;
-		}
+		for (int k = 0; k < 3; k++)
+			if (!known[parts[k]]) {
+				light[parts[k]] = linear(parts[k]);
+				known[parts[k]] = true;
+			}
+		candidates[i] = lab_of_linear(light[x.r], light[x.g], light[x.b]);
+		y = 0.2126 * light[x.r] + 0.7152 * light[x.g] + 0.0722 * light[x.b];
+		readable[i] = fmax(contrast_of(y, black_y), contrast_of(y, white_y)) >= min_contrast;
 	}
-	return best >= 0 ? best : best_any;
+	for (int c = 0; c < count; c++) {
+		struct qkv_lab a = qkv_colour_lab(colours[c]);
+		int best = -1, best_any = -1;
+		double best_d = INFINITY, best_any_d = INFINITY;
+
+		for (int i = first; i <= last; i++) {
+			const struct qkv_lab *b = &candidates[i];
+			double d = sqrt((a.l - b->l) * (a.l - b->l) + (a.a - b->a) * (a.a - b->a) +
+					(a.b - b->b) * (a.b - b->b));
+
+			if (d < best_any_d) {
+				best_any_d = d;
+				best_any = i;
+			}
+			if (readable[i] && d < best_d) {
+				best_d = d;
+				best = i;
+			}
+		}
+		nearest[c] = best >= 0 ? best : best_any;
+	}
+}
+
+int qkv_colour_nearest_xterm(struct qkv_rgb c, int first, int last, double min_contrast)
+{
+	int nearest = -1;
+
+	qkv_colour_nearest_xterms(&c, 1, first, last, min_contrast, &nearest);
+	return nearest;
 }

@@ -10,6 +10,12 @@
 
 #include "qkv/format.h"
 
+/* "00" … "99": the digits of a number two at a time. */
+static const char pairs[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /* Strips a leading '-' from text that reads as zero ("-0.00" → "0.00"). */
 static int strip_negative_zero(char *buf, int length)
 {
@@ -22,6 +28,75 @@ static int strip_negative_zero(char *buf, int length)
 	return length - 1;
 }
 
+#if defined(__SIZEOF_INT128__)
+/* printf's "%.*f" of |value| < 1e7 at decimals <= 12, with no "-0" (what
+ * qkv_format_number writes there), made in integers: |value| = m·2^e exactly, so
+ * |value|·10^decimals = m·10^decimals·2^e (below 2^93 and 10^19) rounds half to
+ * even on the exact remainder, as printf rounds the exact binary value. text
+ * holds at least 24 bytes; the length. */
+static int fixed_point(char *text, double value, int decimals)
+{
+	static const uint64_t powers[13] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	};
+	__extension__ typedef unsigned __int128 wide128;
+	uint64_t bits, m, n;
+	int biased, e, length = 0, at = 24, count;
+	char digits[24];
+
+	memcpy(&bits, &value, sizeof bits);
+	biased = (int)(bits >> 52) & 0x7ff;
+	m = bits & ((1ULL << 52) - 1);
+	if (biased != 0)
+		m |= 1ULL << 52;
+	e = (biased == 0 ? 1 : biased) - 1075; /* |value| = m·2^e */
+	if (m == 0) {
+		n = 0;
+	} else if (e >= 0) {
+		n = (m << e) * powers[decimals]; /* |value| < 1e7: m·2^e < 2^24 */
+	} else if (-e >= 120) {
+		n = 0; /* below 2^-67: far under half of 10^-12 */
+	} else {
+		wide128 product = (wide128)m * powers[decimals], rest, half = (wide128)1 << (-e - 1);
+
+		n = (uint64_t)(product >> -e);
+		rest = product & (((wide128)1 << -e) - 1);
+		if (rest > half || (rest == half && (n & 1) != 0))
+			n++;
+	}
+	if (n > 0 && (bits >> 63) != 0)
+		text[length++] = '-';
+	/* n's digits from the right, two at a time (constant divisors), zero-padded
+	 * to decimals + 1; the point goes before the last `decimals`. */
+	while (n >= 100) {
+		at -= 2;
+		memcpy(digits + at, pairs + 2 * (n % 100), 2);
+		n /= 100;
+	}
+	if (n >= 10) {
+		at -= 2;
+		memcpy(digits + at, pairs + 2 * n, 2);
+	} else {
+		digits[--at] = (char)('0' + n);
+	}
+	count = (int)sizeof digits - at;
+	while (count < decimals + 1) {
+		digits[--at] = '0';
+		count++;
+	}
+	memcpy(text + length, digits + at, (size_t)(count - decimals));
+	length += count - decimals;
+	if (decimals > 0) {
+		text[length++] = '.';
+		memcpy(text + length, digits + sizeof digits - decimals, (size_t)decimals);
+		length += decimals;
+	}
+	text[length] = '\0';
+	return length;
+}
+#endif
+
 int qkv_format_number(char *buf, size_t size, double value, int decimals)
 {
 	double magnitude = fabs(value);
@@ -33,6 +108,19 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals)
 		decimals = 0;
 	if (decimals > 12)
 		decimals = 12;
+#if defined(__SIZEOF_INT128__)
+	if (magnitude < 1e7) {
+		/* The common case, without printf: a report formats every cell twice. */
+		char text[32];
+		size_t copied;
+
+		length = fixed_point(text, value, decimals);
+		copied = (size_t)length < size ? (size_t)length : size - 1;
+		memcpy(buf, text, copied);
+		buf[copied] = '\0';
+		return length;
+	}
+#endif
 	if (!isfinite(value))
 		length = snprintf(buf, size, "%s", isnan(value) ? "nan" : value > 0 ? "inf" : "-inf");
 	else if (magnitude >= 1e7)
@@ -153,23 +241,37 @@ int qkv_format_exact(char *buf, size_t size, double value)
 	struct exact_digits d;
 
 	if (isfinite(value) && value != 0.0 && exact_17(fabs(value), &d)) {
+		wide limit = ten_to[16 - d.exponent];
+		/* Half the gap in units of the 17th digit is about limit / 2^(shift+1):
+		 * a rounding that moved the value by more than that, whatever the
+		 * remainder, cannot read back (no 128-bit product needed to say so). */
+		uint64_t gap_units = (uint64_t)(limit >> d.shift);
+		bool power_of_two = d.mantissa == (1ULL << 52);
+
 		for (int precision = 15; precision <= 16; precision++) {
-			uint64_t scale = precision == 15 ? 100 : 10, q = d.digits / scale, rest = d.digits % scale;
+			/* Constant divisors: multiplications, not divisions. */
+			uint64_t scale = precision == 15 ? 100 : 10;
+			uint64_t q = precision == 15 ? d.digits / 100 : d.digits / 10, rest = d.digits - q * scale;
 			uint64_t digits = q, top = precision == 15 ? 1000000000000000ULL : 10000000000000000ULL;
 			signed_wide distance;
-			wide twice, limit = ten_to[16 - d.exponent];
+			wide twice;
 			int exponent = d.exponent;
+			int64_t moved;
 
 			/* Round to `precision` digits, half to even, on the exact value. */
 			if (rest > scale / 2 || (rest == scale / 2 && (d.rest > 0 || (d.rest == 0 && q % 2 != 0))))
 				digits = q + 1;
+			/* |x·10^k − digits·scale| >= |moved| − ½ in 17th-digit units, and
+			 * twice that is at least (2|moved| − 1)·2^shift > limit when
+			 * 2|moved| − 1 > gap_units. */
+			moved = (int64_t)rest - (int64_t)((digits - q) * scale);
+			if (!power_of_two && 2 * (moved < 0 ? -moved : moved) - 1 > (int64_t)gap_units)
+				continue;
 			/* (x·10^k − digits·scale)·2^shift, exactly. */
-			distance = ((signed_wide)rest - (signed_wide)((digits - q) * scale)) * ((signed_wide)1 << d.shift) +
-				   d.rest;
+			distance = (signed_wide)moved * ((signed_wide)1 << d.shift) + d.rest;
 			/* Reads back when within half the gap to the neighbour on its side,
 			 * 2^−shift−1 (half that below a power of two), times 10^k. */
-			twice = (wide)(distance < 0 ? -distance : distance) *
-				(distance > 0 && d.mantissa == (1ULL << 52) ? 4 : 2);
+			twice = (wide)(distance < 0 ? -distance : distance) * (distance > 0 && power_of_two ? 4 : 2);
 			if (digits == top) {
 				digits /= 10;
 				exponent++;
@@ -543,24 +645,45 @@ static long double half_gap(double x, int k, bool below)
 static int write_significant(char *buf, size_t size, bool negative, uint64_t d, int precision,
 			     int exponent)
 {
+	/* Two digits per division (pairs), in 32 bits (d < 10^17 splits into two
+	 * halves below 10^9 and 10^8). */
 	char digits[24], scratch[40];
 	/* Straight into buf when the longest text (24 bytes and the NUL) fits. */
 	char *text = size >= 25 ? buf : scratch;
-	int length = 0, last;
+	int length = 0, last, fill = precision;
+	uint32_t low = (uint32_t)(d % 100000000u), high = (uint32_t)(d / 100000000u);
 
-	for (int i = precision - 1; i >= 0; i--, d /= 10)
-		digits[i] = (char)('0' + d % 10);
+	/* The last eight digits (or all of them, zero-padded) from low, the rest from high. */
+	for (int k = 0; k < 4 && fill > 0; k++) {
+		const char *pair = pairs + 2 * (low % 100);
+
+		low /= 100;
+		if (fill >= 2) {
+			memcpy(digits + fill - 2, pair, 2);
+			fill -= 2;
+		} else {
+			digits[--fill] = pair[1];
+		}
+	}
+	while (fill >= 2) {
+		memcpy(digits + fill - 2, pairs + 2 * (high % 100), 2);
+		high /= 100;
+		fill -= 2;
+	}
+	if (fill == 1)
+		digits[0] = (char)('0' + high % 10);
 	for (last = precision - 1; last > 0 && digits[last] == '0'; last--)
 		;
 	if (negative)
 		text[length++] = '-';
+	/* Runs of digits are copied whole (a report writes tens of thousands). */
 	if (exponent < -4 || exponent >= precision) {
 		/* d.ddd…e±XX, as %g writes large and small magnitudes. */
 		text[length++] = digits[0];
 		if (last > 0) {
 			text[length++] = '.';
-			for (int i = 1; i <= last; i++)
-				text[length++] = digits[i];
+			memcpy(text + length, digits + 1, (size_t)last);
+			length += last;
 		}
 		{
 			int magnitude = exponent < 0 ? -exponent : exponent;
@@ -574,21 +697,21 @@ static int write_significant(char *buf, size_t size, bool negative, uint64_t d, 
 		}
 	} else if (exponent >= 0) {
 		/* ddd.ddd: exponent + 1 digits before the point. */
-		for (int i = 0; i <= exponent; i++)
-			text[length++] = digits[i];
+		memcpy(text + length, digits, (size_t)exponent + 1);
+		length += exponent + 1;
 		if (last > exponent) {
 			text[length++] = '.';
-			for (int i = exponent + 1; i <= last; i++)
-				text[length++] = digits[i];
+			memcpy(text + length, digits + exponent + 1, (size_t)(last - exponent));
+			length += last - exponent;
 		}
 	} else {
 		/* 0.000ddd: −exponent − 1 zeros after the point. */
 		text[length++] = '0';
 		text[length++] = '.';
-		for (int i = 0; i < -exponent - 1; i++)
-			text[length++] = '0';
-		for (int i = 0; i <= last; i++)
-			text[length++] = digits[i];
+		memset(text + length, '0', (size_t)(-exponent - 1));
+		length += -exponent - 1;
+		memcpy(text + length, digits, (size_t)last + 1);
+		length += last + 1;
 	}
 	text[length] = '\0';
 	if (text == scratch && size > 0) {

@@ -448,6 +448,8 @@ static void layout(struct fig *f)
 static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
 		    const struct figure_options *o)
 {
+	int code;
+
 	memset(f, 0, sizeof *f);
 	f->p = p;
 	f->t = t;
@@ -470,8 +472,9 @@ static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv
 	f->rule = qkv_colour_xterm(243);
 	f->error = o->dark ? qkv_colour_xterm(203) : qkv_colour_xterm(124);
 	f->frame = qkv_colour_xterm(202);
-	if (canvas_open(&f->cv) != 0)
-		return -1;
+	code = canvas_open(&f->cv);
+	if (code != 0)
+		return code;
 	make_panels(f);
 	layout(f);
 	canvas_place(&f->cv, f->o.width, f->o.height);
@@ -618,8 +621,10 @@ static void svg_title(const struct fig *f, char *buf, size_t size)
 static int fig_open_for(struct fig *f, enum figure_format format, const struct qkv_problem *p,
 			const struct qkv_trace *t, const struct figure_options *o, char *err, size_t err_size)
 {
-	if (fig_open(f, p, t, o) != 0) {
-		canvas_error(err, err_size, "cannot draw the figure: out of memory");
+	int code = fig_open(f, p, t, o);
+
+	if (code != 0) {
+		canvas_open_error(code, "figure", err, err_size);
 		return -1;
 	}
 	if (format == FIGURE_PNG && !(o->width > 0.0 && o->height > 0.0)) {

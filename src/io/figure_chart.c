@@ -205,8 +205,9 @@ int chart_page_write(FILE *out, enum figure_format format, struct chart_page *pa
 	ramp = qkv_colour_signed((enum qkv_palette)(o->palette >= 0 && o->palette < QKV_PALETTE_COUNT ? o->palette : 0));
 	f.side[0] = ramp.count > 0 ? ramp.steps[0] : f.fg;
 	f.side[1] = ramp.count > 0 ? ramp.steps[ramp.count - 1] : f.fg;
-	if (canvas_open(&f.cv) != 0) {
-		canvas_error(err, err_size, "cannot draw the charts: out of memory");
+	rc = canvas_open(&f.cv);
+	if (rc != 0) {
+		canvas_open_error(rc, "charts", err, err_size);
 		return -1;
 	}
 	rows = (page->count + 1) / 2;

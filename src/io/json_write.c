@@ -1,5 +1,6 @@
 /* json_write.c — JSON strings and numbers for the printer and the saver. */
 #include <math.h>
+#include <stdio.h>
 
 #include "io/json_write.h"
 #include "qkv/format.h"
@@ -38,22 +39,22 @@ void json_write_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+int json_number_text(char *buf, size_t size, double value, enum json_number_style style)
+{
+	if (!isfinite(value))
+		return snprintf(buf, size, "null");
+	if (style == JSON_SHORTEST && value == 0 && signbit(value))
+		/* "-0" would read back as the integer 0: the sign needs a fraction. */
+		return snprintf(buf, size, "-0.0");
+	if (style == JSON_17G)
+		return qkv_format_17g(buf, size, value);
+	return qkv_format_exact(buf, size, value);
+}
+
 void json_write_number(FILE *out, double value, enum json_number_style style)
 {
 	char number[40];
+	int length = json_number_text(number, sizeof number, value, style);
 
-	if (!isfinite(value)) {
-		fputs("null", out);
-		return;
-	}
-	if (style == JSON_SHORTEST && value == 0 && signbit(value)) {
-		/* "-0" would read back as the integer 0: the sign needs a fraction. */
-		fputs("-0.0", out);
-		return;
-	}
-	if (style == JSON_17G)
-		qkv_format_17g(number, sizeof number, value);
-	else
-		qkv_format_exact(number, sizeof number, value);
-	fputs(number, out);
+	fwrite(number, 1, (size_t)length, out);
 }

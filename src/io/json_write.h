@@ -18,5 +18,7 @@ enum json_number_style {
 };
 /* value as a JSON number in the given style; null when it is not finite. */
 void json_write_number(FILE *out, double value, enum json_number_style style);
+/* The same text into buf (at least 40 bytes: the longest is 24); its length. */
+int json_number_text(char *buf, size_t size, double value, enum json_number_style style);
 
 #endif

@@ -2,37 +2,55 @@
  * stage,row_token,col_label,row,col,value, with exact values and masked scores
  * left empty, for spreadsheets and scripts; labels never start a formula. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/json_write.h"
 #include "io/print_model.h"
 #include "qkv/format.h"
 
+/* A label as a CSV field (see csv_field) into buf, at least 2·strlen(s) + 4
+ * bytes; its length. */
+static size_t csv_field_text(char *buf, const char *s)
+{
+	bool formula = strchr("=+-@\t\r", s[0]) != NULL && s[0] != '\0';
+	bool quoted = strpbrk(s, ",\"\r\n") != NULL;
+	size_t used = 0;
+
+	if (quoted)
+		buf[used++] = '"';
+	if (formula)
+		buf[used++] = '\'';
+	for (; *s != '\0'; s++) {
+		if (quoted && *s == '"')
+			buf[used++] = '"';
+		buf[used++] = *s;
+	}
+	if (quoted)
+		buf[used++] = '"';
+	buf[used] = '\0';
+	return used;
+}
+
 /* Writes a label as a CSV field, quoted when it holds a comma, a quote or a line
  * break. A label that starts as a spreadsheet formula would (=, +, -, @, a tab or
  * a carriage return) gets a ' in front, so that opening the file never runs it. */
 static void csv_field(FILE *out, const char *s)
 {
-	const char *formula = strchr("=+-@\t\r", s[0]) != NULL && s[0] != '\0' ? "'" : "";
+	char field[2 * CELL_SIZE + 4];
 
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		fprintf(out, "%s%s", formula, s);
-		return;
+	/* Every label is shorter than a cell (QKV_MAX_LABEL bytes). */
+	if (strlen(s) < CELL_SIZE) {
+		csv_field_text(field, s);
+		fputs(field, out);
 	}
-	fprintf(out, "\"%s", formula);
-	for (; *s != '\0'; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
-/* Writes ",row,col," (both from 1); a trace is tens of thousands of CSV lines. */
-static void csv_indexes(FILE *out, int row, int col)
+/* Writes ",row,col," (both from 1) into text; its length. */
+static size_t csv_indexes(char *text, int row, int col)
 {
-	char text[32];
-	int length = 0, values[2] = { row, col };
+	size_t length = 0;
+	int values[2] = { row, col };
 
 	text[length++] = ',';
 	for (int v = 0; v < 2; v++) {
@@ -45,7 +63,7 @@ static void csv_indexes(FILE *out, int row, int col)
 			text[length++] = digits[--count];
 		text[length++] = ',';
 	}
-	fwrite(text, 1, (size_t)length, out);
+	return length;
 }
 
 static void csv_header(struct printer *pr)
@@ -53,32 +71,108 @@ static void csv_header(struct printer *pr)
 	fputs("stage,row_token,col_label,row,col,value\n", pr->out);
 }
 
-/* Every cell of a matrix or mix table, values exact, masked empty. */
+static void free_fields(char **fields, int count)
+{
+	for (int i = 0; fields != NULL && i < count; i++)
+		free(fields[i]);
+	free(fields);
+}
+
+/* The CSV fields of count labels of a kind, made once (a trace is tens of
+ * thousands of lines, each naming its row and its column); the longest length in
+ * *longest. NULL out of memory. */
+static char **csv_fields(struct printer *pr, enum label_kind kind, int count, size_t *longest)
+{
+	char **fields = calloc((size_t)count, sizeof *fields);
+	char label[CELL_SIZE], field[2 * CELL_SIZE + 4];
+
+	*longest = 0;
+	for (int i = 0; fields != NULL && i < count; i++) {
+		size_t length;
+
+		print_label(pr, kind, i, label, sizeof label);
+		length = csv_field_text(field, label);
+		fields[i] = malloc(length + 1);
+		if (fields[i] == NULL) {
+			free_fields(fields, i);
+			return NULL;
+		}
+		memcpy(fields[i], field, length + 1);
+		*longest = length > *longest ? length : *longest;
+	}
+	return fields;
+}
+
+/* Every cell of a matrix or mix table, values exact, masked empty: each row's
+ * lines are made in memory and written at once, from the parts each row and each
+ * column share, made once ("name,row," and ",r," per row; the column's field and
+ * "c," per column). */
 static void csv_matrix(struct printer *pr, const struct table *tb)
 {
 	int rows = print_table_rows(pr, tb), cols = print_table_cols(pr, tb);
-	char label[CELL_SIZE], number[NUMBER_SIZE];
+	size_t name_length = strlen(tb->name), row_longest = 0, col_longest = 0;
+	char **row_fields, **col_fields, *lines = NULL, *col_parts = NULL;
+	size_t *col_lengths = NULL, capacity = 0;
 
 	if (tb->kind == TABLE_MIX)
 		rows--;
-	for (int r = 0; r < rows && !print_stopped(pr); r++) {
+	row_fields = csv_fields(pr, tb->row_kind, rows, &row_longest);
+	col_fields = csv_fields(pr, tb->col_kind, cols, &col_longest);
+	/* Per column: its field, then ",r," goes between, then "c," (at most 12). */
+	if (row_fields != NULL && col_fields != NULL) {
+		col_parts = malloc((size_t)cols * (col_longest + 12));
+		col_lengths = malloc((size_t)cols * 2 * sizeof *col_lengths);
+		/* A line: name, row field, column field, ",r,c," (24), a number (24), "\n". */
+		capacity = (size_t)cols * (name_length + row_longest + col_longest + 64);
+		lines = malloc(capacity);
+	}
+	if (lines == NULL || col_parts == NULL || col_lengths == NULL) {
+		pr->out_of_memory = true;
+	} else {
 		for (int c = 0; c < cols; c++) {
-			fputs(tb->name, pr->out);
-			putc(',', pr->out);
-			print_label(pr, tb->row_kind, r, label, sizeof label);
-			csv_field(pr->out, label);
-			fputc(',', pr->out);
-			print_label(pr, tb->col_kind, c, label, sizeof label);
-			csv_field(pr->out, label);
-			csv_indexes(pr->out, r + 1, c + 1); /* ",r,c," without printf's parsing */
-			if (!print_table_masked(pr, tb, r, c)) {
-				qkv_format_exact(number, sizeof number,
-						 print_table_value(pr, tb, r, c));
-				fputs(number, pr->out);
+			char *part = col_parts + (size_t)c * (col_longest + 12), index[16];
+
+			col_lengths[2 * c] = strlen(col_fields[c]);
+			memcpy(part, col_fields[c], col_lengths[2 * c]);
+			/* csv_indexes gives ",0,c,"; the column's share is "c,". */
+			col_lengths[2 * c + 1] = csv_indexes(index, 0, c + 1) - 3;
+			memcpy(part + col_lengths[2 * c], index + 3, col_lengths[2 * c + 1]);
+		}
+		for (int r = 0; r < rows && !print_stopped(pr); r++) {
+			char prefix[2 * CELL_SIZE + 64], index[32];
+			size_t used = 0, prefix_length = 0, index_length;
+
+			memcpy(prefix, tb->name, name_length);
+			prefix_length = name_length;
+			prefix[prefix_length++] = ',';
+			prefix_length += (size_t)(stpcpy(prefix + prefix_length, row_fields[r]) - (prefix + prefix_length));
+			prefix[prefix_length++] = ',';
+			/* ",r," of csv_indexes's ",r,c,". */
+			index_length = csv_indexes(index, r + 1, 1) - 2;
+			for (int c = 0; c < cols; c++) {
+				const char *part = col_parts + (size_t)c * (col_longest + 12);
+
+				memcpy(lines + used, prefix, prefix_length);
+				used += prefix_length;
+				memcpy(lines + used, part, col_lengths[2 * c]);
+				used += col_lengths[2 * c];
+				memcpy(lines + used, index, index_length);
+				used += index_length;
+				memcpy(lines + used, part + col_lengths[2 * c], col_lengths[2 * c + 1]);
+				used += col_lengths[2 * c + 1];
+				if (!print_table_masked(pr, tb, r, c))
+					used += (size_t)qkv_format_exact(lines + used, capacity - used,
+									 print_table_value(pr, tb, r, c));
+				lines[used++] = '\n';
 			}
-			fputc('\n', pr->out);
+			fwrite(lines, 1, used, pr->out);
 		}
 	}
+	free(lines);
+	free(col_parts);
+	free(col_lengths);
+	free_fields(row_fields, rows);
+	free_fields(col_fields, cols);
 }
 
 /* The per-query statistics as rows of stage "stats". */

@@ -1,6 +1,8 @@
 /* print_json.c — the printer's JSON format: docs/DESIGN.md's trace object and
  * sweep object, key for key, every number reading back to the same double. */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "io/json_write.h"
 #include "io/print_model.h"
@@ -13,23 +15,60 @@ static void number17(FILE *out, double value)
 
 /* `key`: a matrix as a JSON array of rows, one row a line, at indent (masked
  * (query, key) entries of the trace `masked` null, when given); a comma after
- * it unless it is the last member. Stops at a write error. */
+ * it unless it is the last member. Stops at a write error. Each row is made in
+ * memory and written at once: a trace is tens of thousands of numbers, and a
+ * stdio call per number and separator costs more than the digits (without the
+ * memory for a row, number by number). */
 static void json_matrix_at(FILE *out, const char *indent, const char *key,
 			   const struct qkv_matrix *m, const struct qkv_trace *masked, bool last)
 {
+	size_t indent_length = strlen(indent);
+	/* Per number: at most 24 characters and ", "; before it ",\n", the indent
+	 * and "  ["; after it "]". */
+	size_t size = (size_t)m->cols * 26 + indent_length + 16;
+	char *row = malloc(size);
+
 	fprintf(out, "%s\"%s\": [", indent, key);
 	for (int r = 0; r < m->rows && !ferror(out); r++) {
-		fprintf(out, "%s\n%s  [", r > 0 ? "," : "", indent);
-		for (int c = 0; c < m->cols; c++) {
-			if (c > 0)
-				fputs(", ", out);
-			if (masked != NULL && qkv_trace_is_masked(masked, r, c))
-				fputs("null", out);
-			else
-				number17(out, qkv_matrix_get(m, r, c));
+		size_t used = 0;
+
+		if (row == NULL) {
+			fprintf(out, "%s\n%s  [", r > 0 ? "," : "", indent);
+			for (int c = 0; c < m->cols; c++) {
+				if (c > 0)
+					fputs(", ", out);
+				if (masked != NULL && qkv_trace_is_masked(masked, r, c))
+					fputs("null", out);
+				else
+					number17(out, qkv_matrix_get(m, r, c));
+			}
+			fputc(']', out);
+			continue;
 		}
-		fputc(']', out);
+		if (r > 0)
+			row[used++] = ',';
+		row[used++] = '\n';
+		memcpy(row + used, indent, indent_length);
+		used += indent_length;
+		memcpy(row + used, "  [", 3);
+		used += 3;
+		for (int c = 0; c < m->cols; c++) {
+			if (c > 0) {
+				row[used++] = ',';
+				row[used++] = ' ';
+			}
+			if (masked != NULL && qkv_trace_is_masked(masked, r, c)) {
+				memcpy(row + used, "null", 4);
+				used += 4;
+			} else {
+				used += (size_t)json_number_text(row + used, size - used, qkv_matrix_get(m, r, c),
+								 JSON_17G);
+			}
+		}
+		row[used++] = ']';
+		fwrite(row, 1, used, out);
 	}
+	free(row);
 	fprintf(out, "\n%s]%s\n", indent, last ? "" : ",");
 }
 

@@ -29,8 +29,10 @@ int print_clamp(int value, int low, int high)
 
 void print_spaces(FILE *out, int count)
 {
-	for (int i = 0; i < count; i++)
-		fputc(' ', out);
+	static const char spaces[] = "                                ";
+
+	for (; count > 0; count -= (int)sizeof spaces - 1)
+		fwrite(spaces, 1, count < (int)sizeof spaces - 1 ? (size_t)count : sizeof spaces - 1, out);
 }
 
 bool print_stopped(struct printer *pr)

@@ -242,20 +242,26 @@ static long rgb_long(struct qkv_rgb c)
 	return (long)c.r << 16 | (long)c.g << 8 | c.b;
 }
 
-/* An exact colour on this terminal: its 24-bit value on a direct-colour
+/* Exact colours on this terminal: each one's 24-bit value on a direct-colour
  * terminfo, else the nearest xterm colour (16–255, or 0–7 with eight colours)
- * among those that carry text at `need`. */
-static struct term_colour term_exact(struct qkv_rgb c, double need)
+ * among those that carry text at `need` (found for all of them at once). */
+static void term_exact(const struct qkv_rgb *c, int count, double need, struct term_colour *out)
 {
-	struct term_colour t = { -1, rgb_long(c) };
+	int nearest[MAX_SIGNED_STEPS > MAX_WEIGHT_STEPS ? MAX_SIGNED_STEPS : MAX_WEIGHT_STEPS] = { 0 };
 
+	if (count > (int)(sizeof nearest / sizeof nearest[0]))
+		count = (int)(sizeof nearest / sizeof nearest[0]);
 	if (current.eight)
-		t.index = qkv_colour_nearest_xterm(c, 0, 7, 0.0);
-	else if (current.direct)
-		t.index = (int)(t.rgb < 8 ? 8 : t.rgb);   /* 0–7 are the ANSI colours there */
-	else
-		t.index = qkv_colour_nearest_xterm(c, 16, 255, need);
-	return t;
+		qkv_colour_nearest_xterms(c, count, 0, 7, 0.0, nearest);
+	else if (!current.direct)
+		qkv_colour_nearest_xterms(c, count, 16, 255, need, nearest);
+	for (int i = 0; i < count; i++) {
+		out[i] = (struct term_colour){ -1, rgb_long(c[i]) };
+		if (current.direct && !current.eight)
+			out[i].index = (int)(out[i].rgb < 8 ? 8 : out[i].rgb);   /* 0–7 are the ANSI colours there */
+		else
+			out[i].index = nearest[i];
+	}
 }
 
 /* A role's xterm index on this terminal (TERM_DEFAULT stays the terminal's own). */
@@ -302,9 +308,8 @@ static int make_pair(struct term_colour fg, struct term_colour bg)
 /* A ramp step's style: the colour, black or white text (the higher contrast on
  * the colour as the terminal shows it), bold in projector mode (never on black
  * text with eight colours: it turns grey), and with eight colours a glyph. */
-static struct cell_style ramp_style(struct qkv_rgb bg, double need, int glyph)
+static struct cell_style ramp_style(struct qkv_rgb bg, struct term_colour back, int glyph)
 {
-	struct term_colour back = term_exact(bg, need);
 	struct qkv_rgb shown = current.depth == DEPTH_TRUECOLOR && !current.eight ? bg : qkv_colour_xterm(back.index);
 	struct qkv_rgb dark = current.eight ? qkv_colour_xterm(COLOR_BLACK) : qkv_colour_xterm(16);
 	struct qkv_rgb light = current.eight ? qkv_colour_xterm(COLOR_WHITE) : qkv_colour_xterm(231);
@@ -384,20 +389,26 @@ void palette_use(int index, bool projector)
 			current.weights[k] = (struct cell_style){ current.bold ? A_BOLD : A_NORMAL, 0,
 								  glyphs_shade(k) };
 	} else {
+		/* Each step's terminal colour once: the steps and the halves (every step
+		 * with every other) share them. */
+		struct term_colour weight_exact[MAX_WEIGHT_STEPS], sign_exact[MAX_SIGNED_STEPS];
+
+		term_exact(weights.steps, weights.count < MAX_WEIGHT_STEPS ? weights.count : MAX_WEIGHT_STEPS,
+			   need, weight_exact);
+		term_exact(signs.steps, signs.count < MAX_SIGNED_STEPS ? signs.count : MAX_SIGNED_STEPS, need,
+			   sign_exact);
 		for (int k = 0; k < weights.count && k < MAX_WEIGHT_STEPS; k++)
-			current.weights[k] = ramp_style(weights.steps[k], need, k);
+			current.weights[k] = ramp_style(weights.steps[k], weight_exact[k], k);
 		for (int k = 0; k < signs.count && k < MAX_SIGNED_STEPS; k++)
-			current.signs[k] = ramp_style(signs.steps[k], need, -1);
+			current.signs[k] = ramp_style(signs.steps[k], sign_exact[k], -1);
 		for (int u = 0; u < weights.count && u < MAX_WEIGHT_STEPS; u++)
 			for (int l = 0; l < weights.count && l < MAX_WEIGHT_STEPS; l++)
 				current.weight_halves[u][l] = (struct cell_style){ A_NORMAL,
-					make_pair(term_exact(weights.steps[u], need), term_exact(weights.steps[l], need)),
-					"▀" };
+					make_pair(weight_exact[u], weight_exact[l]), "▀" };
 		for (int u = 0; u < signs.count && u < MAX_SIGNED_STEPS; u++)
 			for (int l = 0; l < signs.count && l < MAX_SIGNED_STEPS; l++)
 				current.sign_halves[u][l] = (struct cell_style){ A_NORMAL,
-					make_pair(term_exact(signs.steps[u], need), term_exact(signs.steps[l], need)),
-					"▀" };
+					make_pair(sign_exact[u], sign_exact[l]), "▀" };
 	}
 	{
 		/* Hues apart from the ramps' (blue, orange, green, purple, …), black text

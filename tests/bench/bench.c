@@ -83,6 +83,7 @@ static struct target targets[] = {
 	{ "train_tick_ms_p99_largest_live", 50, false, false, 0 },
 	{ "printer_json_vs_numpy_ratio", 0.05, false, false, 0 },
 	{ "printer_csv_vs_numpy_ratio", 0.05, false, false, 0 },
+	{ "printer_text_vs_numpy_ratio", 0.1, false, false, 0 },
 	{ "max_block_ms_n1024_dk4096", 100, false, false, 0 },
 	{ "max_block_ms_projected_identity", 100, false, false, 0 },
 	{ "max_block_ms_saturation_256", 100, false, false, 0 },
@@ -899,8 +900,8 @@ static bool traces_agree(const char *path_a, const char *path_b)
 	return agree;
 }
 
-/* `qkv --print --format json FILE` against trace_numpy.py FILE on the same
- * 64-token problem (d_k = d_v = 64, seed 1, saved once in the loader's format). */
+/* `qkv --print --format json FILE` (and csv, and the text report) against
+ * trace_numpy.py FILE on the same 64-token problem (d_k = d_v = 64, seed 1, saved once in the loader's format). */
 static int bench_printer(const char *qkv, const char *script)
 {
 	enum { RUNS = 12 };
@@ -908,6 +909,7 @@ static int bench_printer(const char *qkv, const char *script)
 	const char *python = find_numpy_python();
 	struct qkv_problem p;
 	double *c_times = samples_new(RUNS), *py_times = samples_new(RUNS), *csv_times = samples_new(RUNS);
+	double *text_times = samples_new(RUNS);
 	int rc = -1;
 
 	qkv_problem_init(&p);
@@ -923,18 +925,22 @@ static int bench_printer(const char *qkv, const char *script)
 	{
 		char *c_argv[] = { (char *)qkv, "--print", "--format", "json", problem_path, NULL };
 		char *csv_argv[] = { (char *)qkv, "--print", "--format", "csv", problem_path, NULL };
+		char *text_argv[] = { (char *)qkv, "--print", problem_path, NULL };
 		char *py_argv[] = { (char *)python, (char *)script, problem_path, NULL };
 
 		for (int r = 0; r < RUNS; r++)
 			if ((c_times[r] = run_timed(c_argv, r == 0 ? c_out : NULL)) < 0 ||
-			    (csv_times[r] = run_timed(csv_argv, NULL)) < 0)
+			    (csv_times[r] = run_timed(csv_argv, NULL)) < 0 ||
+			    (text_times[r] = run_timed(text_argv, NULL)) < 0)
 				goto done;
 		figure("printer_ms_n64_dk64", percentile(c_times, RUNS, 0.5), "ms", 2);
 		figure("printer_csv_ms_n64_dk64", percentile(csv_times, RUNS, 0.5), "ms", 2);
+		figure("printer_text_ms_n64_dk64", percentile(text_times, RUNS, 0.5), "ms", 2);
 		if (python == NULL) {
 			printf("printer_vs_numpy_ratio n/a numpy-not-installed\n");
 			printf("printer_json_vs_numpy_ratio n/a numpy-not-installed\n");
 			printf("printer_csv_vs_numpy_ratio n/a numpy-not-installed\n");
+			printf("printer_text_vs_numpy_ratio n/a numpy-not-installed\n");
 			fprintf(stderr, "bench: no python3 here can import numpy (Debian: apt-get install python3-numpy)\n");
 			rc = 0;
 			goto done;
@@ -956,6 +962,8 @@ static int bench_printer(const char *qkv, const char *script)
 		       percentile(c_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5), "ratio", 3);
 		figure("printer_csv_vs_numpy_ratio",
 		       percentile(csv_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5), "ratio", 3);
+		figure("printer_text_vs_numpy_ratio",
+		       percentile(text_times, RUNS, 0.5) / percentile(py_times, RUNS, 0.5), "ratio", 3);
 		rc = 0;
 	}
 done:
@@ -966,6 +974,7 @@ done:
 	qkv_problem_fini(&p);
 	free(c_times);
 	free(csv_times);
+	free(text_times);
 	free(py_times);
 	return rc;
 }
