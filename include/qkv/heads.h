@@ -67,13 +67,17 @@ int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
 
 /* Rounds count values to `decimals` places (0..12) so that the rounded values add
  * up exactly to their rounded sum (largest remainders get the spare units; each
- * stays within one unit of its value): units[i] in steps of 10^-decimals.
+ * stays within one unit of its value): units[i] in steps of 10^-decimals. Equal
+ * values get equal units: when the spare units cannot go to every one of a set of
+ * equal values, they go to none, and the units add up to less than the sum.
  * Returns the rounded sum in the same units. */
 long long qkv_round_shares(const double *x, int count, int decimals, long long *units);
 
 /* The selected cell's derivation, in one line of text: stage 6 (row, col of the
  * concatenation: which head's output it is) or 7 (row, col of the layer output as
- * each head's share, the shown shares adding up to the shown total). Returns the
+ * each head's share, the shown shares adding up to the shown total; equal shares
+ * are shown equal, and when they cannot add up the line says "≈" and what the
+ * shown shares add up to). Returns the
  * length written, or -1 for a stage, cell or size out of range. */
 int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 		     const struct qkv_heads_trace *t, int stage, int row, int col, int decimals);

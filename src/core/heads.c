@@ -231,30 +231,59 @@ long long qkv_round_shares(const double *x, int count, int decimals, long long *
 {
 	double scale = pow(10.0, decimals), sum = 0.0;
 	long long total, floors = 0;
+	/* The sets of equal values: a member of each, its size, and what one unit more
+	 * for every member is worth (the sum of their remainders). */
+	int first[QKV_MAX_HEADS], members[QKV_MAX_HEADS], groups = 0, spare, best;
+	double worth[QKV_MAX_HEADS], value[QKV_MAX_HEADS + 1];
+	bool taken[QKV_MAX_HEADS][QKV_MAX_HEADS + 1];
 
+	if (count > QKV_MAX_HEADS)
+		count = QKV_MAX_HEADS;
 	for (int i = 0; i < count; i++) {
+		int g = 0;
+
 		sum += x[i] * scale;
 		units[i] = (long long)floor(x[i] * scale);
 		floors += units[i];
+		while (g < groups && x[first[g]] != x[i])
+			g++;
+		if (g == groups) {
+			first[groups] = i;
+			members[groups] = 0;
+			worth[groups++] = 0.0;
+		}
+		members[g]++;
+		worth[g] += x[i] * scale - (double)units[i];
 	}
 	total = llround(sum);
-	/* 0 <= total − floors <= count: a unit each to the largest remainders. */
-	for (long long spare = total - floors; spare > 0; spare--) {
-		int best = -1;
-		double best_rest = -1.0;
-
-		for (int i = 0; i < count; i++) {
-			double rest = x[i] * scale - (double)units[i];
-
-			if (rest < 1.0 && rest > best_rest) {
-				best = i;
-				best_rest = rest;
+	/* 0 <= total − floors <= count spare units, one each, to the largest remainders,
+	 * except that equal values take theirs together and stay equal: the sets whose
+	 * sizes add up to the spare units (or as near below as they can) with the
+	 * largest remainders, by a knapsack over the sets. When no choice of sets
+	 * adds up, the units fall short of the total. */
+	spare = (int)(total - floors);
+	if (spare > count)
+		spare = count;
+	for (int k = 0; k <= spare; k++)
+		value[k] = k == 0 ? 0.0 : -1.0;
+	for (int g = 0; g < groups; g++)
+		for (int k = spare; k >= 0; k--) {
+			taken[g][k] = false;
+			if (k >= members[g] && value[k - members[g]] >= 0.0 &&
+			    value[k - members[g]] + worth[g] > value[k]) {
+				value[k] = value[k - members[g]] + worth[g];
+				taken[g][k] = true;
 			}
 		}
-		if (best < 0)
-			break;
-		units[best]++;
-	}
+	best = spare < 0 ? 0 : spare;
+	while (best > 0 && value[best] < 0.0)
+		best--;
+	for (int g = groups - 1; g >= 0 && best > 0; g--)
+		if (taken[g][best]) {
+			for (int i = 0; i < count; i++)
+				units[i] += x[i] == x[first[g]];
+			best -= members[g];
+		}
 	return total;
 }
 
@@ -295,7 +324,7 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 		return -1;
 	{
 		double shares[QKV_MAX_HEADS];
-		long long units[QKV_MAX_HEADS], total;
+		long long units[QKV_MAX_HEADS], total, added = 0;
 
 		for (int i = 0; i < t->h; i++)
 			shares[i] = qkv_matrix_get(&t->contrib[i], row, col);
@@ -307,11 +336,23 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 			length += (size_t)snprintf(buf + length, size - length, "%shead %d %s",
 						   i > 0 ? " + " : "", i + 1, number);
 		}
+		for (int i = 0; i < t->h; i++)
+			added += units[i];
 		units_text(number, sizeof number, total, decimals);
+		if (added != total) {
+			/* Equal shares shown equal: then the shown shares cannot add up. */
+			char shown[48];
+
+			units_text(shown, sizeof shown, added, decimals);
+			if (length < size)
+				length += (size_t)snprintf(buf + length, size - length, " ≈ %s  (equal shares "
+							   "are rounded alike, so the shares shown add up to "
+							   "%s; ", number, shown);
+		} else if (length < size)
+			length += (size_t)snprintf(buf + length, size - length, " = %s  (", number);
 		if (length < size)
-			length += (size_t)snprintf(buf + length, size - length, " = %s  (head i's share: "
-						   "its output row · its %d row%s of W_O)", number, d_v,
-						   d_v == 1 ? "" : "s");
+			length += (size_t)snprintf(buf + length, size - length, "head i's share: its "
+						   "output row · its %d row%s of W_O)", d_v, d_v == 1 ? "" : "s");
 	}
 	return length < size ? (int)length : (int)size - 1;
 }
