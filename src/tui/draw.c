@@ -617,7 +617,11 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		/* Beside the heatmap's rows, however tall they are. */
 		y = panel_row_y(panel, r);
 		number_text(a, sizeof a, s->max_weight, 2);
-		number_text(b, sizeof b, qkv_row_entropy_ratio(s), 2);
+		/* H / ln N has no value for a query that sees no key (N = 0). */
+		if (s->live_keys > 0)
+			number_text(b, sizeof b, qkv_row_entropy_ratio(s), 2);
+		else
+			snprintf(b, sizeof b, "    —"); /* five columns, as %5s */
 		number_text(c, sizeof c, s->effective_tokens, 1);
 		number_text(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test_claims.sh — what the screen says at the edges, read at 80×24: a query that
+# sees no key has no entropy ratio to show (its readout says —, not 0.00, which
+# would claim a one-hot row); three equal heads' shares of an output cell at stage 7
+# are shown equal, the total marked ≈ with what the shown shares add up to.
+# Expected numbers from the closed form (awk).
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/qkv-claims.XXXXXX")
+trap 'rm -rf "$dir"; e2e_cleanup' EXIT
+
+# Query a sees no key; b sees a and c; c sees all three.
+cat >"$dir/masked.json" <<'JSON'
+{"tokens": ["a", "b", "c"],
+ "Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[1, 2], [3, 4], [5, 6]],
+ "mask": [[true, true, true], [false, true, false], [false, false, false]]}
+JSON
+# Row b: scores 0 and 1/√2 over its two keys; H / ln 2, two decimals.
+ratio=$(awk 'BEGIN { e = exp(1 / sqrt(2)); p = 1 / (1 + e); q = e / (1 + e)
+	printf "%.2f", -(p * log(p) + q * log(q)) / log(2) }')
+start masked 80 24 NO_COLOR=1 "$QKV" "$dir/masked.json"
+expect masked 'max +H/lnN +eff' "the softmax readout is shown"
+expect masked '^a .* a +0\.00 +— +0\.0 +0\.000 *$' "a query that sees no key: H/lnN is —, not a number"
+expect masked "^b .* b +0\.67 +${ratio//./\\.} " "a query that sees two keys: H / ln 2 = $ratio"
+expect_not masked ' a +0\.00 +0\.00 +0\.0 +0\.000 *$' "no entropy ratio of 0.00 for the row with no keys"
+keys masked q
+expect_exit masked 0 "q quits"
+stop masked
+
+# Three identical heads of d_k = d_v = 1 and W_O a column of ones: each head adds the
+# same share, its output for token a: A row a · V, with V = X W_V = (1, 0, 1).
+cat >"$dir/heads.json" <<'JSON'
+{"title": "three equal heads", "tokens": ["a", "b", "c"],
+ "X": [[1, 0], [0, 1], [1, 1]],
+ "heads": [{"W_Q": [[1], [0]], "W_K": [[1], [0]], "W_V": [[1], [0]]},
+           {"W_Q": [[1], [0]], "W_K": [[1], [0]], "W_V": [[1], [0]]},
+           {"W_Q": [[1], [0]], "W_K": [[1], [0]], "W_V": [[1], [0]]}],
+ "W_O": [[1, 0], [1, 0], [1, 0]]}
+JSON
+eval "$(awk 'BEGIN { e = exp(1); share = 2 * e / (2 * e + 1)
+	printf "SHARE=%.4f\nTOTAL=%.4f\nSHOWN=%.4f\n", share, 3 * share, 3 * sprintf("%.4f", share) }')"
+start heads 80 24 NO_COLOR=1 "$QKV" "$dir/heads.json"
+expect heads 'h3 weights' "the three heads are shown"
+for _ in 1 2 3 4 5 6 7 8; do
+	keys heads NPage
+done
+keys heads Tab Tab
+expect heads '▶ 7 output = Concat W_O' "stage 7, the output grid selected"
+expect heads "head 1 ${SHARE//./\\.} \+ head 2 ${SHARE//./\\.} \+" "heads 1 and 2 show the same share, $SHARE"
+expect heads "head 3 ${SHARE//./\\.} ≈ ${TOTAL//./\\.} " "head 3 too, and the total $TOTAL is marked ≈"
+expect heads "add up to ${SHOWN//./\\.};" "the line says the shown shares add up to $SHOWN"
+keys heads q
+expect_exit heads 0 "q quits"
+stop heads
+finish
