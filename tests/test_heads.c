@@ -6,6 +6,7 @@
  * Inputs come from the test's own LCG; expected values never from the code. */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -532,7 +533,73 @@ START_TEST(test_cost_and_average_words)
 	CLOSE(qkv_matrix_get(&avg, 0, 0), (e / (e + 1) + 0.5) / 2);
 	ck_assert_int_gt(qkv_heads_average_words(line, sizeof line, &t, &s, 2), 0);
 	ck_assert_msg(strstr(line, "on the previous token is 0.31 (head 1: 0.50)") != NULL, "%s", line);
-	ck_assert_msg(strstr(line, "diluted by the other 1 head, so") != NULL, "%s", line);
+	ck_assert_msg(strstr(line, ": each head's pattern is diluted by the others, so no single pattern "
+			      "does what the heads do side by side") != NULL, "%s", line);
+	qkv_matrix_fini(&avg);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Heads 1 and 2 the same: X = I₂, W_Q = W_K = (1, 0)ᵀ, weights (e, 1)/(e + 1) and
+ * (½, ½); head 3 (0, 2)ᵀ and (0, 1)ᵀ, weights (½, ½) and (1, e²)/(1 + e²). */
+static void equal_heads(struct qkv_problem *p, int h, bool third_differs)
+{
+	qkv_problem_init(p);
+	give_labels(p, 2);
+	ck_assert_int_eq(qkv_problem_make_heads(p, h), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->x, 2, 2, (double[]){ 1, 0, 0, 1 }), 0);
+	for (int i = 0; i < h; i++) {
+		bool other = third_differs && i == 2;
+
+		ck_assert_int_eq(qkv_matrix_set_all(&p->heads[i].w_q, 2, 1, other ? (double[]){ 0, 2 }
+										  : (double[]){ 1, 0 }), 0);
+		ck_assert_int_eq(qkv_matrix_set_all(&p->heads[i].w_k, 2, 1, other ? (double[]){ 0, 1 }
+										  : (double[]){ 1, 0 }), 0);
+		ck_assert_int_eq(qkv_matrix_set_all(&p->heads[i].w_v, 2, 1, (double[]){ 1, 0 }), 0);
+	}
+	ck_assert_int_eq(qkv_matrix_set_all(&p->w_o, h, 2, (double[]){ 1, 0, 1, 0, 1, 0 }), 0);
+}
+
+/* The averaging sentence names every head that shows the largest value, and says
+ * averaging loses nothing when every head has the same weights. */
+START_TEST(test_average_words_equal_heads)
+{
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	struct qkv_matrix avg;
+	struct qkv_pattern s;
+	char line[1024], want[512];
+	const double e = exp(1.0), e2 = exp(2.0);
+	/* Pattern scores of the (1, 0) head: previous ½, itself = first = (e/(e+1) + ½)/2;
+	 * of head 3: previous 1/(1+e²), itself (½ + e²/(1+e²))/2, first (½ + 1/(1+e²))/2. */
+	double same = (e / (e + 1) + 0.5) / 2, prev3 = 1 / (1 + e2), self3 = (0.5 + e2 / (1 + e2)) / 2,
+	       first3 = (0.5 + 1 / (1 + e2)) / 2;
+
+	equal_heads(&p, 3, false);
+	qkv_heads_trace_init(&t);
+	qkv_matrix_init(&avg);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_heads_average(&t, &avg, &s), 0);
+	ck_assert_int_gt(qkv_heads_average_words(line, sizeof line, &t, &s, 2), 0);
+	snprintf(want, sizeof want, "the mean weight on the previous token is 0.50 (heads 1, 2 and 3: 0.50), "
+				    "on itself is %.2f (heads 1, 2 and 3: %.2f) and on the first token is "
+				    "%.2f (heads 1, 2 and 3: %.2f): the 3 heads have the same weights, so the "
+				    "average loses nothing here", same, same, same, same);
+	ck_assert_msg(strstr(line, want) != NULL, "%s\nwanted: %s", line, want);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+
+	equal_heads(&p, 3, true);
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_heads_average(&t, &avg, &s), 0);
+	ck_assert_int_gt(qkv_heads_average_words(line, sizeof line, &t, &s, 2), 0);
+	snprintf(want, sizeof want, "the mean weight on the previous token is %.2f (heads 1 and 2: 0.50), on "
+				    "itself is %.2f (head 3: %.2f) and on the first token is %.2f (heads 1 "
+				    "and 2: %.2f): each head's pattern is diluted by the others",
+		 (1 + prev3) / 3, (2 * same + self3) / 3, self3, (2 * same + first3) / 3, same);
+	ck_assert_msg(strstr(line, want) != NULL, "%s\nwanted: %s", line, want);
 	qkv_matrix_fini(&avg);
 	qkv_heads_trace_fini(&t);
 	qkv_problem_fini(&p);
@@ -558,6 +625,7 @@ static Suite *heads_suite(void)
 	tcase_add_test(c, test_round_shares_by_sets);
 	tcase_add_test(c, test_derive_shares_in_words);
 	tcase_add_test(c, test_cost_and_average_words);
+	tcase_add_test(c, test_average_words_equal_heads);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -89,7 +89,9 @@ int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
 
 /* What averaging loses, in one sentence computed from the numbers: for the
  * previous token, the token itself and the first token, the averaged pattern's
- * weight against the head that gives it the most. Returns the length or -1. */
+ * weight against the heads that give it the most (every head showing that value
+ * named), then that averaging dilutes each head's pattern, or, when every head has
+ * the same weights, that it loses nothing. Returns the length or -1. */
 int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace *t,
 			    const struct qkv_pattern *averaged, int decimals);
 

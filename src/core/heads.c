@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qkv/buffer.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/heads.h"
@@ -375,44 +376,69 @@ int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
 	return 0;
 }
 
+/* True when every head's weights equal head 1's (to 1e-12): then the average is
+ * that very pattern and loses nothing. */
+static bool heads_weights_equal(const struct qkv_heads_trace *t)
+{
+	size_t count = (size_t)t->n * (size_t)t->n;
+
+	for (int i = 1; i < t->h; i++)
+		for (size_t c = 0; c < count; c++)
+			if (fabs(t->head[i].weights.values[c] - t->head[0].weights.values[c]) > 1e-12)
+				return false;
+	return true;
+}
+
+static double pattern_score(const struct qkv_pattern *s, int k)
+{
+	return k == 0 ? s->previous : k == 1 ? s->diagonal : s->first;
+}
+
 int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace *t,
 			    const struct qkv_pattern *averaged, int decimals)
 {
 	static const char *const names[3] = { "the previous token", "itself", "the first token" };
-	size_t length = 0;
+	struct qkv_buffer out = { buf, size, 0 };
 
 	if (size == 0 || t->h < 1)
 		return -1;
-	length = (size_t)snprintf(buf, size, "averaged into one pattern, the mean weight on ");
-	for (int k = 0; k < 3 && length < size; k++) {
-		double mine = k == 0 ? averaged->previous : k == 1 ? averaged->diagonal : averaged->first;
+	buf[0] = '\0';
+	qkv_buffer_put(&out, "averaged into one pattern, the mean weight on ");
+	for (int k = 0; k < 3; k++) {
 		double best = -1.0;
-		int at = 0;
-		char a[32], b[32];
+		char mine[32], top[32], v[32];
+		int tied = 0, named = 0;
 
+		for (int i = 0; i < t->h; i++)
+			if (pattern_score(&t->pattern[i], k) > best)
+				best = pattern_score(&t->pattern[i], k);
+		qkv_format_number(mine, sizeof mine, pattern_score(averaged, k), decimals);
+		qkv_format_number(top, sizeof top, best, decimals);
+		/* Every head that shows the largest value is named: equal values together. */
 		for (int i = 0; i < t->h; i++) {
-			const struct qkv_pattern *s = &t->pattern[i];
-			double v = k == 0 ? s->previous : k == 1 ? s->diagonal : s->first;
-
-			if (v > best) {
-				best = v;
-				at = i;
-			}
+			qkv_format_number(v, sizeof v, pattern_score(&t->pattern[i], k), decimals);
+			tied += strcmp(v, top) == 0;
 		}
-		qkv_format_number(a, sizeof a, mine, decimals);
-		qkv_format_number(b, sizeof b, best, decimals);
-		length += (size_t)snprintf(buf + length, size - length, "%s%s is %s (head %d: %s)",
-					   k == 0 ? "" : k == 1 ? ", on " : " and on ", names[k], a,
-					   at + 1, b);
+		qkv_buffer_put(&out, "%s%s is %s (head%s ", k == 0 ? "" : k == 1 ? ", on " : " and on ",
+			       names[k], mine, tied > 1 ? "s" : "");
+		for (int i = 0; i < t->h; i++) {
+			qkv_format_number(v, sizeof v, pattern_score(&t->pattern[i], k), decimals);
+			if (strcmp(v, top) != 0)
+				continue;
+			named++;
+			qkv_buffer_put(&out, "%s%d", named == 1 ? "" : named == tied ? " and " : ", ", i + 1);
+		}
+		qkv_buffer_put(&out, ": %s)", top);
 	}
-	if (length < size)
-		length += (size_t)snprintf(buf + length, size - length,
-					   t->h > 1 ? ": each head's pattern is diluted by the other %d "
-						      "head%s, so no single pattern does what the heads do "
-						      "side by side"
-						    : ": with one head the average is that head%.0d%s",
-					   t->h - 1, t->h > 2 ? "s" : "");
-	return length < size ? (int)length : (int)size - 1;
+	if (t->h == 1)
+		qkv_buffer_put(&out, ": with one head the average is that head");
+	else if (heads_weights_equal(t))
+		qkv_buffer_put(&out, ": the %d heads have the same weights, so the average loses nothing "
+				     "here", t->h);
+	else
+		qkv_buffer_put(&out, ": each head's pattern is diluted by the others, so no single pattern "
+				     "does what the heads do side by side");
+	return out.length < size ? (int)out.length : (int)size - 1;
 }
 
 int qkv_heads_cost_words(char *buf, size_t size, const struct qkv_heads_trace *t)
