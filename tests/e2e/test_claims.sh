@@ -2,7 +2,9 @@
 # test_claims.sh — what the screen says at the edges, read at 80×24: a query that
 # sees no key has no entropy ratio to show (its readout says —, not 0.00, which
 # would claim a one-hot row); three equal heads' shares of an output cell at stage 7
-# are shown equal, the total marked ≈ with what the shown shares add up to.
+# are shown equal, the total marked ≈ with what the shown shares add up to; without
+# colour the learning view's W_Q and W_K are drawn as shade glyphs, one row of W a
+# line, not as half blocks that all look the same.
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -53,4 +55,19 @@ expect heads "add up to ${SHOWN//./\\.};" "the line says the shown shares add up
 keys heads q
 expect_exit heads 0 "q quits"
 stop heads
+
+# NO_COLOR: a half block cannot show two values without colour; each entry of Wᵀ
+# gets the shade of its magnitude, so the lines under "W_Qᵀ:" differ.
+start learn 200 60 NO_COLOR=1 "$QKV" --train lookup
+expect learn 'W_Qᵀ: d_k [0-9]+ of 16 × d_model 40 of 40' "the learning view shows W_Qᵀ"
+settle learn
+map=$(screen learn | awk '/W_Qᵀ: d_k/ { on = 1; next } on && n < 4 { print substr($0, 1, 41); n++ }')
+check "no half blocks without colour" "$(printf '%s' "$map" | grep -c '▀')" -eq 0
+shades=$(printf '%s' "$map" | grep -o '[·░▒▓█]' | sort -u | wc -l)
+check "W_Qᵀ's entries take several shades ($shades)" "$shades" -ge 3
+distinct=$(printf '%s\n' "$map" | sort -u | wc -l)
+check "its first four lines differ ($distinct distinct)" "$distinct" -eq 4
+keys learn L q
+expect_exit learn 0 "L closes the learning view, q quits"
+stop learn
 finish
