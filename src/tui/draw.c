@@ -976,13 +976,19 @@ static const char *status_sentence(const struct app *app, char *buf, size_t size
 }
 
 /* Lines the status sentence takes, ending on the status line: as many as its
- * words need, at most all the lines from the formula line's down but one. */
+ * words need, at most all the lines from the formula line's down but one; one
+ * under the views that fill the screen above the status line (saturation,
+ * learning, cost), which would cover the sentence's first lines and leave its end
+ * alone on screen. */
 static int message_lines(const struct app *app, const struct layout *l)
 {
 	char buf[TEXT_MAX];
 	bool error;
 	const char *text = status_sentence(app, buf, sizeof buf, &error);
 	int need, most = l->status_y - l->info_y;
+
+	if (app->overlay == OVERLAY_SATURATION || app->overlay == OVERLAY_LEARNING || app->overlay == OVERLAY_COST)
+		most = 1;
 
 	if (text == NULL || text[0] == '\0')
 		return 1;

@@ -4,7 +4,8 @@
 # would claim a one-hot row); three equal heads' shares of an output cell at stage 7
 # are shown equal, the total marked ≈ with what the shown shares add up to; without
 # colour the learning view's W_Q and W_K are drawn as shade glyphs, one row of W a
-# line, not as half blocks that all look the same.
+# line, not as half blocks that all look the same; a message that wraps, with the
+# saturation view open over it, shows its beginning, not its last line alone.
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -70,4 +71,23 @@ check "its first four lines differ ($distinct distinct)" "$distinct" -eq 4
 keys learn L q
 expect_exit learn 0 "L closes the learning view, q quits"
 stop learn
+
+# Scaling off at d_k = 64 says two lines' worth at 80 columns; S then opens the
+# saturation view, which fills the screen down to the status line.
+start sat 80 24 NO_COLOR=1 "$QKV"
+expect sat 'Three tokens' "the worked example is open"
+keys sat '>' '>' '>' '>' '>'
+expect sat 'd_k 64' "> five times: d_k 64"
+keys sat s
+expect sat 'scaling off' "s: the scaling is off"
+keys sat S
+expect sat 'mean max weight' "S opens the saturation view"
+settle sat
+check "the line above the keys starts the message: scaling off" \
+	"$(row sat 22 | grep -c '^ scaling off, ')" -eq 1
+keys sat S q
+expect sat 'Unsaved changes|Quit' "S closes the view; q asks (d_k was changed)"
+keys sat y
+expect_exit sat 0 "y quits"
+stop sat
 finish
