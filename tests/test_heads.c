@@ -441,16 +441,21 @@ START_TEST(test_round_shares_keep_equal_values_equal)
 			}
 		added += units[i];
 	}
-	ck_assert(added <= total);
 	if (!ties)
 		ck_assert(added == total);
+	else if (added != total)
+		/* No set of equal values could take the spare units: nearest units. */
+		for (int i = 0; i < count; i++)
+			ck_assert(units[i] == llround(x[i] * scale));
 }
 END_TEST
 
 /* The spare units go to the sets of equal values that can take them whole: 0.26,
  * 0.26 and 0.48 at one decimal are 0.3 + 0.3 + 0.4 = 1.0 (the pair's remainders,
  * 0.6 each, outweigh 0.48's 0.8 alone, which would leave one unit nobody can
- * take); three thirds at two decimals stay 0.33 each, and add up to 0.99. */
+ * take); three thirds at two decimals stay 0.33 each, and add up to 0.99; 0.4236
+ * twice and 0.0509 three times at three decimals (spare 4: sets of 2 and 3) are
+ * rounded to the nearest, 0.424 and 0.051, adding up to 1.001. */
 START_TEST(test_round_shares_by_sets)
 {
 	const double pair[3] = { 0.26, 0.26, 0.48 };
@@ -461,6 +466,13 @@ START_TEST(test_round_shares_by_sets)
 	ck_assert(units[0] == 3 && units[1] == 3 && units[2] == 4);
 	ck_assert(qkv_round_shares(third, 3, 2, units) == 100);
 	ck_assert(units[0] == 33 && units[1] == 33 && units[2] == 33);
+	{
+		const double five[5] = { 0.4236, 0.0509, 0.0509, 0.4236, 0.0509 };
+		long long u[5];
+
+		ck_assert(qkv_round_shares(five, 5, 3, u) == 1000);
+		ck_assert(u[0] == 424 && u[3] == 424 && u[1] == 51 && u[2] == 51 && u[4] == 51);
+	}
 }
 END_TEST
 

@@ -68,8 +68,9 @@ int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
 /* Rounds count values to `decimals` places (0..12) so that the rounded values add
  * up exactly to their rounded sum (largest remainders get the spare units; each
  * stays within one unit of its value): units[i] in steps of 10^-decimals. Equal
- * values get equal units: when the spare units cannot go to every one of a set of
- * equal values, they go to none, and the units add up to less than the sum.
+ * values get equal units: the spare units go to whole sets of equal values; when
+ * no choice of sets takes exactly the spare units, every value is rounded to its
+ * nearest unit instead, and the units do not add up to the rounded sum.
  * Returns the rounded sum in the same units. */
 long long qkv_round_shares(const double *x, int count, int decimals, long long *units);
 

@@ -259,9 +259,9 @@ long long qkv_round_shares(const double *x, int count, int decimals, long long *
 	total = llround(sum);
 	/* 0 <= total − floors <= count spare units, one each, to the largest remainders,
 	 * except that equal values take theirs together and stay equal: the sets whose
-	 * sizes add up to the spare units (or as near below as they can) with the
+	 * sizes add up to the spare units with the
 	 * largest remainders, by a knapsack over the sets. When no choice of sets
-	 * adds up, the units fall short of the total. */
+	 * adds up, each value is rounded to its nearest unit instead. */
 	spare = (int)(total - floors);
 	if (spare > count)
 		spare = count;
@@ -277,8 +277,13 @@ long long qkv_round_shares(const double *x, int count, int decimals, long long *
 			}
 		}
 	best = spare < 0 ? 0 : spare;
-	while (best > 0 && value[best] < 0.0)
-		best--;
+	if (best > 0 && value[best] < 0.0) {
+		/* No choice of sets adds up: every value to its nearest unit, equal
+		 * values alike, and the units do not add up to the total. */
+		for (int i = 0; i < count; i++)
+			units[i] = llround(x[i] * scale);
+		return total;
+	}
 	for (int g = groups - 1; g >= 0 && best > 0; g--)
 		if (taken[g][best]) {
 			for (int i = 0; i < count; i++)
