@@ -1033,8 +1033,12 @@ static void draw_info(const struct app *app, const struct layout *l)
 		qkv_matrix_fini(&avg);
 	} else if (app->problem.h > 0 && (int)stage >= APP_STAGE_CONCAT) {
 		bool concat = (int)stage == APP_STAGE_CONCAT;
-		int r = app->cursor[concat ? FOCUS_CONCAT : FOCUS_LAYER].row;
-		int c = app->cursor[concat ? FOCUS_CONCAT : FOCUS_LAYER].col;
+		/* The row the arrows move wherever the cursor is (the concatenation, the
+		 * output, another grid); the column of the concatenation at stage 6, at
+		 * stage 7 the output's (W_O's, when the cursor is in W_O). */
+		int r = app_query(app);
+		int c = concat ? app->cursor[FOCUS_CONCAT].col
+			: app->focus == FOCUS_W_O ? app->cursor[FOCUS_W_O].col : app->cursor[FOCUS_LAYER].col;
 
 		snprintf(formula, sizeof formula, concat ? "stage 6 of 7 · concat:  Concat = [head 1 … head %d], "
 							   "n × h·d_v = %d × %d"

@@ -5,7 +5,8 @@
 # are shown equal, the total marked ≈ with what the shown shares add up to; without
 # colour the learning view's W_Q and W_K are drawn as shade glyphs, one row of W a
 # line, not as half blocks that all look the same; a message that wraps, with the
-# saturation view open over it, shows its beginning, not its last line alone.
+# saturation view open over it, shows its beginning, not its last line alone; at
+# stage 7 the arrows in the concatenation move the output cell written out.
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -53,6 +54,10 @@ expect heads '▶ 7 output = Concat W_O' "stage 7, the output grid selected"
 expect heads "head 1 ${SHARE//./\\.} \+ head 2 ${SHARE//./\\.} \+" "heads 1 and 2 show the same share, $SHARE"
 expect heads "head 3 ${SHARE//./\\.} ≈ ${TOTAL//./\\.} " "head 3 too, and the total $TOTAL is marked ≈"
 expect heads "add up to ${SHOWN//./\\.};" "the line says the shown shares add up to $SHOWN"
+keys heads BTab BTab
+expect heads '▶ 6 concat' "Shift-Tab twice: the concatenation selected, still at stage 7"
+keys heads Down Down
+expect heads 'out\[c, d1\] = ' "Down twice in the concatenation: stage 7 writes out row c"
 keys heads q
 expect_exit heads 0 "q quits"
 stop heads
