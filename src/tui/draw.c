@@ -631,7 +631,16 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		    text);
 	}
 	y = panel->y + 2 + panel_lines(panel);
-	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
+	variance_words(app, text, sizeof text);
+	if (glyphs_columns(text) > panel->w) {
+		/* A variance too wide for the line with its comparison (8.64e+22): the
+		 * measured one alone, rather than a number cut short ("1." for 1.00). */
+		char *comparison = strstr(text, " · ");
+
+		if (comparison != NULL)
+			*comparison = '\0';
+	}
+	put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
 }
 
 /* Multi-head: per head, what its weights look at (mean entropy; mean weight on

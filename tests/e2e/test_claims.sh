@@ -6,7 +6,9 @@
 # colour the learning view's W_Q and W_K are drawn as shade glyphs, one row of W a
 # line, not as half blocks that all look the same; a message that wraps, with the
 # saturation view open over it, shows its beginning, not its last line alone; at
-# stage 7 the arrows in the concatenation move the output cell written out.
+# stage 7 the arrows in the concatenation move the output cell written out; a
+# variance too wide for the readout's line is shown whole, without a comparison cut
+# short.
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -95,4 +97,21 @@ expect sat 'Unsaved changes|Quit' "S closes the view; q asks (d_k was changed)"
 keys sat y
 expect_exit sat 0 "y quits"
 stop sat
+
+# Q[t1,d1] = 1e12: S' row t1 is (a, 0, a) with a = 10^12/√2, the rest as in the worked
+# example; the variance over the nine entries, in the readout's format.
+variance=$(awk 'BEGIN { a = 1e12 / sqrt(2); r = 1 / sqrt(2)
+	split(a " 0 " a " 0 " r " " r " " r " " r " " 2 * r, x, " ")
+	for (i = 1; i <= 9; i++) { s += x[i]; q += x[i] * x[i] }
+	m = s / 9; printf "%.2e", q / 9 - m * m }')
+start wide 80 24 NO_COLOR=1 "$QKV"
+expect wide 'if N\(0,1\): 1\.00' "the readout compares var(S') with N(0,1)'s"
+keys wide -l 1e12
+keys wide Enter
+pattern=${variance//./\\.}
+expect wide "var\(S'\) ${pattern//+/\\+} *\$" "Q[t1,d1] = 1e12: var(S') = $variance, whole"
+expect_not wide 'if N\(0,1\): 1\. *$' "and no comparison cut short to 1."
+keys wide u q
+expect_exit wide 0 "u undoes, q quits"
+stop wide
 finish
