@@ -190,16 +190,18 @@ static void draw_weights(const struct qkv_trace *tr, int y, int x, int rows, int
 		}
 }
 
-/* Rows of W a screen row holds: two as half-block colours, one as a shade glyph
- * without colour (a glyph can show only one value). */
+/* Rows of W a screen row holds: two as half-block colours; one without colour (a
+ * shade glyph can show only one value) or without half blocks (ASCII: a coloured
+ * cell, as the main heatmap draws one row a line there). */
 static int projection_rows_per_line(void)
 {
-	return palette_monochrome() ? 1 : 2;
+	return palette_monochrome() || !glyphs_half_blocks() ? 1 : 2;
 }
 
 /* A projection, transposed (d_k rows × d_model columns), as half-block signed
  * cells, two rows of W per screen row (without colour one row, each entry's
- * magnitude a shade glyph), cropped to what fits. */
+ * magnitude a shade glyph; without half blocks one row of coloured cells),
+ * cropped to what fits. */
 static void draw_projection(const struct qkv_matrix *w, double limit, int y, int x, int rows,
 			    int cols)
 {
@@ -211,8 +213,9 @@ static void draw_projection(const struct qkv_matrix *w, double limit, int y, int
 	for (int r = 0; r < height; r++)
 		for (int c = 0; c < width; c++) {
 			if (per_line == 1) {
-				put(y + r, x + c, 1, palette_signed(qkv_matrix_get(w, c, r), limit),
-				    palette_signed(qkv_matrix_get(w, c, r), limit).glyph);
+				struct cell_style style = palette_signed(qkv_matrix_get(w, c, r), limit);
+
+				put(y + r, x + c, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 			} else {
 				double upper = qkv_matrix_get(w, c, 2 * r);
 				double lower = 2 * r + 1 < w->cols ? qkv_matrix_get(w, c, 2 * r + 1) : 0.0;

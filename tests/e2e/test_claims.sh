@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# test_claims.sh — what the screen says at the edges, read at 80×24: a query that
-# sees no key has no entropy ratio to show (its readout says —, not 0.00, which
-# would claim a one-hot row); three equal heads' shares of an output cell at stage 7
-# are shown equal, the total marked ≈ with what the shown shares add up to; without
-# colour the learning view's W_Q and W_K are drawn as shade glyphs, one row of W a
-# line, not as half blocks that all look the same; a message that wraps, with the
-# saturation view open over it, shows its beginning, not its last line alone; at
-# stage 7 the arrows in the concatenation move the output cell written out; a
+# test_claims.sh — what the screen says at the edges, read as a person sees it: a
+# query that sees no key has no entropy ratio to show (its readout says —, not 0.00,
+# which would claim a one-hot row); three equal heads' shares of an output cell at
+# stage 7 are shown equal, the total marked ≈ with what the shown shares add up to,
+# and the arrows in the concatenation move the cell written out; without colour the
+# learning view's W_Q and W_K are shade glyphs, one row of W a line, not half blocks
+# that all look the same (nor, in ASCII, '#'); a message that wraps, with the
+# saturation view open over it, shows its beginning, not its last line alone; a
 # variance too wide for the readout's line is shown whole, without a comparison cut
 # short.
 # Expected numbers from the closed form (awk).
@@ -78,6 +78,17 @@ check "its first four lines differ ($distinct distinct)" "$distinct" -eq 4
 keys learn L q
 expect_exit learn 0 "L closes the learning view, q quits"
 stop learn
+
+# In ASCII, with colour, no half block either: one row of W a line of coloured
+# cells, not '#' standing in for ▀ with two colours no one can tell apart.
+start ascii 200 60 QKV_ASCII=1 "$QKV" --train lookup
+expect ascii 'W_Q\^T: d_k [0-9]+ of 16 x d_model 40 of 40' "in ASCII the learning view shows W_Q^T"
+settle ascii
+map=$(screen ascii | awk '/W_Q\^T: d_k/ { on = 1; next } on && n < 4 { print substr($0, 1, 41); n++ }')
+check "no # standing in for half blocks" "$(printf '%s' "$map" | grep -c '#')" -eq 0
+keys ascii L q
+expect_exit ascii 0 "L closes the learning view, q quits"
+stop ascii
 
 # Scaling off at d_k = 64 says two lines' worth at 80 columns; S then opens the
 # saturation view, which fills the screen down to the status line.
