@@ -85,7 +85,7 @@ start ascii 200 60 QKV_ASCII=1 "$QKV" --train lookup
 expect ascii 'W_Q\^T: d_k [0-9]+ of 16 x d_model 40 of 40' "in ASCII the learning view shows W_Q^T"
 settle ascii
 map=$(screen ascii | awk '/W_Q\^T: d_k/ { on = 1; next } on && n < 4 { print substr($0, 1, 41); n++ }')
-check "no # standing in for half blocks" "$(printf '%s' "$map" | grep -c '#')" -eq 0
+check "no hash signs standing in for half blocks" "$(printf '%s' "$map" | grep -c '#')" -eq 0
 keys ascii L q
 expect_exit ascii 0 "L closes the learning view, q quits"
 stop ascii
