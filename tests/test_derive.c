@@ -396,6 +396,13 @@ START_TEST(variance_names_its_condition)
 	qkv_describe_variance(text, sizeof text, &trace);
 	snprintf(expected, sizeof expected, "var(S') %.2f · if N(0,1): 1.00", var);
 	ck_assert_str_eq(text, expected);
+	/* Every token padding: no score reaches softmax, and no variance is claimed. */
+	problem.padding = calloc(3, 1);
+	ck_assert_ptr_nonnull(problem.padding);
+	memset(problem.padding, 1, 3);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_describe_variance(text, sizeof text, &trace);
+	ck_assert_str_eq(text, "var(S') — · if N(0,1): 1.00");
 }
 END_TEST
 
