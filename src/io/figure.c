@@ -16,6 +16,7 @@
 #define LABEL_CHARS 12        /* a token label longer than this ends in "…" */
 #define SUM_TOLERANCE 5e-3    /* a wrong-way sum further than this from 1 is red */
 #define MIX_SUM_LABEL "\u03a3 = O"
+#define MIX_SUM_ABOUT_LABEL "\u03a3 \u2248 O"
 
 enum panel_colour { COLOUR_PLAIN, COLOUR_WEIGHTS, COLOUR_SIGNED };
 enum label_kind { LABELS_TOKENS, LABELS_DIMS };
@@ -364,7 +365,8 @@ static void layout_panel(struct fig *f, struct panel *pn)
 	if (pn->sums)
 		label_w = fmax(label_w, text_width(f, "\u03a3col", fs, true));
 	if (pn->mix)
-		label_w = fmax(label_w, text_width(f, MIX_SUM_LABEL, fs, true));
+		label_w = fmax(label_w, fmax(text_width(f, MIX_SUM_LABEL, fs, true),
+					     text_width(f, MIX_SUM_ABOUT_LABEL, fs, true)));
 	pn->cell_w = widest + 2.0 * pad;
 	pn->cell_h = 2.0 * fs;
 	pn->label_w = label_w + pad;
@@ -561,9 +563,14 @@ static void draw_panel(struct fig *f, const struct panel *pn)
 		double y = pn->grid_y + r * pn->cell_h;
 		bool sum_row = pn->mix && r == pn->rows;
 
-		if (sum_row)
-			snprintf(text, sizeof text, MIX_SUM_LABEL);
-		else if (r < pn->rows)
+		if (sum_row) {
+			/* The terms, each rounded on its own, may not add up to the rounded Σ. */
+			bool adds_up = true;
+
+			for (int c = 0; c < pn->cols; c++)
+				adds_up = adds_up && qkv_trace_mix_adds_up(f->t, pn->query, c, f->o.decimals);
+			snprintf(text, sizeof text, "%s", adds_up ? MIX_SUM_LABEL : MIX_SUM_ABOUT_LABEL);
+		} else if (r < pn->rows)
 			label_text(f, pn->row_labels, r, text, sizeof text);
 		else
 			continue;   /* the wrong-way sums' row: draw_sums */

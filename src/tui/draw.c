@@ -578,7 +578,12 @@ static void draw_mix_sum(const struct app *app, const struct layout *l, const st
 	char text[64];
 	int y = panel->y + 2 + panel_lines(panel), data_x = panel->x + panel->label_w;
 
-	put(y, panel->x, panel->label_w, palette_role(ROLE_TITLE), "Σ =");
+	bool adds_up = true;
+
+	/* Each term rounded on its own may not add up to the rounded sum: then "≈". */
+	for (int c = 0; c < app->trace.d_v; c++)
+		adds_up = adds_up && qkv_trace_mix_adds_up(&app->trace, app_query(app), c, l->decimals);
+	put(y, panel->x, panel->label_w, palette_role(ROLE_TITLE), adds_up ? "Σ =" : "Σ ≈");
 	for (int c = 0; c < panel->shown_cols; c++) {
 		number_text(text, sizeof text, qkv_matrix_get(&app->trace.output, app_query(app), panel->first_col + c),
 			    l->decimals);

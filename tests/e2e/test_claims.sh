@@ -8,7 +8,8 @@
 # that all look the same (nor, in ASCII, '#'); a message that wraps, with the
 # saturation view open over it, shows its beginning, not its last line alone; a
 # variance too wide for the readout's line is shown whole, without a comparison cut
-# short.
+# short; the mix's Σ is "Σ ≈" when its terms, each rounded as shown, do not add up
+# to it (on screen and in a figure).
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -125,4 +126,28 @@ expect_not wide 'if N\(0,1\): 1\. *$' "and no comparison cut short to 1."
 keys wide u q
 expect_exit wide 0 "u undoes, q quits"
 stop wide
+
+# The causal sample's query tea at stage 4: terms a_j · v_j with a ∝ e^(0, −1, 1, 2)/√2
+# and V's first column (1, 0, 1, 2). Rounded to two decimals, each on its own, they
+# add up to one more hundredth than their sum does; green's (0.50, 0, 0.25) do.
+eval "$(awk 'BEGIN { r = sqrt(2); z = exp(0) + exp(-1 / r) + exp(1 / r) + exp(2 / r)
+	a1 = 1 / z; a3 = exp(1 / r) / z; a4 = exp(2 / r) / z
+	printf "TERMS=%.2f\nEXACT=%.2f\n", sprintf("%.2f", a1) + sprintf("%.2f", a3) + sprintf("%.2f", 2 * a4), a1 + a3 + 2 * a4 }')"
+start mix 100 40 NO_COLOR=1 "$QKV" "$QKV_SOURCE_ROOT/samples/causal.json"
+expect mix 'Causal mask' "the causal sample is open"
+keys mix Down Down Down
+for _ in 1 2 3 4; do
+	keys mix NPage
+done
+expect mix '4 mix  a_tea,j × v_j' "stage 4 for the query tea"
+check "its d1 terms as shown add up to $TERMS, the sum is $EXACT" "$TERMS" != "$EXACT"
+expect mix "^ +Σ ≈ +${EXACT//./\\.} " "so the sum row says Σ ≈ $EXACT"
+keys mix Up
+expect mix '4 mix  a_green,j × v_j' "Up: the query green"
+expect mix '^ +Σ = +0\.75 +0\.50' "whose terms add up: Σ = 0.75 0.50"
+keys mix q
+expect_exit mix 0 "q quits"
+stop mix
+svg=$("$QKV" --stage 4 --cell 4,1 --format svg "$QKV_SOURCE_ROOT/samples/causal.json")
+check "the figure of the same stage 4 says Σ ≈ O" "$(printf '%s' "$svg" | grep -c '>Σ ≈ O<')" -ge 1
 finish
