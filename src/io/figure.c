@@ -221,6 +221,21 @@ static double weight_sum(const struct fig *f, bool rows, int i)
 	return sum;
 }
 
+/* A row's or column's sum of weights as text, "≈" in front when the weights it
+ * sums, each rounded as the figure shows it, add up to something else. */
+static void weight_sum_text(const struct fig *f, bool rows, int i, char *buf, size_t size)
+{
+	double scale = pow(10.0, f->o.decimals), sum = weight_sum(f, rows, i);
+	long long shown = 0;
+	char number[48];
+
+	for (int j = 0; j < f->t->n; j++)
+		shown += llround((rows ? qkv_matrix_get(&f->t->weights, i, j) : qkv_matrix_get(&f->t->weights, j, i)) *
+				 scale);
+	qkv_format_number(number, sizeof number, sum, f->o.decimals);
+	snprintf(buf, size, "%s%s", shown == llround(sum * scale) ? "" : "\u2248", number);
+}
+
 /* ---- the panels of a stage --------------------------------------------------------- */
 
 static void add_panel(struct fig *f, const char *title, const struct qkv_matrix *m,
@@ -347,9 +362,9 @@ static void layout_panel(struct fig *f, struct panel *pn)
 		}
 	if (pn->sums)
 		for (int i = 0; i < pn->rows; i++) {
-			qkv_format_number(text, sizeof text, weight_sum(f, true, i), f->o.decimals);
+			weight_sum_text(f, true, i, text, sizeof text);
 			widest = fmax(widest, text_width(f, text, fs, false));
-			qkv_format_number(text, sizeof text, weight_sum(f, false, i), f->o.decimals);
+			weight_sum_text(f, false, i, text, sizeof text);
 			widest = fmax(widest, text_width(f, text, fs, false));
 		}
 	for (int c = 0; c < pn->cols; c++) {
@@ -536,10 +551,10 @@ static void draw_sums(struct fig *f, const struct panel *pn)
 	for (int i = 0; i < pn->rows; i++) {
 		double row = weight_sum(f, true, i), col = weight_sum(f, false, i);
 
-		qkv_format_number(text, sizeof text, row, f->o.decimals);
+		weight_sum_text(f, true, i, text, sizeof text);
 		canvas_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y + (i + 0.5) * pn->cell_h + 0.35 * fs, text, fs,
 		       false, fabs(row - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
-		qkv_format_number(text, sizeof text, col, f->o.decimals);
+		weight_sum_text(f, false, i, text, sizeof text);
 		canvas_text(cv, pn->grid_x + (i + 0.5) * pn->cell_w, y_sum + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
 		       false, fabs(col - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
 	}

@@ -481,6 +481,17 @@ static void draw_compact_numbers(const struct app *app, const struct layout *l, 
 	}
 }
 
+/* A sum of weights at `decimals` places, "≈" in front when the weights it sums, each
+ * rounded as the heatmap shows it, add up to something else (0.40 + 0.40 + 0.50
+ * under a sum of 1.3057, shown 1.31). */
+static void weight_sum_text(char *buf, size_t size, double sum, long long shown, int decimals)
+{
+	char number[24];
+
+	qkv_format_number(number, sizeof number, sum, decimals);
+	snprintf(buf, size, "%s%s", shown == llround(sum * pow(10.0, decimals)) ? "" : "≈", number);
+}
+
 /* Wrong-way demonstrations: each row's sum (right) and each column's sum (below),
  * so the class sees which ones stopped being 1. */
 static void draw_weight_sums(const struct app *app, const struct layout *l, const struct panel *panel)
@@ -492,23 +503,29 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 
 	put_cell(panel->y + 1, sum_x, panel->cell_w, palette_role(ROLE_ERROR), "Σrow");
 	for (int r = 0; r < panel->shown_rows; r++) {
-		double sum = 0.0;
+		double sum = 0.0, scale = pow(10.0, l->decimals);
+		long long shown = 0;
 		int row = panel->first_row + r;
 
-		for (int j = 0; j < t->n; j++)
+		for (int j = 0; j < t->n; j++) {
 			sum += qkv_matrix_get(&t->weights, row, j);
-		qkv_format_number(text, sizeof text, sum, l->decimals);
+			shown += llround(qkv_matrix_get(&t->weights, row, j) * scale);
+		}
+		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
 		put_cell(panel_row_y(panel, r), sum_x, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
 	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR), "Σcol");
 	for (int c = 0; c < panel->shown_cols; c++) {
-		double sum = 0.0;
+		double sum = 0.0, scale = pow(10.0, l->decimals);
+		long long shown = 0;
 		int col = panel->first_col + c;
 
-		for (int i = 0; i < t->n; i++)
+		for (int i = 0; i < t->n; i++) {
 			sum += qkv_matrix_get(&t->weights, i, col);
-		qkv_format_number(text, sizeof text, sum, l->decimals);
+			shown += llround(qkv_matrix_get(&t->weights, i, col) * scale);
+		}
+		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
 		put_cell(y, data_x + c * panel->cell_w, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}

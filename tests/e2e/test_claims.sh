@@ -9,7 +9,7 @@
 # saturation view open over it, shows its beginning, not its last line alone; a
 # variance too wide for the readout's line is shown whole, without a comparison cut
 # short; the mix's Σ is "Σ ≈" when its terms, each rounded as shown, do not add up
-# to it (on screen and in a figure).
+# to it (on screen and in a figure), and so is a wrong-way row or column sum.
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -150,4 +150,22 @@ expect_exit mix 0 "q quits"
 stop mix
 svg=$("$QKV" --stage 4 --cell 4,1 --format svg "$QKV_SOURCE_ROOT/samples/causal.json")
 check "the figure of the same stage 4 says Σ ≈ O" "$(printf '%s' "$svg" | grep -c '>Σ ≈ O<')" -ge 1
+
+# Masking after softmax with no mask: the worked example's weights, whose column t3
+# is a / (2a + 1) twice and a / (a + 2), a = e^(1/√2); shown 0.40, 0.40 and 0.50,
+# they add up to 1.30, the column to 1.31.
+eval "$(awk 'BEGIN { a = exp(1 / sqrt(2)); x = a / (2 * a + 1); y = a / (a + 2)
+	printf "SHOWN3=%.2f\nSUM3=%.2f\n", 2 * sprintf("%.2f", x) + sprintf("%.2f", y), 2 * x + y }')"
+start wrong 80 24 NO_COLOR=1 "$QKV"
+keys wrong W
+expect wrong 'Σcol' "W: the wrong way shows each column's sum"
+check "column t3 as shown adds up to $SHOWN3, its sum is $SUM3" "$SHOWN3" != "$SUM3"
+expect wrong "Σcol +0\.85 +0\.85 +≈${SUM3//./\\.}( |\$)" "so its sum reads ≈$SUM3"
+keys wrong W
+expect wrong "t3 .* ≈${SUM3//./\\.} " "W again (softmax down the columns): row t3's sum reads ≈$SUM3"
+keys wrong q
+expect_exit wrong 0 "q quits"
+stop wrong
+svg=$("$QKV" --wrong mask-after-softmax --format svg)
+check "the figure's column sum reads ≈$SUM3 too" "$(printf '%s' "$svg" | grep -c ">≈$SUM3<")" -eq 1
 finish
