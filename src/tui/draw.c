@@ -515,7 +515,10 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 		put_cell(panel_row_y(panel, r), sum_x, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
-	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR), "Σcol");
+	/* "Σcol", or "Σ" where the glyph set spells it out and it would not fit
+	 * ("sumcol" cut to "sumco" in ASCII). */
+	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR),
+	    glyphs_columns("Σcol") <= panel->label_w ? "Σcol" : "Σ");
 	for (int c = 0; c < panel->shown_cols; c++) {
 		double sum = 0.0, scale = pow(10.0, l->decimals);
 		long long shown = 0;

@@ -9,7 +9,8 @@
 # saturation view open over it, shows its beginning, not its last line alone; a
 # variance too wide for the readout's line is shown whole, without a comparison cut
 # short; the mix's Σ is "Σ ≈" when its terms, each rounded as shown, do not add up
-# to it (on screen and in a figure), and so is a wrong-way row or column sum.
+# to it (on screen and in a figure), and so is a wrong-way row or column sum (whose
+# label, in ASCII, is not cut short).
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -166,6 +167,14 @@ expect wrong "t3 .* ≈${SUM3//./\\.} " "W again (softmax down the columns): row
 keys wrong q
 expect_exit wrong 0 "q quits"
 stop wrong
+# In ASCII the label spells Σ out: "sumcol" would be cut to "sumco"; "sum" fits.
+start ascii2 80 24 QKV_ASCII=1 NO_COLOR=1 "$QKV"
+keys ascii2 W
+expect ascii2 "^ +sum +0\.85 +0\.85 +~${SUM3//./\\.}( |\$)" "in ASCII the column sums read sum ... ~$SUM3"
+expect_not ascii2 'sumco( |$)' "and no label is cut short"
+keys ascii2 q
+expect_exit ascii2 0 "q quits"
+stop ascii2
 svg=$("$QKV" --wrong mask-after-softmax --format svg)
 check "the figure's column sum reads ≈$SUM3 too" "$(printf '%s' "$svg" | grep -c ">≈$SUM3<")" -eq 1
 finish
