@@ -9,7 +9,8 @@
 # saturation view open over it, shows its beginning, not its last line alone; a
 # variance too wide for the readout's line is shown whole, without a comparison cut
 # short; the mix's Σ is "Σ ≈" when its terms, each rounded as shown, do not add up
-# to it (on screen and in a figure), and so is a wrong-way row or column sum (whose
+# to it (on screen, in a figure and in the printout), and so is a wrong-way row or
+# column sum (whose
 # label, in ASCII, is not cut short).
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -149,6 +150,17 @@ expect mix '^ +Σ = +0\.75 +0\.50' "whose terms add up: Σ = 0.75 0.50"
 keys mix q
 expect_exit mix 0 "q quits"
 stop mix
+# The printout's stage 4 for the worked example's t1: d2's terms 10b and 5a (b the
+# weight on t2, a on t3) at four decimals against their sum.
+eval "$(awk 'BEGIN { e = exp(1 / sqrt(2)); a = e / (2 * e + 1); b = 1 / (2 * e + 1)
+	printf "PTERMS=%.4f\nPSUM=%.4f\n", sprintf("%.4f", 10 * b) + sprintf("%.4f", 5 * a), 10 * b + 5 * a }')"
+out=$("$QKV" --print --stage 4)
+check "the printout's d2 terms add up to $PTERMS, the sum is $PSUM" "$PTERMS" != "$PSUM"
+check "so its Σ row reads Σ ≈" "$(printf '%s\n' "$out" | grep -c '^  Σ ≈  6\.0167  3\.9833$')" -eq 1
+# Green's weights at two decimals, 0.50, 0.25, 0.25: the terms add up (0.75, 0.50).
+out=$("$QKV" --print --stage 4 --cell 3,1 --decimals 2 "$QKV_SOURCE_ROOT/samples/causal.json")
+check "the causal sample's green at two decimals adds up: its Σ row reads Σ" \
+	"$(printf '%s\n' "$out" | grep -c '^  Σ  *0\.75  0\.50$')" -eq 1
 svg=$("$QKV" --stage 4 --cell 4,1 --format svg "$QKV_SOURCE_ROOT/samples/causal.json")
 check "the figure of the same stage 4 says Σ ≈ O" "$(printf '%s' "$svg" | grep -c '>Σ ≈ O<')" -ge 1
 
