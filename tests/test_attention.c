@@ -545,6 +545,66 @@ START_TEST(test_fully_masked_row)
 }
 END_TEST
 
+/* The mix of one query: its terms, each rounded as shown, add up to the rounded
+ * output or not. Query 4 of the causal sample (q = (1, −1) against keys (1, 1),
+ * (0, 1), (1, 0), (1, −1), values (1, 0), (0, 1), (1, 1), (2, 0)), d1 by hand:
+ * terms a_1, 0, a_3, 2 a_4 with a ∝ e^(0, −1, 1, 2)/√2. At two decimals 0.13 +
+ * 0.27 + 1.08 = 1.48 against 1.47; at five they add up. Random problems: the
+ * rounding sums done here. */
+START_TEST(test_mix_adds_up)
+{
+	static const double q[] = { 1, 0, 0, 1, 1, 1, 1, -1 }, k[] = { 1, 1, 0, 1, 1, 0, 1, -1 };
+	static const double v[] = { 1, 0, 0, 1, 1, 1, 2, 0 };
+	struct lcg g = { 2600 };
+	struct qkv_problem p;
+	struct qkv_trace t;
+	double z = 0.0, a[4];
+
+	for (int j = 0; j < 4; j++)
+		z += exp((j == 0 ? 0.0 : j == 1 ? -1.0 : j == 2 ? 1.0 : 2.0) / sqrt(2.0));
+	for (int j = 0; j < 4; j++)
+		a[j] = exp((j == 0 ? 0.0 : j == 1 ? -1.0 : j == 2 ? 1.0 : 2.0) / sqrt(2.0)) / z;
+	qkv_problem_init(&p);
+	give_labels(&p, 4);
+	p.form = QKV_FORM_DIRECT;
+	ck_assert_int_eq(qkv_matrix_set_all(&p.q, 4, 2, q), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.k, 4, 2, k), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p.v, 4, 2, v), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert(llround(100 * a[0]) + llround(100 * a[2]) + llround(200 * a[3]) !=
+		  llround(100 * (a[0] + a[2] + 2 * a[3])));
+	ck_assert(!qkv_trace_mix_adds_up(&t, 3, 0, 2));
+	ck_assert(qkv_trace_mix_adds_up(&t, 3, 1, 2)); /* d2: 0.06 + 0.27 = 0.33 */
+	ck_assert(qkv_trace_mix_adds_up(&t, 3, 0, 5));
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+	for (int trial = 0; trial < 20; trial++) {
+		int n = 2 + trial % 6;
+
+		build_direct(&p, n, 3, 2, 2.0, &g);
+		qkv_trace_init(&t);
+		ck_assert_int_eq(qkv_attention(&p, &t), 0);
+		for (int i = 0; i < n; i++)
+			for (int c = 0; c < 2; c++) {
+				long long shown = 0;
+				double sum = 0.0;
+
+				for (int j = 0; j < n; j++) {
+					double term = qkv_matrix_get(&t.weights, i, j) * qkv_matrix_get(&p.v, j, c);
+
+					shown += llround(100 * term);
+					sum += term;
+				}
+				ck_assert(qkv_trace_mix_adds_up(&t, i, c, 2) == (shown == llround(100 * sum)));
+			}
+		qkv_trace_fini(&t);
+		qkv_problem_fini(&p);
+	}
+}
+END_TEST
+
 START_TEST(test_padding_everything)
 {
 	struct lcg g = {2300};
@@ -1076,6 +1136,7 @@ static Suite *attention_suite(void)
 	tcase_add_test(masks, test_extreme_limits_stay_finite);
 	tcase_add_test(masks, test_fully_masked_row);
 	tcase_add_test(masks, test_padding_everything);
+	tcase_add_test(masks, test_mix_adds_up);
 	suite_add_tcase(s, masks);
 	TCase *variants = tcase_create("variants");
 	tcase_add_loop_test(variants, test_wrong_column_softmax, 0, 10);

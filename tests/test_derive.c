@@ -3,6 +3,7 @@
  * (e^{1/√2} and friends computed with libm), never from the code under test. */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +310,77 @@ START_TEST(four_equal_keys)
 }
 END_TEST
 
+/* A query that sees no key (every token padding): its mix has no terms, and the
+ * line says so instead of an empty sum. */
+START_TEST(mix_of_no_keys)
+{
+	problem.padding = calloc(3, 1);
+	ck_assert_ptr_nonnull(problem.padding);
+	memset(problem.padding, 1, 3);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_MIX, 0, 0, 4);
+	ck_assert_str_eq(text, "o_t1 = (0, 0): every key is masked, so there is nothing to mix\n"
+			       "d1: 0, a sum of no terms");
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_OUTPUT, 0, 0, 4);
+	ck_assert_str_eq(text, "O[t1,d1] = 0; o_t1 = (0, 0): every key is masked, so nothing is mixed");
+}
+END_TEST
+
+/* The shares of stage 5, "mixes 40.1% t1, …", add up to 100.0% on random problems
+ * of 2 to 6 tokens, each within 0.1 of 100 a_ij. */
+START_TEST(shares_add_up_to_100)
+{
+	int n = 2 + _i % 5;
+	const char *s;
+	long tenths = 0;
+
+	ck_assert_int_eq(qkv_problem_random(&problem, n, 3, 2, 100u + (uint64_t)_i), 0);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	for (int row = 0; row < n; row++) {
+		bool tiny = false;
+
+		/* A share under 0.05% shows its next digit instead of 0: not counted here. */
+		for (int j = 0; j < n; j++)
+			tiny = tiny || qkv_matrix_get(&trace.weights, row, j) < 0.0005;
+		if (tiny)
+			continue;
+		qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_OUTPUT, row, 0, 4);
+		s = strstr(text, " mixes ");
+		ck_assert_ptr_nonnull(s);
+		s += strlen(" mixes ");
+		tenths = 0;
+		for (int j = 0; j < n; j++) {
+			char *end;
+			double share = strtod(s, &end);
+
+			ck_assert_msg(end != s && *end == '%', "%s", text);
+			ck_assert_msg(fabs(share - 100.0 * qkv_matrix_get(&trace.weights, row, j)) < 0.1, "%s",
+				      text);
+			tenths += lround(10.0 * share);
+			s = strchr(end, ',');
+			if (j + 1 < n) {
+				ck_assert_ptr_nonnull(s);
+				s += 2;
+			}
+		}
+		ck_assert_msg(tenths == 1000, "%s: %ld tenths", text, tenths);
+		ck_assert(strstr(text, "rounded alike") == NULL);
+	}
+}
+END_TEST
+
+/* Three equal weights cannot be rounded alike to add up: 33.3% each, and the line
+ * says they add up to 99.9%. */
+START_TEST(equal_shares_say_their_sum)
+{
+	qkv_matrix_set(&problem.q, 0, 0, 0.0);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_OUTPUT, 0, 0, 4);
+	ck_assert_msg(strstr(text, " mixes 33.3% t1, 33.3% t2, 33.3% t3 (equal shares rounded alike: 99.9% "
+				   "in all)") != NULL, "%s", text);
+}
+END_TEST
+
 /* The prediction is stated with its condition: N(0,1) entries of Q and K. */
 START_TEST(variance_names_its_condition)
 {
@@ -324,6 +396,13 @@ START_TEST(variance_names_its_condition)
 	qkv_describe_variance(text, sizeof text, &trace);
 	snprintf(expected, sizeof expected, "var(S') %.2f · if N(0,1): 1.00", var);
 	ck_assert_str_eq(text, expected);
+	/* Every token padding: no score reaches softmax, and no variance is claimed. */
+	problem.padding = calloc(3, 1);
+	ck_assert_ptr_nonnull(problem.padding);
+	memset(problem.padding, 1, 3);
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_describe_variance(text, sizeof text, &trace);
+	ck_assert_str_eq(text, "var(S') — · if N(0,1): 1.00");
 }
 END_TEST
 
@@ -362,6 +441,9 @@ static Suite *derive_suite(void)
 	tcase_add_test(tc, a_single_leader_then_a_tie);
 	tcase_add_test(tc, uniform_and_masked_rows);
 	tcase_add_test(tc, four_equal_keys);
+	tcase_add_test(tc, mix_of_no_keys);
+	tcase_add_loop_test(tc, shares_add_up_to_100, 0, 40);
+	tcase_add_test(tc, equal_shares_say_their_sum);
 	tcase_add_test(tc, variance_names_its_condition);
 	tcase_add_test(tc, self_attention_claim_is_checked);
 	suite_add_tcase(s, tc);

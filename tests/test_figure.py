@@ -261,8 +261,18 @@ _, _, wc, _ = attention(we, column_softmax=True)
 root = svg_of("--stage", "3", "--wrong", "column-softmax", "--decimals", "3")
 sums = texts(root, "sum")
 want = []
+
+
+def sum_text(values, decimals):
+    """The sum at `decimals` places, with ≈ in front when the values, each rounded
+    to `decimals` places, add up to something else."""
+    scale = 10 ** decimals
+    adds_up = sum(math.floor(v * scale + 0.5) for v in values) == math.floor(sum(values) * scale + 0.5)
+    return ("" if adds_up else "\u2248") + shown(sum(values), decimals)
+
+
 for i in range(n):
-    want += [shown(sum(wc[i]), 3), shown(sum(wc[j][i] for j in range(n)), 3)]
+    want += [sum_text(wc[i], 3), sum_text([wc[j][i] for j in range(n)], 3)]
 check(sums == want, "wrong way: each row's and column's sum", f"{sums} != {want}")
 reds = [t.get("fill") for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == "sum"]
 check(reds[0] != reds[1], "wrong way: a sum that is not 1 is drawn in another colour than one that is")

@@ -6,6 +6,7 @@
  * Inputs come from the test's own LCG; expected values never from the code. */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,18 +394,78 @@ START_TEST(test_round_shares_add_up)
 }
 END_TEST
 
-/* Three thirds at two decimals: 0.33 + 0.33 + 0.34 = 1.00, and the stage-7 line
- * of a problem whose three heads each add 1/3 says so. */
-START_TEST(test_derive_shares_in_words)
+/* Equal values get equal units, with ties drawn from the same few values: each
+ * unit count within one unit of its value, equal values equal, and the units add
+ * up to the rounded sum whenever every value is different. */
+START_TEST(test_round_shares_keep_equal_values_equal)
 {
+	struct lcg g = { 13000u + (uint64_t)_i };
+	int count = lcg_int(&g, 2, 12), decimals = lcg_int(&g, 0, 4), kinds = lcg_int(&g, 1, 3);
+	double pool[3], x[12], sum = 0.0, scale = pow(10.0, decimals);
+	long long units[12], total, added = 0;
+	bool ties = false;
+
+	for (int k = 0; k < 3; k++)
+		pool[k] = 3.0 * lcg_signed(&g);
+	for (int i = 0; i < count; i++) {
+		x[i] = pool[lcg_int(&g, 0, kinds - 1)];
+		sum += x[i] * scale;
+	}
+	total = qkv_round_shares(x, count, decimals, units);
+	ck_assert(total == llround(sum));
+	for (int i = 0; i < count; i++) {
+		ck_assert(fabs((double)units[i] - x[i] * scale) < 1.0);
+		for (int j = 0; j < i; j++)
+			if (x[j] == x[i]) {
+				ties = true;
+				ck_assert(units[j] == units[i]);
+			}
+		added += units[i];
+	}
+	if (!ties)
+		ck_assert(added == total);
+	else if (added != total)
+		/* No set of equal values could take the spare units: nearest units. */
+		for (int i = 0; i < count; i++)
+			ck_assert(units[i] == llround(x[i] * scale));
+}
+END_TEST
+
+/* The spare units go to the sets of equal values that can take them whole: 0.26,
+ * 0.26 and 0.48 at one decimal are 0.3 + 0.3 + 0.4 = 1.0 (the pair's remainders,
+ * 0.6 each, outweigh 0.48's 0.8 alone, which would leave one unit nobody can
+ * take); three thirds at two decimals stay 0.33 each, and add up to 0.99; 0.4236
+ * twice and 0.0509 three times at three decimals (spare 4: sets of 2 and 3) are
+ * rounded to the nearest, 0.424 and 0.051, adding up to 1.001. */
+START_TEST(test_round_shares_by_sets)
+{
+	const double pair[3] = { 0.26, 0.26, 0.48 };
 	const double third[3] = { 1.0 / 3, 1.0 / 3, 1.0 / 3 };
 	long long units[3];
+
+	ck_assert(qkv_round_shares(pair, 3, 1, units) == 10);
+	ck_assert(units[0] == 3 && units[1] == 3 && units[2] == 4);
+	ck_assert(qkv_round_shares(third, 3, 2, units) == 100);
+	ck_assert(units[0] == 33 && units[1] == 33 && units[2] == 33);
+	{
+		const double five[5] = { 0.4236, 0.0509, 0.0509, 0.4236, 0.0509 };
+		long long u[5];
+
+		ck_assert(qkv_round_shares(five, 5, 3, u) == 1000);
+		ck_assert(u[0] == 424 && u[3] == 424 && u[1] == 51 && u[2] == 51 && u[4] == 51);
+	}
+}
+END_TEST
+
+/* Three equal heads, each adding 1/3: the stage-7 line shows the three shares
+ * equal, 0.33 each, says the total 1.00 is approximately their sum, and what the
+ * shown shares add up to, 0.99. */
+START_TEST(test_derive_shares_in_words)
+{
 	struct qkv_problem p;
 	struct qkv_heads_trace t;
 	char line[512];
 
-	ck_assert(qkv_round_shares(third, 3, 2, units) == 100);
-	ck_assert(units[0] + units[1] + units[2] == 100);
 	/* One token, d_model 1, three heads whose V is 1/3 and W_O 1: out = 1. */
 	qkv_problem_init(&p);
 	give_labels(&p, 1);
@@ -419,9 +480,8 @@ START_TEST(test_derive_shares_in_words)
 	qkv_heads_trace_init(&t);
 	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
 	ck_assert_int_gt(qkv_heads_derive(line, sizeof line, &p, &t, 7, 0, 0, 2), 0);
-	ck_assert_msg(strstr(line, "head 1 0.33 + head 2 0.33 + head 3 0.34 = 1.00") != NULL ||
-		      strstr(line, "head 1 0.34 + head 2 0.33 + head 3 0.33 = 1.00") != NULL ||
-		      strstr(line, "head 1 0.33 + head 2 0.34 + head 3 0.33 = 1.00") != NULL, "%s", line);
+	ck_assert_msg(strstr(line, "head 1 0.33 + head 2 0.33 + head 3 0.33 ≈ 1.00  (equal shares are "
+			      "rounded alike, so the shares shown add up to 0.99; ") != NULL, "%s", line);
 	ck_assert_int_gt(qkv_heads_derive(line, sizeof line, &p, &t, 6, 0, 2, 2), 0);
 	ck_assert_msg(strstr(line, "concat[w0, 3] = head 3's output[w0, d1] = 0.33") != NULL, "%s", line);
 	ck_assert_int_eq(qkv_heads_derive(line, sizeof line, &p, &t, 5, 0, 0, 2), -1);
@@ -466,7 +526,73 @@ START_TEST(test_cost_and_average_words)
 	CLOSE(qkv_matrix_get(&avg, 0, 0), (e / (e + 1) + 0.5) / 2);
 	ck_assert_int_gt(qkv_heads_average_words(line, sizeof line, &t, &s, 2), 0);
 	ck_assert_msg(strstr(line, "on the previous token is 0.31 (head 1: 0.50)") != NULL, "%s", line);
-	ck_assert_msg(strstr(line, "diluted by the other 1 head, so") != NULL, "%s", line);
+	ck_assert_msg(strstr(line, ": each head's pattern is diluted by the others, so no single pattern "
+			      "does what the heads do side by side") != NULL, "%s", line);
+	qkv_matrix_fini(&avg);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Heads 1 and 2 the same: X = I₂, W_Q = W_K = (1, 0)ᵀ, weights (e, 1)/(e + 1) and
+ * (½, ½); head 3 (0, 2)ᵀ and (0, 1)ᵀ, weights (½, ½) and (1, e²)/(1 + e²). */
+static void equal_heads(struct qkv_problem *p, int h, bool third_differs)
+{
+	qkv_problem_init(p);
+	give_labels(p, 2);
+	ck_assert_int_eq(qkv_problem_make_heads(p, h), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->x, 2, 2, (double[]){ 1, 0, 0, 1 }), 0);
+	for (int i = 0; i < h; i++) {
+		bool other = third_differs && i == 2;
+
+		ck_assert_int_eq(qkv_matrix_set_all(&p->heads[i].w_q, 2, 1, other ? (double[]){ 0, 2 }
+										  : (double[]){ 1, 0 }), 0);
+		ck_assert_int_eq(qkv_matrix_set_all(&p->heads[i].w_k, 2, 1, other ? (double[]){ 0, 1 }
+										  : (double[]){ 1, 0 }), 0);
+		ck_assert_int_eq(qkv_matrix_set_all(&p->heads[i].w_v, 2, 1, (double[]){ 1, 0 }), 0);
+	}
+	ck_assert_int_eq(qkv_matrix_set_all(&p->w_o, h, 2, (double[]){ 1, 0, 1, 0, 1, 0 }), 0);
+}
+
+/* The averaging sentence names every head that shows the largest value, and says
+ * averaging loses nothing when every head has the same weights. */
+START_TEST(test_average_words_equal_heads)
+{
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	struct qkv_matrix avg;
+	struct qkv_pattern s;
+	char line[1024], want[512];
+	const double e = exp(1.0), e2 = exp(2.0);
+	/* Pattern scores of the (1, 0) head: previous ½, itself = first = (e/(e+1) + ½)/2;
+	 * of head 3: previous 1/(1+e²), itself (½ + e²/(1+e²))/2, first (½ + 1/(1+e²))/2. */
+	double same = (e / (e + 1) + 0.5) / 2, prev3 = 1 / (1 + e2), self3 = (0.5 + e2 / (1 + e2)) / 2,
+	       first3 = (0.5 + 1 / (1 + e2)) / 2;
+
+	equal_heads(&p, 3, false);
+	qkv_heads_trace_init(&t);
+	qkv_matrix_init(&avg);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_heads_average(&t, &avg, &s), 0);
+	ck_assert_int_gt(qkv_heads_average_words(line, sizeof line, &t, &s, 2), 0);
+	snprintf(want, sizeof want, "the mean weight on the previous token is 0.50 (heads 1, 2 and 3: 0.50), "
+				    "on itself is %.2f (heads 1, 2 and 3: %.2f) and on the first token is "
+				    "%.2f (heads 1, 2 and 3: %.2f): the 3 heads have the same weights, so the "
+				    "average loses nothing here", same, same, same, same);
+	ck_assert_msg(strstr(line, want) != NULL, "%s\nwanted: %s", line, want);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+
+	equal_heads(&p, 3, true);
+	qkv_heads_trace_init(&t);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_heads_average(&t, &avg, &s), 0);
+	ck_assert_int_gt(qkv_heads_average_words(line, sizeof line, &t, &s, 2), 0);
+	snprintf(want, sizeof want, "the mean weight on the previous token is %.2f (heads 1 and 2: 0.50), on "
+				    "itself is %.2f (head 3: %.2f) and on the first token is %.2f (heads 1 "
+				    "and 2: %.2f): each head's pattern is diluted by the others",
+		 (1 + prev3) / 3, (2 * same + self3) / 3, self3, (2 * same + first3) / 3, same);
+	ck_assert_msg(strstr(line, want) != NULL, "%s\nwanted: %s", line, want);
 	qkv_matrix_fini(&avg);
 	qkv_heads_trace_fini(&t);
 	qkv_problem_fini(&p);
@@ -488,8 +614,11 @@ static Suite *heads_suite(void)
 	tcase_add_test(c, test_reshaping_every_head);
 	tcase_add_test(c, test_random_heads);
 	tcase_add_loop_test(c, test_round_shares_add_up, 0, 40);
+	tcase_add_loop_test(c, test_round_shares_keep_equal_values_equal, 0, 200);
+	tcase_add_test(c, test_round_shares_by_sets);
 	tcase_add_test(c, test_derive_shares_in_words);
 	tcase_add_test(c, test_cost_and_average_words);
+	tcase_add_test(c, test_average_words_equal_heads);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -303,6 +303,24 @@ START_TEST(test_summary_from_numbers)
 	ck_assert_double_gt(s->history[s->count - 1].jacobian_norm,
 			    10.0 * u->history[u->count - 1].jacobian_norm);
 	ck_assert_msg(strstr(text, "the unscaled softmax passes") != NULL, "%s", text);
+	/* The ratio is the one of the two numbers as shown, to its two significant
+	 * digits: "mean ‖J‖ X against Y: … passes R× less gradient". */
+	{
+		const char *at = strstr(text, "mean ‖J‖ ");
+		double x, y, r, ratio, unit;
+
+		ck_assert_ptr_nonnull(at);
+		ck_assert_int_eq(sscanf(at + strlen("mean ‖J‖ "), "%lf against %lf", &x, &y), 2);
+		at = strstr(text, "passes ");
+		ck_assert_ptr_nonnull(at);
+		ck_assert_int_eq(sscanf(at + strlen("passes "), "%lf", &r), 1);
+		ratio = x / y;
+		unit = pow(10.0, floor(log10(ratio)) - 1.0);
+		ck_assert_msg(fabs(round(ratio / unit) * unit - r) < 0.5, "%s: %g / %g = %g", text, x, y, ratio);
+		/* Three significant digits each: 0.115, not 0.12; 1.77e-05, not 1.8e-05. */
+		ck_assert_msg(fabs(x - s->history[s->count - 1].jacobian_norm) <= 0.0051 * x, "%s", text);
+		ck_assert_msg(fabs(y - u->history[u->count - 1].jacobian_norm) <= 0.0051 * y, "%s", text);
+	}
 	app_fini(&a);
 }
 END_TEST

@@ -88,6 +88,11 @@ double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_input whi
 
 /* Stage 4 for one cell, without storing the n×n×d_v cube: a_ij · v_jc. */
 double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col);
+
+/* True when the mix's terms of column col, each rounded to `decimals` places
+ * (0..12) as shown, add up to the output O[q,c] they sum to, rounded the same
+ * way: then the Σ under them is their sum as shown, else only about it ("Σ ≈"). */
+bool qkv_trace_mix_adds_up(const struct qkv_trace *t, int query, int col, int decimals);
 /* True when key is hidden from query in this trace. */
 static inline bool qkv_trace_is_masked(const struct qkv_trace *t, int query, int key)
 {

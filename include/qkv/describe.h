@@ -34,7 +34,8 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 		      const struct qkv_trace *t, int decimals);
 
 /* The measured variance of the scaled scores against the one expected when the
- * entries of Q and K are N(0,1) (d_k / divisor²): "var(S') 0.16 · if N(0,1): 1.00". */
+ * entries of Q and K are N(0,1) (d_k / divisor²): "var(S') 0.16 · if N(0,1): 1.00";
+ * "var(S') —" when every score is masked (no entry reaches softmax). */
 int qkv_describe_variance(char *buf, size_t size, const struct qkv_trace *t);
 
 #endif

@@ -67,13 +67,18 @@ int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
 
 /* Rounds count values to `decimals` places (0..12) so that the rounded values add
  * up exactly to their rounded sum (largest remainders get the spare units; each
- * stays within one unit of its value): units[i] in steps of 10^-decimals.
+ * stays within one unit of its value): units[i] in steps of 10^-decimals. Equal
+ * values get equal units: the spare units go to whole sets of equal values; when
+ * no choice of sets takes exactly the spare units, every value is rounded to its
+ * nearest unit instead, and the units do not add up to the rounded sum.
  * Returns the rounded sum in the same units. */
 long long qkv_round_shares(const double *x, int count, int decimals, long long *units);
 
 /* The selected cell's derivation, in one line of text: stage 6 (row, col of the
  * concatenation: which head's output it is) or 7 (row, col of the layer output as
- * each head's share, the shown shares adding up to the shown total). Returns the
+ * each head's share, the shown shares adding up to the shown total; equal shares
+ * are shown equal, and when they cannot add up the line says "≈" and what the
+ * shown shares add up to). Returns the
  * length written, or -1 for a stage, cell or size out of range. */
 int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 		     const struct qkv_heads_trace *t, int stage, int row, int col, int decimals);
@@ -85,7 +90,9 @@ int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
 
 /* What averaging loses, in one sentence computed from the numbers: for the
  * previous token, the token itself and the first token, the averaged pattern's
- * weight against the head that gives it the most. Returns the length or -1. */
+ * weight against the heads that give it the most (every head showing that value
+ * named), then that averaging dilutes each head's pattern, or, when every head has
+ * the same weights, that it loses nothing. Returns the length or -1. */
 int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace *t,
 			    const struct qkv_pattern *averaged, int decimals);
 

@@ -355,19 +355,26 @@ int app_learning_event(struct app *app, const struct event *event)
 	}
 }
 
-/* "1.2e-05" or "0.263": a norm in few characters. */
+/* "1.77e-05" or "0.263": a norm in few characters. */
 static void short_number(char *buf, size_t size, double value)
 {
+	/* Three significant digits, zeros kept: 0.170, 1.77e-05. */
 	if (value != 0.0 && fabs(value) < 0.01)
-		snprintf(buf, size, "%.1e", value);
+		snprintf(buf, size, "%.2e", value);
 	else
-		snprintf(buf, size, "%.3g", value);
+		snprintf(buf, size, "%#.3g", value);
 }
 
-/* A ratio of 10 or more: "37", "4200", or "1.9e+08" from 10^5 on. */
+/* A ratio of 10 or more to two significant digits, so that the two numbers it is
+ * the ratio of, at three, give it again: "37", "6500", or "1.9e+08" from 10^5 on. */
 static const char *ratio_text(char *buf, size_t size, double ratio)
 {
-	snprintf(buf, size, ratio < 1e5 ? "%.0f" : "%.1e", ratio);
+	if (ratio < 1e5) {
+		double unit = pow(10.0, floor(log10(ratio)) - 1.0);
+
+		snprintf(buf, size, "%.0f", round(ratio / unit) * unit);
+	} else
+		snprintf(buf, size, "%.1e", ratio);
 	return buf;
 }
 

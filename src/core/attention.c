@@ -559,3 +559,14 @@ double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col)
 {
 	return qkv_matrix_get(&t->weights, query, key) * qkv_matrix_get(&t->v, key, col);
 }
+
+bool qkv_trace_mix_adds_up(const struct qkv_trace *t, int query, int col, int decimals)
+{
+	double scale = pow(10.0, decimals);
+	long long shown = 0;
+
+	for (int j = 0; j < t->n; j++)
+		if (!qkv_trace_is_masked(t, query, j))
+			shown += llround(qkv_trace_mix(t, query, j, col) * scale);
+	return shown == llround(qkv_matrix_get(&t->output, query, col) * scale);
+}

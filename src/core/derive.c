@@ -10,6 +10,7 @@
 #include "qkv/error.h"
 #include "qkv/buffer.h"
 #include "qkv/format.h"
+#include "qkv/heads.h"
 
 #define MAX_TERMS 6 /* sums longer than this are shown as their first terms and "…" */
 
@@ -202,11 +203,62 @@ static void derive_weight(struct qkv_buffer *t, const struct qkv_problem *p,
 /* How a mix term is written: a_j×v_j, a_j×v_jc, or a_j as a percentage share. */
 enum term { TERM_VECTOR, TERM_COMPONENT, TERM_SHARE };
 
+/* Puts the shares of query row's live keys as percentages that add up to 100%:
+ * rounded together (qkv_round_shares), equal weights alike; when equal shares
+ * cannot add up, says what the shown ones add up to. Eliding after MAX_TERMS
+ * keys, where each share is rounded on its own. */
+static void put_shares(struct qkv_buffer *t, const struct qkv_problem *p, const struct qkv_trace *tr,
+		       int row, int places)
+{
+	double percent[MAX_TERMS];
+	long long units[MAX_TERMS], total, added = 0;
+	int key[MAX_TERMS], live = 0;
+
+	for (int j = 0; j < tr->n; j++) {
+		if (qkv_trace_is_masked(tr, row, j))
+			continue;
+		if (live == MAX_TERMS) {
+			live = MAX_TERMS + 1;
+			break;
+		}
+		key[live] = j;
+		percent[live++] = 100.0 * qkv_matrix_get(&tr->weights, row, j);
+	}
+	if (live > MAX_TERMS) {
+		for (int k = 0; k < MAX_TERMS; k++) {
+			put_number(t, percent[k], places, false);
+			qkv_buffer_put(t, "%% %s, ", label(p, key[k]));
+		}
+		qkv_buffer_put(t, "…");
+		return;
+	}
+	total = qkv_round_shares(percent, live, places, units);
+	for (int k = 0; k < live; k++) {
+		/* A share that rounds to 0 but is not 0 shows its next digit (0.03%). */
+		if (units[k] == 0 && percent[k] != 0.0)
+			put_number(t, percent[k], places + 1, false);
+		else
+			put_number(t, (double)units[k] / pow(10.0, places), places, false);
+		qkv_buffer_put(t, "%% %s%s", label(p, key[k]), k + 1 < live ? ", " : "");
+		added += units[k];
+	}
+	if (added != total) {
+		qkv_buffer_put(t, " (equal shares rounded alike: ");
+		put_number(t, (double)added / pow(10.0, places), places, false);
+		qkv_buffer_put(t, "%% in all)");
+	}
+}
+
 /* Puts the terms of query row's mix over its live keys, eliding after MAX_TERMS. */
 static void put_terms(struct qkv_buffer *t, const struct qkv_problem *p, const struct qkv_trace *tr,
 		      int row, int col, int decimals, enum term kind)
 {
 	int shown = 0;
+
+	if (kind == TERM_SHARE) {
+		put_shares(t, p, tr, row, decimals > 1 ? 1 : 0);
+		return;
+	}
 
 	for (int j = 0; j < tr->n; j++) {
 		double a = qkv_matrix_get(&tr->weights, row, j);
@@ -239,6 +291,14 @@ static void derive_mix(struct qkv_buffer *t, const struct qkv_problem *p,
 		       const struct qkv_trace *tr, int row, int col, int decimals)
 {
 	qkv_buffer_put(t, "o_%s = ", label(p, row));
+	if (tr->rows[row].live_keys == 0) {
+		/* No terms to write out: the sum over no keys. */
+		put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
+		qkv_buffer_put(t, ": every key is masked, so there is nothing to mix\nd%d: ", col + 1);
+		put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
+		qkv_buffer_put(t, ", a sum of no terms");
+		return;
+	}
 	put_terms(t, p, tr, row, col, decimals, TERM_VECTOR);
 	qkv_buffer_put(t, " = ");
 	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);

@@ -275,7 +275,15 @@ int qkv_describe_variance(char *buf, size_t size, const struct qkv_trace *t)
 	double expected = t->divisor > 0.0 ? (double)t->d_k / (t->divisor * t->divisor) : 0.0;
 	char measured[48], predicted[48];
 
-	qkv_format_number(measured, sizeof measured, t->score_variance, 2);
+	int live = 0;
+
+	for (int i = 0; i < t->n; i++)
+		live += t->rows[i].live_keys;
+	/* With every score masked, no entry reaches softmax: no variance to give. */
+	if (live == 0)
+		snprintf(measured, sizeof measured, "—");
+	else
+		qkv_format_number(measured, sizeof measured, t->score_variance, 2);
 	qkv_format_number(predicted, sizeof predicted, expected, expected >= 10 ? 0 : 2);
 	qkv_buffer_put(&out, "var(S') %s · if N(0,1): %s", measured, predicted);
 	return (int)out.length;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qkv/buffer.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/heads.h"
@@ -231,30 +232,64 @@ long long qkv_round_shares(const double *x, int count, int decimals, long long *
 {
 	double scale = pow(10.0, decimals), sum = 0.0;
 	long long total, floors = 0;
+	/* The sets of equal values: a member of each, its size, and what one unit more
+	 * for every member is worth (the sum of their remainders). */
+	int first[QKV_MAX_HEADS], members[QKV_MAX_HEADS], groups = 0, spare, best;
+	double worth[QKV_MAX_HEADS], value[QKV_MAX_HEADS + 1];
+	bool taken[QKV_MAX_HEADS][QKV_MAX_HEADS + 1];
 
+	if (count > QKV_MAX_HEADS)
+		count = QKV_MAX_HEADS;
 	for (int i = 0; i < count; i++) {
+		int g = 0;
+
 		sum += x[i] * scale;
 		units[i] = (long long)floor(x[i] * scale);
 		floors += units[i];
+		while (g < groups && x[first[g]] != x[i])
+			g++;
+		if (g == groups) {
+			first[groups] = i;
+			members[groups] = 0;
+			worth[groups++] = 0.0;
+		}
+		members[g]++;
+		worth[g] += x[i] * scale - (double)units[i];
 	}
 	total = llround(sum);
-	/* 0 <= total − floors <= count: a unit each to the largest remainders. */
-	for (long long spare = total - floors; spare > 0; spare--) {
-		int best = -1;
-		double best_rest = -1.0;
-
-		for (int i = 0; i < count; i++) {
-			double rest = x[i] * scale - (double)units[i];
-
-			if (rest < 1.0 && rest > best_rest) {
-				best = i;
-				best_rest = rest;
+	/* 0 <= total − floors <= count spare units, one each, to the largest remainders,
+	 * except that equal values take theirs together and stay equal: the sets whose
+	 * sizes add up to the spare units with the
+	 * largest remainders, by a knapsack over the sets. When no choice of sets
+	 * adds up, each value is rounded to its nearest unit instead. */
+	spare = (int)(total - floors);
+	if (spare > count)
+		spare = count;
+	for (int k = 0; k <= spare; k++)
+		value[k] = k == 0 ? 0.0 : -1.0;
+	for (int g = 0; g < groups; g++)
+		for (int k = spare; k >= 0; k--) {
+			taken[g][k] = false;
+			if (k >= members[g] && value[k - members[g]] >= 0.0 &&
+			    value[k - members[g]] + worth[g] > value[k]) {
+				value[k] = value[k - members[g]] + worth[g];
+				taken[g][k] = true;
 			}
 		}
-		if (best < 0)
-			break;
-		units[best]++;
+	best = spare < 0 ? 0 : spare;
+	if (best > 0 && value[best] < 0.0) {
+		/* No choice of sets adds up: every value to its nearest unit, equal
+		 * values alike, and the units do not add up to the total. */
+		for (int i = 0; i < count; i++)
+			units[i] = llround(x[i] * scale);
+		return total;
 	}
+	for (int g = groups - 1; g >= 0 && best > 0; g--)
+		if (taken[g][best]) {
+			for (int i = 0; i < count; i++)
+				units[i] += x[i] == x[first[g]];
+			best -= members[g];
+		}
 	return total;
 }
 
@@ -295,7 +330,7 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 		return -1;
 	{
 		double shares[QKV_MAX_HEADS];
-		long long units[QKV_MAX_HEADS], total;
+		long long units[QKV_MAX_HEADS], total, added = 0;
 
 		for (int i = 0; i < t->h; i++)
 			shares[i] = qkv_matrix_get(&t->contrib[i], row, col);
@@ -307,11 +342,23 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 			length += (size_t)snprintf(buf + length, size - length, "%shead %d %s",
 						   i > 0 ? " + " : "", i + 1, number);
 		}
+		for (int i = 0; i < t->h; i++)
+			added += units[i];
 		units_text(number, sizeof number, total, decimals);
+		if (added != total) {
+			/* Equal shares shown equal: then the shown shares cannot add up. */
+			char shown[48];
+
+			units_text(shown, sizeof shown, added, decimals);
+			if (length < size)
+				length += (size_t)snprintf(buf + length, size - length, " ≈ %s  (equal shares "
+							   "are rounded alike, so the shares shown add up to "
+							   "%s; ", number, shown);
+		} else if (length < size)
+			length += (size_t)snprintf(buf + length, size - length, " = %s  (", number);
 		if (length < size)
-			length += (size_t)snprintf(buf + length, size - length, " = %s  (head i's share: "
-						   "its output row · its %d row%s of W_O)", number, d_v,
-						   d_v == 1 ? "" : "s");
+			length += (size_t)snprintf(buf + length, size - length, "head i's share: its "
+						   "output row · its %d row%s of W_O)", d_v, d_v == 1 ? "" : "s");
 	}
 	return length < size ? (int)length : (int)size - 1;
 }
@@ -334,44 +381,69 @@ int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
 	return 0;
 }
 
+/* True when every head's weights equal head 1's (to 1e-12): then the average is
+ * that very pattern and loses nothing. */
+static bool heads_weights_equal(const struct qkv_heads_trace *t)
+{
+	size_t count = (size_t)t->n * (size_t)t->n;
+
+	for (int i = 1; i < t->h; i++)
+		for (size_t c = 0; c < count; c++)
+			if (fabs(t->head[i].weights.values[c] - t->head[0].weights.values[c]) > 1e-12)
+				return false;
+	return true;
+}
+
+static double pattern_score(const struct qkv_pattern *s, int k)
+{
+	return k == 0 ? s->previous : k == 1 ? s->diagonal : s->first;
+}
+
 int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace *t,
 			    const struct qkv_pattern *averaged, int decimals)
 {
 	static const char *const names[3] = { "the previous token", "itself", "the first token" };
-	size_t length = 0;
+	struct qkv_buffer out = { buf, size, 0 };
 
 	if (size == 0 || t->h < 1)
 		return -1;
-	length = (size_t)snprintf(buf, size, "averaged into one pattern, the mean weight on ");
-	for (int k = 0; k < 3 && length < size; k++) {
-		double mine = k == 0 ? averaged->previous : k == 1 ? averaged->diagonal : averaged->first;
+	buf[0] = '\0';
+	qkv_buffer_put(&out, "averaged into one pattern, the mean weight on ");
+	for (int k = 0; k < 3; k++) {
 		double best = -1.0;
-		int at = 0;
-		char a[32], b[32];
+		char mine[32], top[32], v[32];
+		int tied = 0, named = 0;
 
+		for (int i = 0; i < t->h; i++)
+			if (pattern_score(&t->pattern[i], k) > best)
+				best = pattern_score(&t->pattern[i], k);
+		qkv_format_number(mine, sizeof mine, pattern_score(averaged, k), decimals);
+		qkv_format_number(top, sizeof top, best, decimals);
+		/* Every head that shows the largest value is named: equal values together. */
 		for (int i = 0; i < t->h; i++) {
-			const struct qkv_pattern *s = &t->pattern[i];
-			double v = k == 0 ? s->previous : k == 1 ? s->diagonal : s->first;
-
-			if (v > best) {
-				best = v;
-				at = i;
-			}
+			qkv_format_number(v, sizeof v, pattern_score(&t->pattern[i], k), decimals);
+			tied += strcmp(v, top) == 0;
 		}
-		qkv_format_number(a, sizeof a, mine, decimals);
-		qkv_format_number(b, sizeof b, best, decimals);
-		length += (size_t)snprintf(buf + length, size - length, "%s%s is %s (head %d: %s)",
-					   k == 0 ? "" : k == 1 ? ", on " : " and on ", names[k], a,
-					   at + 1, b);
+		qkv_buffer_put(&out, "%s%s is %s (head%s ", k == 0 ? "" : k == 1 ? ", on " : " and on ",
+			       names[k], mine, tied > 1 ? "s" : "");
+		for (int i = 0; i < t->h; i++) {
+			qkv_format_number(v, sizeof v, pattern_score(&t->pattern[i], k), decimals);
+			if (strcmp(v, top) != 0)
+				continue;
+			named++;
+			qkv_buffer_put(&out, "%s%d", named == 1 ? "" : named == tied ? " and " : ", ", i + 1);
+		}
+		qkv_buffer_put(&out, ": %s)", top);
 	}
-	if (length < size)
-		length += (size_t)snprintf(buf + length, size - length,
-					   t->h > 1 ? ": each head's pattern is diluted by the other %d "
-						      "head%s, so no single pattern does what the heads do "
-						      "side by side"
-						    : ": with one head the average is that head%.0d%s",
-					   t->h - 1, t->h > 2 ? "s" : "");
-	return length < size ? (int)length : (int)size - 1;
+	if (t->h == 1)
+		qkv_buffer_put(&out, ": with one head the average is that head");
+	else if (heads_weights_equal(t))
+		qkv_buffer_put(&out, ": the %d heads have the same weights, so the average loses nothing "
+				     "here", t->h);
+	else
+		qkv_buffer_put(&out, ": each head's pattern is diluted by the others, so no single pattern "
+				     "does what the heads do side by side");
+	return out.length < size ? (int)out.length : (int)size - 1;
 }
 
 int qkv_heads_cost_words(char *buf, size_t size, const struct qkv_heads_trace *t)

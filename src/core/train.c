@@ -723,15 +723,24 @@ int qkv_train_sweep(const struct qkv_train_config *c, int seeds,
 
 #define MAX_TERMS 6 /* sums longer than this show their first terms and "…" */
 
-/* A number at `decimals` places, trailing zeros dropped; tiny values as %.2g so a
- * vanishing gradient reads as such, not as 0; negatives in parentheses in sums. */
+/* A number at `decimals` places, or with more places when those would give it fewer
+ * than three significant digits (so the arithmetic written out with the numbers as
+ * shown works out: a gradient of 0.0079123 is 0.00791, not 0.0079); below 10^-4 as
+ * %.3g, so a vanishing gradient reads as such, not as 0. Trailing zeros dropped;
+ * negatives in parentheses in sums. */
 static void put_number(struct qkv_buffer *t, double value, int decimals, bool parenthesise)
 {
 	char number[48];
+	double size = fabs(value);
 
-	if (value != 0.0 && fabs(value) < 0.5 * pow(10.0, -decimals))
-		snprintf(number, sizeof number, "%.2g", value);
-	else
+	if (value != 0.0 && size < 1e-4)
+		snprintf(number, sizeof number, "%.3g", value);
+	else if (value != 0.0 && size < 1.0) {
+		/* Three significant digits: 2 − floor(log10 |value|) places at least. */
+		int places = 2 - (int)floor(log10(size));
+
+		qkv_format_number(number, sizeof number, value, places > decimals ? places : decimals);
+	} else
 		qkv_format_number(number, sizeof number, value, decimals);
 	if (strchr(number, '.') != NULL && strchr(number, 'e') == NULL) {
 		char *end = number + strlen(number) - 1;

@@ -17,6 +17,7 @@
 #define LABEL_CHARS 12        /* a token label longer than this ends in "…" */
 #define SUM_TOLERANCE 5e-3    /* a wrong-way sum further than this from 1 is red */
 #define MIX_SUM_LABEL "\u03a3 = O"
+#define MIX_SUM_ABOUT_LABEL "\u03a3 \u2248 O"
 
 enum panel_colour { COLOUR_PLAIN, COLOUR_WEIGHTS, COLOUR_SIGNED };
 enum label_kind { LABELS_TOKENS, LABELS_DIMS };
@@ -219,6 +220,21 @@ static double weight_sum(const struct fig *f, bool rows, int i)
 	return sum;
 }
 
+/* A row's or column's sum of weights as text, "≈" in front when the weights it
+ * sums, each rounded as the figure shows it, add up to something else. */
+static void weight_sum_text(const struct fig *f, bool rows, int i, char *buf, size_t size)
+{
+	double scale = pow(10.0, f->o.decimals), sum = weight_sum(f, rows, i);
+	long long shown = 0;
+	char number[48];
+
+	for (int j = 0; j < f->t->n; j++)
+		shown += llround((rows ? qkv_matrix_get(&f->t->weights, i, j) : qkv_matrix_get(&f->t->weights, j, i)) *
+				 scale);
+	qkv_format_number(number, sizeof number, sum, f->o.decimals);
+	snprintf(buf, size, "%s%s", shown == llround(sum * scale) ? "" : "\u2248", number);
+}
+
 /* ---- the panels of a stage --------------------------------------------------------- */
 
 static void add_panel(struct fig *f, const char *title, const struct qkv_matrix *m,
@@ -345,9 +361,9 @@ static void layout_panel(struct fig *f, struct panel *pn)
 		}
 	if (pn->sums)
 		for (int i = 0; i < pn->rows; i++) {
-			qkv_format_number(text, sizeof text, weight_sum(f, true, i), f->o.decimals);
+			weight_sum_text(f, true, i, text, sizeof text);
 			widest = fmax(widest, text_width(f, text, fs, false));
-			qkv_format_number(text, sizeof text, weight_sum(f, false, i), f->o.decimals);
+			weight_sum_text(f, false, i, text, sizeof text);
 			widest = fmax(widest, text_width(f, text, fs, false));
 		}
 	for (int c = 0; c < pn->cols; c++) {
@@ -363,7 +379,8 @@ static void layout_panel(struct fig *f, struct panel *pn)
 	if (pn->sums)
 		label_w = fmax(label_w, text_width(f, "\u03a3col", fs, true));
 	if (pn->mix)
-		label_w = fmax(label_w, text_width(f, MIX_SUM_LABEL, fs, true));
+		label_w = fmax(label_w, fmax(text_width(f, MIX_SUM_LABEL, fs, true),
+					     text_width(f, MIX_SUM_ABOUT_LABEL, fs, true)));
 	pn->cell_w = widest + 2.0 * pad;
 	pn->cell_h = 2.0 * fs;
 	pn->label_w = label_w + pad;
@@ -536,10 +553,10 @@ static void draw_sums(struct fig *f, const struct panel *pn)
 	for (int i = 0; i < pn->rows; i++) {
 		double row = weight_sum(f, true, i), col = weight_sum(f, false, i);
 
-		qkv_format_number(text, sizeof text, row, f->o.decimals);
+		weight_sum_text(f, true, i, text, sizeof text);
 		canvas_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y + (i + 0.5) * pn->cell_h + 0.35 * fs, text, fs,
 		       false, fabs(row - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
-		qkv_format_number(text, sizeof text, col, f->o.decimals);
+		weight_sum_text(f, false, i, text, sizeof text);
 		canvas_text(cv, pn->grid_x + (i + 0.5) * pn->cell_w, y_sum + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
 		       false, fabs(col - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
 	}
@@ -563,9 +580,14 @@ static void draw_panel(struct fig *f, const struct panel *pn)
 		double y = pn->grid_y + r * pn->cell_h;
 		bool sum_row = pn->mix && r == pn->rows;
 
-		if (sum_row)
-			snprintf(text, sizeof text, MIX_SUM_LABEL);
-		else if (r < pn->rows)
+		if (sum_row) {
+			/* The terms, each rounded on its own, may not add up to the rounded Σ. */
+			bool adds_up = true;
+
+			for (int c = 0; c < pn->cols; c++)
+				adds_up = adds_up && qkv_trace_mix_adds_up(f->t, pn->query, c, f->o.decimals);
+			snprintf(text, sizeof text, "%s", adds_up ? MIX_SUM_LABEL : MIX_SUM_ABOUT_LABEL);
+		} else if (r < pn->rows)
 			label_text(f, pn->row_labels, r, text, sizeof text);
 		else
 			continue;   /* the wrong-way sums' row: draw_sums */

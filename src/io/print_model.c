@@ -130,6 +130,16 @@ static void stats_text(const struct printer *pr, int row, int col, char *buf, si
 	}
 }
 
+/* The mix's Σ row: "Σ", or "Σ ≈" when in some column the terms, each rounded as
+ * written, add up to something else than the rounded sum under them. */
+static const char *mix_sum_label(const struct printer *pr, const struct table *tb)
+{
+	for (int c = 0; c < pr->t->d_v; c++)
+		if (!qkv_trace_mix_adds_up(pr->t, tb->query, c, pr->decimals))
+			return "Σ ≈";
+	return "Σ";
+}
+
 void print_table_text(const struct printer *pr, const struct table *tb, int row, int col,
 		      char *buf, size_t size)
 {
@@ -142,7 +152,7 @@ void print_table_text(const struct printer *pr, const struct table *tb, int row,
 			print_label(pr, tb->col_kind, col, buf, size);
 	} else if (col < 0) {
 		if (tb->kind == TABLE_MIX && row == pr->t->n)
-			snprintf(buf, size, "Σ");
+			snprintf(buf, size, "%s", mix_sum_label(pr, tb));
 		else
 			print_label(pr, tb->row_kind, row, buf, size);
 	} else if (tb->kind == TABLE_STATS) {

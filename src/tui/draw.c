@@ -481,6 +481,17 @@ static void draw_compact_numbers(const struct app *app, const struct layout *l, 
 	}
 }
 
+/* A sum of weights at `decimals` places, "≈" in front when the weights it sums, each
+ * rounded as the heatmap shows it, add up to something else (0.40 + 0.40 + 0.50
+ * under a sum of 1.3057, shown 1.31). */
+static void weight_sum_text(char *buf, size_t size, double sum, long long shown, int decimals)
+{
+	char number[24];
+
+	qkv_format_number(number, sizeof number, sum, decimals);
+	snprintf(buf, size, "%s%s", shown == llround(sum * pow(10.0, decimals)) ? "" : "≈", number);
+}
+
 /* Wrong-way demonstrations: each row's sum (right) and each column's sum (below),
  * so the class sees which ones stopped being 1. */
 static void draw_weight_sums(const struct app *app, const struct layout *l, const struct panel *panel)
@@ -492,23 +503,32 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 
 	put_cell(panel->y + 1, sum_x, panel->cell_w, palette_role(ROLE_ERROR), "Σrow");
 	for (int r = 0; r < panel->shown_rows; r++) {
-		double sum = 0.0;
+		double sum = 0.0, scale = pow(10.0, l->decimals);
+		long long shown = 0;
 		int row = panel->first_row + r;
 
-		for (int j = 0; j < t->n; j++)
+		for (int j = 0; j < t->n; j++) {
 			sum += qkv_matrix_get(&t->weights, row, j);
-		qkv_format_number(text, sizeof text, sum, l->decimals);
+			shown += llround(qkv_matrix_get(&t->weights, row, j) * scale);
+		}
+		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
 		put_cell(panel_row_y(panel, r), sum_x, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
-	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR), "Σcol");
+	/* "Σcol", or "Σ" where the glyph set spells it out and it would not fit
+	 * ("sumcol" cut to "sumco" in ASCII). */
+	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR),
+	    glyphs_columns("Σcol") <= panel->label_w ? "Σcol" : "Σ");
 	for (int c = 0; c < panel->shown_cols; c++) {
-		double sum = 0.0;
+		double sum = 0.0, scale = pow(10.0, l->decimals);
+		long long shown = 0;
 		int col = panel->first_col + c;
 
-		for (int i = 0; i < t->n; i++)
+		for (int i = 0; i < t->n; i++) {
 			sum += qkv_matrix_get(&t->weights, i, col);
-		qkv_format_number(text, sizeof text, sum, l->decimals);
+			shown += llround(qkv_matrix_get(&t->weights, i, col) * scale);
+		}
+		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
 		put_cell(y, data_x + c * panel->cell_w, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
@@ -578,7 +598,12 @@ static void draw_mix_sum(const struct app *app, const struct layout *l, const st
 	char text[64];
 	int y = panel->y + 2 + panel_lines(panel), data_x = panel->x + panel->label_w;
 
-	put(y, panel->x, panel->label_w, palette_role(ROLE_TITLE), "Σ =");
+	bool adds_up = true;
+
+	/* Each term rounded on its own may not add up to the rounded sum: then "≈". */
+	for (int c = 0; c < app->trace.d_v; c++)
+		adds_up = adds_up && qkv_trace_mix_adds_up(&app->trace, app_query(app), c, l->decimals);
+	put(y, panel->x, panel->label_w, palette_role(ROLE_TITLE), adds_up ? "Σ =" : "Σ ≈");
 	for (int c = 0; c < panel->shown_cols; c++) {
 		number_text(text, sizeof text, qkv_matrix_get(&app->trace.output, app_query(app), panel->first_col + c),
 			    l->decimals);
@@ -617,7 +642,11 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		/* Beside the heatmap's rows, however tall they are. */
 		y = panel_row_y(panel, r);
 		number_text(a, sizeof a, s->max_weight, 2);
-		number_text(b, sizeof b, qkv_row_entropy_ratio(s), 2);
+		/* H / ln N has no value for a query that sees no key (N = 0). */
+		if (s->live_keys > 0)
+			number_text(b, sizeof b, qkv_row_entropy_ratio(s), 2);
+		else
+			snprintf(b, sizeof b, "    —"); /* five columns, as %5s */
 		number_text(c, sizeof c, s->effective_tokens, 1);
 		number_text(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
@@ -627,7 +656,16 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		    text);
 	}
 	y = panel->y + 2 + panel_lines(panel);
-	put(y, panel->x, panel->w, palette_role(ROLE_DIM), variance_words(app, text, sizeof text));
+	variance_words(app, text, sizeof text);
+	if (glyphs_columns(text) > panel->w) {
+		/* A variance too wide for the line with its comparison (8.64e+22): the
+		 * measured one alone, rather than a number cut short ("1." for 1.00). */
+		char *comparison = strstr(text, " · ");
+
+		if (comparison != NULL)
+			*comparison = '\0';
+	}
+	put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
 }
 
 /* Multi-head: per head, what its weights look at (mean entropy; mean weight on
@@ -972,13 +1010,19 @@ static const char *status_sentence(const struct app *app, char *buf, size_t size
 }
 
 /* Lines the status sentence takes, ending on the status line: as many as its
- * words need, at most all the lines from the formula line's down but one. */
+ * words need, at most all the lines from the formula line's down but one; one
+ * under the views that fill the screen above the status line (saturation,
+ * learning, cost), which would cover the sentence's first lines and leave its end
+ * alone on screen. */
 static int message_lines(const struct app *app, const struct layout *l)
 {
 	char buf[TEXT_MAX];
 	bool error;
 	const char *text = status_sentence(app, buf, sizeof buf, &error);
 	int need, most = l->status_y - l->info_y;
+
+	if (app->overlay == OVERLAY_SATURATION || app->overlay == OVERLAY_LEARNING || app->overlay == OVERLAY_COST)
+		most = 1;
 
 	if (text == NULL || text[0] == '\0')
 		return 1;
@@ -1023,8 +1067,12 @@ static void draw_info(const struct app *app, const struct layout *l)
 		qkv_matrix_fini(&avg);
 	} else if (app->problem.h > 0 && (int)stage >= APP_STAGE_CONCAT) {
 		bool concat = (int)stage == APP_STAGE_CONCAT;
-		int r = app->cursor[concat ? FOCUS_CONCAT : FOCUS_LAYER].row;
-		int c = app->cursor[concat ? FOCUS_CONCAT : FOCUS_LAYER].col;
+		/* The row the arrows move wherever the cursor is (the concatenation, the
+		 * output, another grid); the column of the concatenation at stage 6, at
+		 * stage 7 the output's (W_O's, when the cursor is in W_O). */
+		int r = app_query(app);
+		int c = concat ? app->cursor[FOCUS_CONCAT].col
+			: app->focus == FOCUS_W_O ? app->cursor[FOCUS_W_O].col : app->cursor[FOCUS_LAYER].col;
 
 		snprintf(formula, sizeof formula, concat ? "stage 6 of 7 · concat:  Concat = [head 1 … head %d], "
 							   "n × h·d_v = %d × %d"

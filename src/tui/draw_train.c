@@ -190,22 +190,38 @@ static void draw_weights(const struct qkv_trace *tr, int y, int x, int rows, int
 		}
 }
 
+/* Rows of W a screen row holds: two as half-block colours; one without colour (a
+ * shade glyph can show only one value) or without half blocks (ASCII: a coloured
+ * cell, as the main heatmap draws one row a line there). */
+static int projection_rows_per_line(void)
+{
+	return palette_monochrome() || !glyphs_half_blocks() ? 1 : 2;
+}
+
 /* A projection, transposed (d_k rows × d_model columns), as half-block signed
- * cells: two rows of W per screen row, cropped to what fits. */
+ * cells, two rows of W per screen row (without colour one row, each entry's
+ * magnitude a shade glyph; without half blocks one row of coloured cells),
+ * cropped to what fits. */
 static void draw_projection(const struct qkv_matrix *w, double limit, int y, int x, int rows,
 			    int cols)
 {
-	int height = (w->cols + 1) / 2, width = w->rows;
+	int per_line = projection_rows_per_line();
+	int height = (w->cols + per_line - 1) / per_line, width = w->rows;
 
 	height = height < rows ? height : rows;
 	width = width < cols ? width : cols;
 	for (int r = 0; r < height; r++)
 		for (int c = 0; c < width; c++) {
-			double upper = qkv_matrix_get(w, c, 2 * r);
-			double lower = 2 * r + 1 < w->cols ? qkv_matrix_get(w, c, 2 * r + 1) : 0.0;
-			struct cell_style style = palette_signed_halves(upper, lower, limit);
+			if (per_line == 1) {
+				struct cell_style style = palette_signed(qkv_matrix_get(w, c, r), limit);
 
-			put(y + r, x + c, 1, style, palette_monochrome() ? style.glyph : "▀");
+				put(y + r, x + c, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
+			} else {
+				double upper = qkv_matrix_get(w, c, 2 * r);
+				double lower = 2 * r + 1 < w->cols ? qkv_matrix_get(w, c, 2 * r + 1) : 0.0;
+
+				put(y + r, x + c, 1, palette_signed_halves(upper, lower, limit), "▀");
+			}
 		}
 }
 
@@ -277,8 +293,8 @@ static void draw_run(const struct app_learning *l, int side, int y, int x, int w
 	}
 }
 
-/* W_Q and W_K of a run, transposed (d_k rows, two per screen row, × d_model
- * columns), each under a line saying how far it has moved. */
+/* W_Q and W_K of a run, transposed (d_k rows, two per screen row, one without
+ * colour, × d_model columns), each under a line saying how far it has moved. */
 static void draw_projections(const struct app_learning *l, int side, int y, int x, int w, int h)
 {
 	const struct qkv_train *t = &l->runs[side];
@@ -288,7 +304,8 @@ static void draw_projections(const struct app_learning *l, int side, int y, int 
 
 	for (int k = 0; k < 2 && each >= 2; k++) {
 		const struct qkv_matrix *m = qkv_train_weight(t, which[k]);
-		int rows = 2 * (each - 1) < m->cols ? 2 * (each - 1) : m->cols;
+		int per_line = projection_rows_per_line();
+		int rows = per_line * (each - 1) < m->cols ? per_line * (each - 1) : m->cols;
 		int cols = w < m->rows ? w : m->rows;
 
 		snprintf(text, sizeof text, "%sᵀ: d_k %d of %d × d_model %d of %d, moved %.3g",

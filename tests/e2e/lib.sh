@@ -119,9 +119,14 @@ start() {
 	rm -f "$E2E_DIR/$name.status"
 	command="cd $(printf '%q' "$PWD") && env $(printf '%q ' "${env[@]}" "$@");"
 	command+=" echo \$? >$(printf '%q' "$E2E_DIR/$name.status")"
-	if ! e2e_tmux new-session -d -s "$name" -x "$cols" -y "$rows" "$command"; then
-		fail "start $name: tmux new-session failed"
-		return 1
+	# A server that stop just killed may still be on its way out and refuse the
+	# session ("server exited unexpectedly"): a second try once it has gone.
+	if ! e2e_tmux new-session -d -s "$name" -x "$cols" -y "$rows" "$command" 2>/dev/null; then
+		sleep 0.3
+		if ! e2e_tmux new-session -d -s "$name" -x "$cols" -y "$rows" "$command"; then
+			fail "start $name: tmux new-session failed"
+			return 1
+		fi
 	fi
 }
 

@@ -42,6 +42,19 @@ eval "$(awk 'BEGIN {
 		line = line (j > 1 ? " + " : "") sprintf("%.4f×(%s, %s)", a[1, j], v[1], v[2])
 	}
 	printf "MIXLINE=\"o_t1 = %s\"\n", line
+	# The Σ row says = when the terms, each rounded to two decimals, add up to the
+	# rounded output in both columns, else ≈ (d2: 1.98 + 2.01 = 3.99, output 3.98).
+	sign = "="
+	for (c = 1; c <= 2; c++) {
+		shown = 0
+		for (j = 1; j <= 3; j++) {
+			split(vr[j], v, " ")
+			shown += sprintf("%.2f", a[1, j] * v[c])
+		}
+		if (sprintf("%.2f", shown) != sprintf("%.2f", o[1, c]))
+			sign = "≈"
+	}
+	printf "MIXSIGN=\"%s\"\n", sign
 	printf "A12=\"%.4f\"\nSCALED11=\"%.2f\"\nWEIGHT11=\"%.2f\"\n", a[1, 2], 1 / r, a[1, 1]
 }')"
 
@@ -119,7 +132,7 @@ at_stage ui1 4
 expect ui1 "$(literal "$MIXLINE")" "stage 4: the mix line reads $MIXLINE"
 expect ui1 "$(cells t1 "$M1")" "stage 4: mix row t1 is a_11·v_1 = $M1"
 expect ui1 "$(cells t3 "$M3")" "stage 4: mix row t3 is a_13·v_3 = $M3"
-expect ui1 "Σ = +${O1// / +}( |$)" "stage 4: the Σ row is output t1 = $O1"
+expect ui1 "Σ $MIXSIGN +${O1// / +}( |$)" "stage 4: the Σ row is output t1, Σ $MIXSIGN $O1"
 expect_not ui1 "$(cells t2 "$O2")" "stage 4: output row t2 is not on screen"
 
 keys ui1 NPage
