@@ -1906,6 +1906,89 @@ START_TEST(test_large_change_runs_as_a_job)
 }
 END_TEST
 
+/* Presses k in a, whose changes are made between two keys, and in b, whose every
+ * change runs as a job, and lets b's job end. */
+static void press_both(struct app *a, struct app *b, int k)
+{
+	key(a, k);
+	ck_assert_msg(!app_busy(a), "key %d ran as a job in the app without jobs_always", k);
+	key(b, k);
+	wait_job(b);
+}
+
+/* The two apps stand where a person would see a difference: focus, cursors, stage,
+ * head, the status line and its kind, modified, the problem and the undo steps. */
+static void assert_same_app(const struct app *a, const struct app *b, const char *what)
+{
+	ck_assert_msg(a->focus == b->focus, "%s: focus %d, by a job %d", what, a->focus, b->focus);
+	for (int f = 0; f < FOCUS_COUNT; f++)
+		ck_assert_msg(a->cursor[f].row == b->cursor[f].row && a->cursor[f].col == b->cursor[f].col,
+			      "%s: cursor of grid %d at (%d, %d), by a job (%d, %d)", what, f, a->cursor[f].row,
+			      a->cursor[f].col, b->cursor[f].row, b->cursor[f].col);
+	ck_assert_msg(a->stage == b->stage, "%s: stage %d, by a job %d", what, a->stage, b->stage);
+	ck_assert_msg(a->head == b->head, "%s: head %d, by a job %d", what, a->head, b->head);
+	ck_assert_msg(strcmp(a->message, b->message) == 0, "%s: \"%s\", by a job \"%s\"", what, a->message,
+		      b->message);
+	ck_assert_msg(a->message_is_error == b->message_is_error, "%s: \"%s\" error %d, by a job %d", what,
+		      a->message, a->message_is_error, b->message_is_error);
+	ck_assert_msg(a->dirty == b->dirty, "%s: modified %d, by a job %d", what, a->dirty, b->dirty);
+	ck_assert_msg(qkv_problem_equal(&a->problem, &b->problem), "%s: the problems differ", what);
+	ck_assert_msg(a->history.position == b->history.position && a->history.count == b->history.count,
+		      "%s: undo steps %d of %d, by a job %d of %d", what, a->history.position, a->history.count,
+		      b->history.position, b->history.count);
+	ck_assert_int_eq(a->trace.n, b->trace.n);
+	ck_assert_int_eq(a->trace.d_k, b->trace.d_k);
+}
+
+/* Every change key leaves the same app whether its change is made between two keys
+ * or by a job (as on a large problem): each key after its setup keys, then undo and
+ * redo, on the worked example (Q, K, V given) and on a projected problem. */
+START_TEST(test_change_by_job_leaves_the_same_app)
+{
+	static const struct {
+		bool projected;
+		int setup[8]; /* keys pressed first, to a 0 */
+		int key;
+	} cases[] = {
+		{ false, { 'j', 0 }, 'o' },   { false, { 'j', 'j', 0 }, 'o' },  { false, { 'j', 0 }, 'x' },   { false, { 0 }, '>' },
+		{ false, { 0 }, '<' },    { false, { 0 }, ']' },    { false, { 0 }, '[' },    { false, { 0 }, '}' },
+		{ false, { 0 }, '{' },    { false, { 0 }, 'm' },    { false, { 'W', 0 }, 'm' },   { false, { 0 }, 'W' },
+		{ false, { 'W', 'W', 0 }, 'W' },  { false, { 'j', 0 }, 'z' },   { false, { 0 }, 's' },    { false, { 0 }, 't' },
+		{ false, { 0 }, 'T' },    { false, { 0 }, 'r' },    { false, { 'j', 0 }, '+' },   { false, { 'm', 'm', APP_KEY_TAB, APP_KEY_TAB, APP_KEY_TAB, 'l', 0 }, APP_KEY_ENTER },
+		{ true, { 0 }, 'I' },     { true, { 'I', 0 }, 'I' },    { true, { 0 }, ']' },     { true, { 0 }, '[' },
+		{ true, { 'j', 0 }, 'o' },    { true, { 0 }, '>' },     { true, { 0 }, '<' },     { true, { 'j', 'j', 0 }, 'x' },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct app a, b;
+		char what[96];
+
+		if (cases[i].projected) {
+			start_projected(&a);
+			start_projected(&b);
+		} else {
+			start(&a);
+			start(&b);
+		}
+		b.jobs_always = true;
+		for (const int *k = cases[i].setup; *k != 0; k++)
+			press_both(&a, &b, *k);
+		snprintf(what, sizeof what, "case %zu (%s problem, then key %d)", i, cases[i].projected ? "projected" : "direct",
+			 cases[i].key);
+		assert_same_app(&a, &b, what);
+		press_both(&a, &b, cases[i].key);
+		assert_same_app(&a, &b, what);
+		ck_assert_msg(a.history.position > 0, "%s: no change was made (%s)", what, a.message);
+		press_both(&a, &b, 'u');
+		assert_same_app(&a, &b, what);
+		press_both(&a, &b, APP_KEY_CTRL_R);
+		assert_same_app(&a, &b, what);
+		app_fini(&a);
+		app_fini(&b);
+	}
+}
+END_TEST
+
 /* A large sweep (256 tokens) runs beside the interface too; Esc goes back to the
  * parameters whose figures are shown. */
 START_TEST(test_large_sweep_runs_as_a_job)
@@ -4085,6 +4168,7 @@ static Suite *app_suite(void)
 
 	tcase_add_test(interface, test_overlays);
 	tcase_add_test(interface, test_large_change_runs_as_a_job);
+	tcase_add_test(interface, test_change_by_job_leaves_the_same_app);
 	tcase_add_test(interface, test_large_heads_change_runs_as_a_job);
 	tcase_add_test(interface, test_large_sweep_runs_as_a_job);
 	tcase_add_test(interface, test_projector_and_palette);
