@@ -1945,25 +1945,37 @@ static void assert_same_app(const struct app *a, const struct app *b, const char
  * redo, on the worked example (Q, K, V given) and on a projected problem. */
 START_TEST(test_change_by_job_leaves_the_same_app)
 {
+	enum { HEADS = 2 };
 	static const struct {
-		bool projected;
+		int form; /* 0 Q, K, V given; 1 projected; HEADS four tokens in two heads */
 		int setup[8]; /* keys pressed first, to a 0 */
 		int key;
 	} cases[] = {
-		{ false, { 'j', 0 }, 'o' },   { false, { 'j', 'j', 0 }, 'o' },  { false, { 'j', 0 }, 'x' },   { false, { 0 }, '>' },
-		{ false, { 0 }, '<' },    { false, { 0 }, ']' },    { false, { 0 }, '[' },    { false, { 0 }, '}' },
-		{ false, { 0 }, '{' },    { false, { 0 }, 'm' },    { false, { 'W', 0 }, 'm' },   { false, { 0 }, 'W' },
-		{ false, { 'W', 'W', 0 }, 'W' },  { false, { 'j', 0 }, 'z' },   { false, { 0 }, 's' },    { false, { 0 }, 't' },
-		{ false, { 0 }, 'T' },    { false, { 0 }, 'r' },    { false, { 'j', 0 }, '+' },   { false, { 'm', 'm', APP_KEY_TAB, APP_KEY_TAB, APP_KEY_TAB, 'l', 0 }, APP_KEY_ENTER },
-		{ true, { 0 }, 'I' },     { true, { 'I', 0 }, 'I' },    { true, { 0 }, ']' },     { true, { 0 }, '[' },
-		{ true, { 'j', 0 }, 'o' },    { true, { 0 }, '>' },     { true, { 0 }, '<' },     { true, { 'j', 'j', 0 }, 'x' },
+		{ 0, { 'j', 0 }, 'o' },   { 0, { 'j', 'j', 0 }, 'o' },  { 0, { 'j', 0 }, 'x' },   { 0, { 0 }, '>' },
+		{ 0, { 0 }, '<' },    { 0, { 0 }, ']' },    { 0, { 0 }, '[' },    { 0, { 0 }, '}' },
+		{ 0, { 0 }, '{' },    { 0, { 0 }, 'm' },    { 0, { 'W', 0 }, 'm' },   { 0, { 0 }, 'W' },
+		{ 0, { 'W', 'W', 0 }, 'W' },  { 0, { 'j', 0 }, 'z' },   { 0, { 0 }, 's' },    { 0, { 0 }, 't' },
+		{ 0, { 0 }, 'T' },    { 0, { 0 }, 'r' },    { 0, { 'j', 0 }, '+' },   { 0, { 'm', 'm', APP_KEY_TAB, APP_KEY_TAB, APP_KEY_TAB, 'l', 0 }, APP_KEY_ENTER },
+		{ 1, { 0 }, 'I' },     { 1, { 'I', 0 }, 'I' },    { 1, { 0 }, ']' },     { 1, { 0 }, '[' },
+		{ 1, { 'j', 0 }, 'o' },    { 1, { 0 }, '>' },     { 1, { 0 }, '<' },     { 1, { 'j', 'j', 0 }, 'x' },
+		{ HEADS, { 'j', 0 }, 'o' },   { HEADS, { 'j', 0 }, 'x' },   { HEADS, { 0 }, '<' },   { HEADS, { 0 }, '}' },
+		{ HEADS, { 0 }, ']' },        { HEADS, { 0 }, 'm' },        { HEADS, { 0 }, '+' },
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct app a, b;
 		char what[96];
 
-		if (cases[i].projected) {
+		if (cases[i].form == HEADS) {
+			struct qkv_problem p, q;
+
+			qkv_problem_init(&p);
+			qkv_problem_init(&q);
+			ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 2, 8, 3), 0);
+			ck_assert_int_eq(qkv_problem_random_heads(&q, 4, 2, 8, 3), 0);
+			start_with(&a, &p, NULL);
+			start_with(&b, &q, NULL);
+		} else if (cases[i].form) {
 			start_projected(&a);
 			start_projected(&b);
 		} else {
@@ -1973,8 +1985,7 @@ START_TEST(test_change_by_job_leaves_the_same_app)
 		b.jobs_always = true;
 		for (const int *k = cases[i].setup; *k != 0; k++)
 			press_both(&a, &b, *k);
-		snprintf(what, sizeof what, "case %zu (%s problem, then key %d)", i, cases[i].projected ? "projected" : "direct",
-			 cases[i].key);
+		snprintf(what, sizeof what, "case %zu (form %d, then key %d)", i, cases[i].form, cases[i].key);
 		assert_same_app(&a, &b, what);
 		press_both(&a, &b, cases[i].key);
 		assert_same_app(&a, &b, what);
@@ -3720,7 +3731,7 @@ START_TEST(test_heads_blast_radius)
 	ck_assert(qkv_matrix_get(&a.problem.heads[1].w_q, 0, 1) == 3.0);
 	ck_assert(qkv_matrix_get(&a.problem.heads[0].w_q, 0, 1) == -5.0);
 	{
-		bool moved[3] = { false, false, false }, layer = false;
+		bool moved[3] = { 0, false, false }, layer = false;
 
 		for (int h = 0; h < 3; h++)
 			for (int i = 0; i < n; i++)
