@@ -21,6 +21,11 @@ int qkv_format_exact(char *buf, size_t size, double value);
  * snprintf (buf truncated to size−1). */
 int qkv_format_17g(char *buf, size_t size, double value);
 
+/* Writes a whole number with its thousands separated by commas ("1,234,567",
+ * "-1,000", "999"), as the cost tables and sentences write counts. Returns the
+ * length, like snprintf (buf truncated to size−1). */
+int qkv_format_grouped(char *buf, size_t size, long long value);
+
 /* The UTF-8 sequence at s (at most avail bytes): its length 1..4 and, when point
  * is not NULL, its code point; 0 when it is not valid UTF-8 (overlong forms,
  * surrogates and code points above U+10FFFF included). The one UTF-8 check of

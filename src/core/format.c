@@ -623,3 +623,22 @@ int qkv_format_17g(char *buf, size_t size, double value)
 	return snprintf(buf, size, "%.17g", value);
 #endif
 }
+
+int qkv_format_grouped(char *buf, size_t size, long long value)
+{
+	/* The magnitude unsigned, so that LLONG_MIN has one too. */
+	unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value
+					       : (unsigned long long)value;
+	char digits[32], text[48];
+	int length = snprintf(digits, sizeof digits, "%llu", magnitude), at = 0;
+
+	if (value < 0)
+		text[at++] = '-';
+	for (int i = 0; i < length; i++) {
+		if (i > 0 && (length - i) % 3 == 0)
+			text[at++] = ',';
+		text[at++] = digits[i];
+	}
+	text[at] = '\0';
+	return snprintf(buf, size, "%s", text);
+}

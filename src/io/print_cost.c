@@ -10,6 +10,7 @@
 #include "io/print_cost.h"
 #include "io/print_model.h"
 #include "qkv/error.h"
+#include "qkv/format.h"
 
 #define WORDS_SIZE 512
 const int print_cost_extrapolated_n[COST_EXTRAPOLATED] = { 10000, 100000 };
@@ -32,26 +33,12 @@ int print_cost_measure(struct qkv_cost *c, int d_k, int heads, double budget_ms)
 	return rc == QKV_ENOMEM && c->count > 0 ? 0 : rc;
 }
 
-/* A whole number with thousands separated by commas. */
-static void grouped(char *buf, size_t size, long long value)
-{
-	char digits[32];
-	int length = snprintf(digits, sizeof digits, "%lld", value), at = 0;
-
-	for (int i = 0; i < length && (size_t)at + 2 < size; i++) {
-		if (i > 0 && (length - i) % 3 == 0)
-			buf[at++] = ',';
-		buf[at++] = digits[i];
-	}
-	buf[at] = '\0';
-}
-
 void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells)
 {
-	grouped(cells->entries, sizeof cells->entries, (long long)row->entries);
+	qkv_format_grouped(cells->entries, sizeof cells->entries, (long long)row->entries);
 	qkv_cost_bytes_words(cells->f64, sizeof cells->f64, (double)row->bytes_f64);
 	qkv_cost_bytes_words(cells->f16, sizeof cells->f16, (double)row->bytes_f16);
-	grouped(cells->flops, sizeof cells->flops, (long long)row->flops);
+	qkv_format_grouped(cells->flops, sizeof cells->flops, (long long)row->flops);
 	/* A time in milliseconds to four significant digits. */
 	snprintf(cells->ms, sizeof cells->ms, "%.4g ms", row->ms);
 }
