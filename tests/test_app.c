@@ -1906,6 +1906,100 @@ START_TEST(test_large_change_runs_as_a_job)
 }
 END_TEST
 
+/* Presses k in a, whose changes are made between two keys, and in b, whose every
+ * change runs as a job, and lets b's job end. */
+static void press_both(struct app *a, struct app *b, int k)
+{
+	key(a, k);
+	ck_assert_msg(!app_busy(a), "key %d ran as a job in the app without jobs_always", k);
+	key(b, k);
+	wait_job(b);
+}
+
+/* The two apps stand where a person would see a difference: focus, cursors, stage,
+ * head, the status line and its kind, modified, the problem and the undo steps. */
+static void assert_same_app(const struct app *a, const struct app *b, const char *what)
+{
+	ck_assert_msg(a->focus == b->focus, "%s: focus %d, by a job %d", what, a->focus, b->focus);
+	for (int f = 0; f < FOCUS_COUNT; f++)
+		ck_assert_msg(a->cursor[f].row == b->cursor[f].row && a->cursor[f].col == b->cursor[f].col,
+			      "%s: cursor of grid %d at (%d, %d), by a job (%d, %d)", what, f, a->cursor[f].row,
+			      a->cursor[f].col, b->cursor[f].row, b->cursor[f].col);
+	ck_assert_msg(a->stage == b->stage, "%s: stage %d, by a job %d", what, a->stage, b->stage);
+	ck_assert_msg(a->head == b->head, "%s: head %d, by a job %d", what, a->head, b->head);
+	ck_assert_msg(strcmp(a->message, b->message) == 0, "%s: \"%s\", by a job \"%s\"", what, a->message,
+		      b->message);
+	ck_assert_msg(a->message_is_error == b->message_is_error, "%s: \"%s\" error %d, by a job %d", what,
+		      a->message, a->message_is_error, b->message_is_error);
+	ck_assert_msg(a->dirty == b->dirty, "%s: modified %d, by a job %d", what, a->dirty, b->dirty);
+	ck_assert_msg(qkv_problem_equal(&a->problem, &b->problem), "%s: the problems differ", what);
+	ck_assert_msg(a->history.position == b->history.position && a->history.count == b->history.count,
+		      "%s: undo steps %d of %d, by a job %d of %d", what, a->history.position, a->history.count,
+		      b->history.position, b->history.count);
+	ck_assert_int_eq(a->trace.n, b->trace.n);
+	ck_assert_int_eq(a->trace.d_k, b->trace.d_k);
+}
+
+/* Every change key leaves the same app whether its change is made between two keys
+ * or by a job (as on a large problem): each key after its setup keys, then undo and
+ * redo, on the worked example (Q, K, V given) and on a projected problem. */
+START_TEST(test_change_by_job_leaves_the_same_app)
+{
+	enum { HEADS = 2 };
+	static const struct {
+		int form; /* 0 Q, K, V given; 1 projected; HEADS four tokens in two heads */
+		int setup[8]; /* keys pressed first, to a 0 */
+		int key;
+	} cases[] = {
+		{ 0, { 'j', 0 }, 'o' },   { 0, { 'j', 'j', 0 }, 'o' },  { 0, { 'j', 0 }, 'x' },   { 0, { 0 }, '>' },
+		{ 0, { 0 }, '<' },    { 0, { 0 }, ']' },    { 0, { 0 }, '[' },    { 0, { 0 }, '}' },
+		{ 0, { 0 }, '{' },    { 0, { 0 }, 'm' },    { 0, { 'W', 0 }, 'm' },   { 0, { 0 }, 'W' },
+		{ 0, { 'W', 'W', 0 }, 'W' },  { 0, { 'j', 0 }, 'z' },   { 0, { 0 }, 's' },    { 0, { 0 }, 't' },
+		{ 0, { 0 }, 'T' },    { 0, { 0 }, 'r' },    { 0, { 'j', 0 }, '+' },   { 0, { 'm', 'm', APP_KEY_TAB, APP_KEY_TAB, APP_KEY_TAB, 'l', 0 }, APP_KEY_ENTER },
+		{ 1, { 0 }, 'I' },     { 1, { 'I', 0 }, 'I' },    { 1, { 0 }, ']' },     { 1, { 0 }, '[' },
+		{ 1, { 'j', 0 }, 'o' },    { 1, { 0 }, '>' },     { 1, { 0 }, '<' },     { 1, { 'j', 'j', 0 }, 'x' },
+		{ HEADS, { 'j', 0 }, 'o' },   { HEADS, { 'j', 0 }, 'x' },   { HEADS, { 0 }, '<' },   { HEADS, { 0 }, '}' },
+		{ HEADS, { 0 }, ']' },        { HEADS, { 0 }, 'm' },        { HEADS, { 0 }, '+' },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct app a, b;
+		char what[96];
+
+		if (cases[i].form == HEADS) {
+			struct qkv_problem p, q;
+
+			qkv_problem_init(&p);
+			qkv_problem_init(&q);
+			ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 2, 8, 3), 0);
+			ck_assert_int_eq(qkv_problem_random_heads(&q, 4, 2, 8, 3), 0);
+			start_with(&a, &p, NULL);
+			start_with(&b, &q, NULL);
+		} else if (cases[i].form) {
+			start_projected(&a);
+			start_projected(&b);
+		} else {
+			start(&a);
+			start(&b);
+		}
+		b.jobs_always = true;
+		for (const int *k = cases[i].setup; *k != 0; k++)
+			press_both(&a, &b, *k);
+		snprintf(what, sizeof what, "case %zu (form %d, then key %d)", i, cases[i].form, cases[i].key);
+		assert_same_app(&a, &b, what);
+		press_both(&a, &b, cases[i].key);
+		assert_same_app(&a, &b, what);
+		ck_assert_msg(a.history.position > 0, "%s: no change was made (%s)", what, a.message);
+		press_both(&a, &b, 'u');
+		assert_same_app(&a, &b, what);
+		press_both(&a, &b, APP_KEY_CTRL_R);
+		assert_same_app(&a, &b, what);
+		app_fini(&a);
+		app_fini(&b);
+	}
+}
+END_TEST
+
 /* A large sweep (256 tokens) runs beside the interface too; Esc goes back to the
  * parameters whose figures are shown. */
 START_TEST(test_large_sweep_runs_as_a_job)
@@ -3637,7 +3731,7 @@ START_TEST(test_heads_blast_radius)
 	ck_assert(qkv_matrix_get(&a.problem.heads[1].w_q, 0, 1) == 3.0);
 	ck_assert(qkv_matrix_get(&a.problem.heads[0].w_q, 0, 1) == -5.0);
 	{
-		bool moved[3] = { false, false, false }, layer = false;
+		bool moved[3] = { 0, false, false }, layer = false;
 
 		for (int h = 0; h < 3; h++)
 			for (int i = 0; i < n; i++)
@@ -4085,6 +4179,7 @@ static Suite *app_suite(void)
 
 	tcase_add_test(interface, test_overlays);
 	tcase_add_test(interface, test_large_change_runs_as_a_job);
+	tcase_add_test(interface, test_change_by_job_leaves_the_same_app);
 	tcase_add_test(interface, test_large_heads_change_runs_as_a_job);
 	tcase_add_test(interface, test_large_sweep_runs_as_a_job);
 	tcase_add_test(interface, test_projector_and_palette);

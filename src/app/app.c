@@ -751,6 +751,11 @@ static int change_d_k(struct qkv_problem *p, int d_k, const struct job_change_co
 static int change_draw_d_k(struct qkv_problem *p, int d_k, const struct job_change_context *c);
 static int change_d_v(struct qkv_problem *p, int d_v, const struct job_change_context *c);
 static int change_d_model(struct qkv_problem *p, int d_model, const struct job_change_context *c);
+static int change_mask(struct qkv_problem *p, int mask, const struct job_change_context *c);
+static int change_wrong(struct qkv_problem *p, int wrong, const struct job_change_context *c);
+static void after_change(struct app *app, job_change change, int argument);
+static void describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
+			    double after);
 static int keep_previous_heads(struct app *app);
 static int heads_marks(struct app *app, bool mark);
 
@@ -812,6 +817,7 @@ static bool start_trace_job(struct app *app, int replay, bool new_change, const 
 	if (place != NULL && place->head >= 0)
 		job->head = place->head; /* the class sees the head the change was in */
 	app->job_is_change = false;
+	app->job_change = NULL; /* change_problem names a change whose trace this is */
 	app->job_replay = replay;
 	app->job_new_change = new_change;
 	app->job_has_place = place != NULL;
@@ -988,10 +994,23 @@ static int take_job(struct app *app)
 		if (m != NULL && app->job_cell.row < m->rows && app->job_cell.col < m->cols)
 			app->moved_inputs[(size_t)app->job_cell.row * (size_t)m->cols + (size_t)app->job_cell.col] = 1;
 	}
-	if (rc == 0 && app->job_has_place)
+	if (rc == 0 && app->job_has_place) {
 		say_undone(app, app->job_replay == REPLAY_REDO);
-	else if (rc == 0)
+	} else if (rc == 0 && app->job_has_cell && app->history.position > 0 &&
+		   app->history.entries[app->history.position - 1].is_cell) {
+		/* The edit's words again, now that what it reached is known: the undo
+		 * step holds the value before. */
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)app->job_cell.focus);
+
+		if (m != NULL && app->job_cell.row < m->rows && app->job_cell.col < m->cols)
+			describe_change(app, (enum app_focus)app->job_cell.focus, app->job_cell.row, app->job_cell.col,
+					app->history.entries[app->history.position - 1].value,
+					qkv_matrix_get(m, app->job_cell.row, app->job_cell.col));
+	} else if (rc == 0) {
 		say(app, false, "%s", app->job_message);
+		if (app->job_change != NULL)
+			after_change(app, app->job_change, app->job_argument);
+	}
 	return REDRAW_ALL | REDRAW_LAYOUT;
 }
 
@@ -1691,8 +1710,8 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 	}
 	qkv_matrix_set(m, row, col, value);
 	/* What the cell reaches, not the whole trace: a query's edit is a row. */
-	if ((app->problem.h == 0 ? qkv_attention_update_cost(&app->problem, focus_input(focus))
-				 : trace_cost(&app->problem)) > JOB_COST) {
+	if (app->jobs_always || (app->problem.h == 0 ? qkv_attention_update_cost(&app->problem, focus_input(focus))
+						     : trace_cost(&app->problem)) > JOB_COST) {
 		/* Too long for one key: the trace is computed beside the interface. */
 		char said[APP_MESSAGE_MAX];
 
@@ -1724,7 +1743,7 @@ static int change_problem(struct app *app, job_change change, int argument,
 	struct job_change_context context = { app->column_seed, app->untied };
 
 	/* A large problem is copied, changed and traced by a job (take_job ends the change). */
-	if (problem_is_long(&app->problem) && start_change_job(app, change, argument, done, place))
+	if ((app->jobs_always || problem_is_long(&app->problem)) && start_change_job(app, change, argument, done, place))
 		return REDRAW_ALL;
 	if (history_push_problem(&app->history, &app->problem, place) != 0) {
 		say(app, true, "out of memory: the change was not made");
@@ -1743,13 +1762,17 @@ static int change_problem(struct app *app, job_change change, int argument,
 						      : qkv_error_string(rc));
 		return REDRAW_STATUS;
 	}
-	if (trace_cost(&app->problem) > JOB_COST && start_trace_job(app, REPLAY_REDO, true, done, NULL))
+	if (trace_cost(&app->problem) > JOB_COST && start_trace_job(app, REPLAY_REDO, true, done, NULL)) {
+		app->job_change = change; /* what take_job says, as below */
+		app->job_argument = argument;
 		return REDRAW_ALL;
+	}
 	update_dirty(app);
 	if ((rc = recompute(app, true)) != 0)
 		return change_failed(app, rc);
 	if (done != NULL)
 		say(app, false, "%s", done);
+	after_change(app, change, argument);
 	return REDRAW_ALL;
 }
 
@@ -2538,7 +2561,7 @@ static int undo_redo(struct app *app, bool redo)
 		say(app, false, redo ? "nothing to redo" : "nothing to undo");
 		return REDRAW_STATUS;
 	}
-	if (trace_cost(&app->problem) > JOB_COST &&
+	if ((app->jobs_always || trace_cost(&app->problem) > JOB_COST) &&
 	    start_trace_job(app, redo ? REPLAY_REDO : REPLAY_UNDO, false, redo ? "redone" : "undone", &place))
 		return REDRAW_ALL;
 	update_dirty(app);
@@ -2739,23 +2762,10 @@ static int structure_key(struct app *app, int key)
 	char done[192];
 
 	switch (key) {
-	case 'o': {
-		/* A new token after the cursor's, and the cursor on it: x then removes it again. */
-		int at = current_token(app), redraw;
-
-		snprintf(done, sizeof done, "%s", p->tokens[at]);
-		redraw = change_problem(app, change_insert_token, at, NULL);
-		if (app_busy(app)) {
-			/* A job makes the change: the problem on the screen is still the old one. */
-			snprintf(app->job_message, sizeof app->job_message, "a token added after %s", done);
-			return redraw;
-		}
-		if (redraw != REDRAW_ALL)
-			return redraw;
-		select_token(app, at + 1);
-		say(app, false, "token %s added after %s; the cursor is on it (x removes it)", p->tokens[at + 1], done);
-		return redraw;
-	}
+	case 'o':
+		/* A new token after the cursor's, and the cursor on it (after_change): x then
+		 * removes it again. */
+		return change_problem(app, change_insert_token, current_token(app), NULL);
 	case 'x':
 		if (p->n <= 1) {
 			say(app, true, "the last token cannot be removed");
@@ -2920,6 +2930,33 @@ static void wrong_words(struct app *app, const char *prefix)
 	say(app, app->problem.wrong != QKV_WRONG_NONE, "%s", text);
 }
 
+/* What a change says once made, and where the cursor then goes: the words that need
+ * the new problem and its trace. The same whether the change was made between two
+ * keys (change_problem) or by a job (take_job). */
+static void after_change(struct app *app, job_change change, int argument)
+{
+	const struct qkv_problem *p = &app->problem;
+
+	if (change == change_insert_token && argument + 1 < p->n) {
+		select_token(app, argument + 1);
+		say(app, false, "token %s added after %s; the cursor is on it (x removes it)", p->tokens[argument + 1],
+		    p->tokens[argument]);
+	} else if (change == change_mask && p->wrong != QKV_WRONG_NONE) {
+		char prefix[64];
+
+		/* Short, so that what the demonstration now shows fits the line. */
+		snprintf(prefix, sizeof prefix, "mask %s · ", qkv_mask_name(p->mask));
+		wrong_words(app, prefix);
+	} else if (change == change_wrong) {
+		wrong_words(app, "");
+	} else if (change == change_identity && argument == 1) {
+		char words[APP_MESSAGE_MAX - 64];
+
+		qkv_describe_self(words, sizeof words, &app->problem, &app->trace, 2);
+		say(app, false, "W_Q = W_K = W_V = identity, so Q = K = V = X: %s", words);
+	}
+}
+
 /* s t T m W I z r: the scaling, temperature, mask, wrong ways, identity, padding and random values. */
 static int option_key(struct app *app, int key)
 {
@@ -2950,24 +2987,14 @@ static int option_key(struct app *app, int key)
 		return change_problem(app, change_temperature, index, done);
 	}
 	case 'm': {
-		int next = (p->mask + 1) % (QKV_MASK_CUSTOM + 1), redraw;
+		int next = (p->mask + 1) % (QKV_MASK_CUSTOM + 1);
 
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
-		redraw = change_problem(app, change_mask, next, done);
-		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE && !app_busy(app)) {
-			/* Short, so that what the demonstration now shows fits the line. */
-			snprintf(done, sizeof done, "mask %s · ", qkv_mask_name((enum qkv_mask)next));
-			wrong_words(app, done);
-		}
-		return redraw;
+		return change_problem(app, change_mask, next, done); /* after a wrong way: after_change */
 	}
-	case 'W': {
-		int redraw = change_problem(app, change_wrong, (p->wrong + 1) % (QKV_WRONG_COLUMN_SOFTMAX + 1), NULL);
-
-		if (redraw == REDRAW_ALL && !app_busy(app))
-			wrong_words(app, "");
-		return redraw;
-	}
+	case 'W':
+		/* What the demonstration shows: after_change. */
+		return change_problem(app, change_wrong, (p->wrong + 1) % (QKV_WRONG_COLUMN_SOFTMAX + 1), NULL);
 	case 'I':
 		if (p->h > 0) {
 			say(app, true, "I ties W_Q, W_K and W_V to the identity in a one-head problem; "
@@ -2980,21 +3007,7 @@ static int option_key(struct app *app, int key)
 		}
 		if (app_projections_tied(app) && app->untied[0].rows == p->x.cols)
 			return change_problem(app, change_identity, 0, "projections learned again: W_Q, W_K, W_V as they were");
-		{
-			int redraw = change_problem(app, change_identity, 1, NULL);
-			char words[APP_MESSAGE_MAX - 64];
-
-			if (app_busy(app)) {
-				snprintf(app->job_message, sizeof app->job_message,
-					 "W_Q = W_K = W_V = identity, so Q = K = V = X");
-				return redraw;
-			}
-			if (redraw != REDRAW_ALL)
-				return redraw;
-			qkv_describe_self(words, sizeof words, &app->problem, &app->trace, 2);
-			say(app, false, "W_Q = W_K = W_V = identity, so Q = K = V = X: %s", words);
-			return redraw;
-		}
+		return change_problem(app, change_identity, 1, NULL); /* the words: after_change */
 	case 'z': {
 		int token = current_token(app);
 		bool padding = p->padding != NULL && p->padding[token];

@@ -264,6 +264,7 @@ struct app {
 	/* A computation running beside the interface (a large trace or sweep): the
 	 * screen keeps the state before it until it is taken in; Esc cancels it. */
 	struct job *job;            /* NULL when nothing runs */
+	bool jobs_always;           /* a test's: every change runs as a job, however small */
 	int job_replay;             /* the history step that makes its problem current */
 	bool job_new_change;        /* a new change: cancelling forgets it */
 	bool job_is_change;         /* a change of the whole problem, made by the job on its copy */

@@ -15,7 +15,7 @@
 #   expect_exit main 0 "q quits with status 0"
 #   finish
 #
-# Helpers: start, keys, screen, screen_color, row, wait_for, settle, expect,
+# Helpers: start, keys, screen, screen_color, row, wait_for, slow, settle, expect,
 # expect_not, expect_exit, wait_exit, pass, fail, check, cells, diag, resize,
 # block_box, stop, finish (which stops what is still running), e2e_end_server.
 # Messages should not contain '#' (TAP reads what follows as a directive).
@@ -31,6 +31,11 @@ case $QKV in
 /*) ;;
 *) QKV="$PWD/$QKV" ;;
 esac
+# How many times slower than an optimised build the qkv under test computes: the
+# sanitizer build (its path names it: build-asan; unoptimised, every access checked)
+# about ten times, measured on the learning view's experiment (QKV_E2E_SLOW sets it).
+E2E_SLOW=${QKV_E2E_SLOW:-1}
+[ -n "${QKV_E2E_SLOW:-}" ] || case $QKV in *asan*) E2E_SLOW=10 ;; esac
 export TERM=xterm-256color LC_ALL=C.UTF-8
 unset TMUX TMUX_PANE
 
@@ -156,6 +161,13 @@ row() {
 # The number of 50 ms polls in SECONDS (fractions allowed).
 e2e_polls() {
 	awk -v s="$1" 'BEGIN { n = int(s * 20); print (n < 1 ? 1 : n) }'
+}
+
+# slow SECONDS: SECONDS for a computation of the optimised build, in the build
+# under test (times E2E_SLOW); for wait_for's SECONDS when the screen waits on qkv's
+# arithmetic rather than on tmux.
+slow() {
+	awk -v s="$1" -v f="$E2E_SLOW" 'BEGIN { print s * f }'
 }
 
 # wait_for NAME REGEX [SECONDS]: true as soon as the screen matches the extended

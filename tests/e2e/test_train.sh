@@ -19,10 +19,10 @@ expect ui '÷ 1, no scaling · step 0' "the unscaled run beside it too"
 start_loss=$(left_loss ui)
 keys ui Space
 expect ui '▶ running' "space runs the training"
-if wait_for ui '÷√16: 90% at step [0-9]+' 4; then
-	pass "the scaled head reaches 90% accuracy within 4 seconds"
+if wait_for ui '÷√16: 90% at step [0-9]+' "$(slow 4)"; then
+	pass "the scaled head reaches 90% accuracy within $(slow 4) seconds"
 else
-	fail "the scaled head reaches 90% accuracy within 4 seconds"
+	fail "the scaled head reaches 90% accuracy within $(slow 4) seconds"
 	e2e_dump ui
 fi
 keys ui Space
@@ -46,7 +46,7 @@ expect_exit ui 0 "q quits with status 0"
 start big 100 30 "$QKV" --train lookup --dk 256
 expect big '÷ √256 = 16 · step 0 ' "d_k 256: both runs at step 0"
 keys big Space
-if wait_for big '÷√256: 90% at step [0-9]+' 5; then
+if wait_for big '÷√256: 90% at step [0-9]+' "$(slow 5)"; then
 	pass "d_k 256: the scaled head reaches 90%"
 else
 	fail "d_k 256: the scaled head reaches 90%"
@@ -62,7 +62,7 @@ check "the unscaled softmax Jacobian is 100× smaller (${scaled_j:-none} against
 	"$(awk -v s="${scaled_j:-0}" -v u="${unscaled_j:-1}" 'BEGIN { print (u * 100 < s) }')" = 1
 keys big E
 expect big 'steps to 90%, mse \+ sgd' "E shows the experiment"
-if wait_for big 'seeds 1…5, at most 500 steps: done' 20; then
+if wait_for big 'seeds 1…5, at most 500 steps: done' "$(slow 20)"; then
 	pass "the experiment finishes between keys"
 else
 	fail "the experiment finishes between keys"
