@@ -729,13 +729,22 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 			put(panel->y, at, glyphs_columns(tag), palette_head(head), tag);
 	}
 	if (panel->withheld) {
-		static const char *const withheld[3] = { "not computed yet", "PageDown for the", "next stage" };
-		static const char *const withheld_short[2] = { "not computed yet", "PageDown: next" };
+		/* The key that shows the next stage: PageDown, or n while a lesson has
+		 * PageDown for its steps. */
+		static const char *const withheld[2][3] = {
+			{ "not computed yet", "PageDown for the", "next stage" },
+			{ "not computed yet", "n for the", "next stage" },
+		};
+		static const char *const withheld_short[2][2] = {
+			{ "not computed yet", "PageDown: next" },
+			{ "not computed yet", "n: next stage" },
+		};
+		int words = l->lesson ? 1 : 0;
 
 		/* Inside the panel only, in fewer words when it is short. */
 		for (int i = 0; i < 3 && 2 + i < panel->h; i++)
 			put(panel->y + 2 + i, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM),
-			    panel->h >= 5 ? withheld[i] : withheld_short[i]);
+			    panel->h >= 5 ? withheld[words][i] : withheld_short[words][i]);
 		return;
 	}
 	if (panel->kind == PANEL_READOUT && panel->input == LAYOUT_HEADS_READOUT) {
@@ -1336,6 +1345,7 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 			first[i][1] = l->panels[i].first_col;
 		}
 		layout_compute(l, app, COLS, LINES);
+		l->lesson = before.lesson;
 		if (l->count == count)
 			for (int i = 0; i < count; i++) {
 				l->panels[i].first_row = first[i][0];

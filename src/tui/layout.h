@@ -63,6 +63,8 @@ struct layout {
 	int left;            /* x of the centred block */
 	int info_y, info_h;  /* formula and derivation lines */
 	int status_y;        /* the message line; the keys line is under it */
+	bool lesson;         /* set by the interface, kept by draw_render: a lesson is
+			      * presented, so PageDown steps the lesson and n the stages */
 };
 
 /* Lays out the screen for app at width × height. */

@@ -565,6 +565,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		lesson->followed = false;
 	}
 	memset(&layout, 0, sizeof layout);
+	layout.lesson = lesson != NULL;
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
 		render(&app, &layout, app_update(&app, &resize), lesson);

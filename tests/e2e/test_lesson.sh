@@ -103,4 +103,27 @@ expect_not big 'previous-word pattern' "a key by hand takes the notes away, ever
 keys big q
 keys big y
 expect_exit big 0 "it ends"
+
+# A step that shows an early stage: the withheld panels name the key that walks the
+# stages, n (PageDown is the lesson's), and n does walk them.
+start walk 80 24 XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson lessons/worked-example.lesson
+keys walk 2
+keys walk Enter
+expect walk 'Step 2 of 6: Scores' "step 2 of the worked example shows stage 1"
+expect walk 'not computed yet' "the later stages are withheld"
+expect walk '(n for the|n: next stage)' "their panels say n shows the next stage"
+expect_not walk 'PageDown' "and never PageDown, which steps the lesson"
+keys walk n
+expect walk 'stage 2 of 5: scaled' "n walks to stage 2 inside the lesson"
+expect walk 'Step 2 of 6: Scores' "and the lesson stays at step 2"
+keys walk q
+keys walk y
+expect_exit walk 0 "it ends"
+
+# Without a lesson the same panels name PageDown.
+start plain 80 24 "$QKV"
+keys plain NPage
+expect plain 'PageDown( for the|: next)' "without a lesson the withheld panels name PageDown"
+keys plain q
+expect_exit plain 0 "q quits"
 finish
