@@ -1752,24 +1752,32 @@ static int step_stage(struct app *app, int direction)
 	return REDRAW_ALL;
 }
 
-/* Multi-head: selects the next head (or the previous); every single-head panel then
- * shows that head, and the status line says what it looks at, in numbers. */
-static int step_head(struct app *app, int direction)
+/* Multi-head: selects head (0-based); every single-head panel then shows that head,
+ * and the status line says what it looks at, in numbers. */
+static int select_head(struct app *app, int head)
 {
 	const struct qkv_pattern *s;
 	int h = app->problem.h;
 
-	if (h < 1) {
-		say(app, false, "H (or b) moves between heads: this problem has one head");
-		return REDRAW_STATUS;
-	}
-	app->head = (app->head + direction + h) % h;
+	app->head = head;
 	recompute(app, false);
 	s = &app->heads.pattern[app->head];
 	say(app, false, "head %d of %d: mean weight on the previous token %.2f, on itself %.2f, "
 			"on the first token %.2f; mean entropy %.2f nats",
 	    app->head + 1, h, s->previous, s->diagonal, s->first, s->entropy);
 	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+/* Multi-head: selects the next head (or the previous). */
+static int step_head(struct app *app, int direction)
+{
+	int h = app->problem.h;
+
+	if (h < 1) {
+		say(app, false, "H (or b) moves between heads: this problem has one head");
+		return REDRAW_STATUS;
+	}
+	return select_head(app, (app->head + direction + h) % h);
 }
 
 static bool is_number_char(int key)
@@ -2775,12 +2783,17 @@ static int tick(struct app *app)
 
 static int pointer(struct app *app, const struct event *event)
 {
-	int rows, cols;
+	int rows, cols, redraw = REDRAW_ALL;
 	enum app_focus focus = (enum app_focus)event->focus;
+	bool heads_grid = focus == FOCUS_CONCAT || focus == FOCUS_LAYER;
 
 	if (event->focus < 0 || event->focus >= FOCUS_COUNT)
 		return REDRAW_NONE;
-	if (!app_focus_is_input(app, focus) && focus != FOCUS_ATTENTION && focus != FOCUS_OUTPUT)
+	if (!app_focus_is_input(app, focus) && focus != FOCUS_ATTENTION && focus != FOCUS_OUTPUT && !heads_grid)
+		return REDRAW_NONE;
+	/* Another head's small multiple: its weights' grid, and that head selected. */
+	if (event->head != 0 && (event->type != EVENT_CLICK || focus != FOCUS_ATTENTION || event->head < 0 ||
+				 event->head > app->problem.h))
 		return REDRAW_NONE;
 	app_focus_shape(app, focus, &rows, &cols);
 	if (event->row < 0 || event->row >= rows || event->col < 0 || event->col >= cols)
@@ -2788,13 +2801,15 @@ static int pointer(struct app *app, const struct event *event)
 	if (app->editing)
 		say(app, false, "edit cancelled: the pointer chose another cell");
 	app->editing = false;
+	if (event->head != 0 && event->head - 1 != app->head)
+		redraw |= select_head(app, event->head - 1);
 	app->focus = focus;
 	app->cursor[focus].row = event->row;
 	app->cursor[focus].col = event->col;
 	move_cursor(app, 0, 0);
 	if (event->type == EVENT_WHEEL)
 		return nudge(app, focus, event->row, event->col, event->delta * app->step) | REDRAW_ALL;
-	return REDRAW_ALL;
+	return redraw;
 }
 
 static int update(struct app *app, const struct event *event);

@@ -84,7 +84,9 @@ int panel_row_y(const struct panel *panel, int shown_row);
 /* True when a and b put the same things in the same places (panels, their cells,
  * scroll offsets, info and status lines): if not, the whole screen is redrawn. */
 bool layout_same(const struct layout *a, const struct layout *b);
-/* The cell under screen position (x, y): returns true and sets focus, row, col. */
-bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col);
+/* The cell under screen position (x, y): returns true and sets focus, row, col,
+ * and head: 1 + the head of a small multiple (focus FOCUS_ATTENTION then, the
+ * grid a head's weights are in), 0 for any other panel. */
+bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col, int *head);
 
 #endif
