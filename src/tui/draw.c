@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "qkv/colour.h"
-#include "qkv/derive.h"
 #include "qkv/describe.h"
 #include "qkv/format.h"
 #include "qkv/heads.h"
+#include "app/info.h"
 #include "tui/draw.h"
 #include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
@@ -1000,8 +1000,7 @@ static int message_lines(const struct app *app, const struct layout *l)
 static void draw_info(const struct app *app, const struct layout *l)
 {
 	char formula[TEXT_MAX], text[TEXT_MAX], words[512], variance[96];
-	enum qkv_stage stage = app_derived_stage(app);
-	int row = app_query(app), col;
+	int row = app_query(app);
 	/* Under the grids, aligned with them, unless that leaves too little room. */
 	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1;
 	/* The lines from info_y down to the message's first are the formula's and the
@@ -1009,41 +1008,10 @@ static void draw_info(const struct app *app, const struct layout *l)
 	int free = l->status_y - message_lines(app, l) + 1 - l->info_y, lines = free < l->info_h ? free : l->info_h;
 	int formula_lines, derive_lines;
 	struct cell_style plain = palette_role(ROLE_NORMAL);
-	struct qkv_problem view;
-	const struct qkv_problem *problem = &app->problem;
 
 	blank(l->info_y, 0, free, l->width);
-	if (app->problem.h > 0) {
-		/* The single-head lines speak of the selected head. */
-		qkv_problem_head_view(&app->problem, app->head, &view);
-		problem = &view;
-	}
-	if (app->problem.h > 0 && app->stage == APP_STAGE_LIVE && (int)stage < APP_STAGE_CONCAT) {
-		/* Live, the heads: what they cost, and what averaging them would lose. */
-		struct qkv_matrix avg;
-		struct qkv_pattern averaged;
-
-		qkv_heads_cost_words(formula, sizeof formula, &app->heads);
-		text[0] = '\0';
-		qkv_matrix_init(&avg);
-		if (qkv_heads_average(&app->heads, &avg, &averaged) == 0 &&
-		    qkv_heads_average_words(words, sizeof words, &app->heads, &averaged, 2) > 0)
-			snprintf(text, sizeof text, "the wrong way: %s", words);
-		qkv_matrix_fini(&avg);
-	} else if (app->problem.h > 0 && (int)stage >= APP_STAGE_CONCAT) {
-		bool concat = (int)stage == APP_STAGE_CONCAT;
-		int r = app->cursor[concat ? FOCUS_CONCAT : FOCUS_LAYER].row;
-		int c = app->cursor[concat ? FOCUS_CONCAT : FOCUS_LAYER].col;
-
-		snprintf(formula, sizeof formula, concat ? "stage 6 of 7 · concat:  Concat = [head 1 … head %d], "
-							   "n × h·d_v = %d × %d"
-							 : "stage 7 of 7 · output:  Concat · W_O = Σᵢ head_i · W_O(i)  "
-							   "(%d heads)",
-			 app->problem.h, app->heads.concat.rows, app->heads.concat.cols);
-		if (qkv_heads_derive(text, sizeof text, &app->problem, &app->heads, (int)stage, r, c,
-				     l->decimals + 2) < 0)
-			text[0] = '\0';
-	} else {
+	/* The derivation, and the heads' formula lines, as a lesson's `expect info` reads them. */
+	if (!app_info_lines(app, l->decimals + 2, formula, sizeof formula, text, sizeof text)) {
 		verdict(app, l, words, sizeof words);
 		/* Before stage 3 the weights are withheld, and so is what they say. */
 		if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
@@ -1064,21 +1032,6 @@ static void draw_info(const struct app *app, const struct layout *l)
 			snprintf(formula, sizeof formula, "stage %d of %d · %s:  %s  ·  %s", app->stage,
 				 app_last_stage(app), qkv_stage_name((enum qkv_stage)app->stage),
 				 qkv_stage_formula((enum qkv_stage)app->stage), words);
-		switch (stage) {
-		case QKV_STAGE_PROJECTIONS:
-			row = app->cursor[FOCUS_X].row;
-			col = app->cursor[FOCUS_W_Q].col;
-			break;
-		case QKV_STAGE_MIX:
-		case QKV_STAGE_OUTPUT:
-			col = app_value_col(app);
-			break;
-		default:
-			col = app_key(app);
-			break;
-		}
-		if (qkv_derive(text, sizeof text, problem, &app->trace, stage, row, col, l->decimals + 2) < 0)
-			text[0] = '\0';
 	}
 	/* The derivation's numbers first (all lines but the formula's first), then the
 	 * formula and its words on what is left; each keeps whole words. */
