@@ -4,6 +4,7 @@
  * regions the flags name and never changes the app. Numbers go through
  * qkv_format_number, as in the printer, so the screen and the handouts agree. */
 #include <curses.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -290,12 +291,17 @@ static void put_frame(const struct app *app, const struct panel *panel, int row,
 }
 
 /* A compact grid in colour: each line shows two rows, the lower as a lower half
- * block's colour and the upper as its background; the selected cell reversed. */
+ * block's colour and the upper as its background. The selected cell keeps both its
+ * colours (reversing them would show the other row's colour in its place): its
+ * row's token in the label and its column's place in the label line above are
+ * marked instead, a cross-hair read from the margins. */
 static void draw_halves(const struct app *app, const struct panel *panel, double limit)
 {
 	char text[32];
 	cchar_t half;
-	int data_x = panel->x + panel->label_w;
+	int data_x = panel->x + panel->label_w, mark_line = -1, mark_col = -1;
+	bool mark_lower = false;
+	struct cell_style mark = palette_role(ROLE_CURSOR);
 
 	for (int line = 0; line < panel_lines(panel); line++) {
 		int upper = panel->first_row + 2 * line, lower = upper + 1, y = panel->y + 2 + line;
@@ -321,13 +327,31 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 			 * upper colour there, not a thin line of the lower one. */
 			style = panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD
 					? palette_weight_halves(b, a) : palette_signed_halves(b, a, limit);
-			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col)))
-				style.attr |= A_REVERSE;
+			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col))) {
+				mark_line = line;
+				mark_col = c;
+				mark_lower = !cell_selected(app, panel, upper, col);
+			}
 			/* Wide characters straight in: no UTF-8 decoding per cell. */
 			setcchar(&half, L"▄", style.attr, 0, &style.pair);
 			mvadd_wch(y, data_x + c * panel->cell_w, &half);
 			add_wch(&half);
 		}
+	}
+	if (mark_line < 0)
+		return;
+	/* The selected row's token, in the label "upper/lower"; then the column's two
+	 * places in the label line, whatever they hold (a token's name, or blanks). */
+	{
+		int row = panel->first_row + 2 * mark_line + (mark_lower ? 1 : 0), x = panel->x;
+		short legacy = (short)(mark.pair <= SHRT_MAX ? mark.pair : 0);
+
+		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[panel->first_row + 2 * mark_line]);
+		if (mark_lower)
+			x += glyphs_columns(text) + 1;
+		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[row]);
+		put(panel->y + 2 + mark_line, x, panel->label_w - (x - panel->x), mark, text);
+		mvchgat(panel->y + 1, data_x + mark_col * panel->cell_w, panel->cell_w, mark.attr, legacy, &mark.pair);
 	}
 }
 
