@@ -1188,7 +1188,7 @@ static const char *const help_lines[] = {
 	"D               the weights in words         R  colour range 0–1 / row",
 	"P               projector mode     c  next palette: viridis projector 8 mono",
 	"w               save  E  export figure  L  learning view  q  quit  ? help",
-	"mouse           a click selects a cell, the wheel nudges it",
+	"mouse           click a cell (another head's: that head), wheel nudges",
 };
 
 /* A framed box with a title, in UTF-8 line drawing (the same in every terminal
