@@ -120,6 +120,25 @@ keys walk q
 keys walk y
 expect_exit walk 0 "it ends"
 
+# The multi-head lesson at 120×40: stage 6 withholds the output (n shows it), stage 7
+# writes each head's share of out[sat, d1], adding up to the shown total.
+start heads 120 40 XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson lessons/heads.lesson
+expect heads 'Step 1 of 11: One sentence, three heads' "the heads lesson starts"
+expect heads 'h1 weights .*h2 weights .*h3 weights' "every head's weights side by side"
+keys heads 6
+keys heads Enter
+expect heads 'Step 6 of 11: The heads side by side: concat' "step 6: the concatenation"
+expect heads 'stage 6 of 7 · concat' "stage 6 is shown"
+expect heads '(n for the|n: next stage)' "the output, withheld, names n for the next stage"
+keys heads 9
+keys heads Enter
+expect heads 'Step 9 of 11: Each head.s share of one output cell' "step 9: each head's share"
+expect heads 'head 1 0\.9449 \+ head 2 0\.0283 \+ head 3 0\.0283 = 1\.0015' \
+	"out[sat, d1] as three heads' shares, adding up"
+keys heads q
+keys heads y
+expect_exit heads 0 "it ends"
+
 # Without a lesson the same panels name PageDown.
 start plain 80 24 "$QKV"
 keys plain NPage
