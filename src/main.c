@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/app.h"
 #include "app/lesson.h"
 #include "io/builtin.h"
 #include "io/figure.h"
@@ -34,6 +35,8 @@
 #include "tui/tui.h"
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
+#define STR(x) STR_(x) /* a number's macro as the text of the number */
+#define STR_(x) #x
 #define MAX_SEED QKV_MAX_SEED /* 2^53 − 1 */
 /* Multi-head problems are recomputed between two keys: about a fifth of a second. */
 #define HEADS_INTERFACE_COST 2e8
@@ -113,14 +116,14 @@ static const char usage_text[] =
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
 	"      --decimals D      digits after the point, 0 to 12 (default 4)\n"
 	"      --random          random N(0,1) Q, K, V; needs --tokens and --dk\n"
-	"      --tokens N        tokens for --random, or for --sweep (default 16)\n"
+	"      --tokens N        tokens for --random, or for --sweep (default " STR(QKV_SWEEP_TOKENS) ")\n"
 	"      --dk D            d_k for --random, 1 to 4096\n"
 	"      --dv D            d_v for --random (default: d_k)\n"
 	"      --dmodel D        with --random --heads H: d_model, d_k = d_v = D/H\n"
-	"      --seed S          seed of --random and --sweep (default 1)\n"
+	"      --seed S          seed of --random and --sweep (default " STR(QKV_SWEEP_SEED) ")\n"
 	"      --sweep           print the d_k sweep: softmax with and without √d_k\n"
-	"      --trials T        trials per d_k for --sweep (default 8)\n"
-	"      --dk-max D        largest d_k of --sweep, up to 4096 (default 1024)\n"
+	"      --trials T        trials per d_k for --sweep (default " STR(QKV_SWEEP_TRIALS) ")\n"
+	"      --dk-max D        largest d_k of --sweep, up to 4096 (default " STR(QKV_SWEEP_DK_MAX) ")\n"
 	"      --no-scale        do not divide the scores by √d_k\n"
 	"      --scale X         divide the scores by X instead of √d_k\n"
 	"      --temperature T   divide the scores also by τ = T (default 1)\n"
@@ -130,7 +133,7 @@ static const char usage_text[] =
 	"      --palette NAME    colour palette (also of a figure): viridis (default),\n"
 	"                        projector, 8, mono\n"
 	"      --color DEPTH     auto (default), truecolor, 256, 8 or mono; NO_COLOR wins\n"
-	"      --pace SECONDS    autoplay: seconds per step (default 1.5)\n"
+	"      --pace SECONDS    autoplay: seconds per step (default " STR(APP_PACE_S) ")\n"
 	"      --lesson FILE     present a lesson: PgDn and PgUp step it (lessons/)\n"
 	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
 	"      --notes FILE      presenter notes of the lesson running in another terminal\n"
@@ -920,15 +923,15 @@ static int run_train(int argc, char **argv)
 		return fail("cannot make the task: %s", qkv_error_string(status)) - 1;
 	}
 	struct tui_options options = { .palette = t.palette, .color = t.color,
-				       .projector = t.projector, .pace = 1.5, .train = &t.config };
+				       .projector = t.projector, .pace = APP_PACE_S, .train = &t.config };
 	return tui_run(&problem, NULL, &options);
 }
 
 int main(int argc, char **argv)
 {
 	struct cli c = {
-		.cell_i = 1, .cell_j = 1, .tokens = 16, .trials = 8, .d_k_max = 1024,
-		.seed = 1, .temperature = 1, .pace = 1.5, .heads = 1,
+		.cell_i = 1, .cell_j = 1, .tokens = QKV_SWEEP_TOKENS, .trials = QKV_SWEEP_TRIALS,
+		.d_k_max = QKV_SWEEP_DK_MAX, .seed = QKV_SWEEP_SEED, .temperature = 1, .pace = APP_PACE_S, .heads = 1,
 	};
 	struct qkv_problem problem;
 	int status;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/files.h"
 #include "io/load.h"
 #include "io/save.h"
 #include "qkv/attention.h"
@@ -27,6 +28,9 @@
 #include "lcg.h"
 #include "oracle.h"
 
+/* The interface's three palettes, the rest as the defaults. */
+static const struct app_options three_palettes = { .palette_count = 3 };
+
 #define TOL 1e-12
 
 /* The worked example's inputs, written out here (Q = K). */
@@ -38,12 +42,13 @@ static const double projected_v[3][2] = { { 10, 0 }, { 0, 10 }, { 10, 10 } };
 /* The test's clock in milliseconds: every event is stamped a little later. */
 static int64_t clock_ms = 1000;
 
-/* Stamps e with the next time and applies it. */
+/* Stamps e with the next time and applies it, then does what it asked of the
+ * files as the interface does (app_perform: real files, in the tests that save). */
 static int send(struct app *a, struct event *e)
 {
 	clock_ms += 10;
 	e->now_ms = clock_ms;
-	return app_update(a, e);
+	return app_update(a, e) | app_perform(a, clock_ms);
 }
 
 /* One key press (a code point or an enum app_key). */
@@ -107,7 +112,8 @@ static int tick(struct app *a, int64_t advance_ms)
 /* Takes over p and starts an app on it, checking that init succeeds. */
 static void start_with(struct app *a, struct qkv_problem *p, const char *path)
 {
-	ck_assert_int_eq(app_init(a, p, path, 3), 0);
+	ck_assert_int_eq(app_init(a, p, path, &three_palettes), 0);
+	app_perform(a, clock_ms);
 }
 
 /* An app on the course's worked example, with no file. */
@@ -426,6 +432,43 @@ START_TEST(test_init_keeps_path)
 	start_with(&a, &p, "somewhere/problem.json");
 	ck_assert_ptr_nonnull(a.path);
 	ck_assert_str_eq(a.path, "somewhere/problem.json");
+	app_fini(&a);
+}
+END_TEST
+
+/* The interface's options enter through app_init; left out, each has its default. */
+static double one_ms_clock(void *context)
+{
+	(void)context;
+	return 1.0;
+}
+
+START_TEST(test_init_takes_options)
+{
+	struct app a;
+	struct qkv_problem p;
+	struct app_options o = { .palette_count = 4, .palette = 2, .projector = true, .pace_s = 0.25,
+				 .clock = one_ms_clock, .message = "the terminal has 8 colours" };
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(&a, &p, NULL, &o), 0);
+	ck_assert_int_eq(a.palette_count, 4);
+	ck_assert_int_eq(a.palette, 2);
+	ck_assert(a.projector);
+	ck_assert(a.pace_s == 0.25);
+	ck_assert(a.clock == one_ms_clock);
+	ck_assert_str_eq(a.message, "the terminal has 8 colours");
+	app_fini(&a);
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(&a, &p, NULL, NULL), 0);
+	ck_assert_int_eq(a.palette_count, 1);
+	ck_assert_int_eq(a.palette, 0);
+	ck_assert(!a.projector);
+	ck_assert(a.pace_s == 1.5); /* the manual's and --help's default */
+	ck_assert(a.clock == NULL);
 	app_fini(&a);
 }
 END_TEST
@@ -1852,6 +1895,178 @@ static void assert_file_holds(const char *path, const struct app *a)
 	ck_assert(qkv_problem_equal(&loaded, &a->problem));
 	qkv_problem_fini(&loaded);
 }
+
+/* --- requests: the app asks, the test answers (no file is touched) ------------ */
+
+/* An answer to the app's request, straight into app_update (no app_perform). */
+static int answer(struct app *a, enum event_type type, const struct app_file *file, int error, const char *text)
+{
+	struct event e = { .type = type, .error = error, .text = text };
+
+	if (file != NULL)
+		e.file = *file;
+	clock_ms += 10;
+	e.now_ms = clock_ms;
+	return app_update(a, &e);
+}
+
+/* A key straight into app_update: what it asks stays asked. */
+static void key_only(struct app *a, int k)
+{
+	struct event e = { .type = EVENT_KEY, .key = k };
+
+	clock_ms += 10;
+	e.now_ms = clock_ms;
+	app_update(a, &e);
+}
+
+/* An app on the worked example editing path, as read at mtime 100, 50 bytes. */
+static void start_on_file(struct app *a, const char *path)
+{
+	struct qkv_problem p;
+	const struct app_file read = { .exists = true, .mtime_ns = 100, .size = 50 };
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(a, &p, path, &three_palettes), 0);
+	ck_assert_int_eq(a->request.type, APP_REQUEST_LOOK);
+	ck_assert_str_eq(a->request.path, path);
+	answer(a, EVENT_LOOKED, &read, 0, NULL);
+	ck_assert_int_eq(a->request.type, APP_REQUEST_NONE);
+}
+
+/* w looks at the file first; unchanged, it asks for the save; the answer makes
+ * the problem the saved one. Changed on disk, it asks y / n first. */
+START_TEST(test_save_is_asked_for)
+{
+	struct app a;
+	const struct app_file same = { .exists = true, .mtime_ns = 100, .size = 50 };
+	const struct app_file after = { .exists = true, .mtime_ns = 200, .size = 60 };
+	const struct app_file other = { .exists = true, .mtime_ns = 300, .size = 60 };
+
+	start_on_file(&a, "lesson.json");
+	key_only(&a, '+');
+	ck_assert(a.dirty);
+	key_only(&a, 'w');
+	ck_assert_int_eq(a.request.type, APP_REQUEST_LOOK);
+	answer(&a, EVENT_LOOKED, &same, 0, NULL);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_SAVE);
+	ck_assert_str_eq(a.request.path, "lesson.json");
+	ck_assert(a.dirty); /* not saved until the answer says so */
+	answer(&a, EVENT_SAVED, &after, 0, NULL);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE);
+	ck_assert(!a.dirty);
+	ck_assert_str_eq(a.message, "saved to lesson.json");
+
+	/* Someone else wrote the file since: qkv asks; n leaves it. */
+	key_only(&a, '+');
+	key_only(&a, 'w');
+	answer(&a, EVENT_LOOKED, &other, 0, NULL);
+	ck_assert_int_eq(a.prompt, PROMPT_CHANGED);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE);
+	key_only(&a, 'n');
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(a.dirty);
+	/* y saves over it; a failure is said, and the problem stays unsaved. */
+	key_only(&a, 'w');
+	answer(&a, EVENT_LOOKED, &other, 0, NULL);
+	key_only(&a, 'y');
+	ck_assert_int_eq(a.request.type, APP_REQUEST_SAVE);
+	answer(&a, EVENT_SAVE_FAILED, NULL, 13, "lesson.json: cannot save: Permission denied");
+	ck_assert(a.message_is_error);
+	ck_assert_str_eq(a.message, "lesson.json: cannot save: Permission denied");
+	ck_assert(a.dirty);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE);
+	/* An answer nobody asked for changes nothing. */
+	ck_assert_int_eq(answer(&a, EVENT_SAVED, &after, 0, NULL), REDRAW_NONE);
+	ck_assert(a.dirty);
+	app_fini(&a);
+}
+END_TEST
+
+/* Save-as: the typed name is looked at; a folder is refused, a file asks before
+ * it is overwritten, a free name is saved to and becomes the file. */
+START_TEST(test_save_as_is_asked_for)
+{
+	struct app a;
+	const struct app_file folder = { .exists = true, .is_dir = true };
+	const struct app_file file = { .exists = true, .mtime_ns = 5, .size = 9 };
+	const struct app_file none = { .exists = false };
+
+	start(&a);
+	key_only(&a, 'w');
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	key_only(&a, 'd');
+	key_only(&a, APP_KEY_ENTER);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_LOOK);
+	ck_assert_str_eq(a.request.path, "d");
+	answer(&a, EVENT_LOOKED, &folder, 0, NULL);
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	ck_assert_str_eq(a.message, "d is a folder: type the name of a file in it");
+	key_only(&a, 'x');
+	key_only(&a, APP_KEY_ENTER);
+	answer(&a, EVENT_LOOKED, &file, 0, NULL);
+	ck_assert_int_eq(a.prompt, PROMPT_OVERWRITE);
+	key_only(&a, 'n');
+	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE);
+	ck_assert_ptr_null(a.path);
+	key_only(&a, 'w');
+	key_only(&a, 'e');
+	key_only(&a, APP_KEY_ENTER);
+	answer(&a, EVENT_LOOKED, &none, 0, NULL);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_SAVE);
+	ck_assert_str_eq(a.request.path, "e");
+	answer(&a, EVENT_SAVED, &file, 0, NULL);
+	ck_assert_str_eq(a.path, "e");
+	ck_assert_str_eq(a.message, "saved to e");
+	app_fini(&a);
+}
+END_TEST
+
+/* n to a recovery copy asks for its removal and says what the answer says; a save
+ * asks for it too, silently. */
+START_TEST(test_recovery_removal_is_asked_for)
+{
+	struct app a;
+	struct qkv_problem recovered;
+	const struct app_file after = { .exists = true, .mtime_ns = 200, .size = 60 };
+
+	start_on_file(&a, "lesson.json");
+	qkv_problem_init(&recovered);
+	ck_assert_int_eq(qkv_problem_worked_example(&recovered), 0);
+	ck_assert_int_eq(app_offer_recovery(&a, &recovered, "lesson.json.recovery"), 0);
+	key_only(&a, 'n');
+	ck_assert_int_eq(a.request.type, APP_REQUEST_REMOVE);
+	ck_assert_str_eq(a.request.path, "lesson.json.recovery");
+	answer(&a, EVENT_REMOVED, NULL, 2, NULL);
+	ck_assert(a.message_is_error);
+	ck_assert_msg(strstr(a.message, "lesson.json.recovery: cannot delete the recovery copy (") == a.message,
+		      "%s", a.message);
+
+	qkv_problem_init(&recovered);
+	ck_assert_int_eq(qkv_problem_worked_example(&recovered), 0);
+	ck_assert_int_eq(app_offer_recovery(&a, &recovered, "lesson.json.recovery"), 0);
+	key_only(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE); /* kept for later: nothing to delete */
+	qkv_problem_init(&recovered);
+	ck_assert_int_eq(qkv_problem_worked_example(&recovered), 0);
+	ck_assert_int_eq(app_offer_recovery(&a, &recovered, "lesson.json.recovery"), 0);
+	key_only(&a, 'y');
+	key_only(&a, 'w');
+	ck_assert_int_eq(a.request.type, APP_REQUEST_LOOK);
+	answer(&a, EVENT_LOOKED, &(struct app_file){ .exists = true, .mtime_ns = 100, .size = 50 }, 0, NULL);
+	answer(&a, EVENT_SAVED, &after, 0, NULL);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_REMOVE);
+	ck_assert_str_eq(a.request.path, "lesson.json.recovery");
+	ck_assert_str_eq(a.message, "saved to lesson.json");
+	answer(&a, EVENT_REMOVED, NULL, 0, NULL);
+	ck_assert_str_eq(a.message, "saved to lesson.json");
+	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE);
+	ck_assert_ptr_null(a.recovery);
+	app_fini(&a);
+}
+END_TEST
 
 START_TEST(test_save_as_and_overwrite)
 {
@@ -3802,6 +4017,7 @@ static Suite *app_suite(void)
 	tcase_add_test(init, test_init_state);
 	tcase_add_test(init, test_init_projected);
 	tcase_add_test(init, test_init_keeps_path);
+	tcase_add_test(init, test_init_takes_options);
 	suite_add_tcase(s, init);
 
 	tcase_add_test(moving, test_arrows_move_and_clamp);
@@ -3879,6 +4095,9 @@ static Suite *app_suite(void)
 	tcase_add_loop_test(interface, test_marks_match_the_traces, 0, 4);
 	suite_add_tcase(s, interface);
 
+	tcase_add_test(files, test_save_is_asked_for);
+	tcase_add_test(files, test_save_as_is_asked_for);
+	tcase_add_test(files, test_recovery_removal_is_asked_for);
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_export_figure);
 	tcase_add_test(files, test_save_to_given_path);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/app.h"
 #include "tui/glyphs.h"
 
 /* Every byte of s is ASCII. */
@@ -187,6 +188,28 @@ START_TEST(test_start_ascii_asked_for)
 }
 END_TEST
 
+/* The help's two columns hold every key's name and note in either glyph set:
+ * drawn in ASCII (√d_k as sqrt(d_k), → as ->) they must still fit their widths. */
+START_TEST(test_help_entries_fit_either_set)
+{
+	static const enum glyph_set sets[] = { GLYPHS_UTF8, GLYPHS_ASCII };
+
+	for (int s = 0; s < 2; s++) {
+		glyphs_use(sets[s]);
+		for (int i = 0; i < app_binding_count; i++) {
+			const struct app_binding *b = &app_bindings[i];
+
+			if (b->note == NULL)
+				continue;
+			ck_assert_msg(glyphs_columns(b->name) <= APP_KEY_NAME_MAX, "set %d: %s too wide", s, b->name);
+			ck_assert_msg(glyphs_columns(b->note) <= APP_KEY_NOTE_MAX, "set %d: %s: “%s” too wide", s,
+				      b->name, b->note);
+		}
+	}
+	glyphs_use(GLYPHS_UTF8);
+}
+END_TEST
+
 static Suite *glyphs_suite(void)
 {
 	Suite *s = suite_create("glyphs");
@@ -196,6 +219,7 @@ static Suite *glyphs_suite(void)
 	tcase_add_test(text, test_ascii_cut);
 	tcase_add_test(text, test_ascii_shades);
 	tcase_add_test(text, test_ascii_any_bytes);
+	tcase_add_test(text, test_help_entries_fit_either_set);
 	suite_add_tcase(s, text);
 	TCase *start = tcase_create("start");
 	tcase_add_test(start, test_start_falls_back_to_c_utf8);

@@ -43,7 +43,7 @@ static void open_app(struct app *a)
 
 	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(a, &p, NULL, 1), 0);
+	ck_assert_int_eq(app_init(a, &p, NULL, NULL), 0);
 }
 
 /* L opens the view on the default lookup task, both runs at step 0. */

@@ -109,8 +109,9 @@ static void start(struct fixture *f, struct qkv_problem *p, int width, int heigh
 {
 	memset(f, 0, sizeof *f);
 	open_screen(f, width, height);
-	ck_assert_int_eq(app_init(&f->app, p, NULL, palette_count()), 0);
-	f->app.palette = palette_default();
+	ck_assert_int_eq(app_init(&f->app, p, NULL,
+				  &(struct app_options){ .palette_count = palette_count(), .palette = palette_default() }),
+			 0);
 	f->now = 1000;
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = f->now };
@@ -209,7 +210,7 @@ START_TEST(faded_marks_redraw_on_any_event)
 
 	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&app, &p, NULL, 1), 0);
+	ck_assert_int_eq(app_init(&app, &p, NULL, NULL), 0);
 	app_update(&app, &nudge);
 	ck_assert(app_moved_input(&app, QKV_INPUT_Q, 0, 0));
 	flags = app_update(&app, &later);

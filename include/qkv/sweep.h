@@ -21,6 +21,13 @@ struct qkv_sweep_point {
 
 #define QKV_SWEEP_MAX_POINTS 13 /* d_k = 1 … 4096 */
 
+/* The sweep's defaults (--sweep and the saturation view): tokens, trials per d_k,
+ * the largest d_k and the seed. */
+#define QKV_SWEEP_TOKENS 16
+#define QKV_SWEEP_TRIALS 8
+#define QKV_SWEEP_DK_MAX 1024
+#define QKV_SWEEP_SEED 1
+
 /* Fills points[0..] for d_k = 1, 2, 4, … up to d_k_max (1..QKV_MAX_DIM) and returns
  * how many (at most QKV_SWEEP_MAX_POINTS), or QKV_EINVAL (tokens 2..QKV_MAX_TOKENS,
  * trials 1..10000) or QKV_ENOMEM. The same arguments give the same figures. */

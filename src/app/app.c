@@ -9,12 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "app/app.h"
 #include "io/figure.h"
-#include "io/save.h"
 #include "qkv/colour.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
@@ -27,6 +24,7 @@
 static const double temperatures[] = { 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10 };
 #define TEMPERATURE_COUNT ((int)(sizeof temperatures / sizeof temperatures[0]))
 
+/* Puts a sentence on the status line; error colours it as one. */
 static void say(struct app *app, bool error, const char *fmt, ...)
 {
 	va_list args;
@@ -37,35 +35,32 @@ static void say(struct app *app, bool error, const char *fmt, ...)
 	app->message_is_error = error;
 }
 
-/* The input foci are the problem's inputs, in qkv_input's order. */
-_Static_assert((int)FOCUS_Q == (int)QKV_INPUT_Q && (int)FOCUS_K == (int)QKV_INPUT_K
-	       && (int)FOCUS_V == (int)QKV_INPUT_V && (int)FOCUS_X == (int)QKV_INPUT_X
-	       && (int)FOCUS_W_Q == (int)QKV_INPUT_W_Q && (int)FOCUS_W_K == (int)QKV_INPUT_W_K
-	       && (int)FOCUS_W_V == (int)QKV_INPUT_W_V && (int)FOCUS_W_O == (int)QKV_INPUT_W_O
-	       && (int)FOCUS_ATTENTION == (int)QKV_INPUT_COUNT,
-	       "enum app_focus starts with enum qkv_input's values, in its order");
-
+/* The name of the grid behind a focus, as the screen writes it. */
 const char *app_focus_name(enum app_focus focus)
 {
-	if ((int)focus >= 0 && (int)focus < QKV_INPUT_COUNT)
+	if ((int)focus >= 0 && focus < FOCUS_ATTENTION)
 		return qkv_input_name((enum qkv_input)focus);
 	return focus == FOCUS_ATTENTION ? "attention" : focus == FOCUS_OUTPUT ? "output"
 	       : focus == FOCUS_CONCAT ? "concat" : focus == FOCUS_LAYER ? "layer output" : "?";
 }
 
-/* The problem input behind an input focus (the enums share their order). */
+/* The problem input behind an input focus (the enums agree: app.h asserts it). */
 static enum qkv_input focus_input(enum app_focus focus)
 {
 	return (enum qkv_input)focus;
 }
 
+/* True for the inputs the problem's form has (Q K V, or X and the W's). */
 bool app_focus_is_input(const struct app *app, enum app_focus focus)
 {
-	if (app->problem.form == QKV_FORM_DIRECT)
-		return focus <= FOCUS_V;
-	return (focus >= FOCUS_X && focus <= FOCUS_W_V) || (focus == FOCUS_W_O && app->problem.h > 0);
+	/* The form's inputs from the table of matrices; W_O only where there are heads. */
+	if ((int)focus < 0 || focus >= FOCUS_ATTENTION || qkv_input_info[focus].form != app->problem.form)
+		return false;
+	return focus != FOCUS_W_O || app->problem.h > 0;
 }
 
+/* The input as the screen edits it: the selected head's W_Q, W_K, W_V in a
+ * multi-head problem, the problem's own otherwise. */
 const struct qkv_matrix *app_input(const struct app *app, enum qkv_input input)
 {
 	if (app->problem.h > 0)
@@ -73,11 +68,13 @@ const struct qkv_matrix *app_input(const struct app *app, enum qkv_input input)
 	return qkv_problem_input_const(&app->problem, input);
 }
 
+/* The last stage of the walk: the output, or the layer output with heads. */
 int app_last_stage(const struct app *app)
 {
 	return app->problem.h > 0 ? APP_STAGE_LAYER : QKV_STAGE_OUTPUT;
 }
 
+/* The input matrix behind an input focus; NULL for a computed grid. */
 const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus)
 {
 	if (!app_focus_is_input(app, focus))
@@ -85,6 +82,7 @@ const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus 
 	return app_input(app, focus_input(focus));
 }
 
+/* Rows and columns of the grid behind a focus. */
 void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int *cols)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, focus);
@@ -110,6 +108,7 @@ void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int
 	}
 }
 
+/* value, kept within low … high. */
 static int clamp(int value, int low, int high)
 {
 	return value < low ? low : value > high ? high : value;
@@ -127,11 +126,13 @@ static void clamp_cursors(struct app *app)
 	}
 }
 
+/* The first input of the problem's form: Q, or X. */
 static enum app_focus first_input(const struct app *app)
 {
 	return app->problem.form == QKV_FORM_DIRECT ? FOCUS_Q : FOCUS_X;
 }
 
+/* The selected query: the attention cursor's row. */
 int app_query(const struct app *app)
 {
 	if (app->focus == FOCUS_OUTPUT || app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
@@ -144,6 +145,7 @@ int app_query(const struct app *app)
 	return app->cursor[app->focus].row;
 }
 
+/* The selected key: the attention cursor's column. */
 int app_key(const struct app *app)
 {
 	if (app->focus == FOCUS_K || app->focus == FOCUS_V)
@@ -151,6 +153,7 @@ int app_key(const struct app *app)
 	return app->cursor[FOCUS_ATTENTION].col;
 }
 
+/* The selected output column. */
 int app_value_col(const struct app *app)
 {
 	if (app->focus == FOCUS_V)
@@ -158,11 +161,13 @@ int app_value_col(const struct app *app)
 	return app->cursor[FOCUS_OUTPUT].col;
 }
 
+/* The first stage of the walk: the projections when there are any. */
 static int first_stage(const struct app *app)
 {
 	return app->problem.form == QKV_FORM_PROJECTED ? QKV_STAGE_PROJECTIONS : QKV_STAGE_SCORES;
 }
 
+/* True when the stage is shown: every stage live, or up to the current one. */
 bool app_stage_visible(const struct app *app, enum qkv_stage stage)
 {
 	if (stage == QKV_STAGE_PROJECTIONS && app->problem.form != QKV_FORM_PROJECTED)
@@ -170,6 +175,7 @@ bool app_stage_visible(const struct app *app, enum qkv_stage stage)
 	return app->stage == APP_STAGE_LIVE || (int)stage <= app->stage;
 }
 
+/* The stage whose derivation the info line shows. */
 enum qkv_stage app_derived_stage(const struct app *app)
 {
 	if (app->stage != APP_STAGE_LIVE)
@@ -198,6 +204,7 @@ static const struct qkv_matrix *grid_matrix(const struct qkv_trace *t, enum app_
 	}
 }
 
+/* True for the n × n grids (scores, scaled, weights). */
 static bool grid_is_attention(enum app_grid grid)
 {
 	return grid >= APP_GRID_SCORES && grid <= APP_GRID_WEIGHTS;
@@ -319,6 +326,7 @@ static int heads_marks(struct app *app, bool mark)
 	return 0;
 }
 
+/* True when head's weight (query, key) moved in the last change and is still marked. */
 bool app_moved_head_weight(const struct app *app, int head, int query, int key)
 {
 	size_t n = (size_t)app->heads.n;
@@ -328,6 +336,7 @@ bool app_moved_head_weight(const struct app *app, int head, int query, int key)
 	return app->moved_head_weights[n * n * (size_t)head + (size_t)query * n + (size_t)key] != 0;
 }
 
+/* True when the concatenation's cell moved in the last change and is still marked. */
 bool app_moved_concat(const struct app *app, int row, int col)
 {
 	if (!marks_live(app) || app->moved_concat == NULL)
@@ -335,6 +344,7 @@ bool app_moved_concat(const struct app *app, int row, int col)
 	return app->moved_concat[(size_t)row * (size_t)app->heads.concat.cols + (size_t)col] != 0;
 }
 
+/* True when the layer output's cell moved in the last change and is still marked. */
 bool app_moved_layer(const struct app *app, int row, int col)
 {
 	if (!marks_live(app) || app->moved_layer == NULL)
@@ -526,16 +536,19 @@ static int settle_trace(struct app *app, int rc, bool mark)
 	return 0;
 }
 
+/* The whole trace again (marking what moved when mark). */
 static int recompute(struct app *app, bool mark)
 {
 	return recompute_after(app, mark, QKV_INPUT_Q, -1, -1);
 }
 
+/* True while the last change's marks are shown. */
 static bool marks_live(const struct app *app)
 {
 	return app->now_ms < app->mark_until_ms;
 }
 
+/* True when the cell of grid moved in the last change and is still marked. */
 bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
 {
 	const struct qkv_matrix *m;
@@ -547,6 +560,7 @@ bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
 	       app->moved[grid][(size_t)row * (size_t)m->cols + (size_t)col];
 }
 
+/* True when the mix term a_qk · v_kc moved and is still marked. */
 bool app_moved_mix(const struct app *app, int query, int key, int col)
 {
 	const struct qkv_trace *t = &app->trace;
@@ -565,6 +579,7 @@ bool app_moved_mix(const struct app *app, int query, int key, int col)
 						 qkv_matrix_get(w, query, key) * qkv_matrix_get(v, key, col));
 }
 
+/* True when a figure of the readout's row moved and is still marked. */
 bool app_moved_readout(const struct app *app, int row)
 {
 	const struct qkv_row_stats *now, *was;
@@ -579,16 +594,19 @@ bool app_moved_readout(const struct app *app, int row)
 	       now->jacobian_norm != was->jacobian_norm;
 }
 
+/* True when the score of (query, key) moved and is still marked. */
 bool app_moved_score(const struct app *app, int query, int key)
 {
 	return app_moved(app, APP_GRID_SCORES, query, key);
 }
 
+/* True when the output cell moved and is still marked. */
 bool app_moved_output(const struct app *app, int query, int col)
 {
 	return app_moved(app, APP_GRID_OUTPUT, query, col);
 }
 
+/* True when the input cell was the one edited and is still marked. */
 bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col)
 {
 	const struct qkv_matrix *m = app_input(app, input);
@@ -597,6 +615,7 @@ bool app_moved_input(const struct app *app, enum qkv_input input, int row, int c
 	       app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col];
 }
 
+/* Where the cursor is, for undo to put it back. */
 static struct history_place here(const struct app *app)
 {
 	struct history_place place = { (int)app->focus, app->cursor[app->focus].row,
@@ -630,6 +649,7 @@ static double sweep_cost(int tokens, int trials, int d_k_max)
 	return (double)trials * tokens * tokens * 2.0 * d_k_max;
 }
 
+/* True while a computation runs beside the interface. */
 bool app_busy(const struct app *app)
 {
 	return app->job != NULL;
@@ -642,16 +662,21 @@ static void say_progress(struct app *app)
 	    app->job_what, app->job_refused ? ", keys wait" : "", (double)(app->now_ms - app->job_started_ms) / 1000.0);
 }
 
-/* The seven input matrices of a problem, whichever its form. */
-static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[7])
+/* The one-head inputs, Q to W_V: copy_reusing keeps their storage; W_O and the
+ * heads' W's are left to qkv_problem_copy. */
+#define REUSED_INPUTS (QKV_INPUT_W_V + 1)
+
+/* The input matrices Q to W_V of a problem, whichever its form. */
+static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[REUSED_INPUTS])
 {
-	fields[0] = &p->q;
-	fields[1] = &p->k;
-	fields[2] = &p->v;
-	fields[3] = &p->x;
-	fields[4] = &p->w_q;
-	fields[5] = &p->w_k;
-	fields[6] = &p->w_v;
+	_Static_assert(REUSED_INPUTS == 7, "input_fields names every one-head input");
+	fields[QKV_INPUT_Q] = &p->q;
+	fields[QKV_INPUT_K] = &p->k;
+	fields[QKV_INPUT_V] = &p->v;
+	fields[QKV_INPUT_X] = &p->x;
+	fields[QKV_INPUT_W_Q] = &p->w_q;
+	fields[QKV_INPUT_W_K] = &p->w_k;
+	fields[QKV_INPUT_W_V] = &p->w_v;
 }
 
 /* qkv_problem_copy into dst, reusing dst's matrix storage: copying into memory
@@ -659,19 +684,19 @@ static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[7])
 static int copy_reusing(struct qkv_problem *dst, const struct qkv_problem *src)
 {
 	struct qkv_problem bare = *src;
-	struct qkv_matrix *to[7], *from[7], *none[7], kept[7];
+	struct qkv_matrix *to[REUSED_INPUTS], *from[REUSED_INPUTS], *none[REUSED_INPUTS], kept[REUSED_INPUTS];
 	int rc;
 
 	input_fields(dst, to);
 	input_fields((struct qkv_problem *)src, from);
 	input_fields(&bare, none);
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < REUSED_INPUTS; i++) {
 		kept[i] = *to[i];
 		qkv_matrix_init(to[i]);
 		qkv_matrix_init(none[i]);
 	}
 	rc = qkv_problem_copy(dst, &bare);
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < REUSED_INPUTS; i++) {
 		if (rc == 0)
 			rc = qkv_matrix_copy(&kept[i], from[i]);
 		*to[i] = kept[i];
@@ -836,25 +861,42 @@ static int job_event(struct app *app, const struct event *event)
 		return REDRAW_STATUS;
 	case EVENT_RESIZE:
 	default:
-		return -1;
+		return -1; /* a resize and the answers about files are taken as always */
 	}
 }
 
-static void note_disk(struct app *app, const char *path);
+static void ask(struct app *app, enum app_request_type type, const char *path, int why);
+static int export_to(struct app *app, const char *path);
 
-int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count)
+/* Why the app asked: what an answer is for. */
+enum {
+	LOOK_DISK,        /* the file as read: its time and size */
+	LOOK_BEFORE_SAVE, /* w: has it changed on disk since? */
+	LOOK_SAVE_AS,     /* a typed name: a folder, a file to overwrite, or free? */
+	REMOVE_DECLINED,  /* n to the recovery copy: say whether it went */
+	REMOVE_SAVED,     /* the recovery copy after a save: silently */
+};
+
+/* Starts the app on p with its trace computed here. */
+int app_init(struct app *app, struct qkv_problem *p, const char *path, const struct app_options *options)
 {
-	return app_init_traced(app, p, NULL, path, palette_count);
+	return app_init_traced(app, p, NULL, path, options);
 }
 
+/* True when p's trace is long enough to be a job beside the interface. */
 bool app_trace_is_long(const struct qkv_problem *p)
 {
 	return trace_cost(p) > JOB_COST;
 }
 
+/* Starts the app on p (taken over), its trace computed already or here. */
 int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
-		    int palette_count)
+		    const struct app_options *options)
 {
+	static const struct app_options defaults;
+	const struct app_options *o = options != NULL ? options : &defaults;
+	int rc;
+
 	memset(app, 0, sizeof *app);
 	app->problem = *p;
 	qkv_problem_init(p);
@@ -869,17 +911,21 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	qkv_problem_init(&app->recovered);
 	qkv_problem_init(&app->spare);
 	history_init(&app->history, HISTORY_BUDGET);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < APP_PROJECTIONS; i++)
 		qkv_matrix_init(&app->untied[i]);
 	app->stage = APP_STAGE_LIVE;
 	app->step = DEFAULT_STEP;
-	app->pace_s = 2.0;
-	app->palette_count = palette_count > 0 ? palette_count : 1;
+	app->pace_s = o->pace_s > 0 ? o->pace_s : APP_PACE_S;
+	app->palette_count = o->palette_count > 0 ? o->palette_count : 1;
+	app->palette = o->palette >= 0 && o->palette < app->palette_count ? o->palette : 0;
+	app->projector = o->projector;
+	app->clock = o->clock;
+	app->clock_context = o->clock_context;
 	app->show_stats = true;
-	app->sweep_tokens = 16;
-	app->sweep_trials = 8;
-	app->sweep_dk_max = 1024;
-	app->sweep_seed = 1;
+	app->sweep_tokens = QKV_SWEEP_TOKENS;
+	app->sweep_trials = QKV_SWEEP_TRIALS;
+	app->sweep_dk_max = QKV_SWEEP_DK_MAX;
+	app->sweep_seed = QKV_SWEEP_SEED;
 	app->cost_last_n = APP_COST_LAST_N;
 	app->previous_differs_row = -1;
 	app->previous_differs_col = -1;
@@ -891,19 +937,27 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	}
 	if (app->problem.notes != NULL)
 		say(app, false, "%s", app->problem.notes);
+	if (o->message != NULL)
+		say(app, false, "%s", o->message);
 	if (qkv_problem_copy(&app->saved, &app->problem) != 0)
 		return QKV_ENOMEM;
-	note_disk(app, path);
+	if (path != NULL)
+		ask(app, APP_REQUEST_LOOK, path, LOOK_DISK);
 	if (trace != NULL) {
 		struct qkv_trace swap = app->trace;
 
 		app->trace = *trace;
 		*trace = swap;
-		return settle_trace(app, 0, false);
+		rc = settle_trace(app, 0, false);
+	} else {
+		rc = recompute(app, false);
 	}
-	return recompute(app, false);
+	if (rc == 0 && o->train != NULL)
+		rc = app_learning_open(app, o->train); /* qkv --train TASK */
+	return rc;
 }
 
+/* Asks whether to open the recovery copy named where (holding recovered). */
 int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where)
 {
 	char *name = strdup(where);
@@ -919,8 +973,10 @@ int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const cha
 	return 0;
 }
 
+/* Frees everything the app owns, the request's path included. */
 void app_fini(struct app *app)
 {
+	free(app->request.path);
 	qkv_problem_fini(&app->problem);
 	qkv_problem_fini(&app->saved);
 	qkv_trace_fini(&app->trace);
@@ -945,7 +1001,7 @@ void app_fini(struct app *app)
 	history_fini(&app->history);
 	job_abandon(app->job);
 	app_learning_free(app);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < APP_PROJECTIONS; i++)
 		qkv_matrix_fini(&app->untied[i]);
 	if (app->cost != NULL) {
 		qkv_cost_fini(app->cost);
@@ -978,6 +1034,7 @@ struct words {
 	size_t size, length;
 };
 
+/* Appends a formatted phrase to w. */
 static void add(struct words *w, const char *fmt, ...)
 {
 	va_list args;
@@ -998,11 +1055,13 @@ static const char *const grid_nouns[APP_GRID_COUNT] = {
 
 static const char *const grid_symbols[APP_GRID_COUNT] = { "Q", "K", "V", "S", "S'", "A", "O" };
 
+/* True when the cell of grid holds a value (an attention cell that is not masked). */
 static bool grid_live(const struct app *app, enum app_grid grid, int row, int col)
 {
 	return !grid_is_attention(grid) || !qkv_trace_is_masked(&app->trace, row, col);
 }
 
+/* True when the cell of grid moved in the last change. */
 static bool cell_moved_now(const struct app *app, enum app_grid grid, int row, int col)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
@@ -1194,11 +1253,13 @@ static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b
 	return true;
 }
 
+/* True when grids a and b moved in the same cells (each within the other). */
 static bool moved_same(const struct app *app, enum app_grid a, enum app_grid b)
 {
 	return moved_within(app, a, b) && moved_within(app, b, a);
 }
 
+/* True when any cell of grid moved. */
 static bool grid_moved_any(const struct app *app, enum app_grid grid)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
@@ -1328,6 +1389,7 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 	}
 }
 
+/* The last change's reach in words, read from the marks (app.h). */
 void app_reach_words(const struct app *app, char *buf, size_t size)
 {
 	struct words w = { buf, size, 0 };
@@ -1407,12 +1469,27 @@ static void update_dirty(struct app *app)
 	app->saved.wrong = kept;
 }
 
+/* The trace of a change could not be computed (rc): the problem goes back to what
+ * it was (undone, the redo forgotten) with its trace, and the status line says why. */
+static int change_failed(struct app *app, int rc)
+{
+	struct history_place ignored;
+
+	history_undo(&app->history, &app->problem, &ignored);
+	history_drop_redo(&app->history);
+	update_dirty(app);
+	if (recompute(app, false) == 0)
+		say(app, true, "cannot compute: %s: the change was not made", qkv_error_string(rc));
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
 /* Sets one input cell, with undo, and recomputes. */
 static int set_cell(struct app *app, enum app_focus focus, int row, int col, double value)
 {
 	struct qkv_matrix *m = (struct qkv_matrix *)app_input(app, focus_input(focus));
 	double before;
 	struct history_place place = { (int)focus, row, col, app->head };
+	int rc;
 
 	if (m == NULL || row >= m->rows || col >= m->cols)
 		return REDRAW_NONE;
@@ -1440,7 +1517,8 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 		}
 	}
 	update_dirty(app);
-	recompute_after(app, true, focus_input(focus), row, col);
+	if ((rc = recompute_after(app, true, focus_input(focus), row, col)) != 0)
+		return change_failed(app, rc);
 	app->moved_input = focus_input(focus);
 	app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col] = 1;
 	describe_change(app, focus, row, col, before, value);
@@ -1451,6 +1529,7 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
  * change, then recompute; a failed change is rolled back. */
 typedef int (*problem_change)(struct app *app, int argument);
 
+/* Runs change(app, argument) on the problem with undo; done is what the status line then says. */
 static int change_problem(struct app *app, problem_change change, int argument,
 			  const char *done)
 {
@@ -1477,7 +1556,8 @@ static int change_problem(struct app *app, problem_change change, int argument,
 	if (trace_cost(&app->problem) > JOB_COST && start_trace_job(app, REPLAY_REDO, true, done, NULL))
 		return REDRAW_ALL;
 	update_dirty(app);
-	recompute(app, true);
+	if ((rc = recompute(app, true)) != 0)
+		return change_failed(app, rc);
 	if (done != NULL)
 		say(app, false, "%s", done);
 	return REDRAW_ALL;
@@ -1490,24 +1570,28 @@ static int change_insert_token(struct app *app, int after)
 	return qkv_problem_insert_token(p, after + 1, NULL);
 }
 
+/* Removes token at. */
 static int change_remove_token(struct app *app, int at)
 {
 	struct qkv_problem *p = &app->problem;
 	return qkv_problem_remove_token(p, at);
 }
 
+/* d_k becomes d_k: columns of Q and K (or W_Q and W_K) dropped or added as zeros. */
 static int change_d_k(struct app *app, int d_k)
 {
 	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_d_k(p, d_k);
 }
 
+/* d_v becomes d_v. */
 static int change_d_v(struct app *app, int d_v)
 {
 	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_d_v(p, d_v);
 }
 
+/* The divisor: √d_k or none. */
 static int change_scale(struct app *app, int scale)
 {
 	struct qkv_problem *p = &app->problem;
@@ -1515,6 +1599,7 @@ static int change_scale(struct app *app, int scale)
 	return 0;
 }
 
+/* τ becomes temperatures[index]. */
 static int change_temperature(struct app *app, int index)
 {
 	struct qkv_problem *p = &app->problem;
@@ -1522,12 +1607,14 @@ static int change_temperature(struct app *app, int index)
 	return 0;
 }
 
+/* The mask becomes mask (none, causal, custom). */
 static int change_mask(struct app *app, int mask)
 {
 	struct qkv_problem *p = &app->problem;
 	return qkv_problem_set_mask(p, (enum qkv_mask)mask);
 }
 
+/* The wrong-way demonstration becomes wrong. */
 static int change_wrong(struct app *app, int wrong)
 {
 	struct qkv_problem *p = &app->problem;
@@ -1587,6 +1674,7 @@ static int change_random(struct app *app, int unused)
 	return rc;
 }
 
+/* True when m is square with ones on the diagonal and zeros elsewhere. */
 static bool is_identity(const struct qkv_matrix *m)
 {
 	if (m->rows != m->cols)
@@ -1598,6 +1686,7 @@ static bool is_identity(const struct qkv_matrix *m)
 	return true;
 }
 
+/* True when W_Q, W_K and W_V are all the identity. */
 bool app_projections_tied(const struct app *app)
 {
 	const struct qkv_problem *p = &app->problem;
@@ -1611,10 +1700,10 @@ bool app_projections_tied(const struct app *app)
 static int change_identity(struct app *app, int tie)
 {
 	struct qkv_problem *p = &app->problem;
-	struct qkv_matrix *w[3] = { &p->w_q, &p->w_k, &p->w_v };
+	struct qkv_matrix *w[APP_PROJECTIONS] = { &p->w_q, &p->w_k, &p->w_v };
 	int d_model = p->x.cols, rc = 0;
 
-	for (int i = 0; i < 3 && rc == 0; i++) {
+	for (int i = 0; i < APP_PROJECTIONS && rc == 0; i++) {
 		if (tie) {
 			rc = qkv_matrix_copy(&app->untied[i], w[i]);
 			if (rc == 0)
@@ -1642,6 +1731,7 @@ static int change_padding(struct app *app, int token)
 	return 0;
 }
 
+/* d_model becomes d_model: columns of X and rows of every W. */
 static int change_d_model(struct app *app, int d_model)
 {
 	return qkv_problem_set_d_model(&app->problem, d_model);
@@ -1649,6 +1739,7 @@ static int change_d_model(struct app *app, int d_model)
 
 /* --- keys ------------------------------------------------------------------------ */
 
+/* Moves the focused cursor, within its grid; the linked cursors follow. */
 static int move_cursor(struct app *app, int d_row, int d_col)
 {
 	struct app_cursor *c = &app->cursor[app->focus];
@@ -1671,6 +1762,7 @@ static int move_cursor(struct app *app, int d_row, int d_col)
 	return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT | REDRAW_INFO | REDRAW_STATUS;
 }
 
+/* The next (direction 1) or previous (−1) grid in Tab's order. */
 static int cycle_focus(struct app *app, int direction)
 {
 	static const enum app_focus direct[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_ATTENTION, FOCUS_OUTPUT };
@@ -1732,6 +1824,7 @@ static void say_stage(struct app *app)
 		    qkv_stage_formula((enum qkv_stage)app->stage));
 }
 
+/* The next (direction 1) or previous (−1) stage of the walk, and its name said. */
 static int step_stage(struct app *app, int direction)
 {
 	int first = first_stage(app), last = app_last_stage(app);
@@ -1757,10 +1850,16 @@ static int step_stage(struct app *app, int direction)
 static int select_head(struct app *app, int head)
 {
 	const struct qkv_pattern *s;
-	int h = app->problem.h;
+	int h = app->problem.h, was = app->head, rc;
 
 	app->head = head;
-	recompute(app, false);
+	if ((rc = recompute(app, false)) != 0) {
+		/* The head it was on, with its trace, and why not the other. */
+		app->head = was;
+		if (recompute(app, false) == 0)
+			say(app, true, "cannot compute: %s: still head %d", qkv_error_string(rc), was + 1);
+		return REDRAW_ALL | REDRAW_LAYOUT;
+	}
 	s = &app->heads.pattern[app->head];
 	say(app, false, "head %d of %d: mean weight on the previous token %.2f, on itself %.2f, "
 			"on the first token %.2f; mean entropy %.2f nats",
@@ -1780,12 +1879,14 @@ static int step_head(struct app *app, int direction)
 	return select_head(app, (app->head + direction + h) % h);
 }
 
+/* True for the characters a typed number may hold. */
 static bool is_number_char(int key)
 {
 	return (key >= '0' && key <= '9') || key == '.' || key == '-' || key == '+' || key == 'e' ||
 	       key == 'E';
 }
 
+/* Starts typing into the selected cell, with first_key or the cell's value. */
 static void start_edit(struct app *app, int first_key)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, app->focus);
@@ -1817,50 +1918,61 @@ static bool parse_value(const char *text, double *value)
 	return fabs(*value) <= QKV_MAX_VALUE;
 }
 
-static int edit_key(struct app *app, int key)
+/* Enter in an edit: the typed value goes into the cell, if it is a number. */
+static int edit_keep(struct app *app, int key)
 {
-	size_t length = strlen(app->edit);
+	const struct app_cursor *c = &app->cursor[app->focus];
 	double value;
 
-	switch (key) {
-	case APP_KEY_ESCAPE:
-	case APP_KEY_CTRL_C:
-		app->editing = false;
-		say(app, false, "edit cancelled");
-		return REDRAW_INPUTS | REDRAW_STATUS;
-	case APP_KEY_BACKSPACE:
-	case APP_KEY_DELETE:
-		if (length > 0)
-			app->edit[length - 1] = '\0';
-		return REDRAW_INPUTS | REDRAW_STATUS;
-	case APP_KEY_CTRL_U:
-		app->edit[0] = '\0';
-		return REDRAW_INPUTS | REDRAW_STATUS;
-	case APP_KEY_ENTER: {
-		const struct app_cursor *c = &app->cursor[app->focus];
-
-		if (!parse_value(app->edit, &value)) {
-			say(app, true, "“%s” is not a number (finite, |v| ≤ 1e12): the value stays", app->edit);
-			return REDRAW_STATUS;
-		}
-		app->editing = false;
-		app->message[0] = '\0';
-		return set_cell(app, app->focus, c->row, c->col, value);
+	(void)key;
+	if (!parse_value(app->edit, &value)) {
+		say(app, true, "“%s” is not a number (finite, |v| ≤ 1e12): the value stays", app->edit);
+		return REDRAW_STATUS;
 	}
-	default:
-		/* Many classrooms write a decimal comma: it is the decimal point, never dropped. */
-		if (key == ',' && length + 1 < sizeof app->edit) {
-			app->edit[length] = '.';
-			app->edit[length + 1] = '\0';
-			say(app, false, "a decimal comma is read as a decimal point");
-		} else if (is_number_char(key) && length + 1 < sizeof app->edit) {
-			app->edit[length] = (char)key;
-			app->edit[length + 1] = '\0';
-		}
-		return REDRAW_INPUTS | REDRAW_STATUS;
-	}
+	app->editing = false;
+	app->message[0] = '\0';
+	return set_cell(app, app->focus, c->row, c->col, value);
 }
 
+/* Esc or Ctrl-C in an edit: the cell keeps its value. */
+static int edit_cancel(struct app *app, int key)
+{
+	(void)key;
+	app->editing = false;
+	say(app, false, "edit cancelled");
+	return REDRAW_INPUTS | REDRAW_STATUS;
+}
+
+/* Backspace or Delete in an edit: the last character typed goes; Ctrl-U: all of them. */
+static int edit_erase(struct app *app, int key)
+{
+	size_t length = strlen(app->edit);
+
+	if (key == APP_KEY_CTRL_U)
+		app->edit[0] = '\0';
+	else if (length > 0)
+		app->edit[length - 1] = '\0';
+	return REDRAW_INPUTS | REDRAW_STATUS;
+}
+
+/* Any other key in an edit: typed when it can be part of a number, else ignored. */
+static int edit_type(struct app *app, int key)
+{
+	size_t length = strlen(app->edit);
+
+	/* Many classrooms write a decimal comma: it is the decimal point, never dropped. */
+	if (key == ',' && length + 1 < sizeof app->edit) {
+		app->edit[length] = '.';
+		app->edit[length + 1] = '\0';
+		say(app, false, "a decimal comma is read as a decimal point");
+	} else if (is_number_char(key) && length + 1 < sizeof app->edit) {
+		app->edit[length] = (char)key;
+		app->edit[length + 1] = '\0';
+	}
+	return REDRAW_INPUTS | REDRAW_STATUS;
+}
+
+/* Adds delta to an input cell (a computed grid refuses). */
 static int nudge(struct app *app, enum app_focus focus, int row, int col, double delta)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, focus);
@@ -1895,44 +2007,47 @@ static int temperature_index(double temperature, int direction)
 
 /* Remembers the modification time and size of the file at path as qkv last read
  * or wrote it, to notice someone else changing it meanwhile. */
-static void note_disk(struct app *app, const char *path)
+/* Asks the caller for a look at, a save to or the removal of path (any earlier
+ * request not yet answered is dropped). Out of memory, nothing is asked. */
+static void ask(struct app *app, enum app_request_type type, const char *path, int why)
 {
-	struct stat st;
+	char *copy = strdup(path);
 
-	app->disk_known = path != NULL && stat(path, &st) == 0;
-	if (app->disk_known) {
-		app->disk_mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-		app->disk_size = (int64_t)st.st_size;
-	}
+	free(app->request.path);
+	app->request.path = copy;
+	app->request.type = copy != NULL ? type : APP_REQUEST_NONE;
+	app->request.why = why;
+	if (copy == NULL)
+		say(app, true, "out of memory: %s was not %s", path, type == APP_REQUEST_SAVE ? "saved" : "read");
 }
 
-/* True when the file at app->path is not as qkv last read or wrote it. */
-static bool changed_on_disk(const struct app *app)
+/* The request answered: none is left unless the answer makes the next one. */
+static void answered(struct app *app)
 {
-	struct stat st;
-
-	if (!app->disk_known || app->path == NULL || stat(app->path, &st) != 0)
-		return false;
-	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != app->disk_mtime_ns ||
-	       (int64_t)st.st_size != app->disk_size;
+	free(app->request.path);
+	app->request.path = NULL;
+	app->request.type = APP_REQUEST_NONE;
 }
 
-static int save_to(struct app *app, const char *path)
+/* The file as qkv last read or wrote it. */
+static void note_disk(struct app *app, const struct app_file *f)
 {
-	char err[1024];
+	app->disk_known = f->exists;
+	app->disk_mtime_ns = f->mtime_ns;
+	app->disk_size = f->size;
+}
 
-	if (save_file(path, &app->problem, err, sizeof err) != 0) {
-		/* The reason must fit: a long name gives way, not the why. */
-		const char *why = strstr(err, ": cannot save: ");
+/* True when f is not the file as qkv last read or wrote it. */
+static bool changed_on_disk(const struct app *app, const struct app_file *f)
+{
+	return app->disk_known && f->exists && (f->mtime_ns != app->disk_mtime_ns || f->size != app->disk_size);
+}
 
-		if (why != NULL && strlen(err) >= sizeof app->message)
-			say(app, true, "cannot save %.60s…: %s", path, why + strlen(": cannot save: "));
-		else
-			say(app, true, "%s", err);
-		return REDRAW_STATUS;
-	}
-	note_disk(app, path);
-	if (app->path != path) {
+/* The saved problem at path: it is the file now, and the recovery copy's changes are in it. */
+static int saved(struct app *app, const char *path, const struct app_file *f)
+{
+	note_disk(app, f);
+	if (app->path == NULL || strcmp(app->path, path) != 0) {
 		char *copy = strdup(path);
 
 		if (copy != NULL) {
@@ -1946,86 +2061,151 @@ static int save_to(struct app *app, const char *path)
 	say(app, false, "saved to %s", path);
 	if (app->recovery != NULL && app->prompt != PROMPT_RECOVER) {
 		/* The changes it kept are in the file now (or were declined). */
-		unlink(app->recovery);
+		ask(app, APP_REQUEST_REMOVE, app->recovery, REMOVE_SAVED);
 		free(app->recovery);
 		app->recovery = NULL;
 	}
 	return REDRAW_STATUS;
 }
 
-/* E: the current stage's panels (the weights in the live view) as a figure,
- * its format from the name's ending, written atomically like `w` saves. */
+/* The save to path failed: the saver's sentence, or the errno's. */
+static int save_failed(struct app *app, const char *path, const struct event *event)
+{
+	const char *err = event->text, *why = err != NULL ? strstr(err, ": cannot save: ") : NULL;
+
+	if (err == NULL)
+		say(app, true, "cannot save %s: %s", path, strerror(event->error));
+	/* The reason must fit: a long name gives way, not the why. */
+	else if (why != NULL && strlen(err) >= sizeof app->message)
+		say(app, true, "cannot save %.60s…: %s", path, why + strlen(": cannot save: "));
+	else
+		say(app, true, "%s", err);
+	return REDRAW_STATUS;
+}
+
+/* An answer from the caller to the request (a look, a save, a removal). */
+static int file_answer(struct app *app, const struct event *event)
+{
+	enum app_request_type type = app->request.type;
+	int why = app->request.why, redraw = REDRAW_STATUS;
+	char *path = app->request.path;
+
+	if (type == APP_REQUEST_NONE || path == NULL)
+		return REDRAW_NONE; /* nothing was asked: a stray answer */
+	app->request.path = NULL;
+	answered(app);
+	if (event->type == EVENT_LOOKED && type == APP_REQUEST_LOOK) {
+		if (why == LOOK_DISK) {
+			note_disk(app, &event->file);
+			redraw = REDRAW_NONE;
+		} else if (why == LOOK_BEFORE_SAVE && changed_on_disk(app, &event->file)) {
+			app->prompt = PROMPT_CHANGED;
+		} else if (why == LOOK_BEFORE_SAVE) {
+			ask(app, APP_REQUEST_SAVE, path, 0);
+		} else if (event->file.is_dir) {
+			say(app, true, "%s is a folder: type the name of a file in it", path);
+		} else if (event->file.exists) {
+			app->prompt = PROMPT_OVERWRITE;
+		} else {
+			app->prompt = PROMPT_NONE;
+			if (app->exporting)
+				export_to(app, path);
+			else
+				ask(app, APP_REQUEST_SAVE, path, 0);
+		}
+	} else if (event->type == EVENT_SAVED && type == APP_REQUEST_EXPORT) {
+		int stage = app_figure_stage(app);
+
+		say(app, false, "stage %d (%s) exported to %s", stage, qkv_stage_name((enum qkv_stage)stage), path);
+	} else if (event->type == EVENT_SAVE_FAILED && type == APP_REQUEST_EXPORT) {
+		say(app, true, "%s", event->text != NULL ? event->text : strerror(event->error));
+	} else if (event->type == EVENT_SAVED && type == APP_REQUEST_SAVE) {
+		redraw = saved(app, path, &event->file);
+	} else if (event->type == EVENT_SAVE_FAILED && type == APP_REQUEST_SAVE) {
+		redraw = save_failed(app, path, event);
+	} else if (event->type == EVENT_REMOVED && type == APP_REQUEST_REMOVE) {
+		if (why == REMOVE_SAVED)
+			redraw = REDRAW_NONE;
+		else if (event->error != 0)
+			say(app, true, "%s: cannot delete the recovery copy (%s)", path, strerror(event->error));
+		else
+			say(app, false, "recovery copy %s deleted", path);
+	} else {
+		redraw = REDRAW_NONE; /* an answer to another question */
+	}
+	free(path);
+	return redraw;
+}
+
+/* The stage E draws: the one on screen, or the weights in the live view (and
+ * where the stage has no figure). */
+int app_figure_stage(const struct app *app)
+{
+	return app->stage == APP_STAGE_LIVE || !figure_stage_drawable(&app->problem, app->stage)
+	       ? QKV_STAGE_WEIGHTS : app->stage;
+}
+
+/* E's name typed: the format from its ending, then the caller is asked to write
+ * the figure (app_perform draws it). */
 static int export_to(struct app *app, const char *path)
 {
 	const char *dot = strrchr(path, '.');
-	struct figure_options o;
 	enum figure_format format;
-	char err[512];
-	size_t length;
-	char *bytes;
 
 	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
 		say(app, true, "%s: name the figure .svg, .pdf or .png", path);
 		return REDRAW_STATUS;
 	}
-	figure_options_default(&o);
-	o.stage = app->stage == APP_STAGE_LIVE || !figure_stage_drawable(&app->problem, app->stage)
-		  ? QKV_STAGE_WEIGHTS : app->stage;
-	o.palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
-	o.cell_row = app_query(app);
-	o.cell_col = o.stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
-	bytes = figure_bytes(format, &app->problem, &app->trace, &o, &length, err, sizeof err);
-	if (bytes == NULL || save_bytes(path, bytes, length, err, sizeof err) != 0) {
-		free(bytes);
-		say(app, true, "%s", err);
-		return REDRAW_STATUS;
-	}
-	free(bytes);
-	say(app, false, "stage %d (%s) exported to %s", o.stage, qkv_stage_name((enum qkv_stage)o.stage), path);
+	ask(app, APP_REQUEST_EXPORT, path, 0);
 	return REDRAW_STATUS;
 }
 
-/* y: the recovered problem replaces the file's (undo goes back to the file's);
- * n: the copy is deleted; Esc: it stays for the next time. */
-static int recover_key(struct app *app, int key)
+/* y to the recovery copy: the recovered problem replaces the file's (undo goes back
+ * to the file's). */
+static int recover_open(struct app *app, int key)
 {
 	struct history_place place = here(app);
+	int rc;
 
-	if (key == 'y' || key == 'Y') {
-		if (history_push_problem(&app->history, &app->problem, place) != 0) {
-			say(app, true, "out of memory: the recovery copy was not opened");
-			return REDRAW_STATUS;
-		}
-		qkv_problem_fini(&app->problem);
-		app->problem = app->recovered;
-		qkv_problem_init(&app->recovered);
-		app->prompt = PROMPT_NONE;
-		update_dirty(app);
-		app->focus = first_input(app);
-		recompute(app, false);
-		say(app, false, "the recovered changes are open, not saved yet: w saves them, u goes back to the file");
-		return REDRAW_ALL | REDRAW_LAYOUT;
-	}
-	if (key == 'n' || key == 'N') {
-		app->prompt = PROMPT_NONE;
-		qkv_problem_fini(&app->recovered);
-		if (unlink(app->recovery) != 0)
-			say(app, true, "%s: cannot delete the recovery copy (%s)", app->recovery, strerror(errno));
-		else
-			say(app, false, "recovery copy %s deleted", app->recovery);
-		free(app->recovery);
-		app->recovery = NULL;
+	(void)key;
+	if (history_push_problem(&app->history, &app->problem, place) != 0) {
+		say(app, true, "out of memory: the recovery copy was not opened");
 		return REDRAW_STATUS;
 	}
-	if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
-		app->prompt = PROMPT_NONE;
-		qkv_problem_fini(&app->recovered);
-		say(app, false, "recovery copy kept in %s for the next time", app->recovery);
-		free(app->recovery);
-		app->recovery = NULL;
-		return REDRAW_STATUS;
-	}
-	return REDRAW_NONE;
+	qkv_problem_fini(&app->problem);
+	app->problem = app->recovered;
+	qkv_problem_init(&app->recovered);
+	app->prompt = PROMPT_NONE;
+	update_dirty(app);
+	app->focus = first_input(app);
+	if ((rc = recompute(app, false)) != 0)
+		return change_failed(app, rc);
+	say(app, false, "the recovered changes are open, not saved yet: w saves them, u goes back to the file");
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+/* n to the recovery copy: it is deleted (the caller is asked to). */
+static int recover_delete(struct app *app, int key)
+{
+	(void)key;
+	app->prompt = PROMPT_NONE;
+	qkv_problem_fini(&app->recovered);
+	ask(app, APP_REQUEST_REMOVE, app->recovery, REMOVE_DECLINED);
+	free(app->recovery);
+	app->recovery = NULL;
+	return REDRAW_STATUS;
+}
+
+/* Esc or Ctrl-C to the recovery copy: it stays for the next time. */
+static int recover_later(struct app *app, int key)
+{
+	(void)key;
+	app->prompt = PROMPT_NONE;
+	qkv_problem_fini(&app->recovered);
+	say(app, false, "recovery copy kept in %s for the next time", app->recovery);
+	free(app->recovery);
+	app->recovery = NULL;
+	return REDRAW_STATUS;
 }
 
 /* key as UTF-8 into out (4 bytes); the byte count, 0 for a surrogate. */
@@ -2055,82 +2235,100 @@ static size_t utf8_encode(unsigned int key, char *out)
 	return 4;
 }
 
-static int prompt_key(struct app *app, int key)
+/* y to a question: quit, save over the changed file, or overwrite the named one. */
+static int answer_yes(struct app *app, int key)
+{
+	enum app_prompt prompt = app->prompt;
+
+	(void)key;
+	app->prompt = PROMPT_NONE;
+	if (prompt == PROMPT_QUIT)
+		app->quit = true;
+	else if (prompt == PROMPT_OVERWRITE && app->exporting)
+		return export_to(app, app->answer);
+	else
+		ask(app, APP_REQUEST_SAVE, prompt == PROMPT_CHANGED ? app->path : app->answer, 0);
+	return REDRAW_STATUS;
+}
+
+/* n, Esc or Ctrl-C to a question (Ctrl-\ too to quitting's): nothing is done. */
+static int answer_no(struct app *app, int key)
+{
+	enum app_prompt prompt = app->prompt;
+
+	if (key == APP_KEY_CTRL_BACKSLASH && prompt != PROMPT_QUIT)
+		return REDRAW_NONE;
+	app->prompt = PROMPT_NONE;
+	if (prompt == PROMPT_QUIT)
+		say(app, false, "not quitting");
+	else if (prompt == PROMPT_CHANGED)
+		say(app, false, "not saved: %s stays as it is on disk", app->path);
+	else
+		say(app, false, app->exporting ? "not exported" : "not saved");
+	return REDRAW_STATUS;
+}
+
+/* Esc or Ctrl-C while a name is typed: not saved. */
+static int save_as_cancel(struct app *app, int key)
+{
+	(void)key;
+	app->prompt = PROMPT_NONE;
+	say(app, false, app->exporting ? "not exported" : "not saved");
+	return REDRAW_STATUS;
+}
+
+/* Backspace or Delete: the name's last character (UTF-8, whole); Ctrl-U: all of it. */
+static int save_as_erase(struct app *app, int key)
 {
 	size_t length = strlen(app->answer);
-	struct stat st;
 
-	switch (app->prompt) {
-	case PROMPT_RECOVER:
-		return recover_key(app, key);
-	case PROMPT_QUIT:
-		if (key == 'y' || key == 'Y') {
-			app->quit = true;
-		} else if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C ||
-			   key == APP_KEY_CTRL_BACKSLASH) {
-			say(app, false, "not quitting");
-		} else {
-			return REDRAW_NONE;
-		}
-		app->prompt = PROMPT_NONE;
-		return REDRAW_STATUS;
-	case PROMPT_CHANGED:
-		if (key == 'y' || key == 'Y') {
-			app->prompt = PROMPT_NONE;
-			return save_to(app, app->path);
-		}
-		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
-			app->prompt = PROMPT_NONE;
-			say(app, false, "not saved: %s stays as it is on disk", app->path);
-			return REDRAW_STATUS;
-		}
-		return REDRAW_NONE;
-	case PROMPT_OVERWRITE:
-		if (key == 'y' || key == 'Y') {
-			app->prompt = PROMPT_NONE;
-			return app->exporting ? export_to(app, app->answer) : save_to(app, app->answer);
-		}
-		if (key == 'n' || key == 'N' || key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
-			app->prompt = PROMPT_NONE;
-			say(app, false, app->exporting ? "not exported" : "not saved");
-			return REDRAW_STATUS;
-		}
-		return REDRAW_NONE;
-	case PROMPT_SAVE_AS:
-	default:
-		if (key == APP_KEY_ESCAPE || key == APP_KEY_CTRL_C) {
-			app->prompt = PROMPT_NONE;
-			say(app, false, app->exporting ? "not exported" : "not saved");
-		} else if (key == APP_KEY_BACKSPACE || key == APP_KEY_DELETE) {
-			/* One character: back over UTF-8 continuation bytes. */
-			while (length > 0 && ((unsigned char)app->answer[length - 1] & 0xc0) == 0x80)
-				app->answer[--length] = '\0';
-			if (length > 0)
-				app->answer[length - 1] = '\0';
-		} else if (key == APP_KEY_CTRL_U) {
-			app->answer[0] = '\0';
-		} else if (key == APP_KEY_ENTER) {
-			if (length == 0)
-				return REDRAW_NONE;
-			if (stat(app->answer, &st) == 0 && S_ISDIR(st.st_mode)) {
-				say(app, true, "%s is a folder: type the name of a file in it", app->answer);
-			} else if (stat(app->answer, &st) == 0) {
-				app->prompt = PROMPT_OVERWRITE;
-			} else {
-				app->prompt = PROMPT_NONE;
-				return app->exporting ? export_to(app, app->answer) : save_to(app, app->answer);
-			}
-		} else if (key >= 0x20 && key < APP_KEY_UP && !qkv_is_control(key)) {
-			char bytes[4];
-			size_t count = utf8_encode((unsigned int)key, bytes);
-
-			if (count > 0 && length + count < sizeof app->answer) {
-				memcpy(app->answer + length, bytes, count);
-				app->answer[length + count] = '\0';
-			}
-		}
+	if (key == APP_KEY_CTRL_U) {
+		app->answer[0] = '\0';
 		return REDRAW_STATUS;
 	}
+	/* One character: back over UTF-8 continuation bytes. */
+	while (length > 0 && ((unsigned char)app->answer[length - 1] & 0xc0) == 0x80)
+		app->answer[--length] = '\0';
+	if (length > 0)
+		app->answer[length - 1] = '\0';
+	return REDRAW_STATUS;
+}
+
+/* Enter on a typed name: what is there is looked at first (a folder, a file). */
+static int save_as_enter(struct app *app, int key)
+{
+	(void)key;
+	if (app->answer[0] == '\0')
+		return REDRAW_NONE;
+	ask(app, APP_REQUEST_LOOK, app->answer, LOOK_SAVE_AS);
+	return REDRAW_STATUS;
+}
+
+/* Any other key while a name is typed: a printable character is added to it. */
+static int save_as_type(struct app *app, int key)
+{
+	size_t length = strlen(app->answer);
+
+	if (key >= 0x20 && key < APP_KEY_UP && !qkv_is_control(key)) {
+		char bytes[4];
+		size_t count = utf8_encode((unsigned int)key, bytes);
+
+		if (count > 0 && length + count < sizeof app->answer) {
+			memcpy(app->answer + length, bytes, count);
+			app->answer[length + count] = '\0';
+		}
+	}
+	return REDRAW_STATUS;
+}
+
+/* A key while a question is asked: its binding in the key table; a name's text. */
+static int prompt_key(struct app *app, int key)
+{
+	const struct app_binding *b = app_binding_find(app_key_context(app), key);
+
+	if (b != NULL)
+		return b->handler(app, key);
+	return app->prompt == PROMPT_SAVE_AS ? save_as_type(app, key) : REDRAW_NONE;
 }
 
 /* "undone" or "redone", and what moved back. */
@@ -2147,9 +2345,11 @@ static void say_undone(struct app *app, bool redo)
 	    app->dirty ? "" : " · the problem is as it was loaded or last saved");
 }
 
+/* Undoes (or redoes) the last change, the cursor back where it was made. */
 static int undo_redo(struct app *app, bool redo)
 {
 	struct history_place place;
+	int rc, was_head;
 	bool done = redo ? history_redo(&app->history, &app->problem, &place)
 			 : history_undo(&app->history, &app->problem, &place);
 
@@ -2161,9 +2361,21 @@ static int undo_redo(struct app *app, bool redo)
 	    start_trace_job(app, redo ? REPLAY_REDO : REPLAY_UNDO, false, redo ? "redone" : "undone", &place))
 		return REDRAW_ALL;
 	update_dirty(app);
+	was_head = app->head;
 	if (app->problem.h > 0 && place.head >= 0 && place.head < app->problem.h)
 		app->head = place.head; /* the class sees the head the change was in */
-	recompute(app, true);
+	if ((rc = recompute(app, true)) != 0) {
+		/* Back to where it was: the step is taken back the other way. */
+		if (redo)
+			history_undo(&app->history, &app->problem, &place);
+		else
+			history_redo(&app->history, &app->problem, &place);
+		update_dirty(app);
+		app->head = was_head;
+		if (recompute(app, false) == 0)
+			say(app, true, "cannot compute: %s: nothing was %s", qkv_error_string(rc), redo ? "redone" : "undone");
+		return REDRAW_ALL | REDRAW_LAYOUT;
+	}
 	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
 	    (app_focus_is_input(app, (enum app_focus)place.focus) || place.focus >= FOCUS_ATTENTION)) {
 		app->focus = (enum app_focus)place.focus;
@@ -2293,6 +2505,7 @@ static int cost_tick(struct app *app)
 	return REDRAW_OVERLAY;
 }
 
+/* Opens overlay, or closes it when open (starting and stopping what it runs). */
 static int toggle_overlay(struct app *app, enum app_overlay overlay)
 {
 	enum app_overlay before = app->overlay;
@@ -2312,6 +2525,7 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 	return REDRAW_ALL;
 }
 
+/* The token the cursor is on (the selected query off the token grids). */
 static int current_token(const struct app *app)
 {
 	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT ||
@@ -2336,6 +2550,7 @@ static void select_token(struct app *app, int token)
 	move_cursor(app, 0, 0);
 }
 
+/* o x ] [ > < } {: tokens, d_k, d_model and d_v. */
 static int structure_key(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
@@ -2474,6 +2689,7 @@ static bool columns_sum_to_one(const struct app *app)
 	return true;
 }
 
+/* True when some query does not see some key. */
 static bool any_key_masked(const struct app *app)
 {
 	size_t cells = (size_t)app->trace.n * (size_t)app->trace.n;
@@ -2518,6 +2734,7 @@ static void wrong_words(struct app *app, const char *prefix)
 	say(app, app->problem.wrong != QKV_WRONG_NONE, "%s", text);
 }
 
+/* s t T m W I z r: the scaling, temperature, mask, wrong ways, identity, padding and random values. */
 static int option_key(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
@@ -2547,7 +2764,7 @@ static int option_key(struct app *app, int key)
 		return change_problem(app, change_temperature, index, done);
 	}
 	case 'm': {
-		int next = (p->mask + 1) % 3, redraw;
+		int next = (p->mask + 1) % (QKV_MASK_CUSTOM + 1), redraw;
 
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
 		redraw = change_problem(app, change_mask, next, done);
@@ -2559,7 +2776,7 @@ static int option_key(struct app *app, int key)
 		return redraw;
 	}
 	case 'W': {
-		int redraw = change_problem(app, change_wrong, (p->wrong + 1) % 3, NULL);
+		int redraw = change_problem(app, change_wrong, (p->wrong + 1) % (QKV_WRONG_COLUMN_SOFTMAX + 1), NULL);
 
 		if (redraw == REDRAW_ALL)
 			wrong_words(app, "");
@@ -2608,10 +2825,12 @@ static int option_key(struct app *app, int key)
 	}
 }
 
-static int enter_key(struct app *app)
+/* Enter: edits an input's cell; on a weight of a custom mask, toggles its bit. */
+static int key_enter(struct app *app, int key)
 {
 	struct qkv_problem *p = &app->problem;
 
+	(void)key;
 	if (app_focus_is_input(app, app->focus)) {
 		start_edit(app, 0);
 		return REDRAW_INPUTS | REDRAW_STATUS;
@@ -2627,110 +2846,422 @@ static int enter_key(struct app *app)
 	return REDRAW_STATUS;
 }
 
-static int command_key(struct app *app, int key)
+/* The arrows and h j k l: move the cursor in the focused grid. */
+static int key_move(struct app *app, int key)
 {
-	int redraw;
-	const struct app_cursor *c = &app->cursor[app->focus];
-
-	if ((redraw = structure_key(app, key)) >= 0 || (redraw = option_key(app, key)) >= 0)
-		return redraw;
 	switch (key) {
 	case APP_KEY_UP: case 'k': return move_cursor(app, -1, 0);
 	case APP_KEY_DOWN: case 'j': return move_cursor(app, 1, 0);
 	case APP_KEY_LEFT: case 'h': return move_cursor(app, 0, -1);
-	case APP_KEY_RIGHT: case 'l': return move_cursor(app, 0, 1);
-	case APP_KEY_TAB: return cycle_focus(app, 1);
-	case APP_KEY_BACKTAB: return cycle_focus(app, -1);
-	case APP_KEY_PAGE_DOWN: case ' ': case 'n': return step_stage(app, 1);
-	case APP_KEY_PAGE_UP: case 'p': return step_stage(app, -1);
-	case APP_KEY_HOME:
+	default: return move_cursor(app, 0, 1);
+	}
+}
+
+/* Tab and Shift-Tab: the next or previous grid. */
+static int key_focus(struct app *app, int key)
+{
+	return cycle_focus(app, key == APP_KEY_TAB ? 1 : -1);
+}
+
+/* PgDn, Space, n and PgUp, p: the next or previous stage. */
+static int key_stage(struct app *app, int key)
+{
+	return step_stage(app, key == APP_KEY_PAGE_UP || key == 'p' ? -1 : 1);
+}
+
+/* Home: every stage live; End: the last stage. */
+static int key_home_end(struct app *app, int key)
+{
+	if (key == APP_KEY_HOME) {
 		app->stage = APP_STAGE_LIVE;
 		say(app, false, "all stages live");
-		return REDRAW_ALL;
-	case APP_KEY_END:
+	} else {
 		app->stage = app_last_stage(app);
 		focus_for_stage(app);
 		say_stage(app);
-		return REDRAW_ALL;
-	case 'H':
-	case 'b':
-		return step_head(app, 1);
-	case APP_KEY_ENTER: return enter_key(app);
-	case '+': case '=': return nudge(app, app->focus, c->row, c->col, app->step);
-	case '-': return nudge(app, app->focus, c->row, c->col, -app->step);
-	case 'u': return undo_redo(app, false);
-	case APP_KEY_CTRL_R: return undo_redo(app, true);
-	case 'A':
-		app->autoplay = true;
-		app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
-		say(app, false, "autoplay: a step every %g s; any key stops it", app->pace_s);
-		return REDRAW_STATUS;
-	case 'S': return toggle_overlay(app, OVERLAY_SATURATION);
-	case 'L':
-		if (app_learning_open(app, NULL) != 0)
-			say(app, true, "out of memory: no learning view");
-		return REDRAW_ALL;
-	case 'C': return toggle_overlay(app, OVERLAY_COST);
-	case 'D': return toggle_overlay(app, OVERLAY_DESCRIBE);
-	case '?': return toggle_overlay(app, OVERLAY_HELP);
-	case 'P':
+	}
+	return REDRAW_ALL;
+}
+
+/* A digit, a point or a decimal comma: starts an edit of an input's cell with it. */
+static int key_digit(struct app *app, int key)
+{
+	if (app_focus_is_input(app, app->focus)) {
+		start_edit(app, key == ',' ? '.' : key);
+		if (key == ',')
+			say(app, false, "a decimal comma is read as a decimal point");
+		return REDRAW_INPUTS | REDRAW_STATUS;
+	}
+	say(app, true, "the %s grid is computed: edit %s", app_focus_name(app->focus),
+	    app->problem.form == QKV_FORM_DIRECT ? "Q, K or V" : "X or a W");
+	return REDRAW_STATUS;
+}
+
+/* H and b: the next head of a multi-head problem. */
+static int key_head(struct app *app, int key)
+{
+	(void)key;
+	return step_head(app, 1);
+}
+
+/* + (or =) and −: nudge the selected cell by the step. */
+static int key_nudge(struct app *app, int key)
+{
+	const struct app_cursor *c = &app->cursor[app->focus];
+
+	return nudge(app, app->focus, c->row, c->col, key == '-' ? -app->step : app->step);
+}
+
+/* u and Ctrl-R: undo and redo. */
+static int key_undo(struct app *app, int key)
+{
+	return undo_redo(app, key == APP_KEY_CTRL_R);
+}
+
+/* A: steps the stages on its own, a step every pace_s seconds. */
+static int key_autoplay(struct app *app, int key)
+{
+	(void)key;
+	app->autoplay = true;
+	app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
+	say(app, false, "autoplay: a step every %g s; any key stops it", app->pace_s);
+	return REDRAW_STATUS;
+}
+
+/* S, C, D and ?: open or close their overlay. */
+static int key_overlay(struct app *app, int key)
+{
+	return toggle_overlay(app, key == 'S' ? OVERLAY_SATURATION : key == 'C' ? OVERLAY_COST
+				   : key == 'D' ? OVERLAY_DESCRIBE : OVERLAY_HELP);
+}
+
+/* P: projector mode on or off; c: the next of the interface's palettes. */
+static int key_look(struct app *app, int key)
+{
+	if (key == 'P') {
 		app->projector = !app->projector;
 		say(app, false, "projector mode %s", app->projector ? "on" : "off");
 		return REDRAW_ALL | REDRAW_LAYOUT;
-	case 'c':
-		app->palette = (app->palette + 1) % app->palette_count;
-		if (qkv_colour_palette_name(app->palette) != NULL)
-			say(app, false, "palette: %s", qkv_colour_palette_name(app->palette));
-		return REDRAW_ALL | REDRAW_STATUS;
-	case 'R':
-		app->auto_range = !app->auto_range;
-		say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");
-		return REDRAW_ATTENTION | REDRAW_STATUS;
-	case 'w':
-	case 'E':
-		app->exporting = key == 'E';
-		if (key == 'w' && app->path != NULL && changed_on_disk(app)) {
-			app->prompt = PROMPT_CHANGED;
-			return REDRAW_STATUS;
-		}
-		if (key == 'w' && app->path != NULL)
-			return save_to(app, app->path);
-		app->prompt = PROMPT_SAVE_AS;
-		app->answer[0] = '\0';
-		return REDRAW_STATUS;
-	case APP_KEY_CTRL_S:
-		say(app, false, "Ctrl-S does nothing here: w saves");
-		return REDRAW_STATUS;
-	case 'q':
-	case APP_KEY_CTRL_C:
-	case APP_KEY_CTRL_BACKSLASH:
-		if (app->dirty) {
-			app->prompt = PROMPT_QUIT;
-			return REDRAW_STATUS;
-		}
-		app->quit = true;
-		return REDRAW_NONE;
-	case APP_KEY_ESCAPE:
-		if (app->overlay != OVERLAY_NONE)
-			return toggle_overlay(app, app->overlay);
-		app->message[0] = '\0';
-		return REDRAW_STATUS;
-	case APP_KEY_CTRL_L:
-		return REDRAW_ALL | REDRAW_LAYOUT;
-	default:
-		if (((key >= '0' && key <= '9') || key == '.' || key == ',') && app_focus_is_input(app, app->focus)) {
-			start_edit(app, key == ',' ? '.' : key);
-			if (key == ',')
-				say(app, false, "a decimal comma is read as a decimal point");
-			return REDRAW_INPUTS | REDRAW_STATUS;
-		}
-		if ((key >= '0' && key <= '9') || key == '.' || key == ',') {
-			say(app, true, "the %s grid is computed: edit %s", app_focus_name(app->focus),
-			    app->problem.form == QKV_FORM_DIRECT ? "Q, K or V" : "X or a W");
-			return REDRAW_STATUS;
-		}
-		return REDRAW_NONE;
 	}
+	app->palette = (app->palette + 1) % app->palette_count;
+	if (qkv_colour_palette_name(app->palette) != NULL)
+		say(app, false, "palette: %s", qkv_colour_palette_name(app->palette));
+	return REDRAW_ALL | REDRAW_STATUS;
+}
+
+/* R: the weights' colour scale over 0–1 or over each row's own range. */
+static int key_range(struct app *app, int key)
+{
+	(void)key;
+	app->auto_range = !app->auto_range;
+	say(app, false, "weights colour scale: %s", app->auto_range ? "each row's own range (auto)" : "fixed 0 to 1");
+	return REDRAW_ATTENTION | REDRAW_STATUS;
+}
+
+/* w: saves to the file (asking first when it changed on disk), or asks for a name. */
+static int key_save(struct app *app, int key)
+{
+	(void)key;
+	app->exporting = false;
+	if (app->path != NULL) {
+		ask(app, APP_REQUEST_LOOK, app->path, LOOK_BEFORE_SAVE);
+		return REDRAW_STATUS;
+	}
+	app->prompt = PROMPT_SAVE_AS;
+	app->answer[0] = '\0';
+	return REDRAW_STATUS;
+}
+
+/* L: opens the learning view (its own keys inside it: app/learning.c). */
+static int key_learning(struct app *app, int key)
+{
+	(void)key;
+	if (app_learning_open(app, NULL) != 0)
+		say(app, true, "out of memory: no learning view");
+	return REDRAW_ALL;
+}
+
+/* E: asks for the figure's name (its ending the format), as w asks for a file's. */
+static int key_export(struct app *app, int key)
+{
+	(void)key;
+	app->exporting = true;
+	app->prompt = PROMPT_SAVE_AS;
+	app->answer[0] = '\0';
+	return REDRAW_STATUS;
+}
+
+/* Ctrl-S: no flow control here; the status line says which key saves. */
+static int key_ctrl_s(struct app *app, int key)
+{
+	(void)key;
+	say(app, false, "Ctrl-S does nothing here: w saves");
+	return REDRAW_STATUS;
+}
+
+/* q, Ctrl-C, Ctrl-\: ends qkv, asking first when there are unsaved changes. */
+static int key_quit(struct app *app, int key)
+{
+	(void)key;
+	if (app->dirty) {
+		app->prompt = PROMPT_QUIT;
+		return REDRAW_STATUS;
+	}
+	app->quit = true;
+	return REDRAW_NONE;
+}
+
+/* Esc: closes the overlay, or clears the message. */
+static int key_escape(struct app *app, int key)
+{
+	(void)key;
+	if (app->overlay != OVERLAY_NONE)
+		return toggle_overlay(app, app->overlay);
+	app->message[0] = '\0';
+	return REDRAW_STATUS;
+}
+
+/* Ctrl-L: everything drawn again. */
+static int key_redraw(struct app *app, int key)
+{
+	(void)app;
+	(void)key;
+	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+#define K_MAIN (APP_KEYS_LIVE | APP_KEYS_STAGES)
+
+/* Every key: where it works, how the help, the status line and the manual page
+ * name it, and what it does. The help overlay, the status line's hints and the
+ * dispatch below read this table; tests/test_keys.c checks the manual page's KEYS
+ * section against it. Order: the help's and the status line's. A note fits the
+ * help's two columns at 80×24 (APP_KEY_NAME_MAX, APP_KEY_NOTE_MAX). */
+const struct app_binding app_bindings[] = {
+	{ { APP_KEY_PAGE_DOWN, ' ', 'n' }, K_MAIN, "PgDn Space n", "next stage",
+	  "PgDn next stage", K_MAIN, key_stage, NULL },
+	{ { APP_KEY_PAGE_UP, 'p' }, K_MAIN, "PgUp p", "previous stage", "PgUp back", APP_KEYS_STAGES, key_stage,
+	  NULL },
+	{ { APP_KEY_HOME, APP_KEY_END }, K_MAIN, "Home End", "all live / last stage", "Home all live",
+	  APP_KEYS_STAGES, key_home_end, NULL },
+	{ { 'A' }, K_MAIN, "A", "autoplay (a key stops)", "A autoplay", APP_KEYS_STAGES, key_autoplay,
+	  "autoplay through the stages, a step every --pace seconds (any key stops it)" },
+	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l' }, K_MAIN, "arrows hjkl",
+	  "move the cursor", "arrows move the cell", APP_KEYS_STAGES, key_move,
+	  "move the cursor in the focused matrix" },
+	{ { APP_KEY_TAB, APP_KEY_BACKTAB }, K_MAIN, "Tab Shift-Tab", "next / previous matrix", "Tab matrix",
+	  APP_KEYS_LIVE, key_focus, NULL },
+	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', ',' }, K_MAIN, "0-9 .", "type a cell's value",
+	  "0-9 edit", APP_KEYS_LIVE, key_digit,
+	  "edit the selected cell, starting with the key typed (a decimal comma is the point); Enter keeps, "
+	  "Esc cancels" },
+	{ { APP_KEY_ENTER }, K_MAIN, "Enter", "edit / mask bit", NULL, 0, key_enter,
+	  "edit the selected cell; Enter keeps, Esc cancels. On a weight in a custom mask: toggle its mask bit" },
+	{ { '+', '=', '-' }, K_MAIN, "+ -", "nudge by the step", "+/- nudge", APP_KEYS_LIVE, key_nudge,
+	  "nudge the selected cell up / down by the step (= is + too)" },
+	{ { 'u', APP_KEY_CTRL_R }, K_MAIN, "u Ctrl-R", "undo, redo", "u undo", APP_KEYS_LIVE, key_undo, NULL },
+	{ { 'H', 'b' }, K_MAIN, "H b", "next head (multi-head)", "H next head", K_MAIN, key_head,
+	  "multi-head problems: select the next head (b is a key presentation clickers send); the single-head "
+	  "panels and stages 0–5 then show that head, and stages 6 (the concatenation) and 7 (the output "
+	  "Concat W_O, with each head's share of the selected cell) follow stage 5" },
+	{ { '?' }, K_MAIN, "?", "this help", "? help", K_MAIN, key_overlay, NULL },
+	{ { 'o', 'x' }, K_MAIN, "o x", "add / remove a token", NULL, 0, structure_key,
+	  "add a token after the cursor's and put the cursor on it / remove the cursor's token "
+	  "(so x right after o takes the new token away again)" },
+	{ { ']', '[', '}', '{' }, K_MAIN, "] [ } {", "d_k + / −, d_v + / −", NULL, 0, structure_key,
+	  "] and [ add / remove a column of Q and K (d_k); on X, a column of X and a row of every W "
+	  "(d_model); } and { add / remove a column of V (d_v)" },
+	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j' }, APP_KEYS_SATURATION, "S: ↑ ↓ k j", "tokens × 2 / ÷ 2",
+	  "↑↓ tokens", APP_KEYS_SATURATION, saturation_key, "in the saturation view: tokens × 2 / ÷ 2" },
+	{ { APP_KEY_RIGHT, 'l', APP_KEY_LEFT, 'h' }, APP_KEYS_SATURATION, "S: → ← l h", "trials × 2 / ÷ 2",
+	  "←→ trials", APP_KEYS_SATURATION, saturation_key, "in the saturation view: trials × 2 / ÷ 2" },
+	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION, structure_key,
+	  "double / halve d_k; the new columns of Q and K are drawn from N(0,1) with the seed the status line "
+	  "shows (a random problem's own seed), so the saturation lesson works from any problem" },
+	{ { 's', 't', 'T' }, K_MAIN, "s t T", "scale on/off, τ −/+", "s scale", APP_KEYS_LIVE | APP_KEYS_SATURATION,
+	  option_key, "s: scale by √d_k or not at all; t and T: temperature τ down / up (softmax of S / (τ·√d_k))" },
+	{ { 'm', 'z' }, K_MAIN, "m z", "mask, padding token", NULL, 0, option_key,
+	  "m: mask none → causal → custom (in custom, Enter on a weight toggles its mask bit); z: mark the "
+	  "cursor's token as padding, no query sees it as a key (again to unmark)" },
+	{ { 'I' }, K_MAIN, "I", "tie W's to identity", NULL, 0, option_key,
+	  "tie W_Q, W_K and W_V to the identity (Q = K = V = X) and back; problems with X only" },
+	{ { 'W' }, K_MAIN, "W", "wrong-way demos", NULL, 0, option_key,
+	  "“wrong way” demonstrations: mask after softmax, softmax down columns" },
+	{ { 'r' }, K_MAIN, "r", "random N(0,1) Q, K, V", NULL, 0, option_key,
+	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)" },
+	{ { 'S' }, K_MAIN, "S", "saturation view", "S close", APP_KEYS_SATURATION, key_overlay,
+	  "saturation view: the d_k sweep, scaled against unscaled, in braille charts as tall as the screen "
+	  "allows" },
+	{ { 'L' }, K_MAIN, "L", "learning view", "L close", APP_KEYS_LEARNING, key_learning,
+	  "learning view: the same task, seed and d_k trained with √d_k scaling and without, side by side "
+	  "(weights, loss, accuracy, gradient and Jacobian norms, W_Q and W_K); there space runs or pauses, "
+	  ". steps once, r starts again, > / < double or halve d_k, + / - change the speed, Tab and the "
+	  "arrows choose the gradient cell whose derivation is shown, x switches that derivation between the "
+	  "runs, and E shows the experiment: the steps to 90% over d_k = 4 … 256 for five seeds, scaled "
+	  "against unscaled, run between keys, as a table, a chart and a sentence computed from them" },
+	{ { 'C' }, K_MAIN, "C", "cost of n²", NULL, 0, key_overlay,
+	  "cost view: the trace measured on this machine for n = 16 ... 4096 tokens with the problem's d_k "
+	  "(scores, bytes of S, S' and A in double and in 16-bit floats, flops, time), the fitted slope of "
+	  "log time against log n, and the extrapolation to 10,000 and 100,000 tokens in words; it measures "
+	  "a slice at a time, the interface stays live, and Esc cancels (see --cost)" },
+	{ { 'D' }, K_MAIN, "D", "the weights in words", NULL, 0, key_overlay,
+	  "describe: each row's strongest key and entropy, in words" },
+	{ { 'R' }, K_MAIN, "R", "colour range 0–1 / row", NULL, 0, key_range,
+	  "weights colour scale: fixed 0–1 or each row's own range (the legend then shows the selected row's "
+	  "range)" },
+	{ { 'P', 'c' }, K_MAIN, "P c", "projector, palette", NULL, 0, key_look,
+	  "P: projector mode on / off; c: the next palette (viridis, projector, 8, mono)" },
+	{ { 'w' }, K_MAIN, "w", "save", NULL, 0, key_save,
+	  "save (asks first when the file changed on disk since qkv read it; without a file, asks for a name)" },
+	{ { 'E' }, K_MAIN, "E", "export a figure", NULL, 0, key_export,
+	  "export the stage on screen as a figure (the weights in the live view): asks for a name like w; its "
+	  "ending, .svg, .pdf or .png, picks the format; written atomically, in the palette on screen, the "
+	  "selected cell framed (in the learning view, E is its experiment)" },
+	{ { APP_KEY_CTRL_S }, K_MAIN, "Ctrl-S", "nothing (w saves)", NULL, 0, key_ctrl_s,
+	  "nothing: the terminal's flow control is off while qkv runs, and w saves" },
+	{ { 'q', APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, K_MAIN, "q", "quit (Ctrl-C, Ctrl-\\)", "q quit",
+	  APP_KEYS_LIVE, key_quit, "quit, as Ctrl-\\ does (asks first when there are unsaved changes)" },
+	{ { APP_KEY_ESCAPE }, K_MAIN, "Esc", "close, cancel", NULL, 0, key_escape,
+	  "close an overlay; cancel an edit or a question" },
+	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL },
+	{ { 0 }, K_MAIN, "click, wheel", "select, nudge a cell", NULL, 0, NULL,
+	  "the mouse: a click selects a cell (in a multi-head problem, a click on another head's weights "
+	  "selects that head too, as H does); the wheel nudges it" },
+	/* Inside the learning view its keys are its own (app_learning_event); these
+	 * rows are its hints, and L's manual words above say what they do. */
+	{ { ' ' }, APP_KEYS_LEARNING, "space", NULL, "space run", APP_KEYS_LEARNING, NULL, NULL },
+	{ { '.' }, APP_KEYS_LEARNING, ".", NULL, ". step", APP_KEYS_LEARNING, NULL, NULL },
+	{ { 'r' }, APP_KEYS_LEARNING, "r", NULL, "r reset", APP_KEYS_LEARNING, NULL, NULL },
+	{ { '>', '<' }, APP_KEYS_LEARNING, "> <", NULL, "> < d_k", APP_KEYS_LEARNING, NULL, NULL },
+	{ { '+', '-' }, APP_KEYS_LEARNING, "+ -", NULL, "+- speed", APP_KEYS_LEARNING, NULL, NULL },
+	{ { APP_KEY_TAB }, APP_KEYS_LEARNING, "Tab", NULL, "Tab ∇W", APP_KEYS_LEARNING, NULL, NULL },
+	{ { 'E' }, APP_KEYS_LEARNING, "E", NULL, "E sweep", APP_KEYS_LEARNING, NULL, NULL },
+	/* While a lesson is presented (--lesson) these keys are the lesson's own
+	 * (lesson_update, app/lesson_run.c, reads these rows): they move through its
+	 * steps; the rest reach the app. */
+	{ { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP }, APP_KEYS_LESSON, "PgDn PgUp", "lesson: next / back",
+	  "PgDn next · PgUp back", APP_KEYS_LESSON, NULL,
+	  "in a lesson (--lesson): the next step / the one before; a step is always rebuilt from the lesson's "
+	  "start, so what was changed by hand is set aside" },
+	{ { APP_KEY_HOME, APP_KEY_END }, APP_KEYS_LESSON, "Home End", "lesson: first / last", "Home first",
+	  APP_KEYS_LESSON, NULL, "in a lesson: its first step / its last step" },
+	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }, APP_KEYS_LESSON, "number Enter",
+	  "lesson: go to step", "number Enter jumps", APP_KEYS_LESSON, NULL,
+	  "in a lesson: a step's number, then Enter, goes to that step (Backspace erases, Esc cancels)" },
+	/* Inside an edit, the keys that are not the number typed; inside a question
+	 * every key is an answer or a name (prompt_key): these rows are its hints. */
+	{ { APP_KEY_ENTER }, APP_KEYS_EDIT, "Enter", NULL, "Enter keep", APP_KEYS_EDIT, edit_keep,
+	  "in an edit: keep the typed value (a finite number, |v| ≤ 1e12)" },
+	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_EDIT, "Esc Ctrl-C", NULL, "Esc cancel", APP_KEYS_EDIT,
+	  edit_cancel, "in an edit: cancel it, the cell keeps its value" },
+	{ { APP_KEY_BACKSPACE, APP_KEY_DELETE, APP_KEY_CTRL_U }, APP_KEYS_EDIT, "Backspace Ctrl-U", NULL,
+	  "Backspace erase", APP_KEYS_EDIT, edit_erase, "in an edit: erase the last character / all of them" },
+	{ { 0 }, APP_KEYS_EDIT, "digits . - + e", NULL, "digits . - e", APP_KEYS_EDIT, NULL,
+	  "in an edit: the number typed (other keys are ignored; PgDn, PgUp, Home and End keep a number "
+	  "and step the stages)" },
+	{ { APP_KEY_ENTER }, APP_KEYS_SAVE_AS, "Enter", NULL, "Enter save", APP_KEYS_SAVE_AS, save_as_enter,
+	  "typing a name to save as: save there (a folder is refused, a file asks before it is overwritten)" },
+	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_SAVE_AS, "Esc Ctrl-C", NULL, "Esc cancel", APP_KEYS_SAVE_AS,
+	  save_as_cancel, "typing a name to save as: do not save" },
+	{ { APP_KEY_BACKSPACE, APP_KEY_DELETE, APP_KEY_CTRL_U }, APP_KEYS_SAVE_AS, "Backspace Ctrl-U", NULL, NULL, 0,
+	  save_as_erase, "typing a name to save as: erase its last character / all of it" },
+	{ { 'y', 'Y' }, APP_KEYS_RECOVER, "y", NULL, "y open them", APP_KEYS_RECOVER, recover_open,
+	  "asked about a recovery copy: open its changes, unsaved (u goes back to the file)" },
+	{ { 'n', 'N' }, APP_KEYS_RECOVER, "n", NULL, "n delete the copy", APP_KEYS_RECOVER, recover_delete,
+	  "asked about a recovery copy: delete it" },
+	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_RECOVER, "Esc Ctrl-C", NULL, "Esc keep it for later",
+	  APP_KEYS_RECOVER, recover_later, "asked about a recovery copy: keep it for the next time" },
+	{ { 'y', 'Y' }, APP_KEYS_ANSWER, "y", NULL, "y yes", APP_KEYS_ANSWER, answer_yes,
+	  "asked to quit with unsaved changes, or to save over a file: yes" },
+	{ { 'n', 'N', APP_KEY_ESCAPE, APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, APP_KEYS_ANSWER, "n Esc Ctrl-C", NULL,
+	  "n no", APP_KEYS_ANSWER, answer_no, "asked to quit (Ctrl-\\ too) or to save over a file: no" },
+};
+const int app_binding_count = (int)(sizeof app_bindings / sizeof app_bindings[0]);
+
+/* The context whose keys are in reach now (one APP_KEYS_* bit). */
+unsigned app_key_context(const struct app *app)
+{
+	if (app->prompt == PROMPT_SAVE_AS)
+		return APP_KEYS_SAVE_AS;
+	if (app->prompt == PROMPT_RECOVER)
+		return APP_KEYS_RECOVER;
+	if (app->prompt != PROMPT_NONE)
+		return APP_KEYS_ANSWER;
+	if (app->editing)
+		return APP_KEYS_EDIT;
+	if (app->overlay == OVERLAY_SATURATION)
+		return APP_KEYS_SATURATION;
+	if (app->overlay == OVERLAY_LEARNING)
+		return APP_KEYS_LEARNING;
+	return app->stage != APP_STAGE_LIVE ? APP_KEYS_STAGES : APP_KEYS_LIVE;
+}
+
+/* The binding of key in context, or NULL. */
+const struct app_binding *app_binding_find(unsigned context, int key)
+{
+	for (int i = 0; i < app_binding_count; i++) {
+		const struct app_binding *b = &app_bindings[i];
+
+		if ((b->context & context) == 0 || b->handler == NULL)
+			continue;
+		for (int k = 0; k < APP_BINDING_KEYS && b->keys[k] != 0; k++)
+			if (b->keys[k] == key)
+				return b;
+	}
+	return NULL;
+}
+
+/* True when key is one of a binding's in context, whoever handles it (a view's
+ * or a lesson's rows have no handler here). */
+bool app_key_bound(unsigned context, int key)
+{
+	for (int i = 0; i < app_binding_count; i++)
+		for (int k = 0; (app_bindings[i].context & context) != 0 && k < APP_BINDING_KEYS &&
+				app_bindings[i].keys[k] != 0; k++)
+			if (app_bindings[i].keys[k] == key)
+				return true;
+	return false;
+}
+
+/* The hints of every binding hinted in context, in the table's order. */
+void app_context_hints(const struct app *app, unsigned context, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < app_binding_count && used < size; i++) {
+		const struct app_binding *b = &app_bindings[i];
+		char step[24] = "";
+
+		if ((b->hint_context & context) == 0)
+			continue;
+		if (b->handler == key_head && app->problem.h == 0)
+			continue; /* one head: H says so, the line need not */
+		if (b->handler == key_nudge) {
+			step[0] = ' ';
+			qkv_format_exact(step + 1, sizeof step - 1, app->step);
+		}
+		used += (size_t)snprintf(buf + used, size - used, "%s%s%s", used == 0 ? " " : " · ",
+					 b->handler == save_as_enter && app->exporting ? "Enter export" : b->hint, step);
+	}
+}
+
+/* The status line's hints: every binding hinted in the context in reach. */
+void app_key_hints(const struct app *app, char *buf, size_t size)
+{
+	app_context_hints(app, app_key_context(app), buf, size);
+}
+
+/* A key outside edits and questions: its binding's handler, in the saturation
+ * view that view's keys first. Unbound keys do nothing. */
+static int command_key(struct app *app, int key)
+{
+	const struct app_binding *b = NULL;
+
+	if (app->overlay == OVERLAY_SATURATION)
+		b = app_binding_find(APP_KEYS_SATURATION, key);
+	if (b == NULL)
+		b = app_binding_find(K_MAIN, key);
+	return b != NULL ? b->handler(app, key) : REDRAW_NONE;
 }
 
 /* One autoplay step: the next cell of the selected row, then the next stage. */
@@ -2770,6 +3301,7 @@ static int marks_fade(struct app *app)
 	return REDRAW_NONE;
 }
 
+/* Time passed: autoplay steps, the cost view measures (the marks fade in app_update). */
 static int tick(struct app *app)
 {
 	int redraw = REDRAW_NONE;
@@ -2781,6 +3313,7 @@ static int tick(struct app *app)
 	return redraw | cost_tick(app);
 }
 
+/* A click or a wheel turn on a cell: selects it (and nudges it). */
 static int pointer(struct app *app, const struct event *event)
 {
 	int rows, cols, redraw = REDRAW_ALL;
@@ -2861,6 +3394,7 @@ static int stage_key_while_editing(struct app *app, int key)
 	return redraw;
 }
 
+/* The one way the state changes: one event applied; the redraw flags. */
 int app_update(struct app *app, const struct event *event)
 {
 	int faded;
@@ -2871,6 +3405,7 @@ int app_update(struct app *app, const struct event *event)
 	return faded | update(app, event);
 }
 
+/* One event, after the marks' fading: everything app_update does. */
 static int update(struct app *app, const struct event *event)
 {
 	if (app->job != NULL) {
@@ -2892,6 +3427,11 @@ static int update(struct app *app, const struct event *event)
 		app->width = event->width;
 		app->height = event->height;
 		return REDRAW_ALL | REDRAW_LAYOUT;
+	case EVENT_LOOKED:
+	case EVENT_SAVED:
+	case EVENT_SAVE_FAILED:
+	case EVENT_REMOVED:
+		return file_answer(app, event);
 	case EVENT_CLICK:
 	case EVENT_WHEEL:
 		if (app->prompt != PROMPT_NONE)
@@ -2919,12 +3459,10 @@ static int update(struct app *app, const struct event *event)
 		return prompt_key(app, event->key);
 	if (app->editing && is_stage_key(event->key))
 		return stage_key_while_editing(app, event->key);
-	if (app->editing)
-		return edit_key(app, event->key);
-	if (app->overlay == OVERLAY_SATURATION) {
-		int redraw = saturation_key(app, event->key);
-		if (redraw >= 0)
-			return redraw;
+	if (app->editing) {
+		const struct app_binding *b = app_binding_find(APP_KEYS_EDIT, event->key);
+
+		return b != NULL ? b->handler(app, event->key) : edit_type(app, event->key);
 	}
 	if (app->overlay == OVERLAY_HELP && event->key != '?') {
 		app->overlay = OVERLAY_NONE;

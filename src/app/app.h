@@ -50,6 +50,17 @@ enum event_type {
 	EVENT_TRAIN_STEP,  /* the learning view: one update, then pause */
 	EVENT_TRAIN_RUN,   /* the learning view: run on ticks */
 	EVENT_TRAIN_PAUSE, /* the learning view: stop running */
+	/* The answers to the app's requests (struct app_request), from its caller: */
+	EVENT_LOOKED,      /* file: what is at the request's path */
+	EVENT_SAVED,       /* file: the problem is saved there (and what is there now) */
+	EVENT_SAVE_FAILED, /* error, text: it could not be saved */
+	EVENT_REMOVED,     /* error: the file is deleted (0) or why not */
+};
+
+/* What is at a path, as the caller found it (EVENT_LOOKED, EVENT_SAVED). */
+struct app_file {
+	bool exists, is_dir;
+	int64_t mtime_ns, size;
 };
 
 struct event {
@@ -65,6 +76,27 @@ struct event {
 	int head;         /* EVENT_CLICK on FOCUS_ATTENTION: 1 + the head whose small
 			   * multiple was clicked, which becomes the selected head (as H
 			   * selects it); 0 for the selected head's own grids */
+	struct app_file file; /* EVENT_LOOKED, EVENT_SAVED */
+	int error;            /* EVENT_SAVE_FAILED, EVENT_REMOVED: an errno value, 0 for none */
+	const char *text;     /* EVENT_SAVE_FAILED: the saver's sentence (or NULL) */
+};
+
+/* What the app asks its caller to do with files: app_update itself never touches
+ * one. The caller performs the request and answers with its event; the answer
+ * clears the request (or makes the next one). app_perform (app/files.h) is the
+ * caller's helper that does both. */
+enum app_request_type {
+	APP_REQUEST_NONE,
+	APP_REQUEST_LOOK,   /* what is at path? EVENT_LOOKED */
+	APP_REQUEST_SAVE,   /* save the problem to path: EVENT_SAVED or EVENT_SAVE_FAILED */
+	APP_REQUEST_REMOVE, /* delete path (a recovery copy): EVENT_REMOVED */
+	APP_REQUEST_EXPORT, /* write E's figure to path: EVENT_SAVED or EVENT_SAVE_FAILED */
+};
+
+struct app_request {
+	enum app_request_type type;
+	char *path;  /* owned */
+	int why;     /* the app's own note of what the answer is for */
 };
 
 /* What has the cursor. Inputs come first, in the order Tab visits them. */
@@ -78,6 +110,16 @@ enum app_focus {
 	FOCUS_LAYER,     /* multi-head: the n × d_model layer output Concat · W_O */
 	FOCUS_COUNT,
 };
+
+/* An input's focus is its enum qkv_input, and the inputs come first: the app and
+ * the layout convert one to the other by value. */
+_Static_assert(FOCUS_Q == (int)QKV_INPUT_Q && FOCUS_K == (int)QKV_INPUT_K && FOCUS_V == (int)QKV_INPUT_V &&
+	       FOCUS_X == (int)QKV_INPUT_X && FOCUS_W_Q == (int)QKV_INPUT_W_Q && FOCUS_W_K == (int)QKV_INPUT_W_K &&
+	       FOCUS_W_V == (int)QKV_INPUT_W_V && FOCUS_W_O == (int)QKV_INPUT_W_O, "an input's focus is its enum qkv_input");
+_Static_assert(FOCUS_ATTENTION == (int)QKV_INPUT_COUNT, "every input has a focus, before the computed grids");
+
+/* The projections `I` ties to the identity and keeps: W_Q, W_K, W_V. */
+#define APP_PROJECTIONS (QKV_INPUT_W_V - QKV_INPUT_W_Q + 1)
 
 /* The view of the stages: everything at once, or one stage at a time. */
 #define APP_STAGE_LIVE (-1)
@@ -149,6 +191,7 @@ struct app {
 	struct qkv_problem saved;   /* the problem as loaded or last saved */
 	uint64_t column_seed;       /* `>` draws new d_k columns from N(0,1) with this seed */
 	bool quit;                  /* the interface should end */
+	struct app_request request; /* a file to look at, save or delete, for the caller */
 
 	enum app_focus focus;
 	struct app_cursor cursor[FOCUS_COUNT];
@@ -219,7 +262,7 @@ struct app {
 	struct qkv_problem recovered; /* what it holds, while PROMPT_RECOVER asks */
 
 	/* The projections as they were before `I` tied them to the identity. */
-	struct qkv_matrix untied[3];
+	struct qkv_matrix untied[APP_PROJECTIONS];
 
 	/* A computation running beside the interface (a large trace or sweep): the
 	 * screen keeps the state before it until it is taken in; Esc cancels it. */
@@ -243,13 +286,29 @@ struct app {
 	int64_t now_ms;
 };
 
+/* Autoplay's seconds per stage when --pace does not say. */
+#define APP_PACE_S 1.5
+
+/* How the interface starts: what the person asked for on the command line and
+ * what the terminal can do. A member left 0 (or NULL) takes its default. */
+struct app_options {
+	int palette_count;       /* the interface's palettes (c cycles them); 0: one */
+	int palette;             /* the first one's index */
+	bool projector;          /* start in projector mode */
+	double pace_s;           /* autoplay seconds per step; 0: APP_PACE_S */
+	qkv_cost_clock clock;    /* the cost view's clock; NULL: the view refuses */
+	void *clock_context;
+	const char *message;     /* the status line's first message (after the notes) */
+	const struct qkv_train_config *train; /* open on the learning view (qkv --train), or NULL */
+};
+
 /* Takes over p (app_fini frees it), computes its trace, focuses the first input.
- * path (copied, may be NULL) is where `w` saves. palette_count > 0. Returns 0 or
- * a QKV_E* code (p is still taken over). */
-int app_init(struct app *app, struct qkv_problem *p, const char *path, int palette_count);
+ * path (copied, may be NULL) is where `w` saves; options may be NULL (every
+ * default). Returns 0 or a QKV_E* code (p is still taken over). */
+int app_init(struct app *app, struct qkv_problem *p, const char *path, const struct app_options *options);
 /* The same with p's trace already computed (taken over: trace is left empty). */
 int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *trace, const char *path,
-		    int palette_count);
+		    const struct app_options *options);
 /* True when p's trace takes long enough that the interface computes it beside
  * itself (the first one included, before app_init_traced). */
 bool app_trace_is_long(const struct qkv_problem *p);
@@ -271,6 +330,51 @@ bool app_busy(const struct app *app);
 
 /* Applies one event; returns the enum app_redraw flags of what changed. */
 int app_update(struct app *app, const struct event *event);
+
+/* Where a key binding works: one bit per state of the screen (app_key_context). */
+enum app_key_context {
+	APP_KEYS_LIVE = 1 << 0,       /* the editor, every stage live */
+	APP_KEYS_STAGES = 1 << 1,     /* one stage at a time */
+	APP_KEYS_SATURATION = 1 << 2, /* the saturation view (its keys before the others) */
+	APP_KEYS_EDIT = 1 << 3,       /* typing a value into a cell */
+	APP_KEYS_ANSWER = 1 << 4,     /* a y / n question */
+	APP_KEYS_SAVE_AS = 1 << 5,    /* typing a file name */
+	APP_KEYS_RECOVER = 1 << 6,    /* the question about a recovery copy */
+	APP_KEYS_LEARNING = 1 << 7,   /* the learning view (its keys are its own) */
+	APP_KEYS_LESSON = 1 << 8,     /* a lesson presented: its own keys, before the others */
+};
+
+#define APP_BINDING_KEYS 16 /* keys per binding at most */
+#define APP_KEY_NAME_MAX 13 /* columns of a binding's name in the help */
+#define APP_KEY_NOTE_MAX 22 /* columns of its note: two columns of both fit 80×24 */
+
+/* One row of the key table: the one place a key is bound and documented. */
+struct app_binding {
+	int keys[APP_BINDING_KEYS]; /* code points or enum app_key; 0 ends the list */
+	unsigned context;           /* enum app_key_context bits where they work */
+	const char *name;           /* the keys as the help writes them: "PgDn Space n" */
+	const char *note;           /* what they do, in the help; NULL: not in the help */
+	const char *hint;           /* the status line's words, keys included: "PgDn next stage" */
+	unsigned hint_context;      /* where the status line shows the hint */
+	int (*handler)(struct app *app, int key); /* NULL: the edit or the question takes the key */
+	const char *manual;         /* the manual page's words when longer than the note */
+};
+
+extern const struct app_binding app_bindings[];
+extern const int app_binding_count;
+
+/* The context whose keys are in reach now (one enum app_key_context bit). */
+unsigned app_key_context(const struct app *app);
+/* The binding with a handler for key in any of the context bits, or NULL. */
+const struct app_binding *app_binding_find(unsigned context, int key);
+/* The stage E's figure draws (the weights in the live view). */
+int app_figure_stage(const struct app *app);
+/* The status line's hints for the keys in reach now: " Tab matrix · 0-9 edit · …". */
+void app_key_hints(const struct app *app, char *buf, size_t size);
+/* The same for the bindings hinted in context (APP_KEYS_LESSON: the lesson's line). */
+void app_context_hints(const struct app *app, unsigned context, char *buf, size_t size);
+/* True when key is one of the keys of a binding in context, handled here or not. */
+bool app_key_bound(unsigned context, int key);
 
 /* The input matrix behind an input focus, or NULL for FOCUS_ATTENTION/OUTPUT. */
 const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus);

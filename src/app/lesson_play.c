@@ -94,18 +94,20 @@ static int start(struct replay *r, struct app *app, bool live, struct qkv_proble
 		qkv_problem_fini(p);
 		return replay_refuse(r, "the problem cannot be computed: %s", qkv_error_string(rc));
 	}
+	/* The look enters through app_init's options, as the interface's does. */
+	struct app_options options = { .palette_count = look->palette_count, .palette = look->palette,
+					.projector = look->projector,
+					.clock = look->clock != NULL ? look->clock : monotonic_ms,
+					.clock_context = look->clock != NULL ? look->clock_context : NULL };
+
 	if (live)
 		app_fini(app);
-	if (app_init(app, p, NULL, look->palette_count) != 0) {
+	if (app_init(app, p, NULL, &options) != 0) {
 		app_fini(app);
 		memset(app, 0, sizeof *app);
 		return replay_refuse(r, "out of memory");
 	}
 	settle(app);
-	app->palette = look->palette;
-	app->projector = look->projector;
-	app->clock = look->clock != NULL ? look->clock : monotonic_ms;
-	app->clock_context = look->clock != NULL ? look->clock_context : NULL;
 	resize(app, look);
 	return 0;
 }

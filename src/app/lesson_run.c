@@ -55,14 +55,10 @@ static bool lesson_key(const struct lesson_run *run, const struct app *app, cons
 {
 	if (e->type != EVENT_KEY || e->pasted || app->editing || app->prompt != PROMPT_NONE || app_busy(app))
 		return false;
-	switch (e->key) {
-	case APP_KEY_PAGE_DOWN: case APP_KEY_PAGE_UP: case APP_KEY_HOME: case APP_KEY_END:
+	/* While a number is typed, Enter, Esc and Backspace finish or mend it. */
+	if (run->jump[0] != '\0' && (e->key == APP_KEY_ENTER || e->key == APP_KEY_ESCAPE || e->key == APP_KEY_BACKSPACE))
 		return true;
-	case APP_KEY_ENTER: case APP_KEY_ESCAPE: case APP_KEY_BACKSPACE:
-		return run->jump[0] != '\0';
-	default:
-		return e->key >= '0' && e->key <= '9';
-	}
+	return app_key_bound(APP_KEYS_LESSON, e->key); /* the key table's lesson rows */
 }
 
 int lesson_update(struct lesson_run *run, struct app *app, const struct event *e)

@@ -1130,31 +1130,14 @@ static void keys_fitting(char *buf, size_t size, const char *keys, int width)
 /* The message line (or a question) and, under it, the keys in reach now. */
 static void draw_status(const struct app *app, const struct layout *l)
 {
-	char text[TEXT_MAX], live_keys[160], step[24];
-	const char *keys, *sentence;
+	char text[TEXT_MAX], keys[TEXT_MAX];
+	const char *sentence;
 	bool error;
 	int y = l->status_y, lines = message_lines(app, l);
 
 	/* A long message wraps upwards into the lines the formula leaves free. */
 	blank(y - lines + 1, 0, lines + 1, l->width);
-	if (app->editing)
-		keys = " Enter keep · Esc cancel · Backspace erase · digits . - e";
-	else if (app->prompt != PROMPT_NONE)
-		keys = app->prompt == PROMPT_SAVE_AS ? (app->exporting ? " Enter export · Esc cancel" : " Enter save · Esc cancel")
-		       : app->prompt == PROMPT_RECOVER ? " y open them · n delete the copy · Esc keep it for later"
-		       : " y yes · n no";
-	else if (app->overlay == OVERLAY_SATURATION)
-		keys = " ↑↓ tokens · ←→ trials · > < d_k · s scaling · S close";
-	else if (app->overlay == OVERLAY_LEARNING)
-		keys = " space run · . step · r reset · > < d_k · +- speed · Tab ∇W · E sweep · L close";
-	else if (app->stage != APP_STAGE_LIVE)
-		keys = " PgDn next stage · PgUp back · arrows move the cell · Home all live · A autoplay · ? help";
-	else {
-		qkv_format_exact(step, sizeof step, app->step);
-		snprintf(live_keys, sizeof live_keys,
-			 " Tab matrix · 0-9 edit · +/- nudge %s · u undo · PgDn stages · s scale · ? help · q quit", step);
-		keys = live_keys;
-	}
+	app_key_hints(app, keys, sizeof keys);
 	keys_fitting(text, sizeof text, keys, l->width);
 	put(y + 1, 0, l->width, palette_role(ROLE_KEY), text);
 	if (app->prompt == PROMPT_SAVE_AS) {
@@ -1169,27 +1152,6 @@ static void draw_status(const struct app *app, const struct layout *l)
 		put_wrapped(y - lines + 1, 1, l->width - 2, lines, palette_role(error ? ROLE_ERROR : ROLE_STATUS),
 			    sentence);
 }
-
-/* The keys, each line at most 76 columns so the box fits 80×24. */
-static const char *const help_lines[] = {
-	"arrows h j k l  move          Tab Shift-Tab  next / previous matrix",
-	"0-9 . Enter     edit a cell (Enter keeps, Esc cancels)   + -  nudge",
-	"u  Ctrl-R       undo, redo    o x  add a token after / remove this one",
-	"PgDn Space n    next stage    PgUp p  previous   Home live   End last",
-	"A               autoplay the stages (any key stops it)",
-	"] [             d_k + / − (on X: d_model)    } {  d_v + / −",
-	"> <             double / halve d_k (new columns N(0,1), seed on screen)",
-	"s               scaling √d_k on / off        t T  temperature τ −/+",
-	"m               mask: none, causal, custom (Enter on a weight toggles)",
-	"z               this token is padding        I  tie W's to the identity",
-	"W               wrong ways: mask after softmax, softmax down columns",
-	"r               random N(0,1) Q, K, V        S  saturation   C  cost of n²",
-	"H b             next head (multi-head: stages 6 concat, 7 W_O after 5)",
-	"D               the weights in words         R  colour range 0–1 / row",
-	"P               projector mode     c  next palette: viridis projector 8 mono",
-	"w               save  E  export figure  L  learning view  q  quit  ? help",
-	"mouse           click a cell (another head's: that head), wheel nudges",
-};
 
 /* A framed box with a title, in UTF-8 line drawing (the same in every terminal
  * and in tmux's captures, unlike the alternate character set). */
@@ -1213,18 +1175,36 @@ static void draw_box(int y, int x, int h, int w, const char *title)
 	put(y, x + 2, w - 4, frame, title);
 }
 
+/* The help box: the key table's bindings with a note, name and note side by side,
+ * two bindings a line when the box is wide enough. */
 static void draw_help(const struct layout *l)
 {
-	int count = (int)(sizeof help_lines / sizeof help_lines[0]);
-	int w = l->width - 2 < 80 ? l->width - 2 : 80, h = count + 3;
-	int y, x = (l->width - w) / 2;
+	const struct app_binding *shown[128];
+	int count = 0, w = l->width - 2 < 80 ? l->width - 2 : 80, per_line, lines, h, y, x;
+	int column = APP_KEY_NAME_MAX + 1 + APP_KEY_NOTE_MAX + 2; /* two spaces between the columns */
 
+	for (int i = 0; i < app_binding_count && count < 128; i++)
+		if (app_bindings[i].note != NULL)
+			shown[count++] = &app_bindings[i];
+	per_line = w - 4 >= 2 * column - 2 ? 2 : 1;
+	lines = (count + per_line - 1) / per_line;
+	h = lines + 3;
 	if (h > l->height - 2)
 		h = l->height - 2;
+	x = (l->width - w) / 2;
 	y = (l->height - h) / 2;
 	draw_box(y, x, h, w, " keys · any key closes ");
-	for (int i = 0; i < count && i < h - 3; i++)
-		put(y + 1 + i, x + 2, w - 4, palette_role(ROLE_NORMAL), help_lines[i]);
+	for (int i = 0; i < count; i++) {
+		int line = per_line == 2 ? i % lines : i, left = per_line == 2 ? i / lines : 0;
+		int at = x + 2 + left * column;
+
+		if (line >= h - 3)
+			continue;
+		/* Name and note each in its own column, however wide the glyph set draws them. */
+		put(y + 1 + line, at, APP_KEY_NAME_MAX, palette_role(ROLE_NORMAL), shown[i]->name);
+		put(y + 1 + line, at + APP_KEY_NAME_MAX + 1, w - 4 - left * column - APP_KEY_NAME_MAX - 1,
+		    palette_role(ROLE_NORMAL), shown[i]->note);
+	}
 	put(y + h - 2, x + 2, w - 4, palette_role(ROLE_DIM), "qkv --help and man qkv list the command line");
 }
 

@@ -60,14 +60,16 @@ static const char *wrap_at(const char *text, int room, int lines)
 void draw_lesson(const struct app *app, const struct layout *l, const struct lesson_run *run, bool followed)
 {
 	const struct lesson_step *step = &run->lesson->steps[run->step];
-	char text[1024];
+	char text[1024], keys[256];
 	int y = l->status_y;
 
 	if (l->too_small || y + 1 >= l->height)
 		return;
-	/* The keys line: where the lesson is, and how to move in it. */
+	/* The keys line: where the lesson is, and how to move in it (the key table's
+	 * lesson hints). */
+	app_context_hints(app, APP_KEYS_LESSON, keys, sizeof keys);
 	snprintf(text, sizeof text, " Step %d of %d: %s · %s", run->step + 1, run->lesson->step_count, step->title,
-		 run->said[0] != '\0' ? run->said : "PgDn next · PgUp back · Home first · number Enter jumps");
+		 run->said[0] != '\0' ? run->said : keys + 1);
 	put_line(y + 1, l->width, palette_role(ROLE_CURSOR), text);
 	/* The message line: the notes, until something is changed by hand or a
 	 * presenter screen shows them. */

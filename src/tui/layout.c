@@ -165,10 +165,14 @@ int layout_panel_head(const struct app *app, const struct panel *panel)
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
 {
 	static const char *const input_titles[QKV_INPUT_COUNT] = {
-		"Q  queries", "K  keys", "V  values", "X  inputs", "W_Q", "W_K", "W_V", "W_O",
+		[QKV_INPUT_Q] = "Q  queries", [QKV_INPUT_K] = "K  keys", [QKV_INPUT_V] = "V  values",
+		[QKV_INPUT_X] = "X  inputs", [QKV_INPUT_W_Q] = "W_Q", [QKV_INPUT_W_K] = "W_K", [QKV_INPUT_W_V] = "W_V",
+		[QKV_INPUT_W_O] = "W_O",
 	};
 	int head = layout_panel_head(app, panel);
-	static const char *const derived_titles[3] = { "Q = X W_Q", "K = X W_K", "V = X W_V" };
+	static const char *const derived_titles[QKV_INPUT_V + 1] = {
+		[QKV_INPUT_Q] = "Q = X W_Q", [QKV_INPUT_K] = "K = X W_K", [QKV_INPUT_V] = "V = X W_V",
+	};
 	char divisor[32];
 	const char *token = app->problem.tokens[app_query(app)];
 	bool live = app->stage == APP_STAGE_LIVE;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/files.h"
 #include "app/lesson.h"
 #include "app/notes.h"
 #include "io/load.h"
@@ -391,16 +392,20 @@ static void end_recording(char *said, size_t size)
 	recording = NULL;
 }
 
-/* An event to the lesson (which hands what is not its own to app_update) or the app. */
+/* An event to the lesson (which hands what is not its own to app_update) or the
+ * app, then what the app asked of the files done (app_perform). */
 static int update(struct app *app, const struct event *event, struct presenting *lesson)
 {
-	return lesson != NULL ? lesson_update(&lesson->run, app, event) : app_update(app, event);
+	int flags = lesson != NULL ? lesson_update(&lesson->run, app, event) : app_update(app, event);
+
+	return flags | app_perform(app, event->now_ms);
 }
 
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
 	struct presenting presenting, *lesson = NULL;
 	struct app app;
+	struct app_options options = { 0 };
 	struct layout layout;
 	SCREEN *screen;
 	int status = check_terminal(), rc;
@@ -518,10 +523,17 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		end_recording(said, sizeof said);
 		return status;
 	}
-	rc = app_init_traced(&app, p, computed ? &first : NULL, path, palette_count());
+	options.palette_count = palette_count();
+	options.palette = start_palette >= 0 ? start_palette : palette_default();
+	options.clock = clock_ms;
+	options.message = palette_notice();
+	if (o != NULL) {
+		options.projector = o->projector;
+		options.pace_s = o->pace;
+		options.train = o->train;
+	}
+	rc = app_init_traced(&app, p, computed ? &first : NULL, path, &options);
 	qkv_trace_fini(&first);
-	if (rc == 0 && o != NULL && o->train != NULL)
-		rc = app_learning_open(&app, o->train); /* qkv --train TASK */
 	if (rc != 0) {
 		endwin();
 		send(paste_off);
@@ -534,15 +546,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		fprintf(stderr, "qkv: cannot start: out of memory\n");
 		return 1;
 	}
-	app.palette = start_palette >= 0 ? start_palette : palette_default();
-	app.clock = clock_ms;
-	if (palette_notice() != NULL)
-		snprintf(app.message, sizeof app.message, "%s", palette_notice());
-	if (o != NULL) {
-		app.projector = o->projector;
-		if (o->pace > 0)
-			app.pace_s = o->pace;
-	}
+	app_perform(&app, now_ms()); /* the file as read: its time and size */
 	offer_recovery(&app, path);
 	if (lesson != NULL) {
 		/* The lesson's first step, replayed from the start (main checked that every step replays). */
@@ -568,7 +572,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	layout.lesson = lesson != NULL;
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
-		render(&app, &layout, app_update(&app, &resize), lesson);
+		render(&app, &layout, update(&app, &resize, NULL), lesson);
 	}
 	while (!app.quit && stop_signal == 0 && !gone) {
 		wint_t code;
@@ -591,7 +595,7 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 			interrupt_signal = 0;
 			interrupted = true;
 			quick_reads = 0; /* the read it cut short was no sign of a lost terminal */
-			render(&app, &layout, app_update(&app, &key), lesson);
+			render(&app, &layout, update(&app, &key, NULL), lesson);
 			continue;
 		}
 		/* While a job runs, ticks come often, to take it in soon after it ends. */

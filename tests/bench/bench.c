@@ -301,7 +301,7 @@ static int bench_edits(struct qkv_problem *p, int width, int height, int edits, 
 		qkv_problem_fini(p);
 		return -1;
 	}
-	if (app_init(&app, p, NULL, palette_count()) != 0) {
+	if (app_init(&app, p, NULL, &(struct app_options){ .palette_count = palette_count() }) != 0) {
 		terminal_close(&term);
 		app_fini(&app);
 		return -1;
@@ -480,7 +480,7 @@ static int bench_train_ticks(int tokens, int d_k, const char *name)
 		free(times);
 		return rc;
 	}
-	rc = app_init(&app, &p, NULL, 1);
+	rc = app_init(&app, &p, NULL, NULL);
 	if (rc == 0 && (rc = app_learning_open(&app, &c)) == 0) {
 		app_update(&app, &run);
 		for (int k = 0; k < TICKS; k++) {
@@ -525,7 +525,8 @@ static int bench_blocking(struct qkv_problem *p, const int *keys, const char *su
 	qkv_trace_init(&first);
 	computed = app_trace_is_long(p) && qkv_attention(p, &first) == 0;
 	start = now_us();
-	if (app_init_traced(&app, p, computed ? &first : NULL, NULL, palette_count()) != 0) {
+	if (app_init_traced(&app, p, computed ? &first : NULL, NULL,
+			    &(struct app_options){ .palette_count = palette_count() }) != 0) {
 		qkv_trace_fini(&first);
 		terminal_close(&term);
 		app_fini(&app);

@@ -301,8 +301,15 @@ resize() {
 
 # stop NAME: kills the session and this test's tmux server.
 stop() {
+	local socket="${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$E2E_SOCKET" i
 	e2e_tmux kill-session -t "$1" >/dev/null 2>&1
 	tmux -L "$E2E_SOCKET" kill-server >/dev/null 2>&1
+	# Until the server has gone (its socket with it): a session started while it
+	# is still exiting would reach the dying server ("server exited unexpectedly").
+	for i in $(seq 1 40); do
+		[ -e "$socket" ] || break
+		sleep 0.05
+	done
 	return 0
 }
 

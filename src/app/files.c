@@ -1,0 +1,98 @@
+/* files.c — the app's requests performed on the file system (files.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/files.h"
+#include "io/figure.h"
+#include "io/save.h"
+#include "qkv/colour.h"
+
+/* What is at path, into f. */
+static void look(const char *path, struct app_file *f)
+{
+	struct stat st;
+
+	memset(f, 0, sizeof *f);
+	if (stat(path, &st) != 0)
+		return;
+	f->exists = true;
+	f->is_dir = S_ISDIR(st.st_mode);
+	f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	f->size = (int64_t)st.st_size;
+}
+
+/* E's figure of the app's stage to path (its format from the ending), written
+ * atomically; 0, or -1 with err. */
+static int export_figure(const struct app *app, const char *path, char *err, size_t err_size)
+{
+	const char *dot = strrchr(path, '.');
+	struct figure_options o;
+	enum figure_format format;
+	size_t length;
+	char *bytes;
+	int rc;
+
+	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
+		snprintf(err, err_size, "%s: name the figure .svg, .pdf or .png", path);
+		return -1;
+	}
+	figure_options_default(&o);
+	o.stage = app_figure_stage(app);
+	o.palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
+	o.cell_row = app_query(app);
+	o.cell_col = o.stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
+	bytes = figure_bytes(format, &app->problem, &app->trace, &o, &length, err, err_size);
+	rc = bytes == NULL ? -1 : save_bytes(path, bytes, length, err, err_size);
+	free(bytes);
+	return rc != 0 ? -1 : 0;
+}
+
+int app_perform(struct app *app, int64_t now_ms)
+{
+	int redraw = 0;
+
+	/* An answer makes at most one more request (a save after a look, a removal
+	 * after a save): a few rounds always end it. */
+	for (int round = 0; round < 8 && app->request.type != APP_REQUEST_NONE; round++) {
+		const char *path = app->request.path;
+		char err[1024];
+		struct event answer = { .now_ms = now_ms };
+
+		switch (app->request.type) {
+		case APP_REQUEST_LOOK:
+			answer.type = EVENT_LOOKED;
+			look(path, &answer.file);
+			break;
+		case APP_REQUEST_SAVE:
+			if (save_file(path, &app->problem, err, sizeof err) != 0) {
+				answer.type = EVENT_SAVE_FAILED;
+				answer.error = errno;
+				answer.text = err;
+			} else {
+				answer.type = EVENT_SAVED;
+				look(path, &answer.file);
+			}
+			break;
+		case APP_REQUEST_EXPORT:
+			if (export_figure(app, path, err, sizeof err) != 0) {
+				answer.type = EVENT_SAVE_FAILED;
+				answer.text = err;
+			} else {
+				answer.type = EVENT_SAVED;
+				look(path, &answer.file);
+			}
+			break;
+		case APP_REQUEST_REMOVE:
+		default:
+			answer.type = EVENT_REMOVED;
+			answer.error = unlink(path) == 0 ? 0 : errno;
+			break;
+		}
+		redraw |= app_update(app, &answer);
+	}
+	return redraw;
+}
