@@ -58,6 +58,27 @@ status=$?
 [ "$status" -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q "^$dir/token.lesson:2: no token \"t7\"" "$dir/err"
 ok $? "--lesson refuses a lesson that does not replay, before any terminal"
 
+# The heads' words: a bad head number is refused as it is read; a stage 6 or a head
+# on a one-head problem when the lesson is replayed. Each is one line and status 2.
+printf 'step One\nopen example\nhead two\n' >"$dir/head.lesson"
+"$bin" --check-lesson "$dir/head.lesson" >"$dir/out" 2>"$dir/err"
+status=$?
+[ "$status" -eq 2 ] && [ ! -s "$dir/out" ] && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
+	grep -q "^$dir/head.lesson:3: head needs a whole number from 1 to 64" "$dir/err"
+ok $? "a bad head number is refused with FILE:LINE and status 2"
+printf 'step One\nstage weights\n\nstage concat\n' >"$dir/concat.lesson"
+"$bin" --check-lesson "$dir/concat.lesson" >"$dir/out" 2>"$dir/err"
+status=$?
+[ "$status" -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
+	grep -q "^$dir/concat.lesson:4: stage 6 (concat) needs a multi-head problem" "$dir/err"
+ok $? "stage concat on a one-head problem is refused with FILE:LINE and status 2"
+printf 'step One\nopen %s/samples/heads-two.json\nhead 3\n' "$root" >"$dir/three.lesson"
+"$bin" --check-lesson "$dir/three.lesson" >"$dir/out" 2>"$dir/err"
+status=$?
+[ "$status" -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
+	grep -q "^$dir/three.lesson:3: no head 3: this problem has 2 heads" "$dir/err"
+ok $? "a head the problem does not have is refused with FILE:LINE and status 2"
+
 "$bin" --check-lesson lessons/masks.lesson samples/causal.json >"$dir/out" 2>"$dir/err"
 status=$?
 [ "$status" -eq 2 ] && grep -q "reads no FILE" "$dir/err"

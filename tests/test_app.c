@@ -3666,6 +3666,72 @@ START_TEST(test_heads_select)
 }
 END_TEST
 
+/* A click on another head's small multiple selects that head, as H does, and puts
+ * the weights' cursor on the clicked cell; the wheel there, a head out of range or
+ * a single-head problem change nothing. */
+START_TEST(test_heads_click_small_multiple)
+{
+	struct app a, one;
+	struct event e = { .type = EVENT_CLICK, .focus = FOCUS_ATTENTION, .row = 2, .col = 0, .head = 3 };
+	int redraw;
+
+	start_heads(&a);
+	ck_assert_int_eq(a.head, 0);
+	redraw = send(&a, &e);
+	ck_assert_int_eq(a.head, 2);
+	ck_assert(redraw & REDRAW_LAYOUT);
+	ck_assert_int_eq(a.focus, FOCUS_ATTENTION);
+	ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].row, 2);
+	ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].col, 0);
+	assert_trace_current(&a);
+	ck_assert_ptr_eq(app_input(&a, QKV_INPUT_W_Q), &a.problem.heads[2].w_q);
+	ck_assert_ptr_nonnull(strstr(a.message, "head 3 of 3"));
+	/* Head 3 looks at the first word: its query for sat is 5 · (X's third column,
+	 * 1) = (5, 0), the keys are the positions the (1,0), cat (0,1), sat (−1,0), so
+	 * the scores are 5, 0, −5 over the three keys the causal mask leaves:
+	 * A[sat, the] = 1 / (1 + e^(−5/√2) + e^(−10/√2)). */
+	ck_assert_double_eq_tol(qkv_matrix_get(&a.trace.weights, 2, 0),
+				1.0 / (1.0 + exp(-5.0 / sqrt(2.0)) + exp(-10.0 / sqrt(2.0))), 1e-12);
+	/* The selected head's own grid (head 0 in the event) keeps the head. */
+	click(&a, FOCUS_ATTENTION, 1, 0);
+	ck_assert_int_eq(a.head, 2);
+	ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].row, 1);
+	/* The wheel over a small multiple, and a head that is not there: nothing. */
+	e.type = EVENT_WHEEL;
+	e.delta = 1;
+	e.head = 1;
+	ck_assert_int_eq(send(&a, &e), REDRAW_NONE);
+	ck_assert_int_eq(a.head, 2);
+	e.type = EVENT_CLICK;
+	e.head = 4;
+	ck_assert_int_eq(send(&a, &e), REDRAW_NONE);
+	e.head = -1;
+	ck_assert_int_eq(send(&a, &e), REDRAW_NONE);
+	ck_assert_int_eq(a.head, 2);
+	/* Back to head 1 by its small multiple; the concatenation takes clicks too. */
+	e.head = 1;
+	e.row = 3;
+	e.col = 2;
+	send(&a, &e);
+	ck_assert_int_eq(a.head, 0);
+	ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].row, 3);
+	click(&a, FOCUS_CONCAT, 2, 1);
+	ck_assert_int_eq(a.focus, FOCUS_CONCAT);
+	ck_assert_int_eq(a.cursor[FOCUS_CONCAT].row, 2);
+	ck_assert_int_eq(a.cursor[FOCUS_CONCAT].col, 1);
+	app_fini(&a);
+
+	start(&one);
+	e.head = 1;
+	e.row = 0;
+	e.col = 0;
+	ck_assert_int_eq(send(&one, &e), REDRAW_NONE);
+	click(&one, FOCUS_CONCAT, 0, 0);
+	ck_assert_int_ne(one.focus, FOCUS_CONCAT);
+	app_fini(&one);
+}
+END_TEST
+
 /* The heads' pattern scores say what the sample's teaching note claims: head 1
  * looks at the previous word, head 2 at itself, head 3 at the first word. */
 START_TEST(test_heads_samples_specialise)
@@ -4232,6 +4298,7 @@ static Suite *app_suite(void)
 	tcase_add_test(random, test_random_events_projected);
 	tcase_add_test(random, test_random_events_heads);
 	tcase_add_test(truth, test_heads_select);
+	tcase_add_test(truth, test_heads_click_small_multiple);
 	tcase_add_test(truth, test_heads_samples_specialise);
 	tcase_add_test(truth, test_heads_blast_radius);
 	tcase_add_test(truth, test_heads_stage_walk);

@@ -66,6 +66,8 @@ START_TEST(test_ascii_spellings)
 		{ "2n²d_k ┤┬", "2n^2d_k ++" },
 		{ "‖∇W_Q‖ · ∂L/∂O ✓ ❚❚ paused", "||grad W_Q|| . dL/dO (done) || paused" },
 		{ "masked: −∞", "masked: -inf" },
+		{ "Concat · W_O = Σᵢ head_i · W_O(i)", "Concat . W_O = sum_i head_i . W_O(i)" },
+		{ "[head 1 … head 3], n × h·d_v", "[head 1 ... head 3], n x h.d_v" },
 		{ "café 日本", "caf? ??" },
 		{ "plain ASCII", "plain ASCII" },
 	};

@@ -22,10 +22,14 @@ static const struct app_options three_palettes = { .palette_count = 3 };
 #define MARK_END ".\\\" The keys: end of the key table.\n"
 
 /* Appends text to buf (of size) at *used, roff-escaped: \ and - written as \e and
- * \-, a leading . or ' guarded. */
+ * \-, a leading . or ' guarded, and every other character as groff's \[uXXXX], so
+ * the page reads the same whatever groff takes its input to be. */
 static void roff(char *buf, size_t size, size_t *used, const char *text, bool line_start)
 {
-	for (const char *c = text; *c != '\0' && *used + 4 < size; c++) {
+	for (const char *c = text; *c != '\0' && *used + 12 < size; c++) {
+		unsigned long point;
+		size_t length;
+
 		if (line_start && c == text && (*c == '.' || *c == '\'')) {
 			memcpy(buf + *used, "\\&", 2);
 			*used += 2;
@@ -33,6 +37,9 @@ static void roff(char *buf, size_t size, size_t *used, const char *text, bool li
 		if (*c == '\\' || *c == '-') {
 			buf[(*used)++] = '\\';
 			buf[(*used)++] = *c == '\\' ? 'e' : '-';
+		} else if ((unsigned char)*c >= 0x80 && (length = qkv_utf8_decode(c, strlen(c), &point)) > 0) {
+			*used += (size_t)snprintf(buf + *used, size - *used, "\\[u%04lX]", point);
+			c += length - 1;
 		} else {
 			buf[(*used)++] = *c;
 		}

@@ -177,7 +177,13 @@ static const struct {
 	{ "step a\nset padding[] = on\n", 2, "a token in brackets" },
 	{ "step a\nset padding[t3 = on\n", 2, "a token in brackets" },
 	{ "step a\nset padding[t3] = yes\n", 2, "off or on" },
-	{ "step a\nstage 9\n", 2, "0 to 5" },
+	{ "step a\nstage 9\n", 2, "0 to 7" },
+	{ "step a\nstage output2\n", 2, "concat, W_O" },
+	{ "step a\nhead 0\n", 2, "head needs a whole number from 1" },
+	{ "step a\nhead two\n", 2, "head needs a whole number from 1" },
+	{ "step a\nhead\n", 2, "head needs a whole number" },
+	{ "step a\nset W_O[1,d1] = x\n", 2, "a number" },
+	{ "step a\nselect concat[t1]\n", 2, "in brackets" },
 	{ "step a\nselect A[t1,t3] now\n", 2, "end of the line" },
 	{ "step a\nselect Z[t1,t3]\n", 2, "a cell like" },
 	{ "step a\nview chart\n", 2, "saturation" },
@@ -186,7 +192,10 @@ static const struct {
 	{ "step a\nexpect A[t1,t3] = zero\n", 2, "a number" },
 	{ "step a\nexpect message contains words\n", 2, "contains \"words\"" },
 	{ "step a\nexpect message contains \"open\n", 2, "double quotes" },
-	{ "step a\nexpect stage = 7\n", 2, "0 to 5" },
+	{ "step a\nexpect stage = 8\n", 2, "0 to 7" },
+	{ "step a\nexpect head = 0\n", 2, "expect head needs" },
+	{ "step a\nexpect info contains words\n", 2, "info contains \"words\"" },
+	{ "step a\nexpect info \"words\"\n", 2, "info contains \"words\"" },
 	{ "step a\nexpect d_k = many\n", 2, "whole number" },
 	{ "step a\nexpect view = chart\n", 2, "saturation" },
 	{ "step a\nexpect nothing\n", 2, "expect needs" },
@@ -241,6 +250,13 @@ static const struct {
 	{ "step a\nexpect A[t1,t4] = 1\n", "t.lesson:2: ", "no token \"t4\"" },
 	{ "step a\nset padding[t5] = on\n", "t.lesson:2: ", "no token \"t5\"" },
 	{ "step a\nview learning\nstage 3\n", "t.lesson:3: ", "`view none` closes it" },
+	/* The heads' actions and grids on the one-head worked example. */
+	{ "step a\nhead 2\n", "t.lesson:2: ", "this problem has one head" },
+	{ "step a\nstage 6\n", "t.lesson:2: ", "stage 6 (concat) needs a multi-head problem" },
+	{ "step a\nstage W_O\n", "t.lesson:2: ", "stage 7 (W_O) needs a multi-head problem" },
+	{ "step a\nselect concat[t1,1]\n", "t.lesson:2: ", "concat is a multi-head problem's" },
+	{ "step a\nset W_O[1,d1] = 2\n", "t.lesson:2: ", "W_O is a multi-head problem's" },
+	{ "step a\nexpect out[t1,d1] = 2\n", "t.lesson:2: ", "out is a multi-head problem's" },
 	/* The loader's own place, counted in the lesson's lines. */
 	{ "step a\nproblem\n{ \"Q\": [[1]],\n  \"K\": [[1]] }\nend\n", "t.lesson:3:", "missing \"V\"" },
 };
@@ -277,6 +293,57 @@ START_TEST(test_check_reports_each_failure)
 	ck_assert_int_eq(lesson_check(&l, count_line, last, &checked, err, sizeof err), 2);
 	ck_assert_int_eq(checked, 3);
 	ck_assert_msg(strncmp(last, "t.lesson:5: step 1 (a): expected stage = 2, qkv shows 3", 55) == 0, "%s", last);
+	lesson_free(&l);
+}
+END_TEST
+
+/* The heads' actions on the three-head sample: head N selects it as H does, the
+ * stages go on to 6 and 7, W_O takes a typed value at hIdJ, concat and out cells
+ * are selected and checked, and expect info reads the lines under the grids. */
+START_TEST(test_heads_actions)
+{
+	struct lesson l;
+	struct app app;
+	char text[2048], err[600], last[600] = "";
+	int checked;
+	/* Head 3's query for sat is (5, 0), the keys the positions (1,0), (0,1),
+	 * (−1,0): scores 5, 0, −5 over √2 on the three keys the causal mask leaves. */
+	double e = exp(-5 / sqrt(2.0)), head3_sat_the = 1 / (1 + e + e * e);
+
+	snprintf(text, sizeof text,
+		 "step a\nopen %s/samples/heads-three-ways.json\nhead 3\nexpect head = 3\n"
+		 "expect A[sat,the] = %.17g ± 1e-12\nstage weights\n"
+		 "step b\nstage W_O\nset W_O[h3d1,d2] = 2\nselect out[sat,d2]\nexpect stage = 7\n"
+		 "expect W_O[3,2] = 2 ± 0\n"
+		 "step c\nstage concat\nselect concat[sat,h2d1]\nexpect info contains \"head 2's output[sat, d1]\"\n"
+		 "step d\nexpect info contains \"no such words\"\nexpect head = 1\n",
+		 getenv("QKV_SOURCE_ROOT"), head3_sat_the);
+	parse_ok(text, &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.problem.h, 3);
+	ck_assert_int_eq(app.head, 2);
+	ck_assert_int_eq(app.stage, QKV_STAGE_WEIGHTS);
+	ck_assert_double_eq_tol(qkv_matrix_get(&app.trace.weights, 2, 0), head3_sat_the, 1e-12);
+	app_fini(&app);
+	ck_assert_int_eq(lesson_build(&l, 1, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.stage, APP_STAGE_LAYER);
+	ck_assert(qkv_matrix_get(&app.problem.w_o, 2, 1) == 2.0);
+	ck_assert_int_eq(app.focus, FOCUS_LAYER);
+	ck_assert_int_eq(app.cursor[FOCUS_LAYER].row, 2);
+	ck_assert_int_eq(app.cursor[FOCUS_LAYER].col, 1);
+	/* out[sat, d2] = head 2's output + 2 · head 3's, each sat's weight on cat (V
+	 * marks cat): scores −5, 0, 5 and 5, 0, −5 over √2 both give cat e/(1 + e + e²). */
+	ck_assert_double_eq_tol(qkv_matrix_get(&app.heads.output, 2, 1), 3 * e / (1 + e + e * e), 1e-12);
+	app_fini(&app);
+	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.stage, APP_STAGE_CONCAT);
+	ck_assert_int_eq(app.focus, FOCUS_CONCAT);
+	ck_assert_int_eq(app.cursor[FOCUS_CONCAT].col, 1);
+	app_fini(&app);
+	/* Every expect but the last two holds: the words are not there, head 3 is selected. */
+	ck_assert_int_eq(lesson_check(&l, count_line, last, &checked, err, sizeof err), 2);
+	ck_assert_int_eq(checked, 7);
+	ck_assert_msg(strstr(last, "expected head = 1, qkv shows 3") != NULL, "%s", last);
 	lesson_free(&l);
 }
 END_TEST
@@ -413,7 +480,7 @@ static int key(struct lesson_run *run, struct app *app, int k)
 	return lesson_update(run, app, &e);
 }
 
-static const char *const shipped[] = { "worked-example", "projections", "masks", "saturation", "learning" };
+static const char *const shipped[] = { "worked-example", "projections", "masks", "saturation", "learning", "heads" };
 
 static void load_shipped(const char *name, struct lesson *l)
 {
@@ -456,7 +523,13 @@ START_TEST(test_replay_forward_equals_backward)
 	key(&back_run, &back, APP_KEY_END);
 	key(&back_run, &back, APP_KEY_HOME);
 	assert_same(&back, &states[0], 0);
-	key(&back_run, &back, '0' + count);
+	{
+		char digits[8];
+
+		snprintf(digits, sizeof digits, "%d", count); /* the last step, in one or two digits */
+		for (const char *d = digits; *d != '\0'; d++)
+			key(&back_run, &back, *d);
+	}
 	ck_assert_int_eq(back_run.step, 0); /* typed, not yet gone */
 	key(&back_run, &back, APP_KEY_ENTER);
 	ck_assert_int_eq(back_run.step, count - 1);
@@ -819,6 +892,7 @@ static Suite *lesson_suite(void)
 	tcase_add_loop_test(replay, test_replay_refusals, 0, (int)(sizeof replay_refusals / sizeof *replay_refusals));
 	tcase_add_test(replay, test_check_reports_each_failure);
 	tcase_add_test(replay, test_actions_reach_their_state);
+	tcase_add_test(replay, test_heads_actions);
 	tcase_add_test(replay, test_inline_problem_and_random);
 	tcase_add_loop_test(replay, test_replay_forward_equals_backward, 0, (int)(sizeof shipped / sizeof *shipped));
 	tcase_add_test(replay, test_exploration_then_next_step);

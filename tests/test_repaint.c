@@ -275,6 +275,9 @@ static void random_events(const char *sample, uint64_t seed, int count)
 			e.row = rows > 0 ? lcg_int(&g, 0, rows - 1) : 0;
 			e.col = cols > 0 ? lcg_int(&g, 0, cols - 1) : 0;
 			e.delta = lcg_int(&g, 0, 1) ? 1 : -1;
+			/* Now and then another head's small multiple (in range or not). */
+			if (f.app.problem.h > 0 && lcg_int(&g, 0, 2) == 0)
+				e.head = lcg_int(&g, 0, f.app.problem.h + 1);
 		} else {
 			e.key = keys[lcg_int(&g, 0, (int)(sizeof keys / sizeof keys[0]) - 1)];
 			/* Keep the problem small enough to draw quickly. */
@@ -293,7 +296,7 @@ static void random_events(const char *sample, uint64_t seed, int count)
 	close_screen(&f);
 }
 
-/* 11,000 random events over five problems, each frame compared with a repaint. */
+/* 11,400 random events over six problems, each frame compared with a repaint. */
 START_TEST(random_events_match_repaint)
 {
 	random_events(NULL, 11, 3000);
@@ -301,6 +304,64 @@ START_TEST(random_events_match_repaint)
 	random_events("sentence.json", 13, 2500);
 	random_events("padding.json", 14, 2000);
 	random_events("random 64", 15, 1000);
+	random_events("heads-three-ways.json", 16, 400);
+}
+END_TEST
+
+/* A small multiple on screen is hit as its head's weights: layout_hit reports the
+ * head, and the click, through app_update, selects it with the cursor on the cell. */
+START_TEST(small_multiple_click_selects_head)
+{
+	struct fixture f;
+	struct qkv_problem p;
+	char path[1024], err[256];
+	const char *root = getenv("QKV_SOURCE_ROOT");
+	int hits = 0;
+
+	snprintf(path, sizeof path, "%s/samples/heads-three-ways.json", root != NULL ? root : ".");
+	qkv_problem_init(&p);
+	ck_assert_msg(load_file(path, &p, err, sizeof err) == 0, "%s", err);
+	start(&f, &p, 120, 40);
+	for (int head = 1; head <= 2; head++) {
+		const struct panel *small = NULL;
+		int focus = -1, row = -1, col = -1, hit_head = -1;
+
+		for (int i = 0; i < f.layout.count; i++)
+			if (f.layout.panels[i].kind == PANEL_HEAD && f.layout.panels[i].input == head)
+				small = &f.layout.panels[i];
+		ck_assert_msg(small != NULL, "head %d's weights are a small multiple at 120x40", head + 1);
+		/* Its last shown row, second shown column. */
+		ck_assert(layout_hit(&f.layout, small->x + small->label_w + small->cell_w,
+				     panel_row_y(small, small->shown_rows - 1), &focus, &row, &col, &hit_head));
+		ck_assert_int_eq(focus, FOCUS_ATTENTION);
+		ck_assert_int_eq(hit_head, head + 1);
+		ck_assert_int_eq(row, small->first_row + small->shown_rows - 1);
+		ck_assert_int_eq(col, small->first_col + 1);
+		{
+			struct event click = { .type = EVENT_CLICK, .focus = focus, .row = row, .col = col,
+					       .head = hit_head };
+			event(&f, click);
+		}
+		ck_assert_int_eq(f.app.head, head);
+		ck_assert_int_eq(f.app.cursor[FOCUS_ATTENTION].row, row);
+		ck_assert_int_eq(f.app.cursor[FOCUS_ATTENTION].col, col);
+		check_repaint(&f, "after a click on a small multiple");
+		hits++;
+	}
+	/* The selected head's own weights: no head in the hit. */
+	for (int i = 0; i < f.layout.count; i++) {
+		const struct panel *own = &f.layout.panels[i];
+		int focus, row, col, hit_head = -1;
+
+		if (own->kind != PANEL_WEIGHTS)
+			continue;
+		ck_assert(layout_hit(&f.layout, own->x + own->label_w, panel_row_y(own, 0), &focus, &row, &col,
+				     &hit_head));
+		ck_assert_int_eq(focus, FOCUS_ATTENTION);
+		ck_assert_int_eq(hit_head, 0);
+	}
+	ck_assert_int_eq(hits, 2);
+	close_screen(&f);
 }
 END_TEST
 
@@ -316,6 +377,7 @@ int main(void)
 	tcase_add_test(tc, widening_cell_leaves_no_ghost);
 	tcase_add_test(tc, faded_marks_redraw_on_any_event);
 	tcase_add_test(tc, random_events_match_repaint);
+	tcase_add_test(tc, small_multiple_click_selects_head);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_set_tap(runner, "-");

@@ -2057,20 +2057,16 @@ static int step_stage(struct app *app, int direction)
 	return REDRAW_ALL;
 }
 
-/* Multi-head: selects the next head (or the previous); every single-head panel then
- * shows that head, and the status line says what it looks at, in numbers. */
-static int step_head(struct app *app, int direction)
+/* Multi-head: selects head (0-based); every single-head panel then shows that head,
+ * and the status line says what it looks at, in numbers. */
+static int select_head(struct app *app, int head)
 {
 	const struct qkv_pattern *s;
 	int h = app->problem.h, was = app->head, rc;
 
-	if (h < 1) {
-		say(app, false, "H (or b) moves between heads: this problem has one head");
-		return REDRAW_STATUS;
-	}
-	app->head = (app->head + direction + h) % h;
+	app->head = head;
 	if ((rc = recompute(app, false)) != 0) {
-		/* The head it was on, with its trace, and why not the next. */
+		/* The head it was on, with its trace, and why not the other. */
 		app->head = was;
 		if (recompute(app, false) == 0)
 			say(app, true, "cannot compute: %s: still head %d", qkv_error_string(rc), was + 1);
@@ -2081,6 +2077,18 @@ static int step_head(struct app *app, int direction)
 			"on the first token %.2f; mean entropy %.2f nats",
 	    app->head + 1, h, s->previous, s->diagonal, s->first, s->entropy);
 	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+/* Multi-head: selects the next head (or the previous). */
+static int step_head(struct app *app, int direction)
+{
+	int h = app->problem.h;
+
+	if (h < 1) {
+		say(app, false, "H (or b) moves between heads: this problem has one head");
+		return REDRAW_STATUS;
+	}
+	return select_head(app, (app->head + direction + h) % h);
 }
 
 /* True for the characters a typed number may hold. */
@@ -3328,7 +3336,8 @@ const struct app_binding app_bindings[] = {
 	  "close an overlay; cancel an edit or a question" },
 	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL },
 	{ { 0 }, K_MAIN, "click, wheel", "select, nudge a cell", NULL, 0, NULL,
-	  "the mouse: a click selects a cell; the wheel nudges it" },
+	  "the mouse: a click selects a cell (in a multi-head problem, a click on another head's weights "
+	  "selects that head too, as H does); the wheel nudges it" },
 	/* Inside the learning view its keys are its own (app_learning_event); these
 	 * rows are its hints, and L's manual words above say what they do. */
 	{ { ' ' }, APP_KEYS_LEARNING, "space", NULL, "space run", APP_KEYS_LEARNING, NULL, NULL },
@@ -3519,12 +3528,17 @@ static int tick(struct app *app)
 /* A click or a wheel turn on a cell: selects it (and nudges it). */
 static int pointer(struct app *app, const struct event *event)
 {
-	int rows, cols;
+	int rows, cols, redraw = REDRAW_ALL;
 	enum app_focus focus = (enum app_focus)event->focus;
+	bool heads_grid = focus == FOCUS_CONCAT || focus == FOCUS_LAYER;
 
 	if (event->focus < 0 || event->focus >= FOCUS_COUNT)
 		return REDRAW_NONE;
-	if (!app_focus_is_input(app, focus) && focus != FOCUS_ATTENTION && focus != FOCUS_OUTPUT)
+	if (!app_focus_is_input(app, focus) && focus != FOCUS_ATTENTION && focus != FOCUS_OUTPUT && !heads_grid)
+		return REDRAW_NONE;
+	/* Another head's small multiple: its weights' grid, and that head selected. */
+	if (event->head != 0 && (event->type != EVENT_CLICK || focus != FOCUS_ATTENTION || event->head < 0 ||
+				 event->head > app->problem.h))
 		return REDRAW_NONE;
 	app_focus_shape(app, focus, &rows, &cols);
 	if (event->row < 0 || event->row >= rows || event->col < 0 || event->col >= cols)
@@ -3532,13 +3546,15 @@ static int pointer(struct app *app, const struct event *event)
 	if (app->editing)
 		say(app, false, "edit cancelled: the pointer chose another cell");
 	app->editing = false;
+	if (event->head != 0 && event->head - 1 != app->head)
+		redraw |= select_head(app, event->head - 1);
 	app->focus = focus;
 	app->cursor[focus].row = event->row;
 	app->cursor[focus].col = event->col;
 	move_cursor(app, 0, 0);
 	if (event->type == EVENT_WHEEL)
 		return nudge(app, focus, event->row, event->col, event->delta * app->step) | REDRAW_ALL;
-	return REDRAW_ALL;
+	return redraw;
 }
 
 static int update(struct app *app, const struct event *event);

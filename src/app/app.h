@@ -73,6 +73,9 @@ struct event {
 	int64_t now_ms;   /* every event: a monotonic clock in milliseconds */
 	bool pasted;      /* EVENT_KEY: the key came from a paste (bracketed paste), so
 			   * it is text for a cell edit or a file name and never a command */
+	int head;         /* EVENT_CLICK on FOCUS_ATTENTION: 1 + the head whose small
+			   * multiple was clicked, which becomes the selected head (as H
+			   * selects it); 0 for the selected head's own grids */
 	struct app_file file; /* EVENT_LOOKED, EVENT_SAVED */
 	int error;            /* EVENT_SAVE_FAILED, EVENT_REMOVED: an errno value, 0 for none */
 	const char *text;     /* EVENT_SAVE_FAILED: the saver's sentence (or NULL) */

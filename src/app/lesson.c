@@ -133,13 +133,13 @@ static int cell_ref(struct parser *ps, const char *s, struct lesson_action *a, b
 		    const char **rest)
 {
 	static const struct { const char *name; enum lesson_grid grid; } grids[] = {
-		{ "W_Q", LG_W_Q }, { "W_K", LG_W_K }, { "W_V", LG_W_V }, { "S'", LG_S_SCALED },
+		{ "W_Q", LG_W_Q }, { "W_K", LG_W_K }, { "W_V", LG_W_V }, { "W_O", LG_W_O }, { "S'", LG_S_SCALED },
 		{ "Q", LG_Q }, { "K", LG_K }, { "V", LG_V }, { "X", LG_X }, { "S", LG_S }, { "A", LG_A },
-		{ "O", LG_O },
+		{ "O", LG_O }, { "concat", LG_CONCAT }, { "out", LG_OUT },
 	};
-	const char *expected = inputs_only ? "a cell of Q, K, V, X, W_Q, W_K or W_V like Q[t1,d1]"
+	const char *expected = inputs_only ? "a cell of Q, K, V, X, W_Q, W_K, W_V or W_O like Q[t1,d1]"
 					   : "a cell like Q[t1,d1], A[t1,t3] or O[t2,d1] (grids Q K V X W_Q "
-					     "W_K W_V S S' A O)";
+					     "W_K W_V W_O S S' A O concat out)";
 	size_t i, n;
 
 	for (i = 0; i < sizeof grids / sizeof *grids; i++) {
@@ -147,7 +147,7 @@ static int cell_ref(struct parser *ps, const char *s, struct lesson_action *a, b
 		if (strncmp(s, grids[i].name, n) == 0 && s[n] == '[')
 			break;
 	}
-	if (i == sizeof grids / sizeof *grids || (inputs_only && grids[i].grid > LG_W_V))
+	if (i == sizeof grids / sizeof *grids || (inputs_only && grids[i].grid > LG_W_O))
 		return refuse(ps, "expected %s, not \"%.40s\"", expected, s);
 	a->grid = grids[i].grid;
 	s += n + 1;
@@ -211,7 +211,7 @@ static int stage_value(struct parser *ps, const char *value, const char *what, i
 		*out = APP_STAGE_LIVE;
 		return 0;
 	}
-	if (whole_number(value, 0, QKV_STAGE_COUNT - 1, &number)) {
+	if (whole_number(value, 0, APP_STAGE_LAYER, &number)) {
 		*out = (int)number;
 		return 0;
 	}
@@ -220,8 +220,13 @@ static int stage_value(struct parser *ps, const char *value, const char *what, i
 			*out = s;
 			return 0;
 		}
-	return refuse(ps, "%s needs live, 0 to 5 or a stage's name (scores, weights, …), not \"%.40s\"", what,
-		      value);
+	/* A multi-head problem's two more, named as on the stage bar. */
+	if (strcmp(value, "concat") == 0 || strcmp(value, "W_O") == 0) {
+		*out = value[0] == 'c' ? APP_STAGE_CONCAT : APP_STAGE_LAYER;
+		return 0;
+	}
+	return refuse(ps, "%s needs live, 0 to 7 or a stage's name (scores, weights, …, concat, W_O), not \"%.40s\"",
+		      what, value);
 }
 
 static int parse_random(struct parser *ps, const char *s, struct lesson_action *a)
@@ -345,13 +350,14 @@ static int parse_expect(struct parser *ps, const char *s)
 	struct lesson_action *a;
 	long number;
 
-	if ((rest = word_is(s, "message")) != NULL) {
+	if ((rest = word_is(s, "message")) != NULL || (rest = word_is(s, "info")) != NULL) {
+		bool info = s[0] == 'i';
 		size_t length;
 
-		if ((a = new_action(ps, ACT_EXPECT_MESSAGE)) == NULL)
+		if ((a = new_action(ps, info ? ACT_EXPECT_INFO : ACT_EXPECT_MESSAGE)) == NULL)
 			return refuse(ps, "out of memory");
 		if ((rest = word_is(rest, "contains")) == NULL || rest[0] != '"')
-			return refuse(ps, "expected message contains \"words\"");
+			return refuse(ps, "expected %s contains \"words\"", info ? "info" : "message");
 		length = strlen(rest);
 		if (length < 3 || rest[length - 1] != '"')
 			return refuse(ps, "expected the words in double quotes, closed at the end of the line");
@@ -359,8 +365,10 @@ static int parse_expect(struct parser *ps, const char *s)
 			return refuse(ps, "out of memory");
 		return 0;
 	}
-	if (strncmp(s, "stage", 5) == 0 || strncmp(s, "d_k", 3) == 0 || strncmp(s, "view", 4) == 0) {
-		enum lesson_act act = s[0] == 's' ? ACT_EXPECT_STAGE : s[0] == 'd' ? ACT_EXPECT_DK : ACT_EXPECT_VIEW;
+	if (strncmp(s, "stage", 5) == 0 || strncmp(s, "d_k", 3) == 0 || strncmp(s, "view", 4) == 0 ||
+	    strncmp(s, "head", 4) == 0) {
+		enum lesson_act act = s[0] == 's' ? ACT_EXPECT_STAGE : s[0] == 'd' ? ACT_EXPECT_DK
+				      : s[0] == 'v' ? ACT_EXPECT_VIEW : ACT_EXPECT_HEAD;
 
 		if ((a = new_action(ps, act)) == NULL)
 			return refuse(ps, "out of memory");
@@ -371,6 +379,13 @@ static int parse_expect(struct parser *ps, const char *s)
 			return stage_value(ps, value, "expect stage", &a->number);
 		if (act == ACT_EXPECT_VIEW)
 			return choice(ps, value, view_names, VIEW_COUNT, "expect view", &a->number);
+		if (act == ACT_EXPECT_HEAD) {
+			if (!whole_number(value, 1, QKV_MAX_HEADS, &number))
+				return refuse(ps, "expect head needs a whole number from 1 to %d, not \"%.40s\"",
+					      QKV_MAX_HEADS, value);
+			a->number = (int)number;
+			return 0;
+		}
 		if (!whole_number(value, 1, QKV_MAX_DIM, &number))
 			return refuse(ps, "expect d_k needs a whole number from 1 to %d, not \"%.40s\"", QKV_MAX_DIM,
 				      value);
@@ -380,8 +395,8 @@ static int parse_expect(struct parser *ps, const char *s)
 	if ((a = new_action(ps, ACT_EXPECT_CELL)) == NULL)
 		return refuse(ps, "out of memory");
 	if (cell_ref(ps, s, a, false, &rest) != 0)
-		return refuse(ps, "expect needs a cell (A[t1,t3] = 0.4011), stage, d_k, view or message, not "
-			      "\"%.40s\"", s);
+		return refuse(ps, "expect needs a cell (A[t1,t3] = 0.4011), stage, d_k, view, head, message or "
+			      "info, not \"%.40s\"", s);
 	if (equals_value(ps, rest, "a number", &value) != 0)
 		return -1;
 	{
@@ -451,10 +466,20 @@ static int parse_action(struct parser *ps, const char *s)
 			return refuse(ps, "out of memory");
 		return choice(ps, rest, view_names, VIEW_COUNT, "view", &a->number);
 	}
+	if ((rest = word_is(s, "head")) != NULL) {
+		long number;
+
+		if ((a = new_action(ps, ACT_HEAD)) == NULL)
+			return refuse(ps, "out of memory");
+		if (!whole_number(rest, 1, QKV_MAX_HEADS, &number))
+			return refuse(ps, "head needs a whole number from 1 to %d, not \"%.40s\"", QKV_MAX_HEADS, rest);
+		a->number = (int)number;
+		return 0;
+	}
 	if ((rest = word_is(s, "expect")) != NULL)
 		return parse_expect(ps, rest);
-	return refuse(ps, "expected step, note, open, random, problem, set, stage, select, view or expect, "
-		      "not \"%.40s\"", s);
+	return refuse(ps, "expected step, note, open, random, problem, set, stage, select, view, head or "
+		      "expect, not \"%.40s\"", s);
 }
 
 static int add_step(struct parser *ps, const char *title)

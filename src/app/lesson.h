@@ -2,7 +2,7 @@
  *
  * The file (README "Lessons", man qkv): one step per `step TITLE` line, then the
  * step's `note` lines (for the presenter) and its actions, one a line: open,
- * random, problem … end, set, stage, select, view and expect. `#` starts a comment
+ * random, problem … end, set, stage, select, view, head and expect. `#` starts a comment
  * line; blank lines are ignored. lesson_parse checks the words; what depends on the
  * problem (a token's name, a size) is checked when the lesson is replayed.
  *
@@ -36,26 +36,31 @@ enum lesson_act {
 	ACT_STAGE,         /* stage N | live | a stage's name */
 	ACT_SELECT,        /* select A[t1,t3] */
 	ACT_VIEW,          /* view saturation | describe | help | cost | learning | none */
+	ACT_HEAD,          /* head 2: a multi-head problem's selected head, as H selects it */
 	ACT_EXPECT_CELL,   /* expect A[t1,t3] = 0.4011 ± 0.0001 */
 	ACT_EXPECT_STAGE,  /* expect stage = 3 | live */
 	ACT_EXPECT_DK,     /* expect d_k = 64 */
 	ACT_EXPECT_VIEW,   /* expect view = saturation */
 	ACT_EXPECT_MESSAGE, /* expect message contains "…" */
+	ACT_EXPECT_HEAD,   /* expect head = 2 */
+	ACT_EXPECT_INFO,   /* expect info contains "…": the lines under the grids (app/info.h) */
 };
 
-/* Grids a cell names: the inputs, and the computed stages. */
+/* Grids a cell names: the inputs, and the computed stages (in a multi-head problem
+ * Q K V W_Q W_K W_V S S' A O are the selected head's; concat and out are stage 6's
+ * and 7's, the heads side by side and Concat · W_O). */
 enum lesson_grid {
-	LG_Q, LG_K, LG_V, LG_X, LG_W_Q, LG_W_K, LG_W_V, /* in the order of enum qkv_input */
-	LG_S, LG_S_SCALED, LG_A, LG_O,
+	LG_Q, LG_K, LG_V, LG_X, LG_W_Q, LG_W_K, LG_W_V, LG_W_O, /* in the order of enum qkv_input */
+	LG_S, LG_S_SCALED, LG_A, LG_O, LG_CONCAT, LG_OUT,
 };
 
 struct lesson_action {
 	enum lesson_act act;
 	int line;           /* in the lesson file, from 1 */
 	enum lesson_grid grid;
-	char row[32], col[32]; /* a token's name, tN, dN or a number from 1 */
+	char row[32], col[32]; /* a token's name, tN, dN, hIdJ or a number from 1 */
 	double value, tolerance;
-	int number;         /* d_k, stage (APP_STAGE_LIVE for live), mask, wrong, view, on/off */
+	int number;         /* d_k, stage (APP_STAGE_LIVE for live), mask, wrong, view, on/off, head from 1 */
 	int tokens, d_k, d_v;
 	uint64_t seed;
 	char *text;         /* owned: FILE, the inline problem, the message's words */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/info.h"
 #include "app/lesson.h"
 #include "io/builtin.h"
 #include "io/load.h"
@@ -132,6 +133,28 @@ static int token_index(struct replay *r, const struct app *app, const char *text
 			     p->tokens[0], p->tokens[p->n - 1], p->n);
 }
 
+/* "h2d1" (head 2's first column of d_v, as the screen labels the concatenation's
+ * columns and W_O's rows) or a number from 1: the 0-based index, below limit. */
+static int head_dim_index(struct replay *r, const struct app *app, const char *text, int limit, const char *what,
+			  int *out)
+{
+	int d_v = app->heads.d_v, head, dim, used = 0;
+	char *end;
+	long number = strtol(text, &end, 10);
+
+	if (end != text && *end == '\0' && number >= 1 && number <= limit) {
+		*out = (int)number - 1;
+		return 0;
+	}
+	if (sscanf(text, "h%dd%d%n", &head, &dim, &used) == 2 && text[used] == '\0' && head >= 1 &&
+	    head <= app->heads.h && dim >= 1 && dim <= d_v) {
+		*out = (head - 1) * d_v + dim - 1;
+		return 0;
+	}
+	return replay_refuse(r, "no row or column \"%s\" of %s: it has h1d1 … h%dd%d (or 1 to %d)", text, what,
+			     app->heads.h, d_v, limit);
+}
+
 /* "d3" or 3: the 0-based column, below limit. */
 static int dim_index(struct replay *r, const char *text, int limit, const char *what, int *out)
 {
@@ -149,22 +172,35 @@ static int dim_index(struct replay *r, const char *text, int limit, const char *
 /* In the order of enum app_overlay. */
 static const char *const views[] = { "none", "help", "describe", "saturation", "cost", "learning" };
 
-static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "S", "S'", "A", "O" };
+static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O", "S", "S'", "A", "O",
+					  "concat", "out" };
 
-/* The matrix a grid names in app (inputs from the problem, Q K V as used). */
+/* The matrix a grid names in app (inputs from the problem, the selected head's W
+ * in a multi-head one, Q K V as used); an empty one when the problem has none. */
 static const struct qkv_matrix *grid_matrix(const struct app *app, enum lesson_grid grid)
 {
+	static const struct qkv_matrix none;
+	const struct qkv_matrix *m;
+
 	switch (grid) {
 	case LG_Q: return &app->trace.q;
 	case LG_K: return &app->trace.k;
 	case LG_V: return &app->trace.v;
-	case LG_X: case LG_W_Q: case LG_W_K: case LG_W_V:
-		return qkv_problem_input_const(&app->problem, (enum qkv_input)grid);
+	case LG_X: case LG_W_Q: case LG_W_K: case LG_W_V: case LG_W_O:
+		m = app_input(app, (enum qkv_input)grid);
+		return m != NULL ? m : &none;
 	case LG_S: return &app->trace.scores;
 	case LG_S_SCALED: return &app->trace.scaled;
 	case LG_A: return &app->trace.weights;
+	case LG_CONCAT: return &app->heads.concat;
+	case LG_OUT: return &app->heads.output;
 	case LG_O: default: return &app->trace.output;
 	}
+}
+
+static bool heads_grid(enum lesson_grid grid)
+{
+	return grid == LG_W_O || grid == LG_CONCAT || grid == LG_OUT;
 }
 
 /* The 0-based cell an action names, checked against the problem. */
@@ -173,13 +209,18 @@ static int cell_place(struct replay *r, const struct app *app, const struct less
 	const struct qkv_matrix *m = grid_matrix(app, a->grid);
 	bool token_rows = a->grid <= LG_X || a->grid >= LG_S;
 	bool token_cols = a->grid >= LG_S && a->grid <= LG_A;
+	const char *name = grid_names[a->grid];
 
+	if (heads_grid(a->grid) && app->problem.h < 1)
+		return replay_refuse(r, "%s is a multi-head problem's: this problem has one head", name);
 	if (m->rows == 0)
-		return replay_refuse(r, "this problem has no %s: it gives %s", grid_names[a->grid],
+		return replay_refuse(r, "this problem has no %s: it gives %s", name,
 				     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
-	if (token_rows ? token_index(r, app, a->row, row) != 0 : dim_index(r, a->row, m->rows, grid_names[a->grid], row) != 0)
+	if (a->grid == LG_W_O ? head_dim_index(r, app, a->row, m->rows, name, row) != 0
+	    : token_rows ? token_index(r, app, a->row, row) != 0 : dim_index(r, a->row, m->rows, name, row) != 0)
 		return -1;
-	if (token_cols ? token_index(r, app, a->col, col) != 0 : dim_index(r, a->col, m->cols, grid_names[a->grid], col) != 0)
+	if (a->grid == LG_CONCAT ? head_dim_index(r, app, a->col, m->cols, name, col) != 0
+	    : token_cols ? token_index(r, app, a->col, col) != 0 : dim_index(r, a->col, m->cols, name, col) != 0)
 		return -1;
 	return 0;
 }
@@ -187,7 +228,8 @@ static int cell_place(struct replay *r, const struct app *app, const struct less
 static enum app_focus grid_focus(enum lesson_grid grid)
 {
 	static const enum app_focus focus[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
-						FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_OUTPUT };
+						FOCUS_W_O, FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_OUTPUT,
+						FOCUS_CONCAT, FOCUS_LAYER };
 	return focus[grid];
 }
 
@@ -295,6 +337,7 @@ static bool scale_is(const struct app *app, int want)
 	return (app->problem.scale == QKV_SCALE_SQRT_DK) == (want == 1) && (want == 1 || app->problem.scale == QKV_SCALE_NONE);
 }
 static bool stage_is(const struct app *app, int want) { return app->stage == want; }
+static bool head_is(const struct app *app, int want) { return app->head == want; }
 static bool tied_is(const struct app *app, int want) { return app_projections_tied(app) == (want == 1); }
 
 static bool temperature_is(const struct app *app, double target)
@@ -335,6 +378,8 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 	case ACT_SET_CELL: {
 		char text[64];
 
+		if (heads_grid(a->grid) && app->problem.h < 1)
+			return replay_refuse(r, "%s is a multi-head problem's: this problem has one head", grid_names[a->grid]);
 		if (!app_focus_is_input(app, grid_focus(a->grid)))
 			return replay_refuse(r, "%s is computed here, not typed: this problem gives %s", grid_names[a->grid],
 					     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
@@ -403,14 +448,27 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 	case ACT_STAGE:
 		if (a->number == QKV_STAGE_PROJECTIONS && app->problem.form != QKV_FORM_PROJECTED)
 			return replay_refuse(r, "stage 0 (projections) needs a problem given as X and W_Q, W_K, W_V");
+		if (a->number >= APP_STAGE_CONCAT && app->problem.h < 1)
+			return replay_refuse(r, "stage %d (%s) needs a multi-head problem: this one has one head", a->number,
+					     a->number == APP_STAGE_CONCAT ? "concat" : "W_O");
 		if (app->stage != a->number) {
 			press(app, APP_KEY_HOME);
-			if (!press_until(app, APP_KEY_PAGE_DOWN, QKV_STAGE_COUNT, stage_is, a->number))
+			if (!press_until(app, APP_KEY_PAGE_DOWN, APP_STAGE_LAYER + 1, stage_is, a->number))
 				return replay_refuse(r, "stage %d cannot be reached", a->number);
 		}
 		return 0;
+	case ACT_HEAD:
+		if (app->problem.h < 1)
+			return replay_refuse(r, "head %d: this problem has one head (a multi-head problem has heads)",
+					     a->number);
+		if (a->number > app->problem.h)
+			return replay_refuse(r, "no head %d: this problem has %d heads", a->number, app->problem.h);
+		if (!press_until(app, 'H', app->problem.h, head_is, a->number - 1))
+			return replay_refuse(r, "head %d cannot be selected: %s", a->number, app->message);
+		break;
 	case ACT_SELECT:
-		if (grid_focus(a->grid) < FOCUS_ATTENTION && !app_focus_is_input(app, grid_focus(a->grid)))
+		if (grid_focus(a->grid) < FOCUS_ATTENTION && !heads_grid(a->grid) &&
+		    !app_focus_is_input(app, grid_focus(a->grid)))
 			return replay_refuse(r, "%s has no cell to select here: this problem gives %s", grid_names[a->grid],
 					     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
 		if (cell_place(r, app, a, &row, &col) != 0)
@@ -470,6 +528,20 @@ bool lesson_expect_holds(const struct lesson *l, const struct lesson_action *a, 
 	case ACT_EXPECT_VIEW:
 		snprintf(seen, seen_size, "%s", views[app->overlay]);
 		return (int)app->overlay == a->number;
+	case ACT_EXPECT_HEAD:
+		if (app->problem.h < 1)
+			snprintf(seen, seen_size, "one head");
+		else
+			snprintf(seen, seen_size, "%d", app->head + 1);
+		return app->problem.h > 0 && app->head + 1 == a->number;
+	case ACT_EXPECT_INFO: {
+		/* With the derivation's decimals the interface uses: two more than the grids' two. */
+		char formula[1024], derivation[1024];
+
+		app_info_lines(app, 4, formula, sizeof formula, derivation, sizeof derivation);
+		snprintf(seen, seen_size, "\"%s%s%s\"", formula, formula[0] != '\0' ? " / " : "", derivation);
+		return strstr(formula, a->text) != NULL || strstr(derivation, a->text) != NULL;
+	}
 	case ACT_EXPECT_MESSAGE:
 	default:
 		snprintf(seen, seen_size, "\"%s\"", app->message);
@@ -526,9 +598,13 @@ static int replay(const struct lesson *l, int last, const struct lesson_look *lo
 					 a->value, a->tolerance);
 				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected %s, qkv shows %s", l->path, a->line,
 					 s + 1, l->steps[s].title, want, seen);
-			} else if (a->act == ACT_EXPECT_MESSAGE) {
-				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected the message to contain \"%s\", "
-					 "qkv shows %s", l->path, a->line, s + 1, l->steps[s].title, a->text, seen);
+			} else if (a->act == ACT_EXPECT_MESSAGE || a->act == ACT_EXPECT_INFO) {
+				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected the %s to contain \"%s\", "
+					 "qkv shows %s", l->path, a->line, s + 1, l->steps[s].title,
+					 a->act == ACT_EXPECT_INFO ? "lines under the grids" : "message", a->text, seen);
+			} else if (a->act == ACT_EXPECT_HEAD) {
+				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected head = %d, qkv shows %s", l->path,
+					 a->line, s + 1, l->steps[s].title, a->number, seen);
 			} else {
 				static const char *const what[] = { "stage", "d_k", "view" };
 				char want[64];

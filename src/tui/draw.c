@@ -4,15 +4,16 @@
  * regions the flags name and never changes the app. Numbers go through
  * qkv_format_number, as in the printer, so the screen and the handouts agree. */
 #include <curses.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "qkv/colour.h"
-#include "qkv/derive.h"
 #include "qkv/describe.h"
 #include "qkv/format.h"
 #include "qkv/heads.h"
+#include "app/info.h"
 #include "tui/draw.h"
 #include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
@@ -290,12 +291,17 @@ static void put_frame(const struct app *app, const struct panel *panel, int row,
 }
 
 /* A compact grid in colour: each line shows two rows, the lower as a lower half
- * block's colour and the upper as its background; the selected cell reversed. */
+ * block's colour and the upper as its background. The selected cell keeps both its
+ * colours (reversing them would show the other row's colour in its place): its
+ * row's token in the label and its column's place in the label line above are
+ * marked instead, a cross-hair read from the margins. */
 static void draw_halves(const struct app *app, const struct panel *panel, double limit)
 {
 	char text[32];
 	cchar_t half;
-	int data_x = panel->x + panel->label_w;
+	int data_x = panel->x + panel->label_w, mark_line = -1, mark_col = -1;
+	bool mark_lower = false;
+	struct cell_style mark = palette_role(ROLE_CURSOR);
 
 	for (int line = 0; line < panel_lines(panel); line++) {
 		int upper = panel->first_row + 2 * line, lower = upper + 1, y = panel->y + 2 + line;
@@ -321,13 +327,31 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 			 * upper colour there, not a thin line of the lower one. */
 			style = panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD
 					? palette_weight_halves(b, a) : palette_signed_halves(b, a, limit);
-			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col)))
-				style.attr |= A_REVERSE;
+			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col))) {
+				mark_line = line;
+				mark_col = c;
+				mark_lower = !cell_selected(app, panel, upper, col);
+			}
 			/* Wide characters straight in: no UTF-8 decoding per cell. */
 			setcchar(&half, L"▄", style.attr, 0, &style.pair);
 			mvadd_wch(y, data_x + c * panel->cell_w, &half);
 			add_wch(&half);
 		}
+	}
+	if (mark_line < 0)
+		return;
+	/* The selected row's token, in the label "upper/lower"; then the column's two
+	 * places in the label line, whatever they hold (a token's name, or blanks). */
+	{
+		int row = panel->first_row + 2 * mark_line + (mark_lower ? 1 : 0), x = panel->x;
+		short legacy = (short)(mark.pair <= SHRT_MAX ? mark.pair : 0);
+
+		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[panel->first_row + 2 * mark_line]);
+		if (mark_lower)
+			x += glyphs_columns(text) + 1;
+		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[row]);
+		put(panel->y + 2 + mark_line, x, panel->label_w - (x - panel->x), mark, text);
+		mvchgat(panel->y + 1, data_x + mark_col * panel->cell_w, panel->cell_w, mark.attr, legacy, &mark.pair);
 	}
 }
 
@@ -767,13 +791,22 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 			put(panel->y, at, glyphs_columns(tag), palette_head(head), tag);
 	}
 	if (panel->withheld) {
-		static const char *const withheld[3] = { "not computed yet", "PageDown for the", "next stage" };
-		static const char *const withheld_short[2] = { "not computed yet", "PageDown: next" };
+		/* The key that shows the next stage: PageDown, or n while a lesson has
+		 * PageDown for its steps. */
+		static const char *const withheld[2][3] = {
+			{ "not computed yet", "PageDown for the", "next stage" },
+			{ "not computed yet", "n for the", "next stage" },
+		};
+		static const char *const withheld_short[2][2] = {
+			{ "not computed yet", "PageDown: next" },
+			{ "not computed yet", "n: next stage" },
+		};
+		int words = l->lesson ? 1 : 0;
 
 		/* Inside the panel only, in fewer words when it is short. */
 		for (int i = 0; i < 3 && 2 + i < panel->h; i++)
 			put(panel->y + 2 + i, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM),
-			    panel->h >= 5 ? withheld[i] : withheld_short[i]);
+			    panel->h >= 5 ? withheld[words][i] : withheld_short[words][i]);
 		return;
 	}
 	if (panel->kind == PANEL_READOUT && panel->input == LAYOUT_HEADS_READOUT) {
@@ -1035,8 +1068,7 @@ static int message_lines(const struct app *app, const struct layout *l)
 static void draw_info(const struct app *app, const struct layout *l)
 {
 	char formula[TEXT_MAX], text[TEXT_MAX], words[512], variance[96];
-	enum qkv_stage stage = app_derived_stage(app);
-	int row = app_query(app), col;
+	int row = app_query(app);
 	/* Under the grids, aligned with them, unless that leaves too little room. */
 	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1;
 	/* The lines from info_y down to the message's first are the formula's and the
@@ -1044,45 +1076,10 @@ static void draw_info(const struct app *app, const struct layout *l)
 	int free = l->status_y - message_lines(app, l) + 1 - l->info_y, lines = free < l->info_h ? free : l->info_h;
 	int formula_lines, derive_lines;
 	struct cell_style plain = palette_role(ROLE_NORMAL);
-	struct qkv_problem view;
-	const struct qkv_problem *problem = &app->problem;
 
 	blank(l->info_y, 0, free, l->width);
-	if (app->problem.h > 0) {
-		/* The single-head lines speak of the selected head. */
-		qkv_problem_head_view(&app->problem, app->head, &view);
-		problem = &view;
-	}
-	if (app->problem.h > 0 && app->stage == APP_STAGE_LIVE && (int)stage < APP_STAGE_CONCAT) {
-		/* Live, the heads: what they cost, and what averaging them would lose. */
-		struct qkv_matrix avg;
-		struct qkv_pattern averaged;
-
-		qkv_heads_cost_words(formula, sizeof formula, &app->heads);
-		text[0] = '\0';
-		qkv_matrix_init(&avg);
-		if (qkv_heads_average(&app->heads, &avg, &averaged) == 0 &&
-		    qkv_heads_average_words(words, sizeof words, &app->heads, &averaged, 2) > 0)
-			snprintf(text, sizeof text, "the wrong way: %s", words);
-		qkv_matrix_fini(&avg);
-	} else if (app->problem.h > 0 && (int)stage >= APP_STAGE_CONCAT) {
-		bool concat = (int)stage == APP_STAGE_CONCAT;
-		/* The row the arrows move wherever the cursor is (the concatenation, the
-		 * output, another grid); the column of the concatenation at stage 6, at
-		 * stage 7 the output's (W_O's, when the cursor is in W_O). */
-		int r = app_query(app);
-		int c = concat ? app->cursor[FOCUS_CONCAT].col
-			: app->focus == FOCUS_W_O ? app->cursor[FOCUS_W_O].col : app->cursor[FOCUS_LAYER].col;
-
-		snprintf(formula, sizeof formula, concat ? "stage 6 of 7 · concat:  Concat = [head 1 … head %d], "
-							   "n × h·d_v = %d × %d"
-							 : "stage 7 of 7 · output:  Concat · W_O = Σᵢ head_i · W_O(i)  "
-							   "(%d heads)",
-			 app->problem.h, app->heads.concat.rows, app->heads.concat.cols);
-		if (qkv_heads_derive(text, sizeof text, &app->problem, &app->heads, (int)stage, r, c,
-				     l->decimals + 2) < 0)
-			text[0] = '\0';
-	} else {
+	/* The derivation, and the heads' formula lines, as a lesson's `expect info` reads them. */
+	if (!app_info_lines(app, l->decimals + 2, formula, sizeof formula, text, sizeof text)) {
 		verdict(app, l, words, sizeof words);
 		/* Before stage 3 the weights are withheld, and so is what they say. */
 		if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
@@ -1103,21 +1100,6 @@ static void draw_info(const struct app *app, const struct layout *l)
 			snprintf(formula, sizeof formula, "stage %d of %d · %s:  %s  ·  %s", app->stage,
 				 app_last_stage(app), qkv_stage_name((enum qkv_stage)app->stage),
 				 qkv_stage_formula((enum qkv_stage)app->stage), words);
-		switch (stage) {
-		case QKV_STAGE_PROJECTIONS:
-			row = app->cursor[FOCUS_X].row;
-			col = app->cursor[FOCUS_W_Q].col;
-			break;
-		case QKV_STAGE_MIX:
-		case QKV_STAGE_OUTPUT:
-			col = app_value_col(app);
-			break;
-		default:
-			col = app_key(app);
-			break;
-		}
-		if (qkv_derive(text, sizeof text, problem, &app->trace, stage, row, col, l->decimals + 2) < 0)
-			text[0] = '\0';
 	}
 	/* The derivation's numbers first (all lines but the formula's first), then the
 	 * formula and its words on what is left; each keeps whole words. */
@@ -1364,6 +1346,7 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 			first[i][1] = l->panels[i].first_col;
 		}
 		layout_compute(l, app, COLS, LINES);
+		l->lesson = before.lesson;
 		if (l->count == count)
 			for (int i = 0; i < count; i++) {
 				l->panels[i].first_row = first[i][0];

@@ -49,6 +49,7 @@ static const struct spelling spellings[] = {
 	{ "\u221e", "inf", false },               /* ∞ */
 	{ "\u1d40", "^T", false },                /* ᵀ */
 	{ "\u2082", "2", false },                 /* ₂ */
+	{ "\u1d62", "_i", false },                /* ᵢ (Σᵢ head_i → sum_i head_i) */
 	{ "\u00b2", "^2", false },                /* ² */
 	{ "\u2207", "grad ", false },             /* ∇ */
 	{ "\u2202", "d", false },                 /* ∂ (∂L/∂O as dL/dO) */

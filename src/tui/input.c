@@ -59,12 +59,14 @@ bool input_translate(int rc, unsigned int code, const struct layout *l, int64_t 
 
 		if (getmouse(&mouse) != OK)
 			return false;
-		if (!layout_hit(l, mouse.x, mouse.y, &event->focus, &event->row, &event->col))
+		if (!layout_hit(l, mouse.x, mouse.y, &event->focus, &event->row, &event->col, &event->head))
 			return false;
 		if (mouse.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_RELEASED)) {
 			event->type = EVENT_CLICK;
 			return true;
 		}
+		if (event->head != 0)
+			return false; /* the wheel nudges inputs; a small multiple is another head's weights */
 		if (mouse.bstate & BUTTON4_PRESSED) {
 			event->type = EVENT_WHEEL;
 			event->delta = 1;

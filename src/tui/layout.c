@@ -714,18 +714,20 @@ int panel_row_y(const struct panel *panel, int shown_row)
 	return panel->y + 2 + shown_row * panel->cell_h + (panel->cell_h - 1) / 2;
 }
 
-bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col)
+bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col, int *head)
 {
 	for (int i = 0; i < l->count; i++) {
 		const struct panel *panel = &l->panels[i];
 		int data_x = panel->x + panel->label_w, data_y = panel->y + 2;
+		bool small_multiple = panel->kind == PANEL_HEAD;
 
-		if (panel->focus < 0 || panel->withheld || panel->kind == PANEL_MIX)
+		if ((panel->focus < 0 && !small_multiple) || panel->withheld || panel->kind == PANEL_MIX)
 			continue;
 		if (x < data_x || y < data_y || y >= data_y + panel_lines(panel) ||
 		    x >= data_x + panel->shown_cols * panel->cell_w)
 			continue;
-		*focus = panel->focus;
+		*focus = small_multiple ? FOCUS_ATTENTION : panel->focus;
+		*head = small_multiple ? panel->input + 1 : 0;
 		*row = panel->first_row + (panel->halves ? (y - data_y) * 2 : (y - data_y) / panel->cell_h);
 		*col = panel->first_col + (x - data_x) / panel->cell_w;
 		return true;

@@ -63,6 +63,8 @@ struct layout {
 	int left;            /* x of the centred block */
 	int info_y, info_h;  /* formula and derivation lines */
 	int status_y;        /* the message line; the keys line is under it */
+	bool lesson;         /* set by the interface, kept by draw_render: a lesson is
+			      * presented, so PageDown steps the lesson and n the stages */
 };
 
 /* Lays out the screen for app at width × height. */
@@ -82,7 +84,9 @@ int panel_row_y(const struct panel *panel, int shown_row);
 /* True when a and b put the same things in the same places (panels, their cells,
  * scroll offsets, info and status lines): if not, the whole screen is redrawn. */
 bool layout_same(const struct layout *a, const struct layout *b);
-/* The cell under screen position (x, y): returns true and sets focus, row, col. */
-bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col);
+/* The cell under screen position (x, y): returns true and sets focus, row, col,
+ * and head: 1 + the head of a small multiple (focus FOCUS_ATTENTION then, the
+ * grid a head's weights are in), 0 for any other panel. */
+bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col, int *head);
 
 #endif

@@ -617,6 +617,7 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 		lesson->followed = false;
 	}
 	memset(&layout, 0, sizeof layout);
+	layout.lesson = lesson != NULL;
 	{
 		struct event resize = { .type = EVENT_RESIZE, .width = COLS, .height = LINES, .now_ms = now_ms() };
 		render(&app, &layout, update(&app, &resize, NULL), lesson);

@@ -15,9 +15,9 @@
 #   expect_exit main 0 "q quits with status 0"
 #   finish
 #
-# Helpers: start, keys, screen, screen_color, row, wait_for, slow, settle, expect,
-# expect_not, expect_exit, wait_exit, pass, fail, check, cells, diag, resize,
-# block_box, stop, finish (which stops what is still running), e2e_end_server.
+# Helpers: start, keys, mouse, column_of, screen, screen_color, row, wait_for, slow,
+# settle, expect, expect_not, expect_exit, wait_exit, pass, fail, check, cells, diag,
+# resize, block_box, stop, finish (which stops what is still running), e2e_end_server.
 # Messages should not contain '#' (TAP reads what follows as a directive).
 
 E2E_SOCKET="qkv-e2e-$$"
@@ -141,6 +141,29 @@ keys() {
 	local name=$1
 	shift
 	e2e_tmux send-keys -t "$name" "$@"
+}
+
+# mouse NAME BUTTON COLUMN ROW: one SGR mouse report, press then release, as a
+# terminal sends it (ESC [ < button ; column ; row M/m; 1-based position).
+mouse() {
+	local report hex
+	report=$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$2" "$3" "$4" "$2" "$3" "$4")
+	hex=$(printf '%s' "$report" | od -An -tx1 | tr -s ' \n' ' ')
+	# shellcheck disable=SC2086
+	e2e_tmux send-keys -t "$1" -H $hex
+}
+
+# column_of NAME ROW TEXT N: the 1-based column of the Nth occurrence of TEXT on
+# screen line ROW (1-based), 0 when there is none.
+column_of() {
+	screen "$1" | sed -n "${2}p" | awk -v text="$3" -v nth="$4" '{
+		at = 0; line = $0
+		for (k = 1; k <= nth; k++) {
+			i = index(line, text); if (i == 0) { print 0; exit }
+			at += i; line = substr(line, i + 1)
+		}
+		print at
+	}'
 }
 
 # screen NAME: the visible screen as plain text.

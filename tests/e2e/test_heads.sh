@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_heads.sh — a three-head sample in the real interface, at 120×40 and 80×24:
-# every head's weights side by side, H to the next head, the stage walk on to
+# every head's weights side by side, H to the next head, a click on another head's
+# weights, the stage walk on to
 # stage 7 with each head's share of the selected output cell, and an edit of W_O
 # that moves the output and no head's weights. Expected weights are worked out
 # here with awk from the sample's closed form. Works on a copy in its own folder.
@@ -65,6 +66,24 @@ keys ui Down
 keys ui Tab
 expect ui 'head 1 0\.94[0-9]* \+ head 2 0\.02[0-9]* \+ head 3 0\.0+ = 0\.97' \
 	"out[sat, d1] now adds head 2's share"
+
+keys ui Home
+expect ui 'all stages live' "Home goes back to live"
+# A click on another head's small multiple selects that head, as H does, with the
+# cursor on the clicked cell. Row sat reads 0.94 (head 1, on cat), then 0.97 twice
+# (head 2 on itself, head 3 on the first word).
+title=$(screen ui | grep -n 'h3 weights' | head -n 1 | cut -d: -f1)
+sat=$((title + 4))
+col=$(column_of ui "$sat" "0.97" 2)
+check "head 3's A[sat, the] found on screen (line $sat, column $col)" "$col" -gt 60
+mouse ui 0 "$((col + 1))" "$sat"
+expect ui 'head 3 of 3: mean weight on the previous token' "a click on head 3's weights selects head 3"
+expect ui 'h3 W_Q' "the inputs shown are head 3's"
+expect ui 'h3 weights  softmax rows' "head 3's weights are now the selected grid"
+col=$(column_of ui "$sat" "0.94" 1)
+mouse ui 0 "$((col + 1))" "$sat"
+expect ui 'head 1 of 3' "a click on head 1's weights, now a small multiple, selects head 1"
+expect ui 'h1 weights  softmax rows' "head 1's weights are the selected grid again"
 
 resize ui 80 24
 expect ui 'h1 (3 )?weights' "at 80×24 the heads' weights still show"

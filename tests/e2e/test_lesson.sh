@@ -103,4 +103,46 @@ expect_not big 'previous-word pattern' "a key by hand takes the notes away, ever
 keys big q
 keys big y
 expect_exit big 0 "it ends"
+
+# A step that shows an early stage: the withheld panels name the key that walks the
+# stages, n (PageDown is the lesson's), and n does walk them.
+start walk 80 24 XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson lessons/worked-example.lesson
+keys walk 2
+keys walk Enter
+expect walk 'Step 2 of 6: Scores' "step 2 of the worked example shows stage 1"
+expect walk 'not computed yet' "the later stages are withheld"
+expect walk '(n for the|n: next stage)' "their panels say n shows the next stage"
+expect_not walk 'PageDown' "and never PageDown, which steps the lesson"
+keys walk n
+expect walk 'stage 2 of 5: scaled' "n walks to stage 2 inside the lesson"
+expect walk 'Step 2 of 6: Scores' "and the lesson stays at step 2"
+keys walk q
+keys walk y
+expect_exit walk 0 "it ends"
+
+# The multi-head lesson at 120×40: stage 6 withholds the output (n shows it), stage 7
+# writes each head's share of out[sat, d1], adding up to the shown total.
+start heads 120 40 XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson lessons/heads.lesson
+expect heads 'Step 1 of 11: One sentence, three heads' "the heads lesson starts"
+expect heads 'h1 weights .*h2 weights .*h3 weights' "every head's weights side by side"
+keys heads 6
+keys heads Enter
+expect heads 'Step 6 of 11: The heads side by side: concat' "step 6: the concatenation"
+expect heads 'stage 6 of 7 · concat' "stage 6 is shown"
+expect heads '(n for the|n: next stage)' "the output, withheld, names n for the next stage"
+keys heads 9
+keys heads Enter
+expect heads 'Step 9 of 11: Each head.s share of one output cell' "step 9: each head's share"
+expect heads 'head 1 0\.9449 \+ head 2 0\.0283 \+ head 3 0\.0283 = 1\.0015' \
+	"out[sat, d1] as three heads' shares, adding up"
+keys heads q
+keys heads y
+expect_exit heads 0 "it ends"
+
+# Without a lesson the same panels name PageDown.
+start plain 80 24 "$QKV"
+keys plain NPage
+expect plain 'PageDown( for the|: next)' "without a lesson the withheld panels name PageDown"
+keys plain q
+expect_exit plain 0 "q quits"
 finish

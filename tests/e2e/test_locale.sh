@@ -112,6 +112,43 @@ keys cost C q
 expect_exit cost 0 "q quits"
 stop cost
 
+# A multi-head problem: the head tags, the small multiples, the heads compared, the
+# cost and wrong-way lines, and stages 6 and 7 with their derivations, all in ASCII.
+start heads 80 24 "${NO_LOCALE[@]}" QKV_ASCII=1 "$QKV" "$QKV_SOURCE_ROOT/samples/heads-three-ways.json"
+expect heads '^ *> X  inputs .* h1 W_Q' "ASCII heads: the inputs carry the tag h1"
+expect heads 'h1 weights .* h2 weights .* h3 weights' "ASCII heads: the small multiples are tagged h1 h2 h3"
+ascii_only heads "ASCII heads: live at 80x24"
+keys heads H
+expect heads 'head 2 of 3: mean weight on the previous token' "ASCII heads: H selects head 2"
+ascii_only heads "ASCII heads: head 2 selected"
+keys heads NPage NPage NPage NPage NPage NPage NPage
+expect heads 'stage 6 of 7 \. concat: +Concat = \[head 1 \.\.\. head 3\]' "ASCII heads: stage 6's formula reads [head 1 ... head 3]"
+ascii_only heads "ASCII heads: stage 6 at 80x24"
+keys heads NPage
+expect heads 'Concat \. W_O = sum_i head_i \. W_O\(i\)' "ASCII heads: stage 7's formula reads sum_i head_i"
+expect heads 'out\[the, d1\] = sum_k concat' "ASCII heads: stage 7's derivation reads sum_k"
+ascii_only heads "ASCII heads: stage 7 at 80x24"
+resize heads 200 60
+expect heads 'Concat \. W_O = sum_i head_i' "ASCII heads: stage 7 at 200x60"
+ascii_only heads "ASCII heads: stage 7 at 200x60"
+keys heads Home BTab
+expect heads 'heads compared' "ASCII heads: live at 200x60 compares the heads"
+expect heads 'cost: n\^2\.h = 48 scores a layer' "ASCII heads: the cost line reads n^2.h"
+ascii_only heads "ASCII heads: live at 200x60"
+keys heads q
+expect_exit heads 0 "q quits"
+stop heads
+
+start heads_mono 80 24 "${NO_LOCALE[@]}" QKV_ASCII=1 NO_COLOR=1 "$QKV" "$QKV_SOURCE_ROOT/samples/heads-content.json"
+expect heads_mono 'h1 weights .* h2 weights .* h3 weights' "ASCII heads, no colour: the small multiples"
+ascii_only heads_mono "ASCII heads, no colour: live"
+keys heads_mono NPage NPage NPage NPage NPage NPage NPage NPage
+expect heads_mono 'stage 7 of 7' "ASCII heads, no colour: stage 7"
+ascii_only heads_mono "ASCII heads, no colour: stage 7"
+keys heads_mono q
+expect_exit heads_mono 0 "q quits"
+stop heads_mono
+
 # A heatmap too large for numbers: colour cells, one row a line (no half blocks).
 start big 80 24 "${NO_LOCALE[@]}" QKV_ASCII=1 "$QKV" --random --tokens 40 --dk 4
 expect big 'weights  softmax rows  40x40' "ASCII: a 40-token heatmap is shown, its size written 40x40"

@@ -6,27 +6,6 @@
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# mouse NAME BUTTON COLUMN ROW: one SGR report press + release (1-based position).
-mouse() {
-	local report hex
-	report=$(printf '\033[<%d;%d;%dM\033[<%d;%d;%dm' "$2" "$3" "$4" "$2" "$3" "$4")
-	hex=$(printf '%s' "$report" | od -An -tx1 | tr -s ' \n' ' ')
-	# shellcheck disable=SC2086
-	e2e_tmux send-keys -t "$1" -H $hex
-}
-
-# The 1-based column of the Nth occurrence of TEXT on screen line ROW (1-based).
-column_of() {
-	screen "$1" | sed -n "${2}p" | awk -v text="$3" -v nth="$4" '{
-		at = 0; line = $0
-		for (k = 1; k <= nth; k++) {
-			i = index(line, text); if (i == 0) { print 0; exit }
-			at += i; line = substr(line, i + 1)
-		}
-		print at
-	}'
-}
-
 start ui 80 24 "$QKV"
 expect ui 'Q  queries' "the Q grid is shown"
 # The inputs' row t2 is the first screen line that starts with " t2 ".

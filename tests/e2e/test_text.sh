@@ -124,6 +124,57 @@ for size in "80 24" "200 60"; do
 	expect_not "half$1" 't t t t' "$1×$2, 64 tokens: no t t t column headers"
 done
 
+# --- the half-block heatmap's cursor keeps the cell's colours -----------------------------
+# reversed NAME: each screen line as "LINE: the reversed runs, between |", read from
+# the colour capture (SGR 7 on, 27 or 0 off; 38/48;5;N and 38/48;2;R;G;B skipped).
+reversed() {
+	screen_color "$1" | python3 -c '
+import re, sys
+for number, line in enumerate(sys.stdin.read().split("\n"), 1):
+    runs, run, on, at = [], "", False, 0
+    for m in re.finditer(r"\x1b\[([0-9;]*)m|([^\x1b])", line):
+        if m.group(2) is not None:
+            if on:
+                run += m.group(2)
+            elif run:
+                runs.append(run); run = ""
+            continue
+        p = [int(x) if x else 0 for x in m.group(1).split(";")]
+        i = 0
+        while i < len(p):
+            if p[i] in (38, 48):
+                i += 3 if i + 1 < len(p) and p[i + 1] == 5 else 5
+                continue
+            if p[i] == 7: on = True
+            elif p[i] in (0, 27): on = False
+            i += 1
+    if run: runs.append(run)
+    print("%d: |%s|" % (number, "|".join(runs)))
+'
+}
+start cursor 80 24 "$QKV" --random --tokens 40 --dk 4
+expect cursor '^ *t3/t4 +▄' "40 tokens at 80×24: half blocks"
+keys cursor Tab Tab Tab Down Down Down Right Right
+expect cursor '^row t4: ' "the cursor is on row t4"
+expect cursor '^col t3: ' "and column t3"
+settle cursor
+marks=$(reversed cursor)
+check "no half block is drawn reversed (the selected cell keeps both rows' colours)" \
+	"$(printf '%s\n' "$marks" | grep -c '▄')" -eq 0
+label=$(screen cursor | grep -n '^ *t3/t4 ' | cut -d: -f1)
+check "the selected row's token is marked in its label t3/t4: t4" \
+	"$(printf '%s\n' "$marks" | sed -n "${label}p")" = "$label: |t4|"
+header=$((label - 2))
+check "the selected column is marked in the label line above the grid: t3" \
+	"$(printf '%s\n' "$marks" | sed -n "${header}p")" = "$header: |t3|"
+keys cursor Up
+expect cursor '^row t3: ' "Up: row t3"
+settle cursor
+check "on row t3, the upper token of the line t3/t4 is marked" \
+	"$(reversed cursor | sed -n "${label}p")" = "$label: |t3|"
+keys cursor q
+expect_exit cursor 0 "q quits"
+
 # --- stage 3's title at 200 columns -------------------------------------------------------
 start wide 200 60 "$QKV"
 expect wide 'Tab matrix' "200×60 drawn"
