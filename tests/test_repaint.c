@@ -144,7 +144,8 @@ static void check_repaint(struct fixture *f, const char *what)
 	snapshot(f->before);
 	werase(stdscr);
 	memset(&fresh, 0, sizeof fresh);
-	layout_compute(&fresh, &f->app, COLS, LINES);
+	layout_compute(&fresh, &f->app, COLS, LINES,
+		       &(struct layout_look){ .monochrome = palette_monochrome(), .glyphs = palette_glyphs() });
 	/* The scroll offsets are part of the state the frame shows. */
 	if (fresh.count == f->layout.count)
 		for (int i = 0; i < fresh.count; i++) {

@@ -974,6 +974,12 @@ int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const cha
 	return 0;
 }
 
+/* The recovery copy found does not read: says so (why: the loader's sentence). */
+void app_recovery_unreadable(struct app *app, const char *why)
+{
+	say(app, true, "a recovery copy does not read: %.200s", why);
+}
+
 /* Frees everything the app owns, the request's path included. */
 void app_fini(struct app *app)
 {
@@ -1550,8 +1556,10 @@ static int change_problem(struct app *app, problem_change change, int argument,
 		/* Put the problem back and forget the failed branch, so redo cannot replay it. */
 		history_undo(&app->history, &app->problem, &ignored);
 		history_drop_redo(&app->history);
-		say(app, true, "%s", rc == QKV_ELIMIT ? "that is above qkv's limits (1024 tokens, 4096 columns)"
-						      : qkv_error_string(rc));
+		if (rc == QKV_ELIMIT)
+			say(app, true, "that is above qkv's limits (%d tokens, %d columns)", QKV_MAX_TOKENS, QKV_MAX_DIM);
+		else
+			say(app, true, "%s", qkv_error_string(rc));
 		return REDRAW_STATUS;
 	}
 	if (trace_cost(&app->problem) > JOB_COST && start_trace_job(app, REPLAY_REDO, true, done, NULL))
@@ -1776,9 +1784,19 @@ static int cycle_focus(struct app *app, int direction)
 	bool walk = app->stage != APP_STAGE_LIVE;
 	/* What is on screen: a multi-head problem shows the selected head's grids in
 	 * stages 0–5, the heads, concat, W_O and the output in 6 and 7, all of it live. */
-	const enum app_focus *order = late ? layer : multi && !walk ? heads
-				      : app->problem.form == QKV_FORM_DIRECT ? direct : projected;
-	int count = late ? 4 : multi && !walk ? 8 : app->problem.form == QKV_FORM_DIRECT ? 5 : 6, at = 0;
+	const enum app_focus *order = projected;
+	int count = (int)(sizeof projected / sizeof projected[0]), at = 0;
+
+	if (late) {
+		order = layer;
+		count = (int)(sizeof layer / sizeof layer[0]);
+	} else if (multi && !walk) {
+		order = heads;
+		count = (int)(sizeof heads / sizeof heads[0]);
+	} else if (app->problem.form == QKV_FORM_DIRECT) {
+		order = direct;
+		count = (int)(sizeof direct / sizeof direct[0]);
+	}
 
 	for (int i = 0; i < count; i++)
 		if (order[i] == app->focus)

@@ -314,6 +314,9 @@ bool app_trace_is_long(const struct qkv_problem *p);
  * PROMPT_RECOVER: y opens it (unsaved, undo goes back to the file), n deletes it,
  * Esc keeps it for later. Returns 0 or QKV_ENOMEM. */
 int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where);
+/* Says on the status line that the recovery copy found does not read (why: the
+ * loader's sentence), before the first event, as app_offer_recovery asks. */
+void app_recovery_unreadable(struct app *app, const char *why);
 /* Frees everything the app owns. */
 void app_fini(struct app *app);
 

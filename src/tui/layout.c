@@ -9,7 +9,6 @@
 #include "qkv/format.h"
 #include "tui/glyphs.h"
 #include "tui/layout.h"
-#include "tui/palette.h"
 
 #define GAP 2           /* columns between panels (1 when tight) */
 #define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys (6 when tight) */
@@ -238,7 +237,7 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 {
 	const struct qkv_problem *p = &app->problem;
 	const struct qkv_heads_trace *t = &app->heads;
-	int label_w = label_width(p), token_w = label_w - 1, weight_w = decimals + 2 + (palette_glyphs() ? 1 : 0);
+	int label_w = label_width(p), token_w = label_w - 1, weight_w = decimals + 2 + (b->l->look.glyphs ? 1 : 0);
 	bool live = app->stage == APP_STAGE_LIVE;
 	const struct qkv_matrix *w_o = app_input(app, QKV_INPUT_W_O);
 
@@ -345,7 +344,7 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	 * it needs a column. */
 	panel = add(b);
 	grid_panel(panel, PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
-		   decimals + 2 + (palette_glyphs() ? 1 : 0), label_w, token_w);
+		   decimals + 2 + (b->l->look.glyphs ? 1 : 0), label_w, token_w);
 	/* The wrong-way demonstrations show each row's and each column's sum. */
 	panel->sums = p->wrong != QKV_WRONG_NONE;
 	if (panel->sums && panel->label_w < 5)
@@ -433,7 +432,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->h_extra = panel->compact && panel->kind != PANEL_HEAD ? 2 : 0;
 		/* In colour, a compact grid shows two rows per line with half blocks, each
 		 * line labelled with both rows ("t1/t2"). */
-		panel->halves = panel->compact && !palette_monochrome() && glyphs_half_blocks();
+		panel->halves = panel->compact && !l->look.monochrome && glyphs_half_blocks();
 		panel->label_w = panel->halves ? 2 * panel->row_label_w : panel->row_label_w;
 		room = width - panel->label_w - 1;
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
@@ -636,7 +635,8 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 /* The normal layout when everything fits; otherwise the attempt that hides the
  * least (see struct hidden): tight (narrower cells, no legends), and without the
  * readout, whose verdict the formula line also gives in words. */
-void layout_compute(struct layout *l, const struct app *app, int width, int height)
+void layout_compute(struct layout *l, const struct app *app, int width, int height,
+		    const struct layout_look *look)
 {
 	struct layout trial, base;
 	struct builder chosen;
@@ -649,6 +649,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	chosen.l = &base;
 	base.width = width;
 	base.height = height;
+	base.look = *look;
 	base.decimals = 2;   /* weights never with fewer than two decimals, projector too */
 	base.need_width = 60;
 	base.need_height = 16;

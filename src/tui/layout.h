@@ -52,10 +52,18 @@ struct panel {
 
 #define LAYOUT_MAX_PANELS (16 + QKV_MAX_HEADS)
 
+/* What the geometry needs to know of the palette drawing it (palette.h's say,
+ * passed in: the layout reads no global). */
+struct layout_look {
+	bool monochrome; /* no colour: compact grids in shades, a row a line (no half blocks) */
+	bool glyphs;     /* a shading glyph beside each weight: a column more */
+};
+
 struct layout {
 	int width, height;
 	bool too_small;
 	bool tight;          /* narrower cells and gaps, no legends, two info lines */
+	struct layout_look look; /* how the palette draws (given to layout_compute) */
 	int need_width, need_height; /* the minimum size, when too small */
 	struct panel panels[LAYOUT_MAX_PANELS];
 	int count;
@@ -65,8 +73,9 @@ struct layout {
 	int status_y;        /* the message line; the keys line is under it */
 };
 
-/* Lays out the screen for app at width × height. */
-void layout_compute(struct layout *l, const struct app *app, int width, int height);
+/* Lays out the screen for app at width × height, drawn as look says. */
+void layout_compute(struct layout *l, const struct app *app, int width, int height,
+		    const struct layout_look *look);
 /* Moves each panel's scroll offset so its cursor is visible (cheap, per frame). */
 void layout_follow(struct layout *l, const struct app *app);
 /* The head a panel belongs to (0-based), or -1: a multi-head problem's other
