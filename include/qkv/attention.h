@@ -88,6 +88,9 @@ double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_input whi
 
 /* Stage 4 for one cell, without storing the n×n×d_v cube: a_ij · v_jc. */
 double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col);
+/* Σ_i a_i,key: the weights key receives from every query, in query order (a row's
+ * sum is its stats' weight_sum). 1 for each key only in the column-softmax mistake. */
+double qkv_trace_column_sum(const struct qkv_trace *t, int key);
 /* True when key is hidden from query in this trace. */
 static inline bool qkv_trace_is_masked(const struct qkv_trace *t, int query, int key)
 {

@@ -559,3 +559,12 @@ double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col)
 {
 	return qkv_matrix_get(&t->weights, query, key) * qkv_matrix_get(&t->v, key, col);
 }
+
+double qkv_trace_column_sum(const struct qkv_trace *t, int key)
+{
+	double sum = 0.0;
+
+	for (int i = 0; i < t->n; i++)
+		sum += qkv_matrix_get(&t->weights, i, key);
+	return sum;
+}

@@ -86,7 +86,6 @@ static void json_head(FILE *out, const struct qkv_problem *p, const struct qkv_t
 
 static void json_report(FILE *out, const struct qkv_problem *p, const struct qkv_heads_trace *t)
 {
-	static const char *const masks[] = { "none", "causal", "custom" };
 	const struct qkv_trace *first = &t->head[0];
 
 	fputs("{\n  \"title\": ", out);
@@ -107,7 +106,7 @@ static void json_report(FILE *out, const struct qkv_problem *p, const struct qkv
 		json_text(out, p->scale == QKV_SCALE_NONE ? "none" : "sqrt_dk");
 	fputs(",\n  \"temperature\": ", out);
 	json_number(out, p->temperature);
-	fprintf(out, ",\n  \"mask\": \"%s\",\n", masks[p->mask]);
+	fprintf(out, ",\n  \"mask\": \"%s\",\n", qkv_mask_name(p->mask));
 	json_matrix(out, "  ", "X", &p->x, NULL, false);
 	fputs("  \"heads\": [\n", out);
 	for (int i = 0; i < t->h; i++)

@@ -493,22 +493,16 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 
 	put_cell(panel->y + 1, sum_x, panel->cell_w, palette_role(ROLE_ERROR), "Σrow");
 	for (int r = 0; r < panel->shown_rows; r++) {
-		double sum = 0.0;
-		int row = panel->first_row + r;
+		double sum = t->rows[panel->first_row + r].weight_sum;
 
-		for (int j = 0; j < t->n; j++)
-			sum += qkv_matrix_get(&t->weights, row, j);
 		qkv_format_number(text, sizeof text, sum, l->decimals);
 		put_cell(panel_row_y(panel, r), sum_x, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
 	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR), "Σcol");
 	for (int c = 0; c < panel->shown_cols; c++) {
-		double sum = 0.0;
-		int col = panel->first_col + c;
+		double sum = qkv_trace_column_sum(t, panel->first_col + c);
 
-		for (int i = 0; i < t->n; i++)
-			sum += qkv_matrix_get(&t->weights, i, col);
 		qkv_format_number(text, sizeof text, sum, l->decimals);
 		put_cell(y, data_x + c * panel->cell_w, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
