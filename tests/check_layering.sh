@@ -19,6 +19,8 @@
 #      step's problem for a fresh app_init; notes.c, the presenter's notes socket;
 #   6. the interface's geometry (src/tui/layout.c) reads no palette state: how the
 #      palette draws comes in through struct layout_look.
+#   7. the interface changes the app only through app_update (and the app_* calls
+#      that start it): src/tui and src/main.c assign no field of an app.
 # Usage: check_layering.sh SOURCE_ROOT CORE_LIBRARY. Prints one line per rule;
 # exits 1 when any is broken.
 root=${1:-.}
@@ -129,5 +131,12 @@ if [ -n "$bad" ]; then
 	broken "the layout reads the palette (pass it in struct layout_look)" "$bad"
 else
 	echo "ok: the layout reads no palette state"
+fi
+bad=$(code $(find src/tui -name '*.[ch]' | sort) src/main.c |
+	grep -E '\bapp(->|\.)[a-z_][]a-z_0-9.>[-]*\s*([-+*/|&^]?=[^=]|\+\+|--)')
+if [ -n "$bad" ]; then
+	broken "the interface writes into the app (send an event to app_update)" "$bad"
+else
+	echo "ok: the interface changes the app only through app_update"
 fi
 exit $failed
