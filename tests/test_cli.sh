@@ -6,21 +6,7 @@
 # It never needs a terminal: stdout and stderr always go to files.
 qkv=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-count=0
-failed=0
-
-ok() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-not_ok() {
-	count=$((count + 1))
-	failed=1
-	echo "not ok $count - $1"
-}
+. "$(dirname "$0")/tap.sh"
 
 # Runs qkv with the arguments; status in $status, output in $tmp/out and $tmp/err.
 run() {
@@ -258,5 +244,4 @@ else
 	not_ok "--cost: d_k, h, rows up to n = 4096 (h·n² entries), slope, extrapolated"
 fi
 
-echo "1..$count"
-exit "$failed"
+tap_finish

@@ -14,20 +14,11 @@ case $core_lib in
 *) core_lib=$(pwd)/$core_lib ;;
 esac
 check="$root/tests/check_layering.sh"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-count=0
-failed=0
+. "$(dirname "$0")/tap.sh"
 
-ok() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-not_ok() {
-	count=$((count + 1))
-	failed=1
-	echo "not ok $count - $1"
+# not_ok_said DESCRIPTION: not ok, with what check_layering.sh said.
+not_ok_said() {
+	not_ok "$1"
 	sed 's/^/# /' "$tmp/out"
 }
 
@@ -48,7 +39,7 @@ expect_broken() {
 	if [ $status -eq 1 ] && grep -q "^broken: $1" "$tmp/out"; then
 		ok "$2 with “$3”: broken: $1"
 	else
-		not_ok "$2 with “$3”: expected “broken: $1” and status 1, got status $status"
+		not_ok_said "$2 with “$3”: expected “broken: $1” and status 1, got status $status"
 	fi
 }
 
@@ -57,7 +48,7 @@ sh "$check" "$tmp/tree" "$core_lib" >"$tmp/out" 2>&1
 if [ $? -eq 0 ] && [ "$(grep -c '^ok: ' "$tmp/out")" -eq 7 ]; then
 	ok "the tree as it is keeps all seven rules"
 else
-	not_ok "the tree as it is keeps all seven rules"
+	not_ok_said "the tree as it is keeps all seven rules"
 fi
 
 expect_broken "curses included outside src/tui" src/app/app.c '#include <curses.h>'
@@ -85,7 +76,7 @@ sh "$check" "$tmp/tree" "$core_lib" >"$tmp/out" 2>&1
 if [ $? -eq 0 ]; then
 	ok "calls named in comments and strings break no rule"
 else
-	not_ok "calls named in comments and strings break no rule"
+	not_ok_said "calls named in comments and strings break no rule"
 fi
 
 # A core library with a writable object: the globals rule sees it.
@@ -98,11 +89,10 @@ if command -v cc >/dev/null 2>&1 && command -v ar >/dev/null 2>&1; then
 		grep -q 'qkv_counter' "$tmp/out"; then
 		ok "a library with int qkv_counter = 1: broken: the core keeps mutable globals"
 	else
-		not_ok "a library with int qkv_counter = 1: broken: the core keeps mutable globals"
+		not_ok_said "a library with int qkv_counter = 1: broken: the core keeps mutable globals"
 	fi
 else
 	count=$((count + 1))
 	echo "ok $count - # SKIP no cc or ar to build a library with a global"
 fi
-echo "1..$count"
-exit $failed
+tap_finish

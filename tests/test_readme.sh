@@ -14,22 +14,8 @@ case $qkv in
 esac
 root=${QKV_SOURCE_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 readme="$root/README.md"
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tap.sh"
 export LC_ALL=C.UTF-8
-count=0
-failed=0
-
-ok() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-not_ok() {
-	count=$((count + 1))
-	failed=1
-	echo "not ok $count - $1"
-}
 
 # check DESCRIPTION TEST-ARGS...
 check() {
@@ -191,5 +177,4 @@ if command -v man >/dev/null 2>&1; then
 	check "man -l man/qkv.1 reads the page, as the README says" "$?" -eq 0 -a -s "$tmp/man"
 fi
 
-echo "1..$count"
-[ "$failed" -eq 0 ]
+tap_finish

@@ -3,21 +3,7 @@
 # seed giving the same run, and bad values refused with one line and status 2.
 # Usage: test_train_cli.sh PATH/TO/qkv. Prints TAP; exits 1 when a check fails.
 qkv=$1
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-count=0
-failed=0
-
-ok() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-not_ok() {
-	count=$((count + 1))
-	failed=1
-	echo "not ok $count - $1"
-}
+. "$(dirname "$0")/tap.sh"
 
 run() {
 	"$qkv" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
@@ -124,5 +110,4 @@ run --train lookup
 [ "$status" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && ok "no terminal: refused with status 2" \
 	|| not_ok "no terminal: refused with status 2 (status $status)"
 
-echo "1..$count"
-exit "$failed"
+tap_finish
