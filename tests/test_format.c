@@ -422,6 +422,31 @@ START_TEST(test_exact_matches_printf)
 END_TEST
 
 /* The suite: fixed-point numbers for people, exact numbers for files. */
+/* Thousands separated by commas, written out by hand; the smallest long long
+ * too, whose magnitude no long long holds. */
+START_TEST(test_grouped)
+{
+	static const struct {
+		long long value;
+		const char *text;
+	} cases[] = {
+		{ 0, "0" }, { 7, "7" }, { 999, "999" }, { 1000, "1,000" }, { 65536, "65,536" },
+		{ 1048576, "1,048,576" }, { -1234, "-1,234" }, { -999, "-999" },
+		{ 9223372036854775807LL, "9,223,372,036,854,775,807" },
+		{ -9223372036854775807LL - 1, "-9,223,372,036,854,775,808" },
+	};
+	char buf[40], small[5];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ck_assert_int_eq(qkv_format_grouped(buf, sizeof buf, cases[i].value), (int)strlen(cases[i].text));
+		ck_assert_str_eq(buf, cases[i].text);
+	}
+	/* Cut to the buffer, the whole length still reported. */
+	ck_assert_int_eq(qkv_format_grouped(small, sizeof small, 1234567), 9);
+	ck_assert_str_eq(small, "1,23");
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");
@@ -435,6 +460,7 @@ static Suite *format_suite(void)
 	tcase_add_test(number, test_text_fit);
 	tcase_add_test(number, test_utf8_decode);
 	tcase_add_test(number, test_17g_reads_back);
+	tcase_add_test(number, test_grouped);
 	tcase_set_timeout(number, 60); /* a million printf calls on a loaded machine */
 	suite_add_tcase(s, number);
 	TCase *exact = tcase_create("exact");

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qkv/format.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/error.h"
@@ -321,24 +322,6 @@ static int three_digits(char *buf, size_t size, double value, const char *unit)
 	return snprintf(buf, size, "%.3g%s%s", value, unit[0] != '\0' ? " " : "", unit);
 }
 
-/* An integer with thousands separated by commas. */
-static int grouped(char *buf, size_t size, int64_t value)
-{
-	char digits[32], out[48];
-	int length = snprintf(digits, sizeof digits, "%lld", (long long)(value < 0 ? -value : value));
-	int at = 0;
-
-	if (value < 0)
-		out[at++] = '-';
-	for (int i = 0; i < length; i++) {
-		if (i > 0 && (length - i) % 3 == 0)
-			out[at++] = ',';
-		out[at++] = digits[i];
-	}
-	out[at] = '\0';
-	return snprintf(buf, size, "%s", out);
-}
-
 int qkv_cost_count_words(char *buf, size_t size, double count)
 {
 	static const char *const names[] = { "million", "billion", "trillion" };
@@ -346,7 +329,7 @@ int qkv_cost_count_words(char *buf, size_t size, double count)
 	int name = 0;
 
 	if (count < 1e6)
-		return grouped(buf, size, (int64_t)llround(count));
+		return qkv_format_grouped(buf, size, (int64_t)llround(count));
 	while (value >= 999.5 && name < 2) {
 		value /= 1000.0;
 		name++;
@@ -387,7 +370,7 @@ int qkv_cost_words(char *buf, size_t size, const struct qkv_cost *c, int n)
 	char tokens[32], scores[48], alone[32], all[32], when[32], per[48];
 
 	qkv_cost_extrapolate(c, n, &row);
-	grouped(tokens, sizeof tokens, n);
+	qkv_format_grouped(tokens, sizeof tokens, n);
 	qkv_cost_count_words(scores, sizeof scores, (double)row.entries);
 	qkv_cost_bytes_words(alone, sizeof alone, (double)row.bytes_f64 / QKV_COST_SQUARES);
 	qkv_cost_bytes_words(all, sizeof all, (double)row.bytes_f64);

@@ -33,20 +33,6 @@ int print_cost_measure(struct qkv_cost *c, int d_k, int heads, double budget_ms)
 	return rc == QKV_ENOMEM && c->count > 0 ? 0 : rc;
 }
 
-/* A whole number with thousands separated by commas. */
-static void grouped(char *buf, size_t size, long long value)
-{
-	char digits[32];
-	int length = snprintf(digits, sizeof digits, "%lld", value), at = 0;
-
-	for (int i = 0; i < length && (size_t)at + 2 < size; i++) {
-		if (i > 0 && (length - i) % 3 == 0)
-			buf[at++] = ',';
-		buf[at++] = digits[i];
-	}
-	buf[at] = '\0';
-}
-
 /* A time in milliseconds to four significant digits. */
 static void milliseconds(char *buf, size_t size, double ms)
 {
@@ -98,10 +84,10 @@ static void cost_text(FILE *out, const struct qkv_cost *c, bool markdown)
 	for (int i = 0; i < c->count; i++) {
 		const struct qkv_cost_row *row = &c->rows[i];
 
-		grouped(entries, sizeof entries, (long long)row->entries);
+		qkv_format_grouped(entries, sizeof entries, (long long)row->entries);
 		qkv_cost_bytes_words(f64, sizeof f64, (double)row->bytes_f64);
 		qkv_cost_bytes_words(f16, sizeof f16, (double)row->bytes_f16);
-		grouped(flops, sizeof flops, (long long)row->flops);
+		qkv_format_grouped(flops, sizeof flops, (long long)row->flops);
 		milliseconds(ms, sizeof ms, row->ms);
 		if (markdown)
 			fprintf(out, "| %d | %s | %s | %s | %s | %s |\n", row->n, entries, f64, f16, flops, ms);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "qkv/format.h"
 #include "tui/chart.h"
 #include "tui/draw_cost.h"
 #include "tui/glyphs.h"
@@ -63,29 +64,15 @@ static int put_wrapped(int y, int x, int width, int lines, enum palette_role rol
 	return line;
 }
 
-/* A whole number with thousands separated by commas. */
-static void grouped(char *buf, size_t size, long long value)
-{
-	char digits[32];
-	int length = snprintf(digits, sizeof digits, "%lld", value), at = 0;
-
-	for (int i = 0; i < length && (size_t)at + 2 < size; i++) {
-		if (i > 0 && (length - i) % 3 == 0)
-			buf[at++] = ',';
-		buf[at++] = digits[i];
-	}
-	buf[at] = '\0';
-}
-
 /* One line of the table: n, scores, bytes in double and in 16-bit, flops, time. */
 static void table_row(int y, int x, const struct qkv_cost_row *row, bool measured)
 {
 	char entries[32], f64[32], f16[32], flops[32], time[32], line[200];
 
-	grouped(entries, sizeof entries, (long long)row->entries);
+	qkv_format_grouped(entries, sizeof entries, (long long)row->entries);
 	qkv_cost_bytes_words(f64, sizeof f64, (double)row->bytes_f64);
 	qkv_cost_bytes_words(f16, sizeof f16, (double)row->bytes_f16);
-	grouped(flops, sizeof flops, (long long)row->flops);
+	qkv_format_grouped(flops, sizeof flops, (long long)row->flops);
 	if (measured)
 		snprintf(time, sizeof time, "%.4g ms", row->ms);
 	else
