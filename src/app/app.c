@@ -1670,7 +1670,7 @@ static int change_random(struct app *app, int unused)
 		struct qkv_matrix *mine[] = { &p->q, &p->k, &p->v };
 		struct qkv_matrix *theirs[] = { &fresh.q, &fresh.k, &fresh.v };
 
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < (int)(sizeof mine / sizeof mine[0]); i++) {
 			struct qkv_matrix swap = *mine[i];
 
 			*mine[i] = *theirs[i];

@@ -242,9 +242,9 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 	const struct qkv_matrix *w_o = app_input(app, QKV_INPUT_W_O);
 
 	if (live) {
-		static const int inputs[4] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+		static const int inputs[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
 
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 
 			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
@@ -313,8 +313,8 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	}
 
 	if (p->form == QKV_FORM_PROJECTED) {
-		static const int inputs[4] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
-		for (int i = 0; i < 4; i++) {
+		static const int inputs[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 			/* The W's rows are dimensions of d_model, numbered 1, 2, … */
 			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
