@@ -127,6 +127,9 @@ struct builder {
  * W's, Q K V derived, and the five stages' grids. */
 _Static_assert(LAYOUT_MAX_PANELS >= (QKV_INPUT_COUNT - 3) + 3 + 5,
 	       "room for every panel of the projected stage walk");
+/* And the multi-head layout: X and the selected head's three W's, a panel per head,
+ * the concatenation, W_O, the layer's output and the heads' readout. */
+_Static_assert(LAYOUT_MAX_PANELS >= 4 + QKV_MAX_HEADS + 4, "room for every panel of the heads");
 
 /* The next panel; past LAYOUT_MAX_PANELS a spare one that is never laid out. */
 static struct panel *add(struct builder *b)
