@@ -196,8 +196,8 @@ static int choice(struct parser *ps, const char *value, const char *const *names
 }
 
 /* In the order of enum app_overlay. */
-static const char *const view_names[] = { "none", "help", "describe", "saturation", "cost", "learning" };
-#define VIEW_COUNT ((int)(sizeof view_names / sizeof *view_names))
+const char *const lesson_view_names[] = { "none", "help", "describe", "saturation", "cost", "learning" };
+_Static_assert(sizeof lesson_view_names / sizeof *lesson_view_names == LESSON_VIEW_COUNT, "a name for every view");
 static const char *const on_off[] = { "off", "on" };
 static const char *const projection_names[] = { "learned", "identity" };
 
@@ -379,7 +379,7 @@ static int parse_expect(struct parser *ps, const char *s)
 		if (act == ACT_EXPECT_STAGE)
 			return stage_value(ps, value, "expect stage", &a->number);
 		if (act == ACT_EXPECT_VIEW)
-			return choice(ps, value, view_names, VIEW_COUNT, "expect view", &a->number);
+			return choice(ps, value, lesson_view_names, LESSON_VIEW_COUNT, "expect view", &a->number);
 		if (!whole_number(value, 1, QKV_MAX_DIM, &number))
 			return refuse(ps, "expect d_k needs a whole number from 1 to %d, not \"%.40s\"", QKV_MAX_DIM,
 				      value);
@@ -458,7 +458,7 @@ static int parse_action(struct parser *ps, const char *s)
 	if ((rest = word_is(s, "view")) != NULL) {
 		if ((a = new_action(ps, ACT_VIEW)) == NULL)
 			return refuse(ps, "out of memory");
-		return choice(ps, rest, view_names, VIEW_COUNT, "view", &a->number);
+		return choice(ps, rest, lesson_view_names, LESSON_VIEW_COUNT, "view", &a->number);
 	}
 	if ((rest = word_is(s, "expect")) != NULL)
 		return parse_expect(ps, rest);
