@@ -258,6 +258,38 @@ START_TEST(test_help_pages)
 }
 END_TEST
 
+/* While the help is open the status line offers what its keys do there: a page
+ * key only when there is a page that way, and Esc to close; not the editor's keys,
+ * which the help does not pass on (q closes it rather than quitting). */
+START_TEST(test_help_hints)
+{
+	struct app a;
+	struct qkv_problem p;
+	char hints[512];
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	resize(&a, 80, 24);
+	key(&a, '?');
+	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_HELP);
+	app_key_hints(&a, hints, sizeof hints);
+	ck_assert_str_eq(hints, " PgDn more · Esc close");
+	key(&a, APP_KEY_PAGE_DOWN);
+	app_key_hints(&a, hints, sizeof hints);
+	ck_assert_str_eq(hints, " PgUp back · Esc close");
+	resize(&a, 200, 60);
+	app_key_hints(&a, hints, sizeof hints);
+	ck_assert_str_eq(hints, " Esc close");
+	key(&a, 'q');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert(!a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_LIVE);
+	app_fini(&a);
+}
+END_TEST
+
 /* The contexts a binding's keys reach: the saturation view falls back on the editor's. */
 static unsigned reach(unsigned context)
 {
@@ -521,6 +553,7 @@ static Suite *keys_suite(void)
 	tcase_add_test(table, test_keys_reach_their_handlers);
 	tcase_add_test(table, test_help_holds_any_number);
 	tcase_add_test(table, test_help_pages);
+	tcase_add_test(table, test_help_hints);
 	tcase_add_test(table, test_head_key_hinted_with_heads);
 	tcase_add_test(table, test_lesson_keys_from_the_table);
 	suite_add_tcase(s, table);

@@ -3044,15 +3044,22 @@ static int key_redraw(struct app *app, int key)
 #define K_MAIN (APP_KEYS_LIVE | APP_KEYS_STAGES)
 
 /* In the help, PgDn Space n and PgUp p: its next page and the one before, when
- * there is one (app_help_layout at the app's screen size); otherwise nothing, and
- * the key closes the help as any other does. */
-static int key_help_page(struct app *app, int key)
+ * there is one (app_help_layout at the app's screen size; help_page_after gives
+ * it, or -1); otherwise nothing, and the key closes the help as any other does. */
+static int help_page_after(const struct app *app, int key)
 {
 	struct app_help help;
 	int page = app->help_page + (key == APP_KEY_PAGE_UP || key == 'p' ? -1 : 1);
 
 	app_help_layout(&help, app->width, app->height);
-	if (page < 0 || page >= help.pages)
+	return page >= 0 && page < help.pages ? page : -1;
+}
+
+static int key_help_page(struct app *app, int key)
+{
+	int page = help_page_after(app, key);
+
+	if (page < 0)
 		return REDRAW_NONE;
 	app->help_page = page;
 	return REDRAW_ALL;
@@ -3189,6 +3196,7 @@ const struct app_binding app_bindings[] = {
 	{ { APP_KEY_PAGE_UP, 'p' }, APP_KEYS_HELP, "PgUp p", NULL, "PgUp back", APP_KEYS_HELP, key_help_page,
 	  "in the help: its page before (on the first page the key closes the help and does what it does "
 	  "outside it)", NULL },
+	{ { APP_KEY_ESCAPE }, APP_KEYS_HELP, "Esc", NULL, "Esc close", APP_KEYS_HELP, NULL, NULL, NULL },
 	/* Inside an edit, the keys that are not the number typed; inside a question
 	 * every key is an answer or a name (prompt_key): these rows are its hints. */
 	{ { APP_KEY_ENTER }, APP_KEYS_EDIT, "Enter", NULL, "Enter keep", APP_KEYS_EDIT, edit_keep,
@@ -3230,6 +3238,8 @@ unsigned app_key_context(const struct app *app)
 		return APP_KEYS_ANSWER;
 	if (app->editing)
 		return APP_KEYS_EDIT;
+	if (app->overlay == OVERLAY_HELP)
+		return APP_KEYS_HELP;
 	if (app->overlay == OVERLAY_SATURATION)
 		return APP_KEYS_SATURATION;
 	if (app->overlay == OVERLAY_LEARNING)
@@ -3278,6 +3288,8 @@ void app_context_hints(const struct app *app, unsigned context, char *buf, size_
 			continue;
 		if (b->handler == key_head && app->problem.h == 0)
 			continue; /* one head: H says so, the line need not */
+		if (b->handler == key_help_page && help_page_after(app, b->keys[0]) < 0)
+			continue; /* no page that way: the key closes the help */
 		if (b->handler == key_nudge) {
 			step[0] = ' ';
 			qkv_format_exact(step + 1, sizeof step - 1, app->step);

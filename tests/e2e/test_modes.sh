@@ -128,6 +128,7 @@ expect ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "no mask: weights row t1 is
 keys ui '?'
 expect ui 'keys · page 1 of 2 · PgDn more · any other key closes' "? opens the help overlay, in two pages at 80×24"
 expect ui 'Tab Shift-Tab' "help lists Tab"
+expect ui '^ PgDn more · Esc close *$' "the status line offers the help's keys while it is open"
 expect ui 'u +Ctrl-R +undo, redo' "help lists undo and redo"
 expect ui '│ the stage walk +views +│' "the help's headings: the stage walk, views"
 expect ui 'PgDn Space n +next stage' "help lists the stage keys"
@@ -138,6 +139,7 @@ E2E_TIMEOUT=1 expect ui 'R +colour range 0–1 / row +│' "at 80×24 the help s
 E2E_TIMEOUT=1 expect ui 'qkv --help and man qkv list the command line' "at 80×24 the help's footer shows"
 keys ui Space
 expect ui 'keys · page 2 of 2 · PgUp back · any other key closes' "Space turns to the help's second page"
+expect ui '^ PgUp back · Esc close *$' "on the last page the status line offers PgUp back and Esc"
 expect ui 'q +quit' "help lists quit"
 E2E_TIMEOUT=1 expect ui '│ a lesson \(--lesson\) ' "the second page's last heading"
 E2E_TIMEOUT=1 expect ui 'number Enter +lesson: go to step +│ *$' "at 80×24 the help's last entry is whole, inside the box"
