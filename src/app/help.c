@@ -90,7 +90,7 @@ void app_help_place(struct app_help *help, int width, int height)
 		if (flow(help->items, help->count, most_lines) <= c) {
 			int l = most_lines;
 
-			while (l > 1 && flow(help->items, help->count, l - 1) <= c)
+			while (l > 2 && flow(help->items, help->count, l - 1) <= c)
 				l--;
 			columns = c;
 			lines = l;
