@@ -1201,9 +1201,16 @@ static void draw_help(const struct app *app, const struct layout *l)
 		const struct app_binding *more = app_binding_find(APP_KEYS_HELP, APP_KEY_PAGE_DOWN);
 		const struct app_binding *back = app_binding_find(APP_KEYS_HELP, APP_KEY_PAGE_UP);
 
+		/* Whole words only: the page keys, then what closes, go when the frame
+		 * is too narrow (the status line under the box offers them too). */
 		snprintf(title, sizeof title, " keys · page %d of %d%s%s%s%s · any other key closes ", page + 1,
 			 help.pages, page + 1 < help.pages ? " · " : "", page + 1 < help.pages ? more->hint : "",
 			 page > 0 ? " · " : "", page > 0 ? back->hint : "");
+		if (glyphs_columns(title) > help.w - 4)
+			snprintf(title, sizeof title, " keys · page %d of %d · any other key closes ", page + 1,
+				 help.pages);
+		if (glyphs_columns(title) > help.w - 4)
+			snprintf(title, sizeof title, " keys · page %d of %d ", page + 1, help.pages);
 	}
 	draw_box(help.y, help.x, help.h, help.w, title);
 	for (int i = 0; i < help.count; i++) {

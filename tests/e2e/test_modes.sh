@@ -157,6 +157,12 @@ expect ui 'PgDn Space n +next stage' "at 200×60 the help's first entry shows"
 E2E_TIMEOUT=1 expect ui 'number Enter +lesson: go to step +│ *$' "at 200×60 its last entry shows too, whole"
 keys ui x
 expect_not ui 'key closes' "x closes the one-page help"
+resize ui 60 16
+keys ui '?'
+expect ui '┌─ keys · page 1 of [0-9]+ · any other key closes ─+┐' \
+	"at 60×16 the help's frame keeps whole words (its page keys are on the status line)"
+expect ui '^ PgDn more · Esc close *$' "at 60×16 the status line offers PgDn and Esc"
+keys ui x
 resize ui 80 24
 expect ui ' n 3 ' "back at 80×24"
 
