@@ -1320,7 +1320,8 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
 	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
 		int first[LAYOUT_MAX_PANELS][2], count = l->count;
-		struct layout_look look = { .monochrome = palette_monochrome(), .glyphs = palette_glyphs() };
+		struct layout_look look = { .monochrome = palette_monochrome(), .glyphs = palette_glyphs(),
+					    .half_blocks = glyphs_half_blocks() };
 
 		for (int i = 0; i < count; i++) {
 			first[i][0] = l->panels[i].first_row;

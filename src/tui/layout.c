@@ -435,7 +435,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->h_extra = panel->compact && panel->kind != PANEL_HEAD ? 2 : 0;
 		/* In colour, a compact grid shows two rows per line with half blocks, each
 		 * line labelled with both rows ("t1/t2"). */
-		panel->halves = panel->compact && !l->look.monochrome && glyphs_half_blocks();
+		panel->halves = panel->compact && !l->look.monochrome && l->look.half_blocks;
 		panel->label_w = panel->halves ? 2 * panel->row_label_w : panel->row_label_w;
 		room = width - panel->label_w - 1;
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */

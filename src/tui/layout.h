@@ -52,11 +52,12 @@ struct panel {
 
 #define LAYOUT_MAX_PANELS (16 + QKV_MAX_HEADS)
 
-/* What the geometry needs to know of the palette drawing it (palette.h's say,
- * passed in: the layout reads no global). */
+/* What the geometry needs to know of how the screen is drawn (the palette's and
+ * the glyph set's say, passed in: the layout reads no palette state). */
 struct layout_look {
-	bool monochrome; /* no colour: compact grids in shades, a row a line (no half blocks) */
-	bool glyphs;     /* a shading glyph beside each weight: a column more */
+	bool monochrome;  /* no colour: compact grids in shades, a row a line */
+	bool glyphs;      /* a shading glyph beside each weight: a column more */
+	bool half_blocks; /* "▀" can be drawn: two rows of a compact colour grid a line */
 };
 
 struct layout {
