@@ -7,7 +7,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "app/app.h"
 #include "app/lesson.h"
+#include "io/cli.h"
 #include "io/builtin.h"
 #include "io/figure.h"
 #include "io/figure_train.h"
@@ -37,7 +37,6 @@
 #define EXIT_USAGE 2 /* bad usage or bad input */
 #define STR(x) STR_(x) /* a number's macro as the text of the number */
 #define STR_(x) #x
-#define MAX_SEED QKV_MAX_SEED /* 2^53 − 1 */
 /* Multi-head problems are recomputed between two keys: about a fifth of a second. */
 #define HEADS_INTERFACE_COST 2e8
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
@@ -97,15 +96,15 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char usage_text[] =
+/* --help, in three parts around the entries that name formats: those are
+ * written from the printer's table of formats (usage()). */
+static const char usage_top[] =
 	"Usage: qkv [OPTION]... [FILE]\n"
 	"Shows scaled dot-product attention, softmax(Q Kᵀ / √d_k) V, stage by stage.\n"
 	"Without FILE: the course's three-token worked example. Keys: man qkv, or ?.\n"
 	"\n"
-	"  -p, --print           print the stages and exit, instead of the interface\n"
-	"      --format F        text, markdown, latex, csv or json; or a figure of the\n"
-	"                        stage (default weights; --sweep: its charts): svg,\n"
-	"                        pdf or png\n"
+	"  -p, --print           print the stages and exit, instead of the interface\n";
+static const char usage_middle[] =
 	"  -o, --output FILE     write to FILE (atomically) instead of standard output\n"
 	"      --size WxH        a figure's size in points (png: pixels), 16 to 8192\n"
 	"      --background B    a figure's background: light (default) or dark\n"
@@ -137,18 +136,8 @@ static const char usage_text[] =
 	"      --lesson FILE     present a lesson: PgDn and PgUp step it (lessons/)\n"
 	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
 	"      --notes FILE      presenter notes of the lesson running in another terminal\n"
-	"      --record F.cast   record the interface as an asciicast v2 file (asciinema)\n"
-	"      --train TASK      train one head on lookup, previous or self: opens the\n"
-	"                        learning view, or prints the run with --format text,\n"
-	"                        csv or json; with --dk, --dmodel, --tokens, --no-scale,\n"
-	"                        --loss mse|xent, --optimizer sgd|adam, --lr, --steps,\n"
-	"                        --seed, --learn W_Q,W_K,W_V (default W_Q,W_K)\n"
-	"      --train-sweep     with --train: steps to 90% for d_k = 4 … 256, scaled\n"
-	"                        against unscaled (--seeds N, default 5)\n"
-	"                        (--format svg, pdf or png: the run's or sweep's charts)\n"
-	"      --cost            measure what n tokens cost here (n = 16 … 4096 and\n"
-	"                        more): scores, bytes, flops, time, slope; --dk D\n"
-	"                        (default 64), --heads H, --format\n"
+	"      --record F.cast   record the interface as an asciicast v2 file (asciinema)\n";
+static const char usage_bottom[] =
 	"      --heads H         with --cost: H heads of d_k against one of H·d_k;\n"
 	"                        with --random: H heads (needs --dmodel; not --dk, --dv)\n"
 	"  -h, --help            this text\n"
@@ -156,6 +145,63 @@ static const char usage_text[] =
 	"\n"
 	"--format, --stage, --cell and --decimals imply --print.\n"
 	"Exit status: 0 done, 1 runtime failure, 2 bad usage or bad input.\n";
+
+/* One entry of --help: the option in the first 24 columns, then text wrapped at
+ * word boundaries to 79 columns, each further line indented to column 24. */
+static void help_entry(FILE *out, const char *option, const char *text)
+{
+	enum { INDENT = 24, WIDTH = 79 };
+	int column = fprintf(out, "%-*s", INDENT, option);
+
+	while (*text != '\0') {
+		size_t length = strcspn(text, " ");
+		int columns = 0;
+
+		for (size_t i = 0; i < length; i++) /* UTF-8: count the first bytes only */
+			columns += ((unsigned char)text[i] & 0xc0) != 0x80;
+		if (column > INDENT && column + 1 + columns > WIDTH) {
+			fprintf(out, "\n%*s", INDENT, "");
+			column = INDENT;
+		} else if (column > INDENT) {
+			fputc(' ', out);
+			column++;
+		}
+		fwrite(text, 1, length, out);
+		column += columns;
+		text += length;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
+/* --help: the fixed parts, and the entries naming formats from the table. */
+static void usage(FILE *out)
+{
+	char reports[128], figures[128], trains[128], costs[128], text[640];
+
+	print_format_names(reports, sizeof reports, PRINT_KIND_REPORT, NULL);
+	print_format_names(figures, sizeof figures, PRINT_KIND_FIGURE, NULL);
+	print_format_names(trains, sizeof trains, PRINT_KIND_REPORT, print_format_trains);
+	print_format_names(costs, sizeof costs, PRINT_KIND_REPORT, print_format_costs);
+	fputs(usage_top, out);
+	snprintf(text, sizeof text, "%s; or a figure of the stage (default weights; --sweep: its "
+		 "charts): %s", reports, figures);
+	help_entry(out, "      --format F", text);
+	fputs(usage_middle, out);
+	snprintf(text, sizeof text, "train one head on lookup, previous or self: opens the learning "
+		 "view, or prints the run with --format %s; with --dk, --dmodel, --tokens, "
+		 "--no-scale, --loss mse|xent, --optimizer sgd|adam, --lr, --steps, --seed, --learn "
+		 "W_Q,W_K,W_V (default W_Q,W_K)", trains);
+	help_entry(out, "      --train TASK", text);
+	snprintf(text, sizeof text, "with --train: steps to 90%% for d_k = 4 … 256, scaled against "
+		 "unscaled (--seeds N, default 5) (--format %s: the run's or sweep's charts)", figures);
+	help_entry(out, "      --train-sweep", text);
+	snprintf(text, sizeof text, "measure what n tokens cost here (n = 16 … 4096 and more): "
+		 "scores, bytes, flops, time, slope; --dk D (default 64), --heads H, --format %s",
+		 costs);
+	help_entry(out, "      --cost", text);
+	fputs(usage_bottom, out);
+}
 
 /* What the command line asked for. */
 struct cli {
@@ -170,79 +216,21 @@ struct cli {
 	enum qkv_wrong wrong;
 	const char *palette, *color, *record;
 	const char *lesson; /* --lesson, --check-lesson or --notes */
-	bool figure;                 /* --format svg, pdf or png */
-	enum figure_format figure_format;
+	bool figure;                 /* --format svg, pdf or png: a figure kind */
 	const char *output;
 	double size_w, size_h;
 	bool dark;
 	enum latex_heatmap_form heatmap;
 };
 
-/* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. */
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list args;
-
-	fputs("qkv: ", stderr);
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
+/* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. The
+ * command lines' one refusal, shared with --train's (io/cli.h). */
+#define fail cli_fail
 
 /* "--name" of an option, for messages. */
 static const char *opt_name(enum opt o)
 {
 	return long_options[o].name;
-}
-
-/* Parses a whole number in low..high; 0 or EXIT_USAGE with the message written. */
-static int parse_int(enum opt o, const char *text, long low, long high, int *out)
-{
-	char *end;
-	long value;
-
-	errno = 0;
-	value = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || errno != 0 || value < low || value > high)
-		return fail("--%s needs a whole number from %ld to %ld, not \"%s\"",
-			    opt_name(o), low, high, text);
-	*out = (int)value;
-	return 0;
-}
-
-/* Parses a number in low..high; 0 or EXIT_USAGE. */
-static int parse_double(enum opt o, const char *text, double low, double high, double *out)
-{
-	char *end;
-	double value;
-
-	errno = 0;
-	value = strtod(text, &end);
-	if (end == text || *end != '\0' || errno != 0 || !isfinite(value) || value < low
-	    || value > high)
-		return fail("--%s needs a number from %g to %g, not \"%s\"", opt_name(o), low,
-			    high, text);
-	*out = value;
-	return 0;
-}
-
-/* "--seed S": 0..2^53 − 1, so that the seed written in JSON reads back exactly in
- * every reader (JavaScript's numbers and jansson's integers included). */
-static int parse_seed(const char *text, uint64_t *out)
-{
-	char *end;
-	unsigned long long value;
-
-	errno = 0;
-	value = strtoull(text, &end, 10);
-	if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || value > MAX_SEED)
-		return fail("--seed needs a whole number from 0 to %llu, not \"%s\"", MAX_SEED,
-			    text);
-	*out = (uint64_t)value;
-	return 0;
 }
 
 /* "--cell I,J": two whole numbers from 1 (the upper bounds are checked later). */
@@ -303,52 +291,51 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 {
 	switch (o) {
 	case OPT_FORMAT:
-		c->figure = figure_format_parse(arg, &c->figure_format) == 0;
-		if (!c->figure && print_format_parse(arg, &c->print.format) != 0)
-			return fail("--format needs text, markdown, latex, csv, json, svg, pdf or png, "
-				    "not \"%s\"", arg);
+		if (print_format_parse(arg, &c->print.format) != 0) {
+			char reports[128], figures[128];
+
+			print_format_names(reports, sizeof reports, PRINT_KIND_REPORT, NULL);
+			print_format_names(figures, sizeof figures, PRINT_KIND_FIGURE, NULL);
+			return fail("--format needs %s (a report) or %s (a figure), not \"%s\"", reports,
+				    figures, arg);
+		}
+		c->figure = print_format_kind(c->print.format) == PRINT_KIND_FIGURE;
 		return 0;
 	case OPT_OUTPUT:
 		c->output = arg;
 		return 0;
 	case OPT_SIZE:
-		if (figure_size_parse(arg, &c->size_w, &c->size_h) != 0)
-			return fail("--size needs WxH, two numbers from %g to %g (points; png: pixels), "
-				    "like 960x540, not \"%s\"", FIGURE_MIN_SIDE, FIGURE_MAX_SIDE, arg);
-		return 0;
+		return cli_parse_size(arg, &c->size_w, &c->size_h);
 	case OPT_HEATMAP:
 		if (latex_heatmap_parse(arg, &c->heatmap) != 0)
 			return fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"", arg);
 		return 0;
 	case OPT_BACKGROUND:
-		if (strcmp(arg, "light") != 0 && strcmp(arg, "dark") != 0)
-			return fail("--background needs light or dark, not \"%s\"", arg);
-		c->dark = strcmp(arg, "dark") == 0;
-		return 0;
+		return cli_parse_background(arg, &c->dark);
 	case OPT_STAGE:
 		return parse_stage(arg, &c->print.stage);
 	case OPT_CELL:
 		return parse_cell(arg, c);
 	case OPT_DECIMALS:
-		return parse_int(o, arg, 0, 12, &c->print.decimals);
+		return cli_parse_int(opt_name(o), arg, 0, 12, &c->print.decimals);
 	case OPT_TOKENS:
-		return parse_int(o, arg, 1, QKV_MAX_TOKENS, &c->tokens);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_TOKENS, &c->tokens);
 	case OPT_DK:
-		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_k);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_k);
 	case OPT_DV:
-		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_v);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_v);
 	case OPT_SEED:
-		return parse_seed(arg, &c->seed);
+		return cli_parse_seed(arg, &c->seed);
 	case OPT_DMODEL:
-		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_model);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_model);
 	case OPT_TRIALS:
-		return parse_int(o, arg, 1, 10000, &c->trials);
+		return cli_parse_int(opt_name(o), arg, 1, 10000, &c->trials);
 	case OPT_DK_MAX:
-		return parse_int(o, arg, 1, QKV_MAX_DIM, &c->d_k_max);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_k_max);
 	case OPT_SCALE:
-		return parse_double(o, arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE, &c->scale);
+		return cli_parse_double(opt_name(o), arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE, &c->scale);
 	case OPT_TEMPERATURE:
-		return parse_double(o, arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE,
+		return cli_parse_double(opt_name(o), arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE,
 				    &c->temperature);
 	case OPT_MASK:
 		return parse_mask(arg, &c->mask);
@@ -358,13 +345,10 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		c->palette = arg;
 		return 0;
 	case OPT_COLOR:
-		if (strcmp(arg, "auto") != 0 && strcmp(arg, "truecolor") != 0 && strcmp(arg, "256") != 0 &&
-		    strcmp(arg, "8") != 0 && strcmp(arg, "mono") != 0)
-			return fail("--color %s: expected auto, truecolor, 256, 8 or mono", arg);
 		c->color = arg;
-		return 0;
+		return cli_parse_color(arg);
 	case OPT_PACE:
-		return parse_double(o, arg, 0.05, 3600, &c->pace);
+		return cli_parse_double(opt_name(o), arg, 0.05, 3600, &c->pace);
 	case OPT_RECORD:
 		c->record = arg;
 		return 0;
@@ -374,7 +358,7 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		c->lesson = arg;
 		return 0;
 	case OPT_HEADS:
-		return parse_int(o, arg, 1, QKV_COST_MAX_HEADS, &c->heads);
+		return cli_parse_int(opt_name(o), arg, 1, QKV_COST_MAX_HEADS, &c->heads);
 	default:
 		return 0;
 	}
@@ -432,10 +416,12 @@ static int check_cost(const struct cli *c)
 	for (int o = 0; o < OPT_COUNT; o++)
 		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
 			return fail("--%s does not apply to --cost", opt_name((enum opt)o));
-	if (c->print.format == PRINT_LATEX || c->figure)
-		return fail("--cost writes text, markdown, csv or json, not %s",
-			    c->figure ? (c->figure_format == FIGURE_SVG ? "svg" : c->figure_format == FIGURE_PDF ? "pdf" : "png")
-				      : "latex");
+	if (!print_format_costs(c->print.format)) {
+		char names[128];
+
+		print_format_names(names, sizeof names, -1, print_format_costs);
+		return fail("--cost writes %s, not %s", names, print_format_name(c->print.format));
+	}
 	return 0;
 }
 
@@ -470,11 +456,9 @@ static int check_combinations(const struct cli *c)
 	if (c->lesson != NULL)
 		return lesson_combinations(c);
 	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
-		return fail("--%s goes with --format svg, pdf or png",
-			    opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
-	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
-		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
-			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
+		return cli_figure_only(opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
+	if (cli_check_binary(c->print.format, c->output) != 0)
+		return EXIT_USAGE;
 	if (c->given[OPT_COST] || (c->given[OPT_HEADS] && !c->given[OPT_RANDOM]))
 		return check_cost(c);
 	if (c->given[OPT_SWEEP]) {
@@ -486,8 +470,8 @@ static int check_combinations(const struct cli *c)
 			o = first_given(c, (const enum opt[]){ OPT_COLOR, OPT_PACE, OPT_HEATMAP }, 3);
 		if (o >= 0)
 			return fail("--%s does not apply to --sweep", opt_name((enum opt)o));
-		if (c->given[OPT_PALETTE] && c->figure && qkv_colour_palette_find(c->palette) < 0)
-			return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
+		if (c->given[OPT_PALETTE] && c->figure && cli_check_palette(c->palette) != 0)
+			return EXIT_USAGE;
 		if (c->tokens < 2)
 			return fail("--sweep needs at least 2 tokens (--tokens %d)", c->tokens);
 		/* Each trial of d_k = 1, 2, 4, … costs tokens² · d_k multiply-adds, 2 · d_k_max in all. */
@@ -540,8 +524,8 @@ static int check_combinations(const struct cli *c)
 	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
 	    c->print.stage != QKV_STAGE_SCALED && c->print.stage != QKV_STAGE_WEIGHTS)
 		return fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
-	if ((c->figure || c->given[OPT_HEATMAP]) && c->given[OPT_PALETTE] && qkv_colour_palette_find(c->palette) < 0)
-		return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
+	if ((c->figure || c->given[OPT_HEATMAP]) && c->given[OPT_PALETTE] && cli_check_palette(c->palette) != 0)
+		return EXIT_USAGE;
 	if (wants_print(c)) {
 		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
 		if (o == OPT_PALETTE && (c->figure || c->given[OPT_HEATMAP]))
@@ -624,7 +608,7 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 			return fail("%s needs a value (qkv --help)", argv[optind - 1]);
 		o = (enum opt)(ch - OPT_BASE);
 		if (o == OPT_HELP) {
-			fputs(usage_text, stdout);
+			usage(stdout);
 			return -1;
 		}
 		if (o == OPT_VERSION) {
@@ -747,7 +731,8 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 			const struct print_options *options, const struct qkv_sweep_point *points, int count)
 {
 	struct figure_options fo;
-	char err[1024] = "write error", *bytes = NULL;
+	struct print_options o = *options;
+	char err[1024] = "", *bytes = NULL;
 	size_t length = 0;
 	FILE *out = stdout;
 	int rc;
@@ -761,30 +746,24 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	fo.cell_col = c->given[OPT_CELL] ? options->cell_col : -1;
 	fo.width = c->size_w;
 	fo.height = c->size_h;
+	o.figure = &fo;
+	o.err = err;
+	o.err_size = sizeof err;
 	if (c->output != NULL && (out = open_memstream(&bytes, &length)) == NULL) {
 		fail("cannot write the report: out of memory");
 		return EXIT_FAILURE;
 	}
 	errno = 0;
-	if (points != NULL && c->figure) {
-		rc = figure_sweep_write(out, c->figure_format, points, count, c->tokens, c->trials,
-					(unsigned long long)c->seed, &fo, err, sizeof err);
-	} else if (points != NULL) {
-		rc = print_sweep(out, points, count, c->tokens, c->trials, (unsigned long long)c->seed,
-				 c->print.format);
-		if (rc != 0)
-			snprintf(err, sizeof err, "cannot write the table: %s", errno != 0 ? strerror(errno) : "write error");
-	} else if (c->figure) {
-		rc = figure_write(out, c->figure_format, p, trace, &fo, err, sizeof err);
-	} else if (c->given[OPT_HEATMAP]) {
+	if (points != NULL)
+		rc = print_sweep(out, points, count, c->tokens, c->trials, (unsigned long long)c->seed, &o);
+	else if (c->given[OPT_HEATMAP])
 		rc = latex_heatmap_write(out, p, trace, fo.stage, fo.decimals, fo.palette, c->heatmap);
-		if (rc != 0)
-			snprintf(err, sizeof err, "cannot write the heatmap: %s", errno != 0 ? strerror(errno) : "write error");
-	} else {
-		rc = print_trace(out, p, trace, options);
-		if (rc != 0)
-			snprintf(err, sizeof err, "cannot write the report: %s", errno != 0 ? strerror(errno) : "write error");
-	}
+	else
+		rc = print_trace(out, p, trace, &o);
+	if (rc != 0 && err[0] == '\0') /* a figure says why itself */
+		snprintf(err, sizeof err, "cannot write the %s: %s",
+			 points != NULL ? "table" : c->given[OPT_HEATMAP] ? "heatmap" : "report",
+			 errno != 0 ? strerror(errno) : "write error");
 	if (c->output != NULL) {
 		if (fclose(out) != 0 && rc == 0) {
 			snprintf(err, sizeof err, "cannot write the report: out of memory");
@@ -810,9 +789,13 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	options.cell_row = c->cell_i - 1;
 	options.cell_col = c->cell_j - 1;
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16); /* a large trace is megabytes of text */
-	if (p->h > 0 && (c->figure || c->output != NULL))
-		return fail("%s has %d heads: its report goes to standard output as text, Markdown, "
-			    "LaTeX, CSV or JSON (no figure, no --output yet)", problem_name(c), p->h);
+	if (p->h > 0 && (!print_format_heads(options.format) || c->output != NULL)) {
+		char names[128];
+
+		print_format_names(names, sizeof names, -1, print_format_heads);
+		return fail("%s has %d heads: its report goes to standard output as %s (no figure, "
+			    "no --output yet)", problem_name(c), p->h, names);
+	}
 	if (p->h > 0) {
 		struct qkv_heads_trace heads;
 
@@ -911,7 +894,10 @@ static int run_train(int argc, char **argv)
 	int status = train_cli_parse(argc, argv, &t);
 
 	if (status == TRAIN_CLI_HELP)
-		return fputs(usage_text, stdout) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	{
+		usage(stdout);
+		return fflush(stdout) != 0 || ferror(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
+	}
 	if (status != 0 || t.print)
 		return status != 0 ? status : t.figure ? figure_train_cli(&t) : print_train_cli(stdout, &t);
 	qkv_problem_init(&problem);

@@ -4,14 +4,19 @@
 # (text, markdown, latex, csv, json) — and the label fixtures in golden/inputs/ —
 # whole and stage by stage, and a set of option
 # combinations (--cell, --decimals, --wrong, --no-scale, --scale, --temperature,
-# --mask, --random seeds, --sweep). Each group is one file: for every run, the
+# --mask, --random seeds, --sweep), multi-head problems drawn at random, training
+# runs and sweeps (--train), and --cost's tables (printed by the golden_cost helper
+# from fixed times, since a measured clock differs from run to run). Each group is
+# one file: for every run, the
 # command line, its standard output and its exit status. A change to the printer
 # that shows up here is either a fault or meant; when meant, regenerate with
-#   tests/check_golden.sh build/qkv --update
+#   tests/check_golden.sh build/qkv build/tests/golden_cost --update
 # and commit the changed files with the change that made them.
-# Usage: check_golden.sh PATH/TO/qkv [--update]. Prints TAP; exits 1 on a difference.
+# Usage: check_golden.sh PATH/TO/qkv PATH/TO/golden_cost [--update]. Prints TAP;
+# exits 1 on a difference.
 qkv=$1
-update=$2
+cost=$2
+update=$3
 root=$(cd "$(dirname "$0")/.." && pwd)
 golden=$root/tests/data/golden
 tmp=$(mktemp -d) || exit 1
@@ -19,6 +24,10 @@ trap 'rm -rf "$tmp"' EXIT
 case $qkv in
 /*) ;;
 *) qkv=$(pwd)/$qkv ;;
+esac
+case $cost in
+/*) ;;
+*) cost=$(pwd)/$cost ;;
 esac
 cd "$root" || exit 1
 count=0
@@ -75,6 +84,29 @@ for format in $formats; do
 	run "$group" --format "$format" --random --tokens 24 --dk 2 --seed 5 --wrong column-softmax --stage 3
 	run "$group" --sweep --format "$format" --tokens 4 --trials 2 --dk-max 16 --seed 3
 	run "$group" --sweep --format "$format" --tokens 2 --trials 1 --dk-max 1
+	run "$group" --format "$format" --random --tokens 4 --heads 2 --dmodel 6 --seed 11
+	run "$group" --format "$format" --random --tokens 3 --heads 3 --dmodel 3 --seed 2 --cell 3,1 --decimals 2
+	run "$group" --format "$format" --cell 2,2 --decimals 6 samples/heads-two.json
+	run "$group" --format "$format" --stage 3 samples/heads-three-ways.json
+done
+
+# Training: runs and sweeps in every format (those --train does not write are refused).
+for format in $formats; do
+	group=train.$format
+	run "$group" --train lookup --format "$format"
+	run "$group" --train previous --format "$format" --steps 30 --loss xent --optimizer adam --seed 5
+	run "$group" --train self --format "$format" --steps 20 --no-scale --learn W_V --dk 3
+	run "$group" --train lookup --train-sweep --format "$format" --seeds 2 --steps 40
+	run "$group" --train previous --train-sweep --format "$format" --seeds 2 --steps 30 --loss xent
+done
+
+# --cost's tables, from fixed times (golden_cost), in every format.
+for format in $formats; do
+	{
+		echo "\$ golden_cost $format"
+		"$cost" "$format" </dev/null 2>/dev/null
+		echo "[exit $?]"
+	} >>"$tmp/cost.$format"
 done
 
 if [ "$update" = --update ]; then

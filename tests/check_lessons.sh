@@ -9,7 +9,7 @@ case $bin in
 /*) ;;
 *) bin=$(pwd)/$bin ;;
 esac
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/cli_harness.sh"
 cd "$root" || exit 1
 dir=$tmp
 
@@ -70,4 +70,4 @@ status=$?
 [ "$status" -eq 2 ] && grep -q "^/nonexistent/x.lesson: cannot read the lesson" "$dir/err"
 held $? "a missing lesson is one line and status 2"
 
-tap_finish
+finish

@@ -16,33 +16,12 @@
 #include "qkv/matrix.h"
 #include "qkv/problem.h"
 
+#include "fixtures.h"
 #include "lcg.h"
 #include "oracle.h"
 
 #define MAX_N 48 /* largest n the tests below build */
 
-
-/* Gives p (freshly initialised) n owned labels "w0", "w1", … */
-static void give_labels(struct qkv_problem *p, int n)
-{
-	p->n = n;
-	p->tokens = calloc((size_t)n, sizeof *p->tokens);
-	ck_assert_ptr_nonnull(p->tokens);
-	for (int i = 0; i < n; i++) {
-		p->tokens[i] = malloc(16);
-		ck_assert_ptr_nonnull(p->tokens[i]);
-		snprintf(p->tokens[i], 16, "w%d", i);
-	}
-}
-
-/* Sizes m and fills it with values in [-magnitude, magnitude) from g. */
-static void fill(struct qkv_matrix *m, int rows, int cols, double magnitude, struct lcg *g)
-{
-	ck_assert_int_eq(qkv_matrix_zero(m, rows, cols), 0);
-	for (int i = 0; i < rows; i++)
-		for (int j = 0; j < cols; j++)
-			qkv_matrix_set(m, i, j, magnitude * lcg_signed(g));
-}
 
 /* A direct-form problem with Q, K in [-qk, qk) and V in [-5, 5), built field by field. */
 static void build_direct(struct qkv_problem *p, int n, int d_k, int d_v, double qk,

@@ -6,50 +6,7 @@
 # It never needs a terminal: stdout and stderr always go to files.
 qkv=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
-. "$(dirname "$0")/tap.sh"
-
-# Runs qkv with the arguments; status in $status, output in $tmp/out and $tmp/err.
-run() {
-	"$qkv" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
-	status=$?
-}
-
-lines() {
-	wc -l <"$1" | tr -d ' '
-}
-
-# expect_success DESCRIPTION ARGS...: status 0, something on stdout, nothing on stderr.
-expect_success() {
-	desc=$1
-	shift
-	run "$@"
-	if [ "$status" -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then
-		ok "$desc"
-	else
-		not_ok "$desc (status $status; stderr: $(head -c 300 "$tmp/err"))"
-	fi
-}
-
-# expect_refusal DESCRIPTION STATUS PREFIX ARGS...: that status, nothing on stdout,
-# exactly one line on stderr starting with PREFIX.
-expect_refusal() {
-	desc=$1
-	want=$2
-	prefix=$3
-	shift 3
-	run "$@"
-	first=$(head -n 1 "$tmp/err")
-	case $first in
-	"$prefix"*) starts=yes ;;
-	*) starts=no ;;
-	esac
-	if [ "$status" -eq "$want" ] && [ ! -s "$tmp/out" ] && [ "$(lines "$tmp/err")" -eq 1 ] \
-		&& [ "$starts" = yes ]; then
-		ok "$desc"
-	else
-		not_ok "$desc (status $status, want $want; stderr: $(head -c 300 "$tmp/err"))"
-	fi
-}
+. "$root/tests/cli_harness.sh"
 
 # The printer.
 expect_success "--print writes the stages" --print
@@ -235,6 +192,72 @@ for option in --help --version; do
 	fi
 done
 
+# One table of formats: the refusal of an unknown --format lists them (reports, then
+# figures), and --help, the man page's --format entry and the README's options list
+# name the same formats in the same order.
+run --format nope
+reports=$(sed -n 's/^qkv: --format needs \(.*\) (a report) or .* (a figure), not "nope"$/\1/p' "$tmp/err")
+figures=$(sed -n 's/^qkv: --format needs .* (a report) or \(.*\) (a figure), not "nope"$/\1/p' "$tmp/err")
+words() { # "a, b or c" -> "a b c"
+	printf '%s\n' "$1" | sed 's/, / /g; s/ or / /g'
+}
+if [ "$status" -eq 2 ] && [ -n "$reports" ] && [ -n "$figures" ]; then
+	ok "an unknown --format: the reports ($reports) and the figures ($figures)"
+else
+	not_ok "an unknown --format lists the reports and the figures (status $status: $(cat "$tmp/err"))"
+fi
+flat_help=$(tr -s ' \n' '  ' <"$tmp/help")
+case $flat_help in
+*"--format F $reports; or a figure of the stage"*": $figures --output"* | \
+*"--format F $reports; or a figure of the stage"*": $figures -o, --output"*)
+	ok "--help's --format entry names the table's formats" ;;
+*) not_ok "--help's --format entry names $reports and $figures" ;;
+esac
+man_formats=$(awk '/^\.BI \\-\\-format " F"/ { p = 1; next } p && /^\.TP/ { exit } p' "$root/man/qkv.1" \
+	| grep -o -w -E "$(words "$reports $figures" | tr ' ' '|')" | awk '!seen[$0]++' | tr '\n' ' ')
+if [ "$man_formats" = "$(words "$reports") $(words "$figures") " ]; then
+	ok "the man page's --format entry names the table's formats in order"
+else
+	not_ok "the man page's --format entry names \"$man_formats\", the table $reports; $figures"
+fi
+readme_reports="--format $(words "$reports" | tr ' ' '|')"
+readme_figures="--format $(words "$figures" | tr ' ' '|')"
+if grep -q -F -e "$readme_reports" "$root/README.md" && grep -q -F -e "$readme_figures" "$root/README.md"; then
+	ok "the README's options name the table's formats ($readme_reports, $readme_figures)"
+else
+	not_ok "the README's options name $readme_reports and $readme_figures"
+fi
+
+# --cost's and --train's formats, as their refusals list them from the table, are
+# those the README's synopsis and the man page give them.
+as_list() { # "a b c" -> "a, b or c"
+	printf '%s\n' "$1" | awk '{ s = $1; for (i = 2; i <= NF; i++) s = s (i == NF ? " or " : ", ") $i; print s }'
+}
+run --cost --format latex
+costs=$(sed -n 's/^qkv: --cost writes \(.*\), not latex$/\1/p' "$tmp/err")
+run --train lookup --format nope
+trains=
+for word in $(words "$(sed -n 's/^qkv: --format with --train needs \(.*\), not "nope"$/\1/p' "$tmp/err")"); do
+	case " $(words "$figures") " in
+	*" $word "*) ;;
+	*) trains="$trains $word" ;;
+	esac
+done
+trains=$(as_list "${trains# }")
+man_flat=$(tr '\n' ' ' <"$root/man/qkv.1")
+if [ -n "$costs" ] && grep -q -F -e "--format $(words "$costs" | tr ' ' '|')]" "$root/README.md" \
+	&& case $man_flat in *".B \\-\\-format $costs. The JSON is"*) true ;; *) false ;; esac; then
+	ok "--cost's formats ($costs) in the README and the man page"
+else
+	not_ok "--cost's formats (\"$costs\") in the README and the man page"
+fi
+if [ -n "$trains" ] && grep -q -F -e "[--format $(words "$trains" | tr ' ' '|')]" "$root/README.md" \
+	&& case $man_flat in *'.BR \-\-format " '"$trains"'" it prints the run'*) true ;; *) false ;; esac; then
+	ok "--train's formats ($trains) in the README and the man page"
+else
+	not_ok "--train's formats (\"$trains\") in the README and the man page"
+fi
+
 # --cost measures n = 16 … at least 4096 and writes the JSON contract's keys.
 expect_success "--cost --format json --heads 2" --cost --format json --dk 8 --heads 2
 if grep -q '^{"d_k": 8, "h": 2, "rows": \[' "$tmp/out" && grep -q '"n": 4096, "entries": 33554432,' "$tmp/out" \
@@ -244,4 +267,4 @@ else
 	not_ok "--cost: d_k, h, rows up to n = 4096 (h·n² entries), slope, extrapolated"
 fi
 
-tap_finish
+finish

@@ -15,27 +15,8 @@
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 
+#include "fixtures.h"
 #include "lcg.h"
-
-static void give_labels(struct qkv_problem *p, int n)
-{
-	p->n = n;
-	p->tokens = calloc((size_t)n, sizeof *p->tokens);
-	ck_assert_ptr_nonnull(p->tokens);
-	for (int i = 0; i < n; i++) {
-		p->tokens[i] = malloc(16);
-		ck_assert_ptr_nonnull(p->tokens[i]);
-		snprintf(p->tokens[i], 16, "w%d", i);
-	}
-}
-
-static void fill(struct qkv_matrix *m, int rows, int cols, double magnitude, struct lcg *g)
-{
-	ck_assert_int_eq(qkv_matrix_zero(m, rows, cols), 0);
-	for (int i = 0; i < rows; i++)
-		for (int j = 0; j < cols; j++)
-			qkv_matrix_set(m, i, j, magnitude * lcg_signed(g));
-}
 
 /* A multi-head problem of n tokens, h heads, all entries from g. */
 static void build_heads(struct qkv_problem *p, int n, int h, int d_model, int d_k, int d_v,

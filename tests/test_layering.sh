@@ -14,7 +14,7 @@ case $core_lib in
 *) core_lib=$(pwd)/$core_lib ;;
 esac
 check="$root/tests/check_layering.sh"
-. "$(dirname "$0")/tap.sh"
+. "$(dirname "$0")/cli_harness.sh"
 
 # not_ok_said DESCRIPTION: not ok, with what check_layering.sh said.
 not_ok_said() {
@@ -95,4 +95,4 @@ else
 	count=$((count + 1))
 	echo "ok $count - # SKIP no cc or ar to build a library with a global"
 fi
-tap_finish
+finish

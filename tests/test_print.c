@@ -694,11 +694,13 @@ END_TEST
 
 START_TEST(format_names)
 {
-	static const char *const names[] = { "text", "markdown", "latex", "csv", "json" };
+	static const char *const names[] = {
+		"text", "markdown", "latex", "csv", "json", "svg", "pdf", "png",
+	};
 	enum print_format f;
 
-	ck_assert_int_eq(PRINT_FORMAT_COUNT, 5);
-	for (int i = 0; i < 5; i++) {
+	ck_assert_int_eq(PRINT_FORMAT_COUNT, 8);
+	for (int i = 0; i < 8; i++) {
 		ck_assert_int_eq(print_format_parse(names[i], &f), 0);
 		ck_assert_int_eq((int)f, i);
 		ck_assert_str_eq(print_format_name(f), names[i]);
@@ -706,6 +708,54 @@ START_TEST(format_names)
 	ck_assert_str_eq(print_format_name(PRINT_FORMAT_COUNT), "?");
 	ck_assert_int_eq(print_format_parse("xml", &f), -1);
 	ck_assert_int_eq(print_format_parse("", &f), -1);
+	ck_assert_int_eq(print_format_parse("SVG", &f), -1);
+}
+END_TEST
+
+/* One table of formats: each one's kind and what it writes, and the lists the
+ * command line says are read from it. */
+static bool never(enum print_format format)
+{
+	(void)format;
+	return false;
+}
+
+START_TEST(format_table)
+{
+	char names[256];
+	enum figure_format figure;
+
+	for (int f = 0; f < PRINT_FORMAT_COUNT; f++) {
+		bool drawn = f >= PRINT_SVG;
+
+		ck_assert_int_eq(print_format_kind((enum print_format)f),
+				 drawn ? PRINT_KIND_FIGURE : PRINT_KIND_REPORT);
+		ck_assert_int_eq(print_format_figure((enum print_format)f, &figure), drawn ? 0 : -1);
+		ck_assert(print_format_binary((enum print_format)f) == (f == PRINT_PDF || f == PRINT_PNG));
+	}
+	ck_assert_int_eq(print_format_figure(PRINT_SVG, &figure), 0);
+	ck_assert_int_eq(figure, FIGURE_SVG);
+	ck_assert_int_eq(print_format_figure(PRINT_PNG, &figure), 0);
+	ck_assert_int_eq(figure, FIGURE_PNG);
+	ck_assert_int_eq(figure_format_parse("pdf", &figure), 0);
+	ck_assert_int_eq(figure, FIGURE_PDF);
+	ck_assert_int_eq(figure_format_parse("json", &figure), -1);
+	print_format_names(names, sizeof names, -1, NULL);
+	ck_assert_str_eq(names, "text, markdown, latex, csv, json, svg, pdf or png");
+	print_format_names(names, sizeof names, PRINT_KIND_REPORT, NULL);
+	ck_assert_str_eq(names, "text, markdown, latex, csv or json");
+	print_format_names(names, sizeof names, PRINT_KIND_FIGURE, NULL);
+	ck_assert_str_eq(names, "svg, pdf or png");
+	print_format_names(names, sizeof names, -1, print_format_trains);
+	ck_assert_str_eq(names, "text, csv or json");
+	print_format_names(names, sizeof names, -1, print_format_costs);
+	ck_assert_str_eq(names, "text, markdown, csv or json");
+	print_format_names(names, sizeof names, -1, print_format_heads);
+	ck_assert_str_eq(names, "text, markdown, latex, csv or json");
+	print_format_names(names, sizeof names, -1, never);
+	ck_assert_str_eq(names, "");
+	print_format_names(names, 12, -1, NULL);
+	ck_assert_str_eq(names, "text, markd");
 }
 END_TEST
 
@@ -720,7 +770,9 @@ static char *render_sweep(enum print_format format, unsigned long long seed)
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 
-	ck_assert_int_eq(print_sweep(out, points, 2, 16, 8, seed, format), 0);
+	struct print_options o = options(format, -1);
+
+	ck_assert_int_eq(print_sweep(out, points, 2, 16, 8, seed, &o), 0);
 	fclose(out);
 	return text;
 }
@@ -1054,7 +1106,7 @@ static ssize_t failing_write(void *cookie, const char *buf, size_t size)
 
 /* A write error stops the report at once: at n = 300 a whole report is tens of
  * thousands of buffers, but no more than a few writes are tried after the first
- * fails, in every format. */
+ * fails, in every report format (a figure is drawn whole, then written). */
 START_TEST(write_error_stops_at_once)
 {
 	struct qkv_problem p;
@@ -1065,6 +1117,8 @@ START_TEST(write_error_stops_at_once)
 	ck_assert_int_eq(qkv_problem_random(&p, 300, 8, 8, 5), 0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	for (int f = 0; f < PRINT_FORMAT_COUNT; f++) {
+		if (print_format_kind((enum print_format)f) != PRINT_KIND_REPORT)
+			continue;
 		cookie_io_functions_t io = { .write = failing_write };
 		struct print_options o = options((enum print_format)f, -1);
 		int calls = 0;
@@ -1107,6 +1161,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, json_round_trip);
 	tcase_add_test(tc, write_error);
 	tcase_add_test(tc, format_names);
+	tcase_add_test(tc, format_table);
 	tcase_add_test(tc, sweep_json);
 	tcase_add_test(tc, sweep_tables);
 	tcase_add_test(tc, test_json_custom_mask_and_padding);

@@ -199,6 +199,21 @@ START_TEST(text_formats_sections_and_shares)
 		ck_assert_double_eq_tol(a + b + c, total, 1e-9);
 		free(text);
 	}
+	/* A figure format writes no multi-head report: refused, nothing written. */
+	{
+		struct print_options o;
+		char *none = NULL;
+		size_t length = 0;
+		FILE *out = open_memstream(&none, &length);
+
+		ck_assert_ptr_nonnull(out);
+		print_options_default(&o);
+		o.format = PRINT_SVG;
+		ck_assert_int_eq(print_heads(out, &p, &t, &o), -1);
+		ck_assert_int_eq(fclose(out), 0);
+		ck_assert_uint_eq(length, 0);
+		free(none);
+	}
 	text = render(&p, &t, PRINT_CSV);
 	ck_assert(strncmp(text, "head,stage,row_token,", 21) == 0);
 	ck_assert_ptr_nonnull(strstr(text, "\n1,X,the,"));
@@ -234,6 +249,33 @@ START_TEST(csv_guards_formula_labels)
 }
 END_TEST
 
+/* The LaTeX of a multi-head report's own part (after the heads' one-head reports,
+ * whose derivations are verbatim) is written as a one-head report's prose is: the
+ * printer's glyphs as LaTeX (— as ---, · as $\cdot$, Σ, ×, ᵀ in math), never as
+ * raw UTF-8, so that pdflatex compiles it. */
+START_TEST(latex_glyphs_as_latex)
+{
+	static const char *const glyphs[] = { "—", "·", "Σ", "×", "ᵀ", "√", "÷", "≤", "τ" };
+	struct qkv_problem p;
+	struct qkv_heads_trace t;
+	char *text;
+	const char *together;
+
+	load_sample("heads-three-ways", &p, &t);
+	text = render(&p, &t, PRINT_LATEX);
+	together = strstr(text, "\\section*{The heads together");
+	ck_assert_ptr_nonnull(together);
+	for (size_t g = 0; g < sizeof glyphs / sizeof *glyphs; g++)
+		ck_assert_msg(strstr(together, glyphs[g]) == NULL, "raw %s in the LaTeX", glyphs[g]);
+	ck_assert_ptr_nonnull(strstr(together, "\\paragraph{Concat --- the heads' outputs side by side ("));
+	ck_assert_ptr_nonnull(strstr(together, "\\paragraph{Output --- Concat $\\cdot$ W\\_O ("));
+	ck_assert_ptr_nonnull(strstr(together, "$\\Sigma$\\_k concat["));
+	free(text);
+	qkv_heads_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *print_heads_suite(void)
 {
 	Suite *s = suite_create("print_heads");
@@ -243,6 +285,7 @@ static Suite *print_heads_suite(void)
 	tcase_add_test(c, json_heads_are_one_head_reports);
 	tcase_add_test(c, text_formats_sections_and_shares);
 	tcase_add_test(c, csv_guards_formula_labels);
+	tcase_add_test(c, latex_glyphs_as_latex);
 	suite_add_tcase(s, c);
 	return s;
 }

@@ -14,7 +14,7 @@
 #include "qkv/train.h"
 
 /* Writes with `print` into memory and returns the text (caller frees). */
-static char *print_run(const struct qkv_train *t, enum train_format format)
+static char *print_run(const struct qkv_train *t, enum print_format format)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -85,7 +85,7 @@ START_TEST(test_json_contract)
 	ck_assert_int_eq(qkv_train_task(&c, &p, &target), 0);
 	ck_assert_int_eq(qkv_train_init(&t, &c), 0);
 	ck_assert_int_eq(qkv_train_run(&t, false), 0);
-	text = print_run(&t, TRAIN_FORMAT_JSON);
+	text = print_run(&t, PRINT_JSON);
 	root = parse(text);
 	ck_assert_int_eq((int)json_object_size(root), (int)(sizeof keys / sizeof *keys));
 	for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
@@ -204,12 +204,12 @@ START_TEST(test_null_and_csv)
 	ck_assert_int_eq(qkv_train_init(&t, &c), 0);
 	ck_assert_int_eq(qkv_train_run(&t, false), 0);
 	ck_assert_double_lt(t.history[2].accuracy, 0.9); /* precondition of this test */
-	text = print_run(&t, TRAIN_FORMAT_JSON);
+	text = print_run(&t, PRINT_JSON);
 	root = parse(text);
 	ck_assert(json_is_null(json_object_get(root, "steps_to_90")));
 	json_decref(root);
 	free(text);
-	text = print_run(&t, TRAIN_FORMAT_CSV);
+	text = print_run(&t, PRINT_CSV);
 	ck_assert(strncmp(text, "step,loss,accuracy,grad_norm_W_Q,", 33) == 0);
 	for (const char *s = text; *s != '\0'; s++)
 		lines += *s == '\n';
@@ -234,7 +234,7 @@ START_TEST(test_sweep_json)
 	c.steps = 20;
 	ck_assert_int_eq(qkv_train_sweep(&c, 2, points), 0);
 	out = open_memstream(&text, &size);
-	ck_assert_int_eq(print_train_sweep(out, &c, 2, points, points, TRAIN_FORMAT_JSON), 0);
+	ck_assert_int_eq(print_train_sweep(out, &c, 2, points, points, PRINT_JSON), 0);
 	fclose(out);
 	root = parse(text);
 	rows = json_object_get(root, "rows");

@@ -13,25 +13,13 @@
 #include "qkv/error.h"
 #include "qkv/matrix.h"
 #include "qkv/problem.h"
+#include "fixtures.h"
 #include "oracle.h"
 
 /* The worked example of module 2, typed in from the course. */
 static const double example_q[6] = {1, 0, 0, 1, 1, 1};
 static const double example_k[6] = {1, 0, 0, 1, 1, 1};
 static const double example_v[6] = {10, 0, 0, 10, 5, 5};
-
-/* Gives p (freshly initialised) n owned labels "w0", "w1", … */
-static void give_labels(struct qkv_problem *p, int n)
-{
-	p->n = n;
-	p->tokens = calloc((size_t)n, sizeof *p->tokens);
-	ck_assert_ptr_nonnull(p->tokens);
-	for (int i = 0; i < n; i++) {
-		p->tokens[i] = malloc(16);
-		ck_assert_ptr_nonnull(p->tokens[i]);
-		snprintf(p->tokens[i], 16, "w%d", i);
-	}
-}
 
 /* Builds, field by field, a direct-form problem of zeros (n × d_k, n × d_v). */
 static void build_direct(struct qkv_problem *p, int n, int d_k, int d_v)

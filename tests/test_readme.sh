@@ -14,7 +14,7 @@ case $qkv in
 esac
 root=${QKV_SOURCE_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 readme="$root/README.md"
-. "$(dirname "$0")/tap.sh"
+. "$root/tests/cli_harness.sh"
 export LC_ALL=C.UTF-8
 
 # check DESCRIPTION TEST-ARGS...
@@ -177,4 +177,4 @@ if command -v man >/dev/null 2>&1; then
 	check "man -l man/qkv.1 reads the page, as the README says" "$?" -eq 0 -a -s "$tmp/man"
 fi
 
-tap_finish
+finish

@@ -3,43 +3,14 @@
 # seed giving the same run, and bad values refused with one line and status 2.
 # Usage: test_train_cli.sh PATH/TO/qkv. Prints TAP; exits 1 when a check fails.
 qkv=$1
-. "$(dirname "$0")/tap.sh"
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/tests/cli_harness.sh"
 
-run() {
-	"$qkv" "$@" </dev/null >"$tmp/out" 2>"$tmp/err"
-	status=$?
-}
-
-lines() {
-	wc -l <"$1" | tr -d ' '
-}
-
-expect_success() {
+# refuse DESCRIPTION ARGS...: status 2, nothing on stdout, one line "qkv: …".
+refuse() {
 	desc=$1
 	shift
-	run "$@"
-	if [ "$status" -eq 0 ] && [ -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then
-		ok "$desc"
-	else
-		not_ok "$desc (status $status; stderr: $(head -c 300 "$tmp/err"))"
-	fi
-}
-
-# expect_refusal DESCRIPTION ARGS...: status 2, nothing on stdout, one line "qkv: …".
-expect_refusal() {
-	desc=$1
-	shift
-	run "$@"
-	case $(head -n 1 "$tmp/err") in
-	"qkv: "*) starts=yes ;;
-	*) starts=no ;;
-	esac
-	if [ "$status" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(lines "$tmp/err")" -eq 1 ] \
-		&& [ "$starts" = yes ]; then
-		ok "$desc"
-	else
-		not_ok "$desc (status $status; stderr: $(head -c 300 "$tmp/err"))"
-	fi
+	expect_refusal "$desc" 2 "qkv: " "$@"
 }
 
 for task in lookup previous self; do
@@ -80,34 +51,34 @@ run --train lookup --help
 [ "$status" -eq 0 ] && grep -q -e "--train TASK" "$tmp/out" && ok "--help with --train" \
 	|| not_ok "--help with --train"
 
-expect_refusal "an unknown task" --train nope --format text
-expect_refusal "a bad --loss" --train lookup --loss l1 --format text
-expect_refusal "a bad --optimizer" --train lookup --optimizer rmsprop --format text
-expect_refusal "a negative --lr" --train lookup --lr -1 --format text
-expect_refusal "--lr that is not a number" --train lookup --lr fast --format text
-expect_refusal "--steps 0" --train lookup --steps 0 --format text
-expect_refusal "--tokens 1" --train lookup --tokens 1 --format text
-expect_refusal "a --dmodel too small for the task" --train lookup --dmodel 9 --format text
-expect_refusal "--dk 0" --train lookup --dk 0 --format text
-expect_refusal "a bad --format" --train lookup --format latex
-expect_refusal "a bad --seed" --train lookup --seed -1 --format text
-expect_refusal "--train-sweep without --train" --train-sweep
-expect_refusal "--dk with --train-sweep" --train self --train-sweep --dk 8
-expect_refusal "--seeds without --train-sweep" --train self --seeds 3 --format text
-expect_refusal "a FILE with --train" --train self --format text some.json
-expect_refusal "an option of the other modes" --train self --mask causal --format text
-expect_refusal "--palette with --format" --train self --palette mono --format text
-expect_refusal "--color with --format" --train self --color 8 --format text
-expect_refusal "a bad --color" --train self --color lots
+refuse "an unknown task" --train nope --format text
+refuse "a bad --loss" --train lookup --loss l1 --format text
+refuse "a bad --optimizer" --train lookup --optimizer rmsprop --format text
+refuse "a negative --lr" --train lookup --lr -1 --format text
+refuse "--lr that is not a number" --train lookup --lr fast --format text
+refuse "--steps 0" --train lookup --steps 0 --format text
+refuse "--tokens 1" --train lookup --tokens 1 --format text
+refuse "a --dmodel too small for the task" --train lookup --dmodel 9 --format text
+refuse "--dk 0" --train lookup --dk 0 --format text
+refuse "a bad --format" --train lookup --format latex
+refuse "a bad --seed" --train lookup --seed -1 --format text
+refuse "--train-sweep without --train" --train-sweep
+refuse "--dk with --train-sweep" --train self --train-sweep --dk 8
+refuse "--seeds without --train-sweep" --train self --seeds 3 --format text
+refuse "a FILE with --train" --train self --format text some.json
+refuse "an option of the other modes" --train self --mask causal --format text
+refuse "--palette with --format" --train self --palette mono --format text
+refuse "--color with --format" --train self --color 8 --format text
+refuse "a bad --color" --train self --color lots
 expect_success "--learn W_V,W_K" --train self --learn W_V,W_K --steps 3 --format text
 grep -q '; learning: W_K, W_V$' "$tmp/out" && ok "--learn W_V,W_K: W_K and W_V learn" \
 	|| not_ok "--learn W_V,W_K: W_K and W_V learn"
-expect_refusal "a bad --learn" --train self --learn W_X --format text
-expect_refusal "--learn twice the same" --train self --learn W_Q,W_Q --format text
-expect_refusal "--learn with a trailing comma" --train self --learn W_Q, --format text
-expect_refusal "too large to train live" --train self --tokens 64 --dk 4096
+refuse "a bad --learn" --train self --learn W_X --format text
+refuse "--learn twice the same" --train self --learn W_Q,W_Q --format text
+refuse "--learn with a trailing comma" --train self --learn W_Q, --format text
+refuse "too large to train live" --train self --tokens 64 --dk 4096
 run --train lookup
 [ "$status" -eq 2 ] && [ "$(lines "$tmp/err")" -eq 1 ] && ok "no terminal: refused with status 2" \
 	|| not_ok "no terminal: refused with status 2 (status $status)"
 
-tap_finish
+finish

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io/figure_canvas.h"
+#include "io/print.h"
 #include "qkv/format.h"
 
 #define FONT_SIZE 12.0        /* the numbers' size at the natural size */
@@ -64,14 +65,12 @@ void figure_options_default(struct figure_options *o)
 
 int figure_format_parse(const char *name, enum figure_format *format)
 {
-	static const char *const names[] = { "svg", "pdf", "png" };
+	enum print_format f;
 
-	for (int i = 0; i < 3; i++)
-		if (name != NULL && strcmp(name, names[i]) == 0) {
-			*format = (enum figure_format)i;
-			return 0;
-		}
-	return -1;
+	/* The words are the printer's table's (io/print.h): one list of formats. */
+	if (name == NULL || print_format_parse(name, &f) != 0)
+		return -1;
+	return print_format_figure(f, format);
 }
 
 /* One side of a size: a plain positive number within the limits. */

@@ -1,5 +1,6 @@
 /* print.c — the printer: a trace written as a report (text, Markdown, LaTeX, CSV,
- * JSON) and the d_k sweep as a table, for handouts and for scripts.
+ * JSON) or drawn (SVG, PDF, PNG), and the d_k sweep, for handouts, slides and
+ * scripts.
  * This file knows the report's order (header, inputs, stages, statistics) and the
  * formats' table; each format is a backend in its own file (print_<format>.c)
  * and what they share is print_model.c (docs/DESIGN.md, "Printer backends"). It
@@ -17,9 +18,17 @@ static const struct print_backend *const backends[] = {
 	[PRINT_LATEX] = &print_latex_backend,
 	[PRINT_CSV] = &print_csv_backend,
 	[PRINT_JSON] = &print_json_backend,
+	[PRINT_SVG] = &print_svg_backend,
+	[PRINT_PDF] = &print_pdf_backend,
+	[PRINT_PNG] = &print_png_backend,
 };
 _Static_assert(sizeof backends / sizeof *backends == PRINT_FORMAT_COUNT,
 	       "one backend per print format");
+
+const struct print_backend *print_backend_of(enum print_format format)
+{
+	return format >= 0 && format < PRINT_FORMAT_COUNT ? backends[format] : NULL;
+}
 
 int print_format_parse(const char *name, enum print_format *format)
 {
@@ -37,8 +46,75 @@ const char *print_format_name(enum print_format format)
 	return format >= 0 && format < PRINT_FORMAT_COUNT ? backends[format]->name : "?";
 }
 
+enum print_kind print_format_kind(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL ? be->kind : PRINT_KIND_REPORT;
+}
+
+int print_format_figure(enum print_format format, enum figure_format *figure)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	if (be == NULL || be->kind != PRINT_KIND_FIGURE)
+		return -1;
+	*figure = (enum figure_format)be->figure_format;
+	return 0;
+}
+
+bool print_format_binary(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->binary;
+}
+
+bool print_format_trains(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->train_run != NULL && be->train_sweep != NULL;
+}
+
+bool print_format_heads(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && (be->heads != NULL || be->heads_table != NULL);
+}
+
+bool print_format_costs(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->cost != NULL;
+}
+
+void print_format_names(char *buf, size_t size, int kind, bool (*fits)(enum print_format))
+{
+	int chosen[PRINT_FORMAT_COUNT], count = 0;
+	size_t used = 0;
+
+	for (int i = 0; i < PRINT_FORMAT_COUNT; i++)
+		if ((kind < 0 || (int)backends[i]->kind == kind)
+		    && (fits == NULL || fits((enum print_format)i)))
+			chosen[count++] = i;
+	if (size > 0)
+		buf[0] = '\0';
+	for (int k = 0; k < count && used < size; k++) {
+		const char *between = k == 0 ? "" : k == count - 1 ? " or " : ", ";
+		int wrote = snprintf(buf + used, size - used, "%s%s", between, backends[chosen[k]]->name);
+
+		if (wrote < 0)
+			break;
+		used += (size_t)wrote;
+	}
+}
+
 void print_options_default(struct print_options *o)
 {
+	*o = (struct print_options){ 0 };
 	o->format = PRINT_TEXT;
 	o->stage = -1;
 	o->cell_row = 0;
@@ -235,12 +311,16 @@ static void write_report(struct printer *pr)
 int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
 		const struct print_options *o)
 {
+	struct figure_options figure;
 	struct printer pr = {
 		.out = out, .p = p, .t = t, .stage = o->stage,
+		.figure = o->figure != NULL ? o->figure : &figure, .err = o->err,
+		.err_size = o->err != NULL ? o->err_size : 0,
 		.decimals = print_clamp(o->decimals, 0, 12),
 		.cell_row = o->cell_row, .cell_col = o->cell_col,
 	};
 
+	figure_options_default(&figure);
 	if (t->n <= 0 || o->stage < -1 || o->stage >= QKV_STAGE_COUNT
 	    || o->format < 0 || o->format >= PRINT_FORMAT_COUNT)
 		return -1;
@@ -263,16 +343,20 @@ int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *
 }
 
 int print_sweep(FILE *out, const struct qkv_sweep_point *points, int count, int tokens,
-		int trials, unsigned long long seed, enum print_format format)
+		int trials, unsigned long long seed, const struct print_options *o)
 {
+	const struct print_backend *be = print_backend_of(o->format);
+	struct figure_options figure;
 	struct sweep_report s = {
-		.points = points, .count = count, .tokens = tokens, .trials = trials, .seed = seed,
+		.be = be, .points = points, .count = count, .tokens = tokens, .trials = trials, .seed = seed,
+		.figure = o->figure != NULL ? o->figure : &figure, .err = o->err,
+		.err_size = o->err != NULL ? o->err_size : 0,
 	};
 
-	if (count < 0 || format < 0 || format >= PRINT_FORMAT_COUNT
-	    || backends[format]->sweep == NULL)
+	figure_options_default(&figure);
+	if (count < 0 || be == NULL || be->sweep == NULL)
 		return -1;
-	if (backends[format]->sweep(out, &s) != 0 || fflush(out) != 0 || ferror(out))
+	if (be->sweep(out, &s) != 0 || fflush(out) != 0 || ferror(out))
 		return -1;
 	return 0;
 }

@@ -1,19 +1,19 @@
-/* print_cost.c — `qkv --cost`: the cost table in text, Markdown, CSV and JSON.
- * Every number is read from the measured table or its formulas (qkv/cost.h); the
- * sentences are built from those numbers. The monotonic clock the core needs
- * lives here, at the edge. */
+/* print_cost.c — `qkv --cost`: measuring the cost table, and what its formats
+ * share (the cells for people, the sentences); each format's layout is its
+ * backend's `cost` (print_<format>.c). Every number is read from the measured
+ * table or its formulas (qkv/cost.h); the sentences are built from those
+ * numbers. The monotonic clock the core needs lives here, at the edge. */
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
 
-#include "io/json_write.h"
 #include "io/print_cost.h"
+#include "io/print_model.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 
 #define WORDS_SIZE 512
-static const int extrapolated_n[] = { 10000, 100000 };
-#define EXTRAPOLATED_COUNT 2
+const int print_cost_extrapolated_n[COST_EXTRAPOLATED] = { 10000, 100000 };
 
 static double monotonic_ms(void *context)
 {
@@ -33,10 +33,21 @@ int print_cost_measure(struct qkv_cost *c, int d_k, int heads, double budget_ms)
 	return rc == QKV_ENOMEM && c->count > 0 ? 0 : rc;
 }
 
-/* A time in milliseconds to four significant digits. */
-static void milliseconds(char *buf, size_t size, double ms)
+void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells)
 {
-	snprintf(buf, size, "%.4g ms", ms);
+	qkv_format_grouped(cells->entries, sizeof cells->entries, (long long)row->entries);
+	qkv_cost_bytes_words(cells->f64, sizeof cells->f64, (double)row->bytes_f64);
+	qkv_cost_bytes_words(cells->f16, sizeof cells->f16, (double)row->bytes_f16);
+	qkv_format_grouped(cells->flops, sizeof cells->flops, (long long)row->flops);
+	/* A time in milliseconds to four significant digits. */
+	snprintf(cells->ms, sizeof cells->ms, "%.4g ms", row->ms);
+}
+
+void print_cost_intro(FILE *out, const struct qkv_cost *c, const char *lead)
+{
+	fprintf(out, "%s%d head%s of d_k = d_v = %d, the trace measured on this machine.\n"
+		     "Bytes: S, S' and A, the n × n matrices; flops: 2n²d_k + 2n²d_v + %dn² per head.\n\n",
+		lead, c->heads, c->heads == 1 ? "" : "s", c->d_k, QKV_COST_SOFTMAX_FLOPS);
 }
 
 /* The sentence on the slope: what the fit says, from its own number. */
@@ -64,41 +75,15 @@ static void heads_words(char *buf, size_t size, const struct qkv_cost *c)
 		 QKV_COST_SOFTMAX_FLOPS * c->heads);
 }
 
-static void cost_text(FILE *out, const struct qkv_cost *c, bool markdown)
+void print_cost_closing(FILE *out, const struct qkv_cost *c, const char *before)
 {
-	char entries[32], f64[32], f16[32], flops[32], ms[32], words[WORDS_SIZE];
-	double slope = qkv_cost_slope(c, NULL);
+	char words[WORDS_SIZE];
 
-	if (markdown)
-		fprintf(out, "## The price of n²\n\n");
-	fprintf(out, "%s%d head%s of d_k = d_v = %d, the trace measured on this machine.\n"
-		     "Bytes: S, S' and A, the n × n matrices; flops: 2n²d_k + 2n²d_v + %dn² per head.\n\n",
-		markdown ? "" : "The price of n²: ", c->heads, c->heads == 1 ? "" : "s", c->d_k,
-		QKV_COST_SOFTMAX_FLOPS);
-	if (markdown)
-		fprintf(out, "| n | scores | S, S', A in double | in 16-bit | flops | time |\n"
-			     "|---:|---:|---:|---:|---:|---:|\n");
-	else
-		fprintf(out, "%6s %14s %12s %12s %18s %12s\n", "n", "scores", "double", "16-bit",
-			"flops", "time");
-	for (int i = 0; i < c->count; i++) {
-		const struct qkv_cost_row *row = &c->rows[i];
-
-		qkv_format_grouped(entries, sizeof entries, (long long)row->entries);
-		qkv_cost_bytes_words(f64, sizeof f64, (double)row->bytes_f64);
-		qkv_cost_bytes_words(f16, sizeof f16, (double)row->bytes_f16);
-		qkv_format_grouped(flops, sizeof flops, (long long)row->flops);
-		milliseconds(ms, sizeof ms, row->ms);
-		if (markdown)
-			fprintf(out, "| %d | %s | %s | %s | %s | %s |\n", row->n, entries, f64, f16, flops, ms);
-		else
-			fprintf(out, "%6d %14s %12s %12s %18s %12s\n", row->n, entries, f64, f16, flops, ms);
-	}
-	slope_words(words, sizeof words, slope);
+	slope_words(words, sizeof words, qkv_cost_slope(c, NULL));
 	fprintf(out, "\n%s\n", words);
-	for (int e = 0; e < EXTRAPOLATED_COUNT; e++) {
-		qkv_cost_words(words, sizeof words, c, extrapolated_n[e]);
-		fprintf(out, "%s%s\n", markdown ? "\n" : "", words);
+	for (int e = 0; e < COST_EXTRAPOLATED; e++) {
+		qkv_cost_words(words, sizeof words, c, print_cost_extrapolated_n[e]);
+		fprintf(out, "%s%s\n", before, words);
 	}
 	if (c->heads > 1) {
 		heads_words(words, sizeof words, c);
@@ -106,81 +91,12 @@ static void cost_text(FILE *out, const struct qkv_cost *c, bool markdown)
 	}
 }
 
-/* A double for CSV: reads back exactly; NaN and ∞ as an empty field. */
-static void exact(FILE *out, double value)
-{
-	char number[40];
-
-	if (!isfinite(value))
-		return;
-	qkv_format_exact(number, sizeof number, value);
-	fputs(number, out);
-}
-
-static void cost_csv(FILE *out, const struct qkv_cost *c)
-{
-	fputs("kind,n,entries,bytes_f64,bytes_f16,flops,ms\n", out);
-	for (int i = 0; i < c->count + EXTRAPOLATED_COUNT; i++) {
-		struct qkv_cost_row row;
-
-		if (i < c->count)
-			row = c->rows[i];
-		else
-			qkv_cost_extrapolate(c, extrapolated_n[i - c->count], &row);
-		fprintf(out, "%s,%d,%lld,%lld,%lld,%lld,", i < c->count ? "measured" : "extrapolated",
-			row.n, (long long)row.entries, (long long)row.bytes_f64,
-			(long long)row.bytes_f16, (long long)row.flops);
-		exact(out, row.ms);
-		fputc('\n', out);
-	}
-}
-
-static void cost_json(FILE *out, const struct qkv_cost *c)
-{
-	fprintf(out, "{\"d_k\": %d, \"h\": %d, \"rows\": [", c->d_k, c->heads);
-	for (int i = 0; i < c->count; i++) {
-		const struct qkv_cost_row *row = &c->rows[i];
-
-		fprintf(out, "%s\n  {\"n\": %d, \"entries\": %lld, \"bytes_f64\": %lld, \"bytes_f16\": %lld, "
-			     "\"flops\": %lld, \"ms\": ",
-			i == 0 ? "" : ",", row->n, (long long)row->entries, (long long)row->bytes_f64,
-			(long long)row->bytes_f16, (long long)row->flops);
-		json_write_number(out, row->ms, JSON_SHORTEST);
-		fputc('}', out);
-	}
-	fputs("],\n \"slope\": ", out);
-	json_write_number(out, qkv_cost_slope(c, NULL), JSON_SHORTEST);
-	fputs(",\n \"extrapolated\": [", out);
-	for (int e = 0; e < EXTRAPOLATED_COUNT; e++) {
-		struct qkv_cost_row row;
-
-		qkv_cost_extrapolate(c, extrapolated_n[e], &row);
-		fprintf(out, "%s\n  {\"n\": %d, \"entries\": %lld, \"bytes_f64\": %lld, \"ms\": ",
-			e == 0 ? "" : ",", row.n, (long long)row.entries, (long long)row.bytes_f64);
-		json_write_number(out, row.ms, JSON_SHORTEST);
-		fputc('}', out);
-	}
-	fputs("]}\n", out);
-}
-
 int print_cost(FILE *out, const struct qkv_cost *c, enum print_format format)
 {
-	switch (format) {
-	case PRINT_TEXT:
-		cost_text(out, c, false);
-		break;
-	case PRINT_MARKDOWN:
-		cost_text(out, c, true);
-		break;
-	case PRINT_CSV:
-		cost_csv(out, c);
-		break;
-	case PRINT_JSON:
-		cost_json(out, c);
-		break;
-	case PRINT_LATEX:
-	default:
+	const struct print_backend *be = print_backend_of(format);
+
+	if (be == NULL || be->cost == NULL)
 		return -1;
-	}
+	be->cost(out, c);
 	return ferror(out) ? -1 : 0;
 }

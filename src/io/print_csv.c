@@ -1,8 +1,10 @@
 /* print_csv.c — the printer's CSV format: one line per cell,
  * stage,row_token,col_label,row,col,value, with exact values and masked scores
  * left empty, for spreadsheets and scripts; labels never start a formula. */
+#include <math.h>
 #include <string.h>
 
+#include "io/json_write.h"
 #include "io/print_model.h"
 #include "qkv/format.h"
 
@@ -154,10 +156,103 @@ static int csv_sweep(FILE *out, const struct sweep_report *s)
 	return 0;
 }
 
+/* --cost: the measured rows, then the extrapolated ones; times exact, a time
+ * that is not finite as an empty field. */
+static void csv_cost(FILE *out, const struct qkv_cost *c)
+{
+	char number[NUMBER_SIZE];
+
+	fputs("kind,n,entries,bytes_f64,bytes_f16,flops,ms\n", out);
+	for (int i = 0; i < c->count + COST_EXTRAPOLATED; i++) {
+		struct qkv_cost_row row;
+
+		if (i < c->count)
+			row = c->rows[i];
+		else
+			qkv_cost_extrapolate(c, print_cost_extrapolated_n[i - c->count], &row);
+		fprintf(out, "%s,%d,%lld,%lld,%lld,%lld,", i < c->count ? "measured" : "extrapolated",
+			row.n, (long long)row.entries, (long long)row.bytes_f64,
+			(long long)row.bytes_f16, (long long)row.flops);
+		if (isfinite(row.ms)) {
+			qkv_format_exact(number, sizeof number, row.ms);
+			fputs(number, out);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* A number as the training tables write it: %.17g, empty text never (null when
+ * not finite, through the one JSON writer). */
+static void number17(FILE *out, double value)
+{
+	json_write_number(out, value, JSON_17G);
+}
+
+/* A training run: one line per step, numbers exact. */
+static void csv_train_run(FILE *out, const struct qkv_train *t)
+{
+	fputs("step,loss,accuracy,grad_norm_W_Q,grad_norm_W_K,grad_norm_W_V,jacobian_norm\n", out);
+	for (int s = 0; s < t->count; s++) {
+		const struct qkv_train_record *r = &t->history[s];
+
+		fprintf(out, "%d,", r->step);
+		number17(out, r->loss);
+		fputc(',', out);
+		number17(out, r->accuracy);
+		for (int k = 0; k < QKV_WEIGHT_COUNT; k++) {
+			fputc(',', out);
+			number17(out, r->grad_norm[k]);
+		}
+		fputc(',', out);
+		number17(out, r->jacobian_norm);
+		fputc('\n', out);
+	}
+}
+
+/* A training sweep: one line per d_k. */
+static void csv_train_sweep(FILE *out, const struct train_sweep_report *s)
+{
+	const struct qkv_train_sweep_point *points = s->points;
+	int seeds = s->seeds, budget = s->c->steps;
+
+	fputs("d_k,scaled_median,unscaled_median,scaled_reached,unscaled_reached,seeds,budget\n", out);
+	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++) {
+		const struct qkv_train_sweep_point *p = &points[k];
+
+		fprintf(out, "%d,", p->d_k);
+		number17(out, p->scaled_median);
+		fputc(',', out);
+		number17(out, p->unscaled_median);
+		fprintf(out, ",%d,%d,%d,%d\n", p->scaled_reached, p->unscaled_reached, seeds, budget);
+	}
+}
+
+/* A multi-head report's own table: one line per cell, as a stage's, with the
+ * table's name in the stage column and the head number column empty. */
+static void csv_heads_table(const struct heads_report *h, const struct heads_table *tb)
+{
+	char label[QKV_MAX_LABEL * 2 + 16];
+
+	for (int r = 0; r < tb->m->rows; r++)
+		for (int c = 0; c < tb->m->cols; c++) {
+			print_heads_row_label(label, sizeof label, h, tb, r);
+			fprintf(h->out, ",%s,", tb->name);
+			csv_field(h->out, label);
+			print_heads_col_label(label, sizeof label, h, tb, c);
+			fprintf(h->out, ",%s,%d,%d,%.17g\n", label, r + 1, c + 1,
+				qkv_matrix_get(tb->m, r, c));
+		}
+}
+
 const struct print_backend print_csv_backend = {
 	.name = "csv",
 	.header = csv_header,
 	.table = csv_table,
 	.wrong_sums = csv_wrong_sums,
 	.sweep = csv_sweep,
+	.cost = csv_cost,
+	.train_run = csv_train_run,
+	.train_sweep = csv_train_sweep,
+	.heads_table = csv_heads_table,
+	.heads_numbered_rows = true,
 };

@@ -292,6 +292,43 @@ static int latex_sweep(FILE *out, const struct sweep_report *s)
 	return 0;
 }
 
+/* --- multi-head reports --- */
+
+static void latex_heads_heading(const struct heads_report *h, const char *text)
+{
+	fputs("\\section*{", h->out);
+	print_escaped(h->pr, text);
+	fputs("}\n\n", h->out);
+}
+
+static void latex_heads_sentence(const struct heads_report *h, const char *text)
+{
+	print_escaped(h->pr, text);
+	fputs("\n\n", h->out);
+}
+
+/* A paragraph heading with the title and size, then the matrix as a pmatrix. */
+static void latex_heads_table(const struct heads_report *h, const struct heads_table *tb)
+{
+	const struct qkv_matrix *m = tb->m;
+	char number[NUMBER_SIZE];
+	FILE *out = h->out;
+
+	fputs("\\paragraph{", out);
+	print_escaped(h->pr, tb->title);
+	fprintf(out, " (%d $\\times$ %d)}\n\\[\n", m->rows, m->cols);
+	print_escaped(h->pr, tb->name);
+	fputs(" = \\begin{pmatrix}\n", out);
+	for (int r = 0; r < m->rows; r++) {
+		for (int c = 0; c < m->cols; c++) {
+			qkv_format_number(number, sizeof number, qkv_matrix_get(m, r, c), h->o->decimals);
+			fprintf(out, "%s%s", c > 0 ? " & " : "", number);
+		}
+		fputs(r + 1 < m->rows ? " \\\\\n" : "\n", out);
+	}
+	fputs("\\end{pmatrix}\n\\]\n\n", out);
+}
+
 const struct print_backend print_latex_backend = {
 	.name = "latex",
 	.header = latex_header,
@@ -307,4 +344,7 @@ const struct print_backend print_latex_backend = {
 	.table_names_axes = true,
 	.min_width = 0,
 	.sweep = latex_sweep,
+	.heads_heading = latex_heads_heading,
+	.heads_table = latex_heads_table,
+	.heads_sentence = latex_heads_sentence,
 };

@@ -134,6 +134,64 @@ static int md_sweep(FILE *out, const struct sweep_report *s)
 	return 0;
 }
 
+/* --cost: a heading, the table as a pipe table, the sentences as paragraphs. */
+static void md_cost(FILE *out, const struct qkv_cost *c)
+{
+	struct cost_cells cells;
+
+	fprintf(out, "## The price of n²\n\n");
+	print_cost_intro(out, c, "");
+	fprintf(out, "| n | scores | S, S', A in double | in 16-bit | flops | time |\n"
+		     "|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < c->count; i++) {
+		print_cost_cells(&c->rows[i], &cells);
+		fprintf(out, "| %d | %s | %s | %s | %s | %s |\n", c->rows[i].n, cells.entries,
+			cells.f64, cells.f16, cells.flops, cells.ms);
+	}
+	print_cost_closing(out, c, "\n");
+}
+
+/* --- multi-head reports --- */
+
+static void md_heads_heading(const struct heads_report *h, const char *text)
+{
+	fprintf(h->out, "# %s\n\n", text);
+}
+
+static void md_heads_sentence(const struct heads_report *h, const char *text)
+{
+	fprintf(h->out, "%s\n\n", text);
+}
+
+/* A heading with the title and size, then a pipe table; row labels escaped. */
+static void md_heads_table(const struct heads_report *h, const struct heads_table *tb)
+{
+	const struct qkv_matrix *m = tb->m;
+	char label[QKV_MAX_LABEL * 2 + 16], cell[sizeof label * 2], number[NUMBER_SIZE];
+	FILE *out = h->out;
+
+	fprintf(out, "## %s (%d × %d)\n\n|       |", tb->title, m->rows, m->cols);
+	for (int c = 0; c < m->cols; c++) {
+		print_heads_col_label(label, sizeof label, h, tb, c);
+		fprintf(out, " %s |", label);
+	}
+	fputs("\n|---|", out);
+	for (int c = 0; c < m->cols; c++)
+		fputs("---:|", out);
+	fputc('\n', out);
+	for (int r = 0; r < m->rows; r++) {
+		print_heads_row_label(label, sizeof label, h, tb, r);
+		md_escape(cell, sizeof cell, label);
+		fprintf(out, "| %s |", cell);
+		for (int c = 0; c < m->cols; c++) {
+			qkv_format_number(number, sizeof number, qkv_matrix_get(m, r, c), h->o->decimals);
+			fprintf(out, " %s |", number);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+}
+
 const struct print_backend print_markdown_backend = {
 	.name = "markdown",
 	.header = md_header,
@@ -147,4 +205,8 @@ const struct print_backend print_markdown_backend = {
 	.escape = md_escape,
 	.min_width = 3,
 	.sweep = md_sweep,
+	.cost = md_cost,
+	.heads_heading = md_heads_heading,
+	.heads_table = md_heads_table,
+	.heads_sentence = md_heads_sentence,
 };

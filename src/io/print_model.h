@@ -11,8 +11,11 @@
 
 #include "io/print.h"
 #include "qkv/attention.h"
+#include "qkv/cost.h"
+#include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
+#include "qkv/train.h"
 
 #define NUMBER_SIZE 64   /* one formatted number */
 #define DIVISOR_SIZE 256 /* how the divisor came about, in words */
@@ -54,9 +57,40 @@ struct printer;
 
 /* One sweep table, as print_sweep received it. */
 struct sweep_report {
+	const struct print_backend *be;
 	const struct qkv_sweep_point *points;
 	int count, tokens, trials;
 	unsigned long long seed;
+	const struct figure_options *figure; /* figure formats: never NULL */
+	char *err;                           /* figure formats: the reason of a failure */
+	size_t err_size;
+};
+
+/* A multi-head report as print_heads received it (print_heads.c). */
+struct heads_report {
+	FILE *out;
+	const struct qkv_problem *p;
+	const struct qkv_heads_trace *t;
+	const struct print_options *o;
+	struct printer *pr; /* the report's printer state, for print_escaped */
+};
+
+/* One of a multi-head report's own tables: the concatenation, W_O, the output.
+ * Rows are tokens, or head columns "hIdJ" (head_rows); columns "dJ", or head
+ * columns (head_cols). */
+struct heads_table {
+	const char *name, *title;
+	const struct qkv_matrix *m;
+	bool head_rows, head_cols;
+};
+
+/* A training sweep as print_train_sweep received it (print_train.c). */
+struct train_sweep_report {
+	const struct qkv_train_config *c;
+	int seeds;
+	const struct qkv_train_sweep_point *points;   /* QKV_TRAIN_SWEEP_POINTS */
+	const struct qkv_train_sweep_point *baseline; /* MSE + SGD to compare with, or NULL */
+	const char *verdict;                          /* the sweep's sentence */
 };
 
 /* One output format. The report is built by print.c from the hooks below, in
@@ -64,11 +98,19 @@ struct sweep_report {
  * prose/captions, table, wrong_sums, derivation, gap, and after the weights the
  * statistics. A NULL hook writes nothing. A format that lays the report out
  * itself (JSON; a figure, whose bytes need not be text) sets `trace`, and the
- * parts are then not used. Adding a format: one file defining a backend (and its
- * line in meson.build), one entry in print.c's table, one value in enum
- * print_format, one extern line below. */
+ * parts are then not used. The other reports — a multi-head problem, --cost's
+ * table, a training run or sweep — have hooks of their own below; a format
+ * without one does not write that report, and the command line says which
+ * formats do (print_format_names). Adding a format: one file defining a backend
+ * (and its line in meson.build), one entry in print.c's table, one value in enum
+ * print_format, one extern line below; --format, --help and the messages follow
+ * from the table (the man page and the README name the formats too, and a test
+ * holds them to the table). */
 struct print_backend {
 	const char *name; /* --format's word */
+	enum print_kind kind;
+	int figure_format; /* PRINT_KIND_FIGURE: the enum figure_format drawn */
+	bool binary;       /* the bytes are not text (never to a terminal) */
 	/* The whole report at once; when set, every hook down to `sweep` is unused.
 	 * 0, or -1 when the report failed for a reason of its own (a figure's
 	 * surface that could not be made); write errors show on the stream. */
@@ -103,6 +145,22 @@ struct print_backend {
 	int min_width;
 	/* The d_k sweep as a table (or a figure); 0 or -1, as trace. */
 	int (*sweep)(FILE *out, const struct sweep_report *s);
+
+	/* A multi-head report (print_heads.c lays it out: per head a heading and the
+	 * head's one-head report, then a heading, the three heads_tables and two
+	 * sentences). `heads`, when set, writes the whole report instead (JSON). */
+	void (*heads)(const struct heads_report *h);
+	void (*heads_heading)(const struct heads_report *h, const char *text);
+	void (*heads_table)(const struct heads_report *h, const struct heads_table *tb);
+	void (*heads_sentence)(const struct heads_report *h, const char *text);
+	/* Each head's one-head report is rows of a table with the head's number in
+	 * front (CSV): the header row once, and no blank line between heads. */
+	bool heads_numbered_rows;
+	/* --cost's table (NULL: the format does not write it). */
+	void (*cost)(FILE *out, const struct qkv_cost *c);
+	/* A training run and a training sweep (NULL: not written in this format). */
+	void (*train_run)(FILE *out, const struct qkv_train *t);
+	void (*train_sweep)(FILE *out, const struct train_sweep_report *s);
 };
 
 extern const struct print_backend print_text_backend;
@@ -110,6 +168,12 @@ extern const struct print_backend print_markdown_backend;
 extern const struct print_backend print_latex_backend;
 extern const struct print_backend print_csv_backend;
 extern const struct print_backend print_json_backend;
+extern const struct print_backend print_svg_backend;
+extern const struct print_backend print_pdf_backend;
+extern const struct print_backend print_png_backend;
+
+/* The backend of a format, or NULL when there is no such format. */
+const struct print_backend *print_backend_of(enum print_format format);
 
 /* The state of one report: where it goes, what it reads, the buffers it reuses. */
 struct printer {
@@ -122,6 +186,9 @@ struct printer {
 	int cell_row, cell_col;
 	char *derivation;
 	size_t derivation_size;
+	const struct figure_options *figure; /* figure formats: never NULL */
+	char *err;                           /* figure formats: the reason of a failure */
+	size_t err_size;
 	int *widths;  /* column widths of the table being written, label column first */
 	int widths_capacity;
 	bool out_of_memory;
@@ -192,5 +259,38 @@ void print_sweep_values(const struct qkv_sweep_figures *f, double values[4]);
 void print_sweep_cell(const struct qkv_sweep_point *points, int row, int col, char *buf,
 		      size_t size);
 extern const char *const print_sweep_keys[4];
+
+/* --- the cost table (print_cost.c) --- */
+#define COST_EXTRAPOLATED 2
+extern const int print_cost_extrapolated_n[COST_EXTRAPOLATED]; /* 10,000 and 100,000 */
+/* One measured row's texts for people: scores, bytes in double, in 16-bit, flops
+ * (whole numbers with thousands separated by commas) and the time ("1.016 ms"). */
+struct cost_cells {
+	char entries[32], f64[32], f16[32], flops[32], ms[32];
+};
+void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells);
+/* The two lines under the title: heads, d_k, what the bytes and flops count. */
+void print_cost_intro(FILE *out, const struct qkv_cost *c, const char *lead);
+/* The sentences under the table: the slope, the extrapolations (each after
+ * `before`), and with several heads the comparison with one wide head. */
+void print_cost_closing(FILE *out, const struct qkv_cost *c, const char *before);
+
+/* --- training (print_train.c) --- */
+/* Whether a text table shows step `step` of a run of last + 1 records. */
+bool print_train_shown_step(int step, int last, int steps_to_90);
+/* What the learning weights are: "W_Q, W_K". */
+void print_train_learned(char *buf, size_t size, unsigned learn);
+/* A sweep's median steps, right-aligned in width ("17", or ">500" past budget). */
+void print_train_median(FILE *out, double median, int budget, int width);
+/* A bar of steps on a log scale from 1 to budget + 1, `width` columns of glyph. */
+void print_train_bar(FILE *out, double median, int budget, int width, const char *glyph);
+
+/* --- multi-head reports (print_heads.c) --- */
+/* Row r's label: a token, or "hIdJ" for W_O's rows (head I's output column J). */
+void print_heads_row_label(char *buf, size_t size, const struct heads_report *h,
+			   const struct heads_table *tb, int r);
+/* Column c's label: "hIdJ" for the concatenation's, "dJ" otherwise. */
+void print_heads_col_label(char *buf, size_t size, const struct heads_report *h,
+			   const struct heads_table *tb, int c);
 
 #endif

@@ -11,13 +11,13 @@
 #include "qkv/train.h"
 
 /* Writes the run t (already run) to out. Returns 0 or -1 on a write error. */
-int print_train_run(FILE *out, const struct qkv_train *t, enum train_format format);
+int print_train_run(FILE *out, const struct qkv_train *t, enum print_format format);
 
 /* Writes a sweep of c's task (seeds from c->seed, budget c->steps); baseline is the
  * MSE + SGD sweep of the same task to compare with, or NULL. 0 or -1. */
 int print_train_sweep(FILE *out, const struct qkv_train_config *c, int seeds,
 		      const struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS],
-		      const struct qkv_train_sweep_point *baseline, enum train_format format);
+		      const struct qkv_train_sweep_point *baseline, enum print_format format);
 
 /* Runs what c asks for (a run or a sweep) and prints it to out; the exit status
  * (0, or 1 with one line on stderr when a run fails or a write fails). */

@@ -4,18 +4,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "io/cli.h"
 #include "io/figure.h"
 #include "io/train_cli.h"
 #include "qkv/error.h"
 
-#define EXIT_USAGE 2
-#define MAX_SEED 9007199254740991ULL /* 2^53 − 1, as for every other seed */
 
 enum train_opt {
 	T_TRAIN, T_SWEEP, T_DK, T_DMODEL, T_TOKENS, T_NO_SCALE, T_LOSS, T_OPTIMIZER, T_LR,
@@ -49,19 +46,6 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-	va_list args;
-
-	fputs("qkv: ", stderr);
-	va_start(args, fmt);
-	vfprintf(stderr, fmt, args);
-	va_end(args);
-	fputc('\n', stderr);
-	return EXIT_USAGE;
-}
-
 bool train_cli_wanted(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -72,20 +56,6 @@ bool train_cli_wanted(int argc, char **argv)
 			return true;
 	}
 	return false;
-}
-
-static int parse_int(const char *name, const char *text, long low, long high, int *out)
-{
-	char *end;
-	long value;
-
-	errno = 0;
-	value = strtol(text, &end, 10);
-	if (end == text || *end != '\0' || errno != 0 || value < low || value > high)
-		return fail("--%s needs a whole number from %ld to %ld, not \"%s\"", name, low, high,
-			    text);
-	*out = (int)value;
-	return 0;
 }
 
 /* "W_Q,W_K" and the like: which projections learn (each at most once). */
@@ -103,17 +73,23 @@ static int parse_learn(const char *text, unsigned *learn)
 			    && strncmp(at, qkv_weight_name((enum qkv_weight)w), length) == 0)
 				found = w;
 		if (found < 0 || (*learn & (1u << found)))
-			return fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
+			return cli_fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
 				    "not \"%s\"", text);
 		*learn |= 1u << found;
 		at += length;
 		if (*at == ',' && *++at == '\0')
-			return fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
+			return cli_fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
 				    "not \"%s\"", text);
 	}
 	if (*learn == 0)
-		return fail("--learn needs at least one of W_Q, W_K and W_V");
+		return cli_fail("--learn needs at least one of W_Q, W_K and W_V");
 	return 0;
+}
+
+/* The formats of --train: those that print a run, and the figures. */
+static bool train_writes(enum print_format format)
+{
+	return print_format_trains(format) || print_format_kind(format) == PRINT_KIND_FIGURE;
 }
 
 static int take(struct train_cli *c, enum train_opt o, const char *arg, bool given[T_COUNT])
@@ -124,29 +100,29 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 	case T_TRAIN:
 		value = qkv_task_parse(arg);
 		if (value < 0)
-			return fail("--train needs lookup, previous or self, not \"%s\"", arg);
+			return cli_fail("--train needs lookup, previous or self, not \"%s\"", arg);
 		c->config.task = (enum qkv_task)value;
 		return 0;
 	case T_DK:
-		return parse_int("dk", arg, 1, QKV_MAX_DIM, &c->config.d_k);
+		return cli_parse_int("dk", arg, 1, QKV_MAX_DIM, &c->config.d_k);
 	case T_DMODEL:
-		return parse_int("dmodel", arg, 1, QKV_MAX_DIM, &c->config.d_model);
+		return cli_parse_int("dmodel", arg, 1, QKV_MAX_DIM, &c->config.d_model);
 	case T_TOKENS:
-		return parse_int("tokens", arg, 2, QKV_TRAIN_MAX_TOKENS, &c->config.tokens);
+		return cli_parse_int("tokens", arg, 2, QKV_TRAIN_MAX_TOKENS, &c->config.tokens);
 	case T_STEPS:
-		return parse_int("steps", arg, 1, QKV_TRAIN_MAX_STEPS, &c->config.steps);
+		return cli_parse_int("steps", arg, 1, QKV_TRAIN_MAX_STEPS, &c->config.steps);
 	case T_SEEDS:
-		return parse_int("seeds", arg, 1, QKV_TRAIN_SWEEP_MAX_SEEDS, &c->seeds);
+		return cli_parse_int("seeds", arg, 1, QKV_TRAIN_SWEEP_MAX_SEEDS, &c->seeds);
 	case T_LOSS:
 		value = qkv_loss_parse(arg);
 		if (value < 0)
-			return fail("--loss needs mse or xent, not \"%s\"", arg);
+			return cli_fail("--loss needs mse or xent, not \"%s\"", arg);
 		c->config.loss = (enum qkv_loss)value;
 		return 0;
 	case T_OPTIMIZER:
 		value = qkv_optimizer_parse(arg);
 		if (value < 0)
-			return fail("--optimizer needs sgd or adam, not \"%s\"", arg);
+			return cli_fail("--optimizer needs sgd or adam, not \"%s\"", arg);
 		c->config.optimizer = (enum qkv_optimizer)value;
 		return 0;
 	case T_LR: {
@@ -156,49 +132,37 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 		errno = 0;
 		lr = strtod(arg, &end);
 		if (end == arg || *end != '\0' || errno != 0 || !isfinite(lr) || lr <= 0.0 || lr > 1e6)
-			return fail("--lr needs a number above 0 and at most 1e6, not \"%s\"", arg);
+			return cli_fail("--lr needs a number above 0 and at most 1e6, not \"%s\"", arg);
 		c->config.lr = lr;
 		return 0;
 	}
-	case T_SEED: {
-		char *end;
-		unsigned long long seed;
-
-		errno = 0;
-		seed = strtoull(arg, &end, 10);
-		if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 || seed > MAX_SEED)
-			return fail("--seed needs a whole number from 0 to %llu, not \"%s\"", MAX_SEED,
-				    arg);
-		c->config.seed = (uint64_t)seed;
-		return 0;
-	}
+	case T_SEED:
+		return cli_parse_seed(arg, &c->config.seed);
 	case T_LEARN:
 		return parse_learn(arg, &c->config.learn);
-	case T_FORMAT:
-		if (strcmp(arg, "text") == 0)
-			c->format = TRAIN_FORMAT_TEXT;
-		else if (strcmp(arg, "csv") == 0)
-			c->format = TRAIN_FORMAT_CSV;
-		else if (strcmp(arg, "json") == 0)
-			c->format = TRAIN_FORMAT_JSON;
-		else if (figure_format_parse(arg, (enum figure_format *)&c->figure_format) == 0)
-			c->figure = true;
-		else
-			return fail("--format with --train needs text, csv, json, svg, pdf or png, not \"%s\"", arg);
-		return 0;
+	case T_FORMAT: {
+		enum figure_format figure;
+		char names[128];
+
+		if (print_format_parse(arg, &c->format) == 0) {
+			if (print_format_figure(c->format, &figure) == 0) {
+				c->figure = true;
+				c->figure_format = (int)figure;
+				return 0;
+			}
+			if (print_format_trains(c->format))
+				return 0;
+		}
+		print_format_names(names, sizeof names, -1, train_writes);
+		return cli_fail("--format with --train needs %s, not \"%s\"", names, arg);
+	}
 	case T_OUTPUT:
 		c->output = arg;
 		return 0;
 	case T_SIZE:
-		if (figure_size_parse(arg, &c->size_w, &c->size_h) != 0)
-			return fail("--size needs WxH, two numbers from %g to %g (points; png: pixels), "
-				    "like 960x540, not \"%s\"", FIGURE_MIN_SIDE, FIGURE_MAX_SIDE, arg);
-		return 0;
+		return cli_parse_size(arg, &c->size_w, &c->size_h);
 	case T_BACKGROUND:
-		if (strcmp(arg, "light") != 0 && strcmp(arg, "dark") != 0)
-			return fail("--background needs light or dark, not \"%s\"", arg);
-		c->dark = strcmp(arg, "dark") == 0;
-		return 0;
+		return cli_parse_background(arg, &c->dark);
 	case T_NO_SCALE:
 		c->config.scaled = false;
 		return 0;
@@ -209,18 +173,15 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 		c->projector = true;
 		return 0;
 	case T_COLOR:
-		if (strcmp(arg, "auto") != 0 && strcmp(arg, "truecolor") != 0 && strcmp(arg, "256") != 0
-		    && strcmp(arg, "8") != 0 && strcmp(arg, "mono") != 0)
-			return fail("--color %s: expected auto, truecolor, 256, 8 or mono", arg);
 		c->color = arg;
-		return 0;
+		return cli_parse_color(arg);
 	default:
 		(void)given;
 		return 0;
 	}
 }
 
-/* What does not go together; 0 or EXIT_USAGE. */
+/* What does not go together; 0 or CLI_USAGE. */
 static int check(struct train_cli *c, bool given[T_COUNT])
 {
 	static const enum train_opt not_with_sweep[] = {
@@ -229,42 +190,45 @@ static int check(struct train_cli *c, bool given[T_COUNT])
 	int min_d_model;
 
 	if (!given[T_TRAIN])
-		return fail("--train-sweep needs --train TASK (lookup, previous or self)");
+		return cli_fail("--train-sweep needs --train TASK (lookup, previous or self)");
 	if (!c->figure && (given[T_SIZE] || given[T_BACKGROUND]))
-		return fail("--%s goes with --format svg, pdf or png", options[given[T_SIZE] ? T_SIZE : T_BACKGROUND].name);
-	if (c->figure && c->figure_format != FIGURE_SVG && c->output == NULL && isatty(STDOUT_FILENO))
-		return fail("--format %s writes binary data, not for a terminal: give --output FILE",
-			    c->figure_format == FIGURE_PDF ? "pdf" : "png");
+		return cli_figure_only(options[given[T_SIZE] ? T_SIZE : T_BACKGROUND].name);
+	if (cli_check_binary(c->format, c->output) != 0)
+		return CLI_USAGE;
 	/* A figure takes a palette: the two curves are the signed ramp's ends. */
 	if (c->figure && given[T_PALETTE]) {
-		if (qkv_colour_palette_find(c->palette) < 0)
-			return fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", c->palette);
+		if (cli_check_palette(c->palette) != 0)
+			return CLI_USAGE;
 		given[T_PALETTE] = false;
 	}
 	if (c->sweep) {
 		for (size_t i = 0; i < sizeof not_with_sweep / sizeof *not_with_sweep; i++)
 			if (given[not_with_sweep[i]])
-				return fail("--%s does not apply to --train-sweep (it runs d_k = 4 … 256, "
+				return cli_fail("--%s does not apply to --train-sweep (it runs d_k = 4 … 256, "
 					    "scaled and unscaled)", options[not_with_sweep[i]].name);
 	} else if (given[T_SEEDS]) {
-		return fail("--seeds goes with --train-sweep");
+		return cli_fail("--seeds goes with --train-sweep");
 	}
 	if (c->print && (given[T_PROJECTOR] || given[T_PALETTE] || given[T_COLOR]))
-		return fail("--%s is for the interface; it does nothing with --format",
+		return cli_fail("--%s is for the interface; it does nothing with --format",
 			    options[given[T_PROJECTOR] ? T_PROJECTOR
 				    : given[T_PALETTE] ? T_PALETTE : T_COLOR].name);
 	if (!given[T_DMODEL])
 		c->config.d_model = qkv_train_default_d_model(c->config.task, c->config.tokens);
 	min_d_model = qkv_train_min_d_model(c->config.task, c->config.tokens);
 	if (c->config.d_model < min_d_model)
-		return fail("--dmodel %d is too small for %s with %d tokens: it needs at least %d "
+		return cli_fail("--dmodel %d is too small for %s with %d tokens: it needs at least %d "
 			    "(%d value columns and a code part)", c->config.d_model,
 			    qkv_task_name(c->config.task), c->config.tokens, min_d_model,
 			    c->config.tokens);
-	if (!c->print && qkv_train_step_work(&c->config) > QKV_TRAIN_LIVE_WORK)
-		return fail("--train with %d tokens, d_model %d and d_k %d is too large to train live "
-			    "in the interface; print the run with --format text, csv or json",
-			    c->config.tokens, c->config.d_model, c->config.d_k);
+	if (!c->print && qkv_train_step_work(&c->config) > QKV_TRAIN_LIVE_WORK) {
+		char names[128];
+
+		print_format_names(names, sizeof names, PRINT_KIND_REPORT, print_format_trains);
+		return cli_fail("--train with %d tokens, d_model %d and d_k %d is too large to train live "
+			    "in the interface; print the run with --format %s",
+			    c->config.tokens, c->config.d_model, c->config.d_k, names);
+	}
 	if (!given[T_LR])
 		c->config.lr = qkv_train_default_lr(c->config.loss, c->config.optimizer);
 	if (!given[T_STEPS])
@@ -288,18 +252,18 @@ int train_cli_parse(int argc, char **argv, struct train_cli *c)
 		else if (ch == 'o')
 			ch = T_OUTPUT;
 		if (ch == '?')
-			return fail("%s does not go with --train (qkv --help lists what does)",
+			return cli_fail("%s does not go with --train (qkv --help lists what does)",
 				    argv[optind - 1]);
 		if (ch == ':')
-			return fail("%s needs a value (qkv --help)", argv[optind - 1]);
+			return cli_fail("%s needs a value (qkv --help)", argv[optind - 1]);
 		if (ch == T_HELP)
 			return TRAIN_CLI_HELP;
 		given[ch] = true;
 		if (take(c, (enum train_opt)ch, optarg, given) != 0)
-			return EXIT_USAGE;
+			return CLI_USAGE;
 	}
 	if (optind < argc)
-		return fail("--train makes its own problem; it reads no FILE (\"%s\")", argv[optind]);
+		return cli_fail("--train makes its own problem; it reads no FILE (\"%s\")", argv[optind]);
 	c->sweep = given[T_SWEEP];
 	c->print = given[T_FORMAT] || given[T_PRINT] || c->sweep || given[T_OUTPUT];
 	return check(c, given);

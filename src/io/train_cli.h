@@ -6,16 +6,15 @@
 
 #include <stdbool.h>
 
+#include "io/print.h"
 #include "qkv/train.h"
-
-enum train_format { TRAIN_FORMAT_TEXT, TRAIN_FORMAT_CSV, TRAIN_FORMAT_JSON };
 
 struct train_cli {
 	struct qkv_train_config config;
 	bool sweep;              /* --train-sweep: steps to 90% over d_k = 4 … 256 */
 	int seeds;               /* seeds per d_k in the sweep */
 	bool print;              /* --format (or --print, or the sweep): no interface */
-	enum train_format format;
+	enum print_format format; /* text, csv or json (the formats that write a run) */
 	bool projector;          /* interface options */
 	const char *palette;
 	const char *color;       /* --color DEPTH: auto, truecolor, 256, 8 or mono */
