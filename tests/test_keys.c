@@ -125,6 +125,16 @@ END_TEST
 
 static void key(struct app *a, int k);
 
+/* a on the worked example, with the interface's three palettes. */
+static void start_worked(struct app *a)
+{
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(a, &p, NULL, &three_palettes), 0);
+}
+
 static void resize(struct app *a, int width, int height)
 {
 	struct event e = { .type = EVENT_RESIZE, .width = width, .height = height };
@@ -213,12 +223,9 @@ END_TEST
 START_TEST(test_help_pages)
 {
 	struct app a;
-	struct qkv_problem p;
 	struct app_help help;
 
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	start_worked(&a);
 	resize(&a, 80, 24);
 	app_help_layout(&help, 80, 24);
 	ck_assert_int_eq(help.pages, 2);
@@ -264,12 +271,9 @@ END_TEST
 START_TEST(test_help_hints)
 {
 	struct app a;
-	struct qkv_problem p;
 	char hints[512];
 
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	start_worked(&a);
 	resize(&a, 80, 24);
 	key(&a, '?');
 	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_HELP);
@@ -359,12 +363,9 @@ static void key(struct app *a, int k)
 START_TEST(test_hints_follow_the_state)
 {
 	struct app a;
-	struct qkv_problem p;
 	char hints[512];
 
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	start_worked(&a);
 	app_key_hints(&a, hints, sizeof hints);
 	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_LIVE);
 	ck_assert_msg(strstr(hints, "Tab matrix") != NULL && strstr(hints, "+/- nudge 0.1 ·") != NULL, "%s", hints);
@@ -399,11 +400,8 @@ END_TEST
 START_TEST(test_keys_reach_their_handlers)
 {
 	struct app a;
-	struct qkv_problem p;
 
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	start_worked(&a);
 	key(&a, ' ');
 	ck_assert_int_ne(a.stage, APP_STAGE_LIVE);
 	key(&a, APP_KEY_HOME);
@@ -462,9 +460,7 @@ START_TEST(test_head_key_hinted_with_heads)
 	ck_assert_int_eq(a.head, 2);
 	app_fini(&a);
 
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	start_worked(&a);
 	app_key_hints(&a, hints, sizeof hints);
 	ck_assert_msg(strstr(hints, "H next") == NULL, "%s", hints);
 	key(&a, 'H');
