@@ -37,7 +37,8 @@
 #define EXIT_USAGE 2 /* bad usage or bad input */
 #define STR(x) STR_(x) /* a number's macro as the text of the number */
 #define STR_(x) #x
-/* Multi-head problems are recomputed between two keys: about a fifth of a second. */
+/* The largest multi-head problem the interface takes: about a fifth of a second a
+ * change (computed beside the interface, as every long change is). */
 #define HEADS_INTERFACE_COST 2e8
 #define SWEEP_MAX_COST 1.2e11 /* multiply-adds of --sweep: about a minute */
 
@@ -223,10 +224,6 @@ struct cli {
 	enum latex_heatmap_form heatmap;
 };
 
-/* One line "qkv: …" on stderr; returns EXIT_USAGE for `return fail(...)`. The
- * command lines' one refusal, shared with --train's (io/cli.h). */
-#define fail cli_fail
-
 /* "--name" of an option, for messages. */
 static const char *opt_name(enum opt o)
 {
@@ -251,7 +248,7 @@ static int parse_cell(const char *text, struct cli *c)
 			return 0;
 		}
 	}
-	return fail("--cell needs I,J: a row and a column counted from 1, like 2,3; not \"%s\"",
+	return cli_fail("--cell needs I,J: a row and a column counted from 1, like 2,3; not \"%s\"",
 		    text);
 }
 
@@ -267,7 +264,7 @@ static int parse_stage(const char *text, int *stage)
 			return 0;
 		}
 	}
-	return fail("--stage needs 1 to 5 (or 0 in the projected form) or a stage's name, "
+	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form) or a stage's name, "
 		    "not \"%s\"", text);
 }
 
@@ -275,14 +272,14 @@ static int parse_mask(const char *text, enum qkv_mask *mask)
 {
 	/* A custom mask is drawn by hand in the interface, never named. */
 	if (qkv_mask_parse(text, mask) != 0 || *mask == QKV_MASK_CUSTOM)
-		return fail("--mask needs none or causal, not \"%s\"", text);
+		return cli_fail("--mask needs none or causal, not \"%s\"", text);
 	return 0;
 }
 
 static int parse_wrong(const char *text, enum qkv_wrong *wrong)
 {
 	if (qkv_wrong_parse(text, wrong) != 0)
-		return fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"", text);
+		return cli_fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"", text);
 	return 0;
 }
 
@@ -296,7 +293,7 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 
 			print_format_names(reports, sizeof reports, PRINT_KIND_REPORT, NULL);
 			print_format_names(figures, sizeof figures, PRINT_KIND_FIGURE, NULL);
-			return fail("--format needs %s (a report) or %s (a figure), not \"%s\"", reports,
+			return cli_fail("--format needs %s (a report) or %s (a figure), not \"%s\"", reports,
 				    figures, arg);
 		}
 		c->figure = print_format_kind(c->print.format) == PRINT_KIND_FIGURE;
@@ -308,7 +305,7 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return cli_parse_size(arg, &c->size_w, &c->size_h);
 	case OPT_HEATMAP:
 		if (latex_heatmap_parse(arg, &c->heatmap) != 0)
-			return fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"", arg);
+			return cli_fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"", arg);
 		return 0;
 	case OPT_BACKGROUND:
 		return cli_parse_background(arg, &c->dark);
@@ -392,15 +389,15 @@ static int lesson_combinations(const struct cli *c)
 	for (size_t i = 0; i < 3; i++)
 		count += c->given[lesson_opts[i]];
 	if (count > 1)
-		return fail("--lesson, --check-lesson and --notes go one at a time");
+		return cli_fail("--lesson, --check-lesson and --notes go one at a time");
 	if (c->file != NULL)
-		return fail("a lesson opens its own problems; it reads no FILE (\"%s\")", c->file);
+		return cli_fail("a lesson opens its own problems; it reads no FILE (\"%s\")", c->file);
 	for (int o = 0; o < OPT_COUNT; o++) {
 		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR || o == OPT_RECORD;
 
 		if (c->given[o] && o != OPT_LESSON && o != OPT_CHECK_LESSON && o != OPT_NOTES
 		    && !(look && c->given[OPT_LESSON]))
-			return fail("--%s does not apply to --%s", opt_name((enum opt)o),
+			return cli_fail("--%s does not apply to --%s", opt_name((enum opt)o),
 				    c->given[OPT_LESSON] ? "lesson" : c->given[OPT_NOTES] ? "notes" : "check-lesson");
 	}
 	return 0;
@@ -410,17 +407,17 @@ static int lesson_combinations(const struct cli *c)
 static int check_cost(const struct cli *c)
 {
 	if (!c->given[OPT_COST])
-		return fail("--heads goes with --cost or --random");
+		return cli_fail("--heads goes with --cost or --random");
 	if (c->file != NULL)
-		return fail("--cost measures its own problems; it reads no FILE (\"%s\")", c->file);
+		return cli_fail("--cost measures its own problems; it reads no FILE (\"%s\")", c->file);
 	for (int o = 0; o < OPT_COUNT; o++)
 		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
-			return fail("--%s does not apply to --cost", opt_name((enum opt)o));
+			return cli_fail("--%s does not apply to --cost", opt_name((enum opt)o));
 	if (!print_format_costs(c->print.format)) {
 		char names[128];
 
 		print_format_names(names, sizeof names, -1, print_format_costs);
-		return fail("--cost writes %s, not %s", names, print_format_name(c->print.format));
+		return cli_fail("--cost writes %s, not %s", names, print_format_name(c->print.format));
 	}
 	return 0;
 }
@@ -432,9 +429,9 @@ static int run_cost(const struct cli *c)
 	int rc = print_cost_measure(&cost, c->given[OPT_DK] ? c->d_k : 64, c->heads, 3000.0);
 
 	if (rc == 0 && print_cost(stdout, &cost, c->print.format) != 0)
-		rc = fail("cannot write the table: %s", strerror(errno));
+		rc = cli_fail("cannot write the table: %s", strerror(errno));
 	else if (rc < 0)
-		rc = fail("the measurement failed: %s", qkv_error_string(rc));
+		rc = cli_fail("the measurement failed: %s", qkv_error_string(rc));
 	qkv_cost_fini(&cost);
 	return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
@@ -463,21 +460,21 @@ static int check_combinations(const struct cli *c)
 		return check_cost(c);
 	if (c->given[OPT_SWEEP]) {
 		if (c->file != NULL)
-			return fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
+			return cli_fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
 				    c->file);
 		o = first_given(c, not_with_sweep, sizeof not_with_sweep / sizeof *not_with_sweep);
 		if (o == OPT_PALETTE && c->figure)   /* the sweep's figure takes a palette */
 			o = first_given(c, (const enum opt[]){ OPT_COLOR, OPT_PACE, OPT_HEATMAP }, 3);
 		if (o >= 0)
-			return fail("--%s does not apply to --sweep", opt_name((enum opt)o));
+			return cli_fail("--%s does not apply to --sweep", opt_name((enum opt)o));
 		if (c->given[OPT_PALETTE] && c->figure && cli_check_palette(c->palette) != 0)
 			return EXIT_USAGE;
 		if (c->tokens < 2)
-			return fail("--sweep needs at least 2 tokens (--tokens %d)", c->tokens);
+			return cli_fail("--sweep needs at least 2 tokens (--tokens %d)", c->tokens);
 		/* Each trial of d_k = 1, 2, 4, … costs tokens² · d_k multiply-adds, 2 · d_k_max in all. */
 		double cost = (double)c->trials * c->tokens * c->tokens * 2.0 * c->d_k_max;
 		if (cost > SWEEP_MAX_COST)
-			return fail("--sweep with %d trials of %d tokens up to d_k %d is %.0f billion "
+			return cli_fail("--sweep with %d trials of %d tokens up to d_k %d is %.0f billion "
 				    "multiply-adds (minutes to hours); at most %.0f billion: fewer --trials "
 				    "or --tokens, or a smaller --dk-max", c->trials, c->tokens, c->d_k_max,
 				    cost / 1e9, SWEEP_MAX_COST / 1e9);
@@ -485,45 +482,45 @@ static int check_combinations(const struct cli *c)
 	}
 	o = first_given(c, sweep_only, sizeof sweep_only / sizeof *sweep_only);
 	if (o >= 0)
-		return fail("--%s goes with --sweep", opt_name((enum opt)o));
+		return cli_fail("--%s goes with --sweep", opt_name((enum opt)o));
 	if (!c->given[OPT_RANDOM] && (c->given[OPT_HEADS] || c->given[OPT_DMODEL]))
-		return fail("--%s goes with --random", c->given[OPT_HEADS] ? "heads" : "dmodel");
+		return cli_fail("--%s goes with --random", c->given[OPT_HEADS] ? "heads" : "dmodel");
 	if (!c->given[OPT_RANDOM]) {
 		o = first_given(c, drawn_only, sizeof drawn_only / sizeof *drawn_only);
 		if (o >= 0)
-			return fail("--%s goes with --random (or --sweep)", opt_name((enum opt)o));
+			return cli_fail("--%s goes with --random (or --sweep)", opt_name((enum opt)o));
 	} else {
 		if (c->file != NULL)
-			return fail("--random draws its own problem; it reads no FILE (\"%s\")",
+			return cli_fail("--random draws its own problem; it reads no FILE (\"%s\")",
 				    c->file);
 		if (c->given[OPT_HEADS] || c->given[OPT_DMODEL]) {
 			if (c->given[OPT_DK] || c->given[OPT_DV])
-				return fail("--%s does not go with --heads: each head's d_k and d_v "
+				return cli_fail("--%s does not go with --heads: each head's d_k and d_v "
 					    "are --dmodel divided by --heads",
 					    c->given[OPT_DK] ? "dk" : "dv");
 			if (!c->given[OPT_TOKENS] || !c->given[OPT_HEADS] || !c->given[OPT_DMODEL])
-				return fail("--random --heads needs --tokens N, --heads H and "
+				return cli_fail("--random --heads needs --tokens N, --heads H and "
 					    "--dmodel D");
 			if (c->heads > QKV_MAX_HEADS)
-				return fail("--random --heads %d: at most %d heads", c->heads,
+				return cli_fail("--random --heads %d: at most %d heads", c->heads,
 					    QKV_MAX_HEADS);
 			if (c->d_model % c->heads != 0)
-				return fail("--dmodel %d is not divisible by --heads %d: each of the %d "
+				return cli_fail("--dmodel %d is not divisible by --heads %d: each of the %d "
 					    "heads gets d_k = d_v = d_model / h, a whole number",
 					    c->d_model, c->heads, c->heads);
 			if ((long)c->tokens * c->d_model > 4L * 1024 * 1024)
-				return fail("--random --heads with %d tokens and d_model %d is more "
+				return cli_fail("--random --heads with %d tokens and d_model %d is more "
 					    "than 4194304 numbers of X; fewer --tokens or a smaller "
 					    "--dmodel", c->tokens, c->d_model);
 		} else if (!c->given[OPT_TOKENS] || !c->given[OPT_DK]) {
-			return fail("--random needs --tokens N and --dk D");
+			return cli_fail("--random needs --tokens N and --dk D");
 		}
 	}
 	if (c->given[OPT_HEATMAP] && (c->figure || (c->given[OPT_FORMAT] && c->print.format != PRINT_LATEX)))
-		return fail("--heatmap is a form of --format latex");
+		return cli_fail("--heatmap is a form of --format latex");
 	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
 	    c->print.stage != QKV_STAGE_SCALED && c->print.stage != QKV_STAGE_WEIGHTS)
-		return fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
+		return cli_fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
 	if ((c->figure || c->given[OPT_HEATMAP]) && c->given[OPT_PALETTE] && cli_check_palette(c->palette) != 0)
 		return EXIT_USAGE;
 	if (wants_print(c)) {
@@ -531,15 +528,15 @@ static int check_combinations(const struct cli *c)
 		if (o == OPT_PALETTE && (c->figure || c->given[OPT_HEATMAP]))
 			o = first_given(c, interface_only + 2, 2);
 		if (o >= 0)
-			return fail("--%s is for the interface; it does nothing with --print",
+			return cli_fail("--%s is for the interface; it does nothing with --print",
 				    opt_name((enum opt)o));
 	}
 	/* JSON is always the whole object: a stage, any stage, is refused rather
 	 * than ignored. */
 	if (c->given[OPT_STAGE] && c->print.format == PRINT_JSON)
-		return fail("--stage does not apply to --format json: the object is always whole");
+		return cli_fail("--stage does not apply to --format json: the object is always whole");
 	if (c->given[OPT_NO_SCALE] && c->given[OPT_SCALE])
-		return fail("--no-scale and --scale contradict each other; give one");
+		return cli_fail("--no-scale and --scale contradict each other; give one");
 	return 0;
 }
 
@@ -559,8 +556,8 @@ static int unknown_option(const char *word)
 		if (optopt > 0 && optopt < 0x7f && optopt >= 0x20)
 			letter = (unsigned char)optopt;
 		if (letter >= 0x20 && letter < 0x7f)
-			return fail("unknown option -%c (qkv --help lists them)", letter);
-		return fail("unknown option (qkv --help lists them)");
+			return cli_fail("unknown option -%c (qkv --help lists them)", letter);
+		return cli_fail("unknown option (qkv --help lists them)");
 	}
 	equals = strchr(word, '=');
 	length = equals != NULL ? (size_t)(equals - word) - 2 : strlen(word) - 2;
@@ -574,14 +571,14 @@ static int unknown_option(const char *word)
 				 matches > 1 ? ", " : "", long_options[o].name);
 	}
 	if (exact >= 0 && equals != NULL && long_options[exact].has_arg == no_argument)
-		return fail("--%s takes no value (given \"%.*s\")", long_options[exact].name,
+		return cli_fail("--%s takes no value (given \"%.*s\")", long_options[exact].name,
 			    (int)strnlen(equals + 1, 64), equals + 1);
 	if (matches > 1 && exact < 0)
-		return fail("--%.*s is ambiguous: %s (qkv --help)", (int)(length < 64 ? length : 64),
+		return cli_fail("--%.*s is ambiguous: %s (qkv --help)", (int)(length < 64 ? length : 64),
 			    word + 2, names);
 	if (matches == 1 && equals != NULL)
-		return fail("%.*s takes no value (qkv --help)", (int)(equals - word), word);
-	return fail("unknown option --%.*s (qkv --help lists them)", (int)(length < 64 ? length : 64),
+		return cli_fail("%.*s takes no value (qkv --help)", (int)(equals - word), word);
+	return cli_fail("unknown option --%.*s (qkv --help lists them)", (int)(length < 64 ? length : 64),
 		    word + 2);
 }
 
@@ -605,7 +602,7 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 		if (ch == '?')
 			return unknown_option(argv[optind - 1]);
 		if (ch == ':')
-			return fail("%s needs a value (qkv --help)", argv[optind - 1]);
+			return cli_fail("%s needs a value (qkv --help)", argv[optind - 1]);
 		o = (enum opt)(ch - OPT_BASE);
 		if (o == OPT_HELP) {
 			usage(stdout);
@@ -622,7 +619,7 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 	if (optind < argc)
 		c->file = argv[optind++];
 	if (optind < argc)
-		return fail("one FILE at most (\"%s\" and \"%s\")", c->file, argv[optind]);
+		return cli_fail("one FILE at most (\"%s\" and \"%s\")", c->file, argv[optind]);
 	if (!c->given[OPT_DV])
 		c->d_v = c->d_k;
 	return check_combinations(c);
@@ -638,7 +635,7 @@ static int run_sweep(const struct cli *c)
 	int count = qkv_sweep(c->tokens, c->trials, c->seed, c->d_k_max, points);
 
 	if (count < 0) {
-		fail("the sweep failed: %s", qkv_error_string(count));
+		cli_fail("the sweep failed: %s", qkv_error_string(count));
 		return count == QKV_EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
 	return write_output(c, NULL, NULL, &c->print, points, count);
@@ -670,7 +667,7 @@ static int make_problem(const struct cli *c, struct qkv_problem *p)
 		rc = builtin_worked_example(p);
 	}
 	if (rc != 0) {
-		fail("cannot make the problem: %s", qkv_error_string(rc));
+		cli_fail("cannot make the problem: %s", qkv_error_string(rc));
 		return rc == QKV_ENOMEM ? EXIT_FAILURE : EXIT_USAGE;
 	}
 	return EXIT_SUCCESS;
@@ -690,7 +687,7 @@ static int apply_overrides(const struct cli *c, struct qkv_problem *p)
 	if (c->given[OPT_WRONG])
 		p->wrong = c->wrong;
 	if (c->given[OPT_MASK] && qkv_problem_set_mask(p, c->mask) != 0) {
-		fail("cannot set the mask: out of memory");
+		cli_fail("cannot set the mask: out of memory");
 		return EXIT_FAILURE;
 	}
 	return 0;
@@ -713,13 +710,13 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 	if (d_v > widest)
 		widest = d_v;
 	if (c->print.stage == QKV_STAGE_PROJECTIONS && p->form != QKV_FORM_PROJECTED)
-		return fail("--stage 0 (projections) needs a problem given as X, W_Q, W_K, W_V; "
+		return cli_fail("--stage 0 (projections) needs a problem given as X, W_Q, W_K, W_V; "
 			    "%s gives Q, K, V", problem_name(c));
 	if (c->cell_i > p->n)
-		return fail("--cell %d,%d: %s has %d tokens", c->cell_i, c->cell_j,
+		return cli_fail("--cell %d,%d: %s has %d tokens", c->cell_i, c->cell_j,
 			    problem_name(c), p->n);
 	if (c->cell_j > widest)
-		return fail("--cell %d,%d: %s has no column %d (at most %d)", c->cell_i,
+		return cli_fail("--cell %d,%d: %s has no column %d (at most %d)", c->cell_i,
 			    c->cell_j, problem_name(c), c->cell_j, widest);
 	return 0;
 }
@@ -750,7 +747,7 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	o.err = err;
 	o.err_size = sizeof err;
 	if (c->output != NULL && (out = open_memstream(&bytes, &length)) == NULL) {
-		fail("cannot write the report: out of memory");
+		cli_fail("cannot write the report: out of memory");
 		return EXIT_FAILURE;
 	}
 	errno = 0;
@@ -774,7 +771,7 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 		free(bytes);
 	}
 	if (rc != 0)
-		fail("%s", err);
+		cli_fail("%s", err);
 	return rc == 0 ? 0 : rc == EXIT_USAGE ? EXIT_USAGE : EXIT_FAILURE;
 }
 
@@ -793,7 +790,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		char names[128];
 
 		print_format_names(names, sizeof names, -1, print_format_heads);
-		return fail("%s has %d heads: its report goes to standard output as %s (no figure, "
+		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
 			    "no --output yet)", problem_name(c), p->h, names);
 	}
 	if (p->h > 0) {
@@ -802,12 +799,12 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		qkv_heads_trace_init(&heads);
 		rc = qkv_heads_attention(p, &heads);
 		if (rc != 0) {
-			fail("cannot compute the attention: %s", qkv_error_string(rc));
+			cli_fail("cannot compute the attention: %s", qkv_error_string(rc));
 			status = EXIT_FAILURE;
 		} else {
 			errno = 0;
 			if (print_heads(stdout, p, &heads, &options) != 0) {
-				fail("cannot write the report: %s",
+				cli_fail("cannot write the report: %s",
 				     errno != 0 ? strerror(errno) : "write error");
 				status = EXIT_FAILURE;
 			}
@@ -818,7 +815,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	qkv_trace_init(&trace);
 	rc = qkv_attention(p, &trace);
 	if (rc != 0) {
-		fail("cannot compute the attention: %s", qkv_error_string(rc));
+		cli_fail("cannot compute the attention: %s", qkv_error_string(rc));
 		status = EXIT_FAILURE;
 	} else {
 		status = write_output(c, p, &trace, &options, NULL, 0);
@@ -857,7 +854,7 @@ static int run_lesson(const struct cli *c)
 		       lesson.step_count == 1 ? "" : "s", checked - failed, checked);
 		lesson_free(&lesson);
 		if (fflush(stdout) != 0 || ferror(stdout))
-			return fail("cannot write to standard output: %s", strerror(errno));
+			return cli_fail("cannot write to standard output: %s", strerror(errno));
 		return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
 	if (c->given[OPT_NOTES]) {
@@ -867,7 +864,7 @@ static int run_lesson(const struct cli *c)
 	}
 	if (!isatty(STDOUT_FILENO)) {
 		lesson_free(&lesson);
-		return fail("the interface needs a terminal; --check-lesson replays a lesson without one");
+		return cli_fail("the interface needs a terminal; --check-lesson replays a lesson without one");
 	}
 	struct tui_options options = {
 		.palette = c->palette, .color = c->color, .projector = c->given[OPT_PROJECTOR], .pace = c->pace,
@@ -878,7 +875,7 @@ static int run_lesson(const struct cli *c)
 	qkv_problem_init(&problem);
 	if (builtin_worked_example(&problem) != 0) {
 		lesson_free(&lesson);
-		return fail("cannot start: out of memory");
+		return cli_fail("cannot start: out of memory");
 	}
 	status = tui_run(&problem, NULL, &options);
 	lesson_free(&lesson);
@@ -906,7 +903,7 @@ static int run_train(int argc, char **argv)
 	qkv_matrix_fini(&target);
 	if (status != 0) {
 		qkv_problem_fini(&problem);
-		return fail("cannot make the task: %s", qkv_error_string(status)) - 1;
+		return cli_fail("cannot make the task: %s", qkv_error_string(status)) - 1;
 	}
 	struct tui_options options = { .palette = t.palette, .color = t.color,
 				       .projector = t.projector, .pace = APP_PACE_S, .train = &t.config };
@@ -928,7 +925,7 @@ int main(int argc, char **argv)
 	status = parse_command_line(argc, argv, &c);
 	if (status < 0) {
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fail("cannot write to standard output: %s", strerror(errno));
+			cli_fail("cannot write to standard output: %s", strerror(errno));
 			return EXIT_FAILURE;
 		}
 		return EXIT_SUCCESS;
@@ -949,7 +946,7 @@ int main(int argc, char **argv)
 	if (status == 0) {
 		int rc = qkv_problem_check(&problem);
 		if (rc != 0)
-			status = fail("%s cannot be computed: %s", problem_name(&c),
+			status = cli_fail("%s cannot be computed: %s", problem_name(&c),
 				      qkv_error_string(rc));
 	}
 	if (status == 0)
@@ -964,7 +961,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	if (problem.h > 0 && qkv_heads_cost(&problem) > HEADS_INTERFACE_COST) {
-		status = fail("%s's %d heads take %.0f million multiply-adds a change, too many to "
+		status = cli_fail("%s's %d heads take %.0f million multiply-adds a change, too many to "
 			      "recompute between two keys (at most %.0f million): fewer tokens or a "
 			      "smaller d_model", problem_name(&c), problem.h,
 			      qkv_heads_cost(&problem) / 1e6, HEADS_INTERFACE_COST / 1e6);
@@ -973,7 +970,7 @@ int main(int argc, char **argv)
 	}
 	if (!isatty(STDOUT_FILENO)) {
 		qkv_problem_fini(&problem);
-		return fail("the interface needs a terminal; use --print to write the stages as text");
+		return cli_fail("the interface needs a terminal; use --print to write the stages as text");
 	}
 	struct tui_options options = {
 		.palette = c.palette, .color = c.color, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,

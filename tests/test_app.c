@@ -1769,6 +1769,72 @@ static double score_here(const struct qkv_problem *p, int i, int j)
  * the problem and trace from before, other keys wait, Esc cancels it leaving
  * everything (redo included) as it was; once taken in, the trace is the new one
  * and undo runs the same way. */
+/* A multi-head problem too large for one key runs its changes as jobs too: the
+ * progress line, keys waiting, Esc leaving everything as it was, and the result
+ * taken in equal to a fresh computation of the changed problem. */
+START_TEST(test_large_heads_change_runs_as_a_job)
+{
+	struct app a;
+	struct qkv_problem p, before;
+	double x00;
+
+	qkv_problem_init(&p);
+	qkv_problem_init(&before);
+	ck_assert_int_eq(qkv_problem_random_heads(&p, 128, 8, 512, 3), 0);
+	ck_assert(qkv_heads_cost(&p) > 1e8); /* far above a job's 5·10⁷ multiply-adds */
+	ck_assert_int_eq(qkv_problem_copy(&before, &p), 0);
+	start_with(&a, &p, NULL);
+	ck_assert_int_eq(a.focus, FOCUS_X);
+	x00 = qkv_matrix_get(&a.problem.x, 0, 0);
+
+	key(&a, '+');
+	ck_assert(app_busy(&a));
+	ck_assert_msg(strstr(a.message, "computing the 8 heads of 128 tokens, d_model 512") != NULL, "%s", a.message);
+	ck_assert_ptr_nonnull(strstr(a.message, "Esc cancels"));
+	ck_assert(qkv_matrix_get(&a.problem.x, 0, 0) == x00); /* the screen's problem is the old one */
+	key(&a, '<');
+	ck_assert_ptr_nonnull(strstr(a.message, "still computing"));
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert(!app_busy(&a));
+	ck_assert_ptr_nonnull(strstr(a.message, "cancelled"));
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	ck_assert(!a.dirty);
+	key(&a, 'u');
+	ck_assert_str_eq(a.message, "nothing to undo");
+
+	/* The edit again, to the end: X's cell moved by 0.1, every head and the layer current. */
+	key(&a, '+');
+	ck_assert(app_busy(&a));
+	wait_job(&a);
+	ck_assert(qkv_matrix_get(&a.problem.x, 0, 0) == round((x00 + 0.1) * 1e9) / 1e9);
+	ck_assert(a.dirty);
+	assert_trace_current(&a);
+	ck_assert(app_moved_input(&a, QKV_INPUT_X, 0, 0));
+
+	/* Halving d_k, a change of the whole problem: each head's d_k goes from 64 to 32. */
+	key(&a, '<');
+	ck_assert(app_busy(&a));
+	ck_assert_msg(strstr(a.message, "computing the 8 heads of 128 tokens, d_model 512") != NULL, "%s", a.message);
+	wait_job(&a);
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 32);
+	ck_assert_int_eq(a.trace.d_k, 32);
+	assert_trace_current(&a);
+
+	/* Two undos, each a job: back to the problem as it was. */
+	key(&a, 'u');
+	wait_job(&a);
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 64);
+	key(&a, 'u');
+	wait_job(&a);
+	ck_assert_msg(strncmp(a.message, "undone", 6) == 0, "%s", a.message);
+	ck_assert(qkv_problem_equal(&a.problem, &before));
+	ck_assert(!a.dirty);
+	assert_trace_current(&a);
+	app_fini(&a);
+	qkv_problem_fini(&before);
+}
+END_TEST
+
 START_TEST(test_large_change_runs_as_a_job)
 {
 	struct app a;
@@ -4037,6 +4103,7 @@ static Suite *app_suite(void)
 
 	tcase_add_test(interface, test_overlays);
 	tcase_add_test(interface, test_large_change_runs_as_a_job);
+	tcase_add_test(interface, test_large_heads_change_runs_as_a_job);
 	tcase_add_test(interface, test_large_sweep_runs_as_a_job);
 	tcase_add_test(interface, test_projector_and_palette);
 	tcase_add_test(interface, test_quit_clean);

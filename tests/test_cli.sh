@@ -80,6 +80,17 @@ if [ -w /dev/full ]; then
 	else
 		not_ok "a full disk: status 1 and one line (status $status)"
 	fi
+	# The figures: the same status, one line naming the write error.
+	for format in svg pdf png; do
+		"$qkv" --format "$format" >/dev/full 2>"$tmp/err"
+		status=$?
+		if [ "$status" -eq 1 ] && [ "$(cat "$tmp/err")" = \
+			"qkv: cannot write the figure: No space left on device" ]; then
+			ok "a full disk, $format: status 1 and one line naming it"
+		else
+			not_ok "a full disk, $format: status 1 and one line naming it (status $status: $(head -c 200 "$tmp/err"))"
+		fi
+	done
 fi
 
 # A closed pipe (SIGPIPE ignored, as some callers leave it) stops the report at

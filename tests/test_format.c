@@ -1,11 +1,13 @@
 /* test_format.c — Check suite for numbers as text (format.h): fixed-point
  * rounding of the exact binary value, no "-0.00", exponent form from 1e7 up,
- * truncation like snprintf, and exact formatting that reads back bit-identical.
+ * truncation like snprintf, exact formatting that reads back bit-identical, and
+ * whole numbers with their thousands separated by commas.
  * Expected strings are worked out in the comments from the exact binary values
  * (e.g. 0.40105 is stored as 0.4010500000000000175…), never copied from output
  * of the code under test. */
 #include <check.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -421,32 +423,65 @@ START_TEST(test_exact_matches_printf)
 }
 END_TEST
 
-/* The suite: fixed-point numbers for people, exact numbers for files. */
-/* Thousands separated by commas, written out by hand; the smallest long long
- * too, whose magnitude no long long holds. */
+/* Whole numbers with thousands separated: known values worked out by hand, then
+ * the property for many values (removing the commas gives printf's "%lld"; a
+ * comma stands before every group of three digits counted from the right and
+ * nowhere else), and truncation like snprintf. */
 START_TEST(test_grouped)
 {
 	static const struct {
 		long long value;
 		const char *text;
-	} cases[] = {
-		{ 0, "0" }, { 7, "7" }, { 999, "999" }, { 1000, "1,000" }, { 65536, "65,536" },
-		{ 1048576, "1,048,576" }, { -1234, "-1,234" }, { -999, "-999" },
-		{ 9223372036854775807LL, "9,223,372,036,854,775,807" },
-		{ -9223372036854775807LL - 1, "-9,223,372,036,854,775,808" },
+	} known[] = {
+		{ 0, "0" }, { 7, "7" }, { 999, "999" }, { 1000, "1,000" }, { -1000, "-1,000" },
+		{ -999, "-999" }, { 12345, "12,345" }, { 1234567, "1,234,567" },
+		{ -100000, "-100,000" }, { 1000000000, "1,000,000,000" },
+		{ LLONG_MAX, "9,223,372,036,854,775,807" },
+		{ LLONG_MIN, "-9,223,372,036,854,775,808" },
 	};
-	char buf[40], small[5];
+	char buf[48], plain[32], stripped[48];
+	struct lcg g = { 17 };
 
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		ck_assert_int_eq(qkv_format_grouped(buf, sizeof buf, cases[i].value), (int)strlen(cases[i].text));
-		ck_assert_str_eq(buf, cases[i].text);
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+		ck_assert_int_eq(qkv_format_grouped(buf, sizeof buf, known[i].value),
+				 (int)strlen(known[i].text));
+		ck_assert_str_eq(buf, known[i].text);
 	}
-	/* Cut to the buffer, the whole length still reported. */
-	ck_assert_int_eq(qkv_format_grouped(small, sizeof small, 1234567), 9);
-	ck_assert_str_eq(small, "1,23");
+	for (int i = 0; i < 10000; i++) {
+		/* Magnitudes spread over every number of digits, below 2^63. */
+		uint64_t shift = 1 + lcg_bits(&g) % 63;
+		long long value = (long long)(lcg_bits(&g) >> shift);
+		int length = qkv_format_grouped(buf, sizeof buf, i % 2 != 0 ? -value : value);
+		size_t at = 0, start = buf[0] == '-' ? 1 : 0, digits = 0;
+
+		ck_assert_int_eq(length, (int)strlen(buf));
+		for (size_t k = 0; buf[k] != '\0'; k++)
+			if (buf[k] != ',')
+				stripped[at++] = buf[k];
+		stripped[at] = '\0';
+		snprintf(plain, sizeof plain, "%lld", i % 2 != 0 ? -value : value);
+		ck_assert_str_eq(stripped, plain);
+		for (size_t k = strlen(buf); k-- > start;) {
+			if (buf[k] == ',') {
+				ck_assert_msg(digits > 0 && digits % 3 == 0 && k > start, "%s", buf);
+				continue;
+			}
+			digits++;
+			/* After three digits (from the right) comes a comma or the start. */
+			if (digits % 3 == 0 && k > start)
+				ck_assert_msg(buf[k - 1] == ',', "%s", buf);
+		}
+	}
+	memset(buf, 'x', sizeof buf);
+	ck_assert_int_eq(qkv_format_grouped(buf, 4, 1234567), 9);
+	ck_assert_str_eq(buf, "1,2");
+	ck_assert_int_eq(buf[4], 'x');
+	ck_assert_int_eq(qkv_format_grouped(buf, 1, -5), 2);
+	ck_assert_str_eq(buf, "");
 }
 END_TEST
 
+/* The suite: fixed-point numbers for people, exact numbers for files. */
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");

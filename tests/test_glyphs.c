@@ -187,6 +187,44 @@ START_TEST(test_start_ascii_asked_for)
 }
 END_TEST
 
+/* The terminal's answer to ESC [ 6 n: the column of the last report, wherever it
+ * sits among other bytes; anything else is no report. */
+START_TEST(test_report_column)
+{
+	static const char latin1[] = "\033[1;3R", utf8[] = "x\033[12;2R", two[] = "\033[1;3R\033[5;17R";
+
+	ck_assert_int_eq(glyphs_report_column(latin1, strlen(latin1)), 3);
+	ck_assert_int_eq(glyphs_report_column(utf8, strlen(utf8)), 2);
+	ck_assert_int_eq(glyphs_report_column(two, strlen(two)), 17);
+	ck_assert_int_eq(glyphs_report_column("", 0), -1);
+	ck_assert_int_eq(glyphs_report_column("\033[1;3", 6), -1);   /* no R yet */
+	ck_assert_int_eq(glyphs_report_column("\033[;3R", 6), -1);   /* no row */
+	ck_assert_int_eq(glyphs_report_column("\033[1;R", 6), -1);   /* no column */
+	ck_assert_int_eq(glyphs_report_column("\033[?1;2c", 8), -1); /* a device report is no position */
+	ck_assert_int_eq(glyphs_report_column("\033[1;3R", 5), -1);  /* cut before the R */
+}
+END_TEST
+
+/* Whether a fallback was taken: only when the environment named the C locale. */
+START_TEST(test_fell_back)
+{
+	clear_locale_environment();
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL) {
+		setlocale(LC_ALL, "C");
+		return;
+	}
+	setlocale(LC_ALL, "C");
+	glyphs_start(glyphs_fallback_locales);
+	ck_assert(glyphs_fell_back());
+	setenv("LC_ALL", "C.UTF-8", 1);
+	glyphs_start(glyphs_fallback_locales);
+	ck_assert(!glyphs_fell_back());
+	glyphs_use(GLYPHS_UTF8);
+	clear_locale_environment();
+	setlocale(LC_ALL, "C");
+}
+END_TEST
+
 /* Every key of the help is reachable and none is cut, in either glyph set (drawn in
  * ASCII, √d_k becomes sqrt(d_k) and → becomes ->), at 80×24 and at 200×60: each
  * binding with a note is on one page of app_help_layout's, its name inside the name
@@ -259,6 +297,8 @@ static Suite *glyphs_suite(void)
 	tcase_add_test(start, test_start_falls_back_to_c_utf8);
 	tcase_add_test(start, test_start_without_utf8_locale);
 	tcase_add_test(start, test_start_ascii_asked_for);
+	tcase_add_test(start, test_report_column);
+	tcase_add_test(start, test_fell_back);
 	suite_add_tcase(s, start);
 	return s;
 }

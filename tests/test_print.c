@@ -1106,7 +1106,10 @@ static ssize_t failing_write(void *cookie, const char *buf, size_t size)
 
 /* A write error stops the report at once: at n = 300 a whole report is tens of
  * thousands of buffers, but no more than a few writes are tried after the first
- * fails, in every report format (a figure is drawn whole, then written). */
+ * fails, in every format: the reports, the SVG figure (thousands of elements,
+ * none written after the first failure) and the figures cairo writes (its
+ * writer fails at once after the first failure); the figures' reason is the
+ * write error's. */
 START_TEST(write_error_stops_at_once)
 {
 	struct qkv_problem p;
@@ -1117,18 +1120,21 @@ START_TEST(write_error_stops_at_once)
 	ck_assert_int_eq(qkv_problem_random(&p, 300, 8, 8, 5), 0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	for (int f = 0; f < PRINT_FORMAT_COUNT; f++) {
-		if (print_format_kind((enum print_format)f) != PRINT_KIND_REPORT)
-			continue;
 		cookie_io_functions_t io = { .write = failing_write };
 		struct print_options o = options((enum print_format)f, -1);
+		char err[256] = "";
 		int calls = 0;
 		FILE *out = fopencookie(&calls, "w", io);
 
 		ck_assert_ptr_nonnull(out);
 		setvbuf(out, NULL, _IOFBF, 4096);
+		o.err = err;
+		o.err_size = sizeof err;
 		ck_assert_int_eq(print_trace(out, &p, &t, &o), -1);
 		ck_assert_msg(calls >= 1 && calls <= 3, "%s: %d writes tried", print_format_name(o.format),
 			      calls);
+		if (print_format_kind((enum print_format)f) == PRINT_KIND_FIGURE)
+			ck_assert_str_eq(err, "cannot write the figure: No space left on device");
 		fclose(out);
 	}
 	qkv_trace_fini(&t);

@@ -13,9 +13,6 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals);
 /* Writes value so that it reads back to the same double (shortest of %.15g,
  * %.16g, %.17g that round-trips). */
 int qkv_format_exact(char *buf, size_t size, double value);
-/* Writes a whole number with its thousands separated by commas: "1,048,576",
- * "-1,234". Returns the length, like snprintf (buf truncated to size−1). */
-int qkv_format_grouped(char *buf, size_t size, long long value);
 
 /* Writes value as printf's "%.17g" would, up to the last digit: 17 significant
  * digits, so it always reads back to the same double. Integer arithmetic on an
@@ -23,6 +20,11 @@ int qkv_format_grouped(char *buf, size_t size, long long value);
  * tens of thousands of numbers), printf otherwise. Returns the length, like
  * snprintf (buf truncated to size−1). */
 int qkv_format_17g(char *buf, size_t size, double value);
+
+/* Writes a whole number with its thousands separated by commas ("1,234,567",
+ * "-1,000", "999"), as the cost tables and sentences write counts. Returns the
+ * length, like snprintf (buf truncated to size−1). */
+int qkv_format_grouped(char *buf, size_t size, long long value);
 
 /* The UTF-8 sequence at s (at most avail bytes): its length 1..4 and, when point
  * is not NULL, its code point; 0 when it is not valid UTF-8 (overlong forms,

@@ -434,6 +434,46 @@ static int keep_previous(struct app *app, int only_row, int only_col)
 	return 0;
 }
 
+/* keep_previous for a trace about to be replaced whole (a job's): the grids are
+ * exchanged with the kept ones rather than copied, so the old trace leaves with
+ * the kept trace's storage. */
+static int keep_previous_taking(struct app *app, struct qkv_trace *old)
+{
+	size_t cells = (size_t)old->n * (size_t)old->n;
+
+	app->previous_differs_row = -1;
+	app->previous_differs_col = -1;
+	app->previous_valid = false;
+	for (int g = 0; g < APP_GRID_COUNT; g++) {
+		struct qkv_matrix *from = (struct qkv_matrix *)grid_matrix(old, (enum app_grid)g), kept;
+
+		if (g <= APP_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
+			app->previous[g].rows = 0;
+			continue;
+		}
+		kept = app->previous[g];
+		app->previous[g] = *from;
+		*from = kept;
+	}
+	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
+		return QKV_ENOMEM;
+	if (cells > 0)
+		memcpy(app->previous_masked, old->masked, cells);
+	if (old->n > app->previous_rows_capacity) {
+		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)old->n * sizeof *rows);
+
+		if (rows == NULL)
+			return QKV_ENOMEM;
+		app->previous_rows = rows;
+		app->previous_rows_capacity = old->n;
+	}
+	if (old->n > 0)
+		memcpy(app->previous_rows, old->rows, (size_t)old->n * sizeof *old->rows);
+	app->previous_n = old->n;
+	app->previous_valid = old->n > 0;
+	return 0;
+}
+
 /* Marks every cell of the trace that differs from the kept one (same shapes only). */
 static void mark_moved(struct app *app, int only_row, int only_col)
 {
@@ -635,7 +675,7 @@ enum { REPLAY_REDO, REPLAY_UNDO };
 static double trace_cost(const struct qkv_problem *p)
 {
 	if (p->h > 0)
-		return 0.0; /* multi-head problems are computed between two keys */
+		return qkv_heads_cost(p);
 	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
 	double cost = n * n * (d_k + d_v);
 
@@ -663,80 +703,116 @@ static void say_progress(struct app *app)
 	    app->job_what, app->job_refused ? ", keys wait" : "", (double)(app->now_ms - app->job_started_ms) / 1000.0);
 }
 
-/* The one-head inputs, Q to W_V: copy_reusing keeps their storage; W_O and the
- * heads' W's are left to qkv_problem_copy. */
-#define REUSED_INPUTS (QKV_INPUT_W_V + 1)
-
-/* The input matrices Q to W_V of a problem, whichever its form. */
-static void input_fields(struct qkv_problem *p, struct qkv_matrix *fields[REUSED_INPUTS])
+/* Bytes of a problem's matrices: what a copy of it moves. */
+static double matrix_bytes(const struct qkv_problem *p)
 {
-	_Static_assert(REUSED_INPUTS == 7, "input_fields names every one-head input");
-	fields[QKV_INPUT_Q] = &p->q;
-	fields[QKV_INPUT_K] = &p->k;
-	fields[QKV_INPUT_V] = &p->v;
-	fields[QKV_INPUT_X] = &p->x;
-	fields[QKV_INPUT_W_Q] = &p->w_q;
-	fields[QKV_INPUT_W_K] = &p->w_k;
-	fields[QKV_INPUT_W_V] = &p->w_v;
+	double bytes = 0;
+
+	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)i);
+
+		if (m != NULL)
+			bytes += (double)m->rows * m->cols * sizeof(double);
+	}
+	for (int i = 0; i < p->h; i++)
+		bytes += ((double)p->heads[i].w_q.rows * p->heads[i].w_q.cols * 2 +
+			  (double)p->heads[i].w_v.rows * p->heads[i].w_v.cols) * sizeof(double);
+	return bytes;
 }
 
-/* qkv_problem_copy into dst, reusing dst's matrix storage: copying into memory
- * already mapped takes a fraction of the time a fresh allocation does. */
-static int copy_reusing(struct qkv_problem *dst, const struct qkv_problem *src)
-{
-	struct qkv_problem bare = *src;
-	struct qkv_matrix *to[REUSED_INPUTS], *from[REUSED_INPUTS], *none[REUSED_INPUTS], kept[REUSED_INPUTS];
-	int rc;
+/* Bytes above which a problem is not copied between two keys (some 10 ms). */
+#define JOB_BYTES (16.0 * 1024 * 1024)
 
-	input_fields(dst, to);
-	input_fields((struct qkv_problem *)src, from);
-	input_fields(&bare, none);
-	for (int i = 0; i < REUSED_INPUTS; i++) {
-		kept[i] = *to[i];
-		qkv_matrix_init(to[i]);
-		qkv_matrix_init(none[i]);
+/* A problem whose changes run as jobs: its copy or its trace takes long. */
+static bool problem_is_long(const struct qkv_problem *p)
+{
+	return trace_cost(p) > JOB_COST / 2 || matrix_bytes(p) > JOB_BYTES;
+}
+
+/* What a trace job computes, for the progress line: the trace of a problem of n
+ * tokens, d_k, d_v and d_model like p's. */
+static void job_words_of(struct app *app, const struct qkv_problem *p, int n, int d_k, int d_v, int d_model)
+{
+	if (p->h > 0)
+		snprintf(app->job_what, sizeof app->job_what, "the %d heads of %d tokens, d_model %d", p->h, n, d_model);
+	else
+		snprintf(app->job_what, sizeof app->job_what, "the trace of %d tokens, d_k %d, d_v %d%s", n, d_k, d_v,
+			 p->form == QKV_FORM_PROJECTED ? " through the projections" : "");
+}
+
+static void job_words(struct app *app, const struct qkv_problem *p)
+{
+	job_words_of(app, p, p->n, qkv_problem_d_k(p), qkv_problem_d_v(p), qkv_problem_d_model(p));
+}
+
+static int change_identity(struct qkv_problem *p, int tie, const struct job_change_context *c);
+static int change_insert_token(struct qkv_problem *p, int after, const struct job_change_context *c);
+static int change_remove_token(struct qkv_problem *p, int at, const struct job_change_context *c);
+static int change_d_k(struct qkv_problem *p, int d_k, const struct job_change_context *c);
+static int change_draw_d_k(struct qkv_problem *p, int d_k, const struct job_change_context *c);
+static int change_d_v(struct qkv_problem *p, int d_v, const struct job_change_context *c);
+static int change_d_model(struct qkv_problem *p, int d_model, const struct job_change_context *c);
+static int keep_previous_heads(struct app *app);
+static int heads_marks(struct app *app, bool mark);
+
+/* A trace job with the storage of an earlier job's copy to copy into, or NULL. */
+static struct job *new_trace_job(struct app *app)
+{
+	struct job *job = job_new(JOB_TRACE);
+
+	if (job != NULL) {
+		job->problem = app->spare; /* storage of an earlier job, reused */
+		qkv_problem_init(&app->spare);
+		job->head = app->head;
 	}
-	rc = qkv_problem_copy(dst, &bare);
-	for (int i = 0; i < REUSED_INPUTS; i++) {
-		if (rc == 0)
-			rc = qkv_matrix_copy(&kept[i], from[i]);
-		*to[i] = kept[i];
-	}
-	return rc;
+	return job;
+}
+
+static void run_job(struct app *app, struct job *job)
+{
+	/* "Modified" and the marks of what moved are found beside the interface too. */
+	job_compare_with(job, &app->saved);
+	job_mark_against(job, &app->trace, app->problem.form != QKV_FORM_PROJECTED);
+	app->job = job;
+	app->job_started_ms = app->now_ms;
+	app->job_refused = false;
+	job_start(job);
+	say_progress(app);
 }
 
 /* Computes the trace of app->problem (just changed by a history step or a new
- * change) as a job, and meanwhile steps the history back so the problem matches
+ * cell edit) as a job, and meanwhile steps the history back so the problem matches
  * the trace on the screen; replay is the step that makes the job's problem current
- * again. Returns false when the job cannot be made (then nothing has moved). */
+ * again. The job copies that problem on its thread from what the step back left:
+ * the entry's snapshot, or the app's problem and the entry's cell. Returns false
+ * when the job cannot be made (then nothing has moved). */
 static bool start_trace_job(struct app *app, int replay, bool new_change, const char *done,
 			    const struct history_place *place)
 {
-	struct job *job = job_new(JOB_TRACE);
+	struct job *job = new_trace_job(app);
 	struct history_place ignored;
-	/* A new whole-problem change is moved to the job rather than copied (cancelling
-	 * drops its history entry anyway): the screen goes back to the snapshot. */
-	bool move = replay == REPLAY_REDO && new_change && app->history.position > 0 &&
-		    !app->history.entries[app->history.position - 1].is_cell;
+	const struct history_entry *e;
 
-	if (job != NULL && !move) {
-		job->problem = app->spare; /* storage of an earlier job, reused */
-		qkv_problem_init(&app->spare);
-	}
-	if (job == NULL || (!move && copy_reusing(&job->problem, &app->problem) != 0)) {
-		job_abandon(job);
+	if (job == NULL)
 		return false;
-	}
-	if (move) {
-		job->problem = app->problem;
-		qkv_problem_init(&app->problem);
-	}
-	app->job_moved = move;
 	if (replay == REPLAY_REDO)
 		history_undo(&app->history, &app->problem, &ignored);
 	else
 		history_redo(&app->history, &app->problem, &ignored);
-	app->job = job;
+	e = &app->history.entries[replay == REPLAY_REDO ? app->history.position : app->history.position - 1];
+	if (e->is_cell) {
+		job_borrow(job, &app->problem);
+		job->cell_input = (int)e->input;
+		job->cell_head = e->place.head;
+		job->cell_row = e->row;
+		job->cell_col = e->col;
+		job->cell_value = e->value;
+	} else {
+		job_borrow(job, &e->snapshot);
+	}
+	if (place != NULL && place->head >= 0)
+		job->head = place->head; /* the class sees the head the change was in */
+	app->job_is_change = false;
 	app->job_replay = replay;
 	app->job_new_change = new_change;
 	app->job_has_place = place != NULL;
@@ -744,15 +820,64 @@ static bool start_trace_job(struct app *app, int replay, bool new_change, const 
 	if (place != NULL)
 		app->job_place = *place;
 	snprintf(app->job_message, sizeof app->job_message, "%s", done != NULL ? done : "");
-	snprintf(app->job_what, sizeof app->job_what, "the trace of %d tokens, d_k %d, d_v %d%s", job->problem.n,
-		 qkv_problem_d_k(&job->problem), qkv_problem_d_v(&job->problem),
-		 job->problem.form == QKV_FORM_PROJECTED ? " through the projections" : "");
-	app->job_started_ms = app->now_ms;
-	app->job_refused = false;
-	job_start(job);
-	say_progress(app);
+	job_words(app, e->is_cell ? &app->problem : &e->snapshot);
+	run_job(app, job);
 	return true;
 }
+
+/* A change of the whole problem made by a job: the job copies the app's problem
+ * (lent unchanged until the job is done or dropped), changes and checks the copy
+ * and computes its trace; take_job then keeps the app's problem as the undo step
+ * and takes the copy. Returns false when the job cannot be made. */
+static bool start_change_job(struct app *app, job_change change, int argument, const char *done,
+			     struct history_place place)
+{
+	struct job *job = new_trace_job(app);
+
+	if (job == NULL)
+		return false;
+	job_borrow(job, &app->problem);
+	job->change = change;
+	job->argument = argument;
+	job->column_seed = app->column_seed;
+	for (int i = 0; i < 3; i++)
+		if (qkv_matrix_copy(&job->untied[i], &app->untied[i]) != 0) {
+			job_abandon(job);
+			return false;
+		}
+	app->job_is_change = true;
+	app->job_change = change;
+	app->job_argument = argument;
+	app->job_change_place = place;
+	app->job_new_change = true;
+	app->job_has_place = false;
+	app->job_has_cell = false;
+	snprintf(app->job_message, sizeof app->job_message, "%s", done != NULL ? done : "");
+	{
+		/* The progress line names the problem the change makes. */
+		const struct qkv_problem *p = &app->problem;
+		int n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p), d_model = qkv_problem_d_model(p);
+
+		if (change == change_insert_token)
+			n++;
+		else if (change == change_remove_token)
+			n--;
+		else if (change == change_d_k || change == change_draw_d_k)
+			d_k = argument;
+		else if (change == change_d_v)
+			d_v = argument;
+		else if (change == change_d_model)
+			d_model = argument;
+		else if (change == change_identity && argument == 1)
+			d_k = d_v = d_model;
+		else if (change == change_identity)
+			d_k = app->untied[0].cols, d_v = app->untied[2].cols;
+		job_words_of(app, p, n, d_k, d_v, d_model);
+	}
+	run_job(app, job);
+	return true;
+}
+
 
 /* A job that has ended: its trace (or sweep) becomes the app's. */
 static int take_job(struct app *app)
@@ -776,34 +901,79 @@ static int take_job(struct app *app)
 		job_abandon(job);
 		return REDRAW_OVERLAY | REDRAW_STATUS;
 	}
+	if (rc != 0 && app->job_is_change && job->change_failed) {
+		say(app, true, "%s", rc == QKV_ELIMIT ? "that is above qkv's limits (1024 tokens, 4096 columns)"
+						      : qkv_error_string(rc));
+		job_abandon(job);
+		return REDRAW_ALL;
+	}
 	if (rc != 0) {
-		if (app->job_new_change)
+		if (app->job_new_change && !app->job_is_change)
 			history_drop_redo(&app->history);
 		say(app, true, "cannot compute: %s; nothing changed", qkv_error_string(rc));
 		job_abandon(job);
 		return REDRAW_ALL;
 	}
-	if (app->job_replay == REPLAY_REDO)
-		history_redo(&app->history, &app->problem, &place);
-	else
-		history_undo(&app->history, &app->problem, &place);
-	if (app->job_moved) {
-		/* The entry got the snapshot back and app->problem the empty one left in it. */
-		qkv_problem_fini(&app->problem);
+	if (app->job_is_change) {
+		/* The app's problem becomes the undo step, the job's copy the problem. */
+		if (history_push_moved(&app->history, &app->problem, app->job_change_place) != 0) {
+			say(app, true, "out of memory: the change was not made");
+			job_abandon(job);
+			return REDRAW_ALL;
+		}
 		app->problem = job->problem;
+		if (app->job_change == change_identity && app->job_argument == 1)
+			for (int i = 0; i < 3; i++) {
+				struct qkv_matrix kept = app->untied[i];
+
+				app->untied[i] = job->untied[i];
+				job->untied[i] = kept;
+			}
 	} else {
-		/* The job's copy is kept, for the next copy to reuse its storage. */
-		qkv_problem_fini(&app->spare);
+		if (app->job_replay == REPLAY_REDO)
+			history_redo(&app->history, &app->problem, &place);
+		else
+			history_undo(&app->history, &app->problem, &place);
+		/* The job's copy is kept, for the next copy to reuse its storage; the
+		 * one kept before leaves with the job, freed beside the interface. */
+		struct qkv_problem old = app->spare;
+
 		app->spare = job->problem;
+		job->problem = old;
 	}
-	qkv_problem_init(&job->problem);
-	rc = keep_previous(app, -1, -1);
+	if (app->job_is_change)
+		qkv_problem_init(&job->problem);
+	/* The old trace is kept as the one before (its storage exchanged, not copied). */
+	rc = keep_previous_taking(app, &app->trace);
+	if (rc == 0 && app->problem.h > 0) {
+		struct qkv_heads_trace heads = app->heads;
+
+		if (app->heads.h > 0)
+			rc = keep_previous_heads(app);
+		app->heads = job->heads;
+		job->heads = heads;
+		app->head = job->head;
+	}
 	swap = app->trace;
 	app->trace = job->trace;
 	job->trace = swap;
+	app->dirty = !job->equal_saved;
+	if (rc == 0 && app->problem.h > 0)
+		rc = heads_marks(app, true);
+	/* What moved was found by the job (the same comparison as mark_moved's). */
+	if (settle_trace(app, rc, false) == 0 && rc == 0) {
+		for (int g = 0; g < APP_GRID_COUNT && job->marked; g++) {
+			unsigned char *moved = app->moved[g];
+
+			app->moved[g] = job->moved[g];
+			app->moved_capacity[g] = job->moved_cells[g];
+			job->moved[g] = moved;
+		}
+		if (!job->marked)
+			mark_moved(app, -1, -1);
+		app->mark_until_ms = app->now_ms + APP_MARK_MS;
+	}
 	job_abandon(job);
-	update_dirty(app);
-	settle_trace(app, rc, true);
 	if (app->job_has_place && app->job_place.focus >= 0 && app->job_place.focus < FOCUS_COUNT &&
 	    (app_focus_is_input(app, (enum app_focus)app->job_place.focus) ||
 	     app->job_place.focus >= FOCUS_ATTENTION)) {
@@ -832,8 +1002,8 @@ static int cancel_job(struct app *app)
 	if (app->job->kind == JOB_SWEEP) {
 		app->sweep_tokens = app->job_tokens;
 		app->sweep_trials = app->job_trials;
-	} else if (app->job_new_change) {
-		history_drop_redo(&app->history);
+	} else if (app->job_new_change && !app->job_is_change) {
+		history_drop_redo(&app->history); /* the cell edit's entry (a change job has none yet) */
 	}
 	job_abandon(app->job);
 	app->job = NULL;
@@ -887,7 +1057,7 @@ int app_init(struct app *app, struct qkv_problem *p, const char *path, const str
 /* True when p's trace is long enough to be a job beside the interface. */
 bool app_trace_is_long(const struct qkv_problem *p)
 {
-	return trace_cost(p) > JOB_COST;
+	return p->h == 0 && trace_cost(p) > JOB_COST; /* a multi-head start is bounded by main.c */
 }
 
 /* Starts the app on p (taken over), its trace computed already or here. */
@@ -983,6 +1153,8 @@ void app_recovery_unreadable(struct app *app, const char *why)
 /* Frees everything the app owns, the request's path included. */
 void app_fini(struct app *app)
 {
+	job_abandon(app->job); /* first: the job may still be reading the problem or the history */
+	app->job = NULL;
 	free(app->request.path);
 	qkv_problem_fini(&app->problem);
 	qkv_problem_fini(&app->saved);
@@ -1006,7 +1178,6 @@ void app_fini(struct app *app)
 	qkv_problem_fini(&app->spare);
 	free(app->recovery);
 	history_fini(&app->history);
-	job_abandon(app->job);
 	app_learning_free(app);
 	for (int i = 0; i < APP_PROJECTIONS; i++)
 		qkv_matrix_fini(&app->untied[i]);
@@ -1145,6 +1316,22 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 				}
 			}
 			row_full[r] = 0;
+			continue;
+		}
+		/* A row where every cell moved (every row, after a change of the whole
+		 * problem): all its cells count as moved, and no row or column is cut. */
+		if (memchr(moved_row, 0, (size_t)cols) == NULL) {
+			const unsigned char *masked_row = app->trace.masked + (size_t)r * (size_t)cols;
+
+			if (!grid_is_attention(grid)) {
+				live += cols;
+			} else {
+				for (int c = 0; c < cols; c++)
+					live += !masked_row[c];
+			}
+			moved += cols;
+			row_any[r] = 1;
+			memset(col_any, 1, (size_t)cols);
 			continue;
 		}
 		for (int c = 0; c < cols; c++) {
@@ -1511,7 +1698,8 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 	}
 	qkv_matrix_set(m, row, col, value);
 	/* What the cell reaches, not the whole trace: a query's edit is a row. */
-	if (app->problem.h == 0 && qkv_attention_update_cost(&app->problem, focus_input(focus)) > JOB_COST) {
+	if ((app->problem.h == 0 ? qkv_attention_update_cost(&app->problem, focus_input(focus))
+				 : trace_cost(&app->problem)) > JOB_COST) {
 		/* Too long for one key: the trace is computed beside the interface. */
 		char said[APP_MESSAGE_MAX];
 
@@ -1532,22 +1720,24 @@ static int set_cell(struct app *app, enum app_focus focus, int row, int col, dou
 	return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT | REDRAW_INFO | REDRAW_STATUS;
 }
 
-/* Runs a change of the whole problem (shape or options) with undo: snapshot first,
- * change, then recompute; a failed change is rolled back. */
-typedef int (*problem_change)(struct app *app, int argument);
-
-/* Runs change(app, argument) on the problem with undo; done is what the status line then says. */
-static int change_problem(struct app *app, problem_change change, int argument,
+/* Runs a change of the whole problem (shape or options) with undo; done is what the
+ * status line then says. A large problem is changed by a job (start_change_job);
+ * otherwise: snapshot first, change, then recompute; a failed change is rolled back. */
+static int change_problem(struct app *app, job_change change, int argument,
 			  const char *done)
 {
 	int rc;
 	struct history_place place = here(app);
+	struct job_change_context context = { app->column_seed, app->untied };
 
+	/* A large problem is copied, changed and traced by a job (take_job ends the change). */
+	if (problem_is_long(&app->problem) && start_change_job(app, change, argument, done, place))
+		return REDRAW_ALL;
 	if (history_push_problem(&app->history, &app->problem, place) != 0) {
 		say(app, true, "out of memory: the change was not made");
 		return REDRAW_STATUS;
 	}
-	rc = change(app, argument);
+	rc = change(&app->problem, argument, &context);
 	if (rc == 0)
 		rc = qkv_problem_check(&app->problem);
 	if (rc != 0) {
@@ -1573,74 +1763,74 @@ static int change_problem(struct app *app, problem_change change, int argument,
 }
 
 /* The problem changes behind the structural and option keys. */
-static int change_insert_token(struct app *app, int after)
+static int change_insert_token(struct qkv_problem *p, int after, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	return qkv_problem_insert_token(p, after + 1, NULL);
 }
 
 /* Removes token at. */
-static int change_remove_token(struct app *app, int at)
+static int change_remove_token(struct qkv_problem *p, int at, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	return qkv_problem_remove_token(p, at);
 }
 
 /* d_k becomes d_k: columns of Q and K (or W_Q and W_K) dropped or added as zeros. */
-static int change_d_k(struct app *app, int d_k)
+static int change_d_k(struct qkv_problem *p, int d_k, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	return qkv_problem_set_d_k(p, d_k);
 }
 
 /* d_v becomes d_v. */
-static int change_d_v(struct app *app, int d_v)
+static int change_d_v(struct qkv_problem *p, int d_v, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	return qkv_problem_set_d_v(p, d_v);
 }
 
 /* The divisor: √d_k or none. */
-static int change_scale(struct app *app, int scale)
+static int change_scale(struct qkv_problem *p, int scale, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	p->scale = (enum qkv_scale)scale;
 	return 0;
 }
 
 /* τ becomes temperatures[index]. */
-static int change_temperature(struct app *app, int index)
+static int change_temperature(struct qkv_problem *p, int index, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	p->temperature = temperatures[index];
 	return 0;
 }
 
 /* The mask becomes mask (none, causal, custom). */
-static int change_mask(struct app *app, int mask)
+static int change_mask(struct qkv_problem *p, int mask, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	return qkv_problem_set_mask(p, (enum qkv_mask)mask);
 }
 
 /* The wrong-way demonstration becomes wrong. */
-static int change_wrong(struct app *app, int wrong)
+static int change_wrong(struct qkv_problem *p, int wrong, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	p->wrong = (enum qkv_wrong)wrong;
 	return 0;
 }
 
 /* New d_k columns drawn from N(0,1) with the app's column seed, for any problem. */
-static int change_draw_d_k(struct app *app, int d_k)
+static int change_draw_d_k(struct qkv_problem *p, int d_k, const struct job_change_context *c)
 {
-	return qkv_problem_draw_d_k(&app->problem, d_k, app->column_seed);
+	return qkv_problem_draw_d_k(p, d_k, c->column_seed);
 }
 
 /* Toggles the custom mask bit of cell argument = query·n + key. */
-static int change_mask_bit(struct app *app, int cell)
+static int change_mask_bit(struct qkv_problem *p, int cell, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
+	(void)c;
 	p->mask_bits[cell] = !p->mask_bits[cell];
 	return 0;
 }
@@ -1652,14 +1842,14 @@ static uint64_t next_seed(const struct qkv_problem *p)
 }
 
 /* New N(0,1) values for Q, K and V from the seed, keeping the shape. */
-static int change_random(struct app *app, int unused)
+static int change_random(struct qkv_problem *p, int unused, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
 	struct qkv_problem fresh;
 	uint64_t seed = next_seed(p);
 	int rc;
 
 	(void)unused;
+	(void)c;
 	if (p->form != QKV_FORM_DIRECT)
 		return QKV_EINVAL;
 	qkv_problem_init(&fresh);
@@ -1706,31 +1896,29 @@ bool app_projections_tied(const struct app *app)
 
 /* Ties W_Q, W_K, W_V to the identity (keeping the learned ones to come back to),
  * or brings the kept ones back. */
-static int change_identity(struct app *app, int tie)
+static int change_identity(struct qkv_problem *p, int tie, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
-	struct qkv_matrix *w[APP_PROJECTIONS] = { &p->w_q, &p->w_k, &p->w_v };
+	struct qkv_matrix *w[3] = { &p->w_q, &p->w_k, &p->w_v };
 	int d_model = p->x.cols, rc = 0;
 
 	for (int i = 0; i < APP_PROJECTIONS && rc == 0; i++) {
 		if (tie) {
-			rc = qkv_matrix_copy(&app->untied[i], w[i]);
+			rc = qkv_matrix_copy(&c->untied[i], w[i]);
 			if (rc == 0)
 				rc = qkv_matrix_zero(w[i], d_model, d_model);
 			for (int d = 0; rc == 0 && d < d_model; d++)
 				qkv_matrix_set(w[i], d, d, 1.0);
 		} else {
-			rc = qkv_matrix_copy(w[i], &app->untied[i]);
+			rc = qkv_matrix_copy(w[i], &c->untied[i]);
 		}
 	}
 	return rc;
 }
 
 /* Marks the token as padding (hidden as a key from every query) or not. */
-static int change_padding(struct app *app, int token)
+static int change_padding(struct qkv_problem *p, int token, const struct job_change_context *c)
 {
-	struct qkv_problem *p = &app->problem;
-
+	(void)c;
 	if (p->padding == NULL) {
 		p->padding = calloc((size_t)p->n, 1);
 		if (p->padding == NULL)
@@ -1741,9 +1929,10 @@ static int change_padding(struct app *app, int token)
 }
 
 /* d_model becomes d_model: columns of X and rows of every W. */
-static int change_d_model(struct app *app, int d_model)
+static int change_d_model(struct qkv_problem *p, int d_model, const struct job_change_context *c)
 {
-	return qkv_problem_set_d_model(&app->problem, d_model);
+	(void)c;
+	return qkv_problem_set_d_model(p, d_model);
 }
 
 /* --- keys ------------------------------------------------------------------------ */
@@ -2576,6 +2765,11 @@ static int structure_key(struct app *app, int key)
 
 		snprintf(done, sizeof done, "%s", p->tokens[at]);
 		redraw = change_problem(app, change_insert_token, at, NULL);
+		if (app_busy(app)) {
+			/* A job makes the change: the problem on the screen is still the old one. */
+			snprintf(app->job_message, sizeof app->job_message, "a token added after %s", done);
+			return redraw;
+		}
 		if (redraw != REDRAW_ALL)
 			return redraw;
 		select_token(app, at + 1);
@@ -2780,7 +2974,7 @@ static int option_key(struct app *app, int key)
 
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
 		redraw = change_problem(app, change_mask, next, done);
-		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE) {
+		if (redraw == REDRAW_ALL && p->wrong != QKV_WRONG_NONE && !app_busy(app)) {
 			/* Short, so that what the demonstration now shows fits the line. */
 			snprintf(done, sizeof done, "mask %s · ", qkv_mask_name((enum qkv_mask)next));
 			wrong_words(app, done);
@@ -2790,7 +2984,7 @@ static int option_key(struct app *app, int key)
 	case 'W': {
 		int redraw = change_problem(app, change_wrong, (p->wrong + 1) % (QKV_WRONG_COLUMN_SOFTMAX + 1), NULL);
 
-		if (redraw == REDRAW_ALL)
+		if (redraw == REDRAW_ALL && !app_busy(app))
 			wrong_words(app, "");
 		return redraw;
 	}
@@ -2810,6 +3004,11 @@ static int option_key(struct app *app, int key)
 			int redraw = change_problem(app, change_identity, 1, NULL);
 			char words[APP_MESSAGE_MAX - 64];
 
+			if (app_busy(app)) {
+				snprintf(app->job_message, sizeof app->job_message,
+					 "W_Q = W_K = W_V = identity, so Q = K = V = X");
+				return redraw;
+			}
 			if (redraw != REDRAW_ALL)
 				return redraw;
 			qkv_describe_self(words, sizeof words, &app->problem, &app->trace, 2);

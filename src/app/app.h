@@ -267,7 +267,10 @@ struct app {
 	struct job *job;            /* NULL when nothing runs */
 	int job_replay;             /* the history step that makes its problem current */
 	bool job_new_change;        /* a new change: cancelling forgets it */
-	bool job_moved;             /* its problem was moved to the job, not copied */
+	bool job_is_change;         /* a change of the whole problem, made by the job on its copy */
+	job_change job_change;      /* which change (a tie keeps the job's untied W's) */
+	int job_argument;
+	struct history_place job_change_place; /* where the change was asked for */
 	struct qkv_problem spare;   /* a finished job's copy: storage for the next copy */
 	bool job_has_place;         /* undo/redo: put the cursor at job_place */
 	struct history_place job_place;

@@ -132,6 +132,20 @@ int history_push_problem(struct history *h, const struct qkv_problem *before,
 	return 0;
 }
 
+int history_push_moved(struct history *h, struct qkv_problem *before, struct history_place place)
+{
+	struct history_entry *e = new_entry(h);
+
+	if (e == NULL)
+		return QKV_ENOMEM;
+	e->snapshot = *before;
+	qkv_problem_init(before);
+	e->is_cell = false;
+	e->place = place;
+	commit_entry(h, problem_bytes(&e->snapshot));
+	return 0;
+}
+
 /* Exchanges entry e with the present state of p. */
 static void swap_entry(struct history *h, struct history_entry *e, struct qkv_problem *p)
 {

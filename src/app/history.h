@@ -49,6 +49,10 @@ int history_push_cell(struct history *h, enum qkv_input input, int row, int col,
 int history_push_problem(struct history *h, const struct qkv_problem *before,
 			 struct history_place place);
 
+/* Records *before itself as the problem before a change, taking it over (it is
+ * left empty): no copy. On failure (QKV_ENOMEM) *before is untouched. */
+int history_push_moved(struct history *h, struct qkv_problem *before, struct history_place place);
+
 /* Forgets every entry that could be redone (a new change starts a new branch). */
 void history_drop_redo(struct history *h);
 

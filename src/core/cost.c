@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "qkv/format.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/error.h"
+#include "qkv/format.h"
 #include "qkv/rng.h"
 
 #define COST_SEED 1
@@ -329,7 +329,7 @@ int qkv_cost_count_words(char *buf, size_t size, double count)
 	int name = 0;
 
 	if (count < 1e6)
-		return qkv_format_grouped(buf, size, (int64_t)llround(count));
+		return qkv_format_grouped(buf, size, llround(count));
 	while (value >= 999.5 && name < 2) {
 		value /= 1000.0;
 		name++;

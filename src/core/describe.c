@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "qkv/describe.h"
+#include "qkv/error.h"
 #include "qkv/buffer.h"
 #include "qkv/format.h"
 
@@ -72,28 +73,58 @@ static int next_key(const struct ranking *r, double below, int below_key)
 }
 
 /* Fills keys[] (up to capacity; *count is the full size) with the next group and
- * its shown value; returns false when no key is left. */
+ * its shown value; returns false when no key is left. The group is every key left
+ * whose weight shows the same text as the first one's (rounding is monotone, so
+ * they are exactly the keys that follow it in falling order): one pass finds them,
+ * and the first `capacity` in falling order and the last are picked from those, so
+ * a row of a thousand keys showing 0.00 costs a pass, not a pass per key. */
 static bool next_group(struct ranking *r, int *keys, int capacity, int *count, char *shown,
 		       size_t shown_size)
 {
+	const struct qkv_trace *t = r->t;
 	int key = next_key(r, r->below, r->below_key);
+	int members[QKV_MAX_TOKENS], m = 0, last;
+	double first, unit;
 	char text[48];
 
 	*count = 0;
 	if (key < 0)
 		return false;
-	qkv_format_number(shown, shown_size, weight(r->t, r->row, key), r->decimals);
-	while (key >= 0) {
-		qkv_format_number(text, sizeof text, weight(r->t, r->row, key), r->decimals);
-		if (strcmp(text, shown) != 0)
-			break;
-		if (*count < capacity)
-			keys[*count] = key;
-		(*count)++;
-		r->below = weight(r->t, r->row, key);
-		r->below_key = key;
-		key = next_key(r, r->below, r->below_key);
+	first = weight(t, r->row, key);
+	qkv_format_number(shown, shown_size, first, r->decimals);
+	/* Two weights more than one unit of the last shown place apart never show alike. */
+	unit = 1.5 * pow(10.0, -r->decimals);
+	for (int j = 0; j < t->n && m < QKV_MAX_TOKENS; j++) {
+		double w = weight(t, r->row, j);
+
+		if (qkv_trace_is_masked(t, r->row, j) || !after(w, j, r->below, r->below_key) || !(first - w <= unit))
+			continue;
+		qkv_format_number(text, sizeof text, w, r->decimals);
+		if (strcmp(text, shown) == 0)
+			members[m++] = j;
 	}
+	/* The first `capacity` in falling order (ties: the lower key first), by selection. */
+	for (int i = 0; i < m && i < capacity; i++) {
+		int best = i;
+
+		for (int k = i + 1; k < m; k++) {
+			double wk = weight(t, r->row, members[k]), wb = weight(t, r->row, members[best]);
+
+			if (wk > wb || (wk == wb && members[k] < members[best]))
+				best = k;
+		}
+		keys[i] = members[best];
+		members[best] = members[i];
+		members[i] = keys[i];
+	}
+	/* The last in falling order: where the next group starts below. */
+	last = m > 0 ? members[0] : key;
+	for (int k = 1; k < m; k++)
+		if (after(weight(t, r->row, members[k]), members[k], weight(t, r->row, last), last))
+			last = members[k];
+	*count = m;
+	r->below = weight(t, r->row, last);
+	r->below_key = last;
 	return true;
 }
 

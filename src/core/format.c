@@ -143,24 +143,6 @@ static long double half_gap(double x, int k, bool below);
  * and so is their distance from x against half the gap to the next double. Too
  * close to call, strtod decides; outside that range, printf and strtod do it all.
  * The text is the same either way. */
-int qkv_format_grouped(char *buf, size_t size, long long value)
-{
-	char digits[32], out[48];
-	/* The magnitude as an unsigned number: −LLONG_MIN does not fit a long long. */
-	unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value;
-	int length = snprintf(digits, sizeof digits, "%llu", magnitude), at = 0;
-
-	if (value < 0)
-		out[at++] = '-';
-	for (int i = 0; i < length; i++) {
-		if (i > 0 && (length - i) % 3 == 0)
-			out[at++] = ',';
-		out[at++] = digits[i];
-	}
-	out[at] = '\0';
-	return snprintf(buf, size, "%s", out);
-}
-
 int qkv_format_exact(char *buf, size_t size, double value)
 {
 	int length = 0;
@@ -640,4 +622,23 @@ int qkv_format_17g(char *buf, size_t size, double value)
 #else
 	return snprintf(buf, size, "%.17g", value);
 #endif
+}
+
+int qkv_format_grouped(char *buf, size_t size, long long value)
+{
+	/* The magnitude unsigned, so that LLONG_MIN has one too. */
+	unsigned long long magnitude = value < 0 ? 0ULL - (unsigned long long)value
+					       : (unsigned long long)value;
+	char digits[32], text[48];
+	int length = snprintf(digits, sizeof digits, "%llu", magnitude), at = 0;
+
+	if (value < 0)
+		text[at++] = '-';
+	for (int i = 0; i < length; i++) {
+		if (i > 0 && (length - i) % 3 == 0)
+			text[at++] = ',';
+		text[at++] = digits[i];
+	}
+	text[at] = '\0';
+	return snprintf(buf, size, "%s", text);
 }

@@ -124,6 +124,17 @@ static void svg_id(struct canvas *cv, const char *name)
 		fprintf(cv->svg, " id=\"%s-%d\"", name, ++cv->serial);
 }
 
+/* Whether the SVG has met a write error, its errno kept the first time: from then
+ * on the elements write nothing (a full disk would otherwise be tried again for
+ * each of thousands). Called before an element, to skip it, and after, to keep
+ * the errno of the write that failed. */
+static bool svg_stopped(struct canvas *cv)
+{
+	if (cv->write_error == 0 && ferror(cv->svg))
+		cv->write_error = errno != 0 ? errno : EIO;
+	return cv->write_error != 0;
+}
+
 static void set_rgb(cairo_t *cr, struct qkv_rgb c)
 {
 	cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
@@ -138,10 +149,13 @@ void canvas_rect(struct canvas *cv, double x, double y, double w, double h, stru
 		cairo_fill(cv->cr);
 		return;
 	}
+	if (svg_stopped(cv))
+		return;
 	fputs("<rect", cv->svg);
 	svg_id(cv, name);
 	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"#%02x%02x%02x\"/>\n",
 		canvas_x(cv, x), canvas_y(cv, y), w * cv->scale, h * cv->scale, fill.r, fill.g, fill.b);
+	svg_stopped(cv);
 }
 
 void canvas_background(struct canvas *cv, struct qkv_rgb fill)
@@ -164,10 +178,13 @@ void canvas_outline(struct canvas *cv, double x, double y, double w, double h, s
 		cairo_stroke(cv->cr);
 		return;
 	}
+	if (svg_stopped(cv))
+		return;
 	fprintf(cv->svg, "<rect x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"none\" "
 		"stroke=\"#%02x%02x%02x\" stroke-width=\"%.3f\"/>\n",
 		canvas_x(cv, x), canvas_y(cv, y), w * cv->scale, h * cv->scale, colour.r, colour.g, colour.b,
 		width * cv->scale);
+	svg_stopped(cv);
 }
 
 void canvas_line(struct canvas *cv, double x0, double y0, double x1, double y1, struct qkv_rgb colour,
@@ -185,6 +202,8 @@ void canvas_line(struct canvas *cv, double x0, double y0, double x1, double y1, 
 		cairo_set_dash(cv->cr, NULL, 0, 0.0);
 		return;
 	}
+	if (svg_stopped(cv))
+		return;
 	fprintf(cv->svg, "<line x1=\"%.3f\" y1=\"%.3f\" x2=\"%.3f\" y2=\"%.3f\" stroke=\"#%02x%02x%02x\" "
 		"stroke-width=\"%.3f\"",
 		canvas_x(cv, x0), canvas_y(cv, y0), canvas_x(cv, x1), canvas_y(cv, y1), colour.r, colour.g, colour.b,
@@ -192,6 +211,7 @@ void canvas_line(struct canvas *cv, double x0, double y0, double x1, double y1, 
 	if (dashed)
 		fprintf(cv->svg, " stroke-dasharray=\"%.3f\"", 3.0 * width * cv->scale);
 	fputs("/>\n", cv->svg);
+	svg_stopped(cv);
 }
 
 void canvas_mark(struct canvas *cv, double x, double y, double r, struct qkv_rgb colour, enum canvas_mark mark)
@@ -208,8 +228,11 @@ void canvas_mark(struct canvas *cv, double x, double y, double r, struct qkv_rgb
 		cairo_fill(cv->cr);
 		return;
 	}
+	if (svg_stopped(cv))
+		return;
 	fprintf(cv->svg, "<circle cx=\"%.3f\" cy=\"%.3f\" r=\"%.3f\" fill=\"#%02x%02x%02x\"/>\n", canvas_x(cv, x),
 		canvas_y(cv, y), r * cv->scale, colour.r, colour.g, colour.b);
+	svg_stopped(cv);
 }
 
 void canvas_text(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
@@ -226,6 +249,8 @@ void canvas_text(struct canvas *cv, double x, double y, const char *text, double
 		cairo_show_text(cv->cr, text);
 		return;
 	}
+	if (svg_stopped(cv))
+		return;
 	fputs("<text", cv->svg);
 	svg_id(cv, name);
 	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
@@ -234,12 +259,21 @@ void canvas_text(struct canvas *cv, double x, double y, const char *text, double
 		colour.r, colour.g, colour.b, anchors[anchor]);
 	svg_escaped(cv->svg, text);
 	fputs("</text>\n", cv->svg);
+	svg_stopped(cv);
 }
 
+/* cairo's writer (closure: the canvas): the first failure's errno is kept, and
+ * every later call fails without writing. */
 static cairo_status_t write_stream(void *closure, const unsigned char *data, unsigned int length)
 {
-	return fwrite(data, 1, length, (FILE *)closure) == length ? CAIRO_STATUS_SUCCESS
-								   : CAIRO_STATUS_WRITE_ERROR;
+	struct canvas *cv = closure;
+
+	if (cv->write_error != 0)
+		return CAIRO_STATUS_WRITE_ERROR;
+	if (fwrite(data, 1, length, cv->stream) == length)
+		return CAIRO_STATUS_SUCCESS;
+	cv->write_error = errno != 0 ? errno : EIO;
+	return CAIRO_STATUS_WRITE_ERROR;
 }
 
 static void write_svg(FILE *out, struct canvas *cv, const char *title, void (*draw)(struct canvas *, void *),
@@ -251,9 +285,13 @@ static void write_svg(FILE *out, struct canvas *cv, const char *title, void (*dr
 	svg_escaped(out, title);
 	fputs("</title>\n", out);
 	cv->svg = out;
+	svg_stopped(cv);
 	draw(cv, ctx);
+	if (!svg_stopped(cv)) {
+		fputs("</svg>\n", out);
+		svg_stopped(cv);
+	}
 	cv->svg = NULL;
-	fputs("</svg>\n", out);
 }
 
 static int write_cairo(FILE *out, enum figure_format format, struct canvas *cv,
@@ -262,8 +300,9 @@ static int write_cairo(FILE *out, enum figure_format format, struct canvas *cv,
 	cairo_surface_t *surface;
 	cairo_status_t status;
 
+	cv->stream = out;
 	if (format == FIGURE_PDF)
-		surface = cairo_pdf_surface_create_for_stream(write_stream, out, cv->out_w, cv->out_h);
+		surface = cairo_pdf_surface_create_for_stream(write_stream, cv, cv->out_w, cv->out_h);
 	else
 		surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(cv->out_w), (int)ceil(cv->out_h));
 	cv->cr = cairo_create(surface);
@@ -274,12 +313,14 @@ static int write_cairo(FILE *out, enum figure_format format, struct canvas *cv,
 	cairo_destroy(cv->cr);
 	cv->cr = NULL;
 	if (status == CAIRO_STATUS_SUCCESS && format == FIGURE_PNG)
-		status = cairo_surface_write_to_png_stream(surface, write_stream, out);
+		status = cairo_surface_write_to_png_stream(surface, write_stream, cv);
 	cairo_surface_finish(surface);
 	if (status == CAIRO_STATUS_SUCCESS)
 		status = cairo_surface_status(surface);
 	cairo_surface_destroy(surface);
-	if (status != CAIRO_STATUS_SUCCESS) {
+	cv->stream = NULL;
+	/* A write error is canvas_write's to report. */
+	if (status != CAIRO_STATUS_SUCCESS && cv->write_error == 0) {
 		canvas_error(err, err_size, "cannot draw the figure: %s", cairo_status_to_string(status));
 		return -1;
 	}
@@ -291,12 +332,17 @@ int canvas_write(FILE *out, enum figure_format format, struct canvas *cv, const 
 {
 	int rc = 0;
 
+	cv->write_error = 0;
 	if (format == FIGURE_SVG)
 		write_svg(out, cv, title, draw, ctx);
 	else
 		rc = write_cairo(out, format, cv, draw, ctx, err, err_size);
-	if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
-		canvas_error(err, err_size, "cannot write the figure: %s", errno != 0 ? strerror(errno) : "write error");
+	/* The buffer is flushed only when nothing has failed yet: after a failure,
+	 * flushing would be one more write to a full disk. */
+	if (rc == 0 && cv->write_error == 0 && (fflush(out) != 0 || ferror(out)))
+		cv->write_error = errno != 0 ? errno : EIO;
+	if (rc == 0 && cv->write_error != 0) {
+		canvas_error(err, err_size, "cannot write the figure: %s", strerror(cv->write_error));
 		return -1;
 	}
 	return rc;

@@ -26,7 +26,10 @@ struct canvas {
 	double out_w, out_h, scale, off_x, off_y;
 	cairo_t *cr;   /* while drawing a PDF or PNG (already scaled) */
 	FILE *svg;     /* while writing an SVG */
+	FILE *stream;  /* while cairo writes a PDF or PNG */
 	int serial;    /* the SVG elements named so far */
+	int write_error; /* errno of the first failed write (0: none); nothing more
+			    is written after it */
 };
 
 /* Makes the text measurer; 0, or -1 out of memory. canvas_close frees it. */
@@ -60,7 +63,9 @@ void canvas_text(struct canvas *cv, double x, double y, const char *text, double
 		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *svg_class);
 
 /* Draws with draw(cv, ctx) into out as format at the placed size, the SVG
- * titled `title`. 0, or -1 with one line in err. */
+ * titled `title`. 0, or -1 with one line in err. A write error stops the output
+ * at once (no write is tried after the first that fails) and is the one reported,
+ * "cannot write the figure: …". */
 int canvas_write(FILE *out, enum figure_format format, struct canvas *cv, const char *title,
 		 void (*draw)(struct canvas *cv, void *ctx), void *ctx, char *err, size_t err_size);
 /* The same into memory (malloc'd), or NULL with err. */

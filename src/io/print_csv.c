@@ -228,10 +228,11 @@ static void csv_train_sweep(FILE *out, const struct train_sweep_report *s)
 }
 
 /* A multi-head report's own table: one line per cell, as a stage's, with the
- * table's name in the stage column and the head number column empty. */
+ * table's name in the stage column, the head number column empty and the values
+ * exact in the shortest form, as a one-head report writes them. */
 static void csv_heads_table(const struct heads_report *h, const struct heads_table *tb)
 {
-	char label[QKV_MAX_LABEL * 2 + 16];
+	char label[QKV_MAX_LABEL * 2 + 16], number[NUMBER_SIZE];
 
 	for (int r = 0; r < tb->m->rows; r++)
 		for (int c = 0; c < tb->m->cols; c++) {
@@ -239,8 +240,8 @@ static void csv_heads_table(const struct heads_report *h, const struct heads_tab
 			fprintf(h->out, ",%s,", tb->name);
 			csv_field(h->out, label);
 			print_heads_col_label(label, sizeof label, h, tb, c);
-			fprintf(h->out, ",%s,%d,%d,%.17g\n", label, r + 1, c + 1,
-				qkv_matrix_get(tb->m, r, c));
+			qkv_format_exact(number, sizeof number, qkv_matrix_get(tb->m, r, c));
+			fprintf(h->out, ",%s,%d,%d,%s\n", label, r + 1, c + 1, number);
 		}
 }
 

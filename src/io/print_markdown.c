@@ -153,14 +153,16 @@ static void md_cost(FILE *out, const struct qkv_cost *c)
 
 /* --- multi-head reports --- */
 
+/* Headings, titles and sentences escaped as a one-head report's are (md_heading,
+ * md_prose): W_O as W\_O, and a token's | or * in a sentence as text. */
 static void md_heads_heading(const struct heads_report *h, const char *text)
 {
-	fprintf(h->out, "# %s\n\n", text);
+	md_heading(h->pr, 1, text);
 }
 
 static void md_heads_sentence(const struct heads_report *h, const char *text)
 {
-	fprintf(h->out, "%s\n\n", text);
+	md_prose(h->pr, text);
 }
 
 /* A heading with the title and size, then a pipe table; row labels escaped. */
@@ -170,7 +172,9 @@ static void md_heads_table(const struct heads_report *h, const struct heads_tabl
 	char label[QKV_MAX_LABEL * 2 + 16], cell[sizeof label * 2], number[NUMBER_SIZE];
 	FILE *out = h->out;
 
-	fprintf(out, "## %s (%d × %d)\n\n|       |", tb->title, m->rows, m->cols);
+	fputs("## ", out);
+	print_escaped(h->pr, tb->title);
+	fprintf(out, " (%d × %d)\n\n|       |", m->rows, m->cols);
 	for (int c = 0; c < m->cols; c++) {
 		print_heads_col_label(label, sizeof label, h, tb, c);
 		fprintf(out, " %s |", label);

@@ -12,6 +12,7 @@
 const char *const glyphs_fallback_locales[] = { "C.UTF-8", "C.utf8", NULL };
 
 static enum glyph_set current = GLYPHS_UTF8;
+static bool fell_back; /* the environment's locale was C or POSIX: a fallback was taken */
 
 /* One character (or a pair read together) and its ASCII spelling. `paren`: the run
  * of letters, digits and '_' that follows is put in parentheses (√2 → sqrt(2)). */
@@ -100,12 +101,43 @@ enum glyph_set glyphs_start(const char *const *fallbacks)
 
 	if (name == NULL) /* the environment names a locale that is not installed */
 		name = setlocale(LC_CTYPE, NULL);
+	fell_back = false;
 	if (!codeset_is_utf8() && is_c_locale(name))
 		for (size_t i = 0; fallbacks != NULL && fallbacks[i] != NULL; i++)
-			if (setlocale(LC_CTYPE, fallbacks[i]) != NULL && codeset_is_utf8())
+			if (setlocale(LC_CTYPE, fallbacks[i]) != NULL && codeset_is_utf8()) {
+				fell_back = true;
 				break;
+			}
 	current = codeset_is_utf8() && (force == NULL || force[0] == '\0') ? GLYPHS_UTF8 : GLYPHS_ASCII;
 	return current;
+}
+
+bool glyphs_fell_back(void)
+{
+	return fell_back;
+}
+
+int glyphs_report_column(const char *text, size_t length)
+{
+	/* The last "ESC [ digits ; digits R" in text. */
+	for (size_t start = length; start-- > 0;) {
+		size_t i = start + 2;
+		long row = 0, column = 0;
+
+		if (text[start] != '\033' || start + 1 >= length || text[start + 1] != '[')
+			continue;
+		while (i < length && text[i] >= '0' && text[i] <= '9' && row < 100000)
+			row = row * 10 + (text[i++] - '0');
+		if (i == start + 2 || i >= length || text[i++] != ';')
+			continue;
+		if (i >= length || text[i] < '0' || text[i] > '9')
+			continue;
+		while (i < length && text[i] >= '0' && text[i] <= '9' && column < 100000)
+			column = column * 10 + (text[i++] - '0');
+		if (i < length && text[i] == 'R')
+			return (int)column;
+	}
+	return -1;
 }
 
 enum glyph_set glyphs_set(void)

@@ -23,6 +23,12 @@ extern const char *const glyphs_fallback_locales[];
  * set is UTF-8 when LC_CTYPE now encodes UTF-8 and QKV_ASCII is unset or empty,
  * else ASCII. Returns the set chosen, which glyphs_set then reports. */
 enum glyph_set glyphs_start(const char *const *fallbacks);
+/* True when glyphs_start found the C or POSIX locale and took a fallback: nobody
+ * asked for UTF-8, so whether the terminal shows it is not known (tui.c asks it). */
+bool glyphs_fell_back(void);
+/* The column of the last cursor position report ("ESC [ row ; column R", the
+ * terminal's answer to ESC [ 6 n) in the length bytes of text, or -1 when there is none. */
+int glyphs_report_column(const char *text, size_t length);
 /* The current set (UTF-8 until glyphs_start or glyphs_use says otherwise). */
 enum glyph_set glyphs_set(void);
 /* Makes `set` current without touching the locale (tests, the benchmark). */

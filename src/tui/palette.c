@@ -228,7 +228,7 @@ const char *palette_notice(void)
 	if (!current.depth_set || !current.limited || current.depth != DEPTH_8)
 		return NULL;
 	snprintf(current.notice, sizeof current.notice,
-		 "this terminal reports %d colours: TERM=xterm-256color qkv shows the full scales", COLORS);
+		 "this terminal reports %d colours; for the full scales try TERM=xterm-256color", COLORS);
 	return current.notice;
 }
 

@@ -195,6 +195,48 @@ static void suspend(void)
 	refresh();
 }
 
+/* Asks the terminal whether it shows UTF-8, for when nobody said so (the C locale):
+ * "é" is written as its two UTF-8 bytes at the start of the line, and the terminal
+ * asked where the cursor is (ESC [ 6 n). A terminal in UTF-8 took them as one
+ * character (column 2); one in Latin-1 or another 8-bit set as two ("Ã©", column
+ * 3); one that does not answer within 300 ms is taken as not UTF-8. The line is
+ * cleared after. Before curses starts, with the terminal's own modes around it. */
+static bool terminal_shows_utf8(void)
+{
+	struct termios saved, quiet;
+	char answer[64];
+	size_t length = 0;
+	int64_t end;
+
+	if (tcgetattr(STDIN_FILENO, &saved) != 0)
+		return false;
+	quiet = saved;
+	quiet.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	quiet.c_cc[VMIN] = 0;
+	quiet.c_cc[VTIME] = 0;
+	if (tcsetattr(STDIN_FILENO, TCSANOW, &quiet) != 0)
+		return false;
+	send("\r\xc3\xa9\033[6n");
+	end = now_ms() + 300;
+	while (length < sizeof answer - 1) {
+		struct pollfd fd = { .fd = STDIN_FILENO, .events = POLLIN };
+		int64_t left = end - now_ms();
+		ssize_t got;
+
+		if (left <= 0 || poll(&fd, 1, (int)left) != 1)
+			break;
+		got = read(STDIN_FILENO, answer + length, sizeof answer - 1 - length);
+		if (got <= 0)
+			break;
+		length += (size_t)got;
+		if (answer[length - 1] == 'R')
+			break;
+	}
+	send("\r\033[K");
+	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	return glyphs_report_column(answer, length) == 2;
+}
+
 /* After wget_wch gave nothing: true when the terminal is gone (it hung up, or
  * reads end at once with EOF or EIO), rather than the tick having passed. A read
  * that ends at once over and over with nothing is a terminal that is gone. */
@@ -400,7 +442,7 @@ static int update(struct app *app, const struct event *event, struct presenting 
 	return flags | app_perform(app, event->now_ms);
 }
 
-int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
+static int run(struct qkv_problem *p, const char *path, const struct tui_options *o)
 {
 	struct presenting presenting, *lesson = NULL;
 	struct app app;
@@ -447,11 +489,17 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 		return status;
 	}
 	/* Characters only: numbers keep the C locale's decimal point everywhere. The
-	 * glyph set follows: UTF-8 (or C.UTF-8 when the environment names none), else ASCII. */
+	 * glyph set follows: UTF-8 (or C.UTF-8 when the environment names none and the
+	 * terminal shows UTF-8), else ASCII. */
 	glyphs_start(glyphs_fallback_locales);
 	if (tcgetattr(STDIN_FILENO, &shell_modes) == 0)
 		have_shell_modes = 1;
 	catch_signals();
+	/* UTF-8 bytes on a terminal that is not in UTF-8 are not only wrong letters: some
+	 * continuation bytes are C1 controls there (0x9A asks the terminal who it is, and
+	 * its answer came back as keys: ?, digits, ;). */
+	if (glyphs_set() == GLYPHS_UTF8 && glyphs_fell_back() && !terminal_shows_utf8())
+		glyphs_use(GLYPHS_ASCII);
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL) {
 		if (lesson != NULL)
@@ -639,5 +687,22 @@ int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o
 	status = stop_signal != 0 ? 128 + (int)stop_signal : gone ? EXIT_TERMINAL_GONE
 	       : interrupted ? 128 + SIGINT : 0;
 	app_fini(&app);
+	return status;
+}
+
+/* The terminal is back (or gone): qkv leaves its session before it ends. A hang-up
+ * goes on sending job-control signals to the terminal's process groups for a while
+ * (SIGHUP, and SIGHUP with SIGCONT to a group it leaves orphaned with a member
+ * stopped). A sanitizer build's leak check stops the process at exit and waits for
+ * that stop; a SIGCONT arriving then cancels the stop, and the check waited for
+ * ever, spinning, with SIGTERM caught. Out of the session no such signal reaches
+ * qkv. (setsid fails, harmlessly, for a process group leader: a job of an
+ * interactive shell, which the shell's own hang-up handling ends first.) */
+int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o)
+{
+	int status = run(p, path, o);
+
+	fflush(stderr);
+	setsid();
 	return status;
 }

@@ -46,6 +46,7 @@
 #include "io/save.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
+#include "qkv/heads.h"
 #include "qkv/matrix.h"
 #include "qkv/problem.h"
 #include "qkv/rng.h"
@@ -85,6 +86,7 @@ static struct target targets[] = {
 	{ "max_block_ms_n1024_dk4096", 100, false, false, 0 },
 	{ "max_block_ms_projected_identity", 100, false, false, 0 },
 	{ "max_block_ms_saturation_256", 100, false, false, 0 },
+	{ "max_block_ms_heads8_dmodel512", 100, false, false, 0 },
 };
 
 #define TARGET_COUNT ((int)(sizeof targets / sizeof targets[0]))
@@ -615,6 +617,23 @@ static int bench_max_block(void)
 	qkv_problem_init(&p);
 	failed |= qkv_problem_random(&p, 256, 64, 64, 1) != 0 ||
 		  bench_blocking(&p, saturation_keys, "saturation_256") != 0;
+
+	/* Eight heads of d_model 512 with as many tokens as the interface takes (a change's
+	 * multiply-adds at most HEADS_INTERFACE_COST in main.c, 2·10⁸): an edit of X, its
+	 * undo, halving d_k and its undo. */
+	{
+		static const int heads_keys[] = { '+', 'u', '<', 'u', 0 };
+		int n = 16;
+
+		qkv_problem_init(&p);
+		while (n < QKV_MAX_TOKENS && qkv_problem_random_heads(&p, n + 16, 8, 512, 1) == 0 &&
+		       qkv_heads_cost(&p) <= 2e8)
+			n += 16;
+		failed |= qkv_problem_random_heads(&p, n, 8, 512, 1) != 0;
+		fprintf(stderr, "bench: heads8_dmodel512: %d tokens, %.0f million multiply-adds a change\n", n,
+			qkv_heads_cost(&p) / 1e6);
+		failed |= failed || bench_blocking(&p, heads_keys, "heads8_dmodel512") != 0;
+	}
 	return failed ? -1 : 0;
 }
 
@@ -1004,6 +1023,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	say_load("before");
+	/* QKV_BENCH_ONLY=max_block: only the longest blocks (a quick look while working). */
+	if (getenv("QKV_BENCH_ONLY") != NULL && strcmp(getenv("QKV_BENCH_ONLY"), "max_block") == 0) {
+		failed |= bench_max_block() != 0;
+		say_load("after");
+		return failed ? 2 : 0;
+	}
 	fprintf(stderr, "bench: frames into a pty (ncurses, %s)\n", TERM_TYPE);
 	qkv_problem_init(&p);
 	failed |= builtin_worked_example(&p) != 0 || bench_edits(&p, 80, 24, 2000, "80x24") != 0;

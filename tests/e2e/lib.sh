@@ -17,7 +17,7 @@
 #
 # Helpers: start, keys, screen, screen_color, row, wait_for, settle, expect,
 # expect_not, expect_exit, wait_exit, pass, fail, check, cells, diag, resize,
-# block_box, stop, finish.
+# block_box, stop, finish (which stops what is still running), e2e_end_server.
 # Messages should not contain '#' (TAP reads what follows as a directive).
 
 E2E_SOCKET="qkv-e2e-$$"
@@ -50,8 +50,7 @@ e2e_tmux() {
 
 # Ends this test's tmux server and removes its files; runs on every exit.
 e2e_cleanup() {
-	tmux -L "$E2E_SOCKET" kill-server >/dev/null 2>&1
-	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$E2E_SOCKET"
+	e2e_end_server "$E2E_SOCKET" | tail -n +2 | sed 's/^/qkv-e2e: killed, still running after its terminal closed: /' >&2
 	rm -rf "$E2E_DIR"
 }
 trap e2e_cleanup EXIT
@@ -277,15 +276,69 @@ resize() {
 	e2e_tmux resize-window -t "$1" -x "$2" -y "$3"
 }
 
-# stop NAME: kills the session and this test's tmux server.
-stop() {
-	e2e_tmux kill-session -t "$1" >/dev/null 2>&1
-	tmux -L "$E2E_SOCKET" kill-server >/dev/null 2>&1
+# e2e_end_server SOCKET: ends that tmux server, which closes every terminal on it,
+# and waits until every process that ran in them has ended (up to 20 s: the
+# sanitizer build ends slowly). Prints the number of processes there were, then
+# those still there after the wait, which are killed, as "PID COMMAND" lines.
+e2e_end_server() {
+	local socket=$1 pane pids="" left pid count=0 state end
+	for pane in $(tmux -L "$socket" list-panes -a -F '#{pane_pid}' 2>/dev/null); do
+		for pid in $(ps -o pid= -s "$pane" 2>/dev/null); do
+			pids+=" $pid"
+			count=$((count + 1))
+		done
+	done
+	tmux -L "$socket" kill-server >/dev/null 2>&1
+	rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$socket"
+	echo "$count"
+	end=$((SECONDS + 20))
+	left=$pids
+	while [ -n "$left" ]; do
+		pids=$left
+		left=""
+		for pid in $pids; do
+			kill -0 "$pid" 2>/dev/null || continue
+			state=$(ps -o stat= -p "$pid" 2>/dev/null) # a zombie has ended
+			[ -n "$state" ] && [ "${state#Z}" = "$state" ] && left+=" $pid"
+		done
+		[ -z "$left" ] || [ "$SECONDS" -ge "$end" ] && break
+		sleep 0.2
+	done
+	for pid in $left; do
+		ps -o pid=,args= -p "$pid" 2>/dev/null
+		kill -s KILL "$pid" 2>/dev/null
+	done
 	return 0
 }
 
-# finish: prints the TAP plan and exits nonzero when any check failed.
+# e2e_end_all WHAT: e2e_end_server on this test's server, recorded as a check when
+# there were processes: every one of them ends once its terminal is closed.
+e2e_end_all() {
+	local out count left
+	out=$(e2e_end_server "$E2E_SOCKET")
+	count=$(printf '%s\n' "$out" | head -n 1)
+	left=$(printf '%s\n' "$out" | tail -n +2)
+	[ "${count:-0}" -eq 0 ] && return 0
+	if [ -z "$left" ]; then
+		pass "$1: the $count processes in its terminals end when the terminals close"
+	else
+		fail "$1: the $count processes in its terminals end when the terminals close"
+		diag "still running after 20 s (killed):" "$left"
+	fi
+}
+
+# stop NAME: kills the session and this test's tmux server (every session on it),
+# and checks that what ran in them has ended.
+stop() {
+	e2e_tmux kill-session -t "$1" >/dev/null 2>&1
+	e2e_end_all "stop $1"
+	return 0
+}
+
+# finish: ends every session still open (a check that what ran in them ended),
+# prints the TAP plan and exits nonzero when any check failed.
 finish() {
+	e2e_end_all "the sessions left at the end"
 	printf '1..%d\n' "$E2E_COUNT"
 	[ "$E2E_FAILED" -eq 0 ] && exit 0
 	exit 1

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test_locale.sh — qkv without a UTF-8 locale. With LANG and LC_* unset (or naming a
-# locale that is not installed) it falls back to C.UTF-8 and draws as usual; when
+# locale that is not installed) it asks the terminal whether it shows UTF-8; tmux
+# does, so qkv falls back to C.UTF-8 and draws as usual (a Latin-1 terminal is
+# played in test_terminal_probe.py); when
 # no UTF-8 locale can be had (QKV_ASCII, the same choice the program makes when
 # no fallback exists) everything it draws is ASCII: sqrt(2), tau, sum, ||J||,
 # + - | boxes, ASCII shades. Empty LC_ALL, LC_CTYPE and LANG count as unset.
