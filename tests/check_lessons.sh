@@ -9,19 +9,16 @@ case $bin in
 /*) ;;
 *) bin=$(pwd)/$bin ;;
 esac
+. "$(dirname "$0")/cli_harness.sh"
 cd "$root" || exit 1
-dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
-n=0
-failed=0
+dir=$tmp
 
-ok() {
-	n=$((n + 1))
+# held STATUS DESCRIPTION: ok when STATUS is 0, else not ok with what qkv wrote.
+held() {
 	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
+		ok "$2"
 	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
+		not_ok "$2"
 		sed 's/^/# /' "$dir/out" "$dir/err"
 	fi
 }
@@ -31,7 +28,7 @@ for lesson in lessons/*.lesson; do
 	status=$?
 	grep -q "^$lesson: [0-9]* steps, expects holding: \([0-9]*\) of \1$" "$dir/out" && [ "$status" -eq 0 ] &&
 		[ ! -s "$dir/err" ]
-	ok $? "$lesson replays and every expect holds"
+	held $? "$lesson replays and every expect holds"
 done
 
 # A failed expect: one line with the file and line, the summary, status 1.
@@ -41,7 +38,7 @@ status=$?
 [ "$status" -eq 1 ] && [ "$(wc -l <"$dir/out")" -eq 2 ] &&
 	grep -q "^$dir/slip.lesson:3: step 1 (Weights): expected A\[t1,t3\] = 0.42 ± 0.005, qkv shows 0.40111" "$dir/out" &&
 	grep -q "1 step, expects holding: 0 of 1$" "$dir/out"
-ok $? "a failed expect is one line FILE:LINE and status 1"
+held $? "a failed expect is one line FILE:LINE and status 1"
 
 # A lesson that does not read: one line on stderr, status 2, nothing on stdout.
 printf 'step One\nset Q[t1,d1] = three\n' >"$dir/bad.lesson"
@@ -49,14 +46,14 @@ printf 'step One\nset Q[t1,d1] = three\n' >"$dir/bad.lesson"
 status=$?
 [ "$status" -eq 2 ] && [ ! -s "$dir/out" ] && [ "$(wc -l <"$dir/err")" -eq 1 ] &&
 	grep -q "^$dir/bad.lesson:2: expected a number" "$dir/err"
-ok $? "a bad lesson is refused with FILE:LINE and status 2"
+held $? "a bad lesson is refused with FILE:LINE and status 2"
 
 # A lesson that does not replay (a token that is not there) is refused the same way.
 printf 'step One\nselect A[t1,t7]\n' >"$dir/token.lesson"
 "$bin" --lesson "$dir/token.lesson" >"$dir/out" 2>"$dir/err" </dev/null
 status=$?
 [ "$status" -eq 2 ] && [ "$(wc -l <"$dir/err")" -eq 1 ] && grep -q "^$dir/token.lesson:2: no token \"t7\"" "$dir/err"
-ok $? "--lesson refuses a lesson that does not replay, before any terminal"
+held $? "--lesson refuses a lesson that does not replay, before any terminal"
 
 # The heads' words: a bad head number is refused as it is read; a stage 6 or a head
 # on a one-head problem when the lesson is replayed. Each is one line and status 2.
@@ -82,17 +79,16 @@ ok $? "a head the problem does not have is refused with FILE:LINE and status 2"
 "$bin" --check-lesson lessons/masks.lesson samples/causal.json >"$dir/out" 2>"$dir/err"
 status=$?
 [ "$status" -eq 2 ] && grep -q "reads no FILE" "$dir/err"
-ok $? "a lesson takes no FILE"
+held $? "a lesson takes no FILE"
 
 "$bin" --check-lesson lessons/masks.lesson --mask causal >"$dir/out" 2>"$dir/err"
 status=$?
 [ "$status" -eq 2 ] && grep -q "^qkv: --mask does not apply to --check-lesson" "$dir/err"
-ok $? "problem options do not go with a lesson"
+held $? "problem options do not go with a lesson"
 
 "$bin" --check-lesson /nonexistent/x.lesson >"$dir/out" 2>"$dir/err"
 status=$?
 [ "$status" -eq 2 ] && grep -q "^/nonexistent/x.lesson: cannot read the lesson" "$dir/err"
-ok $? "a missing lesson is one line and status 2"
+held $? "a missing lesson is one line and status 2"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

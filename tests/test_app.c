@@ -2184,6 +2184,22 @@ START_TEST(test_save_as_is_asked_for)
 }
 END_TEST
 
+/* A recovery copy that does not read is said on the status line, as an error,
+ * with the loader's sentence; the app goes on with its own problem, asking nothing. */
+START_TEST(test_recovery_unreadable_is_said)
+{
+	struct app a;
+
+	start_on_file(&a, "lesson.json");
+	app_recovery_unreadable(&a, "lesson.json.recovery: line 3: expected a number");
+	ck_assert(a.message_is_error);
+	ck_assert_str_eq(a.message, "a recovery copy does not read: lesson.json.recovery: line 3: expected a number");
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE);
+	app_fini(&a);
+}
+END_TEST
+
 /* n to a recovery copy asks for its removal and says what the answer says; a save
  * asks for it too, silently. */
 START_TEST(test_recovery_removal_is_asked_for)
@@ -3348,11 +3364,13 @@ START_TEST(test_clicker_during_edit)
 	key(&a, APP_KEY_PAGE_UP);
 	ck_assert(!a.editing);
 	ck_assert_int_eq(a.focus, FOCUS_Q);
-	/* Autoplay and help do not swallow a step either. */
+	/* Autoplay does not swallow a step either, nor the help on its last page (at
+	 * 200×60 its only one; on a smaller screen PageDown turns its pages first). */
 	key(&a, 'A');
 	key(&a, APP_KEY_PAGE_DOWN);
 	ck_assert(!a.autoplay);
 	ck_assert_int_eq(a.stage, QKV_STAGE_SCORES);
+	app_update(&a, &(struct event){ .type = EVENT_RESIZE, .width = 200, .height = 60 });
 	key(&a, '?');
 	key(&a, APP_KEY_PAGE_DOWN);
 	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
@@ -4260,6 +4278,7 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_save_is_asked_for);
 	tcase_add_test(files, test_save_as_is_asked_for);
 	tcase_add_test(files, test_recovery_removal_is_asked_for);
+	tcase_add_test(files, test_recovery_unreadable_is_said);
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_export_figure);
 	tcase_add_test(files, test_save_to_given_path);

@@ -740,6 +740,7 @@ START_TEST(test_wrong_column_softmax)
 			sum += a;
 		}
 		ck_assert_double_eq_tol(sum, 1.0, 1e-12);
+		ck_assert_double_eq_tol(qkv_trace_column_sum(&t, j), 1.0, 1e-12);
 	}
 	/* And the output is still weights · V. */
 	for (int i = 0; i < n; i++)
@@ -749,6 +750,33 @@ START_TEST(test_wrong_column_softmax)
 				out += qkv_matrix_get(&t.weights, i, j) * qkv_matrix_get(&p.v, j, c);
 			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, i, c), out, 1e-12);
 		}
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Column sums under the causal mask: the last key is seen by the last query only,
+ * so its column sums to that one weight, exactly; the first key by every query;
+ * and all the columns together hold what all the rows hold, n (each row sums to 1). */
+START_TEST(test_column_sums)
+{
+	struct lcg g = {3100u + (uint64_t)_i};
+	int n = lcg_int(&g, 2, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
+	struct qkv_problem p;
+	struct qkv_trace t;
+	double total = 0.0, first = 0.0;
+
+	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert(qkv_trace_column_sum(&t, n - 1) == qkv_matrix_get(&t.weights, n - 1, n - 1));
+	for (int i = n - 1; i >= 0; i--)
+		first += qkv_matrix_get(&t.weights, i, 0);
+	ck_assert_double_eq_tol(qkv_trace_column_sum(&t, 0), first, 1e-12);
+	for (int j = 0; j < n; j++)
+		total += qkv_trace_column_sum(&t, j);
+	ck_assert_double_eq_tol(total, (double)n, 1e-12);
 	qkv_trace_fini(&t);
 	qkv_problem_fini(&p);
 }
@@ -1140,6 +1168,7 @@ static Suite *attention_suite(void)
 	suite_add_tcase(s, masks);
 	TCase *variants = tcase_create("variants");
 	tcase_add_loop_test(variants, test_wrong_column_softmax, 0, 10);
+	tcase_add_loop_test(variants, test_column_sums, 0, 10);
 	tcase_add_loop_test(variants, test_wrong_mask_after_softmax, 0, 10);
 	tcase_add_test(variants, test_scale_and_temperature);
 	tcase_add_test(variants, test_rejects_bad_problem);

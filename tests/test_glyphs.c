@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/help.h"
 #include "tui/glyphs.h"
 
 /* Every byte of s is ASCII. */
@@ -226,24 +227,59 @@ START_TEST(test_fell_back)
 }
 END_TEST
 
-/* The help's two columns hold every key's name and note in either glyph set:
- * drawn in ASCII (√d_k as sqrt(d_k), → as ->) they must still fit their widths. */
+/* Every key of the help is reachable and none is cut, in either glyph set (drawn in
+ * ASCII, √d_k becomes sqrt(d_k) and → becomes ->), at 80×24 and at 200×60: each
+ * binding with a note is on one page of app_help_layout's, its name inside the name
+ * column and its note, as wide as the set draws it, inside the box's frame; each
+ * heading inside the box too. */
 START_TEST(test_help_entries_fit_either_set)
 {
 	static const enum glyph_set sets[] = { GLYPHS_UTF8, GLYPHS_ASCII };
+	static const int sizes[][2] = { { 80, 24 }, { 200, 60 } };
+	static struct app_help help;
 
-	for (int s = 0; s < 2; s++) {
-		glyphs_use(sets[s]);
-		for (int i = 0; i < app_binding_count; i++) {
-			const struct app_binding *b = &app_bindings[i];
+	for (int s = 0; s < 2; s++)
+		for (int z = 0; z < 2; z++) {
+			int width = sizes[z][0], height = sizes[z][1];
 
-			if (b->note == NULL)
-				continue;
-			ck_assert_msg(glyphs_columns(b->name) <= APP_KEY_NAME_MAX, "set %d: %s too wide", s, b->name);
-			ck_assert_msg(glyphs_columns(b->note) <= APP_KEY_NOTE_MAX, "set %d: %s: “%s” too wide", s,
-				      b->name, b->note);
+			glyphs_use(sets[s]);
+			app_help_layout(&help, width, height);
+			ck_assert_int_ge(help.x, 0);
+			ck_assert_int_le(help.x + help.w, width);
+			ck_assert_int_ge(help.y, 0);
+			ck_assert_int_le(help.y + help.h, height);
+			for (int i = 0; i < app_binding_count; i++) {
+				const struct app_binding *b = &app_bindings[i];
+				int found = 0;
+
+				if (b->note == NULL)
+					continue;
+				for (int k = 0; k < help.count; k++) {
+					const struct app_help_item *item = &help.items[k];
+					int x = help.x + 2 + item->column * APP_HELP_COLUMN;
+
+					if (item->name != b->name || item->text != b->note)
+						continue;
+					found++;
+					ck_assert_int_lt(item->page, help.pages);
+					ck_assert_int_lt(item->line, help.lines);
+					ck_assert_msg(glyphs_columns(b->name) <= APP_KEY_NAME_MAX, "set %d: %s too wide", s,
+						      b->name);
+					ck_assert_msg(x + APP_KEY_NAME_MAX + 1 + glyphs_columns(b->note) <=
+							      help.x + help.w - 2,
+						      "set %d, %d×%d: %s: “%s” cut by the frame", s, width, height, b->name,
+						      b->note);
+				}
+				ck_assert_msg(found == 1, "set %d, %d×%d: %s listed %d times", s, width, height, b->name,
+					      found);
+			}
+			for (int k = 0; k < help.count; k++)
+				if (help.items[k].name == NULL)
+					ck_assert_msg(help.x + 2 + help.items[k].column * APP_HELP_COLUMN +
+								      glyphs_columns(help.items[k].text) <=
+							      help.x + help.w - 2,
+						      "heading “%s” cut", help.items[k].text);
 		}
-	}
 	glyphs_use(GLYPHS_UTF8);
 }
 END_TEST

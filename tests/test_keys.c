@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/help.h"
 #include "app/lesson.h"
 #include "qkv/format.h"
 #include "qkv/heads.h"
@@ -129,16 +130,174 @@ START_TEST(test_help_entries_fit_two_columns)
 }
 END_TEST
 
-/* Every entry of the help is on screen at 80×24: the box (src/tui/draw.c) leaves a
- * line of the screen above and below it, and its frame's two lines and the footer
- * leave 24 − 2 − 3 = 19 lines, two entries a line. */
-START_TEST(test_help_fits_80x24)
-{
-	int entries = 0;
+static void key(struct app *a, int k);
 
-	for (int i = 0; i < app_binding_count; i++)
-		entries += app_bindings[i].note != NULL;
-	ck_assert_msg(entries <= 2 * (24 - 2 - 3), "%d entries in the help: more than 80×24 shows", entries);
+/* a on the worked example, with the interface's three palettes. */
+static void start_worked(struct app *a)
+{
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert_int_eq(app_init(a, &p, NULL, &three_palettes), 0);
+}
+
+static void resize(struct app *a, int width, int height)
+{
+	struct event e = { .type = EVENT_RESIZE, .width = width, .height = height };
+
+	app_update(a, &e);
+}
+
+/* Every item of a help laid out for width × height has one place of its own on a
+ * page: inside the box's lines and columns, no two in one place, and a heading
+ * never last in its column. */
+static void check_places(const struct app_help *help, int width, int height)
+{
+	ck_assert_int_ge(help->x, 0);
+	ck_assert_int_ge(help->y, 0);
+	ck_assert_int_le(help->x + help->w, width);
+	ck_assert_int_le(help->y + help->h, height);
+	ck_assert_int_eq(help->h, help->lines + 3);
+	/* The last column's entry ends inside the frame and its margin. */
+	ck_assert_int_le(2 + help->columns * APP_HELP_COLUMN - 2, help->w - 2);
+	for (int i = 0; i < help->count; i++) {
+		const struct app_help_item *a = &help->items[i];
+
+		ck_assert_msg(a->page >= 0 && a->page < help->pages && a->column >= 0 && a->column < help->columns &&
+				      a->line >= 0 && a->line < help->lines,
+			      "%d×%d: “%s” at page %d column %d line %d, outside %d pages of %d×%d", width, height,
+			      a->text, a->page, a->column, a->line, help->pages, help->columns, help->lines);
+		for (int j = i + 1; j < help->count; j++) {
+			const struct app_help_item *b = &help->items[j];
+
+			ck_assert_msg(a->page != b->page || a->column != b->column || a->line != b->line,
+				      "“%s” and “%s” in one place", a->text, b->text);
+		}
+		if (a->name == NULL)
+			ck_assert_msg(i + 1 < help->count && help->items[i + 1].name != NULL &&
+					      help->items[i + 1].page == a->page && help->items[i + 1].column == a->column,
+				      "heading “%s” ends its column", a->text);
+	}
+}
+
+/* Every help entry is listed under a heading, once; at 80×24 the help takes the
+ * 19 lines the screen leaves in two columns and pages; and it holds any number of
+ * entries: 200-odd made-up ones in groups of 1 to 36 each find a place of their own at
+ * 80×24, at 200×60 and on a screen of 12 lines. */
+START_TEST(test_help_holds_any_number)
+{
+	static struct app_help help;
+	static const int sizes[][2] = { { 80, 24 }, { 200, 60 }, { 60, 12 } };
+	int entries = 0, listed = 0;
+
+	for (int i = 0; i < app_binding_count; i++) {
+		if (app_bindings[i].note == NULL)
+			continue;
+		entries++;
+		ck_assert_msg(app_bindings[i].group != NULL, "%s is in the help under no heading", app_bindings[i].name);
+	}
+	app_help_layout(&help, 80, 24);
+	for (int i = 0; i < help.count; i++)
+		listed += help.items[i].name != NULL;
+	ck_assert_int_eq(listed, entries);
+	ck_assert_int_eq(help.lines, 24 - 2 - 3);
+	ck_assert_int_eq(help.columns, 2);
+	ck_assert_int_ge(help.pages, 2);
+	check_places(&help, 80, 24);
+	for (int s = 0; s < 3; s++) {
+		int count = 0, group = 1;
+
+		memset(&help, 0, sizeof help);
+		while (count < 200 + 20) {
+			help.items[count++] = (struct app_help_item){ .name = NULL, .text = "heading" };
+			for (int k = 0; k < group && count < 200 + 20; k++)
+				help.items[count++] = (struct app_help_item){ .name = "k", .text = "entry" };
+			group = group % 30 + 7;
+		}
+		help.count = count;
+		app_help_place(&help, sizes[s][0], sizes[s][1]);
+		check_places(&help, sizes[s][0], sizes[s][1]);
+		ck_assert_int_ge(help.pages * help.columns * help.lines, count);
+	}
+}
+END_TEST
+
+/* In the help, PgDn / Space / n turn to the next page and PgUp / p back; on the
+ * last page PgDn closes the help and steps the stages as outside it; any other key
+ * closes it; a larger screen that holds everything on one page brings the page
+ * shown back to the one there is. */
+START_TEST(test_help_pages)
+{
+	struct app a;
+	struct app_help help;
+
+	start_worked(&a);
+	resize(&a, 80, 24);
+	app_help_layout(&help, 80, 24);
+	ck_assert_int_eq(help.pages, 2);
+	key(&a, '?');
+	ck_assert_int_eq(a.overlay, OVERLAY_HELP);
+	ck_assert_int_eq(a.help_page, 0);
+	key(&a, APP_KEY_PAGE_UP); /* no page before the first: closes, and is the stage key */
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	key(&a, '?');
+	key(&a, ' ');
+	ck_assert_int_eq(a.overlay, OVERLAY_HELP);
+	ck_assert_int_eq(a.help_page, 1);
+	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+	key(&a, 'p');
+	ck_assert_int_eq(a.help_page, 0);
+	key(&a, 'n');
+	ck_assert_int_eq(a.help_page, 1);
+	key(&a, APP_KEY_PAGE_DOWN); /* the last page: closes and steps */
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_ne(a.stage, APP_STAGE_LIVE);
+	key(&a, APP_KEY_HOME);
+	key(&a, '?');
+	ck_assert_int_eq(a.help_page, 0);
+	key(&a, APP_KEY_PAGE_DOWN);
+	ck_assert_int_eq(a.help_page, 1);
+	resize(&a, 200, 60);
+	app_help_layout(&help, 200, 60);
+	ck_assert_int_eq(help.pages, 1);
+	ck_assert_int_eq(a.help_page, 0);
+	key(&a, APP_KEY_PAGE_DOWN); /* one page: PgDn closes and steps, as before there were pages */
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_ne(a.stage, APP_STAGE_LIVE);
+	key(&a, '?');
+	key(&a, 'x'); /* any other key closes */
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	app_fini(&a);
+}
+END_TEST
+
+/* While the help is open the status line offers what its keys do there: a page
+ * key only when there is a page that way, and Esc to close; not the editor's keys,
+ * which the help does not pass on (q closes it rather than quitting). */
+START_TEST(test_help_hints)
+{
+	struct app a;
+	char hints[512];
+
+	start_worked(&a);
+	resize(&a, 80, 24);
+	key(&a, '?');
+	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_HELP);
+	app_key_hints(&a, hints, sizeof hints);
+	ck_assert_str_eq(hints, " PgDn more · Esc close");
+	key(&a, APP_KEY_PAGE_DOWN);
+	app_key_hints(&a, hints, sizeof hints);
+	ck_assert_str_eq(hints, " PgUp back · Esc close");
+	resize(&a, 200, 60);
+	app_key_hints(&a, hints, sizeof hints);
+	ck_assert_str_eq(hints, " Esc close");
+	key(&a, 'q');
+	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert(!a.quit);
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_LIVE);
+	app_fini(&a);
 }
 END_TEST
 
@@ -158,10 +317,13 @@ START_TEST(test_each_key_bound_once_and_documented)
 			continue;
 		/* In the help; an edit's and a question's keys in the manual. */
 		ck_assert_msg(a->note != NULL || ((a->context & (APP_KEYS_EDIT | APP_KEYS_ANSWER | APP_KEYS_SAVE_AS |
-							       APP_KEYS_RECOVER)) == a->context && a->manual != NULL),
+							       APP_KEYS_RECOVER | APP_KEYS_HELP)) == a->context &&
+						  a->manual != NULL),
 			      "%s is bound but neither in the help nor, for an edit or a question, in the manual",
 			      a->name);
 		ck_assert_msg(a->keys[0] != 0, "%s binds no key", a->name);
+		ck_assert_msg((a->note != NULL) == (a->group != NULL), "%s: a heading without a help entry or "
+			      "the reverse", a->name);
 		for (int j = i + 1; j < app_binding_count; j++) {
 			const struct app_binding *b = &app_bindings[j];
 
@@ -208,12 +370,9 @@ static void key(struct app *a, int k)
 START_TEST(test_hints_follow_the_state)
 {
 	struct app a;
-	struct qkv_problem p;
 	char hints[512];
 
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	start_worked(&a);
 	app_key_hints(&a, hints, sizeof hints);
 	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_LIVE);
 	ck_assert_msg(strstr(hints, "Tab matrix") != NULL && strstr(hints, "+/- nudge 0.1 ·") != NULL, "%s", hints);
@@ -248,11 +407,8 @@ END_TEST
 START_TEST(test_keys_reach_their_handlers)
 {
 	struct app a;
-	struct qkv_problem p;
 
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	start_worked(&a);
 	key(&a, ' ');
 	ck_assert_int_ne(a.stage, APP_STAGE_LIVE);
 	key(&a, APP_KEY_HOME);
@@ -311,9 +467,7 @@ START_TEST(test_head_key_hinted_with_heads)
 	ck_assert_int_eq(a.head, 2);
 	app_fini(&a);
 
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-	ck_assert_int_eq(app_init(&a, &p, NULL, &three_palettes), 0);
+	start_worked(&a);
 	app_key_hints(&a, hints, sizeof hints);
 	ck_assert_msg(strstr(hints, "H next") == NULL, "%s", hints);
 	key(&a, 'H');
@@ -400,7 +554,9 @@ static Suite *keys_suite(void)
 	tcase_add_test(table, test_hints_only_where_bound);
 	tcase_add_test(table, test_hints_follow_the_state);
 	tcase_add_test(table, test_keys_reach_their_handlers);
-	tcase_add_test(table, test_help_fits_80x24);
+	tcase_add_test(table, test_help_holds_any_number);
+	tcase_add_test(table, test_help_pages);
+	tcase_add_test(table, test_help_hints);
 	tcase_add_test(table, test_head_key_hinted_with_heads);
 	tcase_add_test(table, test_lesson_keys_from_the_table);
 	suite_add_tcase(s, table);

@@ -17,6 +17,7 @@
 #include "io/builtin.h"
 #include "io/load.h"
 #include "tui/draw.h"
+#include "tui/glyphs.h"
 #include "tui/layout.h"
 #include "tui/palette.h"
 
@@ -144,7 +145,9 @@ static void check_repaint(struct fixture *f, const char *what)
 	snapshot(f->before);
 	werase(stdscr);
 	memset(&fresh, 0, sizeof fresh);
-	layout_compute(&fresh, &f->app, COLS, LINES);
+	layout_compute(&fresh, &f->app, COLS, LINES,
+		       &(struct layout_look){ .monochrome = palette_monochrome(), .glyphs = palette_glyphs(),
+					      .half_blocks = glyphs_half_blocks() });
 	/* The scroll offsets are part of the state the frame shows. */
 	if (fresh.count == f->layout.count)
 		for (int i = 0; i < fresh.count; i++) {

@@ -93,6 +93,10 @@ double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col);
  * (0..12) as shown, add up to the output O[q,c] they sum to, rounded the same
  * way: then the Σ under them is their sum as shown, else only about it ("Σ ≈"). */
 bool qkv_trace_mix_adds_up(const struct qkv_trace *t, int query, int col, int decimals);
+
+/* Σ_i a_i,key: the weights key receives from every query, in query order (a row's
+ * sum is its stats' weight_sum). 1 for each key only in the column-softmax mistake. */
+double qkv_trace_column_sum(const struct qkv_trace *t, int key);
 /* True when key is hidden from query in this trace. */
 static inline bool qkv_trace_is_masked(const struct qkv_trace *t, int query, int key)
 {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "app/help.h"
 #include "io/figure.h"
 #include "qkv/colour.h"
 #include "qkv/describe.h"
@@ -1162,6 +1163,12 @@ int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const cha
 	return 0;
 }
 
+/* The recovery copy found does not read: says so (why: the loader's sentence). */
+void app_recovery_unreadable(struct app *app, const char *why)
+{
+	say(app, true, "a recovery copy does not read: %.200s", why);
+}
+
 /* Frees everything the app owns, the request's path included. */
 void app_fini(struct app *app)
 {
@@ -1758,8 +1765,10 @@ static int change_problem(struct app *app, job_change change, int argument,
 		/* Put the problem back and forget the failed branch, so redo cannot replay it. */
 		history_undo(&app->history, &app->problem, &ignored);
 		history_drop_redo(&app->history);
-		say(app, true, "%s", rc == QKV_ELIMIT ? "that is above qkv's limits (1024 tokens, 4096 columns)"
-						      : qkv_error_string(rc));
+		if (rc == QKV_ELIMIT)
+			say(app, true, "that is above qkv's limits (%d tokens, %d columns)", QKV_MAX_TOKENS, QKV_MAX_DIM);
+		else
+			say(app, true, "%s", qkv_error_string(rc));
 		return REDRAW_STATUS;
 	}
 	if (trace_cost(&app->problem) > JOB_COST && start_trace_job(app, REPLAY_REDO, true, done, NULL)) {
@@ -1874,7 +1883,7 @@ static int change_random(struct qkv_problem *p, int unused, const struct job_cha
 		struct qkv_matrix *mine[] = { &p->q, &p->k, &p->v };
 		struct qkv_matrix *theirs[] = { &fresh.q, &fresh.k, &fresh.v };
 
-		for (int i = 0; i < 3; i++) {
+		for (int i = 0; i < (int)(sizeof mine / sizeof mine[0]); i++) {
 			struct qkv_matrix swap = *mine[i];
 
 			*mine[i] = *theirs[i];
@@ -1987,9 +1996,19 @@ static int cycle_focus(struct app *app, int direction)
 	bool walk = app->stage != APP_STAGE_LIVE;
 	/* What is on screen: a multi-head problem shows the selected head's grids in
 	 * stages 0–5, the heads, concat, W_O and the output in 6 and 7, all of it live. */
-	const enum app_focus *order = late ? layer : multi && !walk ? heads
-				      : app->problem.form == QKV_FORM_DIRECT ? direct : projected;
-	int count = late ? 4 : multi && !walk ? 8 : app->problem.form == QKV_FORM_DIRECT ? 5 : 6, at = 0;
+	const enum app_focus *order = projected;
+	int count = (int)(sizeof projected / sizeof projected[0]), at = 0;
+
+	if (late) {
+		order = layer;
+		count = (int)(sizeof layer / sizeof layer[0]);
+	} else if (multi && !walk) {
+		order = heads;
+		count = (int)(sizeof heads / sizeof heads[0]);
+	} else if (app->problem.form == QKV_FORM_DIRECT) {
+		order = direct;
+		count = (int)(sizeof direct / sizeof direct[0]);
+	}
 
 	for (int i = 0; i < count; i++)
 		if (order[i] == app->focus)
@@ -2723,6 +2742,7 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 	enum app_overlay before = app->overlay;
 
 	app->overlay = app->overlay == overlay ? OVERLAY_NONE : overlay;
+	app->help_page = 0;
 	if (before == OVERLAY_COST && app->overlay != OVERLAY_COST)
 		cost_stop(app);
 	if (app->overlay == OVERLAY_COST && before != OVERLAY_COST)
@@ -3243,149 +3263,188 @@ static int key_redraw(struct app *app, int key)
 
 #define K_MAIN (APP_KEYS_LIVE | APP_KEYS_STAGES)
 
+/* In the help, PgDn Space n and PgUp p: its next page and the one before, when
+ * there is one (app_help_layout at the app's screen size; help_page_after gives
+ * it, or -1); otherwise nothing, and the key closes the help as any other does. */
+static int help_page_after(const struct app *app, int key)
+{
+	struct app_help help;
+	int page = app->help_page + (key == APP_KEY_PAGE_UP || key == 'p' ? -1 : 1);
+
+	app_help_layout(&help, app->width, app->height);
+	return page >= 0 && page < help.pages ? page : -1;
+}
+
+static int key_help_page(struct app *app, int key)
+{
+	int page = help_page_after(app, key);
+
+	if (page < 0)
+		return REDRAW_NONE;
+	app->help_page = page;
+	return REDRAW_ALL;
+}
+
 /* Every key: where it works, how the help, the status line and the manual page
  * name it, and what it does. The help overlay, the status line's hints and the
  * dispatch below read this table; tests/test_keys.c checks the manual page's KEYS
- * section against it. Order: the help's and the status line's. A note fits the
- * help's two columns at 80×24 (APP_KEY_NAME_MAX, APP_KEY_NOTE_MAX). */
+ * section against it. Order: the status line's, and the help's inside a group (the
+ * help's headings come in the order they first appear: src/app/help.c). A note
+ * fits a help column (APP_KEY_NAME_MAX, APP_KEY_NOTE_MAX). */
 const struct app_binding app_bindings[] = {
 	{ { APP_KEY_PAGE_DOWN, ' ', 'n' }, K_MAIN, "PgDn Space n", "next stage",
-	  "PgDn next stage", K_MAIN, key_stage, NULL },
+	  "PgDn next stage", K_MAIN, key_stage, NULL, "the stage walk" },
 	{ { APP_KEY_PAGE_UP, 'p' }, K_MAIN, "PgUp p", "previous stage", "PgUp back", APP_KEYS_STAGES, key_stage,
-	  NULL },
+	  NULL, "the stage walk" },
 	{ { APP_KEY_HOME, APP_KEY_END }, K_MAIN, "Home End", "all live / last stage", "Home all live",
-	  APP_KEYS_STAGES, key_home_end, NULL },
+	  APP_KEYS_STAGES, key_home_end, NULL, "the stage walk" },
 	{ { 'A' }, K_MAIN, "A", "autoplay (a key stops)", "A autoplay", APP_KEYS_STAGES, key_autoplay,
-	  "autoplay through the stages, a step every --pace seconds (any key stops it)" },
+	  "autoplay through the stages, a step every --pace seconds (any key stops it)", "the stage walk" },
 	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l' }, K_MAIN, "arrows hjkl",
 	  "move the cursor", "arrows move the cell", APP_KEYS_STAGES, key_move,
-	  "move the cursor in the focused matrix" },
+	  "move the cursor in the focused matrix", "cells" },
 	{ { APP_KEY_TAB, APP_KEY_BACKTAB }, K_MAIN, "Tab Shift-Tab", "next / previous matrix", "Tab matrix",
-	  APP_KEYS_LIVE, key_focus, NULL },
+	  APP_KEYS_LIVE, key_focus, NULL, "cells" },
 	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', ',' }, K_MAIN, "0-9 .", "type a cell's value",
 	  "0-9 edit", APP_KEYS_LIVE, key_digit,
 	  "edit the selected cell, starting with the key typed (a decimal comma is the point); Enter keeps, "
-	  "Esc cancels" },
+	  "Esc cancels", "cells" },
 	{ { APP_KEY_ENTER }, K_MAIN, "Enter", "edit / mask bit", NULL, 0, key_enter,
-	  "edit the selected cell; Enter keeps, Esc cancels. On a weight in a custom mask: toggle its mask bit" },
+	  "edit the selected cell; Enter keeps, Esc cancels. On a weight in a custom mask: toggle its mask bit",
+	  "cells" },
 	{ { '+', '=', '-' }, K_MAIN, "+ -", "nudge by the step", "+/- nudge", APP_KEYS_LIVE, key_nudge,
-	  "nudge the selected cell up / down by the step (= is + too)" },
-	{ { 'u', APP_KEY_CTRL_R }, K_MAIN, "u Ctrl-R", "undo, redo", "u undo", APP_KEYS_LIVE, key_undo, NULL },
+	  "nudge the selected cell up / down by the step (= is + too)", "cells" },
+	{ { 'u', APP_KEY_CTRL_R }, K_MAIN, "u Ctrl-R", "undo, redo", "u undo", APP_KEYS_LIVE, key_undo, NULL, "cells" },
 	{ { 'H', 'b' }, K_MAIN, "H b", "next head (multi-head)", "H next head", K_MAIN, key_head,
 	  "multi-head problems: select the next head (b is a key presentation clickers send); the single-head "
 	  "panels and stages 0–5 then show that head, and stages 6 (the concatenation) and 7 (the output "
-	  "Concat W_O, with each head's share of the selected cell) follow stage 5" },
-	{ { '?' }, K_MAIN, "?", "this help", "? help", K_MAIN, key_overlay, NULL },
+	  "Concat W_O, with each head's share of the selected cell) follow stage 5", "cells" },
+	{ { '?' }, K_MAIN, "?", "this help", "? help", K_MAIN, key_overlay, NULL, "views" },
 	{ { 'o', 'x' }, K_MAIN, "o x", "add / remove a token", NULL, 0, structure_key,
 	  "add a token after the cursor's and put the cursor on it / remove the cursor's token "
-	  "(so x right after o takes the new token away again)" },
+	  "(so x right after o takes the new token away again)", "the shape" },
 	{ { ']', '[', '}', '{' }, K_MAIN, "] [ } {", "d_k + / −, d_v + / −", NULL, 0, structure_key,
 	  "] and [ add / remove a column of Q and K (d_k); on X, a column of X and a row of every W "
-	  "(d_model); } and { add / remove a column of V (d_v)" },
+	  "(d_model); } and { add / remove a column of V (d_v)", "the shape" },
 	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j' }, APP_KEYS_SATURATION, "S: ↑ ↓ k j", "tokens × 2 / ÷ 2",
-	  "↑↓ tokens", APP_KEYS_SATURATION, saturation_key, "in the saturation view: tokens × 2 / ÷ 2" },
+	  "↑↓ tokens", APP_KEYS_SATURATION, saturation_key, "in the saturation view: tokens × 2 / ÷ 2",
+	  "the saturation view (S)" },
 	{ { APP_KEY_RIGHT, 'l', APP_KEY_LEFT, 'h' }, APP_KEYS_SATURATION, "S: → ← l h", "trials × 2 / ÷ 2",
-	  "←→ trials", APP_KEYS_SATURATION, saturation_key, "in the saturation view: trials × 2 / ÷ 2" },
+	  "←→ trials", APP_KEYS_SATURATION, saturation_key, "in the saturation view: trials × 2 / ÷ 2",
+	  "the saturation view (S)" },
 	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION, structure_key,
 	  "double / halve d_k; the new columns of Q and K are drawn from N(0,1) with the seed the status line "
-	  "shows (a random problem's own seed), so the saturation lesson works from any problem" },
+	  "shows (a random problem's own seed), so the saturation lesson works from any problem", "the shape" },
 	{ { 's', 't', 'T' }, K_MAIN, "s t T", "scale on/off, τ −/+", "s scale", APP_KEYS_LIVE | APP_KEYS_SATURATION,
-	  option_key, "s: scale by √d_k or not at all; t and T: temperature τ down / up (softmax of S / (τ·√d_k))" },
+	  option_key, "s: scale by √d_k or not at all; t and T: temperature τ down / up (softmax of S / (τ·√d_k))",
+	  "the computation" },
 	{ { 'm', 'z' }, K_MAIN, "m z", "mask, padding token", NULL, 0, option_key,
 	  "m: mask none → causal → custom (in custom, Enter on a weight toggles its mask bit); z: mark the "
-	  "cursor's token as padding, no query sees it as a key (again to unmark)" },
+	  "cursor's token as padding, no query sees it as a key (again to unmark)", "the computation" },
 	{ { 'I' }, K_MAIN, "I", "tie W's to identity", NULL, 0, option_key,
-	  "tie W_Q, W_K and W_V to the identity (Q = K = V = X) and back; problems with X only" },
+	  "tie W_Q, W_K and W_V to the identity (Q = K = V = X) and back; problems with X only", "the computation" },
 	{ { 'W' }, K_MAIN, "W", "wrong-way demos", NULL, 0, option_key,
-	  "“wrong way” demonstrations: mask after softmax, softmax down columns" },
+	  "“wrong way” demonstrations: mask after softmax, softmax down columns", "the computation" },
 	{ { 'r' }, K_MAIN, "r", "random N(0,1) Q, K, V", NULL, 0, option_key,
-	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)" },
+	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)", "the computation" },
 	{ { 'S' }, K_MAIN, "S", "saturation view", "S close", APP_KEYS_SATURATION, key_overlay,
 	  "saturation view: the d_k sweep, scaled against unscaled, in braille charts as tall as the screen "
-	  "allows" },
+	  "allows", "views" },
 	{ { 'L' }, K_MAIN, "L", "learning view", "L close", APP_KEYS_LEARNING, key_learning,
 	  "learning view: the same task, seed and d_k trained with √d_k scaling and without, side by side "
 	  "(weights, loss, accuracy, gradient and Jacobian norms, W_Q and W_K); there space runs or pauses, "
 	  ". steps once, r starts again, > / < double or halve d_k, + / - change the speed, Tab and the "
 	  "arrows choose the gradient cell whose derivation is shown, x switches that derivation between the "
 	  "runs, and E shows the experiment: the steps to 90% over d_k = 4 … 256 for five seeds, scaled "
-	  "against unscaled, run between keys, as a table, a chart and a sentence computed from them" },
+	  "against unscaled, run between keys, as a table, a chart and a sentence computed from them", "views" },
 	{ { 'C' }, K_MAIN, "C", "cost of n²", NULL, 0, key_overlay,
 	  "cost view: the trace measured on this machine for n = 16 ... 4096 tokens with the problem's d_k "
 	  "(scores, bytes of S, S' and A in double and in 16-bit floats, flops, time), the fitted slope of "
 	  "log time against log n, and the extrapolation to 10,000 and 100,000 tokens in words; it measures "
-	  "a slice at a time, the interface stays live, and Esc cancels (see --cost)" },
+	  "a slice at a time, the interface stays live, and Esc cancels (see --cost)", "views" },
 	{ { 'D' }, K_MAIN, "D", "the weights in words", NULL, 0, key_overlay,
-	  "describe: each row's strongest key and entropy, in words" },
+	  "describe: each row's strongest key and entropy, in words", "views" },
 	{ { 'R' }, K_MAIN, "R", "colour range 0–1 / row", NULL, 0, key_range,
 	  "weights colour scale: fixed 0–1 or each row's own range (the legend then shows the selected row's "
-	  "range)" },
+	  "range)", "views" },
 	{ { 'P', 'c' }, K_MAIN, "P c", "projector, palette", NULL, 0, key_look,
-	  "P: projector mode on / off; c: the next palette (viridis, projector, 8, mono)" },
+	  "P: projector mode on / off; c: the next palette (viridis, projector, 8, mono)", "views" },
 	{ { 'w' }, K_MAIN, "w", "save", NULL, 0, key_save,
-	  "save (asks first when the file changed on disk since qkv read it; without a file, asks for a name)" },
+	  "save (asks first when the file changed on disk since qkv read it; without a file, asks for a name)",
+	  "file and screen" },
 	{ { 'E' }, K_MAIN, "E", "export a figure", NULL, 0, key_export,
 	  "export the stage on screen as a figure (the weights in the live view): asks for a name like w; its "
 	  "ending, .svg, .pdf or .png, picks the format; written atomically, in the palette on screen, the "
-	  "selected cell framed (in the learning view, E is its experiment)" },
+	  "selected cell framed (in the learning view, E is its experiment)", "file and screen" },
 	{ { APP_KEY_CTRL_S }, K_MAIN, "Ctrl-S", "nothing (w saves)", NULL, 0, key_ctrl_s,
-	  "nothing: the terminal's flow control is off while qkv runs, and w saves" },
+	  "nothing: the terminal's flow control is off while qkv runs, and w saves", "file and screen" },
 	{ { 'q', APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, K_MAIN, "q", "quit (Ctrl-C, Ctrl-\\)", "q quit",
-	  APP_KEYS_LIVE, key_quit, "quit, as Ctrl-\\ does (asks first when there are unsaved changes)" },
+	  APP_KEYS_LIVE, key_quit, "quit, as Ctrl-\\ does (asks first when there are unsaved changes)",
+	  "file and screen" },
 	{ { APP_KEY_ESCAPE }, K_MAIN, "Esc", "close, cancel", NULL, 0, key_escape,
-	  "close an overlay; cancel an edit or a question" },
-	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL },
+	  "close an overlay; cancel an edit or a question", "file and screen" },
+	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL, "file and screen" },
 	{ { 0 }, K_MAIN, "click, wheel", "select, nudge a cell", NULL, 0, NULL,
 	  "the mouse: a click selects a cell (in a multi-head problem, a click on another head's weights "
-	  "selects that head too, as H does); the wheel nudges it" },
+	  "selects that head too, as H does); the wheel nudges it", "file and screen" },
 	/* Inside the learning view its keys are its own (app_learning_event); these
 	 * rows are its hints, and L's manual words above say what they do. */
-	{ { ' ' }, APP_KEYS_LEARNING, "space", NULL, "space run", APP_KEYS_LEARNING, NULL, NULL },
-	{ { '.' }, APP_KEYS_LEARNING, ".", NULL, ". step", APP_KEYS_LEARNING, NULL, NULL },
-	{ { 'r' }, APP_KEYS_LEARNING, "r", NULL, "r reset", APP_KEYS_LEARNING, NULL, NULL },
-	{ { '>', '<' }, APP_KEYS_LEARNING, "> <", NULL, "> < d_k", APP_KEYS_LEARNING, NULL, NULL },
-	{ { '+', '-' }, APP_KEYS_LEARNING, "+ -", NULL, "+- speed", APP_KEYS_LEARNING, NULL, NULL },
-	{ { APP_KEY_TAB }, APP_KEYS_LEARNING, "Tab", NULL, "Tab ∇W", APP_KEYS_LEARNING, NULL, NULL },
-	{ { 'E' }, APP_KEYS_LEARNING, "E", NULL, "E sweep", APP_KEYS_LEARNING, NULL, NULL },
+	{ { ' ' }, APP_KEYS_LEARNING, "space", NULL, "space run", APP_KEYS_LEARNING, NULL, NULL, NULL },
+	{ { '.' }, APP_KEYS_LEARNING, ".", NULL, ". step", APP_KEYS_LEARNING, NULL, NULL, NULL },
+	{ { 'r' }, APP_KEYS_LEARNING, "r", NULL, "r reset", APP_KEYS_LEARNING, NULL, NULL, NULL },
+	{ { '>', '<' }, APP_KEYS_LEARNING, "> <", NULL, "> < d_k", APP_KEYS_LEARNING, NULL, NULL, NULL },
+	{ { '+', '-' }, APP_KEYS_LEARNING, "+ -", NULL, "+- speed", APP_KEYS_LEARNING, NULL, NULL, NULL },
+	{ { APP_KEY_TAB }, APP_KEYS_LEARNING, "Tab", NULL, "Tab ∇W", APP_KEYS_LEARNING, NULL, NULL, NULL },
+	{ { 'E' }, APP_KEYS_LEARNING, "E", NULL, "E sweep", APP_KEYS_LEARNING, NULL, NULL, NULL },
 	/* While a lesson is presented (--lesson) these keys are the lesson's own
 	 * (lesson_update, app/lesson_run.c, reads these rows): they move through its
 	 * steps; the rest reach the app. */
 	{ { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP }, APP_KEYS_LESSON, "PgDn PgUp", "lesson: next / back",
 	  "PgDn next · PgUp back", APP_KEYS_LESSON, NULL,
 	  "in a lesson (--lesson): the next step / the one before; a step is always rebuilt from the lesson's "
-	  "start, so what was changed by hand is set aside" },
+	  "start, so what was changed by hand is set aside", "a lesson (--lesson)" },
 	{ { APP_KEY_HOME, APP_KEY_END }, APP_KEYS_LESSON, "Home End", "lesson: first / last", "Home first",
-	  APP_KEYS_LESSON, NULL, "in a lesson: its first step / its last step" },
+	  APP_KEYS_LESSON, NULL, "in a lesson: its first step / its last step", "a lesson (--lesson)" },
 	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }, APP_KEYS_LESSON, "number Enter",
 	  "lesson: go to step", "number Enter jumps", APP_KEYS_LESSON, NULL,
-	  "in a lesson: a step's number, then Enter, goes to that step (Backspace erases, Esc cancels)" },
+	  "in a lesson: a step's number, then Enter, goes to that step (Backspace erases, Esc cancels)",
+	  "a lesson (--lesson)" },
+	/* While the help is open: its pages; any other key closes it (app_update). */
+	{ { APP_KEY_PAGE_DOWN, ' ', 'n' }, APP_KEYS_HELP, "PgDn Space n", NULL, "PgDn more", APP_KEYS_HELP,
+	  key_help_page,
+	  "in the help, when it has more pages than the screen shows at once: its next page (on the last page "
+	  "the key closes the help and does what it does outside it)", NULL },
+	{ { APP_KEY_PAGE_UP, 'p' }, APP_KEYS_HELP, "PgUp p", NULL, "PgUp back", APP_KEYS_HELP, key_help_page,
+	  "in the help: its page before (on the first page the key closes the help and does what it does "
+	  "outside it)", NULL },
+	{ { APP_KEY_ESCAPE }, APP_KEYS_HELP, "Esc", NULL, "Esc close", APP_KEYS_HELP, NULL, NULL, NULL },
 	/* Inside an edit, the keys that are not the number typed; inside a question
 	 * every key is an answer or a name (prompt_key): these rows are its hints. */
 	{ { APP_KEY_ENTER }, APP_KEYS_EDIT, "Enter", NULL, "Enter keep", APP_KEYS_EDIT, edit_keep,
-	  "in an edit: keep the typed value (a finite number, |v| ≤ 1e12)" },
+	  "in an edit: keep the typed value (a finite number, |v| ≤ 1e12)", NULL },
 	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_EDIT, "Esc Ctrl-C", NULL, "Esc cancel", APP_KEYS_EDIT,
-	  edit_cancel, "in an edit: cancel it, the cell keeps its value" },
+	  edit_cancel, "in an edit: cancel it, the cell keeps its value", NULL },
 	{ { APP_KEY_BACKSPACE, APP_KEY_DELETE, APP_KEY_CTRL_U }, APP_KEYS_EDIT, "Backspace Ctrl-U", NULL,
-	  "Backspace erase", APP_KEYS_EDIT, edit_erase, "in an edit: erase the last character / all of them" },
+	  "Backspace erase", APP_KEYS_EDIT, edit_erase, "in an edit: erase the last character / all of them", NULL },
 	{ { 0 }, APP_KEYS_EDIT, "digits . - + e", NULL, "digits . - e", APP_KEYS_EDIT, NULL,
 	  "in an edit: the number typed (other keys are ignored; PgDn, PgUp, Home and End keep a number "
-	  "and step the stages)" },
+	  "and step the stages)", NULL },
 	{ { APP_KEY_ENTER }, APP_KEYS_SAVE_AS, "Enter", NULL, "Enter save", APP_KEYS_SAVE_AS, save_as_enter,
-	  "typing a name to save as: save there (a folder is refused, a file asks before it is overwritten)" },
+	  "typing a name to save as: save there (a folder is refused, a file asks before it is overwritten)", NULL },
 	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_SAVE_AS, "Esc Ctrl-C", NULL, "Esc cancel", APP_KEYS_SAVE_AS,
-	  save_as_cancel, "typing a name to save as: do not save" },
+	  save_as_cancel, "typing a name to save as: do not save", NULL },
 	{ { APP_KEY_BACKSPACE, APP_KEY_DELETE, APP_KEY_CTRL_U }, APP_KEYS_SAVE_AS, "Backspace Ctrl-U", NULL, NULL, 0,
-	  save_as_erase, "typing a name to save as: erase its last character / all of it" },
+	  save_as_erase, "typing a name to save as: erase its last character / all of it", NULL },
 	{ { 'y', 'Y' }, APP_KEYS_RECOVER, "y", NULL, "y open them", APP_KEYS_RECOVER, recover_open,
-	  "asked about a recovery copy: open its changes, unsaved (u goes back to the file)" },
+	  "asked about a recovery copy: open its changes, unsaved (u goes back to the file)", NULL },
 	{ { 'n', 'N' }, APP_KEYS_RECOVER, "n", NULL, "n delete the copy", APP_KEYS_RECOVER, recover_delete,
-	  "asked about a recovery copy: delete it" },
+	  "asked about a recovery copy: delete it", NULL },
 	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_RECOVER, "Esc Ctrl-C", NULL, "Esc keep it for later",
-	  APP_KEYS_RECOVER, recover_later, "asked about a recovery copy: keep it for the next time" },
+	  APP_KEYS_RECOVER, recover_later, "asked about a recovery copy: keep it for the next time", NULL },
 	{ { 'y', 'Y' }, APP_KEYS_ANSWER, "y", NULL, "y yes", APP_KEYS_ANSWER, answer_yes,
-	  "asked to quit with unsaved changes, or to save over a file: yes" },
+	  "asked to quit with unsaved changes, or to save over a file: yes", NULL },
 	{ { 'n', 'N', APP_KEY_ESCAPE, APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, APP_KEYS_ANSWER, "n Esc Ctrl-C", NULL,
-	  "n no", APP_KEYS_ANSWER, answer_no, "asked to quit (Ctrl-\\ too) or to save over a file: no" },
+	  "n no", APP_KEYS_ANSWER, answer_no, "asked to quit (Ctrl-\\ too) or to save over a file: no", NULL },
 };
 const int app_binding_count = (int)(sizeof app_bindings / sizeof app_bindings[0]);
 
@@ -3400,6 +3459,8 @@ unsigned app_key_context(const struct app *app)
 		return APP_KEYS_ANSWER;
 	if (app->editing)
 		return APP_KEYS_EDIT;
+	if (app->overlay == OVERLAY_HELP)
+		return APP_KEYS_HELP;
 	if (app->overlay == OVERLAY_SATURATION)
 		return APP_KEYS_SATURATION;
 	if (app->overlay == OVERLAY_LEARNING)
@@ -3448,6 +3509,8 @@ void app_context_hints(const struct app *app, unsigned context, char *buf, size_
 			continue;
 		if (b->handler == key_head && app->problem.h == 0)
 			continue; /* one head: H says so, the line need not */
+		if (b->handler == key_help_page && help_page_after(app, b->keys[0]) < 0)
+			continue; /* no page that way: the key closes the help */
 		if (b->handler == key_nudge) {
 			step[0] = ' ';
 			qkv_format_exact(step + 1, sizeof step - 1, app->step);
@@ -3638,6 +3701,13 @@ static int update(struct app *app, const struct event *event)
 	case EVENT_RESIZE:
 		app->width = event->width;
 		app->height = event->height;
+		if (app->help_page > 0) {
+			struct app_help help;
+
+			app_help_layout(&help, app->width, app->height);
+			if (app->help_page >= help.pages)
+				app->help_page = help.pages - 1;
+		}
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	case EVENT_LOOKED:
 	case EVENT_SAVED:
@@ -3677,6 +3747,11 @@ static int update(struct app *app, const struct event *event)
 		return b != NULL ? b->handler(app, event->key) : edit_type(app, event->key);
 	}
 	if (app->overlay == OVERLAY_HELP && event->key != '?') {
+		const struct app_binding *b = app_binding_find(APP_KEYS_HELP, event->key);
+		int redraw = b != NULL ? b->handler(app, event->key) : REDRAW_NONE;
+
+		if (redraw != REDRAW_NONE)
+			return redraw;
 		app->overlay = OVERLAY_NONE;
 		if (!is_stage_key(event->key))
 			return REDRAW_ALL;

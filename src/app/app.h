@@ -205,6 +205,7 @@ struct app {
 	char answer[APP_EDIT_MAX * 4]; /* PROMPT_SAVE_AS: the name typed so far */
 	bool exporting;             /* the name is E's figure (.svg .pdf .png), not w's save */
 	enum app_overlay overlay;
+	int help_page;              /* OVERLAY_HELP: the page shown (app_help_layout), 0 = the first */
 
 	char message[APP_MESSAGE_MAX]; /* the status line's message, "" for none */
 	bool message_is_error;
@@ -320,6 +321,9 @@ bool app_trace_is_long(const struct qkv_problem *p);
  * PROMPT_RECOVER: y opens it (unsaved, undo goes back to the file), n deletes it,
  * Esc keeps it for later. Returns 0 or QKV_ENOMEM. */
 int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where);
+/* Says on the status line that the recovery copy found does not read (why: the
+ * loader's sentence), before the first event, as app_offer_recovery asks. */
+void app_recovery_unreadable(struct app *app, const char *why);
 /* Frees everything the app owns. */
 void app_fini(struct app *app);
 
@@ -346,6 +350,7 @@ enum app_key_context {
 	APP_KEYS_RECOVER = 1 << 6,    /* the question about a recovery copy */
 	APP_KEYS_LEARNING = 1 << 7,   /* the learning view (its keys are its own) */
 	APP_KEYS_LESSON = 1 << 8,     /* a lesson presented: its own keys, before the others */
+	APP_KEYS_HELP = 1 << 9,       /* the help open: its paging keys (any other key closes it) */
 };
 
 #define APP_BINDING_KEYS 16 /* keys per binding at most */
@@ -362,6 +367,7 @@ struct app_binding {
 	unsigned hint_context;      /* where the status line shows the hint */
 	int (*handler)(struct app *app, int key); /* NULL: the edit or the question takes the key */
 	const char *manual;         /* the manual page's words when longer than the note */
+	const char *group;          /* the help's heading it is listed under (NULL: not in the help) */
 };
 
 extern const struct app_binding app_bindings[];

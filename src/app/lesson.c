@@ -196,10 +196,8 @@ static int choice(struct parser *ps, const char *value, const char *const *names
 }
 
 /* In the order of enum app_overlay. */
-static const char *const view_names[] = { "none", "help", "describe", "saturation", "cost", "learning" };
-#define VIEW_COUNT ((int)(sizeof view_names / sizeof *view_names))
-static const char *const mask_names[] = { "none", "causal", "custom" };
-static const char *const wrong_names[] = { "none", "mask-after-softmax", "column-softmax" };
+const char *const lesson_view_names[] = { "none", "help", "describe", "saturation", "cost", "learning" };
+_Static_assert(sizeof lesson_view_names / sizeof *lesson_view_names == LESSON_VIEW_COUNT, "a name for every view");
 static const char *const on_off[] = { "off", "on" };
 static const char *const projection_names[] = { "learned", "identity" };
 
@@ -310,10 +308,21 @@ static int parse_set(struct parser *ps, const char *s)
 				return refuse(ps, "temperature needs a positive number (0.05 0.1 0.2 0.5 1 2 5 10), not "
 					      "\"%.40s\"", value);
 			return 0;
-		case ACT_SET_MASK:
-			return choice(ps, value, mask_names, 3, "mask", &a->number);
-		case ACT_SET_WRONG:
-			return choice(ps, value, wrong_names, 3, "wrong", &a->number);
+		case ACT_SET_MASK: {
+			/* The core's names, the file format's and the printer's too. */
+			const char *masks[QKV_MASK_CUSTOM + 1];
+
+			for (int m = 0; m <= QKV_MASK_CUSTOM; m++)
+				masks[m] = qkv_mask_name((enum qkv_mask)m);
+			return choice(ps, value, masks, QKV_MASK_CUSTOM + 1, "mask", &a->number);
+		}
+		case ACT_SET_WRONG: {
+			const char *wrongs[QKV_WRONG_COLUMN_SOFTMAX + 1];
+
+			for (int w = 0; w <= QKV_WRONG_COLUMN_SOFTMAX; w++)
+				wrongs[w] = qkv_wrong_name((enum qkv_wrong)w);
+			return choice(ps, value, wrongs, QKV_WRONG_COLUMN_SOFTMAX + 1, "wrong", &a->number);
+		}
 		case ACT_SET_PROJECTIONS:
 		default:
 			return choice(ps, value, projection_names, 2, "projections", &a->number);
@@ -378,7 +387,7 @@ static int parse_expect(struct parser *ps, const char *s)
 		if (act == ACT_EXPECT_STAGE)
 			return stage_value(ps, value, "expect stage", &a->number);
 		if (act == ACT_EXPECT_VIEW)
-			return choice(ps, value, view_names, VIEW_COUNT, "expect view", &a->number);
+			return choice(ps, value, lesson_view_names, LESSON_VIEW_COUNT, "expect view", &a->number);
 		if (act == ACT_EXPECT_HEAD) {
 			if (!whole_number(value, 1, QKV_MAX_HEADS, &number))
 				return refuse(ps, "expect head needs a whole number from 1 to %d, not \"%.40s\"",
@@ -464,7 +473,7 @@ static int parse_action(struct parser *ps, const char *s)
 	if ((rest = word_is(s, "view")) != NULL) {
 		if ((a = new_action(ps, ACT_VIEW)) == NULL)
 			return refuse(ps, "out of memory");
-		return choice(ps, rest, view_names, VIEW_COUNT, "view", &a->number);
+		return choice(ps, rest, lesson_view_names, LESSON_VIEW_COUNT, "view", &a->number);
 	}
 	if ((rest = word_is(s, "head")) != NULL) {
 		long number;

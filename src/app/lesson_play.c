@@ -170,7 +170,6 @@ static int dim_index(struct replay *r, const char *text, int limit, const char *
 }
 
 /* In the order of enum app_overlay. */
-static const char *const views[] = { "none", "help", "describe", "saturation", "cost", "learning" };
 
 static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O", "S", "S'", "A", "O",
 					  "concat", "out" };
@@ -482,7 +481,7 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 		if ((int)app->overlay != a->number)
 			press(app, view_keys[a->number]);
 		if ((int)app->overlay != a->number)
-			return replay_refuse(r, "the %s view cannot be opened: %s", views[a->number], app->message);
+			return replay_refuse(r, "the %s view cannot be opened: %s", lesson_view_names[a->number], app->message);
 		break;
 	default:
 		return 0; /* expect lines change nothing */
@@ -526,7 +525,7 @@ bool lesson_expect_holds(const struct lesson *l, const struct lesson_action *a, 
 		snprintf(seen, seen_size, "%d", app->trace.d_k);
 		return app->trace.d_k == a->number;
 	case ACT_EXPECT_VIEW:
-		snprintf(seen, seen_size, "%s", views[app->overlay]);
+		snprintf(seen, seen_size, "%s", lesson_view_names[app->overlay]);
 		return (int)app->overlay == a->number;
 	case ACT_EXPECT_HEAD:
 		if (app->problem.h < 1)
@@ -612,7 +611,7 @@ static int replay(const struct lesson *l, int last, const struct lesson_look *lo
 				if (a->act == ACT_EXPECT_STAGE && a->number == APP_STAGE_LIVE)
 					snprintf(want, sizeof want, "live");
 				else if (a->act == ACT_EXPECT_VIEW)
-					snprintf(want, sizeof want, "%s", views[a->number]);
+					snprintf(want, sizeof want, "%s", lesson_view_names[a->number]);
 				else
 					snprintf(want, sizeof want, "%d", a->number);
 				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected %s = %s, qkv shows %s", l->path,

@@ -570,3 +570,12 @@ bool qkv_trace_mix_adds_up(const struct qkv_trace *t, int query, int col, int de
 			shown += llround(qkv_trace_mix(t, query, j, col) * scale);
 	return shown == llround(qkv_matrix_get(&t->output, query, col) * scale);
 }
+
+double qkv_trace_column_sum(const struct qkv_trace *t, int key)
+{
+	double sum = 0.0;
+
+	for (int i = 0; i < t->n; i++)
+		sum += qkv_matrix_get(&t->weights, i, key);
+	return sum;
+}

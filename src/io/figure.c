@@ -211,13 +211,10 @@ static bool same_rgb(struct qkv_rgb a, struct qkv_rgb b)
 	return a.r == b.r && a.g == b.g && a.b == b.b;
 }
 
+/* A row's sum of weights (the trace's) or a column's (the core's). */
 static double weight_sum(const struct fig *f, bool rows, int i)
 {
-	double sum = 0.0;
-
-	for (int j = 0; j < f->t->n; j++)
-		sum += rows ? qkv_matrix_get(&f->t->weights, i, j) : qkv_matrix_get(&f->t->weights, j, i);
-	return sum;
+	return rows ? f->t->rows[i].weight_sum : qkv_trace_column_sum(f->t, i);
 }
 
 /* A row's or column's sum of weights as text, "≈" in front when the weights it

@@ -968,8 +968,8 @@ static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 		snprintf(what, sizeof what, "\"tokens\" item %d", i + 1);
 		if (refuse_controls(ld, &at, what, "a label", item) != 0)
 			return -1;
-		p->tokens[i] = strdup(json_string_value(item));
-		if (p->tokens[i] == NULL)
+		/* The core's rule for a label, after the sentences above about breaking it. */
+		if (qkv_problem_set_label(p, i, json_string_value(item)) != 0)
 			return fail_file(ld, "out of memory for the token labels");
 	}
 	return 0;

@@ -409,15 +409,10 @@ void print_facts(struct printer *pr, const char *bullet, const char *legend)
 double print_weight_sum(const struct printer *pr, bool rows, int i)
 {
 	const struct qkv_trace *t = pr->t;
-	double sum = 0.0;
 
 	/* A row's sum is the trace's own (over the keys the query sees; the others
-	 * hold exactly 0). The trace keeps no column sums: those are added here. */
-	if (rows)
-		return t->rows[i].weight_sum;
-	for (int k = 0; k < t->n; k++)
-		sum += qkv_matrix_get(&t->weights, k, i);
-	return sum;
+	 * hold exactly 0); a column's is the core's. */
+	return rows ? t->rows[i].weight_sum : qkv_trace_column_sum(t, i);
 }
 
 void print_wrong_sums_prose(struct printer *pr)

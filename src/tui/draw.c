@@ -14,6 +14,7 @@
 #include "qkv/format.h"
 #include "qkv/heads.h"
 #include "app/info.h"
+#include "app/help.h"
 #include "tui/draw.h"
 #include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
@@ -527,14 +528,12 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 
 	put_cell(panel->y + 1, sum_x, panel->cell_w, palette_role(ROLE_ERROR), "Σrow");
 	for (int r = 0; r < panel->shown_rows; r++) {
-		double sum = 0.0, scale = pow(10.0, l->decimals);
+		double sum = t->rows[panel->first_row + r].weight_sum, scale = pow(10.0, l->decimals);
 		long long shown = 0;
 		int row = panel->first_row + r;
 
-		for (int j = 0; j < t->n; j++) {
-			sum += qkv_matrix_get(&t->weights, row, j);
+		for (int j = 0; j < t->n; j++)
 			shown += llround(qkv_matrix_get(&t->weights, row, j) * scale);
-		}
 		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
 		put_cell(panel_row_y(panel, r), sum_x, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
@@ -544,14 +543,12 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR),
 	    glyphs_columns("Σcol") <= panel->label_w ? "Σcol" : "Σ");
 	for (int c = 0; c < panel->shown_cols; c++) {
-		double sum = 0.0, scale = pow(10.0, l->decimals);
+		double sum = qkv_trace_column_sum(t, panel->first_col + c), scale = pow(10.0, l->decimals);
 		long long shown = 0;
 		int col = panel->first_col + c;
 
-		for (int i = 0; i < t->n; i++) {
-			sum += qkv_matrix_get(&t->weights, i, col);
+		for (int i = 0; i < t->n; i++)
 			shown += llround(qkv_matrix_get(&t->weights, i, col) * scale);
-		}
 		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
 		put_cell(y, data_x + c * panel->cell_w, panel->cell_w,
 			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
@@ -1219,37 +1216,52 @@ static void draw_box(int y, int x, int h, int w, const char *title)
 	put(y, x + 2, w - 4, frame, title);
 }
 
-/* The help box: the key table's bindings with a note, name and note side by side,
- * two bindings a line when the box is wide enough. */
-static void draw_help(const struct layout *l)
+/* The help box: the key table's bindings with a note, grouped under headings,
+ * name and note side by side, in the columns and pages app_help_layout gives the
+ * screen; the frame says which page and how to reach the others. */
+static void draw_help(const struct app *app, const struct layout *l)
 {
-	const struct app_binding *shown[128];
-	int count = 0, w = l->width - 2 < 80 ? l->width - 2 : 80, per_line, lines, h, y, x;
-	int column = APP_KEY_NAME_MAX + 1 + APP_KEY_NOTE_MAX + 2; /* two spaces between the columns */
+	static struct app_help help;
+	char title[160];
+	int page;
 
-	for (int i = 0; i < app_binding_count && count < 128; i++)
-		if (app_bindings[i].note != NULL)
-			shown[count++] = &app_bindings[i];
-	per_line = w - 4 >= 2 * column - 2 ? 2 : 1;
-	lines = (count + per_line - 1) / per_line;
-	h = lines + 3;
-	if (h > l->height - 2)
-		h = l->height - 2;
-	x = (l->width - w) / 2;
-	y = (l->height - h) / 2;
-	draw_box(y, x, h, w, " keys · any key closes ");
-	for (int i = 0; i < count; i++) {
-		int line = per_line == 2 ? i % lines : i, left = per_line == 2 ? i / lines : 0;
-		int at = x + 2 + left * column;
+	app_help_layout(&help, l->width, l->height);
+	page = app->help_page < help.pages ? app->help_page : help.pages - 1;
+	if (help.pages == 1) {
+		snprintf(title, sizeof title, " keys · any key closes ");
+	} else {
+		const struct app_binding *more = app_binding_find(APP_KEYS_HELP, APP_KEY_PAGE_DOWN);
+		const struct app_binding *back = app_binding_find(APP_KEYS_HELP, APP_KEY_PAGE_UP);
 
-		if (line >= h - 3)
-			continue;
-		/* Name and note each in its own column, however wide the glyph set draws them. */
-		put(y + 1 + line, at, APP_KEY_NAME_MAX, palette_role(ROLE_NORMAL), shown[i]->name);
-		put(y + 1 + line, at + APP_KEY_NAME_MAX + 1, w - 4 - left * column - APP_KEY_NAME_MAX - 1,
-		    palette_role(ROLE_NORMAL), shown[i]->note);
+		/* Whole words only: the page keys, then what closes, go when the frame
+		 * is too narrow (the status line under the box offers them too). */
+		snprintf(title, sizeof title, " keys · page %d of %d%s%s%s%s · any other key closes ", page + 1,
+			 help.pages, page + 1 < help.pages ? " · " : "", page + 1 < help.pages ? more->hint : "",
+			 page > 0 ? " · " : "", page > 0 ? back->hint : "");
+		if (glyphs_columns(title) > help.w - 4)
+			snprintf(title, sizeof title, " keys · page %d of %d · any other key closes ", page + 1,
+				 help.pages);
+		if (glyphs_columns(title) > help.w - 4)
+			snprintf(title, sizeof title, " keys · page %d of %d ", page + 1, help.pages);
 	}
-	put(y + h - 2, x + 2, w - 4, palette_role(ROLE_DIM), "qkv --help and man qkv list the command line");
+	draw_box(help.y, help.x, help.h, help.w, title);
+	for (int i = 0; i < help.count; i++) {
+		const struct app_help_item *item = &help.items[i];
+		int y = help.y + 1 + item->line, x = help.x + 2 + item->column * APP_HELP_COLUMN;
+		int room = help.x + help.w - 2 - x;
+
+		if (item->page != page)
+			continue;
+		if (item->name == NULL) {
+			put(y, x, room, palette_role(ROLE_TITLE), item->text);
+			continue;
+		}
+		/* Name and note each in its own column, however wide the glyph set draws them. */
+		put(y, x, APP_KEY_NAME_MAX, palette_role(ROLE_NORMAL), item->name);
+		put(y, x + APP_KEY_NAME_MAX + 1, room - APP_KEY_NAME_MAX - 1, palette_role(ROLE_NORMAL), item->text);
+	}
+	put(help.y + help.h - 2, help.x + 2, help.w - 4, palette_role(ROLE_DIM),
+	    "qkv --help and man qkv list the command line");
 }
 
 /* Each query's row of weights in words, for whoever cannot see the colours. */
@@ -1307,7 +1319,7 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		draw_status(app, l);
 	switch (app->overlay) {
 	case OVERLAY_HELP:
-		draw_help(l);
+		draw_help(app, l);
 		break;
 	case OVERLAY_DESCRIBE:
 		draw_describe(app, l);
@@ -1340,12 +1352,14 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
 	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
 		int first[LAYOUT_MAX_PANELS][2], count = l->count;
+		struct layout_look look = { .monochrome = palette_monochrome(), .glyphs = palette_glyphs(),
+					    .half_blocks = glyphs_half_blocks() };
 
 		for (int i = 0; i < count; i++) {
 			first[i][0] = l->panels[i].first_row;
 			first[i][1] = l->panels[i].first_col;
 		}
-		layout_compute(l, app, COLS, LINES);
+		layout_compute(l, app, COLS, LINES, &look);
 		l->lesson = before.lesson;
 		if (l->count == count)
 			for (int i = 0; i < count; i++) {

@@ -9,7 +9,6 @@
 #include "qkv/format.h"
 #include "tui/glyphs.h"
 #include "tui/layout.h"
-#include "tui/palette.h"
 
 #define GAP 2           /* columns between panels (1 when tight) */
 #define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys (6 when tight) */
@@ -128,6 +127,9 @@ struct builder {
  * W's, Q K V derived, and the five stages' grids. */
 _Static_assert(LAYOUT_MAX_PANELS >= (QKV_INPUT_COUNT - 3) + 3 + 5,
 	       "room for every panel of the projected stage walk");
+/* And the multi-head layout: X and the selected head's three W's, a panel per head,
+ * the concatenation, W_O, the layer's output and the heads' readout. */
+_Static_assert(LAYOUT_MAX_PANELS >= 4 + QKV_MAX_HEADS + 4, "room for every panel of the heads");
 
 /* The next panel; past LAYOUT_MAX_PANELS a spare one that is never laid out. */
 static struct panel *add(struct builder *b)
@@ -238,14 +240,14 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 {
 	const struct qkv_problem *p = &app->problem;
 	const struct qkv_heads_trace *t = &app->heads;
-	int label_w = label_width(p), token_w = label_w - 1, weight_w = decimals + 2 + (palette_glyphs() ? 1 : 0);
+	int label_w = label_width(p), token_w = label_w - 1, weight_w = decimals + 2 + (b->l->look.glyphs ? 1 : 0);
 	bool live = app->stage == APP_STAGE_LIVE;
 	const struct qkv_matrix *w_o = app_input(app, QKV_INPUT_W_O);
 
 	if (live) {
-		static const int inputs[4] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+		static const int inputs[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
 
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 
 			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
@@ -314,8 +316,8 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	}
 
 	if (p->form == QKV_FORM_PROJECTED) {
-		static const int inputs[4] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
-		for (int i = 0; i < 4; i++) {
+		static const int inputs[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 			/* The W's rows are dimensions of d_model, numbered 1, 2, … */
 			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
@@ -345,7 +347,7 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	 * it needs a column. */
 	panel = add(b);
 	grid_panel(panel, PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
-		   decimals + 2 + (palette_glyphs() ? 1 : 0), label_w, token_w);
+		   decimals + 2 + (b->l->look.glyphs ? 1 : 0), label_w, token_w);
 	/* The wrong-way demonstrations show each row's and each column's sum. */
 	panel->sums = p->wrong != QKV_WRONG_NONE;
 	if (panel->sums && panel->label_w < 5)
@@ -433,7 +435,7 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		panel->h_extra = panel->compact && panel->kind != PANEL_HEAD ? 2 : 0;
 		/* In colour, a compact grid shows two rows per line with half blocks, each
 		 * line labelled with both rows ("t1/t2"). */
-		panel->halves = panel->compact && !palette_monochrome() && glyphs_half_blocks();
+		panel->halves = panel->compact && !l->look.monochrome && l->look.half_blocks;
 		panel->label_w = panel->halves ? 2 * panel->row_label_w : panel->row_label_w;
 		room = width - panel->label_w - 1;
 		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
@@ -636,7 +638,8 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 /* The normal layout when everything fits; otherwise the attempt that hides the
  * least (see struct hidden): tight (narrower cells, no legends), and without the
  * readout, whose verdict the formula line also gives in words. */
-void layout_compute(struct layout *l, const struct app *app, int width, int height)
+void layout_compute(struct layout *l, const struct app *app, int width, int height,
+		    const struct layout_look *look)
 {
 	struct layout trial, base;
 	struct builder chosen;
@@ -649,6 +652,7 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	chosen.l = &base;
 	base.width = width;
 	base.height = height;
+	base.look = *look;
 	base.decimals = 2;   /* weights never with fewer than two decimals, projector too */
 	base.need_width = 60;
 	base.need_height = 16;

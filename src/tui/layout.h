@@ -52,10 +52,19 @@ struct panel {
 
 #define LAYOUT_MAX_PANELS (16 + QKV_MAX_HEADS)
 
+/* What the geometry needs to know of how the screen is drawn (the palette's and
+ * the glyph set's say, passed in: the layout reads no palette state). */
+struct layout_look {
+	bool monochrome;  /* no colour: compact grids in shades, a row a line */
+	bool glyphs;      /* a shading glyph beside each weight: a column more */
+	bool half_blocks; /* "▀" can be drawn: two rows of a compact colour grid a line */
+};
+
 struct layout {
 	int width, height;
 	bool too_small;
 	bool tight;          /* narrower cells and gaps, no legends, two info lines */
+	struct layout_look look; /* how the palette draws (given to layout_compute) */
 	int need_width, need_height; /* the minimum size, when too small */
 	struct panel panels[LAYOUT_MAX_PANELS];
 	int count;
@@ -67,8 +76,9 @@ struct layout {
 			      * presented, so PageDown steps the lesson and n the stages */
 };
 
-/* Lays out the screen for app at width × height. */
-void layout_compute(struct layout *l, const struct app *app, int width, int height);
+/* Lays out the screen for app at width × height, drawn as look says. */
+void layout_compute(struct layout *l, const struct app *app, int width, int height,
+		    const struct layout_look *look);
 /* Moves each panel's scroll offset so its cursor is visible (cheap, per frame). */
 void layout_follow(struct layout *l, const struct app *app);
 /* The head a panel belongs to (0-based), or -1: a multi-head problem's other

@@ -158,11 +158,6 @@ int palette_count(void)
 	return QKV_PALETTE_COUNT;
 }
 
-const char *palette_name(int index)
-{
-	return qkv_colour_palette_name(index);
-}
-
 int palette_find(const char *name)
 {
 	return qkv_colour_palette_find(name);

@@ -44,10 +44,9 @@ struct cell_style {
 /* How many colours are drawn: chosen once by palette_set_depth. */
 enum palette_depth { DEPTH_MONO, DEPTH_8, DEPTH_256, DEPTH_TRUECOLOR };
 
-/* The palettes are qkv/colour.h's (viridis, projector, 8, mono): their number,
- * names and lookup by name (-1 when unknown). */
+/* The palettes are qkv/colour.h's (viridis, projector, 8, mono): their number
+ * and lookup by name (-1 when unknown). */
 int palette_count(void);
-const char *palette_name(int index);
 int palette_find(const char *name);
 /* The palette to start with: viridis (the depth decides how it is drawn). */
 int palette_default(void);

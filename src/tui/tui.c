@@ -351,8 +351,7 @@ static void offer_recovery(struct app *app, const char *path)
 		return;
 	qkv_problem_init(&recovered);
 	if (load_file(where, &recovered, err, sizeof err) != 0) {
-		snprintf(app->message, sizeof app->message, "a recovery copy does not read: %.200s", err);
-		app->message_is_error = true;
+		app_recovery_unreadable(app, err);
 		return;
 	}
 	if (app_offer_recovery(app, &recovered, where) != 0)

@@ -181,9 +181,10 @@ row() {
 	e2e_tmux capture-pane -p -t "$1" -S "$2" -E "$2"
 }
 
-# The number of 50 ms polls in SECONDS (fractions allowed).
+# The number of 50 ms polls in SECONDS (fractions allowed), times QKV_E2E_SLOWDOWN
+# (default 1; scripts/test sets 3 for the sanitizer build).
 e2e_polls() {
-	awk -v s="$1" 'BEGIN { n = int(s * 20); print (n < 1 ? 1 : n) }'
+	awk -v s="$1" -v k="${QKV_E2E_SLOWDOWN:-1}" 'BEGIN { n = int(s * k * 20); print (n < 1 ? 1 : n) }'
 }
 
 # slow SECONDS: SECONDS for a computation of the optimised build, in the build

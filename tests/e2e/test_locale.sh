@@ -56,11 +56,15 @@ ascii_only ascii "ASCII: after an edit, with the moved values marked"
 keys ascii u
 expect ascii "$(cells t1 '0.40 0.20 0.40')" "ASCII: u undoes the edit"
 keys ascii '?'
-expect ascii '^ *\+- keys \. any key closes -+\+$' "ASCII: the help box's top is + and -"
+expect ascii '^ *\+- keys \. page 1 of 2 \. PgDn more \. any other key closes -+\+$' \
+	"ASCII: the help box's top is + and -, and says its page"
 expect ascii '^ *\| PgDn Space n' "ASCII: the help box's sides are |"
-expect ascii 's t T +scale on/off, tau -/\+ .*\|$' "ASCII: the help's temperature line fits inside its box"
-expect ascii '\| S: -> <- l h  trials x 2 / / 2 ' "ASCII: a name drawn wider in ASCII keeps its note in the note's column"
+expect ascii '  S: -> <- l h  trials x 2 / / 2 ' "ASCII: a name drawn wider in ASCII keeps its note in the note's column"
 ascii_only ascii "ASCII: the help"
+keys ascii NPage
+expect ascii '^ *\+- keys \. page 2 of 2 \. PgUp back \. any other key closes -+\+$' "ASCII: PgDn turns the help's page"
+expect ascii 's t T +scale on/off, tau -/\+ .*\|$' "ASCII: the help's temperature line fits inside its box"
+ascii_only ascii "ASCII: the help's second page"
 keys ascii Escape NPage
 expect ascii 'stage 1 of 5' "ASCII: PageDown walks to stage 1"
 keys ascii NPage NPage

@@ -126,20 +126,45 @@ expect ui "$(cells t1 "$(weights "1 0" "$R2" 2 3)")" "no mask: weights row t1 is
 
 # --- ?: help -----------------------------------------------------------------------
 keys ui '?'
-expect ui 'any key closes' "? opens the help overlay"
+expect ui 'keys · page 1 of 2 · PgDn more · any other key closes' "? opens the help overlay, in two pages at 80×24"
 expect ui 'Tab Shift-Tab' "help lists Tab"
+expect ui '^ PgDn more · Esc close *$' "the status line offers the help's keys while it is open"
 expect ui 'u +Ctrl-R +undo, redo' "help lists undo and redo"
+expect ui '│ the stage walk +views +│' "the help's headings: the stage walk, views"
 expect ui 'PgDn Space n +next stage' "help lists the stage keys"
 expect ui 'P c +projector, palette' "help lists projector mode and the palettes"
 expect ui 'H b +next head \(multi-head\)' "help lists H and b, the heads"
-expect ui 'q +quit' "help lists quit"
 E2E_TIMEOUT=1 expect ui 'next / previous matrix' "at 80×24 the help's first line is whole"
-E2E_TIMEOUT=1 expect ui 'R +colour range 0–1 / row' "at 80×24 the help shows R, the colour range"
-E2E_TIMEOUT=1 expect ui 'number Enter +lesson: go to step +│ *$' "at 80×24 the help's last entry is whole, inside the box"
+E2E_TIMEOUT=1 expect ui 'R +colour range 0–1 / row +│' "at 80×24 the help shows R, the colour range, whole"
 E2E_TIMEOUT=1 expect ui 'qkv --help and man qkv list the command line' "at 80×24 the help's footer shows"
+keys ui Space
+expect ui 'keys · page 2 of 2 · PgUp back · any other key closes' "Space turns to the help's second page"
+expect ui '^ PgUp back · Esc close *$' "on the last page the status line offers PgUp back and Esc"
+expect ui 'q +quit' "help lists quit"
+E2E_TIMEOUT=1 expect ui '│ a lesson \(--lesson\) ' "the second page's last heading"
+E2E_TIMEOUT=1 expect ui 'number Enter +lesson: go to step +│ *$' "at 80×24 the help's last entry is whole, inside the box"
+E2E_TIMEOUT=1 expect ui 'qkv --help and man qkv list the command line' "the second page's footer shows"
+keys ui PPage
+expect ui 'keys · page 1 of 2 · PgDn more' "PgUp turns back to the first page"
+expect ui ' n 3 ' "turning the help's pages changes nothing else (still 3 tokens)"
 keys ui x
-expect_not ui 'any key closes' "any key (x) closes the help"
+expect_not ui 'key closes' "any other key (x) closes the help"
 expect ui ' n 3 ' "the key that closed the help did nothing else (still 3 tokens)"
+resize ui 200 60
+keys ui '?'
+expect ui 'keys · any key closes' "at 200×60 the help is one page"
+expect ui 'PgDn Space n +next stage' "at 200×60 the help's first entry shows"
+E2E_TIMEOUT=1 expect ui 'number Enter +lesson: go to step +│ *$' "at 200×60 its last entry shows too, whole"
+keys ui x
+expect_not ui 'key closes' "x closes the one-page help"
+resize ui 60 16
+keys ui '?'
+expect ui '┌─ keys · page 1 of [0-9]+ · any other key closes ─+┐' \
+	"at 60×16 the help's frame keeps whole words (its page keys are on the status line)"
+expect ui '^ PgDn more · Esc close *$' "at 60×16 the status line offers PgDn and Esc"
+keys ui x
+resize ui 80 24
+expect ui ' n 3 ' "back at 80×24"
 
 # --- D: the rows in words ------------------------------------------------------------
 keys ui D
