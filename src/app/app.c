@@ -14,6 +14,7 @@
 #include "app/help.h"
 #include "io/figure.h"
 #include "qkv/colour.h"
+#include "qkv/buffer.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
@@ -1225,25 +1226,6 @@ static bool any_set(const unsigned char *bytes, size_t count)
 	return any != 0;
 }
 
-/* Text appended to a fixed buffer. */
-struct words {
-	char *buf;
-	size_t size, length;
-};
-
-/* Appends a formatted phrase to w. */
-static void add(struct words *w, const char *fmt, ...)
-{
-	va_list args;
-	int written;
-	size_t room = w->length < w->size ? w->size - w->length : 0;
-
-	va_start(args, fmt);
-	written = vsnprintf(room > 0 ? w->buf + w->length : NULL, room, fmt, args);
-	va_end(args);
-	if (written > 0)
-		w->length += (size_t)written;
-}
 
 /* What a grid is called in the sentence, and how its rows and columns are named. */
 static const char *const grid_nouns[APP_GRID_COUNT] = {
@@ -1276,7 +1258,7 @@ static void index_name(const struct app *app, enum app_grid grid, bool column, i
 }
 
 /* "t1", "t1 and t3", "t1, t2 and t4", or "5 rows" for the indices set in chosen. */
-static void add_names(struct words *w, const struct app *app, enum app_grid grid, bool column,
+static void add_names(struct qkv_buffer *w, const struct app *app, enum app_grid grid, bool column,
 		      const unsigned char *chosen, int count, const char *plural)
 {
 	int total = 0, shown = 0;
@@ -1285,14 +1267,14 @@ static void add_names(struct words *w, const struct app *app, enum app_grid grid
 	for (int i = 0; i < count; i++)
 		total += chosen[i] != 0;
 	if (total > NAMES_MAX) {
-		add(w, "%d %s", total, plural);
+		qkv_buffer_put(w, "%d %s", total, plural);
 		return;
 	}
 	for (int i = 0; i < count; i++) {
 		if (!chosen[i])
 			continue;
 		index_name(app, grid, column, i, name, sizeof name);
-		add(w, "%s%s", shown == 0 ? "" : shown + 1 == total ? " and " : ", ", name);
+		qkv_buffer_put(w, "%s%s", shown == 0 ? "" : shown + 1 == total ? " and " : ", ", name);
 		shown++;
 	}
 }
@@ -1301,7 +1283,7 @@ static void add_names(struct words *w, const struct app *app, enum app_grid grid
  * and t3", "score column t2 in rows t1 and t3", "every output", "4 of 9 scores".
  * Returns false when nothing in the grid moved. `all_of` asks for "all of" before
  * whole rows (the weights, where softmax moves a whole row at once). */
-static bool describe_grid(struct words *w, const struct app *app, enum app_grid grid, bool all_of)
+static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_grid grid, bool all_of)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 	int rows = m->rows, cols = m->cols, moved = 0, live = 0, moved_rows = 0, moved_cols = 0;
@@ -1397,20 +1379,20 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 					index_name(app, grid, false, r, row_name, sizeof row_name);
 					index_name(app, grid, true, c, col_name, sizeof col_name);
 				}
-		add(w, "%s[%s,%s]", grid_symbols[grid], row_name, col_name);
+		qkv_buffer_put(w, "%s[%s,%s]", grid_symbols[grid], row_name, col_name);
 		return true;
 	}
 	if (moved >= live && moved_rows == rows) {
-		add(w, grid == APP_GRID_WEIGHTS ? "every weight" : "every %s", noun);
+		qkv_buffer_put(w, grid == APP_GRID_WEIGHTS ? "every weight" : "every %s", noun);
 		return true;
 	}
 	if (rows_whole) {
-		add(w, "%s%s %s ", all_of ? "all of " : "", noun, moved_rows > 1 ? "rows" : "row");
+		qkv_buffer_put(w, "%s%s %s ", all_of ? "all of " : "", noun, moved_rows > 1 ? "rows" : "row");
 		add_names(w, app, grid, false, row_any, rows, "rows");
 		return true;
 	}
 	if (cols_whole) {
-		add(w, "%s %s ", noun, moved_cols > 1 ? "columns" : "column");
+		qkv_buffer_put(w, "%s %s ", noun, moved_cols > 1 ? "columns" : "column");
 		add_names(w, app, grid, true, col_any, cols, "columns");
 		return true;
 	}
@@ -1421,27 +1403,27 @@ static bool describe_grid(struct words *w, const struct app *app, enum app_grid 
 			full_rows += row_full[r];
 		for (int c = 0; c < cols; c++)
 			full_cols += col_full[c];
-		add(w, "%s%s %s ", all_of ? "all of " : "", noun, full_rows > 1 ? "rows" : "row");
+		qkv_buffer_put(w, "%s%s %s ", all_of ? "all of " : "", noun, full_rows > 1 ? "rows" : "row");
 		add_names(w, app, grid, false, row_full, rows, "rows");
-		add(w, " and %s ", full_cols > 1 ? "columns" : "column");
+		qkv_buffer_put(w, " and %s ", full_cols > 1 ? "columns" : "column");
 		add_names(w, app, grid, true, col_full, cols, "columns");
 		return true;
 	}
 	if (moved_cols == 1) {
-		add(w, "%s column ", noun);
+		qkv_buffer_put(w, "%s column ", noun);
 		add_names(w, app, grid, true, col_any, cols, "columns");
-		add(w, " in %s ", moved_rows > 1 ? "rows" : "row");
+		qkv_buffer_put(w, " in %s ", moved_rows > 1 ? "rows" : "row");
 		add_names(w, app, grid, false, row_any, rows, "rows");
 		return true;
 	}
 	if (moved_rows == 1) {
-		add(w, "%s row ", noun);
+		qkv_buffer_put(w, "%s row ", noun);
 		add_names(w, app, grid, false, row_any, rows, "rows");
-		add(w, " in %s ", moved_cols > 1 ? "columns" : "column");
+		qkv_buffer_put(w, " in %s ", moved_cols > 1 ? "columns" : "column");
 		add_names(w, app, grid, true, col_any, cols, "columns");
 		return true;
 	}
-	add(w, "%d of %d %s%s", moved, live, noun, plural_noun ? "s" : "");
+	qkv_buffer_put(w, "%d of %d %s%s", moved, live, noun, plural_noun ? "s" : "");
 	return true;
 }
 
@@ -1483,7 +1465,7 @@ static bool grid_moved_any(const struct app *app, enum app_grid grid)
 
 /* The smallest change among the moved weights and outputs that stay visible, so the
  * sentence can say when a marked value moved by less than its shown digits. */
-static void add_smallest_move(struct words *w, const struct app *app)
+static void add_smallest_move(struct qkv_buffer *w, const struct app *app)
 {
 	static const enum app_grid grids[2] = { APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
 	/* Half the last shown digit: weights always show two decimals; outputs one in
@@ -1519,10 +1501,10 @@ static void add_smallest_move(struct words *w, const struct app *app)
 	if (at_grid < 0 || ratio >= 1.0)
 		return;
 	if (at_grid == APP_GRID_WEIGHTS)
-		add(w, "; A[%s,%s] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
+		qkv_buffer_put(w, "; A[%s,%s] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
 		    app->problem.tokens[at_col], smallest);
 	else
-		add(w, "; O[%s,d%d] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
+		qkv_buffer_put(w, "; O[%s,d%d] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
 		    at_col + 1, smallest);
 }
 
@@ -1535,7 +1517,7 @@ static void add_smallest_move(struct words *w, const struct app *app)
 static void heads_reach_words(const struct app *app, char *buf, size_t size)
 {
 	const struct qkv_heads_trace *t = &app->heads;
-	struct words w = { buf, size, 0 };
+	struct qkv_buffer w = { buf, size, 0 };
 	int moved_heads = 0, still = 0;
 	long weights = 0, concat = 0, layer = 0;
 
@@ -1556,14 +1538,14 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 		for (int c = 0; c < t->output.cols; c++)
 			layer += app_moved_layer(app, r, c);
 	if (weights == 0 && concat == 0 && layer == 0) {
-		add(&w, "moves nothing computed");
+		qkv_buffer_put(&w, "moves nothing computed");
 		return;
 	}
-	add(&w, "moves ");
+	qkv_buffer_put(&w, "moves ");
 	if (moved_heads == 0) {
-		add(&w, "no head's weights");
+		qkv_buffer_put(&w, "no head's weights");
 	} else {
-		add(&w, "the weights of head%s", moved_heads > 1 ? "s" : "");
+		qkv_buffer_put(&w, "the weights of head%s", moved_heads > 1 ? "s" : "");
 		for (int i = 0, k = 0; i < t->h; i++) {
 			long cells = 0;
 
@@ -1571,11 +1553,11 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 				for (int c = 0; c < t->n; c++)
 					cells += app_moved_head_weight(app, i, r, c);
 			if (cells > 0)
-				add(&w, "%s%d", k++ == 0 ? " " : k == moved_heads ? " and " : ", ", i + 1);
+				qkv_buffer_put(&w, "%s%d", k++ == 0 ? " " : k == moved_heads ? " and " : ", ", i + 1);
 		}
-		add(&w, " (%ld cell%s)", weights, weights == 1 ? "" : "s");
+		qkv_buffer_put(&w, " (%ld cell%s)", weights, weights == 1 ? "" : "s");
 	}
-	add(&w, ", %ld of %d cells of concat and %ld of %d of the layer output", concat,
+	qkv_buffer_put(&w, ", %ld of %d cells of concat and %ld of %d of the layer output", concat,
 	    t->concat.rows * t->concat.cols, layer, t->output.rows * t->output.cols);
 	for (int i = 0; i < t->h; i++) {
 		bool moved = false;
@@ -1588,7 +1570,7 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 	if (still > 0 && still < t->h) {
 		int k = 0;
 
-		add(&w, "; head%s", still > 1 ? "s" : "");
+		qkv_buffer_put(&w, "; head%s", still > 1 ? "s" : "");
 		for (int i = 0; i < t->h; i++) {
 			bool moved = false;
 
@@ -1596,16 +1578,16 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 				for (int c = 0; c < t->concat.cols / t->h && !moved; c++)
 					moved = app_moved_concat(app, r, i * (t->concat.cols / t->h) + c);
 			if (!moved)
-				add(&w, "%s%d", k++ == 0 ? " " : k == still ? " and " : ", ", i + 1);
+				qkv_buffer_put(&w, "%s%d", k++ == 0 ? " " : k == still ? " and " : ", ", i + 1);
 		}
-		add(&w, " unmoved");
+		qkv_buffer_put(&w, " unmoved");
 	}
 }
 
 /* The last change's reach in words, read from the marks (app.h). */
 void app_reach_words(const struct app *app, char *buf, size_t size)
 {
-	struct words w = { buf, size, 0 };
+	struct qkv_buffer w = { buf, size, 0 };
 	char item[8][APP_MESSAGE_MAX];
 	bool coupled[8] = { false };
 	int count = 0;
@@ -1614,7 +1596,7 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 	if (size > 0)
 		buf[0] = '\0';
 	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		struct words one = { item[count], sizeof item[count], 0 };
+		struct qkv_buffer one = { item[count], sizeof item[count], 0 };
 
 		item[count][0] = '\0';
 		coupled[count] = false;
@@ -1628,23 +1610,23 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 			count++;
 	}
 	if (count == 0) {
-		add(&w, "moves no computed value on screen");
+		qkv_buffer_put(&w, "moves no computed value on screen");
 		return;
 	}
-	add(&w, "moves ");
+	qkv_buffer_put(&w, "moves ");
 	for (int i = 0; i < count; i++) {
 		if (i > 0 && coupled[i])
-			add(&w, " and, through softmax's normalisation, ");
+			qkv_buffer_put(&w, " and, through softmax's normalisation, ");
 		else if (i > 0 && i + 1 == count)
-			add(&w, count > 2 ? ", and " : " and ");
+			qkv_buffer_put(&w, count > 2 ? ", and " : " and ");
 		else if (i > 0)
-			add(&w, ", ");
+			qkv_buffer_put(&w, ", ");
 		else if (coupled[i])
-			add(&w, "through softmax's normalisation ");
-		add(&w, "%s", item[i]);
+			qkv_buffer_put(&w, "through softmax's normalisation ");
+		qkv_buffer_put(&w, "%s", item[i]);
 	}
 	if (!grid_moved_any(app, APP_GRID_WEIGHTS) && grid_moved_any(app, APP_GRID_OUTPUT))
-		add(&w, "; the weights do not move");
+		qkv_buffer_put(&w, "; the weights do not move");
 	add_smallest_move(&w, app);
 }
 
@@ -2860,7 +2842,7 @@ static int structure_key(struct app *app, int key)
 
 /* The query rows whose weights do not sum to 1 at two decimals, with their sums:
  * "rows t1 and t2 (0.33, 0.67)". Returns how many there are. */
-static int rows_off_one(const struct app *app, struct words *w)
+static int rows_off_one(const struct app *app, struct qkv_buffer *w)
 {
 	const struct qkv_trace *t = &app->trace;
 	int count = 0, named = 0;
@@ -2872,26 +2854,26 @@ static int rows_off_one(const struct app *app, struct words *w)
 	}
 	if (count == 0)
 		return 0;
-	add(w, count == 1 ? "row " : count <= NAMES_MAX ? "rows " : "%d rows, ", count);
+	qkv_buffer_put(w, count == 1 ? "row " : count <= NAMES_MAX ? "rows " : "%d rows, ", count);
 	for (int i = 0; i < t->n && named < NAMES_MAX; i++) {
 		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
 		if (strcmp(sum, "1.00") == 0)
 			continue;
-		add(w, "%s%s", named == 0 ? "" : named + 1 == count ? " and " : ", ", app->problem.tokens[i]);
+		qkv_buffer_put(w, "%s%s", named == 0 ? "" : named + 1 == count ? " and " : ", ", app->problem.tokens[i]);
 		named++;
 	}
 	if (count > NAMES_MAX)
-		add(w, ", …");
-	add(w, " (Σ ");
+		qkv_buffer_put(w, ", …");
+	qkv_buffer_put(w, " (Σ ");
 	named = 0;
 	for (int i = 0; i < t->n && named < NAMES_MAX; i++) {
 		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
 		if (strcmp(sum, "1.00") == 0)
 			continue;
-		add(w, "%s%s", named == 0 ? "" : ", ", sum);
+		qkv_buffer_put(w, "%s%s", named == 0 ? "" : ", ", sum);
 		named++;
 	}
-	add(w, count > NAMES_MAX ? ", …)" : ")");
+	qkv_buffer_put(w, count > NAMES_MAX ? ", …)" : ")");
 	return count;
 }
 
@@ -2930,29 +2912,29 @@ static bool any_key_masked(const struct app *app)
 static void wrong_words(struct app *app, const char *prefix)
 {
 	char text[APP_MESSAGE_MAX];
-	struct words w = { text, sizeof text, 0 };
+	struct qkv_buffer w = { text, sizeof text, 0 };
 
-	add(&w, "%s", prefix);
+	qkv_buffer_put(&w, "%s", prefix);
 	switch (app->problem.wrong) {
 	case QKV_WRONG_MASK_AFTER_SOFTMAX:
-		add(&w, "WRONG WAY: mask after softmax — ");
+		qkv_buffer_put(&w, "WRONG WAY: mask after softmax — ");
 		if (!any_key_masked(app))
-			add(&w, "no key is masked, so nothing changes (try m)");
+			qkv_buffer_put(&w, "no key is masked, so nothing changes (try m)");
 		else if (rows_off_one(app, &w) > 0)
-			add(&w, " no longer sum to 1");
+			qkv_buffer_put(&w, " no longer sum to 1");
 		else
-			add(&w, "every row still sums to 1");
+			qkv_buffer_put(&w, "every row still sums to 1");
 		break;
 	case QKV_WRONG_COLUMN_SOFTMAX:
-		add(&w, "WRONG WAY: softmax down the columns — %s", columns_sum_to_one(app) ? "columns sum to 1; " : "");
+		qkv_buffer_put(&w, "WRONG WAY: softmax down the columns — %s", columns_sum_to_one(app) ? "columns sum to 1; " : "");
 		if (rows_off_one(app, &w) > 0)
-			add(&w, " do not");
+			qkv_buffer_put(&w, " do not");
 		else
-			add(&w, "every row happens to sum to 1 as well");
+			qkv_buffer_put(&w, "every row happens to sum to 1 as well");
 		break;
 	case QKV_WRONG_NONE:
 	default:
-		add(&w, "the right way again: every row of weights sums to 1");
+		qkv_buffer_put(&w, "the right way again: every row of weights sums to 1");
 		break;
 	}
 	say(app, app->problem.wrong != QKV_WRONG_NONE, "%s", text);
