@@ -49,8 +49,10 @@ static void expected_worked(struct expected *x, bool causal)
 	}
 }
 
-/* The report of the worked example (mask applied when causal), malloc'd. */
-static char *render(const struct print_options *o, bool causal)
+/* The report of the worked example (mask applied when causal; its three tokens
+ * relabelled when labels is not NULL), malloc'd. */
+__attribute__((noinline))
+static char *render_with(const struct print_options *o, bool causal, const char *const labels[3])
 {
 	struct qkv_problem p;
 	struct qkv_trace t;
@@ -64,12 +66,20 @@ static char *render(const struct print_options *o, bool causal)
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	if (causal)
 		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
+	for (int i = 0; labels != NULL && i < 3; i++)
+		ck_assert_int_eq(qkv_problem_set_label(&p, i, labels[i]), 0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(print_trace(out, &p, &t, o), 0);
 	fclose(out);
 	qkv_trace_fini(&t);
 	qkv_problem_fini(&p);
 	return text;
+}
+
+/* The report of the worked example (mask applied when causal), malloc'd. */
+static char *render(const struct print_options *o, bool causal)
+{
+	return render_with(o, causal, NULL);
 }
 
 static struct print_options options(enum print_format format, int stage)
@@ -958,27 +968,9 @@ START_TEST(test_wrong_way_sums)
 END_TEST
 
 /* The worked example with its three tokens relabelled, printed; malloc'd. */
-__attribute__((noinline))
 static char *render_labelled(const struct print_options *o, const char *const labels[3])
 {
-	struct qkv_problem p;
-	struct qkv_trace t;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
-
-	ck_assert_ptr_nonnull(out);
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
-	for (int i = 0; i < 3; i++)
-		ck_assert_int_eq(qkv_problem_set_label(&p, i, labels[i]), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, o), 0);
-	fclose(out);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
-	return text;
+	return render_with(o, false, labels);
 }
 
 /* A table's rows line up on screen when a label is in a wide script: 日本語 is
