@@ -1,8 +1,8 @@
 /* recovery.h — the copy of unsaved changes qkv writes when it must end without
  * asking (SIGTERM, SIGHUP, the terminal gone), and finds again the next time the
- * file is opened. The copy lives next to the file as FILE.recovery, or, when that
- * folder cannot be written (or there is no file), under $XDG_STATE_HOME/qkv
- * (~/.local/state/qkv) with the file's absolute path in its name. */
+ * file is opened. Each copy is a new private file in $XDG_STATE_HOME/qkv
+ * (~/.local/state/qkv), never beside the file (docs/DESIGN.md, "Recovery
+ * copies"). */
 #ifndef QKV_IO_RECOVERY_H
 #define QKV_IO_RECOVERY_H
 
@@ -15,7 +15,8 @@
  * 0 with the copy's name in where, or -1 with one line in err. */
 int recovery_write(const char *path, const struct qkv_problem *p, char *where, size_t where_size,
 		   char *err, size_t err_size);
-/* True when a recovery copy of path exists; its name goes into where. */
+/* True when a recovery copy of path exists (a regular file of this user's in the
+ * private folder); the newest one's name goes into where. */
 bool recovery_find(const char *path, char *where, size_t where_size);
 
 #endif

@@ -144,9 +144,16 @@ cp "$QKV_SOURCE_ROOT/samples/worked-example.json" "$file"
 e2e_tmux kill-session -t paste >/dev/null 2>&1
 
 # --- SIGTERM and SIGHUP: unsaved changes kept, offered on the next open -------------
+# The copy goes only into the private state folder, never beside the file: a link
+# planted there by someone else (the name the copy once had) is not followed.
+copies() {
+	find "$XDG_STATE_HOME/qkv" -name 'three.json-*.recovery' 2>/dev/null | wc -l
+}
+victim=$work/victim
+ln -s "$victim" "$file.recovery"
 for sig in TERM HUP; do
 	name=keep$sig
-	rm -f "$file.recovery"
+	rm -rf "$XDG_STATE_HOME/qkv"
 	run "$name" "$file"
 	keys "$name" +
 	expect "$name" '1 → 1\.1' "SIG$sig: an unsaved edit first"
@@ -154,56 +161,60 @@ for sig in TERM HUP; do
 	[ -n "$pid" ] && kill -s "$sig" "$pid"
 	expect "$name" "^back in the shell, status $((128 + $(kill -l "$sig")))\$" "SIG$sig ends qkv with status 128 + $(kill -l "$sig")"
 	modes_off "$name" "after SIG$sig"
-	check "SIG$sig: the recovery copy is beside the file" -s "$file.recovery"
-	said=$(grep -c "^qkv: the unsaved changes to .*three\.json are kept in .*three\.json\.recovery" "$E2E_DIR/$name.err")
+	check "SIG$sig: one recovery copy in the private state folder" "$(copies)" -eq 1
+	check "SIG$sig: the link planted beside the file is not followed" ! -e "$victim"
+	mode=$(find "$XDG_STATE_HOME/qkv" -name 'three.json-*.recovery' -perm 600 | wc -l)
+	check "SIG$sig: the copy is readable by its owner only (0600)" "$mode" -eq 1
+	said=$(grep -c "^qkv: the unsaved changes to .*three\.json are kept in $XDG_STATE_HOME/qkv/three\.json-.*\.recovery" "$E2E_DIR/$name.err")
 	check "SIG$sig: stderr says where the changes are" "$said" -eq 1
 	cmp -s "$file" "$QKV_SOURCE_ROOT/samples/worked-example.json"
 	check "SIG$sig: the file itself is untouched" $? -eq 0
 	e2e_tmux kill-session -t "$name" >/dev/null 2>&1
 done
+rm -f "$file.recovery"
 
 start offer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" "$file"
-expect offer 'Unsaved changes from an earlier session are in .*three\.json\.recovery' "the next open offers the recovery copy"
+expect offer 'Unsaved changes from an earlier session are in' "the next open offers the recovery copy"
+expect offer "^ *$XDG_STATE_HOME/qkv/three\\.json-.*\\.recovery\\. *$" "the offer names the copy in full, wrapped, not cut"
 keys offer y
 expect offer 'recovered changes are open' "y opens the recovered changes"
 expect offer '^ +t1 +1\.10 +0\.00 ' "the recovered value is there (Q[t1, d1] = 1.1)"
 keys offer w
 expect offer 'saved to' "w saves them"
 settle offer
-check "after the save the recovery copy is gone" ! -e "$file.recovery"
+check "after the save the recovery copy is gone" "$(copies)" -eq 0
 keys offer q
 expect_exit offer 0 "q quits"
 grep -q '1\.1' "$file"
 check "the saved file holds the recovered value" $? -eq 0
 cp "$QKV_SOURCE_ROOT/samples/worked-example.json" "$file"
 
-# n deletes a copy; when no copy can be written beside the file (here a folder has
-# its name), it goes under XDG_STATE_HOME/qkv and is still offered.
-other=$work/other
-mkdir -p "$other/three.json.recovery"
-cp "$file" "$other/three.json"
-run elsewhere "$other/three.json"
-keys elsewhere +
-expect elsewhere '1 → 1\.1' "no room beside the file: an unsaved edit"
-pid=$(cat "$E2E_DIR/elsewhere.pid" 2>/dev/null)
-[ -n "$pid" ] && kill -s TERM "$pid"
-expect elsewhere 'status 143$' "no room beside the file: SIGTERM ends qkv"
-n=$(find "$XDG_STATE_HOME/qkv" -name '*three.json.recovery' 2>/dev/null | wc -l)
-check "no room beside the file: the copy is under XDG_STATE_HOME/qkv" "$n" -eq 1
-said=$(grep -c "kept in $XDG_STATE_HOME/qkv/" "$E2E_DIR/elsewhere.err")
-check "no room beside the file: stderr names that copy" "$said" -eq 1
-e2e_tmux kill-session -t elsewhere >/dev/null 2>&1
-start elseoffer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" "$other/three.json"
-expect elseoffer 'Unsaved changes from an earlier session' "the next open offers that copy"
+# Two abrupt ends keep two copies (the second never overwrites the first); the
+# next open offers the newest, and n deletes only that one.
+for round in 1 2; do
+	run "twice$round" "$file"
+	if [ "$round" -eq 2 ]; then
+		expect twice2 'Unsaved changes from an earlier session' "abrupt end 2: the first copy is offered"
+		keys twice2 Escape
+	fi
+	keys "twice$round" + +
+	expect "twice$round" '1\.1 → 1\.2' "abrupt end $round: two unsaved edits"
+	pid=$(cat "$E2E_DIR/twice$round.pid" 2>/dev/null)
+	[ -n "$pid" ] && kill -s TERM "$pid"
+	expect "twice$round" 'status 143$' "abrupt end $round: SIGTERM ends qkv"
+	e2e_tmux kill-session -t "twice$round" >/dev/null 2>&1
+done
+check "two abrupt ends: two copies, neither overwritten" "$(copies)" -eq 2
+start elseoffer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" "$file"
+expect elseoffer 'Unsaved changes from an earlier session' "the next open offers the newest copy"
 keys elseoffer n
-expect elseoffer 'three\.json\.recovery deleted' "n deletes the copy"
-n=$(find "$XDG_STATE_HOME/qkv" -name '*three.json.recovery' 2>/dev/null | wc -l)
-check "the deleted copy is gone" "$n" -eq 0
+expect elseoffer '^ *deleted *$' "n deletes the copy (the status line says so)"
+check "n deleted one copy, the earlier one is kept" "$(copies)" -eq 1
 keys elseoffer q
 expect_exit elseoffer 0 "q quits"
+rm -rf "$XDG_STATE_HOME/qkv"
 
 # --- the terminal disappears without SIGHUP (qkv in its own session) ------------------
-rm -f "$file.recovery"
 # shellcheck disable=SC2016 # expanded by the sh inside tmux
 start gone 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" sh -c 'setsid sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" \"\$2\"" "$0" "$1" "$2" 2>"$3"; sleep 30' "$QKV" "$E2E_DIR/gone.pid" "$file" "$E2E_DIR/gone.err"
 expect gone 'weights  softmax rows' "under setsid: qkv is running"
@@ -224,8 +235,8 @@ if [ "$ended" -ne 0 ] && [ -n "$pid" ]; then
 	diag "qkv still running: $(ps -o pid,stat,pcpu,cmd -p "$pid" | tail -n 1)"
 	kill -KILL "$pid" 2>/dev/null
 fi
-check "the terminal gone: the recovery copy is written" -s "$file.recovery"
-said=$(grep -c 'kept in .*three\.json\.recovery' "$E2E_DIR/gone.err")
+check "the terminal gone: the recovery copy is written" "$(copies)" -eq 1
+said=$(grep -c 'kept in .*/qkv/three\.json-.*\.recovery' "$E2E_DIR/gone.err")
 check "the terminal gone: stderr says where the changes are" "$said" -eq 1
 
 # --- long computations: keys and signals are handled meanwhile, Esc cancels ---------
