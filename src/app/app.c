@@ -3383,8 +3383,9 @@ const struct app_binding app_bindings[] = {
 	 * steps; the rest reach the app. */
 	{ { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP }, APP_KEYS_LESSON, "PgDn PgUp", "lesson: next / back",
 	  "PgDn next · PgUp back", APP_KEYS_LESSON, NULL,
-	  "in a lesson (--lesson): the next step / the one before; a step is always rebuilt from the lesson's "
-	  "start, so what was changed by hand is set aside", "a lesson (--lesson)" },
+	  "in a lesson (--lesson): the next step / the one before, or first the next / the previous page of "
+	  "the step's notes when the screen shows them a page at a time; a step is always rebuilt from the "
+	  "lesson's start, so what was changed by hand is set aside", "a lesson (--lesson)" },
 	{ { APP_KEY_HOME, APP_KEY_END }, APP_KEYS_LESSON, "Home End", "lesson: first / last", "Home first",
 	  APP_KEYS_LESSON, NULL, "in a lesson: its first step / its last step", "a lesson (--lesson)" },
 	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }, APP_KEYS_LESSON, "number Enter",

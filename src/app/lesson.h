@@ -133,6 +133,8 @@ struct lesson_run {
 	char jump[8];                /* digits typed towards a step number */
 	char said[160];              /* what the lesson bar adds: "" or a sentence */
 	int moves;                   /* counts every change of step (for presenter screens) */
+	int page;                    /* the page of the step's notes shown (0-based) */
+	int pages;                   /* how many pages the notes take on the screen */
 };
 
 /* Builds step 0 into app (uninitialised on entry). 0, or -1 with one line in err. */
@@ -141,6 +143,11 @@ int lesson_run_start(struct lesson_run *run, const struct lesson *l, const struc
 /* Applies one event to the lesson or, through app_update, to app. Returns the
  * enum app_redraw flags. */
 int lesson_update(struct lesson_run *run, struct app *app, const struct event *event);
+/* The interface says how many pages the step's notes take on its screen (the
+ * layout's count, 0 when they are not shown); the page shown stays within them.
+ * PageDown then turns the notes' pages before it goes to the next step, and
+ * PageUp turns them back before it goes to the step before. */
+void lesson_notes_pages(struct lesson_run *run, int pages);
 /* Goes to step (0-based, clamped) from the lesson's own state; redraw flags. */
 int lesson_goto(struct lesson_run *run, struct app *app, int step);
 

@@ -45,9 +45,17 @@ int lesson_goto(struct lesson_run *run, struct app *app, int step)
 		run->said[0] = '\0';
 	run->explored = false;
 	run->step = step;
+	run->page = 0;
 	run->jump[0] = '\0';
 	run->moves++;
 	return REDRAW_ALL | REDRAW_LAYOUT;
+}
+
+void lesson_notes_pages(struct lesson_run *run, int pages)
+{
+	run->pages = pages > 0 ? pages : 0;
+	if (run->page >= run->pages)
+		run->page = run->pages > 0 ? run->pages - 1 : 0;
 }
 
 /* True when the key is the lesson's rather than the app's. */
@@ -78,12 +86,20 @@ int lesson_update(struct lesson_run *run, struct app *app, const struct event *e
 	}
 	switch (e->key) {
 	case APP_KEY_PAGE_DOWN:
+		if (run->page + 1 < run->pages) {
+			run->page++;
+			return REDRAW_STATUS;
+		}
 		if (run->step + 1 >= count) {
 			snprintf(run->said, sizeof run->said, "the last step: Home starts again");
 			return REDRAW_STATUS;
 		}
 		return lesson_goto(run, app, run->step + 1);
 	case APP_KEY_PAGE_UP:
+		if (run->page > 0) {
+			run->page--;
+			return REDRAW_STATUS;
+		}
 		return lesson_goto(run, app, run->step - 1);
 	case APP_KEY_HOME:
 		return lesson_goto(run, app, 0);

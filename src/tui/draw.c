@@ -21,8 +21,7 @@
 #include "tui/glyphs.h"
 #include "tui/draw_train.h"
 #include "tui/palette.h"
-
-#define TEXT_MAX 1024
+#include "tui/text.h"
 
 /* Writes s at (y, x) in at most `width` columns (wide characters count two),
  * cutting on a character boundary. */
@@ -402,8 +401,6 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		put_cell_in(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, panel->field_w,
 			    palette_role(ROLE_LABEL), text);
 	}
-	if (panel->first_col + panel->shown_cols < panel->cols)
-		put(panel->y + 1, data_x + panel->shown_cols * panel->cell_w, 1, palette_role(ROLE_DIM), "…");
 	if (panel->halves) {
 		draw_halves(app, panel, limit);
 		return;
@@ -462,21 +459,22 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 }
 
 /* Under a colour-only grid: the selected row and column written out in numbers,
- * largest first, so the values are there for whoever cannot read the colours. */
+ * largest first, as many whole entries as the panel's width holds, so the values
+ * are there for whoever cannot read the colours. */
 static void draw_compact_numbers(const struct app *app, const struct layout *l, const struct panel *panel)
 {
 	/* The panel's last two lines (under the legend, or under the grid when a tight
-	 * layout has no legend). */
-	int y = panel->y + panel->h - 2, query = app_query(app), key = app_key(app);
+	 * layout has no legend), above the scroll marker. */
+	int y = panel->y + panel->h - 2 - (panel->marker ? 1 : 0), query = app_query(app), key = app_key(app);
 
 	for (int line = 0; line < 2; line++) {
-		char text[TEXT_MAX], number[32];
+		char text[TEXT_MAX], entry[96], number[32];
 		size_t length;
 		int used[8], count = 0;
 
-		length = (size_t)snprintf(text, sizeof text, line == 0 ? "row %s:" : "col %s:",
+		length = (size_t)snprintf(text, sizeof text, line == 0 ? "row %s, largest:" : "col %s, largest:",
 					  app->problem.tokens[line == 0 ? query : key]);
-		/* The eight largest entries of the line, each once. */
+		/* The eight largest entries of the line, each once, while they fit. */
 		for (int k = 0; k < 8 && k < app->trace.n; k++) {
 			int best = -1;
 			double best_value = 0.0;
@@ -496,12 +494,11 @@ static void draw_compact_numbers(const struct app *app, const struct layout *l, 
 				break;
 			used[count++] = best;
 			qkv_format_number(number, sizeof number, best_value, l->decimals);
-			if (length < sizeof text)
-				length += (size_t)snprintf(text + length, sizeof text - length, " %s %s",
-							   app->problem.tokens[best], number);
+			snprintf(entry, sizeof entry, " %s %s", app->problem.tokens[best], number);
+			if (glyphs_columns(text) + glyphs_columns(entry) > panel->w || length + strlen(entry) >= sizeof text)
+				break;
+			length += (size_t)snprintf(text + length, sizeof text - length, "%s", entry);
 		}
-		if (length < sizeof text && count < app->trace.n)
-			snprintf(text + length, sizeof text - length, " …");
 		put(y + line, panel->x, panel->w, palette_role(ROLE_LABEL), text);
 	}
 }
@@ -550,8 +547,8 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 		for (int i = 0; i < t->n; i++)
 			shown += llround(qkv_matrix_get(&t->weights, i, col) * scale);
 		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
-		put_cell(y, data_x + c * panel->cell_w, panel->cell_w,
-			 palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
+		put_cell_in(y, data_x + c * panel->cell_w, panel->cell_w, panel->field_w,
+			    palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
 	}
 }
 
@@ -628,7 +625,7 @@ static void draw_mix_sum(const struct app *app, const struct layout *l, const st
 	for (int c = 0; c < panel->shown_cols; c++) {
 		number_text(text, sizeof text, qkv_matrix_get(&app->trace.output, app_query(app), panel->first_col + c),
 			    l->decimals);
-		put_cell(y, data_x + c * panel->cell_w, panel->cell_w, palette_role(ROLE_TITLE), text);
+		put_cell_in(y, data_x + c * panel->cell_w, panel->cell_w, panel->field_w, palette_role(ROLE_TITLE), text);
 	}
 }
 
@@ -734,20 +731,61 @@ static void draw_heads_readout(const struct app *app, const struct panel *panel)
 
 /* Which panel wears the focus mark: the focused input; for the computed grids, the
  * weights or the output when all is live, and in the walk the current stage's grid
- * (never one still withheld). */
+ * (the walk shows no later stage). */
 static bool panel_has_focus(const struct app *app, const struct panel *panel)
 {
 	static const enum panel_kind stage_panel[QKV_STAGE_COUNT] = {
 		PANEL_DERIVED, PANEL_SCORES, PANEL_SCALED, PANEL_WEIGHTS, PANEL_MIX, PANEL_OUTPUT,
 	};
 
-	if (panel->focus < 0 || panel->focus != (int)app->focus || panel->withheld)
+	if (panel->focus < 0 || panel->focus != (int)app->focus)
 		return false;
 	if (panel->kind == PANEL_INPUT || panel->kind == PANEL_CONCAT || panel->kind == PANEL_LAYER)
 		return true;
 	if (app->stage == APP_STAGE_LIVE || app->stage >= QKV_STAGE_COUNT)
 		return panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_OUTPUT;
 	return panel->kind == stage_panel[app->stage];
+}
+
+/* The words under a grid with rows or columns out of sight: how many, on which
+ * side ("↑ 2 ↓ 5 more rows · → 3 more columns"), shorter when the panel is narrow. */
+static void marker_text(const struct panel *panel, char *buf, size_t size, int width)
+{
+	int above = panel->first_row, below = panel->rows - panel->first_row - panel->shown_rows;
+	int left = panel->first_col, right = panel->cols - panel->first_col - panel->shown_cols;
+	char rows[64] = "", cols[64] = "", up[16] = "", down[16] = "", back[16] = "", on[16] = "";
+
+	for (int form = 0; form < 3; form++) {
+		bool one_row = above + below == 1;
+		bool one_col = left + right == 1;
+		const char *row_word = form == 0 ? (one_row ? " more row" : " more rows")
+				       : form == 1 ? (one_row ? " row" : " rows") : "";
+		const char *col_word = form == 0 ? (one_col ? " more column" : " more columns")
+				       : form == 1 ? (one_col ? " col" : " cols") : "";
+
+		snprintf(up, sizeof up, above > 0 ? "↑ %d" : "", above);
+		snprintf(down, sizeof down, below > 0 ? "↓ %d" : "", below);
+		snprintf(back, sizeof back, left > 0 ? "← %d" : "", left);
+		snprintf(on, sizeof on, right > 0 ? "→ %d" : "", right);
+		rows[0] = cols[0] = '\0';
+		if (above > 0 || below > 0)
+			snprintf(rows, sizeof rows, "%s%s%s%s", up, above > 0 && below > 0 ? " " : "", down, row_word);
+		if (left > 0 || right > 0)
+			snprintf(cols, sizeof cols, "%s%s%s%s", back, left > 0 && right > 0 ? " " : "", on, col_word);
+		snprintf(buf, size, "%s%s%s", rows, rows[0] != '\0' && cols[0] != '\0' ? (form < 2 ? " · " : " ") : "",
+			 cols);
+		if (glyphs_columns(buf) <= width)
+			return;
+	}
+}
+
+/* The scroll marker: the panel's last line. */
+static void draw_marker(const struct panel *panel)
+{
+	char text[160];
+
+	marker_text(panel, text, sizeof text, panel->w);
+	put(panel->y + panel->h - 1, panel->x, panel->w, palette_role(ROLE_DIM), text);
 }
 
 static void draw_panel(const struct app *app, const struct layout *l, const struct panel *panel)
@@ -775,7 +813,7 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		snprintf(marked, sizeof marked, "▶ %s", title);
 		put(panel->y, panel->x, panel->w, palette_role(ROLE_FOCUS), marked);
 	} else {
-		put(panel->y, panel->x, panel->w, palette_role(panel->withheld ? ROLE_DIM : ROLE_TITLE), title);
+		put(panel->y, panel->x, panel->w, palette_role(ROLE_TITLE), title);
 	}
 	if (layout_panel_head(app, panel) >= 0) {
 		/* The head's tag, the title's first word, in the head's colour. */
@@ -786,25 +824,6 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		at = panel->x + (focused ? 2 : 0);
 		if (at + glyphs_columns(tag) <= panel->x + panel->w)
 			put(panel->y, at, glyphs_columns(tag), palette_head(head), tag);
-	}
-	if (panel->withheld) {
-		/* The key that shows the next stage: PageDown, or n while a lesson has
-		 * PageDown for its steps. */
-		static const char *const withheld[2][3] = {
-			{ "not computed yet", "PageDown for the", "next stage" },
-			{ "not computed yet", "n for the", "next stage" },
-		};
-		static const char *const withheld_short[2][2] = {
-			{ "not computed yet", "PageDown: next" },
-			{ "not computed yet", "n: next stage" },
-		};
-		int words = l->lesson ? 1 : 0;
-
-		/* Inside the panel only, in fewer words when it is short. */
-		for (int i = 0; i < 3 && 2 + i < panel->h; i++)
-			put(panel->y + 2 + i, panel->x + 1, panel->w - 1, palette_role(ROLE_DIM),
-			    panel->h >= 5 ? withheld[words][i] : withheld_short[words][i]);
-		return;
 	}
 	if (panel->kind == PANEL_READOUT && panel->input == LAYOUT_HEADS_READOUT) {
 		draw_heads_readout(app, panel);
@@ -826,6 +845,8 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		draw_signed_legend(app, panel);
 	else if (panel->kind == PANEL_MIX)
 		draw_mix_sum(app, l, panel);
+	if (panel->marker)
+		draw_marker(panel);
 }
 
 static int panel_flag(const struct panel *panel)
@@ -942,22 +963,10 @@ static void draw_bars(const struct app *app, const struct layout *l)
 		put(1, x + 1, l->width - x - 1, palette_role(p->wrong != QKV_WRONG_NONE ? ROLE_ERROR : ROLE_DIM), banner);
 }
 
-/* Plain words about the selected query's row of weights (equal shown values named together). */
-static void verdict(const struct app *app, const struct layout *l, char *buf, size_t size)
-{
-	struct qkv_problem view;
-	const struct qkv_problem *p = &app->problem;
-
-	if (p->h > 0) {
-		qkv_problem_head_view(p, app->head, &view);
-		p = &view;
-	}
-	qkv_describe_row(buf, size, p, &app->trace, app_query(app), l->decimals < 2 ? 2 : l->decimals, false);
-}
-
-/* Breaks text at spaces into lines of at most `width` columns, drawing the first
- * `lines` of them from y when draw is set; a text longer than that keeps whole
- * words on its last line and ends in "…". Returns the lines the whole text needs. */
+/* Breaks text at spaces into lines of at most `width` columns (text_line),
+ * drawing the first `lines` of them from y when draw is set; a text longer than
+ * that (only on a screen too small for it) keeps whole words on its last line
+ * and ends in "…". Returns the lines the whole text needs. */
 static int wrap_text(int y, int x, int width, int lines, struct cell_style style, const char *text, bool draw)
 {
 	char drawn[TEXT_MAX];
@@ -967,24 +976,12 @@ static int wrap_text(int y, int x, int width, int lines, struct cell_style style
 	if (width <= 0)
 		return 0;
 	for (; *s != '\0'; line++) {
-		size_t line_bytes = strcspn(s, "\n");
-		/* What fits in width display columns (wide characters count two). */
-		size_t fit = qkv_text_fit(s, width, line_bytes);
-		const char *end = s + (fit > 0 || line_bytes == 0 ? fit : qkv_utf8_length(s));
-		const char *cut = NULL;
+		const char *rest;
+		size_t length = text_line(s, width, &rest);
 
-		for (const char *c = s; c < end; c++)
-			if (*c == ' ')
-				cut = c;
-		if (fit < line_bytes && cut != NULL && cut > s)
-			end = cut;
 		if (draw && line < lines) {
 			char chunk[TEXT_MAX];
-			size_t length = (size_t)(end - s) < sizeof chunk - 1 ? (size_t)(end - s) : sizeof chunk - 1;
-			const char *rest = end;
 
-			while (*rest == ' ' || *rest == '\n')
-				rest++;
 			if (line == lines - 1 && *rest != '\0') {
 				/* The last line shown, with more to come: whole words and "…". */
 				char more[TEXT_MAX];
@@ -995,14 +992,14 @@ static int wrap_text(int y, int x, int width, int lines, struct cell_style style
 						*c = ' ';
 				words_fitting(chunk, sizeof chunk, more, width);
 			} else {
+				if (length > sizeof chunk - 1)
+					length = sizeof chunk - 1;
 				memcpy(chunk, s, length);
 				chunk[length] = '\0';
 			}
 			put(y + line, x, width, style, chunk);
 		}
-		s = end;
-		while (*s == ' ' || *s == '\n')
-			s++;
+		s = rest;
 	}
 	return line;
 }
@@ -1013,103 +1010,56 @@ static void put_wrapped(int y, int x, int width, int lines, struct cell_style st
 	wrap_text(y, x, width, lines, style, text, true);
 }
 
-/* The status line's sentence: a question (y / n) or the message; NULL while a
- * file name is typed (one line of its own). *error: drawn as an error. */
-static const char *status_sentence(const struct app *app, char *buf, size_t size, bool *error)
+/* Draws the last `lines` lines text breaks into at `width` columns from y: the
+ * end of a derivation, with its result, when the screen cannot hold all of it
+ * ("… " starts the first line drawn when lines before it are left out). */
+static void put_tail(int y, int x, int width, int lines, struct cell_style style, const char *text)
 {
-	*error = true;
-	switch (app->prompt) {
-	case PROMPT_QUIT:
-		return "Unsaved changes. Quit anyway? y / n";
-	case PROMPT_OVERWRITE:
-		snprintf(buf, size, "%s exists. Overwrite it? y / n", app->answer);
-		return buf;
-	case PROMPT_CHANGED:
-		snprintf(buf, size, "%s changed on disk since qkv read it. Save over it anyway? y / n", app->path);
-		return buf;
-	case PROMPT_RECOVER:
-		snprintf(buf, size, "Unsaved changes from an earlier session are in %s. Open them? y / n", app->recovery);
-		return buf;
-	case PROMPT_SAVE_AS:
-		return NULL;
-	case PROMPT_NONE:
-	default:
-		*error = app->message_is_error;
-		return app->message;
+	char drawn[TEXT_MAX], line[TEXT_MAX];
+	const char *s = glyphs_text(text, drawn, sizeof drawn), *starts[64], *next;
+	int count = 0, first;
+
+	if (lines <= 0 || width <= 2)
+		return;
+	for (const char *at = s; *at != '\0' && count < 64; at = next) {
+		text_line(at, width - 2, &next);
+		starts[count++] = at;
+	}
+	first = count > lines ? count - lines : 0;
+	for (int k = first; k < count; k++) {
+		size_t length = text_line(starts[k], width - 2, &next);
+
+		snprintf(line, sizeof line, "%s%.*s", k == first && first > 0 ? "… " : "", (int)length, starts[k]);
+		put(y + k - first, x, width, style, line);
 	}
 }
 
-/* Lines the status sentence takes, ending on the status line: as many as its
- * words need, at most all the lines from the formula line's down but one; one
- * under the views that fill the screen above the status line (saturation,
- * learning, cost), which would cover the sentence's first lines and leave its end
- * alone on screen. */
-static int message_lines(const struct app *app, const struct layout *l)
-{
-	char buf[TEXT_MAX];
-	bool error;
-	const char *text = status_sentence(app, buf, sizeof buf, &error);
-	int need, most = l->status_y - l->info_y;
-
-	if (app->overlay == OVERLAY_SATURATION || app->overlay == OVERLAY_LEARNING || app->overlay == OVERLAY_COST)
-		most = 1;
-
-	if (text == NULL || text[0] == '\0')
-		return 1;
-	need = wrap_text(0, 0, l->width - 2, 0, palette_role(ROLE_NORMAL), text, false);
-	if (need > most)
-		need = most;
-	return need < 1 ? 1 : need;
-}
-
+/* The formula line and the derivation in the lines the layout reserved for them
+ * under the grids (all they need, unless the screen is too small: then the
+ * formula's first line and the derivation's last ones, with its result),
+ * aligned with the grids when they fit that way. */
 static void draw_info(const struct app *app, const struct layout *l)
 {
-	char formula[TEXT_MAX], text[TEXT_MAX], words[512], variance[96];
-	int row = app_query(app);
-	/* Under the grids, aligned with them, unless that leaves too little room. */
-	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1;
-	/* The lines from info_y down to the message's first are the formula's and the
-	 * derivation's (at most info_h of them). */
-	int free = l->status_y - message_lines(app, l) + 1 - l->info_y, lines = free < l->info_h ? free : l->info_h;
-	int formula_lines, derive_lines;
-	struct cell_style plain = palette_role(ROLE_NORMAL);
+	char formula[TEXT_MAX], text[TEXT_MAX];
+	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1, formula_lines, derive_lines;
 
-	blank(l->info_y, 0, free, l->width);
-	/* The derivation, and the heads' formula lines, as a lesson's `expect info` reads them. */
-	if (!app_info_lines(app, l->decimals + 2, formula, sizeof formula, text, sizeof text)) {
-		verdict(app, l, words, sizeof words);
-		/* Before stage 3 the weights are withheld, and so is what they say. */
-		if (app->stage == APP_STAGE_LIVE && !has_readout(l)) {
-			/* The readout did not fit: its key figures come here instead. */
-			char gradient[32];
-
-			number_text(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
-			snprintf(formula, sizeof formula, "%s · ‖J‖ of %s %s  ·  %s",
-				 variance_words(app, variance, sizeof variance), app->problem.tokens[row], gradient,
-				 words);
-		} else if (app->stage == APP_STAGE_LIVE)
-			snprintf(formula, sizeof formula, "softmax(Q Kᵀ / %s) V  ·  %s",
-				 app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
-		else if (app->stage < QKV_STAGE_WEIGHTS)
-			snprintf(formula, sizeof formula, "stage %d of %d · %s:  %s", app->stage, app_last_stage(app),
-				 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula((enum qkv_stage)app->stage));
-		else
-			snprintf(formula, sizeof formula, "stage %d of %d · %s:  %s  ·  %s", app->stage,
-				 app_last_stage(app), qkv_stage_name((enum qkv_stage)app->stage),
-				 qkv_stage_formula((enum qkv_stage)app->stage), words);
+	text_info(app, l->decimals, has_readout(l), formula, sizeof formula, text, sizeof text);
+	if (text_lines(formula, width) + text_lines(text, width) > l->info_h) {
+		x = 1;
+		width = l->width - 2;
 	}
-	/* The derivation's numbers first (all lines but the formula's first), then the
-	 * formula and its words on what is left; each keeps whole words. */
-	derive_lines = wrap_text(0, 0, width, 0, plain, text, false);
-	if (derive_lines > lines - 1)
-		derive_lines = lines - 1;
-	formula_lines = wrap_text(0, 0, width, 0, plain, formula, false);
-	if (formula_lines > lines - derive_lines)
-		formula_lines = lines - derive_lines;
-	if (formula_lines < 1)
-		formula_lines = 1;
+	blank(l->info_y, 0, l->info_h, l->width);
+	formula_lines = text_lines(formula, width);
+	derive_lines = text_lines(text, width);
+	if (formula_lines + derive_lines > l->info_h) {
+		/* Too little room: the derivation's end first, the formula's start. */
+		formula_lines = derive_lines > 0 ? 1 : l->info_h;
+		put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);
+		put_tail(l->info_y + formula_lines, x, width, l->info_h - formula_lines, palette_role(ROLE_NORMAL), text);
+		return;
+	}
 	put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);
-	put_wrapped(l->info_y + formula_lines, x, width, derive_lines, plain, text);
+	put_wrapped(l->info_y + formula_lines, x, width, derive_lines, palette_role(ROLE_NORMAL), text);
 }
 
 /* Appends text to the string in buf (cut at the buffer's end). */
@@ -1174,9 +1124,9 @@ static void draw_status(const struct app *app, const struct layout *l)
 	char text[TEXT_MAX], keys[TEXT_MAX];
 	const char *sentence;
 	bool error;
-	int y = l->status_y, lines = message_lines(app, l);
+	int y = l->status_y, lines = l->message_h;
 
-	/* A long message wraps upwards into the lines the formula leaves free. */
+	/* A long message takes the lines the layout gave it, ending on the status line. */
 	blank(y - lines + 1, 0, lines + 1, l->width);
 	app_key_hints(app, keys, sizeof keys);
 	keys_fitting(text, sizeof text, keys, l->width);
@@ -1187,8 +1137,8 @@ static void draw_status(const struct app *app, const struct layout *l)
 		put(y, 0, l->width, palette_role(ROLE_STATUS), text);
 		return;
 	}
-	/* A question or the message, whole: it wraps upwards (see message_lines). */
-	sentence = status_sentence(app, text, sizeof text, &error);
+	/* A question or the message, whole. */
+	sentence = text_status(app, text, sizeof text, &error);
 	if (sentence != NULL && sentence[0] != '\0')
 		put_wrapped(y - lines + 1, 1, l->width - 2, lines, palette_role(error ? ROLE_ERROR : ROLE_STATUS),
 			    sentence);
@@ -1350,7 +1300,7 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 
 	palette_use(app->palette, app->projector);
 	if (flags & REDRAW_LAYOUT || l->width != COLS || l->height != LINES ||
-	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0) {
+	    (flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) != 0 || layout_text_changed(l, app)) {
 		int first[LAYOUT_MAX_PANELS][2], count = l->count;
 		struct layout_look look = { .monochrome = palette_monochrome(), .glyphs = palette_glyphs(),
 					    .half_blocks = glyphs_half_blocks() };
@@ -1361,6 +1311,7 @@ void draw_render(const struct app *app, struct layout *l, int flags)
 		}
 		layout_compute(l, app, COLS, LINES, &look);
 		l->lesson = before.lesson;
+		l->notes = before.notes;
 		if (l->count == count)
 			for (int i = 0; i < count; i++) {
 				l->panels[i].first_row = first[i][0];

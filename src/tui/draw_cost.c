@@ -156,7 +156,7 @@ static void draw_charts(const struct qkv_cost *c, int y, int x, int height, int 
 void draw_cost(const struct app *app, const struct layout *l)
 {
 	const struct qkv_cost *c = app->cost;
-	int top = 2, bottom = l->status_y - 1, width = l->width, y, x = 1;
+	int top = 2, bottom = l->notes_y - 1, width = l->width, y, x = 1;
 	char text[COST_TEXT_MAX];
 	double slope;
 	bool beside;

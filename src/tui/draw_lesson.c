@@ -7,92 +7,72 @@
 #include "tui/draw_lesson.h"
 #include "tui/glyphs.h"
 #include "tui/palette.h"
+#include "tui/text.h"
 
-/* Writes s on row y over the width, ending in "…" when it does not fit. */
-static void put_line(int y, int width, struct cell_style style, const char *text)
+/* Writes text on row y from column x, blanking the row over width first. */
+static void put_line(int y, int x, int width, struct cell_style style, const char *text)
 {
-	char shown[2048], dots[16];
+	char shown[TEXT_MAX * 2];
 	const char *s = glyphs_text(text, shown, sizeof shown); /* the glyph set's characters */
-	bool cut = glyphs_columns(s) > width;
-	int room = cut ? width - 1 : width, columns = 0;
-	const char *end = s;
 
 	palette_apply(stdscr, style);
-	mvhline(y, 0, ' ', width);
-	while (*end != '\0') {
-		if (((unsigned char)*end & 0xc0) != 0x80) {
-			if (columns == room)
-				break;
-			columns++;
-		}
-		end++;
-	}
-	mvaddnstr(y, 0, s, (int)(end - s));
-	if (cut && width > 0)
-		mvaddstr(y, width - 1, glyphs_text("…", dots, sizeof dots));
+	mvhline(y, 0, ' ', width + x);
+	mvaddnstr(y, x, s, (int)qkv_text_fit(s, width, strlen(s)));
 }
 
-/* Where text breaks after `lines` lines of room columns each (at a space), or
- * NULL when it fits in those lines (or a word is wider than a line). */
-static const char *wrap_at(const char *text, int room, int lines)
-{
-	const char *at = text;
-
-	for (int line = 0; line < lines; line++) {
-		int columns = 0;
-		const char *cut = NULL, *c;
-
-		for (c = at; *c != '\0' && columns <= room; c++) {
-			if (((unsigned char)*c & 0xc0) != 0x80)
-				columns++;
-			if (*c == ' ' && c != at)
-				cut = c;
-		}
-		if ((*c == '\0' && columns <= room) || cut == NULL)
-			return NULL;
-		if (line + 1 == lines)
-			return cut;
-		at = cut + 1;
-	}
-	return NULL;
-}
-
-void draw_lesson(const struct app *app, const struct layout *l, const struct lesson_run *run, bool followed)
+const char *draw_lesson_notes(const struct lesson_run *run, bool followed, char *buf, size_t size)
 {
 	const struct lesson_step *step = &run->lesson->steps[run->step];
-	char text[1024], keys[256];
-	int y = l->status_y;
+	size_t i = 0;
+
+	if (followed || run->explored || step->notes[0] == '\0' || size == 0)
+		return NULL;
+	/* The notes' lines as one paragraph, broken again to the screen's width. */
+	for (const char *c = step->notes; *c != '\0' && i + 1 < size; c++)
+		buf[i++] = *c == '\n' ? ' ' : *c;
+	buf[i] = '\0';
+	return buf;
+}
+
+void draw_lesson(const struct app *app, const struct layout *l, const struct lesson_run *run)
+{
+	const struct lesson_step *step = &run->lesson->steps[run->step];
+	char text[TEXT_MAX * 2 + 256], keys[TEXT_MAX], line[TEXT_MAX * 2 + 256], page[96] = "";
+	int y = l->status_y, pages = l->notes != NULL ? l->notes_pages : 0;
+	int shown = run->page < pages ? run->page : pages - 1;
 
 	if (l->too_small || y + 1 >= l->height)
 		return;
-	/* The keys line: where the lesson is, and how to move in it (the key table's
-	 * lesson hints). */
+	/* The keys line: where the lesson is, which page of the notes, and how to
+	 * move (the key table's lesson hints), whole hints dropped from the end. */
+	if (pages > 1)
+		snprintf(page, sizeof page, shown + 1 < pages ? " · notes %d of %d, PgDn reads on" : " · notes %d of %d",
+			 shown + 1, pages);
 	app_context_hints(app, APP_KEYS_LESSON, keys, sizeof keys);
-	snprintf(text, sizeof text, " Step %d of %d: %s · %s", run->step + 1, run->lesson->step_count, step->title,
-		 run->said[0] != '\0' ? run->said : keys + 1);
-	put_line(y + 1, l->width, palette_role(ROLE_CURSOR), text);
-	/* The message line: the notes, until something is changed by hand or a
-	 * presenter screen shows them. */
-	if (!followed && !run->explored && !app->editing && app->prompt == PROMPT_NONE && step->notes[0] != '\0') {
-		size_t i = 0;
-		int free_above = y - (l->info_y + l->info_h), lines = 1, room = l->width - 1;
-		const char *at = text;
+	snprintf(text, sizeof text, " Step %d of %d: %s%s · %s", run->step + 1, run->lesson->step_count, step->title,
+		 page, run->said[0] != '\0' ? run->said : keys + 1);
+	if (glyphs_columns(" Step 99 of 99: ") + glyphs_columns(step->title) > l->width)
+		snprintf(text, sizeof text, " Step %d of %d%s · %s", run->step + 1, run->lesson->step_count, page,
+			 run->said[0] != '\0' ? run->said : keys + 1);
+	text_items_fitting(line, sizeof line, text, l->width);
+	put_line(y + 1, 0, l->width, palette_role(ROLE_CURSOR), line);
+	/* The notes: the page shown, in the lines the layout reserved. */
+	if (pages > 0 && l->notes_h > 0) {
+		char drawn[TEXT_NOTES_MAX];
+		const char *s = glyphs_text(l->notes, drawn, sizeof drawn), *next;
+		int width = l->width - 2;
 
-		for (const char *c = step->notes; *c != '\0' && i + 1 < sizeof text; c++)
-			text[i++] = *c == '\n' ? ' ' : *c;
-		text[i] = '\0';
-		/* Over the free lines above the message line, up to four, broken at spaces. */
-		while (lines < 4 && lines <= free_above && wrap_at(text, room, lines) != NULL)
-			lines++;
-		for (int line = 0; line < lines; line++) {
-			const char *end = line + 1 < lines ? wrap_at(at, room, 1) : NULL;
-			char part[1100];
+		for (int skip = 0; skip < shown * l->notes_h && *s != '\0'; skip++) {
+			text_line(s, width, &next);
+			s = next;
+		}
+		for (int k = 0; k < l->notes_h; k++) {
+			size_t length = *s != '\0' ? text_line(s, width, &next) : 0;
 
-			if (end == NULL)
-				end = at + strlen(at);
-			snprintf(part, sizeof part, " %.*s", (int)(end - at), at);
-			put_line(y - (lines - 1) + line, l->width, palette_role(ROLE_STATUS), part);
-			at = *end == ' ' ? end + 1 : end;
+			snprintf(text, sizeof text, "%.*s", (int)length, s);
+			put_line(l->notes_y + k, 1, width, palette_role(ROLE_STATUS), text);
+			if (*s != '\0')
+				s = next;
 		}
 	}
 	wnoutrefresh(stdscr);

@@ -106,7 +106,7 @@ void draw_saturation(const struct app *app, const struct layout *l)
 		{ "gradient flow ‖J‖ (softmax Jacobian)", jacobian, false, 0.0, -1.0 },
 		{ "variance softmax sees (log axis)", variance, true, 0.0, -1.0 },
 	};
-	int top = 2, bottom = l->status_y - 1, width = l->width;
+	int top = 2, bottom = l->notes_y - 1, width = l->width;
 	/* Two rows of two charts, as tall as the lines under the two header lines allow. */
 	int h = (bottom - top - 1) / 2, w = (width - 3) / 2;
 	char text[256];

@@ -433,7 +433,7 @@ static void draw_sweep(const struct app_learning *g, int y, int x, int width, in
 void draw_train(const struct app *app, const struct layout *l)
 {
 	const struct app_learning *g = app->learning;
-	int top = 2, bottom = l->status_y - 1, width = l->width;
+	int top = 2, bottom = l->notes_y - 1, width = l->width;
 	int column_w = (width - 3) / 2, derivation_lines, body, columns, rest, row;
 	struct cell_style normal = palette_role(ROLE_NORMAL);
 	char text[TEXT_MAX], derivation[TEXT_MAX * 2];

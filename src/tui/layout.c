@@ -9,9 +9,9 @@
 #include "qkv/format.h"
 #include "tui/glyphs.h"
 #include "tui/layout.h"
+#include "tui/text.h"
 
 #define GAP 2           /* columns between panels (1 when tight) */
-#define FIXED_LINES 7   /* title, stage bar, three info lines, message, keys (6 when tight) */
 #define READOUT_WIDTH 32
 #define MAX_CELL_W 30    /* cells grow with the screen up to this many columns */
 #define MAX_CELL_H 6     /* and up to this many lines */
@@ -235,14 +235,16 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 /* Multi-head, live or in stages 6 and 7: every head's weights side by side (the
  * selected head's carries the cursor), then the concatenation (whose blocks are
  * the heads' outputs), W_O and the layer output; live also the selected head's
- * inputs. */
+ * inputs. Stage 6 shows the heads' weights it concatenates and the concatenation;
+ * stage 7 the concatenation, W_O and the layer output. */
 static void choose_heads_panels(struct builder *b, const struct app *app, int decimals)
 {
 	const struct qkv_problem *p = &app->problem;
 	const struct qkv_heads_trace *t = &app->heads;
 	int label_w = label_width(p), token_w = label_w - 1, weight_w = decimals + 2 + (b->l->look.glyphs ? 1 : 0);
-	bool live = app->stage == APP_STAGE_LIVE;
+	bool live = app->stage == APP_STAGE_LIVE, concat = app->stage == APP_STAGE_CONCAT;
 	const struct qkv_matrix *w_o = app_input(app, QKV_INPUT_W_O);
+	struct panel *panel;
 
 	if (live) {
 		static const int inputs[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
@@ -250,66 +252,94 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 
-			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
+			panel = add(b);
+			grid_panel(panel, PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
 				   number_width(m, decimals), i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1, 3);
+			panel->priority = PRIORITY_INPUT;
 		}
 		b->groups++;
 	}
 	for (int i = 0; i < t->h; i++) {
 		if (i == app->head)
-			grid_panel(add(b), PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n, weight_w, label_w, token_w);
+			panel = add(b), grid_panel(panel, PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n, weight_w,
+						   label_w, token_w);
 		else
-			grid_panel(add(b), PANEL_HEAD, -1, i, t->n, t->n, weight_w, label_w, token_w);
+			panel = add(b), grid_panel(panel, PANEL_HEAD, -1, i, t->n, t->n, weight_w, label_w, token_w);
+		panel->priority = live ? PRIORITY_CURRENT : concat ? PRIORITY_CONTEXT : PRIORITY_INPUT;
 	}
-	b->groups++;
-	grid_panel(add(b), PANEL_CONCAT, FOCUS_CONCAT, -1, t->n, t->concat.cols,
-		   number_width(&t->concat, decimals), label_w, 4);
-	grid_panel(add(b), PANEL_INPUT, FOCUS_W_O, QKV_INPUT_W_O, w_o->rows, w_o->cols,
-		   number_width(w_o, decimals), 5, 3);
-	grid_panel(add(b), PANEL_LAYER, FOCUS_LAYER, -1, t->n, t->output.cols,
-		   number_width(&t->output, decimals), label_w, 3);
-	/* The heads compared (a row each and one for their average), last: the layout
-	 * drops it first when the screen is short. */
-	if (app->show_stats)
-		grid_panel(add(b), PANEL_READOUT, -1, LAYOUT_HEADS_READOUT, t->h + 1, 4, 6, 4, 6);
+	if (live)
+		b->groups++;
+	panel = add(b);
+	grid_panel(panel, PANEL_CONCAT, FOCUS_CONCAT, -1, t->n, t->concat.cols, number_width(&t->concat, decimals),
+		   label_w, 4);
+	/* Live, the heads' weights are the picture; what they make comes after. */
+	panel->priority = concat ? PRIORITY_CURRENT : PRIORITY_CONTEXT;
+	panel = add(b);
+	grid_panel(panel, PANEL_INPUT, FOCUS_W_O, QKV_INPUT_W_O, w_o->rows, w_o->cols, number_width(w_o, decimals),
+		   5, 3);
+	panel->priority = live || concat ? PRIORITY_INPUT : PRIORITY_CONTEXT;
+	if (!concat) {
+		panel = add(b);
+		grid_panel(panel, PANEL_LAYER, FOCUS_LAYER, -1, t->n, t->output.cols,
+			   number_width(&t->output, decimals), label_w, 3);
+		panel->priority = live ? PRIORITY_CONTEXT : PRIORITY_CURRENT;
+	}
+	/* The heads compared (a row each and one for their average). */
+	if (app->show_stats) {
+		panel = add(b);
+		grid_panel(panel, PANEL_READOUT, -1, LAYOUT_HEADS_READOUT, t->h + 1, 4, 6, 4, 6);
+		panel->priority = PRIORITY_READOUT;
+	}
 	b->groups++;
 }
 
-/* Titles, and which panels the stage walk still withholds. */
+/* Titles and shapes. */
 static void finish_panels(struct builder *b, const struct app *app)
 {
 	for (int i = 0; i < b->l->count; i++) {
 		struct panel *q = &b->l->panels[i];
 		char title[128];
-		int stage;
 
 		q->shown_rows = q->rows;
 		q->shown_cols = q->cols;
 		layout_panel_title(app, q, title, sizeof title);
 		q->title_w = 3 + glyphs_columns(title); /* room for the focus mark "▶ " */
-		stage = q->kind == PANEL_SCORES ? QKV_STAGE_SCORES
-			: q->kind == PANEL_SCALED ? QKV_STAGE_SCALED
-			: q->kind == PANEL_WEIGHTS || q->kind == PANEL_HEAD ? QKV_STAGE_WEIGHTS
-			: q->kind == PANEL_MIX ? QKV_STAGE_MIX
-			: q->kind == PANEL_OUTPUT ? QKV_STAGE_OUTPUT
-			: q->kind == PANEL_CONCAT ? APP_STAGE_CONCAT
-			: q->kind == PANEL_LAYER ? APP_STAGE_LAYER : QKV_STAGE_PROJECTIONS;
-		if (q->kind != PANEL_INPUT && q->kind != PANEL_DERIVED && q->kind != PANEL_READOUT)
-			q->withheld = !app_stage_visible(app, (enum qkv_stage)stage);
 	}
 }
 
-/* Chooses the panels for the form and the stage, in reading order. */
+/* Adds a grid panel with its priority. */
+static struct panel *grid_at(struct builder *b, enum panel_priority priority, enum panel_kind kind, int focus,
+			     int input, int rows, int cols, int number_w, int label_w, int col_label_w)
+{
+	struct panel *panel = add(b);
+
+	grid_panel(panel, kind, focus, input, rows, cols, number_w, label_w, col_label_w);
+	panel->priority = priority;
+	return panel;
+}
+
+/* Chooses the panels for the form and the stage, in reading order. Live: the
+ * inputs, then the weights, the output and the readout. In the stage walk the
+ * current stage's grid, the grids it is computed from, the readout where the
+ * weights are made (stages 2 and 3), and the inputs; never a later stage. */
 static void choose_panels(struct builder *b, const struct app *app, int decimals)
 {
 	const struct qkv_problem *p = &app->problem;
 	const struct qkv_trace *t = &app->trace;
-	int label_w = label_width(p), token_w = label_w - 1;
-	bool live = app->stage == APP_STAGE_LIVE;
+	int label_w = label_width(p), token_w = label_w - 1, stage = app->stage;
+	bool live = stage == APP_STAGE_LIVE;
 	int digits_v = t->d_v >= 10 ? 3 : 2;
+	/* The priority of a grid of stage `of` at this stage: live the computed grids
+	 * are current; in the walk, its own stage's grid is, the one before it (and
+	 * what a stage reads) is context. */
+#define AT(of) (live || stage == (of) ? PRIORITY_CURRENT : PRIORITY_CONTEXT)
+	enum panel_priority qk = live ? PRIORITY_INPUT : stage == QKV_STAGE_SCORES ? PRIORITY_CONTEXT
+						: stage == QKV_STAGE_PROJECTIONS ? PRIORITY_CURRENT : PRIORITY_INPUT;
+	enum panel_priority v = live ? PRIORITY_INPUT : stage >= QKV_STAGE_MIX ? PRIORITY_CONTEXT
+						: stage == QKV_STAGE_PROJECTIONS ? PRIORITY_CURRENT : PRIORITY_INPUT;
 	struct panel *panel;
 
-	if (p->h > 0 && (live || app->stage >= APP_STAGE_CONCAT)) {
+	if (p->h > 0 && (live || stage >= APP_STAGE_CONCAT)) {
 		choose_heads_panels(b, app, decimals);
 		finish_panels(b, app);
 		return;
@@ -317,50 +347,62 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 
 	if (p->form == QKV_FORM_PROJECTED) {
 		static const int inputs[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+		enum panel_priority w = stage == QKV_STAGE_PROJECTIONS ? PRIORITY_CONTEXT : PRIORITY_INPUT;
+
 		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 			/* The W's rows are dimensions of d_model, numbered 1, 2, … */
-			grid_panel(add(b), PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
-				   number_width(m, decimals), i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1,
-				   digits_v + 1);
+			grid_at(b, w, PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols, number_width(m, decimals),
+				i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1, digits_v + 1);
 		}
+		/* X and the W's on a line of their own, Q, K and V under them. */
 		b->groups++;
-		grid_panel(add(b), PANEL_DERIVED, -1, QKV_INPUT_Q, t->n, t->d_k, number_width(&t->q, decimals), label_w, digits_v + 1);
-		grid_panel(add(b), PANEL_DERIVED, -1, QKV_INPUT_K, t->n, t->d_k, number_width(&t->k, decimals), label_w, digits_v + 1);
-		grid_panel(add(b), PANEL_DERIVED, -1, QKV_INPUT_V, t->n, t->d_v, number_width(&t->v, decimals), label_w, digits_v + 1);
-		b->groups++;
-		for (int i = b->l->count - 3; i < b->l->count; i++) {
-			b->l->panels[i].derived = true;
-			b->l->panels[i].withheld = !live && app->stage < QKV_STAGE_PROJECTIONS;
-		}
+		grid_at(b, qk, PANEL_DERIVED, -1, QKV_INPUT_Q, t->n, t->d_k, number_width(&t->q, decimals), label_w,
+			digits_v + 1)->derived = true;
+		grid_at(b, qk, PANEL_DERIVED, -1, QKV_INPUT_K, t->n, t->d_k, number_width(&t->k, decimals), label_w,
+			digits_v + 1)->derived = true;
+		grid_at(b, v, PANEL_DERIVED, -1, QKV_INPUT_V, t->n, t->d_v, number_width(&t->v, decimals), label_w,
+			digits_v + 1)->derived = true;
 	} else {
-		grid_panel(add(b), PANEL_INPUT, FOCUS_Q, QKV_INPUT_Q, p->n, p->q.cols, number_width(&p->q, decimals), label_w, digits_v + 1);
-		grid_panel(add(b), PANEL_INPUT, FOCUS_K, QKV_INPUT_K, p->n, p->k.cols, number_width(&p->k, decimals), label_w, digits_v + 1);
-		grid_panel(add(b), PANEL_INPUT, FOCUS_V, QKV_INPUT_V, p->n, p->v.cols, number_width(&p->v, decimals), label_w, digits_v + 1);
+		grid_at(b, qk, PANEL_INPUT, FOCUS_Q, QKV_INPUT_Q, p->n, p->q.cols, number_width(&p->q, decimals),
+			label_w, digits_v + 1);
+		grid_at(b, qk, PANEL_INPUT, FOCUS_K, QKV_INPUT_K, p->n, p->k.cols, number_width(&p->k, decimals),
+			label_w, digits_v + 1);
+		grid_at(b, v, PANEL_INPUT, FOCUS_V, QKV_INPUT_V, p->n, p->v.cols, number_width(&p->v, decimals),
+			label_w, digits_v + 1);
+	}
+	if (live)
 		b->groups++;
+	if (stage == QKV_STAGE_SCORES || stage == QKV_STAGE_SCALED)
+		grid_at(b, AT(QKV_STAGE_SCORES), PANEL_SCORES, FOCUS_ATTENTION, -1, t->n, t->n,
+			number_width(&t->scores, decimals), label_w, token_w);
+	if (stage == QKV_STAGE_SCALED || stage == QKV_STAGE_WEIGHTS)
+		grid_at(b, AT(QKV_STAGE_SCALED), PANEL_SCALED, FOCUS_ATTENTION, -1, t->n, t->n,
+			number_width(&t->scaled, decimals), label_w, token_w);
+	if (stage == QKV_STAGE_SCALED && app->show_stats)
+		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
+	if (live || stage >= QKV_STAGE_WEIGHTS) {
+		/* Without colour, or with only eight, a shading glyph stands beside each
+		 * weight: it needs a column. */
+		panel = grid_at(b, AT(QKV_STAGE_WEIGHTS), PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
+				decimals + 2 + (b->l->look.glyphs ? 1 : 0), label_w, token_w);
+		/* The wrong-way demonstrations show each row's and each column's sum. */
+		panel->sums = p->wrong != QKV_WRONG_NONE;
+		if (panel->sums && panel->label_w < 5)
+			panel->label_w = panel->row_label_w = 5; /* room for the column sums' label, "Σcol" */
 	}
-	if (!live) {
-		grid_panel(add(b), PANEL_SCORES, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scores, decimals), label_w, token_w);
-		grid_panel(add(b), PANEL_SCALED, FOCUS_ATTENTION, -1, t->n, t->n, number_width(&t->scaled, decimals), label_w, token_w);
-	}
-	/* Without colour, or with only eight, a shading glyph stands beside each weight:
-	 * it needs a column. */
-	panel = add(b);
-	grid_panel(panel, PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
-		   decimals + 2 + (b->l->look.glyphs ? 1 : 0), label_w, token_w);
-	/* The wrong-way demonstrations show each row's and each column's sum. */
-	panel->sums = p->wrong != QKV_WRONG_NONE;
-	if (panel->sums && panel->label_w < 5)
-		panel->label_w = panel->row_label_w = 5; /* room for the column sums' label, "Σcol" */
-	if (!live) {
-		b->groups++;
-		/* The mix terms a_ij·v_jc are at most |v| in size. */
-		grid_panel(add(b), PANEL_MIX, FOCUS_OUTPUT, -1, t->n, t->d_v, number_width(&t->v, decimals) + 1, label_w, digits_v + 1);
-	}
-	panel = add(b);
-	grid_panel(panel, PANEL_OUTPUT, FOCUS_OUTPUT, -1, t->n, t->d_v, number_width(&t->output, decimals), label_w, digits_v + 1);
+	if (stage == QKV_STAGE_WEIGHTS && app->show_stats)
+		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
+	/* The mix terms a_ij·v_jc are at most |v| in size. */
+	if (stage == QKV_STAGE_MIX)
+		grid_at(b, PRIORITY_CURRENT, PANEL_MIX, FOCUS_OUTPUT, -1, t->n, t->d_v, number_width(&t->v, decimals) + 1,
+			label_w, digits_v + 1);
+	if (live || stage == QKV_STAGE_OUTPUT)
+		grid_at(b, PRIORITY_CURRENT, PANEL_OUTPUT, FOCUS_OUTPUT, -1, t->n, t->d_v,
+			number_width(&t->output, decimals), label_w, digits_v + 1);
 	if (live && app->show_stats)
-		grid_panel(add(b), PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
+		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
+#undef AT
 	b->groups++;
 	finish_panels(b, app);
 }
@@ -368,17 +410,6 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 static int layout_gap(const struct layout *l)
 {
 	return l->tight ? 1 : GAP;
-}
-
-/* Row limits by priority: inputs give up rows first, then the readout, and the
- * heatmap and the output last, so they stay readable. */
-enum { CAP_INPUT, CAP_READOUT, CAP_GRID, CAP_COUNT };
-
-static int cap_kind(const struct panel *panel)
-{
-	if (panel->kind == PANEL_INPUT || panel->kind == PANEL_DERIVED)
-		return CAP_INPUT;
-	return panel->kind == PANEL_READOUT ? CAP_READOUT : CAP_GRID;
 }
 
 /* The width an input panel may take when its group is too wide for one line
@@ -393,7 +424,8 @@ static int input_share(const struct builder *b, int i, int width)
 	for (int j = 0; j < l->count; j++) {
 		const struct panel *p = &l->panels[j];
 
-		if (b->group[j] != b->group[i])
+		if (b->group[j] != b->group[i] || p->dropped ||
+		    (p->kind != PANEL_INPUT && p->kind != PANEL_DERIVED))
 			continue;
 		total += p->label_w + p->cols * p->number_cell_w + 1 + layout_gap(l);
 		count++;
@@ -403,26 +435,29 @@ static int input_share(const struct builder *b, int i, int width)
 	return (width - layout_gap(l) * (count - 1)) / count;
 }
 
-/* Places panels in lines (wrapping within a group) with at most `cap` data rows
- * each; returns the total height, and the widest line in *widest. */
-static int place(struct builder *b, int width, const int caps[CAP_COUNT], int top, int *widest)
+/* Places the panels not left out in lines (wrapping within a group) with at
+ * most caps[priority] data rows each, from line 0; returns the total height, and
+ * the widest line in *widest. */
+static int place(struct builder *b, int width, const int caps[PRIORITY_COUNT], int *widest)
 {
 	struct layout *l = b->l;
-	int x = 0, y = top, line_h = 0, group = -1, strip_w = 0;
+	int x = 0, y = 0, line_h = 0, group = -1, strip_w = 0;
 
 	*widest = 0;
 	/* The width the heads' weights need side by side with numbers. */
 	for (int i = 0; i < l->count; i++)
-		if (l->panels[i].kind == PANEL_HEAD ||
-		    (l->panels[i].kind == PANEL_WEIGHTS && i + 1 < l->count &&
-		     l->panels[i + 1].kind == PANEL_HEAD) ||
-		    (l->panels[i].kind == PANEL_WEIGHTS && i > 0 && l->panels[i - 1].kind == PANEL_HEAD))
+		if (!l->panels[i].dropped &&
+		    (l->panels[i].kind == PANEL_HEAD ||
+		     (l->panels[i].kind == PANEL_WEIGHTS && i + 1 < l->count && l->panels[i + 1].kind == PANEL_HEAD) ||
+		     (l->panels[i].kind == PANEL_WEIGHTS && i > 0 && l->panels[i - 1].kind == PANEL_HEAD)))
 			strip_w += l->panels[i].row_label_w + l->panels[i].cols * l->panels[i].number_cell_w + 1 +
 				   layout_gap(l);
 	for (int i = 0; i < l->count; i++) {
 		struct panel *panel = &l->panels[i];
 		int room, w, shown, share;
 
+		if (panel->dropped)
+			continue;
 		/* A heatmap too wide for numbers becomes colour-only cells, two columns each. */
 		panel->compact = (panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_SCORES ||
 				  panel->kind == PANEL_SCALED) &&
@@ -437,28 +472,32 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		 * line labelled with both rows ("t1/t2"). */
 		panel->halves = panel->compact && !l->look.monochrome && l->look.half_blocks;
 		panel->label_w = panel->halves ? 2 * panel->row_label_w : panel->row_label_w;
-		room = width - panel->label_w - 1;
-		/* Wide inputs (d_k in the hundreds) share their line: first columns and "…". */
+		room = width - panel->label_w - 1 - (panel->sums ? panel->cell_w : 0);
+		/* Wide inputs (d_k in the hundreds) share their line. */
 		share = input_share(b, i, width);
-		if (share > 0 && share - panel->label_w - 2 < room)
-			room = share - panel->label_w - 2;
+		if (share > 0 && share - panel->label_w - 1 < room)
+			room = share - panel->label_w - 1;
 		panel->shown_cols = room / panel->cell_w;
 		if (panel->shown_cols > panel->cols)
 			panel->shown_cols = panel->cols;
 		if (panel->shown_cols < 1)
 			panel->shown_cols = 1;
-		shown = caps[cap_kind(panel)] * (panel->halves ? 2 : 1);
+		shown = caps[panel->priority] * (panel->halves ? 2 : 1);
 		shown = panel->rows < shown ? panel->rows : shown;
 		panel->shown_rows = shown;
 		if (panel->halves)
 			shown = (shown + 1) / 2; /* lines, from here on */
 		else
 			shown *= panel->cell_h;
+		/* Rows or columns out of sight: a line under the grid says how many. */
+		panel->marker = panel->kind != PANEL_READOUT &&
+				(panel->shown_rows < panel->rows || panel->shown_cols < panel->cols);
 		w = panel_width(panel, panel->shown_cols);
 		if (w > width)
 			w = width;
 		panel->w = w;
-		panel->h = panel_extra_lines(l, panel) + panel->h_extra + (panel->kind == PANEL_READOUT ? shown + 1 : shown);
+		panel->h = panel_extra_lines(l, panel) + panel->h_extra + (panel->marker ? 1 : 0) +
+			   (panel->kind == PANEL_READOUT ? shown + 1 : shown);
 		if (group != b->group[i] || x + w > width) {
 			y += line_h;
 			line_h = 0;
@@ -473,127 +512,245 @@ static int place(struct builder *b, int width, const int caps[CAP_COUNT], int to
 		if (panel->h > line_h)
 			line_h = panel->h;
 	}
-	return y + line_h - top;
+	return y + line_h;
 }
 
-/* What a layout leaves out, in order of importance: cells of the computed grids
- * (heatmap, output), cells of the inputs, rows of the readout (all of them when it
- * is dropped; the formula line then carries its variance). */
+/* What a layout leaves out, in order of importance: cells of the grids being
+ * explained, numbers drawn as colour only, lines of the notes (on later pages),
+ * rows of the readout, cells of the grids they come from, cells of the inputs. */
 struct hidden {
-	long grids, readout, inputs;
+	long current, compact, notes, readout, context, inputs;
 };
 
-static struct hidden hidden_cells(const struct layout *l, const struct app *app)
+static struct hidden hidden_cells(const struct layout *l, int notes_need)
 {
-	struct hidden h = { 0, 0, 0 };
-	bool has_readout = false;
+	struct hidden h = { 0, 0, notes_need - l->notes_h, 0, 0, 0 };
 
 	for (int i = 0; i < l->count; i++) {
 		const struct panel *p = &l->panels[i];
-		long cut = (long)p->rows * p->cols - (long)p->shown_rows * p->shown_cols;
+		long cut = (long)p->rows * p->cols - (p->dropped ? 0 : (long)p->shown_rows * p->shown_cols);
 
-		if (p->kind == PANEL_READOUT) {
-			has_readout = true;
-			h.readout += p->rows - p->shown_rows;
-		} else if (p->kind == PANEL_INPUT || p->kind == PANEL_DERIVED) {
+		if (!p->dropped && p->compact)
+			h.compact += (long)p->shown_rows * p->shown_cols;
+		switch (p->priority) {
+		case PRIORITY_CURRENT:
+			h.current += cut;
+			break;
+		case PRIORITY_READOUT:
+			h.readout += p->rows - (p->dropped ? 0 : p->shown_rows);
+			break;
+		case PRIORITY_CONTEXT:
+			h.context += cut;
+			break;
+		default:
 			h.inputs += cut;
-		} else {
-			h.grids += cut;
+			break;
 		}
 	}
-	if (!has_readout && app->stage == APP_STAGE_LIVE && app->show_stats)
-		h.readout += app->trace.n;
 	return h;
 }
 
 static bool fewer_hidden(struct hidden a, struct hidden b)
 {
-	if (a.grids != b.grids)
-		return a.grids < b.grids;
-	if (a.inputs != b.inputs)
-		return a.inputs < b.inputs;
-	return a.readout < b.readout;
+	const long x[] = { a.current, a.compact, a.notes, a.readout, a.context, a.inputs };
+	const long y[] = { b.current, b.compact, b.notes, b.readout, b.context, b.inputs };
+
+	for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i];
+	return false;
 }
 
-/* One attempt at the layout, normal or tight (narrower cells and gaps, no legends,
- * two info lines), with or without the readout. */
-static void layout_try(struct layout *l, const struct builder *chosen, const struct app *app,
-		       int width, int height, bool tight, bool readout)
+/* The lines the text under the grids needs (text.h), at the screen's width. */
+struct text_need {
+	int info;    /* the formula line and the derivation */
+	int message; /* the status sentence (at least one line) */
+	int notes;   /* the lesson's notes, 0 without */
+};
+
+static struct text_need text_need(const struct app *app, int width, int decimals, const char *notes)
+{
+	char formula[TEXT_MAX], derivation[TEXT_MAX], buf[TEXT_MAX];
+	struct text_need need;
+	bool error;
+	int with, without;
+
+	/* Live, the formula line differs with and without the readout: room for either. */
+	text_info(app, decimals, true, formula, sizeof formula, derivation, sizeof derivation);
+	with = text_lines(formula, width - 2);
+	text_info(app, decimals, false, formula, sizeof formula, derivation, sizeof derivation);
+	without = text_lines(formula, width - 2);
+	need.info = (with > without ? with : without) + text_lines(derivation, width - 2);
+	if (need.info < 1)
+		need.info = 1;
+	need.message = text_lines(text_status(app, buf, sizeof buf, &error), width - 2);
+	if (need.message < 1 || app->overlay == OVERLAY_HELP)
+		need.message = 1;
+	need.notes = notes != NULL ? text_lines(notes, width - 2) : 0;
+	return need;
+}
+
+bool layout_text_changed(const struct layout *l, const struct app *app)
+{
+	struct text_need need;
+
+	if (l->too_small)
+		return false;
+	need = text_need(app, l->width, l->decimals, l->notes);
+	return need.info != l->info_need || need.message != l->message_need;
+}
+
+/* True when the panels not left out, at caps, leave `room` lines for notes_h lines of notes. */
+static bool fits(struct builder *b, int width, const int caps[PRIORITY_COUNT], int room, int notes_h)
+{
+	int widest;
+
+	return place(b, width, caps, &widest) + notes_h <= room;
+}
+
+/* Raises caps[k] while the layout still fits (rows are never worth less than the
+ * notes' lines they would take). */
+static void grow_cap(struct builder *b, int width, int caps[PRIORITY_COUNT], int k, int most, int room, int notes_h)
+{
+	while (caps[k] < most) {
+		caps[k]++;
+		if (k == PRIORITY_CURRENT)
+			caps[PRIORITY_READOUT] = caps[k];
+		if (!fits(b, width, caps, room, notes_h)) {
+			caps[k]--;
+			if (k == PRIORITY_CURRENT)
+				caps[PRIORITY_READOUT] = caps[k];
+			break;
+		}
+	}
+}
+
+/* Leaves out the last current panel but the one the cursor is in (or, if none
+ * of them has it, the first); false when only that one is left. */
+static bool drop_current(struct layout *l, const struct app *app)
+{
+	int keep = -1;
+
+	for (int i = 0; i < l->count; i++)
+		if (l->panels[i].priority == PRIORITY_CURRENT && !l->panels[i].dropped &&
+		    (keep < 0 || l->panels[i].focus == (int)app->focus) &&
+		    (keep < 0 || l->panels[keep].focus != (int)app->focus))
+			keep = i;
+	for (int i = l->count - 1; i >= 0; i--)
+		if (i != keep && l->panels[i].priority == PRIORITY_CURRENT && !l->panels[i].dropped) {
+			l->panels[i].dropped = true;
+			return true;
+		}
+	return false;
+}
+
+/* One attempt at the layout, normal or tight (narrower cells and gaps, no legends
+ * under the signed grids). The text's lines are reserved first; then, in turn,
+ * the current grids with as many rows as fit, the notes' lines, the readout, the
+ * grids they come from and the inputs, each as far as it fits; what does not fit
+ * at all is left out, and a grid with rows out of sight scrolls. */
+static void layout_try(struct layout *l, const struct builder *chosen, const struct app *app, int width,
+		       int height, bool tight, const struct text_need *need, struct hidden *hidden)
 {
 	struct builder b = *chosen;
-	int fixed = tight ? FIXED_LINES - 1 : FIXED_LINES;
-	int body = height - fixed, most = 0, caps[CAP_COUNT], total = 0, widest = 0, top = 2;
+	int caps[PRIORITY_COUNT], most = 1, total, widest = 0, top = 2, room, notes_h, spacer = 0, free;
+	int message = need->message, info = need->info, least_notes = need->notes > 0 ? 1 : 0;
 
 	*l = *chosen->l;
 	b.l = l;
 	l->tight = tight;
 	if (l->too_small)
 		return;
-	if (!readout && l->count > 0 && l->panels[l->count - 1].kind == PANEL_READOUT)
-		l->count--;
 	for (int i = 0; i < l->count; i++) {
-		if (tight && l->panels[i].number_cell_w > 5)
-			l->panels[i].number_cell_w--;
-		if (l->panels[i].rows > most)
-			most = l->panels[i].rows;
-	}
-	/* A cap above the body's lines never fits (1024 tokens would try 1024 caps). */
-	for (int k = 0; k < CAP_COUNT; k++)
-		caps[k] = most < body ? most : body > 1 ? body : 1;
-	/* Fewer visible rows until everything fits (the grids scroll): inputs down to 2,
-	 * then the readout, then everything down to 1. */
-	for (;;) {
-		total = place(&b, width, caps, top, &widest);
-		if (total <= body)
-			break;
-		if (caps[CAP_INPUT] > 2)
-			caps[CAP_INPUT]--;
-		else if (caps[CAP_READOUT] > 1)
-			caps[CAP_READOUT]--;
-		else if (caps[CAP_GRID] > 1)
-			caps[CAP_GRID]--;
-		else if (caps[CAP_INPUT] > 1)
-			caps[CAP_INPUT]--;
-		else
-			break;
-	}
-	if (total > body && l->count > 0 && l->panels[l->count - 1].kind == PANEL_READOUT) {
-		l->count--;
-		total = place(&b, width, caps, top, &widest);
-	}
-	if (total > body) {
-		l->too_small = true;
-		l->need_height = height + (total - body);
-		return;
-	}
-	/* Room to spare: the cells grow with the screen, first wider (up to nine tenths
-	 * of the width, without wrapping a line of panels), then, when every row shows,
-	 * taller (a block of lines per row, leaving five lines for the formula and the
-	 * derivation, and never taller than a third of the width in lines: a cell
-	 * stays wider than tall). Then the block is centred. */
-	for (int fitted = total; !tight;) {
-		int trial_widest;
-		bool room = true;
+		struct panel *panel = &l->panels[i];
 
-		for (int i = 0; i < l->count; i++)
-			room &= l->panels[i].kind == PANEL_READOUT || l->panels[i].number_cell_w < MAX_CELL_W;
-		if (!room)
-			break;
-		for (int i = 0; i < l->count; i++)
-			l->panels[i].number_cell_w++;
-		total = place(&b, width, caps, top, &trial_widest);
-		if (trial_widest > width * 9 / 10 || total > fitted) {
-			for (int i = 0; i < l->count; i++)
-				l->panels[i].number_cell_w--;
-			total = place(&b, width, caps, top, &widest);
-			break;
-		}
-		widest = trial_widest;
+		if (tight && panel->number_cell_w > 5)
+			panel->number_cell_w--;
+		if (panel->rows > most)
+			most = panel->rows;
+		panel->dropped = panel->priority != PRIORITY_CURRENT;
 	}
-	if (!tight && caps[CAP_GRID] >= most && caps[CAP_INPUT] >= most && caps[CAP_READOUT] >= most) {
+	for (int k = 0; k < PRIORITY_COUNT; k++)
+		caps[k] = 1;
+	/* Title and stage bar, the keys line, the message, the formula and derivation. */
+	room = height - 3 - message - info;
+	notes_h = need->notes < 2 ? need->notes : 2;
+	/* At the least the current grids with a row each and two lines of notes
+	 * (they page); failing that, fewer current grids, the derivation's last
+	 * lines, a shorter message, one line of notes. */
+	while (!fits(&b, width, caps, room, notes_h)) {
+		if (drop_current(l, app)) {
+			continue;
+		} else if (info > 2) {
+			/* A derivation longer than the screen: its last lines, with its result. */
+			info--;
+			room++;
+		} else if (message > 1) {
+			message--;
+			room++;
+		} else if (notes_h > least_notes) {
+			notes_h--;
+		} else {
+			int widest_now;
+
+			l->too_small = true;
+			l->need_height = height + place(&b, width, caps, &widest_now) + notes_h - room;
+			return;
+		}
+	}
+	grow_cap(&b, width, caps, PRIORITY_CURRENT, most, room, notes_h);
+	while (notes_h < need->notes && fits(&b, width, caps, room, notes_h + 1))
+		notes_h++;
+	for (int k = PRIORITY_CURRENT; k < PRIORITY_COUNT; k++) {
+		/* Of the inputs, the one the cursor is in first. */
+		for (int pass = 0; pass < 2; pass++)
+			for (int i = 0; i < l->count; i++) {
+				struct panel *panel = &l->panels[i];
+
+				if (panel->priority != (enum panel_priority)k || !panel->dropped ||
+				    (pass == 0 && (k != PRIORITY_INPUT || panel->focus != (int)app->focus)))
+					continue;
+				panel->dropped = false;
+				if (!fits(&b, width, caps, room, notes_h))
+					panel->dropped = true;
+			}
+		if (k != PRIORITY_READOUT)
+			grow_cap(&b, width, caps, k, most, room, notes_h);
+	}
+	if (fits(&b, width, caps, room, notes_h + 1))
+		spacer = 1;
+	l->notes_h = notes_h;
+	*hidden = hidden_cells(l, need->notes);
+	total = place(&b, width, caps, &widest);
+	/* Room to spare and nothing out of sight: the cells grow with the screen,
+	 * first wider (up to nine tenths of the width, without wrapping a line of
+	 * panels), then taller (a block of lines per row, leaving air above the text,
+	 * and never taller than a third of the width in lines: a cell stays wider
+	 * than tall). */
+	if (!tight && hidden->current + hidden->compact + hidden->notes + hidden->readout + hidden->context +
+			      hidden->inputs == 0) {
 		bool compact = false;
 		int narrowest = MAX_CELL_W;
 
+		for (int fitted = total;;) {
+			int trial_widest;
+			bool grows = true;
+
+			for (int i = 0; i < l->count; i++)
+				grows &= l->panels[i].kind == PANEL_READOUT || l->panels[i].number_cell_w < MAX_CELL_W;
+			if (!grows)
+				break;
+			for (int i = 0; i < l->count; i++)
+				l->panels[i].number_cell_w++;
+			total = place(&b, width, caps, &trial_widest);
+			if (trial_widest > width * 9 / 10 || total > fitted) {
+				for (int i = 0; i < l->count; i++)
+					l->panels[i].number_cell_w--;
+				total = place(&b, width, caps, &widest);
+				break;
+			}
+			widest = trial_widest;
+		}
 		for (int i = 0; i < l->count; i++) {
 			compact |= l->panels[i].compact;
 			if (l->panels[i].kind != PANEL_READOUT && l->panels[i].cell_w < narrowest)
@@ -604,11 +761,11 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 
 			for (int i = 0; i < l->count; i++)
 				l->panels[i].cell_h = h;
-			trial = place(&b, width, caps, top, &trial_widest);
-			if (trial > body - 5) {
+			trial = place(&b, width, caps, &trial_widest);
+			if (trial + notes_h + spacer + 4 > room) {
 				for (int i = 0; i < l->count; i++)
 					l->panels[i].cell_h = h - 1;
-				total = place(&b, width, caps, top, &widest);
+				total = place(&b, width, caps, &widest);
 				break;
 			}
 			total = trial;
@@ -618,32 +775,44 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 	l->left = (width - widest) / 2;
 	if (l->left < 0)
 		l->left = 0;
-	/* Centre the grids and the lines under them (about 5) in the height. */
-	if (body - total > 5)
-		top += (body - total - 5) / 2;
+	/* The grids and the formula under them centred in what the text leaves. */
+	free = room - total - notes_h - spacer;
+	if (free > 1)
+		top += free / 2;
 	for (int i = 0; i < l->count; i++) {
 		l->panels[i].x += l->left;
-		l->panels[i].y += top - 2;
+		l->panels[i].y += top;
 	}
-	/* The formula and derivation sit under the grids, where the eye already is. */
+	/* The formula and derivation under the grids, where the eye already is; the
+	 * notes, the message and the keys at the foot of the screen. */
+	l->info_y = top + total + spacer;
+	l->info_h = info;
 	l->status_y = height - 2;
-	l->info_y = top + total + 1 <= height - (fixed - 2) ? top + total + 1 : height - (fixed - 2);
-	/* Up to four lines; a line left free above the message lets a long one wrap. */
-	l->info_h = l->status_y - l->info_y;
-	if (l->info_h > 4)
-		l->info_h = 4;
+	l->message_h = message;
+	l->info_need = need->info;
+	l->message_need = need->message;
+	l->notes_y = l->status_y - message + 1 - notes_h;
+	l->notes_pages = notes_h > 0 ? (need->notes + notes_h - 1) / notes_h : 0;
+	/* Only what is placed stays in the list. */
+	int kept = 0;
+
+	for (int i = 0; i < l->count; i++)
+		if (!l->panels[i].dropped)
+			l->panels[kept++] = l->panels[i];
+	l->count = kept;
 	layout_follow(l, app);
 }
 
 /* The normal layout when everything fits; otherwise the attempt that hides the
- * least (see struct hidden): tight (narrower cells, no legends), and without the
- * readout, whose verdict the formula line also gives in words. */
+ * least (see struct hidden): normal or tight (narrower cells, no legends). */
 void layout_compute(struct layout *l, const struct app *app, int width, int height,
 		    const struct layout_look *look)
 {
 	struct layout trial, base;
 	struct builder chosen;
-	struct hidden best, none = { 0, 0, 0 };
+	struct hidden best, hidden;
+	struct text_need need;
+	const char *notes = l->notes;
 
 	/* The panels and their number widths once (a scan of every value), then the
 	 * attempts, which only arrange them. */
@@ -653,28 +822,20 @@ void layout_compute(struct layout *l, const struct app *app, int width, int heig
 	base.width = width;
 	base.height = height;
 	base.look = *look;
+	base.notes = notes;
 	base.decimals = 2;   /* weights never with fewer than two decimals, projector too */
-	base.need_width = 60;
-	base.need_height = 16;
+	base.need_width = LAYOUT_MIN_WIDTH;
+	base.need_height = LAYOUT_MIN_HEIGHT;
 	base.too_small = width < base.need_width || height < base.need_height;
 	if (!base.too_small)
 		choose_panels(&chosen, app, base.decimals);
-	layout_try(l, &chosen, app, width, height, false, true);
-	best = hidden_cells(l, app);
-	if (!l->too_small && !fewer_hidden(none, best))
+	need = text_need(app, width, base.decimals, notes);
+	layout_try(l, &chosen, app, width, height, false, &need, &best);
+	if (!l->too_small && !fewer_hidden((struct hidden){ 0, 0, 0, 0, 0, 0 }, best))
 		return;
-	for (int attempt = 0; attempt < 3; attempt++) {
-		struct hidden hidden;
-
-		layout_try(&trial, &chosen, app, width, height, attempt != 0, attempt == 1);
-		if (trial.too_small)
-			continue;
-		hidden = hidden_cells(&trial, app);
-		if (l->too_small || fewer_hidden(hidden, best)) {
-			*l = trial;
-			best = hidden;
-		}
-	}
+	layout_try(&trial, &chosen, app, width, height, true, &need, &hidden);
+	if (!trial.too_small && (l->too_small || fewer_hidden(hidden, best)))
+		*l = trial;
 }
 
 /* Keeps first within [cursor − shown + 1, cursor] and inside [0, count − shown]. */
@@ -725,7 +886,7 @@ bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int 
 		int data_x = panel->x + panel->label_w, data_y = panel->y + 2;
 		bool small_multiple = panel->kind == PANEL_HEAD;
 
-		if ((panel->focus < 0 && !small_multiple) || panel->withheld || panel->kind == PANEL_MIX)
+		if ((panel->focus < 0 && !small_multiple) || panel->kind == PANEL_MIX)
 			continue;
 		if (x < data_x || y < data_y || y >= data_y + panel_lines(panel) ||
 		    x >= data_x + panel->shown_cols * panel->cell_w)
@@ -743,7 +904,9 @@ bool layout_same(const struct layout *a, const struct layout *b)
 {
 	if (a->width != b->width || a->height != b->height || a->too_small != b->too_small ||
 	    a->tight != b->tight || a->count != b->count || a->decimals != b->decimals || a->left != b->left ||
-	    a->info_y != b->info_y || a->info_h != b->info_h || a->status_y != b->status_y)
+	    a->info_y != b->info_y || a->info_h != b->info_h || a->status_y != b->status_y ||
+	    a->message_h != b->message_h || a->notes_y != b->notes_y || a->notes_h != b->notes_h ||
+	    a->notes_pages != b->notes_pages)
 		return false;
 	for (int i = 0; i < a->count; i++) {
 		const struct panel *p = &a->panels[i], *q = &b->panels[i];
@@ -752,7 +915,7 @@ bool layout_same(const struct layout *a, const struct layout *b)
 		    p->label_w != q->label_w || p->cell_w != q->cell_w || p->cell_h != q->cell_h ||
 		    p->shown_rows != q->shown_rows || p->shown_cols != q->shown_cols ||
 		    p->first_row != q->first_row || p->first_col != q->first_col || p->compact != q->compact ||
-		    p->halves != q->halves || p->h_extra != q->h_extra || p->withheld != q->withheld ||
+		    p->halves != q->halves || p->h_extra != q->h_extra || p->marker != q->marker ||
 		    p->sums != q->sums || p->rows != q->rows || p->cols != q->cols)
 			return false;
 	}

@@ -24,8 +24,21 @@ enum panel_kind {
 	PANEL_LAYER,    /* multi-head: the layer output Concat · W_O */
 };
 
+/* What a panel is to the screen, in the order the layout gives them room: the
+ * grid being explained (the stage's, or live the weights and the output), the
+ * readout beside it, the grids it is computed from, and the inputs. A panel of
+ * a lower priority is shrunk, then left out, before a higher one loses a row. */
+enum panel_priority {
+	PRIORITY_CURRENT,
+	PRIORITY_READOUT,
+	PRIORITY_CONTEXT,
+	PRIORITY_INPUT,
+	PRIORITY_COUNT,
+};
+
 struct panel {
 	enum panel_kind kind;
+	enum panel_priority priority;
 	int focus;          /* app focus for the cursor and clicks; -1 for none */
 	int input;          /* PANEL_INPUT / PANEL_DERIVED: the enum qkv_input */
 	int x, y, w, h;     /* on screen, title line included */
@@ -42,7 +55,9 @@ struct panel {
 	bool compact;       /* colour-only cells, two columns wide */
 	bool halves;        /* compact in colour: two rows per line (half blocks) */
 	int h_extra;        /* lines under a compact grid: its selected row and column */
-	bool withheld;      /* a later stage, not computed yet in the stage walk */
+	bool marker;        /* a line under the grid says how many rows and columns
+			     * are scrolled out of sight, on which side */
+	bool dropped;       /* left out (while the layout is tried; never drawn) */
 	bool derived;       /* a read-only grid (computed from others) */
 	bool sums;          /* weights: a row-sum column and a column-sum line */
 };
@@ -51,6 +66,10 @@ struct panel {
 #define LAYOUT_HEADS_READOUT (-2)
 
 #define LAYOUT_MAX_PANELS (16 + QKV_MAX_HEADS)
+
+/* The smallest screen qkv draws on. */
+#define LAYOUT_MIN_WIDTH 60
+#define LAYOUT_MIN_HEIGHT 18
 
 /* What the geometry needs to know of how the screen is drawn (the palette's and
  * the glyph set's say, passed in: the layout reads no palette state). */
@@ -70,13 +89,23 @@ struct layout {
 	int count;
 	int decimals;
 	int left;            /* x of the centred block */
-	int info_y, info_h;  /* formula and derivation lines */
-	int status_y;        /* the message line; the keys line is under it */
+	int info_y, info_h;  /* formula and derivation lines: as many as they need */
+	int notes_y, notes_h; /* a lesson's notes: lines a page, from notes_y */
+	int notes_pages;     /* pages of notes_h lines the notes take (0: no notes) */
+	int status_y;        /* the message's last line; the keys line is under it */
+	int message_h;       /* lines of the message, up to status_y */
+	int info_need, message_need; /* the lines those texts needed when laid out
+			      * (more than they got only on a screen too small) */
 	bool lesson;         /* set by the interface, kept by draw_render: a lesson is
 			      * presented, so PageDown steps the lesson and n the stages */
+	const char *notes;   /* set by the interface, kept by draw_render: the lesson
+			      * step's notes while they are shown on this screen, or NULL */
 };
 
-/* Lays out the screen for app at width × height, drawn as look says. */
+/* Lays out the screen for app at width × height, drawn as look says, with room
+ * for every line of the text under the grids (text.h) and for l->notes (kept).
+ * Never refuses from LAYOUT_MIN_WIDTH × LAYOUT_MIN_HEIGHT up: what matters least
+ * shrinks, scrolls or is left out first. */
 void layout_compute(struct layout *l, const struct app *app, int width, int height,
 		    const struct layout_look *look);
 /* Moves each panel's scroll offset so its cursor is visible (cheap, per frame). */
@@ -91,6 +120,9 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 int panel_lines(const struct panel *panel);
 /* The screen line of a shown data row's number and label (the middle of its cell). */
 int panel_row_y(const struct panel *panel, int shown_row);
+/* True when the text under the grids (the formula, the derivation, the message)
+ * needs other lines than l reserved: the layout must be computed again. */
+bool layout_text_changed(const struct layout *l, const struct app *app);
 /* True when a and b put the same things in the same places (panels, their cells,
  * scroll offsets, info and status lines): if not, the whole screen is redrawn. */
 bool layout_same(const struct layout *a, const struct layout *b);

@@ -37,6 +37,7 @@
 #include "tui/layout.h"
 #include "tui/palette.h"
 #include "tui/record.h"
+#include "tui/text.h"
 #include "tui/tui.h"
 
 #define TICK_MS 100
@@ -402,6 +403,7 @@ struct presenting {
 	struct lesson_run run;
 	struct notes_server notes;
 	bool followed; /* a presenter screen showed the notes at the last frame */
+	char shown[TEXT_NOTES_MAX]; /* the notes the screen shows (layout.notes points here) */
 };
 
 /* The recording (--record), or NULL. */
@@ -411,12 +413,25 @@ static struct record *recording;
  * frame into the recording. */
 static void render(const struct app *app, struct layout *l, int flags, struct presenting *lesson)
 {
+	if (lesson != NULL) {
+		/* The notes shown here (none while a presenter screen shows them): when
+		 * they come, go or change, the layout makes room for them again. */
+		static char now[TEXT_NOTES_MAX];
+		bool followed = notes_server_followed(&lesson->notes);
+		const char *notes = draw_lesson_notes(&lesson->run, followed, now, sizeof now);
+
+		if ((notes == NULL) != (l->notes == NULL) || (notes != NULL && strcmp(notes, lesson->shown) != 0)) {
+			flags |= REDRAW_ALL | REDRAW_LAYOUT;
+			if (notes != NULL)
+				snprintf(lesson->shown, sizeof lesson->shown, "%s", notes);
+		}
+		l->notes = notes != NULL ? lesson->shown : NULL;
+		lesson->followed = followed;
+	}
 	draw_render(app, l, flags);
-	if (lesson != NULL && (flags != REDRAW_NONE || lesson->followed != notes_server_followed(&lesson->notes))) {
-		if (flags == REDRAW_NONE) /* a presenter screen came or went: the notes' lines change */
-			draw_render(app, l, REDRAW_ALL);
-		lesson->followed = notes_server_followed(&lesson->notes);
-		draw_lesson(app, l, &lesson->run, lesson->followed);
+	if (lesson != NULL && flags != REDRAW_NONE) {
+		lesson_notes_pages(&lesson->run, l->notes_pages);
+		draw_lesson(app, l, &lesson->run);
 		flags |= REDRAW_STATUS;
 	}
 	if (recording != NULL && flags != REDRAW_NONE)

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# test_classroom.sh — the classroom path on the screens a class sees: every shipped
+# lesson walked with PageDown alone, from its first step and first page of notes
+# to its last, at 83×22 (a 28 pt font on a 1080p projector), 80×24 and 60×18 (the
+# smallest qkv draws on). At every step the screen must be drawn (never the size
+# refusal), no line may end in "…" (text wraps or pages, it is never cut), and a
+# grid whose title says it shows part of its rows×columns must have a scroll
+# marker saying how many more there are. Then the worked example's stage walk at
+# 83×22: every stage shows t3, and stage 3's derivation reaches its value.
+# shellcheck source=SCRIPTDIR/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+cd "$QKV_SOURCE_ROOT" || exit 1
+RUN="$E2E_DIR/run"
+mkdir -m 700 "$RUN"
+
+# The last line of the screen (the lesson's line: step, notes page, keys).
+last_line() {
+	screen "$1" | sed -n '$p'
+}
+
+# walk NAME LESSON COLS ROWS: PageDown through the whole lesson, checking each screen.
+walk() {
+	local name=$1 lesson=$2 cols=$3 rows=$4 before now shown i problems steps=0 titles markers
+	start "$name" "$cols" "$rows" XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson "$lesson"
+	if ! wait_for "$name" '^ Step 1 of [0-9]+' 10; then
+		fail "$lesson at ${cols}×${rows}: the first step shows"
+		e2e_dump "$name"
+		stop "$name"
+		return
+	fi
+	for ((i = 0; i < 60; i++)); do
+		settle "$name" 3
+		shown=$(screen "$name")
+		now=$(last_line "$name")
+		problems=""
+		grep -q 'needs a terminal of at least' <<<"$shown" && problems+=" the size refusal;"
+		grep -q '…[[:space:]]*$' <<<"$shown" && problems+=" a line ending in …: $(grep '…[[:space:]]*$' <<<"$shown" | head -n 1);"
+		titles=$(grep -cE '  [0-9]+×[0-9]+( |$)' <<<"$shown")
+		markers=$(grep -cE '[↑↓←→] [0-9]+' <<<"$shown")
+		[ "$titles" -gt 0 ] && [ "$markers" -eq 0 ] && problems+=" a grid shows part of its rows×columns with no scroll marker;"
+		check "$lesson at ${cols}×${rows}, ${now# }: drawn whole${problems:+ (${problems})}" -z "$problems"
+		[ -n "$problems" ] && e2e_dump "$name"
+		steps=$((steps + 1))
+		# The last step, on the last page of its notes (or with none).
+		if [[ $now =~ Step\ ([0-9]+)\ of\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] &&
+			! grep -q 'PgDn reads on' <<<"$now"; then
+			break
+		fi
+		before=$now
+		keys "$name" NPage
+		for ((w = 0; w < 100; w++)); do
+			[ "$(last_line "$name")" != "$before" ] && break
+			sleep 0.05
+		done
+	done
+	stop "$name"
+}
+
+for size in "83 22" "80 24" "60 18"; do
+	for lesson in lessons/*.lesson; do
+		# shellcheck disable=SC2086 # two numbers
+		walk "walk-$(basename "$lesson" .lesson)" "$lesson" $size
+	done
+done
+
+# The worked example's stage walk at 83×22: t3's row in every stage's grid.
+start stages 83 22 "$QKV"
+expect stages 'weights  softmax rows' "the worked example is open at 83×22"
+for stage in 1 2 3 4 5; do
+	keys stages NPage
+	expect stages "^ stage $stage of 5" "PageDown: stage $stage"
+	expect stages '^ +t3 ' "stage $stage shows t3's row"
+done
+keys stages NPage NPage
+keys stages Home
+expect stages '^ +weights  softmax rows' "Home: back to live"
+for stage in 1 2 3; do keys stages NPage; done
+expect stages '^ stage 3 of 5' "stage 3 again"
+expect stages '= 1 / 2\.4931 = *$|= 0\.4011' "stage 3's derivation reaches its value, 0.4011"
+expect stages '0\.4011' "the value 0.4011 is on screen"
+stop stages
+
+finish
