@@ -779,6 +779,74 @@ START_TEST(test_notes_other_lesson)
 }
 END_TEST
 
+/* A lesson whose full path is over 1023 bytes (five folders of 230 bytes): the
+ * presenter sends that whole path and its notes screen recognises it as its own,
+ * in every build (realpath into a fixed buffer overflowed there). */
+START_TEST(test_notes_long_lesson_path)
+{
+	struct lesson l;
+	struct notes_server server;
+	char err[600], output[128], text[4096] = "", folder[1400], part[232];
+	pid_t child;
+	int status;
+	FILE *f;
+	size_t got;
+
+	private_runtime();
+	memset(part, 'f', sizeof part - 1);
+	part[sizeof part - 1] = '\0';
+	snprintf(folder, sizeof folder, "%s", runtime);
+	for (int depth = 0; depth < 5; depth++) {
+		size_t used = strlen(folder);
+
+		snprintf(folder + used, sizeof folder - used, "/%s", part);
+		ck_assert_int_eq(mkdir(folder, 0700), 0);
+	}
+	strcat(folder, "/long.lesson");
+	ck_assert_int_gt(strlen(folder), 1023);
+	f = fopen(folder, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("lesson Far away\nstep One\nnote the first note\nstep Two\nnote the second note\n", f);
+	fclose(f);
+	ck_assert_msg(lesson_load(folder, &l, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(notes_server_open(&server, l.path, l.step_count, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(server.lesson, folder); /* the folders are real: the path is its own full path */
+	snprintf(output, sizeof output, "%s/long.txt", runtime);
+	child = fork();
+	ck_assert(child >= 0);
+	if (child == 0) {
+		if (freopen(output, "w", stdout) == NULL)
+			_exit(9);
+		status = notes_follow(&l);
+		fflush(stdout);
+		_exit(status);
+	}
+	for (int i = 0; i < 100 && !notes_server_followed(&server); i++) {
+		notes_server_poll(&server, 1);
+		pause_ms(10);
+	}
+	pause_ms(50);
+	notes_server_close(&server);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	f = fopen(output, "r");
+	ck_assert_ptr_nonnull(f);
+	got = fread(text, 1, sizeof text - 1, f);
+	text[got] = '\0';
+	fclose(f);
+	unlink(output);
+	ck_assert_msg(strstr(text, "Step 2 of 2: Two") != NULL && strstr(text, "the second note") != NULL, "%s", text);
+	ck_assert(strstr(text, "The lesson being presented is") == NULL);
+	lesson_free(&l);
+	unlink(folder);
+	for (int depth = 0; depth < 5; depth++) {
+		*strrchr(folder, '/') = '\0';
+		ck_assert_int_eq(rmdir(folder), 0);
+	}
+	remove_runtime();
+}
+END_TEST
+
 START_TEST(test_notes_stale_socket_replaced)
 {
 	struct lesson l;
@@ -904,6 +972,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(notes, test_notes_nothing_running);
 	tcase_add_test(notes, test_notes_wrapped);
 	tcase_add_test(notes, test_notes_other_lesson);
+	tcase_add_test(notes, test_notes_long_lesson_path);
 	suite_add_tcase(s, notes);
 	return s;
 }
