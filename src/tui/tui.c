@@ -423,14 +423,19 @@ static void render(const struct app *app, struct layout *l, int flags, struct pr
 		record_frame(recording);
 }
 
-/* Ends the recording; its sentence (if it failed) goes after the terminal is back. */
-static void end_recording(char *said, size_t size)
+/* Ends the recording; its sentence (if it failed) goes after the terminal is back.
+ * False when the recording is incomplete. */
+static bool end_recording(char *said, size_t size)
 {
 	char err[600];
+	bool whole = true;
 
-	if (recording != NULL && record_close(recording, err, sizeof err) != 0)
+	if (recording != NULL && record_close(recording, err, sizeof err) != 0) {
 		snprintf(said + strlen(said), size - strlen(said), "%s\n", err);
+		whole = false;
+	}
 	recording = NULL;
+	return whole;
 }
 
 /* An event to the lesson (which hands what is not its own to app_update) or the
@@ -452,7 +457,7 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 	int status = check_terminal(), rc;
 	int start_palette;
 	int quick_reads = 0;
-	bool gone = false, pasting = false, interrupted = false, computed;
+	bool gone = false, pasting = false, interrupted = false, computed, recorded;
 	struct qkv_trace first;
 	char said[16384] = "";
 
@@ -475,8 +480,11 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 		struct winsize size = { .ws_col = 80, .ws_row = 24 };
 		char err[600];
 
+		struct record_files files = { .problem = path, .lesson = o->lesson != NULL ? o->lesson->path : NULL,
+					      .force = o->record_force };
+
 		ioctl(STDOUT_FILENO, TIOCGWINSZ, &size);
-		recording = record_open(o->record, size.ws_col, size.ws_row, err, sizeof err);
+		recording = record_open(o->record, &files, size.ws_col, size.ws_row, err, sizeof err);
 		if (recording == NULL) {
 			fprintf(stderr, "%s\n", err);
 			if (lesson != NULL)
@@ -682,11 +690,12 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 	have_shell_modes = 0;
 	if (lesson != NULL)
 		notes_server_close(&lesson->notes);
-	end_recording(said, sizeof said);
+	recorded = end_recording(said, sizeof said);
 	if (said[0] != '\0')
 		fputs(said, stderr);
+	/* An incomplete recording is a runtime failure: status 1. */
 	status = stop_signal != 0 ? 128 + (int)stop_signal : gone ? EXIT_TERMINAL_GONE
-	       : interrupted ? 128 + SIGINT : 0;
+	       : interrupted ? 128 + SIGINT : recorded ? 0 : 1;
 	app_fini(&app);
 	return status;
 }
