@@ -368,6 +368,12 @@ START_TEST(test_parse_nul_and_missing_file)
 	ck_assert(strstr(err, "NUL") != NULL);
 	ck_assert_int_eq(lesson_load("/nonexistent/x.lesson", &l, err, sizeof err), -1);
 	ck_assert(strncmp(err, "/nonexistent/x.lesson: cannot read", 34) == 0);
+	/* A name with an escape sequence and a lone 0x9d (OSC) is quoted escaped. */
+	ck_assert_int_eq(lesson_load("/nonexistent/\x1b]0;x\x07\x9d.lesson", &l, err, sizeof err), -1);
+	ck_assert_str_eq(err, "/nonexistent/\\x1b]0;x\\x07\\x9d.lesson: cannot read the lesson: No such file or "
+			 "directory");
+	ck_assert_int_eq(lesson_parse("step\n", 5, "t\x1b.lesson", &l, err, sizeof err), -1);
+	ck_assert(strncmp(err, "t\\x1b.lesson:1: ", 16) == 0);
 }
 END_TEST
 

@@ -792,6 +792,26 @@ START_TEST(missing_folder_fails_cleanly)
 }
 END_TEST
 
+/* A name with control characters and a stray byte (ESC, a lone 0x9b, the bidi
+ * override U+202E) is quoted escaped, one way (\xHH, \uXXXX), in the message. */
+START_TEST(message_escapes_the_name)
+{
+	char folder[64], path[1024], expected[1400], err[1400];
+	struct qkv_problem p;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	snprintf(path, sizeof path, "%s/gone\x1b[2J/p\x9b\xe2\x80\xae.json", folder);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	snprintf(expected, sizeof expected, "%s/gone\\x1b[2J/p\\x9b\\u202E.json: cannot save: cannot create a "
+		 "file in its folder (%s)", folder, strerror(ENOENT));
+	ck_assert_str_eq(err, expected);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
 /* /proc refuses new files even to root: the save fails and the file it would have
  * replaced reads exactly as before. */
 START_TEST(refused_folder_leaves_original)
@@ -874,6 +894,7 @@ static Suite *save_suite(void)
 	tcase_add_test(files, stale_temporary_files_are_removed);
 	tcase_add_test(files, too_big_to_read_back_is_refused);
 	tcase_add_test(files, missing_folder_fails_cleanly);
+	tcase_add_test(files, message_escapes_the_name);
 	tcase_add_test(files, seed_above_the_limit_is_refused);
 	tcase_add_test(files, refused_folder_leaves_original);
 	tcase_add_test(files, read_only_folder_leaves_original);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "app/lesson.h"
+#include "io/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/problem.h"
@@ -32,7 +33,11 @@ static int refuse(struct parser *ps, const char *fmt, ...)
 	va_list ap;
 	int used;
 
-	used = snprintf(ps->err, ps->err_size, "%s:%d: ", ps->name, ps->line);
+	if (ps->err_size == 0)
+		return -1;
+	quote_text(ps->err, ps->err_size, ps->name, strlen(ps->name), strlen(ps->name));
+	used = (int)strlen(ps->err);
+	used += snprintf(ps->err + used, ps->err_size - (size_t)used, ":%d: ", ps->line);
 	if (used < 0 || (size_t)used >= ps->err_size)
 		return -1;
 	va_start(ap, fmt);
@@ -48,7 +53,11 @@ static int refuse_at(struct parser *ps, size_t column, const char *fmt, ...)
 	va_list ap;
 	int used;
 
-	used = snprintf(ps->err, ps->err_size, "%s:%d:%zu: ", ps->name, ps->line, column);
+	if (ps->err_size == 0)
+		return -1;
+	quote_text(ps->err, ps->err_size, ps->name, strlen(ps->name), strlen(ps->name));
+	used = (int)strlen(ps->err);
+	used += snprintf(ps->err + used, ps->err_size - (size_t)used, ":%d:%zu: ", ps->line, column);
 	if (used < 0 || (size_t)used >= ps->err_size)
 		return -1;
 	va_start(ap, fmt);
@@ -719,6 +728,25 @@ fail:
 	return -1;
 }
 
+/* "PATH: why" into err, PATH escaped (io/quote.h). */
+static void read_fail(char *err, size_t err_size, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void read_fail(char *err, size_t err_size, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (err_size == 0)
+		return;
+	quote_text(err, err_size, path, strlen(path), strlen(path));
+	used = strlen(err);
+	snprintf(err + used, err_size - used, ": ");
+	used = strlen(err);
+	va_start(ap, fmt);
+	vsnprintf(err + used, err_size - used, fmt, ap);
+	va_end(ap);
+}
+
 int lesson_load(const char *path, struct lesson *l, char *err, size_t err_size)
 {
 	FILE *f = fopen(path, "rb");
@@ -728,7 +756,7 @@ int lesson_load(const char *path, struct lesson *l, char *err, size_t err_size)
 
 	memset(l, 0, sizeof *l);
 	if (f == NULL) {
-		snprintf(err, err_size, "%s: cannot read the lesson: %s", path, strerror(errno));
+		read_fail(err, err_size, path, "cannot read the lesson: %s", strerror(errno));
 		return -1;
 	}
 	/* Read up to one byte past the limit: a lesson of exactly LESSON_MAX_BYTES is
@@ -743,7 +771,7 @@ int lesson_load(const char *path, struct lesson *l, char *err, size_t err_size)
 			if (capacity > (size_t)LESSON_MAX_BYTES + 1)
 				capacity = (size_t)LESSON_MAX_BYTES + 1;
 			if ((grown = realloc(text, capacity)) == NULL) {
-				snprintf(err, err_size, "%s: cannot read the lesson: out of memory", path);
+				read_fail(err, err_size, path, "cannot read the lesson: out of memory");
 				free(text);
 				fclose(f);
 				return -1;
@@ -753,8 +781,8 @@ int lesson_load(const char *path, struct lesson *l, char *err, size_t err_size)
 		got = fread(text + length, 1, capacity - length, f);
 		length += got;
 		if (length > (size_t)LESSON_MAX_BYTES) {
-			snprintf(err, err_size, "%s: expected a lesson of at most %ld bytes (%ld MiB)", path,
-				 LESSON_MAX_BYTES, LESSON_MAX_BYTES / (1024 * 1024));
+			read_fail(err, err_size, path, "expected a lesson of at most %ld bytes (%ld MiB)",
+				  LESSON_MAX_BYTES, LESSON_MAX_BYTES / (1024 * 1024));
 			free(text);
 			fclose(f);
 			return -1;
@@ -763,7 +791,7 @@ int lesson_load(const char *path, struct lesson *l, char *err, size_t err_size)
 			break;
 	}
 	if (ferror(f)) {
-		snprintf(err, err_size, "%s: cannot read the lesson: %s", path, strerror(errno));
+		read_fail(err, err_size, path, "cannot read the lesson: %s", strerror(errno));
 		free(text);
 		fclose(f);
 		return -1;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "app/notes.h"
+#include "io/quote.h"
 #include "qkv/text.h"
 
 /* A directory of ours that nobody else may enter or write. */
@@ -327,8 +328,11 @@ int notes_follow(const struct lesson *l)
 				if (qkv_text_find_control(buffer + used, strlen(buffer + used), &offset, &code)) {
 					/* Never written to the terminal: it would act rather than show. */
 				} else if (strcmp(buffer + used, mine) != 0) {
+					char *shown = quote_dup(l->path);
+
 					fprintf(stdout, "%sThe lesson being presented is %s, not %s.\n", terminal ? "\033[H\033[2J" : "",
-						buffer + used, l->path);
+						buffer + used, shown != NULL ? shown : "this one");
+					free(shown);
 					fflush(stdout);
 				} else if (step >= 1 && step <= l->step_count) {
 					notes_write(stdout, l, step - 1, terminal, terminal_width());

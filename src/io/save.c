@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "io/json_write.h"
+#include "io/quote.h"
 #include "io/save.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
@@ -255,7 +256,7 @@ static double estimated_bytes(const struct qkv_problem *p)
 	return bytes;
 }
 
-/* Writes "PATH: cannot save: why" into err; returns -1. */
+/* Writes "PATH: cannot save: why" into err, PATH escaped (quote.h); returns -1. */
 __attribute__((format(printf, 4, 5)))
 static int save_fail(char *err, size_t err_size, const char *path, const char *format, ...)
 {
@@ -264,7 +265,9 @@ static int save_fail(char *err, size_t err_size, const char *path, const char *f
 
 	if (err_size == 0)
 		return -1;
-	used = snprintf(err, err_size, "%s: cannot save: ", path);
+	quote_text(err, err_size, path, strlen(path), strlen(path));
+	used = (int)strlen(err);
+	used += snprintf(err + used, err_size - (size_t)used, ": cannot save: ");
 	if (used >= 0 && (size_t)used < err_size) {
 		va_start(args, format);
 		vsnprintf(err + used, err_size - (size_t)used, format, args);

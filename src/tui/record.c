@@ -2,6 +2,7 @@
  * unasked, never the file being presented, and never writes over one in place. */
 #include <curses.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "io/quote.h"
 #include "tui/record.h"
 
 struct record {
@@ -84,6 +86,25 @@ static void write_json_string(FILE *f, const char *text)
 	fputc('"', f);
 }
 
+/* "qkv: --record PATH" then the rest into err, PATH escaped (io/quote.h). */
+static void record_fail(char *err, size_t err_size, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void record_fail(char *err, size_t err_size, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (err_size == 0)
+		return;
+	snprintf(err, err_size, "qkv: --record ");
+	used = strlen(err);
+	quote_text(err + used, err_size - used, path, strlen(path), strlen(path));
+	used = strlen(err);
+	va_start(ap, fmt);
+	vsnprintf(err + used, err_size - used, fmt, ap);
+	va_end(ap);
+}
+
 /* True when path and other name the same file (device and inode, not names). */
 static bool same_file(const struct stat *st, const char *other)
 {
@@ -104,26 +125,26 @@ static FILE *open_file(struct record *r, const char *path, const struct record_f
 	int fd;
 
 	if (followed && (same_file(&st, files->problem) || same_file(&st, files->lesson))) {
-		snprintf(err, err_size, "qkv: --record %s is the %s being opened; a recording never replaces it",
-			 path, same_file(&st, files->lesson) ? "lesson" : "problem file");
+		record_fail(err, err_size, path, " is the %s being opened; a recording never replaces it",
+			    same_file(&st, files->lesson) ? "lesson" : "problem file");
 		return NULL;
 	}
 	if (followed && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		/* A terminal, a pipe, /dev/null: nothing there to keep, written as > writes it. */
 		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	} else if (exists && !files->force) {
-		snprintf(err, err_size, "qkv: --record %s: the file exists; give --force to replace it", path);
+		record_fail(err, err_size, path, ": the file exists; give --force to replace it");
 		return NULL;
 	} else if (exists) {
 		const char *slash = strrchr(path, '/');
 		size_t folder = slash != NULL ? (size_t)(slash - path) + 1 : 0;
 
 		if (followed && S_ISDIR(st.st_mode)) {
-			snprintf(err, err_size, "qkv: --record %s: it is a folder, not a file", path);
+			record_fail(err, err_size, path, ": it is a folder, not a file");
 			return NULL;
 		}
 		if ((r->temp = malloc(strlen(path) + 16)) == NULL) {
-			snprintf(err, err_size, "qkv: --record %s: out of memory", path);
+			record_fail(err, err_size, path, ": out of memory");
 			return NULL;
 		}
 		memcpy(r->temp, path, folder);
@@ -139,8 +160,8 @@ static FILE *open_file(struct record *r, const char *path, const struct record_f
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0644);
 	}
 	if (fd < 0) {
-		snprintf(err, err_size, "qkv: --record %s: cannot write it: %s", path,
-			 errno == EEXIST ? "the file exists; give --force to replace it" : strerror(errno));
+		record_fail(err, err_size, path, ": cannot write it: %s",
+			    errno == EEXIST ? "the file exists; give --force to replace it" : strerror(errno));
 		free(r->temp);
 		r->temp = NULL;
 		return NULL;
@@ -156,7 +177,7 @@ struct record *record_open(const char *path, const struct record_files *files, i
 
 	if (r == NULL || (r->path = strdup(path)) == NULL) {
 		free(r);
-		snprintf(err, err_size, "qkv: --record %s: out of memory", path);
+		record_fail(err, err_size, path, ": out of memory");
 		return NULL;
 	}
 	r->file = open_file(r, path, files, err, err_size);
@@ -312,9 +333,9 @@ int record_close(struct record *r, char *err, size_t err_size)
 	if (r->failed) {
 		if (r->temp != NULL) {
 			unlink(r->temp);
-			snprintf(err, err_size, "qkv: --record %s was not replaced: %s", r->path, strerror(r->error));
+			record_fail(err, err_size, r->path, " was not replaced: %s", strerror(r->error));
 		} else {
-			snprintf(err, err_size, "qkv: --record %s is incomplete: %s", r->path, strerror(r->error));
+			record_fail(err, err_size, r->path, " is incomplete: %s", strerror(r->error));
 		}
 		rc = -1;
 	}

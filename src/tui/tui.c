@@ -29,6 +29,7 @@
 #include "app/lesson.h"
 #include "app/notes.h"
 #include "io/load.h"
+#include "io/quote.h"
 #include "io/recovery.h"
 #include "tui/draw.h"
 #include "tui/draw_lesson.h"
@@ -375,8 +376,11 @@ static int check_terminal(void)
 	}
 	/* Ask terminfo first: a failed newterm leaves memory behind in ncurses. */
 	if (setupterm(NULL, STDOUT_FILENO, &found) != OK) {
+		char *shown = quote_dup(term);
+
 		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color "
-				"or --print\n", term);
+				"or --print\n", shown != NULL ? shown : "?");
+		free(shown);
 		return 2;
 	}
 	del_curterm(cur_term);
@@ -515,17 +519,29 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 		end_recording(said, sizeof said);
 	}
 	if (screen == NULL && size_variable_too_large() != NULL) {
+		char *shown = quote_dup(getenv(size_variable_too_large()));
+
 		have_shell_modes = 0;
 		fprintf(stderr, "qkv: %s=%s is larger than a terminal can be (at most 32767); unset it "
-			"to use the terminal's own size\n", size_variable_too_large(),
-			getenv(size_variable_too_large()));
+			"to use the terminal's own size\n", size_variable_too_large(), shown != NULL ? shown : "?");
+		free(shown);
 		qkv_problem_fini(p);
 		return 2;
 	}
 	if (screen == NULL) {
+		/* check_terminal found TERM in terminfo: what failed is the terminal itself. */
+		struct winsize size = { 0 };
+		char *shown = quote_dup(getenv("TERM"));
+
 		have_shell_modes = 0;
-		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color or --print\n",
-			getenv("TERM"));
+		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && (size.ws_col > 32767 || size.ws_row > 32767))
+			fprintf(stderr, "qkv: the terminal is %u columns by %u rows, larger than curses draws (at most "
+				"32767 each way); make it smaller, or use --print\n", (unsigned)size.ws_col,
+				(unsigned)size.ws_row);
+		else
+			fprintf(stderr, "qkv: curses cannot start on this terminal (TERM '%s', which terminfo knows); "
+				"try TERM=xterm-256color or --print\n", shown != NULL ? shown : "?");
+		free(shown);
 		qkv_problem_fini(p);
 		return 2;
 	}
