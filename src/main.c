@@ -50,7 +50,7 @@ enum opt {
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND, OPT_HEATMAP,
-	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD,
+	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD, OPT_FORCE,
 	OPT_COST, OPT_HEADS,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
@@ -90,6 +90,7 @@ static const struct option long_options[] = {
 	{ "check-lesson", required_argument, NULL, OPT_BASE + OPT_CHECK_LESSON },
 	{ "notes", required_argument, NULL, OPT_BASE + OPT_NOTES },
 	{ "record", required_argument, NULL, OPT_BASE + OPT_RECORD },
+	{ "force", no_argument, NULL, OPT_BASE + OPT_FORCE },
 	{ "cost", no_argument, NULL, OPT_BASE + OPT_COST },
 	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
@@ -137,7 +138,10 @@ static const char usage_middle[] =
 	"      --lesson FILE     present a lesson: PgDn and PgUp step it (lessons/)\n"
 	"      --check-lesson FILE  replay a lesson without a terminal, check its expects\n"
 	"      --notes FILE      presenter notes of the lesson running in another terminal\n"
-	"      --record F.cast   record the interface as an asciicast v2 file (asciinema)\n";
+	"      --record F.cast   record the interface as an asciicast v2 file (asciinema);\n"
+	"                        a new file: an existing one only with --force, never\n"
+	"                        the problem or the lesson; incomplete: exit status 1\n"
+	"      --force           with --record: replace an existing F.cast\n";
 static const char usage_bottom[] =
 	"      --heads H         with --cost: H heads of d_k against one of H·d_k;\n"
 	"                        with --random: H heads (needs --dmodel; not --dk, --dv)\n"
@@ -393,7 +397,8 @@ static int lesson_combinations(const struct cli *c)
 	if (c->file != NULL)
 		return cli_fail("a lesson opens its own problems; it reads no FILE (\"%s\")", c->file);
 	for (int o = 0; o < OPT_COUNT; o++) {
-		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR || o == OPT_RECORD;
+		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR || o == OPT_RECORD ||
+			    o == OPT_FORCE;
 
 		if (c->given[o] && o != OPT_LESSON && o != OPT_CHECK_LESSON && o != OPT_NOTES
 		    && !(look && c->given[OPT_LESSON]))
@@ -442,14 +447,17 @@ static int check_combinations(const struct cli *c)
 	static const enum opt not_with_sweep[] = {
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV, OPT_HEADS, OPT_DMODEL,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
-		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_HEATMAP, OPT_RECORD,
+		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_HEATMAP, OPT_RECORD, OPT_FORCE,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_HEADS,
 					       OPT_DMODEL };
-	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD };
+	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD,
+						   OPT_FORCE };
 	int o;
 
+	if (c->given[OPT_FORCE] && !c->given[OPT_RECORD])
+		return cli_fail("--force goes with --record: it lets the recording replace an existing file");
 	if (c->lesson != NULL)
 		return lesson_combinations(c);
 	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
@@ -872,7 +880,7 @@ static int run_lesson(const struct cli *c)
 	}
 	struct tui_options options = {
 		.palette = c->palette, .color = c->color, .projector = c->given[OPT_PROJECTOR], .pace = c->pace,
-		.lesson = &lesson, .record = c->record,
+		.lesson = &lesson, .record = c->record, .record_force = c->given[OPT_FORCE],
 	};
 	struct qkv_problem problem;
 
@@ -978,7 +986,7 @@ int main(int argc, char **argv)
 	}
 	struct tui_options options = {
 		.palette = c.palette, .color = c.color, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,
-		.record = c.record,
+		.record = c.record, .record_force = c.given[OPT_FORCE],
 	};
 	return tui_run(&problem, c.file, &options);
 }

@@ -203,6 +203,38 @@ for option in --help --version; do
 	fi
 done
 
+# --output to what is not a regular file is written straight, as a shell's > writes
+# it: -o /dev/stdout into a pipe gives the very report --print writes to stdout.
+run --print --format csv
+cp "$tmp/out" "$tmp/plain.csv"
+"$qkv" --print --format csv -o /dev/stdout </dev/null 2>"$tmp/err" | cat >"$tmp/out"
+if [ -s "$tmp/out" ] && cmp -s "$tmp/out" "$tmp/plain.csv" && [ ! -s "$tmp/err" ]; then
+	ok "-o /dev/stdout into a pipe writes the report there"
+else
+	not_ok "-o /dev/stdout into a pipe writes the report there ($(head -c 300 "$tmp/err"))"
+fi
+
+# -o through a link another user made in a sticky folder anyone may write to (as
+# /tmp is): refused with one line and status 2, the file it leads to untouched.
+# Needs root, to make a link of another user's.
+if [ "$(id -u)" -eq 0 ]; then
+	mkdir -m 1777 "$tmp/sticky"
+	printf 'the victim file\n' >"$tmp/victim"
+	ln -s "$tmp/victim" "$tmp/sticky/out.svg"
+	chown -h 4242:4242 "$tmp/sticky/out.svg"
+	expect_refusal "-o through another user's link in a sticky folder" 2 \
+		"qkv: $tmp/sticky/out.svg: cannot save: it is a link that another user made in $tmp/sticky, a folder where anyone may make files" \
+		--print --format csv -o "$tmp/sticky/out.svg"
+	if [ "$(cat "$tmp/victim")" = "the victim file" ]; then
+		ok "the file the link leads to is untouched"
+	else
+		not_ok "the file the link leads to is untouched"
+	fi
+else
+	echo "ok $((count + 1)) - # SKIP another user's link needs root"
+	count=$((count + 1))
+fi
+
 # One table of formats: the refusal of an unknown --format lists them (reports, then
 # figures), and --help, the man page's --format entry and the README's options list
 # name the same formats in the same order.

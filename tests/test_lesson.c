@@ -200,8 +200,6 @@ static const struct {
 	{ "step a\nexpect view = chart\n", 2, "saturation" },
 	{ "step a\nexpect nothing\n", 2, "expect needs" },
 	{ "step a\n\nproblem\n{\n", 3, "`end`" },
-	{ "step a\x1b[2J\n", 1, "control character" },
-	{ "step a\nnote \xc2\x9b""31m\n", 2, "control character" },
 };
 
 START_TEST(test_parse_refusals)
@@ -221,6 +219,144 @@ START_TEST(test_parse_refusals)
 }
 END_TEST
 
+/* Text that is not UTF-8, or holds a control character, is refused at its line
+ * and column (columns in characters, counted by hand), as a problem file is. */
+static const struct {
+	const char *text, *message;
+} encodings[] = {
+	{ "step a\x1b[2J\n", "t.lesson:1:7: expected text, found the control character U+001B" },
+	{ "step a\nnote \xc2\x9b""31m\n", "t.lesson:2:6: expected text, found the control character U+009B" },
+	/* Raw C1 bytes: CSI and OSC to a terminal that reads 8-bit codes. */
+	{ "step a\nnote \x9b""31m\n", "t.lesson:2:6: byte 0x9b is not valid UTF-8: a lesson is UTF-8 text "
+	  "(alone, this byte is a control character to some terminals)" },
+	{ "lesson T\x9d""0;x\x07\nstep a\n", "t.lesson:1:9: byte 0x9d is not valid UTF-8: a lesson is UTF-8 "
+	  "text (alone, this byte is a control character to some terminals)" },
+	/* "step é" is six characters (é two bytes): the stray byte is the seventh. */
+	{ "step \xc3\xa9\x80\n", "t.lesson:1:7: byte 0x80 is not valid UTF-8: a lesson is UTF-8 text (alone, "
+	  "this byte is a control character to some terminals)" },
+	{ "step a\n\nnote \xc0\xaf\n", "t.lesson:3:6: byte 0xc0 is not valid UTF-8: a lesson is UTF-8 text" },
+	{ "step a\nnote x \xe2\x82\n", "t.lesson:2:8: byte 0xe2 is not valid UTF-8: a lesson is UTF-8 text" },
+	{ "step \xed\xa0\x80\n", "t.lesson:1:6: byte 0xed is not valid UTF-8: a lesson is UTF-8 text" },
+	{ "step a\n\xff\n", "t.lesson:2:1: byte 0xff is not valid UTF-8: a lesson is UTF-8 text" },
+	/* Inside an inline problem too: {"title": " is eleven characters. */
+	{ "step a\nproblem\n{\"title\": \"\x9b\"}\nend\n", "t.lesson:3:12: byte 0x9b is not valid UTF-8: a lesson "
+	  "is UTF-8 text (alone, this byte is a control character to some terminals)" },
+};
+
+START_TEST(test_parse_encoding)
+{
+	struct lesson l;
+	char err[600];
+	const char *text = encodings[_i].text;
+
+	ck_assert_int_eq(lesson_parse(text, strlen(text), "t.lesson", &l, err, sizeof err), -1);
+	ck_assert_str_eq(err, encodings[_i].message);
+	ck_assert_int_eq(l.step_count, 0);
+}
+END_TEST
+
+/* A byte order mark at the start is skipped, as in a problem file; the lesson
+ * reads as without it. */
+START_TEST(test_parse_byte_order_mark)
+{
+	struct lesson l;
+	static const char text[] = "\xef\xbb\xbflesson Marked\nstep a\nnote b\n";
+
+	parse_ok(text, &l);
+	ck_assert_str_eq(l.title, "Marked");
+	ck_assert_int_eq(l.step_count, 1);
+	ck_assert_str_eq(l.steps[0].notes, "b");
+	lesson_free(&l);
+}
+END_TEST
+
+/* Writes a lesson of exactly size bytes (one step, then comment lines) to path. */
+static void write_lesson_of_size(const char *path, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+	size_t written = 0;
+	char comment[4001];
+
+	ck_assert_ptr_nonnull(f);
+	fputs("step a\n", f);
+	written = 7;
+	memset(comment, 'x', sizeof comment);
+	comment[0] = '#';
+	while (written < size) {
+		size_t line = size - written < sizeof comment ? size - written : sizeof comment;
+
+		fwrite(comment, 1, line - 1, f);
+		fputc('\n', f);
+		written += line;
+	}
+	fclose(f);
+}
+
+/* The limit is 4 MiB exactly: a lesson of 4,194,304 bytes is read, one of
+ * 4,194,305 refused with one line that says the limit. */
+START_TEST(test_size_limit_exact)
+{
+	struct lesson l;
+	char path[64], err[600], expected[128];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof path, "/tmp/qkv-test-lesson-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_lesson_of_size(path, 4194304);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 4194304);
+	ck_assert_msg(lesson_load(path, &l, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(l.step_count, 1);
+	lesson_free(&l);
+	write_lesson_of_size(path, 4194305);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 4194305);
+	ck_assert_int_eq(lesson_load(path, &l, err, sizeof err), -1);
+	snprintf(expected, sizeof expected, "%s: expected a lesson of at most 4194304 bytes (4 MiB)", path);
+	ck_assert_str_eq(err, expected);
+	unlink(path);
+}
+END_TEST
+
+/* Many note lines and blank lines in a problem block keep every byte, in order
+ * (the parse appends them in linear time; scripts/bench times it). */
+START_TEST(test_long_notes_and_blocks_kept_whole)
+{
+	struct lesson l;
+	size_t size = 0;
+	char *text = NULL, *notes = NULL;
+	FILE *f = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(f);
+	fputs("step a\n", f);
+	for (int i = 0; i < 20000; i++)
+		fprintf(f, "note line %d\n", i);
+	fputs("problem\n{\"Q\": [[1]], \"K\": [[1]], \"V\": [[1]]}\n", f);
+	for (int i = 0; i < 20000; i++)
+		fputc('\n', f);
+	fputs("end\n", f);
+	fclose(f);
+	parse_ok(text, &l);
+	ck_assert_int_eq(l.action_count, 1);
+	ck_assert_uint_eq(strlen(l.actions[0].text), strlen("{\"Q\": [[1]], \"K\": [[1]], \"V\": [[1]]}\n") + 20000);
+	{
+		size_t length = 0;
+		FILE *g = open_memstream(&notes, &length);
+
+		for (int i = 0; i < 20000; i++)
+			fprintf(g, i > 0 ? "\nline %d" : "line %d", i);
+		fclose(g);
+		ck_assert_str_eq(l.steps[0].notes, notes);
+	}
+	free(notes);
+	free(text);
+	lesson_free(&l);
+}
+END_TEST
+
 START_TEST(test_parse_nul_and_missing_file)
 {
 	struct lesson l;
@@ -232,6 +368,12 @@ START_TEST(test_parse_nul_and_missing_file)
 	ck_assert(strstr(err, "NUL") != NULL);
 	ck_assert_int_eq(lesson_load("/nonexistent/x.lesson", &l, err, sizeof err), -1);
 	ck_assert(strncmp(err, "/nonexistent/x.lesson: cannot read", 34) == 0);
+	/* A name with an escape sequence and a lone 0x9d (OSC) is quoted escaped. */
+	ck_assert_int_eq(lesson_load("/nonexistent/\x1b]0;x\x07\x9d.lesson", &l, err, sizeof err), -1);
+	ck_assert_str_eq(err, "/nonexistent/\\x1b]0;x\\x07\\x9d.lesson: cannot read the lesson: No such file or "
+			 "directory");
+	ck_assert_int_eq(lesson_parse("step\n", 5, "t\x1b.lesson", &l, err, sizeof err), -1);
+	ck_assert(strncmp(err, "t\\x1b.lesson:1: ", 16) == 0);
 }
 END_TEST
 
@@ -779,6 +921,74 @@ START_TEST(test_notes_other_lesson)
 }
 END_TEST
 
+/* A lesson whose full path is over 1023 bytes (five folders of 230 bytes): the
+ * presenter sends that whole path and its notes screen recognises it as its own,
+ * in every build (realpath into a fixed buffer overflowed there). */
+START_TEST(test_notes_long_lesson_path)
+{
+	struct lesson l;
+	struct notes_server server;
+	char err[600], output[128], text[4096] = "", folder[1400], part[232];
+	pid_t child;
+	int status;
+	FILE *f;
+	size_t got;
+
+	private_runtime();
+	memset(part, 'f', sizeof part - 1);
+	part[sizeof part - 1] = '\0';
+	snprintf(folder, sizeof folder, "%s", runtime);
+	for (int depth = 0; depth < 5; depth++) {
+		size_t used = strlen(folder);
+
+		snprintf(folder + used, sizeof folder - used, "/%s", part);
+		ck_assert_int_eq(mkdir(folder, 0700), 0);
+	}
+	strcat(folder, "/long.lesson");
+	ck_assert_int_gt(strlen(folder), 1023);
+	f = fopen(folder, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("lesson Far away\nstep One\nnote the first note\nstep Two\nnote the second note\n", f);
+	fclose(f);
+	ck_assert_msg(lesson_load(folder, &l, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(notes_server_open(&server, l.path, l.step_count, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(server.lesson, folder); /* the folders are real: the path is its own full path */
+	snprintf(output, sizeof output, "%s/long.txt", runtime);
+	child = fork();
+	ck_assert(child >= 0);
+	if (child == 0) {
+		if (freopen(output, "w", stdout) == NULL)
+			_exit(9);
+		status = notes_follow(&l);
+		fflush(stdout);
+		_exit(status);
+	}
+	for (int i = 0; i < 100 && !notes_server_followed(&server); i++) {
+		notes_server_poll(&server, 1);
+		pause_ms(10);
+	}
+	pause_ms(50);
+	notes_server_close(&server);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	f = fopen(output, "r");
+	ck_assert_ptr_nonnull(f);
+	got = fread(text, 1, sizeof text - 1, f);
+	text[got] = '\0';
+	fclose(f);
+	unlink(output);
+	ck_assert_msg(strstr(text, "Step 2 of 2: Two") != NULL && strstr(text, "the second note") != NULL, "%s", text);
+	ck_assert(strstr(text, "The lesson being presented is") == NULL);
+	lesson_free(&l);
+	unlink(folder);
+	for (int depth = 0; depth < 5; depth++) {
+		*strrchr(folder, '/') = '\0';
+		ck_assert_int_eq(rmdir(folder), 0);
+	}
+	remove_runtime();
+}
+END_TEST
+
 START_TEST(test_notes_stale_socket_replaced)
 {
 	struct lesson l;
@@ -887,6 +1097,10 @@ static Suite *lesson_suite(void)
 	tcase_add_test(parse, test_parse_every_action);
 	tcase_add_loop_test(parse, test_parse_refusals, 0, (int)(sizeof refusals / sizeof *refusals));
 	tcase_add_test(parse, test_parse_nul_and_missing_file);
+	tcase_add_loop_test(parse, test_parse_encoding, 0, (int)(sizeof encodings / sizeof *encodings));
+	tcase_add_test(parse, test_parse_byte_order_mark);
+	tcase_add_test(parse, test_size_limit_exact);
+	tcase_add_test(parse, test_long_notes_and_blocks_kept_whole);
 	suite_add_tcase(s, parse);
 	tcase_set_timeout(replay, 60);
 	tcase_add_loop_test(replay, test_replay_refusals, 0, (int)(sizeof replay_refusals / sizeof *replay_refusals));
@@ -904,6 +1118,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(notes, test_notes_nothing_running);
 	tcase_add_test(notes, test_notes_wrapped);
 	tcase_add_test(notes, test_notes_other_lesson);
+	tcase_add_test(notes, test_notes_long_lesson_path);
 	suite_add_tcase(s, notes);
 	return s;
 }

@@ -1,7 +1,8 @@
 /* test_save.c — saving problems: save then load gives back exactly the same problem
  * (bit-identical doubles, masks, padding, seeds, labels); the text is the format of
- * the samples; saving is atomic, keeps the file's mode, follows links, and a failed
- * save leaves the original untouched and no temporary file behind. */
+ * the samples; saving is atomic, keeps the file's mode, follows links (never
+ * another user's in a sticky folder), writes pipes and devices straight, and a
+ * failed save leaves the original untouched and no temporary file behind. */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -548,6 +549,147 @@ START_TEST(dangling_link_makes_its_file)
 }
 END_TEST
 
+/* Two links in a row: the kernel follows both, so the file at the end is replaced
+ * when it exists and made when it does not; the links stay links. */
+START_TEST(chain_of_links_reaches_its_file)
+{
+	char folder[64], first[1024], second[1024], end[1024], err[1024];
+	struct qkv_problem p, back;
+	struct stat st;
+
+	make_folder(folder, sizeof folder);
+	snprintf(first, sizeof first, "%s/first.json", folder);
+	snprintf(second, sizeof second, "%s/second.json", folder);
+	snprintf(end, sizeof end, "%s/end.json", folder);
+	ck_assert_int_eq(symlink("second.json", first), 0);
+	ck_assert_int_eq(symlink("end.json", second), 0);
+	qkv_problem_init(&p);
+	qkv_problem_init(&back);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	for (int round = 0; round < 2; round++) { /* end.json missing, then there */
+		ck_assert_msg(save_file(first, &p, err, sizeof err) == 0, "round %d: %s", round, err);
+		ck_assert_int_eq(lstat(first, &st), 0);
+		ck_assert(S_ISLNK(st.st_mode));
+		ck_assert_int_eq(lstat(second, &st), 0);
+		ck_assert(S_ISLNK(st.st_mode));
+		ck_assert_int_eq(lstat(end, &st), 0);
+		ck_assert(S_ISREG(st.st_mode));
+		ck_assert_msg(load_file(end, &back, err, sizeof err) == 0, "%s", err);
+		ck_assert(qkv_problem_equal(&p, &back));
+		ck_assert_int_eq(folder_entries(folder), 3);
+		p.temperature = 2;
+	}
+	qkv_problem_fini(&p);
+	qkv_problem_fini(&back);
+	remove_folder(folder);
+}
+END_TEST
+
+/* A sticky folder anyone may write to, as /tmp is, holding a link to a victim file:
+ * the link made by another user (uid 4242) is not followed, and nothing is
+ * written; one made by the folder's owner or by this user is. The kernel's rule
+ * (fs.protected_symlinks), applied whatever the system's setting. Making files of
+ * another user needs root: skipped (passes) otherwise. */
+START_TEST(other_users_link_in_sticky_folder_refused)
+{
+	char folder[64], sticky[128], victim[1024], link[1024], expected[1400], err[1400];
+	struct qkv_problem p;
+	struct stat st;
+	char *text;
+
+	if (geteuid() != 0)
+		return;
+	make_folder(folder, sizeof folder);
+	snprintf(sticky, sizeof sticky, "%s/tmp", folder);
+	ck_assert_int_eq(mkdir(sticky, 0700), 0);
+	ck_assert_int_eq(chmod(sticky, 01777), 0);
+	snprintf(victim, sizeof victim, "%s/victim.rc", folder);
+	snprintf(link, sizeof link, "%s/out.json", sticky);
+	write_text(victim, "the victim's file\n");
+	ck_assert_int_eq(symlink(victim, link), 0);
+	ck_assert_int_eq(lchown(link, 4242, 4242), 0);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+
+	ck_assert_int_eq(save_file(link, &p, err, sizeof err), -1);
+	snprintf(expected, sizeof expected, "%s: cannot save: it is a link that another user made in %s, a "
+		 "folder where anyone may make files; qkv does not follow it (nor does a shell's > where "
+		 "fs.protected_symlinks is on)", link, sticky);
+	ck_assert_str_eq(err, expected);
+	ck_assert_int_eq(save_bytes(link, "x", 1, err, sizeof err), -1);
+	ck_assert_str_eq(err, expected);
+	text = slurp(victim);
+	ck_assert_str_eq(text, "the victim's file\n");
+	free(text);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(folder_entries(sticky), 1);
+
+	/* Not sticky: the rule does not apply, as the kernel's does not. */
+	ck_assert_int_eq(chmod(sticky, 0777), 0);
+	ck_assert_msg(save_bytes(link, "one\n", 4, err, sizeof err) == 0, "%s", err);
+	text = slurp(victim);
+	ck_assert_str_eq(text, "one\n");
+	free(text);
+
+	/* Sticky again, the folder now the link owner's: followed. */
+	ck_assert_int_eq(chmod(sticky, 01777), 0);
+	ck_assert_int_eq(chown(sticky, 4242, 4242), 0);
+	ck_assert_int_eq(chmod(sticky, 01777), 0);
+	ck_assert_msg(save_bytes(link, "two\n", 4, err, sizeof err) == 0, "%s", err);
+	text = slurp(victim);
+	ck_assert_str_eq(text, "two\n");
+	free(text);
+
+	/* This user's own link in a stranger's sticky folder: followed. */
+	ck_assert_int_eq(lchown(link, 0, 0), 0);
+	ck_assert_int_eq(chown(sticky, 4242, 4242), 0);
+	ck_assert_int_eq(chmod(sticky, 01777), 0);
+	ck_assert_msg(save_bytes(link, "three\n", 6, err, sizeof err) == 0, "%s", err);
+	text = slurp(victim);
+	ck_assert_str_eq(text, "three\n");
+	free(text);
+
+	qkv_problem_fini(&p);
+	unlink(link);
+	rmdir(sticky);
+	remove_folder(folder);
+}
+END_TEST
+
+/* What is not a regular file is written straight, as a shell's > writes it: a
+ * pipe with a reader gets the bytes, /dev/null stays /dev/null, and a pipe that
+ * nobody reads is said to be so, at once. */
+START_TEST(pipes_and_devices_written_straight)
+{
+	char folder[64], fifo[1024], err[1024], got[16] = "";
+	struct stat st;
+	int reader;
+
+	make_folder(folder, sizeof folder);
+	snprintf(fifo, sizeof fifo, "%s/pipe", folder);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(save_bytes(fifo, "abc", 3, err, sizeof err), -1);
+	{
+		char expected[1200];
+
+		snprintf(expected, sizeof expected, "%s: cannot save: it is a pipe that no program is reading", fifo);
+		ck_assert_str_eq(err, expected);
+	}
+	reader = open(fifo, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(reader, 0);
+	ck_assert_msg(save_bytes(fifo, "abc", 3, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(read(reader, got, sizeof got - 1), 3);
+	ck_assert_str_eq(got, "abc");
+	close(reader);
+	ck_assert_int_eq(folder_entries(folder), 1); /* no temporary file beside it */
+	ck_assert_msg(save_bytes("/dev/null", "abc", 3, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(stat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	remove_folder(folder);
+}
+END_TEST
+
 /* A save killed mid-write leaves .NAME.qkv-XXXXXX behind; the next save of NAME
  * removes such files once they are a minute old, and nothing else. */
 START_TEST(stale_temporary_files_are_removed)
@@ -650,6 +792,26 @@ START_TEST(missing_folder_fails_cleanly)
 }
 END_TEST
 
+/* A name with control characters and a stray byte (ESC, a lone 0x9b, the bidi
+ * override U+202E) is quoted escaped, one way (\xHH, \uXXXX), in the message. */
+START_TEST(message_escapes_the_name)
+{
+	char folder[64], path[1024], expected[1400], err[1400];
+	struct qkv_problem p;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	snprintf(path, sizeof path, "%s/gone\x1b[2J/p\x9b\xe2\x80\xae.json", folder);
+	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
+	snprintf(expected, sizeof expected, "%s/gone\\x1b[2J/p\\x9b\\u202E.json: cannot save: cannot create a "
+		 "file in its folder (%s)", folder, strerror(ENOENT));
+	ck_assert_str_eq(err, expected);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
 /* /proc refuses new files even to root: the save fails and the file it would have
  * replaced reads exactly as before. */
 START_TEST(refused_folder_leaves_original)
@@ -726,9 +888,13 @@ static Suite *save_suite(void)
 	tcase_add_test(files, directory_path_fails_cleanly);
 	tcase_add_test(files, longest_file_name_saves);
 	tcase_add_test(files, dangling_link_makes_its_file);
+	tcase_add_test(files, chain_of_links_reaches_its_file);
+	tcase_add_test(files, other_users_link_in_sticky_folder_refused);
+	tcase_add_test(files, pipes_and_devices_written_straight);
 	tcase_add_test(files, stale_temporary_files_are_removed);
 	tcase_add_test(files, too_big_to_read_back_is_refused);
 	tcase_add_test(files, missing_folder_fails_cleanly);
+	tcase_add_test(files, message_escapes_the_name);
 	tcase_add_test(files, seed_above_the_limit_is_refused);
 	tcase_add_test(files, refused_folder_leaves_original);
 	tcase_add_test(files, read_only_folder_leaves_original);

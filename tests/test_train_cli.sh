@@ -56,6 +56,13 @@ refuse "a bad --loss" --train lookup --loss l1 --format text
 refuse "a bad --optimizer" --train lookup --optimizer rmsprop --format text
 refuse "a negative --lr" --train lookup --lr -1 --format text
 refuse "--lr that is not a number" --train lookup --lr fast --format text
+# Above 0 but below the smallest normal double (2^-1022): said to be too small,
+# with the range that is taken.
+expect_refusal "a subnormal --lr is too small, not \"not above 0\"" 2 \
+	"qkv: --lr 4.9e-324 is too small: it needs a number from 2.2250738585072014e-308 (the smallest normal double) to 1e6" \
+	--train lookup --lr 4.9e-324 --format text
+expect_success "--lr 2^-1022, the smallest normal double, is taken" --train lookup \
+	--lr 2.2250738585072014e-308 --steps 1 --format csv
 refuse "--steps 0" --train lookup --steps 0 --format text
 refuse "--tokens 1" --train lookup --tokens 1 --format text
 refuse "a --dmodel too small for the task" --train lookup --dmodel 9 --format text

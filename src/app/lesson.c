@@ -8,13 +8,13 @@
 #include <string.h>
 
 #include "app/lesson.h"
+#include "io/quote.h"
 #include "qkv/error.h"
+#include "qkv/format.h"
 #include "qkv/problem.h"
 #include "qkv/text.h"
 
 #define MAX_SEED 9007199254740991ULL /* 2^53 − 1, as --seed */
-#define LESSON_MAX_BYTES (4L * 1024 * 1024)
-
 struct parser {
 	const char *name;
 	int line;
@@ -22,6 +22,9 @@ struct parser {
 	size_t err_size;
 	struct lesson *l;
 	int action_capacity, step_capacity;
+	/* The text growing now (the last step's notes, an open problem's lines): its
+	 * length and room, so that each line is appended in time of its own length. */
+	size_t notes_length, notes_capacity, block_length, block_capacity;
 };
 
 static int refuse(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -30,13 +33,64 @@ static int refuse(struct parser *ps, const char *fmt, ...)
 	va_list ap;
 	int used;
 
-	used = snprintf(ps->err, ps->err_size, "%s:%d: ", ps->name, ps->line);
+	if (ps->err_size == 0)
+		return -1;
+	quote_text(ps->err, ps->err_size, ps->name, strlen(ps->name), strlen(ps->name));
+	used = (int)strlen(ps->err);
+	used += snprintf(ps->err + used, ps->err_size - (size_t)used, ":%d: ", ps->line);
 	if (used < 0 || (size_t)used >= ps->err_size)
 		return -1;
 	va_start(ap, fmt);
 	vsnprintf(ps->err + used, ps->err_size - (size_t)used, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* As refuse, with the column (in characters, from 1) after the line. */
+static int refuse_at(struct parser *ps, size_t column, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse_at(struct parser *ps, size_t column, const char *fmt, ...)
+{
+	va_list ap;
+	int used;
+
+	if (ps->err_size == 0)
+		return -1;
+	quote_text(ps->err, ps->err_size, ps->name, strlen(ps->name), strlen(ps->name));
+	used = (int)strlen(ps->err);
+	used += snprintf(ps->err + used, ps->err_size - (size_t)used, ":%d:%zu: ", ps->line, column);
+	if (used < 0 || (size_t)used >= ps->err_size)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(ps->err + used, ps->err_size - (size_t)used, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Appends the length bytes at add, then a newline when newline is true, to the
+ * malloc'd text *text of *length bytes in *capacity: the room doubles, so a text
+ * of n bytes costs O(n) whatever the number of lines. 0, or -1 when out of memory. */
+static int append_text(char **text, size_t *length, size_t *capacity, const char *add, size_t add_length,
+		       bool newline)
+{
+	size_t need = *length + add_length + 2;
+
+	if (need > *capacity) {
+		size_t room = *capacity > 0 ? *capacity : 64;
+		char *grown;
+
+		while (room < need)
+			room *= 2;
+		if ((grown = realloc(*text, room)) == NULL)
+			return -1;
+		*text = grown;
+		*capacity = room;
+	}
+	memcpy(*text + *length, add, add_length);
+	*length += add_length;
+	if (newline)
+		(*text)[(*length)++] = '\n';
+	(*text)[*length] = '\0';
+	return 0;
 }
 
 static char *copy_text(const char *s, size_t length)
@@ -511,23 +565,46 @@ static int add_step(struct parser *ps, const char *title)
 	step->first = l->action_count;
 	step->title = copy_text(title, strlen(title));
 	step->notes = copy_text("", 0);
+	ps->notes_length = 0;
+	ps->notes_capacity = 1;
 	if (step->title == NULL || step->notes == NULL)
 		return refuse(ps, "out of memory");
 	return 0;
 }
 
+/* Adds a line to the last step's notes, after a newline when it has some. */
 static int add_note(struct parser *ps, const char *text)
 {
 	struct lesson_step *step = &ps->l->steps[ps->l->step_count - 1];
-	size_t old = strlen(step->notes), add = strlen(text);
-	char *grown = realloc(step->notes, old + add + 2);
 
-	if (grown == NULL)
+	if ((ps->notes_length > 0 &&
+	     append_text(&step->notes, &ps->notes_length, &ps->notes_capacity, "", 0, true) != 0) ||
+	    append_text(&step->notes, &ps->notes_length, &ps->notes_capacity, text, strlen(text), false) != 0)
 		return refuse(ps, "out of memory");
-	if (old > 0)
-		grown[old++] = '\n';
-	memcpy(grown + old, text, add + 1);
-	step->notes = grown;
+	return 0;
+}
+
+/* Refuses a line (its length bytes, tabs already spaces) that is not UTF-8 text
+ * or holds a control character, at its line and column: a byte such as 0x9b is a
+ * control character (CSI) to a terminal that reads 8-bit codes, so it is never let
+ * into a title, a note or a message. */
+static int check_text(struct parser *ps, const char *line, size_t length)
+{
+	size_t column = 1;
+
+	for (size_t i = 0; i < length; column++) {
+		unsigned long code = 0;
+		size_t count = qkv_utf8_decode(line + i, length - i, &code);
+
+		if (count == 0)
+			return refuse_at(ps, column, "byte 0x%02x is not valid UTF-8: a lesson is UTF-8 text%s",
+					 (unsigned char)line[i],
+					 (unsigned char)line[i] >= 0x80 && (unsigned char)line[i] <= 0x9f
+						 ? " (alone, this byte is a control character to some terminals)" : "");
+		if (qkv_is_control((unsigned int)code))
+			return refuse_at(ps, column, "expected text, found the control character U+%04lX", code);
+		i += count;
+	}
 	return 0;
 }
 
@@ -542,6 +619,10 @@ int lesson_parse(const char *text, size_t length, const char *name, struct lesso
 	memset(l, 0, sizeof *l);
 	if ((l->path = copy_text(name, strlen(name))) == NULL)
 		return refuse(&ps, "out of memory");
+	if (length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		/* A byte order mark, as some editors write: not part of the lesson. */
+		at += 3;
+	}
 	if (memchr(text, '\0', length) != NULL) {
 		ps.line = 1;
 		for (const char *c = text; *c != '\0'; c++)
@@ -568,16 +649,8 @@ int lesson_parse(const char *text, size_t length, const char *name, struct lesso
 		for (char *c = line; *c != '\0'; c++)
 			if (*c == '\t')
 				*c = ' ';
-		{
-			size_t offset;
-			unsigned int code;
-
-			if (qkv_text_find_control(line, strlen(line), &offset, &code)) {
-				refuse(&ps, "expected text, found the control character U+%04X at column %zu", code,
-				       offset + 1);
-				goto fail;
-			}
-		}
+		if (check_text(&ps, line, n) != 0)
+			goto fail;
 		tail = line + strlen(line);
 		while (tail > line && (tail[-1] == ' ' || tail[-1] == '\t'))
 			*--tail = '\0';
@@ -587,17 +660,11 @@ int lesson_parse(const char *text, size_t length, const char *name, struct lesso
 				block = NULL;
 				continue;
 			}
-			size_t old = strlen(block->text);
-			char *grown = realloc(block->text, old + strlen(line) + 2);
-
-			if (grown == NULL) {
+			if (append_text(&block->text, &ps.block_length, &ps.block_capacity, line, strlen(line),
+					true) != 0) {
 				refuse(&ps, "out of memory");
 				goto fail;
 			}
-			memcpy(grown + old, line, strlen(line));
-			grown[old + strlen(line)] = '\n';
-			grown[old + strlen(line) + 1] = '\0';
-			block->text = grown;
 			continue;
 		}
 		if (*s == '\0' || *s == '#')
@@ -638,6 +705,8 @@ int lesson_parse(const char *text, size_t length, const char *name, struct lesso
 				refuse(&ps, "out of memory");
 				goto fail;
 			}
+			ps.block_length = 0;
+			ps.block_capacity = 1;
 			continue;
 		}
 		if (parse_action(&ps, s) != 0)
@@ -659,6 +728,25 @@ fail:
 	return -1;
 }
 
+/* "PATH: why" into err, PATH escaped (io/quote.h). */
+static void read_fail(char *err, size_t err_size, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void read_fail(char *err, size_t err_size, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (err_size == 0)
+		return;
+	quote_text(err, err_size, path, strlen(path), strlen(path));
+	used = strlen(err);
+	snprintf(err + used, err_size - used, ": ");
+	used = strlen(err);
+	va_start(ap, fmt);
+	vsnprintf(err + used, err_size - used, fmt, ap);
+	va_end(ap);
+}
+
 int lesson_load(const char *path, struct lesson *l, char *err, size_t err_size)
 {
 	FILE *f = fopen(path, "rb");
@@ -668,31 +756,42 @@ int lesson_load(const char *path, struct lesson *l, char *err, size_t err_size)
 
 	memset(l, 0, sizeof *l);
 	if (f == NULL) {
-		snprintf(err, err_size, "%s: cannot read the lesson: %s", path, strerror(errno));
+		read_fail(err, err_size, path, "cannot read the lesson: %s", strerror(errno));
 		return -1;
 	}
+	/* Read up to one byte past the limit: a lesson of exactly LESSON_MAX_BYTES is
+	 * read whole, one byte more is refused. */
 	for (;;) {
-		if (length + 4096 > capacity) {
+		size_t got;
+
+		if (length == capacity) {
 			char *grown;
 
 			capacity = capacity ? capacity * 2 : 8192;
-			if (capacity > (size_t)LESSON_MAX_BYTES + 8192 || (grown = realloc(text, capacity)) == NULL) {
-				snprintf(err, err_size, "%s: expected a lesson of at most %ld bytes", path,
-					 LESSON_MAX_BYTES);
+			if (capacity > (size_t)LESSON_MAX_BYTES + 1)
+				capacity = (size_t)LESSON_MAX_BYTES + 1;
+			if ((grown = realloc(text, capacity)) == NULL) {
+				read_fail(err, err_size, path, "cannot read the lesson: out of memory");
 				free(text);
 				fclose(f);
 				return -1;
 			}
 			text = grown;
 		}
-		size_t got = fread(text + length, 1, capacity - length, f);
-
+		got = fread(text + length, 1, capacity - length, f);
 		length += got;
+		if (length > (size_t)LESSON_MAX_BYTES) {
+			read_fail(err, err_size, path, "expected a lesson of at most %ld bytes (%ld MiB)",
+				  LESSON_MAX_BYTES, LESSON_MAX_BYTES / (1024 * 1024));
+			free(text);
+			fclose(f);
+			return -1;
+		}
 		if (got == 0)
 			break;
 	}
 	if (ferror(f)) {
-		snprintf(err, err_size, "%s: cannot read the lesson: %s", path, strerror(errno));
+		read_fail(err, err_size, path, "cannot read the lesson: %s", strerror(errno));
 		free(text);
 		fclose(f);
 		return -1;

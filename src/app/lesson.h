@@ -87,8 +87,13 @@ struct lesson {
 	int action_count;
 };
 
-/* Reads the lesson at path. Returns 0, or -1 with one line "FILE:LINE: what was
- * expected" in err (l is then empty). */
+/* The largest lesson file read, in bytes (4 MiB): one byte more is refused. */
+#define LESSON_MAX_BYTES (4L * 1024 * 1024)
+
+/* Reads the lesson at path: UTF-8 text (a byte order mark at the start is
+ * skipped) of at most LESSON_MAX_BYTES, in time linear in its size. Returns 0, or
+ * -1 with one line in err, "FILE:LINE: what was expected" ("FILE:LINE:COLUMN: …"
+ * for a byte that is not UTF-8 or a control character; l is then empty). */
 int lesson_load(const char *path, struct lesson *l, char *err, size_t err_size);
 /* The same from text in memory; name stands for the file in messages. */
 int lesson_parse(const char *text, size_t length, const char *name, struct lesson *l, char *err,

@@ -256,14 +256,17 @@ static int open_problem(struct replay *r, const struct lesson_action *a, struct 
 		break;
 	case ACT_OPEN_FILE: {
 		/* A name is read next to the lesson, wherever qkv runs. */
-		char path[4096];
 		const char *slash = strrchr(r->l->path, '/');
+		size_t folder = a->text[0] == '/' || slash == NULL ? 0 : (size_t)(slash - r->l->path) + 1;
+		char *path = malloc(folder + strlen(a->text) + 1);
 
-		if (a->text[0] == '/' || slash == NULL)
-			snprintf(path, sizeof path, "%s", a->text);
-		else
-			snprintf(path, sizeof path, "%.*s/%s", (int)(slash - r->l->path), r->l->path, a->text);
-		if (load_file(path, &p, message, sizeof message) != 0)
+		if (path == NULL)
+			return replay_refuse(r, "out of memory");
+		memcpy(path, r->l->path, folder);
+		strcpy(path + folder, a->text);
+		rc = load_file(path, &p, message, sizeof message);
+		free(path);
+		if (rc != 0)
 			return replay_refuse(r, "open %s: %s", a->text, message);
 		break;
 	}

@@ -1,4 +1,4 @@
-#define _XOPEN_SOURCE 700 /* realpath */
+#define _XOPEN_SOURCE 700 /* realpath(path, NULL) */
 /* notes.c — the presenter's socket (notes.h). The lesson sends one line per change
  * of step, "step K N PATH" (K from 1); the notes screen reads it and writes the
  * notes from its own copy of the lesson file. */
@@ -11,10 +11,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "app/notes.h"
+#include "io/quote.h"
 #include "qkv/text.h"
 
 /* A directory of ours that nobody else may enter or write. */
@@ -82,8 +84,6 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 		s->followers[i] = -1;
 	s->sent_step = -1;
 	s->step_count = step_count;
-	if (realpath(lesson_path, s->lesson) == NULL)
-		snprintf(s->lesson, sizeof s->lesson, "%s", lesson_path);
 	if (notes_socket_path(s->path, sizeof s->path, err, err_size) != 0)
 		return -1;
 	if ((fd = connect_to(s->path)) >= 0) {
@@ -117,6 +117,13 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 		close(fd);
 		return -1;
 	}
+	/* realpath() allocates the full path, whatever its length. */
+	if ((s->lesson = realpath(lesson_path, NULL)) == NULL && (s->lesson = strdup(lesson_path)) == NULL) {
+		snprintf(err, err_size, "qkv: out of memory for the presenter notes");
+		close(fd);
+		unlink(s->path);
+		return -1;
+	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	s->fd = fd;
@@ -125,10 +132,15 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 
 static void tell(struct notes_server *s, int i, int step)
 {
-	char line[1200];
-	int length = snprintf(line, sizeof line, "step %d %d %s\n", step + 1, s->step_count, s->lesson);
+	char head[64];
+	int used = snprintf(head, sizeof head, "step %d %d ", step + 1, s->step_count);
+	size_t path_length = strlen(s->lesson);
+	struct iovec parts[3] = {
+		{ head, (size_t)used }, { s->lesson, path_length }, { (char *)"\n", 1 },
+	};
+	struct msghdr message = { .msg_iov = parts, .msg_iovlen = 3 };
 
-	if (length < 0 || (size_t)length >= sizeof line || send(s->followers[i], line, (size_t)length, MSG_NOSIGNAL) != length) {
+	if (sendmsg(s->followers[i], &message, MSG_NOSIGNAL) != (ssize_t)((size_t)used + path_length + 1)) {
 		close(s->followers[i]);
 		s->followers[i] = -1;
 	}
@@ -181,6 +193,8 @@ void notes_server_close(struct notes_server *s)
 		unlink(s->path);
 		s->fd = -1;
 	}
+	free(s->lesson);
+	s->lesson = NULL;
 }
 
 /* Columns of the first bytes bytes of UTF-8 text (a code point is a column). */
@@ -249,27 +263,54 @@ static int terminal_width(void)
 	return size.ws_col - 1;
 }
 
+/* The longest line a presenter sends that a notes screen keeps: a path is at
+ * most PATH_MAX bytes on Linux, and a line longer than this is dropped. */
+#define NOTES_LINE_MAX (64 * 1024)
+
 int notes_follow(const struct lesson *l)
 {
-	char path[104], err[400], buffer[2048], mine[1024];
-	size_t held = 0;
+	char path[104], err[400];
+	size_t held = 0, capacity = 4096;
+	char *buffer = malloc(capacity), *mine;
 	int fd;
 	bool terminal = isatty(STDOUT_FILENO);
 
+	/* realpath() allocates the full path, whatever its length. */
+	if ((mine = realpath(l->path, NULL)) == NULL)
+		mine = strdup(l->path);
+	if (buffer == NULL || mine == NULL) {
+		fprintf(stderr, "qkv: out of memory\n");
+		free(buffer);
+		free(mine);
+		return 1;
+	}
 	if (notes_socket_path(path, sizeof path, err, sizeof err) != 0) {
 		fprintf(stderr, "%s\n", err);
+		free(buffer);
+		free(mine);
 		return 1;
 	}
 	if ((fd = connect_to(path)) < 0) {
 		fprintf(stderr, "qkv: no lesson is being presented (qkv --lesson FILE starts one)\n");
+		free(buffer);
+		free(mine);
 		return 1;
 	}
-	if (realpath(l->path, mine) == NULL)
-		snprintf(mine, sizeof mine, "%s", l->path);
 	for (;;) {
-		ssize_t got = read(fd, buffer + held, sizeof buffer - 1 - held);
+		ssize_t got;
 		char *newline;
 
+		if (held + 1 >= capacity) {
+			char *grown = capacity < NOTES_LINE_MAX ? realloc(buffer, capacity * 2) : NULL;
+
+			if (grown != NULL) {
+				buffer = grown;
+				capacity *= 2;
+			} else {
+				held = 0; /* a line too long to be a presenter's: dropped */
+			}
+		}
+		got = read(fd, buffer + held, capacity - 1 - held);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
@@ -287,8 +328,11 @@ int notes_follow(const struct lesson *l)
 				if (qkv_text_find_control(buffer + used, strlen(buffer + used), &offset, &code)) {
 					/* Never written to the terminal: it would act rather than show. */
 				} else if (strcmp(buffer + used, mine) != 0) {
+					char *shown = quote_dup(l->path);
+
 					fprintf(stdout, "%sThe lesson being presented is %s, not %s.\n", terminal ? "\033[H\033[2J" : "",
-						buffer + used, l->path);
+						buffer + used, shown != NULL ? shown : "this one");
+					free(shown);
 					fflush(stdout);
 				} else if (step >= 1 && step <= l->step_count) {
 					notes_write(stdout, l, step - 1, terminal, terminal_width());
@@ -297,10 +341,10 @@ int notes_follow(const struct lesson *l)
 			held -= (size_t)(newline + 1 - buffer);
 			memmove(buffer, newline + 1, held + 1);
 		}
-		if (held >= sizeof buffer - 1)
-			held = 0;
 	}
 	close(fd);
+	free(buffer);
+	free(mine);
 	printf("The lesson has ended.\n");
 	return 0;
 }

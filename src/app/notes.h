@@ -20,7 +20,7 @@ struct notes_server {
 	int fd;                              /* listening, non-blocking */
 	int followers[NOTES_MAX_FOLLOWERS];  /* connected notes screens, -1 when free */
 	char path[104];                      /* the socket (fits sun_path) */
-	char lesson[1024];                   /* the lesson's full path, sent to followers */
+	char *lesson;                        /* the lesson's full path, sent to followers (owned) */
 	int sent_step, step_count;
 };
 

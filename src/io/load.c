@@ -22,6 +22,7 @@
 
 #include "io/json_read.h"
 #include "io/load.h"
+#include "io/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/text.h"
@@ -74,54 +75,6 @@ static const char *const load_keys[] = {
 static size_t utf8_sequence(const unsigned char *s, size_t avail)
 {
 	return qkv_utf8_decode((const char *)s, avail, NULL);
-}
-
-/* The code point of a valid UTF-8 sequence of count bytes (the core's decoder). */
-static unsigned int code_point(const unsigned char *s, size_t count)
-{
-	unsigned long point = 0;
-
-	qkv_utf8_decode((const char *)s, count, &point);
-	return (unsigned int)point;
-}
-
-static bool is_control_at(const unsigned char *s, size_t count)
-{
-	return qkv_is_control(code_point(s, count));
-}
-
-/* Copies text into out for a message: control bytes and bytes that are not UTF-8
- * become \xHH, and at most `limit` bytes of text are quoted (then "..."). */
-static void quote_text(char *out, size_t size, const char *text, size_t length, size_t limit)
-{
-	const unsigned char *s = (const unsigned char *)text;
-	size_t used = 0, i = 0;
-
-	if (size == 0)
-		return;
-	while (i < length && i < limit && used + 8 < size) {
-		size_t seq = utf8_sequence(s + i, length - i);
-
-		if (seq == 1 && s[i] >= 0x20 && s[i] != 0x7f) {
-			out[used++] = (char)s[i++];
-		} else if (seq > 1 && is_control_at(s + i, seq)) {
-			/* A C1 control or a bidi override would act on the terminal: named. */
-			used += (size_t)snprintf(out + used, size - used, "\\u%04X", code_point(s + i, seq));
-			i += seq;
-		} else if (seq > 1) {
-			memcpy(out + used, s + i, seq);
-			used += seq;
-			i += seq;
-		} else {
-			used += (size_t)snprintf(out + used, size - used, "\\x%02x", s[i]);
-			i++;
-		}
-	}
-	if (i < length && used + 4 < size) {
-		memcpy(out + used, "...", 3);
-		used += 3;
-	}
-	out[used] = '\0';
 }
 
 /* Line and column (1-based, columns in characters like jansson's) of a byte offset. */

@@ -3,8 +3,11 @@
  * back bit for bit.
  * Saving is atomic: a temporary file next to the target, flushed to disk, then
  * renamed over it with the target's mode. A failed save must never touch the
- * original file and never leave the temporary file behind. */
-#define _XOPEN_SOURCE 700 /* realpath() */
+ * original file and never leave the temporary file behind. The target is found
+ * as the kernel opens it for a shell's `>`: links are followed by the kernel, never
+ * resolved here, and never one another user made in a sticky folder anyone may
+ * write to; a terminal, a pipe or a device is written straight. */
+#define _GNU_SOURCE /* O_PATH, strndup() */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "io/json_write.h"
+#include "io/quote.h"
 #include "io/save.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
@@ -252,7 +256,7 @@ static double estimated_bytes(const struct qkv_problem *p)
 	return bytes;
 }
 
-/* Writes "PATH: cannot save: why" into err; returns -1. */
+/* Writes "PATH: cannot save: why" into err, PATH escaped (quote.h); returns -1. */
 __attribute__((format(printf, 4, 5)))
 static int save_fail(char *err, size_t err_size, const char *path, const char *format, ...)
 {
@@ -261,7 +265,9 @@ static int save_fail(char *err, size_t err_size, const char *path, const char *f
 
 	if (err_size == 0)
 		return -1;
-	used = snprintf(err, err_size, "%s: cannot save: ", path);
+	quote_text(err, err_size, path, strlen(path), strlen(path));
+	used = (int)strlen(err);
+	used += snprintf(err + used, err_size - (size_t)used, ": cannot save: ");
 	if (used >= 0 && (size_t)used < err_size) {
 		va_start(args, format);
 		vsnprintf(err + used, err_size - (size_t)used, format, args);
@@ -434,134 +440,248 @@ static void sync_folder(const char *path)
 	free(folder);
 }
 
-/* The path a symbolic link names, relative to the link's folder (malloc'd), or
- * NULL with errno set. */
-static char *link_target(const char *path)
+/* The folder holding path's last name (malloc'd): "." when path has no slash. */
+static char *folder_of(const char *path)
 {
-	char named[4096];
-	ssize_t length = readlink(path, named, sizeof named - 1);
 	const char *slash = strrchr(path, '/');
-	size_t folder = slash != NULL && named[0] != '/' ? (size_t)(slash - path) + 1 : 0;
-	char *target;
 
-	if (length < 0)
-		return NULL;
-	named[length] = '\0';
-	if (named[0] == '/')
-		folder = 0;
-	target = malloc(folder + (size_t)length + 1);
-	if (target == NULL) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(target, path, folder);
-	memcpy(target + folder, named, (size_t)length + 1);
-	return target;
+	if (slash == NULL)
+		return strdup(".");
+	return strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-/* Where path saves to: itself, or the file its link names (*target, malloc'd,
- * else NULL), with its stat and whether it exists. 0, or -1 with err written. */
-static int resolve_target(const char *path, char **target, struct stat *st, bool *exists, char *err,
-			  size_t err_size)
+/* Whether the kernel's fs.protected_symlinks rule lets the link at path, whose
+ * lstat is link, be followed: in a folder that is sticky and writable by all (such
+ * as /tmp), only a link of this user's or of the folder's owner. qkv applies the
+ * rule whatever the system's setting, as the shell's `>` is refused where it is on.
+ * 0, or -1 with err written. */
+static int check_link(const char *path, const struct stat *link, char *err, size_t err_size)
 {
-	*target = NULL;
-	if (err_size > 0)
-		err[0] = '\0';
-	*exists = lstat(path, st) == 0;
-	if (!*exists && errno != ENOENT)
-		return save_fail(err, err_size, path, "%s", strerror(errno));
-	if (*exists && S_ISLNK(st->st_mode)) {
-		/* Saving through a link replaces the file it points to, not the link. */
-		*target = realpath(path, NULL);
-		if (*target == NULL && errno == ENOENT) {
-			/* A dangling link: the file it names is made. */
-			*target = link_target(path);
-			if (*target == NULL)
-				return save_fail(err, err_size, path, "%s", strerror(errno));
-			*exists = lstat(*target, st) == 0;
-			if (*exists && S_ISLNK(st->st_mode)) {
-				free(*target);
-				*target = NULL;
-				return save_fail(err, err_size, path, "it is a link to a link that leads nowhere");
-			}
-		} else if (*target == NULL || stat(*target, st) != 0) {
-			int code = errno;
+	char *folder = folder_of(path);
+	struct stat st;
+	int code;
 
-			free(*target);
-			*target = NULL;
-			return save_fail(err, err_size, path, "%s", strerror(code));
-		}
+	if (folder == NULL)
+		return save_fail(err, err_size, path, "out of memory");
+	if (stat(folder, &st) != 0) {
+		code = errno;
+		free(folder);
+		return save_fail(err, err_size, path, "%s", strerror(code));
 	}
-	if (*exists && (S_ISDIR(st->st_mode) || !S_ISREG(st->st_mode))) {
-		free(*target);
-		*target = NULL;
-		return save_fail(err, err_size, path, S_ISDIR(st->st_mode) ? "it is a folder, not a file"
-									: "it is not a regular file");
+	if ((st.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH) && link->st_uid != geteuid() &&
+	    link->st_uid != st.st_uid) {
+		save_fail(err, err_size, path, "it is a link that another user made in %s, a folder where "
+			  "anyone may make files; qkv does not follow it (nor does a shell's > where "
+			  "fs.protected_symlinks is on)", folder);
+		free(folder);
+		return -1;
 	}
+	free(folder);
 	return 0;
 }
 
-/* Replaces the resolved target with the bytes and flushes its folder. */
-static int write_target(const char *path, const char *target, const struct stat *st, bool exists,
-			const char *bytes, size_t length, char *err, size_t err_size)
+/* The name the kernel gives the file open at fd (malloc'd), or NULL with errno set:
+ * where a link led when the kernel followed it. */
+static char *name_of_open_file(int fd)
 {
-	int result = replace_file(target != NULL ? target : path, bytes, length, target_mode(st, exists), err,
-				  err_size, path);
+	char proc[64];
+	size_t size = 256;
 
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	for (;;) {
+		char *name = malloc(size);
+		ssize_t length;
+
+		if (name == NULL) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		length = readlink(proc, name, size);
+		if (length < 0) {
+			free(name);
+			return NULL;
+		}
+		if ((size_t)length < size) {
+			name[length] = '\0';
+			return name;
+		}
+		free(name);
+		size *= 2;
+	}
+}
+
+/* Where a save to path goes. */
+struct target {
+	char *path;       /* the file replaced (malloc'd), where a link led; NULL: path itself */
+	struct stat st;   /* its stat, when it exists */
+	bool exists;
+	bool direct;      /* not a regular file (a terminal, a pipe, /dev/null): written straight */
+	bool made;        /* made empty through a link that led nowhere: removed when the save fails */
+};
+
+/* Opens the file a link at path leads to as the kernel follows it (making it, empty,
+ * when the link leads nowhere yet) and finds the target's name and stat. */
+static int follow_link(const char *path, struct target *t, char *err, size_t err_size)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC), code;
+	struct stat named;
+
+	if (fd < 0 && errno == ENOENT) {
+		/* A link to a file not made yet: the kernel makes it, as for a shell's >,
+		 * with the mode a new file gets (0644 less the umask). */
+		fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0644);
+		t->made = fd >= 0;
+	}
+	if (fd < 0)
+		return save_fail(err, err_size, path, "%s", strerror(errno));
+	if (fstat(fd, &t->st) != 0) {
+		code = errno;
+		close(fd);
+		return save_fail(err, err_size, path, "%s", strerror(code));
+	}
+	t->exists = !t->made;
+	if (!S_ISREG(t->st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	t->path = name_of_open_file(fd);
+	code = errno;
+	close(fd);
+	if (t->path == NULL)
+		return save_fail(err, err_size, path, "cannot find the file its link leads to (%s)", strerror(code));
+	/* The name must still be that very file (not one moved there since). */
+	if (stat(t->path, &named) != 0 || named.st_dev != t->st.st_dev || named.st_ino != t->st.st_ino)
+		return save_fail(err, err_size, path, "the file its link leads to moved while saving");
+	return 0;
+}
+
+/* Where path saves to, as the kernel would open it for a shell's `>`: a regular
+ * file is replaced; a link is followed (check_link) to the file it leads to; a
+ * terminal, a pipe or a device is written straight; a folder is refused. 0, or -1
+ * with err written (t then owns nothing). */
+static int resolve_target(const char *path, struct target *t, char *err, size_t err_size)
+{
+	memset(t, 0, sizeof *t);
+	if (err_size > 0)
+		err[0] = '\0';
+	t->exists = lstat(path, &t->st) == 0;
+	if (!t->exists && errno != ENOENT)
+		return save_fail(err, err_size, path, "%s", strerror(errno));
+	if (t->exists && S_ISLNK(t->st.st_mode) &&
+	    (check_link(path, &t->st, err, err_size) != 0 || follow_link(path, t, err, err_size) != 0)) {
+		if (t->made && t->path != NULL)
+			unlink(t->path);
+		free(t->path);
+		t->path = NULL;
+		return -1;
+	}
+	if (t->exists && S_ISDIR(t->st.st_mode)) {
+		free(t->path);
+		t->path = NULL;
+		return save_fail(err, err_size, path, "it is a folder, not a file");
+	}
+	t->direct = t->exists && !S_ISREG(t->st.st_mode);
+	if (t->made)
+		t->exists = true; /* an empty file of its own, to be replaced like any */
+	return 0;
+}
+
+/* Writes the bytes straight into what path opens (a terminal, a pipe, a device),
+ * as a shell's `>` does: these cannot be replaced, and hold no earlier file. */
+static int write_direct(const char *path, const char *bytes, size_t length, char *err, size_t err_size)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), code;
+	struct stat st;
+
+	if (fd < 0 && errno == ENXIO)
+		return save_fail(err, err_size, path, "it is a pipe that no program is reading");
+	if (fd < 0)
+		return save_fail(err, err_size, path, "%s", strerror(errno));
+	if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+		close(fd);
+		return save_fail(err, err_size, path, "it changed while saving");
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	code = write_all(fd, bytes, length);
+	if (close(fd) != 0 && code == 0 && errno != EINTR)
+		code = errno;
+	if (code != 0)
+		return save_fail(err, err_size, path, "%s", strerror(code));
+	return 0;
+}
+
+/* Writes the bytes to the resolved target: straight, or replacing the file and
+ * flushing its folder. */
+static int write_target(const char *path, const struct target *t, const char *bytes, size_t length,
+			char *err, size_t err_size)
+{
+	const char *file = t->path != NULL ? t->path : path;
+	int result;
+
+	if (t->direct)
+		return write_direct(path, bytes, length, err, err_size);
+	result = replace_file(file, bytes, length, target_mode(&t->st, t->exists), err, err_size, path);
 	if (result == 0)
-		sync_folder(target != NULL ? target : path);
+		sync_folder(file);
+	else if (t->made)
+		unlink(file);
 	return result;
+}
+
+/* Gives up a resolved target: a file made empty for it is removed. */
+static void target_drop(struct target *t)
+{
+	if (t->made && t->path != NULL)
+		unlink(t->path);
+	free(t->path);
+	t->path = NULL;
 }
 
 int save_bytes(const char *path, const char *bytes, size_t length, char *err, size_t err_size)
 {
-	struct stat st;
-	bool exists;
-	char *target;
+	struct target t;
 	int result;
 
-	if (resolve_target(path, &target, &st, &exists, err, err_size) != 0)
+	if (resolve_target(path, &t, err, err_size) != 0)
 		return -1;
-	result = write_target(path, target, &st, exists, bytes, length, err, err_size);
-	free(target);
+	result = write_target(path, &t, bytes, length, err, err_size);
+	free(t.path);
 	return result;
 }
 
 int save_file(const char *path, const struct qkv_problem *p, char *err, size_t err_size)
 {
-	struct stat st;
-	bool exists;
-	char *target;
+	struct target t;
 	char *text;
 	int result;
 	bool too_big = false;
 	double estimate;
 
-	if (resolve_target(path, &target, &st, &exists, err, err_size) != 0)
+	if (resolve_target(path, &t, err, err_size) != 0)
 		return -1;
 	if (p->seeded && p->seed > QKV_MAX_SEED) {
-		free(target);
+		target_drop(&t);
 		return save_fail(err, err_size, path, "the seed %llu is above 9007199254740991 (2^53 - 1), "
 				 "the largest a file holds", (unsigned long long)p->seed);
 	}
 	estimate = estimated_bytes(p);
 	if (estimate > 1.25 * (double)QKV_MAX_FILE_BYTES) {
-		free(target);
+		target_drop(&t);
 		return save_fail(err, err_size, path, "the file would be about %.0f MiB, more than the %ld "
 				 "MiB qkv reads back; make the problem smaller (fewer tokens, smaller d_k "
 				 "or d_v)", estimate / (1024 * 1024), QKV_MAX_FILE_BYTES / (1024 * 1024));
 	}
 	text = save_text(p, (size_t)QKV_MAX_FILE_BYTES, &too_big);
 	if (text == NULL) {
-		free(target);
+		target_drop(&t);
 		if (too_big)
 			return save_fail(err, err_size, path, "the file would be more than the %ld MiB qkv "
 					 "reads back; make the problem smaller (fewer tokens, smaller d_k "
 					 "or d_v)", QKV_MAX_FILE_BYTES / (1024 * 1024));
 		return save_fail(err, err_size, path, "out of memory");
 	}
-	result = write_target(path, target, &st, exists, text, strlen(text), err, err_size);
+	result = write_target(path, &t, text, strlen(text), err, err_size);
 	free(text);
-	free(target);
+	free(t.path);
 	return result;
 }

@@ -1,7 +1,11 @@
 /* save.h — writing problems as JSON that reads back to exactly the same doubles.
  * Saving is atomic: a temporary file in the same folder, flushed to disk, then
  * renamed over the target, keeping the target's mode; a failed save leaves the
- * original untouched. */
+ * original untouched. Through a link, the file the link leads to is replaced (the
+ * link stays); a link another user made in a sticky folder anyone may write to
+ * (such as /tmp) is refused, as the kernel refuses it to a shell's `>` under
+ * fs.protected_symlinks. A terminal, a pipe or a device (/dev/stdout) is written
+ * straight, as `>` writes it. */
 #ifndef QKV_IO_SAVE_H
 #define QKV_IO_SAVE_H
 

@@ -2,6 +2,7 @@
  * that depend on the loss and optimiser, and the combinations that make sense.
  * Writes one line on stderr for bad usage; computes nothing. */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -131,8 +132,14 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 
 		errno = 0;
 		lr = strtod(arg, &end);
+		/* strtod says ERANGE for a number below the smallest normal double (a
+		 * subnormal such as 4.9e-324, or one that rounds to 0): above 0, yet
+		 * refused, and said so. */
+		if (end != arg && *end == '\0' && errno == ERANGE && !signbit(lr) && lr < DBL_MIN)
+			return cli_fail("--lr %s is too small: it needs a number from %.17g (the smallest "
+					"normal double) to 1e6", arg, DBL_MIN);
 		if (end == arg || *end != '\0' || errno != 0 || !isfinite(lr) || lr <= 0.0 || lr > 1e6)
-			return cli_fail("--lr needs a number above 0 and at most 1e6, not \"%s\"", arg);
+			return cli_fail("--lr needs a number from %.17g to 1e6, not \"%s\"", DBL_MIN, arg);
 		c->config.lr = lr;
 		return 0;
 	}

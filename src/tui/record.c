@@ -1,18 +1,25 @@
-/* record.c — the asciicast v2 recording (record.h). */
+/* record.c — the asciicast v2 recording (record.h). It never replaces a file
+ * unasked, never the file being presented, and never writes over one in place. */
 #include <curses.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <wchar.h>
 
+#include "io/quote.h"
 #include "tui/record.h"
 
 struct record {
 	FILE *file;
 	char *path;
+	char *temp;         /* with --force over an existing file: written here, renamed at the end */
 	struct timespec started;
 	int width, height;
 	char *last;         /* the last frame written, to skip repeats */
@@ -79,19 +86,102 @@ static void write_json_string(FILE *f, const char *text)
 	fputc('"', f);
 }
 
-struct record *record_open(const char *path, int width, int height, char *err, size_t err_size)
+/* "qkv: --record PATH" then the rest into err, PATH escaped (io/quote.h). */
+static void record_fail(char *err, size_t err_size, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void record_fail(char *err, size_t err_size, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (err_size == 0)
+		return;
+	snprintf(err, err_size, "qkv: --record ");
+	used = strlen(err);
+	quote_text(err + used, err_size - used, path, strlen(path), strlen(path));
+	used = strlen(err);
+	va_start(ap, fmt);
+	vsnprintf(err + used, err_size - used, fmt, ap);
+	va_end(ap);
+}
+
+/* True when path and other name the same file (device and inode, not names). */
+static bool same_file(const struct stat *st, const char *other)
+{
+	struct stat o;
+
+	return other != NULL && stat(other, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino;
+}
+
+/* Opens the recording's file: a new file made with O_EXCL; with force, an
+ * existing one is replaced at the end by a new file written beside it; a
+ * terminal, a pipe or a device is written straight. Never the problem or the
+ * lesson being opened. NULL with one line in err. */
+static FILE *open_file(struct record *r, const char *path, const struct record_files *files, char *err,
+		       size_t err_size)
+{
+	struct stat st, named;
+	bool exists = lstat(path, &named) == 0, followed = exists && stat(path, &st) == 0;
+	int fd;
+
+	if (followed && (same_file(&st, files->problem) || same_file(&st, files->lesson))) {
+		record_fail(err, err_size, path, " is the %s being opened; a recording never replaces it",
+			    same_file(&st, files->lesson) ? "lesson" : "problem file");
+		return NULL;
+	}
+	if (followed && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* A terminal, a pipe, /dev/null: nothing there to keep, written as > writes it. */
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	} else if (exists && !files->force) {
+		record_fail(err, err_size, path, ": the file exists; give --force to replace it");
+		return NULL;
+	} else if (exists) {
+		const char *slash = strrchr(path, '/');
+		size_t folder = slash != NULL ? (size_t)(slash - path) + 1 : 0;
+
+		if (followed && S_ISDIR(st.st_mode)) {
+			record_fail(err, err_size, path, ": it is a folder, not a file");
+			return NULL;
+		}
+		if ((r->temp = malloc(strlen(path) + 16)) == NULL) {
+			record_fail(err, err_size, path, ": out of memory");
+			return NULL;
+		}
+		memcpy(r->temp, path, folder);
+		snprintf(r->temp + folder, strlen(path) + 16 - folder, ".%s.qkv-XXXXXX", path + folder);
+		fd = mkstemp(r->temp);
+		if (fd >= 0) { /* the mode of the file it replaces, else a new file's */
+			mode_t mask = umask(022);
+
+			umask(mask);
+			fchmod(fd, followed ? st.st_mode & 0777 : 0644 & ~mask);
+		}
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0644);
+	}
+	if (fd < 0) {
+		record_fail(err, err_size, path, ": cannot write it: %s",
+			    errno == EEXIST ? "the file exists; give --force to replace it" : strerror(errno));
+		free(r->temp);
+		r->temp = NULL;
+		return NULL;
+	}
+	return fdopen(fd, "w");
+}
+
+struct record *record_open(const char *path, const struct record_files *files, int width, int height,
+			   char *err, size_t err_size)
 {
 	struct record *r = calloc(1, sizeof *r);
 	const char *term = getenv("TERM");
 
 	if (r == NULL || (r->path = strdup(path)) == NULL) {
 		free(r);
-		snprintf(err, err_size, "qkv: --record %s: out of memory", path);
+		record_fail(err, err_size, path, ": out of memory");
 		return NULL;
 	}
-	r->file = fopen(path, "w");
+	r->file = open_file(r, path, files, err, err_size);
 	if (r->file == NULL) {
-		snprintf(err, err_size, "qkv: --record %s: cannot write it: %s", path, strerror(errno));
 		free(r->path);
 		free(r);
 		return NULL;
@@ -103,6 +193,10 @@ struct record *record_open(const char *path, int width, int height, char *err, s
 		width, height, (long long)time(NULL));
 	write_json_string(r->file, term != NULL ? term : "xterm-256color");
 	fputs("}, \"title\": \"qkv\"}\n", r->file);
+	if (fflush(r->file) != 0) {
+		r->failed = true;
+		r->error = errno;
+	}
 	return r;
 }
 
@@ -210,7 +304,9 @@ void record_frame(struct record *r)
 	fputs("]\n", r->file);
 	free(r->last);
 	r->last = strdup(r->frame);
-	if (ferror(r->file) && !r->failed) {
+	/* Each frame reaches the file at once: a session that ends abruptly keeps its
+	 * recording up to its last frame. */
+	if ((fflush(r->file) != 0 || ferror(r->file)) && !r->failed) {
 		r->failed = true;
 		r->error = errno;
 	}
@@ -222,14 +318,28 @@ int record_close(struct record *r, char *err, size_t err_size)
 
 	if (r == NULL)
 		return 0;
+	if (r->temp != NULL && !r->failed && (fflush(r->file) != 0 || fsync(fileno(r->file)) != 0)) {
+		r->failed = true;
+		r->error = errno;
+	}
 	if (fclose(r->file) != 0 && !r->failed) {
 		r->failed = true;
 		r->error = errno;
 	}
+	if (r->temp != NULL && !r->failed && rename(r->temp, r->path) != 0) {
+		r->failed = true;
+		r->error = errno;
+	}
 	if (r->failed) {
-		snprintf(err, err_size, "qkv: --record %s is incomplete: %s", r->path, strerror(r->error));
+		if (r->temp != NULL) {
+			unlink(r->temp);
+			record_fail(err, err_size, r->path, " was not replaced: %s", strerror(r->error));
+		} else {
+			record_fail(err, err_size, r->path, " is incomplete: %s", strerror(r->error));
+		}
 		rc = -1;
 	}
+	free(r->temp);
 	free(r->path);
 	free(r->frame);
 	free(r->last);

@@ -29,6 +29,7 @@
 #include "app/lesson.h"
 #include "app/notes.h"
 #include "io/load.h"
+#include "io/quote.h"
 #include "io/recovery.h"
 #include "tui/draw.h"
 #include "tui/draw_lesson.h"
@@ -376,8 +377,11 @@ static int check_terminal(void)
 	}
 	/* Ask terminfo first: a failed newterm leaves memory behind in ncurses. */
 	if (setupterm(NULL, STDOUT_FILENO, &found) != OK) {
+		char *shown = quote_dup(term);
+
 		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color "
-				"or --print\n", term);
+				"or --print\n", shown != NULL ? shown : "?");
+		free(shown);
 		return 2;
 	}
 	del_curterm(cur_term);
@@ -438,14 +442,19 @@ static void render(const struct app *app, struct layout *l, int flags, struct pr
 		record_frame(recording);
 }
 
-/* Ends the recording; its sentence (if it failed) goes after the terminal is back. */
-static void end_recording(char *said, size_t size)
+/* Ends the recording; its sentence (if it failed) goes after the terminal is back.
+ * False when the recording is incomplete. */
+static bool end_recording(char *said, size_t size)
 {
 	char err[600];
+	bool whole = true;
 
-	if (recording != NULL && record_close(recording, err, sizeof err) != 0)
+	if (recording != NULL && record_close(recording, err, sizeof err) != 0) {
 		snprintf(said + strlen(said), size - strlen(said), "%s\n", err);
+		whole = false;
+	}
 	recording = NULL;
+	return whole;
 }
 
 /* An event to the lesson (which hands what is not its own to app_update) or the
@@ -467,7 +476,7 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 	int status = check_terminal(), rc;
 	int start_palette;
 	int quick_reads = 0;
-	bool gone = false, pasting = false, interrupted = false, computed;
+	bool gone = false, pasting = false, interrupted = false, computed, recorded;
 	struct qkv_trace first;
 	char said[16384] = "";
 
@@ -490,8 +499,11 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 		struct winsize size = { .ws_col = 80, .ws_row = 24 };
 		char err[600];
 
+		struct record_files files = { .problem = path, .lesson = o->lesson != NULL ? o->lesson->path : NULL,
+					      .force = o->record_force };
+
 		ioctl(STDOUT_FILENO, TIOCGWINSZ, &size);
-		recording = record_open(o->record, size.ws_col, size.ws_row, err, sizeof err);
+		recording = record_open(o->record, &files, size.ws_col, size.ws_row, err, sizeof err);
 		if (recording == NULL) {
 			fprintf(stderr, "%s\n", err);
 			if (lesson != NULL)
@@ -522,17 +534,29 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 		end_recording(said, sizeof said);
 	}
 	if (screen == NULL && size_variable_too_large() != NULL) {
+		char *shown = quote_dup(getenv(size_variable_too_large()));
+
 		have_shell_modes = 0;
 		fprintf(stderr, "qkv: %s=%s is larger than a terminal can be (at most 32767); unset it "
-			"to use the terminal's own size\n", size_variable_too_large(),
-			getenv(size_variable_too_large()));
+			"to use the terminal's own size\n", size_variable_too_large(), shown != NULL ? shown : "?");
+		free(shown);
 		qkv_problem_fini(p);
 		return 2;
 	}
 	if (screen == NULL) {
+		/* check_terminal found TERM in terminfo: what failed is the terminal itself. */
+		struct winsize size = { 0 };
+		char *shown = quote_dup(getenv("TERM"));
+
 		have_shell_modes = 0;
-		fprintf(stderr, "qkv: the terminal type '%s' is unknown to terminfo; try TERM=xterm-256color or --print\n",
-			getenv("TERM"));
+		if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && (size.ws_col > 32767 || size.ws_row > 32767))
+			fprintf(stderr, "qkv: the terminal is %u columns by %u rows, larger than curses draws (at most "
+				"32767 each way); make it smaller, or use --print\n", (unsigned)size.ws_col,
+				(unsigned)size.ws_row);
+		else
+			fprintf(stderr, "qkv: curses cannot start on this terminal (TERM '%s', which terminfo knows); "
+				"try TERM=xterm-256color or --print\n", shown != NULL ? shown : "?");
+		free(shown);
 		qkv_problem_fini(p);
 		return 2;
 	}
@@ -697,11 +721,12 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 	have_shell_modes = 0;
 	if (lesson != NULL)
 		notes_server_close(&lesson->notes);
-	end_recording(said, sizeof said);
+	recorded = end_recording(said, sizeof said);
 	if (said[0] != '\0')
 		fputs(said, stderr);
+	/* An incomplete recording is a runtime failure: status 1. */
 	status = stop_signal != 0 ? 128 + (int)stop_signal : gone ? EXIT_TERMINAL_GONE
-	       : interrupted ? 128 + SIGINT : 0;
+	       : interrupted ? 128 + SIGINT : recorded ? 0 : 1;
 	app_fini(&app);
 	return status;
 }

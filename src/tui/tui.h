@@ -18,13 +18,15 @@ struct tui_options {
 	double pace;          /* autoplay seconds per step (> 0) */
 	const struct lesson *lesson; /* a lesson to present (replayed, its steps on PgDn), or NULL */
 	const char *record;   /* --record: the asciicast v2 file to write, or NULL */
+	bool record_force;    /* --force: the recording may replace an existing file */
 	const struct qkv_train_config *train; /* open on the learning view, or NULL */
 };
 
 /* Runs the interface on p (taken over: tui_run finishes it), editing the file at
  * path (NULL for an unsaved problem). Returns the exit status: 0, 1 for a runtime
- * failure (a message was printed after the terminal was restored), 2 when the
- * terminal is unusable (TERM unset, dumb or unknown; stdout not a terminal). */
+ * failure (a message was printed after the terminal was restored; an incomplete
+ * recording is one), 2 when the terminal is unusable (TERM unset, dumb or unknown;
+ * stdout not a terminal) or the recording's file is refused. */
 int tui_run(struct qkv_problem *p, const char *path, const struct tui_options *o);
 
 #endif

@@ -42,6 +42,7 @@
 #include <jansson.h>
 
 #include "app/app.h"
+#include "app/lesson.h"
 #include "io/builtin.h"
 #include "io/save.h"
 #include "qkv/attention.h"
@@ -88,6 +89,8 @@ static struct target targets[] = {
 	{ "max_block_ms_projected_identity", 100, false, false, 0 },
 	{ "max_block_ms_saturation_256", 100, false, false, 0 },
 	{ "max_block_ms_heads8_dmodel512", 100, false, false, 0 },
+	{ "lesson_parse_ms_4mib_notes", 500, false, false, 0 },
+	{ "lesson_parse_ms_4mib_blank_lines_in_problem", 500, false, false, 0 },
 };
 
 #define TARGET_COUNT ((int)(sizeof targets / sizeof targets[0]))
@@ -456,6 +459,60 @@ static int bench_sweep(void)
 	figure("sweep_ms_p99_default", percentile(times, RUNS, 0.99) / 1e3, "ms", 2);
 	free(times);
 	return 0;
+}
+
+/* Parsing the largest lessons read (4 MiB): one step of 4 MiB of note lines, and
+ * one inline problem of about 4 M blank lines. The parse appends each line in time
+ * of its own length, so both take about as long as reading 4 MiB. */
+static int bench_lesson_parse(void)
+{
+	enum { RUNS = 5 };
+	static const char note[] = "note Ask the class which token t1 listens to, and why.\n";
+	static const char head[] = "step a\nproblem\n{\"Q\": [[1]], \"K\": [[1]], \"V\": [[1]]}\n";
+	size_t size = (size_t)LESSON_MAX_BYTES, used;
+	char *notes = malloc(size), *blank = malloc(size);
+	double *times = samples_new(RUNS), *blank_times = samples_new(RUNS);
+	struct lesson l;
+	char err[600];
+	int rc = 0;
+
+	if (notes == NULL || blank == NULL || times == NULL || blank_times == NULL) {
+		free(notes);
+		free(blank);
+		free(times);
+		free(blank_times);
+		return -1;
+	}
+	memcpy(notes, "step a\n", 7);
+	for (used = 7; used + sizeof note - 1 <= size; used += sizeof note - 1)
+		memcpy(notes + used, note, sizeof note - 1);
+	memset(notes + used, '\n', size - used);
+	memcpy(blank, head, sizeof head - 1);
+	memset(blank + sizeof head - 1, '\n', size - (sizeof head - 1) - 4);
+	memcpy(blank + size - 4, "end\n", 4);
+	for (int r = 0; r < RUNS && rc == 0; r++) {
+		double start = now_us();
+
+		rc = lesson_parse(notes, size, "notes.lesson", &l, err, sizeof err);
+		times[r] = now_us() - start;
+		if (rc == 0)
+			lesson_free(&l);
+		start = now_us();
+		if (rc == 0 && (rc = lesson_parse(blank, size, "blank.lesson", &l, err, sizeof err)) == 0)
+			lesson_free(&l);
+		blank_times[r] = now_us() - start;
+	}
+	if (rc != 0)
+		fprintf(stderr, "bench: %s\n", err);
+	else {
+		figure("lesson_parse_ms_4mib_notes", percentile(times, RUNS, 0.5) / 1e3, "ms", 1);
+		figure("lesson_parse_ms_4mib_blank_lines_in_problem", percentile(blank_times, RUNS, 0.5) / 1e3, "ms", 1);
+	}
+	free(notes);
+	free(blank);
+	free(times);
+	free(blank_times);
+	return rc;
 }
 
 /* The learning view's ticks, through app_update: the default lookup task at d_k 256
@@ -1032,6 +1089,11 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	say_load("before");
+	/* QKV_BENCH_ONLY=lesson: only the lesson parse (a quick look while working). */
+	if (getenv("QKV_BENCH_ONLY") != NULL && strcmp(getenv("QKV_BENCH_ONLY"), "lesson") == 0) {
+		failed |= bench_lesson_parse() != 0;
+		return failed ? 2 : report_targets();
+	}
 	/* QKV_BENCH_ONLY=max_block: only the longest blocks (a quick look while working). */
 	if (getenv("QKV_BENCH_ONLY") != NULL && strcmp(getenv("QKV_BENCH_ONLY"), "max_block") == 0) {
 		failed |= bench_max_block() != 0;
@@ -1052,6 +1114,7 @@ int main(int argc, char **argv)
 	failed |= bench_core_small() != 0;
 	failed |= bench_core_large() != 0;
 	failed |= bench_sweep() != 0;
+	failed |= bench_lesson_parse() != 0;
 	failed |= bench_train_ticks(8, 256, "train_tick_ms_p99_lookup_dk256") != 0;
 	failed |= bench_train_ticks(64, 256, "train_tick_ms_p99_largest_live") != 0;
 	fprintf(stderr, "bench: the longest blocks (large problems, computations beside the interface)\n");

@@ -113,6 +113,28 @@ check "TERM unknown: one sentence naming it and pointing to --print" "$said" -eq
 lines=$(written unknown | wc -l)
 check "TERM unknown: one line and no drawing ($lines lines)" "$lines" -eq 1
 
+# A TERM holding an escape sequence (it would set the window title) is quoted
+# escaped, \x1b and \x07 as text, never sent to the terminal.
+start evil 200 24 sh -c "TERM=\$(printf 'x\\033]0;owned\\007') $(printf '%q' "$QKV") 2>$(printf '%q' "$E2E_DIR/evil.err")"
+expect_exit evil 2 "TERM with an escape sequence: exit status 2"
+grep -q -F "qkv: the terminal type 'x\\x1b]0;owned\\x07' is unknown to terminfo" "$E2E_DIR/evil.err"
+found=$?
+check "TERM with an escape sequence: quoted as \\x1b ... \\x07" "$found" -eq 0
+check "and no control byte reaches stderr" "$(tr -d '\n -~' <"$E2E_DIR/evil.err" | wc -c)" -eq 0
+
+# A terminal larger than curses draws: said so, not "unknown to terminfo". On a
+# pty of script(1), whose size nobody sets back (tmux would restore its pane's).
+if command -v script >/dev/null; then
+	timeout 20 script -qec "stty rows 40000 cols 40000; $(printf '%q' "$QKV") 2>$(printf '%q' "$E2E_DIR/huge.err")" \
+		/dev/null </dev/null >/dev/null
+	check "a 40000 × 40000 terminal: exit status 2" $? -eq 2
+	grep -q '^qkv: the terminal is 40000 columns by 40000 rows, larger than curses draws' "$E2E_DIR/huge.err"
+	found=$?
+	check "a huge terminal is said to be too large: $(cat "$E2E_DIR/huge.err")" "$found" -eq 0
+else
+	printf 'ok %d - a huge terminal # SKIP script(1) is not installed\n' "$((E2E_COUNT += 1))"
+fi
+
 start unset 200 24 env -u TERM "$QKV"
 expect_exit unset 2 "TERM unset: exit status 2"
 said=$(written unset | grep -c '^qkv: TERM is not set.*--print')
