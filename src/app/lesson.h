@@ -131,13 +131,15 @@ struct lesson_run {
 	int step;                    /* 0-based */
 	bool explored;               /* something was changed by hand during this step */
 	char jump[8];                /* digits typed towards a step number */
-	char said[160];              /* what the lesson bar adds: "" or a sentence */
+	char said[320];              /* what the lesson bar adds: "" or a sentence */
 	int moves;                   /* counts every change of step (for presenter screens) */
 };
 
 /* Builds step 0 into app (uninitialised on entry). 0, or -1 with one line in err. */
 int lesson_run_start(struct lesson_run *run, const struct lesson *l, const struct lesson_look *look,
 		     struct app *app, char *err, size_t err_size);
+/* Puts sentence on the lesson bar until the next step (where the notes went). */
+void lesson_run_tell(struct lesson_run *run, const char *sentence);
 /* Applies one event to the lesson or, through app_update, to app. Returns the
  * enum app_redraw flags. */
 int lesson_update(struct lesson_run *run, struct app *app, const struct event *event);

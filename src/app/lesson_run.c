@@ -23,6 +23,11 @@ int lesson_run_start(struct lesson_run *run, const struct lesson *l, const struc
 	return lesson_build(l, 0, look, app, err, err_size);
 }
 
+void lesson_run_tell(struct lesson_run *run, const char *sentence)
+{
+	snprintf(run->said, sizeof run->said, "%s", sentence);
+}
+
 int lesson_goto(struct lesson_run *run, struct app *app, int step)
 {
 	struct lesson_look look = look_of(app);

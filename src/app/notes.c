@@ -2,9 +2,12 @@
 /* notes.c — the presenter's socket (notes.h). The lesson sends one line per change
  * of step, "step K N PATH" (K from 1); the notes screen reads it and writes the
  * notes from its own copy of the lesson file. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -12,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "app/notes.h"
@@ -25,26 +29,105 @@ static bool private_dir(const char *dir)
 	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0;
 }
 
-int notes_socket_path(char *buf, size_t size, char *err, size_t err_size)
+/* Where the usual folder and the fallback folders go: $TMPDIR when it is an
+ * absolute path short enough for a socket's name, else /tmp. */
+static const char *temporary_base(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	return base != NULL && base[0] == '/' && strlen(base) < 60 ? base : "/tmp";
+}
+
+/* The socket in the runtime folder when it is private, else NULL. */
+static bool runtime_socket(char *buf, size_t size)
 {
 	const char *runtime = getenv("XDG_RUNTIME_DIR");
-	char dir[200];
 
-	if (runtime != NULL && runtime[0] == '/' && strlen(runtime) < 80 && private_dir(runtime)) {
-		snprintf(buf, size, "%s/qkv-lesson.sock", runtime);
-		return 0;
+	if (runtime == NULL || runtime[0] != '/' || strlen(runtime) >= 80 || !private_dir(runtime))
+		return false;
+	snprintf(buf, size, "%s/qkv-lesson.sock", runtime);
+	return true;
+}
+
+static int connect_to(const char *path);
+
+/* A fallback folder of ours (BASE/qkv-UID.XXXXXX, private) whose socket answers:
+ * its socket into buf. The folder's owner and mode are checked, so a folder
+ * another user made is never taken. */
+static bool find_fallback(char *buf, size_t size)
+{
+	char prefix[40], dir[104];
+	const char *base = temporary_base();
+	struct dirent *entry;
+	DIR *listing = opendir(base);
+	bool found = false;
+
+	if (listing == NULL)
+		return false;
+	snprintf(prefix, sizeof prefix, "qkv-%lu.", (unsigned long)geteuid());
+	while (!found && (entry = readdir(listing)) != NULL) {
+		int fd;
+
+		if (strncmp(entry->d_name, prefix, strlen(prefix)) != 0 || strlen(entry->d_name) > 30)
+			continue;
+		snprintf(dir, sizeof dir, "%s/%s", base, entry->d_name);
+		if (!private_dir(dir))
+			continue;
+		snprintf(buf, size, "%s/lesson.sock", dir);
+		if ((fd = connect_to(buf)) >= 0) {
+			close(fd);
+			found = true;
+		}
 	}
-	snprintf(dir, sizeof dir, "/tmp/qkv-%lu", (unsigned long)geteuid());
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		snprintf(err, err_size, "qkv: cannot make %s for the presenter notes: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (!private_dir(dir)) {
-		snprintf(err, err_size, "qkv: %s is not a private directory of yours (mode 0700), so the presenter "
-			 "notes cannot use it", dir);
-		return -1;
-	}
+	closedir(listing);
+	return found;
+}
+
+/* The usual folder, BASE/qkv-UID (made 0700 if missing): its socket into buf when
+ * the folder is a private one of ours, else false with the folder's name in dir. */
+static bool usual_socket(char *buf, size_t size, char *dir, size_t dir_size)
+{
+	snprintf(dir, dir_size, "%s/qkv-%lu", temporary_base(), (unsigned long)geteuid());
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return false;
+	if (!private_dir(dir))
+		return false;
 	snprintf(buf, size, "%s/lesson.sock", dir);
+	return true;
+}
+
+int notes_socket_path(char *buf, size_t size, char *err, size_t err_size)
+{
+	char dir[104];
+
+	if (runtime_socket(buf, size) || usual_socket(buf, size, dir, sizeof dir) || find_fallback(buf, size))
+		return 0;
+	snprintf(err, err_size, "qkv: no lesson is being presented (qkv --lesson FILE starts one)");
+	return -1;
+}
+
+/* The presenter's socket: the runtime folder, the usual one, or else a fresh
+ * private folder (mkdtemp) of its own, which s then names in s->said. */
+static int server_socket_path(struct notes_server *s, char *err, size_t err_size)
+{
+	char dir[104], fallback[104];
+
+	if (runtime_socket(s->path, sizeof s->path) || usual_socket(s->path, sizeof s->path, dir, sizeof dir))
+		return 0;
+	if (find_fallback(s->path, sizeof s->path)) {
+		snprintf(err, err_size, "qkv: another lesson is being presented (its notes socket is %s); one at a time",
+			 s->path);
+		return -1;
+	}
+	snprintf(fallback, sizeof fallback, "%.80s.XXXXXX", dir);
+	if (mkdtemp(fallback) == NULL) {
+		snprintf(err, err_size, "qkv: %s is not a private folder of yours and no other can be made for the "
+			 "presenter notes: %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(s->folder, sizeof s->folder, "%s", fallback);
+	snprintf(s->path, sizeof s->path, "%.88s/lesson.sock", fallback);
+	snprintf(s->said, sizeof s->said, "notes socket: %s, as %s is not a private folder of yours", s->path, dir);
 	return 0;
 }
 
@@ -68,6 +151,14 @@ static int connect_to(const char *path)
 	return fd;
 }
 
+/* The fallback folder the server made, if any, removed (with nothing in it). */
+static void remove_folder(struct notes_server *s)
+{
+	if (s->folder[0] != '\0')
+		rmdir(s->folder);
+	s->folder[0] = '\0';
+}
+
 int notes_server_open(struct notes_server *s, const char *lesson_path, int step_count, char *err,
 		      size_t err_size)
 {
@@ -84,7 +175,7 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 	s->step_count = step_count;
 	if (realpath(lesson_path, s->lesson) == NULL)
 		snprintf(s->lesson, sizeof s->lesson, "%s", lesson_path);
-	if (notes_socket_path(s->path, sizeof s->path, err, err_size) != 0)
+	if (server_socket_path(s, err, err_size) != 0)
 		return -1;
 	if ((fd = connect_to(s->path)) >= 0) {
 		close(fd);
@@ -97,6 +188,7 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 		if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
 			snprintf(err, err_size, "qkv: %s is in the way of the presenter notes and is not a socket of yours",
 				 s->path);
+			remove_folder(s);
 			return -1;
 		}
 		unlink(s->path);
@@ -104,6 +196,7 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0) {
 		snprintf(err, err_size, "qkv: cannot open the presenter notes' socket: %s", strerror(errno));
+		remove_folder(s);
 		return -1;
 	}
 	memset(&address, 0, sizeof address);
@@ -115,6 +208,8 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 	if (rc != 0 || chmod(s->path, 0600) != 0 || listen(fd, NOTES_MAX_FOLLOWERS) != 0) {
 		snprintf(err, err_size, "qkv: cannot listen on %s for the presenter notes: %s", s->path, strerror(errno));
 		close(fd);
+		unlink(s->path);
+		remove_folder(s);
 		return -1;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -123,15 +218,29 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 	return 0;
 }
 
-static void tell(struct notes_server *s, int i, int step)
+/* Sends a line to follower i without waiting: a follower whose socket cannot take
+ * the whole line now (it stopped reading: Ctrl-S, Ctrl-Z, a stalled link) has
+ * fallen behind and is dropped, so the presenter never waits for a notes screen.
+ * Its screen then finds the connection closed without the lesson's end. */
+static void tell(struct notes_server *s, int i, const char *line, size_t length)
+{
+	if (send(s->followers[i], line, length, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)length) {
+		close(s->followers[i]);
+		s->followers[i] = -1;
+	}
+}
+
+static void tell_step(struct notes_server *s, int i, int step)
 {
 	char line[1200];
 	int length = snprintf(line, sizeof line, "step %d %d %s\n", step + 1, s->step_count, s->lesson);
 
-	if (length < 0 || (size_t)length >= sizeof line || send(s->followers[i], line, (size_t)length, MSG_NOSIGNAL) != length) {
+	if (length < 0 || (size_t)length >= sizeof line) {
 		close(s->followers[i]);
 		s->followers[i] = -1;
+		return;
 	}
+	tell(s, i, line, (size_t)length);
 }
 
 void notes_server_poll(struct notes_server *s, int step)
@@ -144,6 +253,7 @@ void notes_server_poll(struct notes_server *s, int step)
 		int i;
 
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 		for (i = 0; i < NOTES_MAX_FOLLOWERS && s->followers[i] >= 0; i++)
 			;
 		if (i == NOTES_MAX_FOLLOWERS) {
@@ -151,14 +261,14 @@ void notes_server_poll(struct notes_server *s, int step)
 			continue;
 		}
 		s->followers[i] = fd;
-		tell(s, i, step);
+		tell_step(s, i, step);
 	}
 	if (step == s->sent_step)
 		return;
 	s->sent_step = step;
 	for (int i = 0; i < NOTES_MAX_FOLLOWERS; i++)
 		if (s->followers[i] >= 0)
-			tell(s, i, step);
+			tell_step(s, i, step);
 }
 
 bool notes_server_followed(const struct notes_server *s)
@@ -171,16 +281,19 @@ bool notes_server_followed(const struct notes_server *s)
 
 void notes_server_close(struct notes_server *s)
 {
-	for (int i = 0; i < NOTES_MAX_FOLLOWERS; i++)
-		if (s->followers[i] >= 0) {
-			close(s->followers[i]);
-			s->followers[i] = -1;
-		}
 	if (s->fd >= 0) {
-		close(s->fd);
+		close(s->fd); /* first: a notes screen that tries again finds nobody */
 		unlink(s->path);
+		remove_folder(s);
 		s->fd = -1;
 	}
+	for (int i = 0; i < NOTES_MAX_FOLLOWERS; i++)
+		if (s->followers[i] >= 0) {
+			tell(s, i, "end\n", 4);
+			if (s->followers[i] >= 0)
+				close(s->followers[i]);
+			s->followers[i] = -1;
+		}
 }
 
 /* Columns of the first bytes bytes of UTF-8 text (a code point is a column). */
@@ -249,37 +362,79 @@ static int terminal_width(void)
 	return size.ws_col - 1;
 }
 
-int notes_follow(const struct lesson *l)
+/* Flow control off on the notes terminal, so Ctrl-S there cannot stop the notes
+ * (the presenter would then drop this screen); *saved keeps the modes to put back. */
+static bool flow_control_off(struct termios *saved)
 {
-	char path[104], err[400], buffer[2048], mine[1024];
+	struct termios modes;
+	int fd = isatty(STDOUT_FILENO) ? STDOUT_FILENO : STDIN_FILENO;
+
+	if (!isatty(fd) || tcgetattr(fd, saved) != 0)
+		return false;
+	modes = *saved;
+	modes.c_iflag &= ~(tcflag_t)IXON;
+	return tcsetattr(fd, TCSANOW, &modes) == 0;
+}
+
+static void flow_control_back(const struct termios *saved)
+{
+	tcsetattr(isatty(STDOUT_FILENO) ? STDOUT_FILENO : STDIN_FILENO, TCSANOW, saved);
+}
+
+/* The signals that end the notes screen; blocked, and looked for between reads,
+ * so the terminal's modes go back before it ends. */
+static const int follow_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* The first of follow_signals pending, taken, or 0. */
+static int follow_signal_pending(void)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending) != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof follow_signals / sizeof follow_signals[0]; i++)
+		if (sigismember(&pending, follow_signals[i])) {
+			sigset_t one;
+			int taken;
+
+			sigemptyset(&one);
+			sigaddset(&one, follow_signals[i]);
+			sigwait(&one, &taken);
+			return taken;
+		}
+	return 0;
+}
+
+/* Reads the presenter's lines until the connection ends: 1 when the lesson said it
+ * ended, 0 when the connection closed without that, 128 + N for a signal N. */
+static int follow_lines(int fd, const struct lesson *l, const char *mine, bool terminal)
+{
+	char buffer[2048];
 	size_t held = 0;
-	int fd;
-	bool terminal = isatty(STDOUT_FILENO);
 
-	if (notes_socket_path(path, sizeof path, err, sizeof err) != 0) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
-	if ((fd = connect_to(path)) < 0) {
-		fprintf(stderr, "qkv: no lesson is being presented (qkv --lesson FILE starts one)\n");
-		return 1;
-	}
-	if (realpath(l->path, mine) == NULL)
-		snprintf(mine, sizeof mine, "%s", l->path);
 	for (;;) {
-		ssize_t got = read(fd, buffer + held, sizeof buffer - 1 - held);
+		struct pollfd ready = { .fd = fd, .events = POLLIN };
+		ssize_t got;
 		char *newline;
+		int signal_number = follow_signal_pending();
 
-		if (got < 0 && errno == EINTR)
+		if (signal_number != 0)
+			return 128 + signal_number;
+		if (poll(&ready, 1, 200) == 0)
+			continue;
+		got = read(fd, buffer + held, sizeof buffer - 1 - held);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (got <= 0)
-			break;
+			return 0;
 		held += (size_t)got;
 		buffer[held] = '\0';
 		while ((newline = strchr(buffer, '\n')) != NULL) {
 			int step = 0, count = 0, used = 0;
 
 			*newline = '\0';
+			if (strcmp(buffer, "end") == 0)
+				return 1;
 			if (sscanf(buffer, "step %d %d %n", &step, &count, &used) == 2 && used > 0) {
 				size_t offset;
 				unsigned int code;
@@ -300,7 +455,44 @@ int notes_follow(const struct lesson *l)
 		if (held >= sizeof buffer - 1)
 			held = 0;
 	}
+}
+
+int notes_follow(const struct lesson *l)
+{
+	char path[104], err[400], mine[1024];
+	int fd, ended, status;
+	bool terminal = isatty(STDOUT_FILENO), quiet;
+	struct termios saved;
+	sigset_t blocked, before;
+
+	if (notes_socket_path(path, sizeof path, err, sizeof err) != 0 || (fd = connect_to(path)) < 0) {
+		fprintf(stderr, "qkv: no lesson is being presented (qkv --lesson FILE starts one)\n");
+		return 1;
+	}
+	if (realpath(l->path, mine) == NULL)
+		snprintf(mine, sizeof mine, "%s", l->path);
+	sigemptyset(&blocked);
+	for (size_t i = 0; i < sizeof follow_signals / sizeof follow_signals[0]; i++)
+		sigaddset(&blocked, follow_signals[i]);
+	sigprocmask(SIG_BLOCK, &blocked, &before);
+	quiet = flow_control_off(&saved);
+	ended = follow_lines(fd, l, mine, terminal);
 	close(fd);
-	printf("The lesson has ended.\n");
-	return 0;
+	if (quiet)
+		flow_control_back(&saved);
+	sigprocmask(SIG_SETMASK, &before, NULL);
+	if (ended > 1)
+		return ended;
+	status = 0;
+	if (ended == 0 && (fd = connect_to(path)) >= 0) {
+		/* The presenter is still there: it let this screen go, which it does to a
+		 * screen that stopped reading. */
+		close(fd);
+		printf("The presenter dropped this screen: it fell behind. qkv --notes %s follows again.\n", l->path);
+		status = 1;
+	} else {
+		printf("The lesson has ended.\n");
+	}
+	fflush(stdout);
+	return status;
 }

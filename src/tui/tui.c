@@ -614,6 +614,8 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 			return 2;
 		}
 		lesson->followed = false;
+		if (lesson->notes.said[0] != '\0')
+			lesson_run_tell(&lesson->run, lesson->notes.said);
 	}
 	memset(&layout, 0, sizeof layout);
 	layout.lesson = lesson != NULL;
