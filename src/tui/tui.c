@@ -199,9 +199,10 @@ static void suspend(void)
  * "é" is written as its two UTF-8 bytes at the start of the line, and the terminal
  * asked where the cursor is (ESC [ 6 n). A terminal in UTF-8 took them as one
  * character (column 2); one in Latin-1 or another 8-bit set as two ("Ã©", column
- * 3); one that does not answer within 300 ms is taken as not UTF-8. The line is
+ * 3); one that does not answer within 300 ms is taken as not UTF-8, and its
+ * answer, if it comes later, is taken away from the keys (read_key). The line is
  * cleared after. Before curses starts, with the terminal's own modes around it. */
-static bool terminal_shows_utf8(void)
+static bool terminal_shows_utf8(bool *answered)
 {
 	struct termios saved, quiet;
 	char answer[64];
@@ -216,6 +217,7 @@ static bool terminal_shows_utf8(void)
 	quiet.c_cc[VTIME] = 0;
 	if (tcsetattr(STDIN_FILENO, TCSANOW, &quiet) != 0)
 		return false;
+	*answered = false;
 	send("\r\xc3\xa9\033[6n");
 	end = now_ms() + 300;
 	while (length < sizeof answer - 1) {
@@ -234,7 +236,73 @@ static bool terminal_shows_utf8(void)
 	}
 	send("\r\033[K");
 	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	*answered = length > 0 && answer[length - 1] == 'R';
 	return glyphs_report_column(answer, length) == 2;
+}
+
+/* True while the answer to the probe (terminal_shows_utf8) is owed: it did not
+ * come in time, and may still come (a slow link). */
+static bool probe_owed;
+
+/* True when c can follow the characters before it in a cursor position report
+ * after its ESC: '[', digits, ';', digits, 'R' (at is c's place from 0). */
+static bool report_goes_on(const wint_t *held, int at, wint_t c)
+{
+	bool digit = c >= '0' && c <= '9', after_digit = at > 0 && held[at - 1] >= '0' && held[at - 1] <= '9';
+	bool semicolon_seen = false;
+
+	for (int i = 0; i < at; i++)
+		semicolon_seen |= held[i] == ';';
+	if (at == 0)
+		return c == '[';
+	if (digit)
+		return true;
+	if (c == ';')
+		return after_digit && !semicolon_seen;
+	return c == 'R' && after_digit && semicolon_seen;
+}
+
+/* wget_wch with the window's timeout at timeout_ms; while the probe's answer is
+ * owed, an answer that arrives late (ESC [ row ; column R) is taken away and never
+ * read as keys (its '[' and digits are commands). Anything else after an ESC is
+ * given back as it came. */
+static int read_key(wint_t *code, int timeout_ms)
+{
+	wint_t held[16];
+	int kinds[16], count = 0, got;
+
+	timeout(timeout_ms);
+	got = wget_wch(stdscr, code);
+	if (!probe_owed || got != OK || *code != 27)
+		return got;
+	timeout(30); /* a report's characters come together */
+	while (count < 16) {
+		wint_t c;
+		int kind = wget_wch(stdscr, &c);
+
+		if (kind == ERR)
+			break;
+		held[count] = c;
+		kinds[count] = kind;
+		if (kind != OK || !report_goes_on(held, count, c)) {
+			count++;
+			break;
+		}
+		if (c == 'R') {
+			probe_owed = false; /* the answer came: nothing more is owed */
+			return read_key(code, timeout_ms);
+		}
+		count++;
+	}
+	/* Not a report: the characters go back, the last first, to be read after the ESC. */
+	while (count-- > 0) {
+		if (kinds[count] == KEY_CODE_YES)
+			ungetch((int)held[count]);
+		else
+			unget_wch((wchar_t)held[count]);
+	}
+	timeout(timeout_ms);
+	return got;
 }
 
 /* After wget_wch gave nothing: true when the terminal is gone (it hung up, or
@@ -310,7 +378,7 @@ static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *com
 		erase();
 		mvaddnstr(0, 0, glyphs_text(line, drawn, sizeof drawn), COLS);
 		refresh();
-		got = wget_wch(stdscr, &code);
+		got = read_key(&code, BUSY_TICK_MS);
 		if (got == ERR) {
 			if (terminal_gone(now_ms() - asked, BUSY_TICK_MS, &quick)) {
 				status = EXIT_TERMINAL_GONE;
@@ -498,8 +566,13 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 	/* UTF-8 bytes on a terminal that is not in UTF-8 are not only wrong letters: some
 	 * continuation bytes are C1 controls there (0x9A asks the terminal who it is, and
 	 * its answer came back as keys: ?, digits, ;). */
-	if (glyphs_set() == GLYPHS_UTF8 && glyphs_fell_back() && !terminal_shows_utf8())
-		glyphs_use(GLYPHS_ASCII);
+	if (glyphs_set() == GLYPHS_UTF8 && glyphs_fell_back()) {
+		bool answered = true; /* nothing is owed when nothing was asked */
+
+		if (!terminal_shows_utf8(&answered))
+			glyphs_use(GLYPHS_ASCII);
+		probe_owed = !answered;
+	}
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL) {
 		if (lesson != NULL)
@@ -651,8 +724,7 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 		wait_ms = app_busy(&app) || app.cost_running ? BUSY_TICK_MS : TICK_MS;
 		if (lesson != NULL)
 			notes_server_poll(&lesson->notes, lesson->run.step);
-		timeout(wait_ms);
-		got = wget_wch(stdscr, &code);
+		got = read_key(&code, wait_ms);
 		if (got == ERR) {
 			struct event tick = { .type = EVENT_TICK, .now_ms = now_ms() };
 
