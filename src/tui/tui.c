@@ -7,7 +7,8 @@
  * (asks when there are unsaved changes, like q); SIGTERM, SIGHUP, SIGQUIT and
  * SIGXCPU end qkv with status 128 + N after writing a recovery copy of unsaved
  * changes; SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
- * SIGXFSZ and the real-time signals are ignored. Ctrl-C and Ctrl-\ arrive as keys
+ * SIGXFSZ and the real-time signals are ignored. SIGCONT after a stop from outside
+ * (kill -STOP) puts the program's terminal modes back and repaints. Ctrl-C and Ctrl-\ arrive as keys
  * (the terminal's INTR and QUIT characters are off), and so do Ctrl-S and Ctrl-Q
  * (no XON/XOFF flow control). Pastes are bracketed, so pasted text never runs keys. */
 #include <curses.h>
@@ -50,7 +51,7 @@ static const char paste_on[] = "\033[?2004h", paste_off[] = "\033[?2004l";
  * cursor and the alternate screen (for a crash, when curses cannot be called). */
 static const char restore_text[] = "\033[?2004l\033[?1006l\033[?1002l\033[?1000l\033[?25h\033[?1049l";
 
-static volatile sig_atomic_t stop_signal, interrupt_signal, suspend_signal;
+static volatile sig_atomic_t stop_signal, interrupt_signal, suspend_signal, continue_signal;
 static struct termios shell_modes;
 static volatile sig_atomic_t have_shell_modes;
 
@@ -95,6 +96,12 @@ static void on_suspend(int signal_number)
 {
 	(void)signal_number;
 	suspend_signal = 1;
+}
+
+static void on_continue(int signal_number)
+{
+	(void)signal_number;
+	continue_signal = 1;
 }
 
 /* A crash (or kill -SEGV): the terminal back as the shell had it, then the signal
@@ -157,6 +164,7 @@ static void catch_signals(void)
 		set_handler(crash_signals[i], on_crash, &crash_previous[i]);
 	set_handler(SIGINT, on_interrupt, NULL);
 	set_handler(SIGTSTP, on_suspend, NULL);
+	set_handler(SIGCONT, on_continue, NULL);
 }
 
 /* Ctrl-C and Ctrl-\ as keys (INTR and QUIT off), Ctrl-S and Ctrl-Q as keys (no
@@ -193,6 +201,19 @@ static void suspend(void)
 	send(paste_on);
 	clearok(curscr, TRUE);
 	refresh();
+	continue_signal = 0; /* the SIGCONT of this fg: all is done already */
+}
+
+/* SIGCONT after a stop qkv did not ask for (kill -STOP, then kill -CONT or fg):
+ * meanwhile the shell or another program may have put the terminal back to its
+ * own modes (cooked, echoing) and written over the screen. The program's modes
+ * again, bracketed paste on, and the next frame repaints everything. */
+static void resume(void)
+{
+	continue_signal = 0;
+	reset_prog_mode();
+	send(paste_on);
+	clearok(curscr, TRUE);
 }
 
 /* Asks the terminal whether it shows UTF-8, for when nobody said so (the C locale):
@@ -373,6 +394,8 @@ static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *com
 			suspend_signal = 0;
 			suspend();
 		}
+		if (continue_signal)
+			resume();
 		snprintf(line, sizeof line, " computing the trace of %d tokens, d_k %d… %.1f s · q quits", n, d_k,
 			 (double)(asked - started) / 1000.0);
 		erase();
@@ -707,6 +730,11 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 			suspend_signal = 0;
 			quick_reads = 0;
 			suspend();
+			render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT, lesson);
+			continue;
+		}
+		if (continue_signal) {
+			resume();
 			render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT, lesson);
 			continue;
 		}
