@@ -710,6 +710,7 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 			return 2;
 		}
 		lesson->followed = false;
+		lesson_run_background(&lesson->run);
 		if (lesson->notes.said[0] != '\0')
 			lesson_run_tell(&lesson->run, lesson->notes.said);
 	}
@@ -749,7 +750,8 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 			continue;
 		}
 		/* While a job runs, ticks come often, to take it in soon after it ends. */
-		wait_ms = app_busy(&app) || app.cost_running ? BUSY_TICK_MS : TICK_MS;
+		wait_ms = app_busy(&app) || app.cost_running || (lesson != NULL && lesson_run_busy(&lesson->run))
+			  ? BUSY_TICK_MS : TICK_MS;
 		if (lesson != NULL)
 			notes_server_poll(&lesson->notes, lesson->run.step);
 		got = read_key(&code, wait_ms);
@@ -782,8 +784,10 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 	send(paste_off);
 	delscreen(screen);
 	have_shell_modes = 0;
-	if (lesson != NULL)
+	if (lesson != NULL) {
 		notes_server_close(&lesson->notes);
+		lesson_run_fini(&lesson->run);
+	}
 	end_recording(said, sizeof said);
 	if (said[0] != '\0')
 		fputs(said, stderr);
