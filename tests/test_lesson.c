@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1021,6 +1022,195 @@ START_TEST(test_notes_stale_socket_replaced)
 }
 END_TEST
 
+/* Reads the whole file at path (NUL-terminated, the caller frees), or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text;
+	long size;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	text = calloc((size_t)size + 1, 1);
+	if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size)
+		text[0] = '\0';
+	fclose(f);
+	return text;
+}
+
+static double seconds_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A notes screen that stops reading (a socket never read, a notes screen stopped
+ * as by Ctrl-Z) while the presenter changes step 1,000 times: no step waits for
+ * it, both are dropped, and the stopped screen, once it runs again, says why. */
+START_TEST(test_notes_follower_falls_behind)
+{
+	struct lesson l;
+	struct notes_server server;
+	struct sockaddr_un address;
+	char err[600], output[128], *text;
+	double slowest = 0;
+	pid_t child;
+	int status, idle;
+
+	private_runtime();
+	parse_ok("step one\nnote first\nstep two\nnote second\n", &l);
+	ck_assert_msg(notes_server_open(&server, "t.lesson", l.step_count, err, sizeof err) == 0, "%s", err);
+	idle = socket(AF_UNIX, SOCK_STREAM, 0);
+	memset(&address, 0, sizeof address);
+	address.sun_family = AF_UNIX;
+	snprintf(address.sun_path, sizeof address.sun_path, "%s", server.path);
+	ck_assert_int_eq(connect(idle, (struct sockaddr *)&address, sizeof address), 0);
+	snprintf(output, sizeof output, "%s/behind.txt", runtime);
+	child = fork();
+	ck_assert(child >= 0);
+	if (child == 0) {
+		if (freopen(output, "w", stdout) == NULL)
+			_exit(9);
+		status = notes_follow(&l);
+		fflush(stdout);
+		_exit(status);
+	}
+	/* Both followers in, then the notes screen stopped. */
+	for (int i = 0; i < 500; i++) {
+		int count = 0;
+
+		notes_server_poll(&server, 0);
+		for (int f = 0; f < NOTES_MAX_FOLLOWERS; f++)
+			count += server.followers[f] >= 0;
+		if (count == 2)
+			break;
+		pause_ms(10);
+	}
+	ck_assert_int_eq(kill(child, SIGSTOP), 0);
+	for (int step = 1; step <= 1000; step++) {
+		double before = seconds_now(), took;
+
+		notes_server_poll(&server, step % 2);
+		took = seconds_now() - before;
+		if (took > slowest)
+			slowest = took;
+	}
+	ck_assert_msg(slowest < 0.1, "one step took %.3f s", slowest);
+	ck_assert(!notes_server_followed(&server)); /* both fell behind and were let go */
+	ck_assert_int_eq(kill(child, SIGCONT), 0);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	text = slurp(output);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "The presenter dropped this screen: it fell behind.") != NULL, "%s", text);
+	ck_assert(strstr(text, "The lesson has ended.") == NULL);
+	free(text);
+	unlink(output);
+	close(idle);
+	notes_server_close(&server);
+	lesson_free(&l);
+	remove_runtime();
+}
+END_TEST
+
+/* The lesson's end reaches a notes screen that keeps up: it says so, status 0. */
+START_TEST(test_notes_end_is_said)
+{
+	struct lesson l;
+	struct notes_server server;
+	char err[600], output[128], *text;
+	pid_t child;
+	int status;
+
+	private_runtime();
+	parse_ok("step one\nnote first\n", &l);
+	ck_assert_msg(notes_server_open(&server, "t.lesson", l.step_count, err, sizeof err) == 0, "%s", err);
+	snprintf(output, sizeof output, "%s/end.txt", runtime);
+	child = fork();
+	ck_assert(child >= 0);
+	if (child == 0) {
+		if (freopen(output, "w", stdout) == NULL)
+			_exit(9);
+		status = notes_follow(&l);
+		fflush(stdout);
+		_exit(status);
+	}
+	for (int i = 0; i < 500 && !notes_server_followed(&server); i++) {
+		notes_server_poll(&server, 0);
+		pause_ms(10);
+	}
+	ck_assert(notes_server_followed(&server));
+	notes_server_close(&server);
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	text = slurp(output);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(strstr(text, "The lesson has ended.") != NULL, "%s", text);
+	ck_assert(strstr(text, "dropped") == NULL);
+	free(text);
+	unlink(output);
+	lesson_free(&l);
+	remove_runtime();
+}
+END_TEST
+
+/* The usual folder TMPDIR/qkv-UID not private (a mode others may enter, a file in
+ * its place): the presenter makes a fresh private folder, says where, a notes
+ * screen finds it there, a second presenter is still refused, and the folder goes
+ * with the lesson; what was in the way is left as it was. */
+START_TEST(test_notes_folder_taken)
+{
+	char base[64], usual[128], err[600], found[128];
+	struct notes_server server, second;
+	struct stat st;
+
+	snprintf(base, sizeof base, "/tmp/qkv-test-base.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	unsetenv("XDG_RUNTIME_DIR");
+	setenv("TMPDIR", base, 1);
+	snprintf(usual, sizeof usual, "%s/qkv-%lu", base, (unsigned long)geteuid());
+	if (_i == 0) {
+		ck_assert_int_eq(mkdir(usual, 0700), 0);
+		ck_assert_int_eq(chmod(usual, 0755), 0);
+	} else {
+		int fd = open(usual, O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+		ck_assert_int_ge(fd, 0);
+		close(fd);
+	}
+	ck_assert_msg(notes_server_open(&server, "t.lesson", 1, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(strncmp(server.folder, usual, strlen(usual)) == 0 && server.folder[strlen(usual)] == '.',
+		      "%s", server.folder);
+	ck_assert_int_eq(lstat(server.folder, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 0777, 0700);
+	ck_assert_int_eq(st.st_uid, geteuid());
+	ck_assert(strncmp(server.path, server.folder, strlen(server.folder)) == 0);
+	ck_assert_msg(strstr(server.said, server.path) != NULL && strstr(server.said, usual) != NULL, "%s", server.said);
+	ck_assert_msg(notes_socket_path(found, sizeof found, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(found, server.path);
+	ck_assert_int_eq(notes_server_open(&second, "t.lesson", 1, err, sizeof err), -1);
+	ck_assert(strstr(err, "another lesson is being presented") != NULL);
+	notes_server_close(&server);
+	ck_assert_int_ne(lstat(server.folder[0] != '\0' ? server.folder : server.path, &st), 0);
+	ck_assert_int_eq(lstat(usual, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, _i == 0 ? 0755 : 0600);
+	/* With no lesson, a notes screen finds no socket. */
+	ck_assert_int_eq(notes_socket_path(found, sizeof found, err, sizeof err), -1);
+	if (_i == 0)
+		rmdir(usual);
+	else
+		unlink(usual);
+	rmdir(base);
+	unsetenv("TMPDIR");
+}
+END_TEST
+
 START_TEST(test_notes_nothing_running)
 {
 	struct lesson l;
@@ -1119,6 +1309,9 @@ static Suite *lesson_suite(void)
 	tcase_add_test(notes, test_notes_wrapped);
 	tcase_add_test(notes, test_notes_other_lesson);
 	tcase_add_test(notes, test_notes_long_lesson_path);
+	tcase_add_test(notes, test_notes_follower_falls_behind);
+	tcase_add_test(notes, test_notes_end_is_said);
+	tcase_add_loop_test(notes, test_notes_folder_taken, 0, 2);
 	suite_add_tcase(s, notes);
 	return s;
 }

@@ -35,10 +35,12 @@ def record(ok, message, detail=None):
             print("# " + line)
 
 
-def run(answer, env_extra=None, wait=1.5):
+def run(answer, env_extra=None, wait=1.5, late=None):
     """Starts qkv on an 80×24 pty with no locale; answers the probe with `answer`
-    (bytes, or None for no answer). Returns (bytes written before the probe's
-    question, bytes written after it, whether it asked, exit status)."""
+    (bytes, or None for no answer), `late` seconds after the question when given.
+    Returns (bytes written before the probe's question, bytes written after it,
+    whether it asked, exit status); with `late`, the bytes after the question are
+    those written after the late answer."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("LC_") and k != "LANG"}
     env.update({"TERM": "xterm-256color", "XDG_STATE_HOME": os.environ.get("TMPDIR", "/tmp")})
     env.pop("QKV_ASCII", None)
@@ -51,8 +53,13 @@ def run(answer, env_extra=None, wait=1.5):
     out = b""
     asked = False
     cut = None
+    answer_at = None
     end = time.monotonic() + wait + 1.0
     while time.monotonic() < end:
+        if answer_at is not None and time.monotonic() >= answer_at:
+            os.write(master, answer)
+            answer_at = None
+            cut = len(out)
         ready, _, _ = select.select([master], [], [], 0.05)
         if not ready:
             continue
@@ -67,7 +74,9 @@ def run(answer, env_extra=None, wait=1.5):
             asked = True
             cut = out.index(b"\033[6n") + 4
             end = time.monotonic() + wait
-            if answer is not None:
+            if answer is not None and late is not None:
+                answer_at = time.monotonic() + late
+            elif answer is not None:
                 os.write(master, answer)
     os.write(master, b"q")
     status = None
@@ -118,6 +127,17 @@ before, after, asked, status = run(None, wait=1.0)
 record(asked and non_ascii(after) == [] and b"sqrt(2)" in after,
        "a terminal that does not answer: everything drawn is ASCII")
 record(status == 0, "a terminal that does not answer: q quits with status 0", "status %s" % status)
+
+# An answer that comes after the 300 ms (a slow link): ASCII, and the answer is
+# never read as keys (its '[' would drop a column of Q and K, its digits start an
+# edit, and q would then be typed into the edit rather than quit).
+for late_answer in (b"\033[24;2R", b"\033[7;13R"):
+    before, after, asked, status = run(late_answer, wait=1.5, late=0.6)
+    shown = late_answer.decode().replace("\033", "ESC ")
+    record(asked and b"editing" not in after and b"d_k 1 " not in after,
+           "an answer %s 0.6 s late: not read as keys (no edit, d_k unchanged)" % shown,
+           after.decode("latin-1")[-600:])
+    record(status == 0, "an answer %s 0.6 s late: q still quits with status 0" % shown, "status %s" % status)
 
 # A UTF-8 locale asked for: no question, UTF-8.
 before, after, asked, status = run(b"\033[1;3R", {"LANG": "C.UTF-8"})

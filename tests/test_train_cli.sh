@@ -51,6 +51,10 @@ run --train lookup --help
 [ "$status" -eq 0 ] && grep -q -e "--train TASK" "$tmp/out" && ok "--help with --train" \
 	|| not_ok "--help with --train"
 
+refuse "a printed run above the work budget" --train lookup --dk 4096 --steps 100000 --format text
+grep -q "840 billion multiply-adds.*at most 120 billion" "$tmp/err" && ok "the refusal says the run's work and the budget" \
+	|| not_ok "the refusal says the run's work and the budget ($(cat "$tmp/err"))"
+expect_success "a printed run within the budget" --train lookup --dk 4096 --steps 10 --format csv
 refuse "an unknown task" --train nope --format text
 refuse "a bad --loss" --train lookup --loss l1 --format text
 refuse "a bad --optimizer" --train lookup --optimizer rmsprop --format text

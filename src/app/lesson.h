@@ -13,6 +13,7 @@
 #ifndef QKV_APP_LESSON_H
 #define QKV_APP_LESSON_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,13 +101,23 @@ int lesson_parse(const char *text, size_t length, const char *name, struct lesso
 		 size_t err_size);
 void lesson_free(struct lesson *l);
 
+/* A replay's link with a thread that waits for it: once cancel is set, the replay
+ * stops before its next action (lesson_build then fails, err "cancelled");
+ * actions_done counts the actions replayed so far. */
+struct lesson_control {
+	atomic_bool cancel;
+	atomic_int actions_done;
+};
+
 /* What is carried from one replay to the next: the terminal's size, the palette,
- * and the clock the cost view measures with (NULL: a monotonic clock). */
+ * and the clock the cost view measures with (NULL: a monotonic clock); control,
+ * when not NULL, is watched by the replay (borrowed). */
 struct lesson_look {
 	int width, height, palette, palette_count;
 	bool projector;
 	qkv_cost_clock clock;
 	void *clock_context;
+	struct lesson_control *control;
 };
 
 /* Builds step `step` (0-based) into app (uninitialised on entry; app_fini it
@@ -126,25 +137,44 @@ int lesson_check(const struct lesson *l, void (*report)(const char *line, void *
 bool lesson_expect_holds(const struct lesson *l, const struct lesson_action *a, const struct app *app,
 			 char *seen, size_t seen_size, char *err, size_t err_size, int *bad);
 
+struct lesson_worker; /* a step built on a thread of its own (lesson_run.c) */
+
 /* A lesson being presented: the step shown, and a step number being typed.
  * lesson_update takes the events the interface would give app_update: PageDown,
  * PageUp, Home, End and a number then Enter move through the steps (each a fresh
  * replay); everything else goes to app_update, so the class may explore, and the
- * next step starts again from the lesson's own state. */
+ * next step starts again from the lesson's own state. In the background (the
+ * interface's way), a replay that takes more than a moment runs on a thread with
+ * its own copy of the lesson: the lesson bar shows its progress, ticks take it in
+ * once built, Esc or Ctrl-C cancels it (the step shown stays), other keys wait. */
 struct lesson_run {
 	const struct lesson *lesson; /* borrowed */
 	int step;                    /* 0-based */
 	bool explored;               /* something was changed by hand during this step */
 	char jump[8];                /* digits typed towards a step number */
-	char said[160];              /* what the lesson bar adds: "" or a sentence */
+	char said[320];              /* what the lesson bar adds: "" or a sentence */
 	int moves;                   /* counts every change of step (for presenter screens) */
 	int page;                    /* the page of the step's notes shown (0-based) */
 	int pages;                   /* how many pages the notes take on the screen */
+	bool background;             /* steps are built on a thread (lesson_run_background) */
+	struct lesson_worker *worker; /* the step being built, or NULL */
+	int building;                /* the step it builds (0-based) */
+	int building_actions;        /* the actions it replays in all */
+	int64_t building_since_ms;
+	bool building_refused;       /* a key came meanwhile (the progress line says keys wait) */
 };
 
 /* Builds step 0 into app (uninitialised on entry). 0, or -1 with one line in err. */
 int lesson_run_start(struct lesson_run *run, const struct lesson *l, const struct lesson_look *look,
 		     struct app *app, char *err, size_t err_size);
+/* From now on, steps are built beside the caller (see struct lesson_run). */
+void lesson_run_background(struct lesson_run *run);
+/* True while a step is being built beside the caller. */
+bool lesson_run_busy(const struct lesson_run *run);
+/* Lets go of a step being built (the thread frees it when it stops). */
+void lesson_run_fini(struct lesson_run *run);
+/* Puts sentence on the lesson bar until the next step (where the notes went). */
+void lesson_run_tell(struct lesson_run *run, const char *sentence);
 /* Applies one event to the lesson or, through app_update, to app. Returns the
  * enum app_redraw flags. */
 int lesson_update(struct lesson_run *run, struct app *app, const struct event *event);

@@ -574,11 +574,18 @@ static int replay(const struct lesson *l, int last, const struct lesson_look *lo
 
 			r.a = a;
 			if (!is_expect(a->act)) {
+				if (look->control != NULL && atomic_load(&look->control->cancel)) {
+					snprintf(err, err_size, "cancelled");
+					app_fini(app);
+					return -1;
+				}
 				if (apply(&r, a, app, look) != 0) {
 					if (app->problem.n > 0 || app->trace.n > 0)
 						app_fini(app);
 					return -1;
 				}
+				if (look->control != NULL)
+					atomic_fetch_add(&look->control->actions_done, 1);
 				continue;
 			}
 			if (report == NULL)

@@ -2,17 +2,20 @@
 /* notes.c — the presenter's socket (notes.h). The lesson sends one line per change
  * of step, "step K N PATH" (K from 1); the notes screen reads it and writes the
  * notes from its own copy of the lesson file. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/uio.h>
 #include <sys/un.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "app/notes.h"
@@ -27,26 +30,105 @@ static bool private_dir(const char *dir)
 	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0;
 }
 
-int notes_socket_path(char *buf, size_t size, char *err, size_t err_size)
+/* Where the usual folder and the fallback folders go: $TMPDIR when it is an
+ * absolute path short enough for a socket's name, else /tmp. */
+static const char *temporary_base(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	return base != NULL && base[0] == '/' && strlen(base) < 60 ? base : "/tmp";
+}
+
+/* The socket in the runtime folder when it is private, else NULL. */
+static bool runtime_socket(char *buf, size_t size)
 {
 	const char *runtime = getenv("XDG_RUNTIME_DIR");
-	char dir[200];
 
-	if (runtime != NULL && runtime[0] == '/' && strlen(runtime) < 80 && private_dir(runtime)) {
-		snprintf(buf, size, "%s/qkv-lesson.sock", runtime);
-		return 0;
+	if (runtime == NULL || runtime[0] != '/' || strlen(runtime) >= 80 || !private_dir(runtime))
+		return false;
+	snprintf(buf, size, "%s/qkv-lesson.sock", runtime);
+	return true;
+}
+
+static int connect_to(const char *path);
+
+/* A fallback folder of ours (BASE/qkv-UID.XXXXXX, private) whose socket answers:
+ * its socket into buf. The folder's owner and mode are checked, so a folder
+ * another user made is never taken. */
+static bool find_fallback(char *buf, size_t size)
+{
+	char prefix[40], dir[104];
+	const char *base = temporary_base();
+	struct dirent *entry;
+	DIR *listing = opendir(base);
+	bool found = false;
+
+	if (listing == NULL)
+		return false;
+	snprintf(prefix, sizeof prefix, "qkv-%lu.", (unsigned long)geteuid());
+	while (!found && (entry = readdir(listing)) != NULL) {
+		int fd;
+
+		if (strncmp(entry->d_name, prefix, strlen(prefix)) != 0 || strlen(entry->d_name) > 30)
+			continue;
+		snprintf(dir, sizeof dir, "%s/%s", base, entry->d_name);
+		if (!private_dir(dir))
+			continue;
+		snprintf(buf, size, "%s/lesson.sock", dir);
+		if ((fd = connect_to(buf)) >= 0) {
+			close(fd);
+			found = true;
+		}
 	}
-	snprintf(dir, sizeof dir, "/tmp/qkv-%lu", (unsigned long)geteuid());
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		snprintf(err, err_size, "qkv: cannot make %s for the presenter notes: %s", dir, strerror(errno));
-		return -1;
-	}
-	if (!private_dir(dir)) {
-		snprintf(err, err_size, "qkv: %s is not a private directory of yours (mode 0700), so the presenter "
-			 "notes cannot use it", dir);
-		return -1;
-	}
+	closedir(listing);
+	return found;
+}
+
+/* The usual folder, BASE/qkv-UID (made 0700 if missing): its socket into buf when
+ * the folder is a private one of ours, else false with the folder's name in dir. */
+static bool usual_socket(char *buf, size_t size, char *dir, size_t dir_size)
+{
+	snprintf(dir, dir_size, "%s/qkv-%lu", temporary_base(), (unsigned long)geteuid());
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return false;
+	if (!private_dir(dir))
+		return false;
 	snprintf(buf, size, "%s/lesson.sock", dir);
+	return true;
+}
+
+int notes_socket_path(char *buf, size_t size, char *err, size_t err_size)
+{
+	char dir[104];
+
+	if (runtime_socket(buf, size) || usual_socket(buf, size, dir, sizeof dir) || find_fallback(buf, size))
+		return 0;
+	snprintf(err, err_size, "qkv: no lesson is being presented (qkv --lesson FILE starts one)");
+	return -1;
+}
+
+/* The presenter's socket: the runtime folder, the usual one, or else a fresh
+ * private folder (mkdtemp) of its own, which s then names in s->said. */
+static int server_socket_path(struct notes_server *s, char *err, size_t err_size)
+{
+	char dir[104], fallback[104];
+
+	if (runtime_socket(s->path, sizeof s->path) || usual_socket(s->path, sizeof s->path, dir, sizeof dir))
+		return 0;
+	if (find_fallback(s->path, sizeof s->path)) {
+		snprintf(err, err_size, "qkv: another lesson is being presented (its notes socket is %s); one at a time",
+			 s->path);
+		return -1;
+	}
+	snprintf(fallback, sizeof fallback, "%.80s.XXXXXX", dir);
+	if (mkdtemp(fallback) == NULL) {
+		snprintf(err, err_size, "qkv: %s is not a private folder of yours and no other can be made for the "
+			 "presenter notes: %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(s->folder, sizeof s->folder, "%s", fallback);
+	snprintf(s->path, sizeof s->path, "%.88s/lesson.sock", fallback);
+	snprintf(s->said, sizeof s->said, "notes socket: %s, as %s is not a private folder of yours", s->path, dir);
 	return 0;
 }
 
@@ -70,7 +152,15 @@ static int connect_to(const char *path)
 	return fd;
 }
 
-int notes_server_open(struct notes_server *s, const char *lesson_path, int step_count, char *err,
+/* The fallback folder the server made, if any, removed (with nothing in it). */
+static void remove_folder(struct notes_server *s)
+{
+	if (s->folder[0] != '\0')
+		rmdir(s->folder);
+	s->folder[0] = '\0';
+}
+
+static int server_open(struct notes_server *s, const char *lesson_path, int step_count, char *err,
 		      size_t err_size)
 {
 	struct sockaddr_un address;
@@ -84,8 +174,16 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 		s->followers[i] = -1;
 	s->sent_step = -1;
 	s->step_count = step_count;
-	if (notes_socket_path(s->path, sizeof s->path, err, err_size) != 0)
+	/* realpath() allocates the full path, whatever its length. */
+	if ((s->lesson = realpath(lesson_path, NULL)) == NULL && (s->lesson = strdup(lesson_path)) == NULL) {
+		snprintf(err, err_size, "qkv: out of memory for the presenter notes");
 		return -1;
+	}
+	if (server_socket_path(s, err, err_size) != 0) {
+		free(s->lesson);
+		s->lesson = NULL;
+		return -1;
+	}
 	if ((fd = connect_to(s->path)) >= 0) {
 		close(fd);
 		snprintf(err, err_size, "qkv: another lesson is being presented (its notes socket is %s); one at a time",
@@ -97,6 +195,7 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 		if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid()) {
 			snprintf(err, err_size, "qkv: %s is in the way of the presenter notes and is not a socket of yours",
 				 s->path);
+			remove_folder(s);
 			return -1;
 		}
 		unlink(s->path);
@@ -104,6 +203,7 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0) {
 		snprintf(err, err_size, "qkv: cannot open the presenter notes' socket: %s", strerror(errno));
+		remove_folder(s);
 		return -1;
 	}
 	memset(&address, 0, sizeof address);
@@ -115,13 +215,8 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 	if (rc != 0 || chmod(s->path, 0600) != 0 || listen(fd, NOTES_MAX_FOLLOWERS) != 0) {
 		snprintf(err, err_size, "qkv: cannot listen on %s for the presenter notes: %s", s->path, strerror(errno));
 		close(fd);
-		return -1;
-	}
-	/* realpath() allocates the full path, whatever its length. */
-	if ((s->lesson = realpath(lesson_path, NULL)) == NULL && (s->lesson = strdup(lesson_path)) == NULL) {
-		snprintf(err, err_size, "qkv: out of memory for the presenter notes");
-		close(fd);
 		unlink(s->path);
+		remove_folder(s);
 		return -1;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -130,20 +225,42 @@ int notes_server_open(struct notes_server *s, const char *lesson_path, int step_
 	return 0;
 }
 
-static void tell(struct notes_server *s, int i, int step)
+int notes_server_open(struct notes_server *s, const char *lesson_path, int step_count, char *err,
+		      size_t err_size)
 {
-	char head[64];
-	int used = snprintf(head, sizeof head, "step %d %d ", step + 1, s->step_count);
-	size_t path_length = strlen(s->lesson);
-	struct iovec parts[3] = {
-		{ head, (size_t)used }, { s->lesson, path_length }, { (char *)"\n", 1 },
-	};
-	struct msghdr message = { .msg_iov = parts, .msg_iovlen = 3 };
+	if (server_open(s, lesson_path, step_count, err, err_size) == 0)
+		return 0;
+	free(s->lesson);
+	s->lesson = NULL;
+	return -1;
+}
 
-	if (sendmsg(s->followers[i], &message, MSG_NOSIGNAL) != (ssize_t)((size_t)used + path_length + 1)) {
+/* Sends a line to follower i without waiting: a follower whose socket cannot take
+ * the whole line now (it stopped reading: Ctrl-S, Ctrl-Z, a stalled link) has
+ * fallen behind and is dropped, so the presenter never waits for a notes screen.
+ * Its screen then finds the connection closed without the lesson's end. */
+static void tell(struct notes_server *s, int i, const char *line, size_t length)
+{
+	if (send(s->followers[i], line, length, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)length) {
 		close(s->followers[i]);
 		s->followers[i] = -1;
 	}
+}
+
+static void tell_step(struct notes_server *s, int i, int step)
+{
+	size_t size = strlen(s->lesson) + 64;
+	char *line = malloc(size);
+	int length = line != NULL ? snprintf(line, size, "step %d %d %s\n", step + 1, s->step_count, s->lesson) : -1;
+
+	if (length < 0 || (size_t)length >= size) {
+		free(line);
+		close(s->followers[i]);
+		s->followers[i] = -1;
+		return;
+	}
+	tell(s, i, line, (size_t)length);
+	free(line);
 }
 
 void notes_server_poll(struct notes_server *s, int step)
@@ -156,6 +273,7 @@ void notes_server_poll(struct notes_server *s, int step)
 		int i;
 
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 		for (i = 0; i < NOTES_MAX_FOLLOWERS && s->followers[i] >= 0; i++)
 			;
 		if (i == NOTES_MAX_FOLLOWERS) {
@@ -163,14 +281,14 @@ void notes_server_poll(struct notes_server *s, int step)
 			continue;
 		}
 		s->followers[i] = fd;
-		tell(s, i, step);
+		tell_step(s, i, step);
 	}
 	if (step == s->sent_step)
 		return;
 	s->sent_step = step;
 	for (int i = 0; i < NOTES_MAX_FOLLOWERS; i++)
 		if (s->followers[i] >= 0)
-			tell(s, i, step);
+			tell_step(s, i, step);
 }
 
 bool notes_server_followed(const struct notes_server *s)
@@ -183,16 +301,19 @@ bool notes_server_followed(const struct notes_server *s)
 
 void notes_server_close(struct notes_server *s)
 {
-	for (int i = 0; i < NOTES_MAX_FOLLOWERS; i++)
-		if (s->followers[i] >= 0) {
-			close(s->followers[i]);
-			s->followers[i] = -1;
-		}
 	if (s->fd >= 0) {
-		close(s->fd);
+		close(s->fd); /* first: a notes screen that tries again finds nobody */
 		unlink(s->path);
+		remove_folder(s);
 		s->fd = -1;
 	}
+	for (int i = 0; i < NOTES_MAX_FOLLOWERS; i++)
+		if (s->followers[i] >= 0) {
+			tell(s, i, "end\n", 4);
+			if (s->followers[i] >= 0)
+				close(s->followers[i]);
+			s->followers[i] = -1;
+		}
 	free(s->lesson);
 	s->lesson = NULL;
 }
@@ -263,43 +384,75 @@ static int terminal_width(void)
 	return size.ws_col - 1;
 }
 
+/* Flow control off on the notes terminal, so Ctrl-S there cannot stop the notes
+ * (the presenter would then drop this screen); *saved keeps the modes to put back. */
+static bool flow_control_off(struct termios *saved)
+{
+	struct termios modes;
+	int fd = isatty(STDOUT_FILENO) ? STDOUT_FILENO : STDIN_FILENO;
+
+	if (!isatty(fd) || tcgetattr(fd, saved) != 0)
+		return false;
+	modes = *saved;
+	modes.c_iflag &= ~(tcflag_t)IXON;
+	return tcsetattr(fd, TCSANOW, &modes) == 0;
+}
+
+static void flow_control_back(const struct termios *saved)
+{
+	tcsetattr(isatty(STDOUT_FILENO) ? STDOUT_FILENO : STDIN_FILENO, TCSANOW, saved);
+}
+
+/* The signals that end the notes screen; blocked, and looked for between reads,
+ * so the terminal's modes go back before it ends. */
+static const int follow_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+/* The first of follow_signals pending, taken, or 0. */
+static int follow_signal_pending(void)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending) != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof follow_signals / sizeof follow_signals[0]; i++)
+		if (sigismember(&pending, follow_signals[i])) {
+			sigset_t one;
+			int taken;
+
+			sigemptyset(&one);
+			sigaddset(&one, follow_signals[i]);
+			sigwait(&one, &taken);
+			return taken;
+		}
+	return 0;
+}
+
 /* The longest line a presenter sends that a notes screen keeps: a path is at
  * most PATH_MAX bytes on Linux, and a line longer than this is dropped. */
 #define NOTES_LINE_MAX (64 * 1024)
 
-int notes_follow(const struct lesson *l)
+/* Reads the presenter's lines until the connection ends: 1 when the lesson said it
+ * ended, 0 when the connection closed without that, 128 + N for a signal N. */
+static int follow_lines(int fd, const struct lesson *l, const char *mine, bool terminal)
 {
-	char path[104], err[400];
 	size_t held = 0, capacity = 4096;
-	char *buffer = malloc(capacity), *mine;
-	int fd;
-	bool terminal = isatty(STDOUT_FILENO);
+	char *buffer = malloc(capacity);
+	int result = -1;
 
-	/* realpath() allocates the full path, whatever its length. */
-	if ((mine = realpath(l->path, NULL)) == NULL)
-		mine = strdup(l->path);
-	if (buffer == NULL || mine == NULL) {
-		fprintf(stderr, "qkv: out of memory\n");
-		free(buffer);
-		free(mine);
-		return 1;
-	}
-	if (notes_socket_path(path, sizeof path, err, sizeof err) != 0) {
-		fprintf(stderr, "%s\n", err);
-		free(buffer);
-		free(mine);
-		return 1;
-	}
-	if ((fd = connect_to(path)) < 0) {
-		fprintf(stderr, "qkv: no lesson is being presented (qkv --lesson FILE starts one)\n");
-		free(buffer);
-		free(mine);
-		return 1;
-	}
-	for (;;) {
+	if (buffer == NULL)
+		return 0;
+	while (result < 0) {
+		struct pollfd ready = { .fd = fd, .events = POLLIN };
 		ssize_t got;
 		char *newline;
+		int signal_number = follow_signal_pending();
 
+		if (signal_number != 0) {
+			result = 128 + signal_number;
+			break;
+		}
+		if (poll(&ready, 1, 200) == 0)
+			continue;
 		if (held + 1 >= capacity) {
 			char *grown = capacity < NOTES_LINE_MAX ? realloc(buffer, capacity * 2) : NULL;
 
@@ -311,16 +464,22 @@ int notes_follow(const struct lesson *l)
 			}
 		}
 		got = read(fd, buffer + held, capacity - 1 - held);
-		if (got < 0 && errno == EINTR)
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
-		if (got <= 0)
+		if (got <= 0) {
+			result = 0;
 			break;
+		}
 		held += (size_t)got;
 		buffer[held] = '\0';
 		while ((newline = strchr(buffer, '\n')) != NULL) {
 			int step = 0, count = 0, used = 0;
 
 			*newline = '\0';
+			if (strcmp(buffer, "end") == 0) {
+				result = 1;
+				break;
+			}
 			if (sscanf(buffer, "step %d %d %n", &step, &count, &used) == 2 && used > 0) {
 				size_t offset;
 				unsigned int code;
@@ -342,9 +501,51 @@ int notes_follow(const struct lesson *l)
 			memmove(buffer, newline + 1, held + 1);
 		}
 	}
-	close(fd);
 	free(buffer);
+	return result;
+}
+
+int notes_follow(const struct lesson *l)
+{
+	char path[104], err[400], *mine;
+	int fd, ended, status;
+	bool terminal = isatty(STDOUT_FILENO), quiet;
+	struct termios saved;
+	sigset_t blocked, before;
+
+	if (notes_socket_path(path, sizeof path, err, sizeof err) != 0 || (fd = connect_to(path)) < 0) {
+		fprintf(stderr, "qkv: no lesson is being presented (qkv --lesson FILE starts one)\n");
+		return 1;
+	}
+	/* realpath() allocates the full path, whatever its length. */
+	if ((mine = realpath(l->path, NULL)) == NULL && (mine = strdup(l->path)) == NULL) {
+		fprintf(stderr, "qkv: out of memory\n");
+		close(fd);
+		return 1;
+	}
+	sigemptyset(&blocked);
+	for (size_t i = 0; i < sizeof follow_signals / sizeof follow_signals[0]; i++)
+		sigaddset(&blocked, follow_signals[i]);
+	sigprocmask(SIG_BLOCK, &blocked, &before);
+	quiet = flow_control_off(&saved);
+	ended = follow_lines(fd, l, mine, terminal);
 	free(mine);
-	printf("The lesson has ended.\n");
-	return 0;
+	close(fd);
+	if (quiet)
+		flow_control_back(&saved);
+	sigprocmask(SIG_SETMASK, &before, NULL);
+	if (ended > 1)
+		return ended;
+	status = 0;
+	if (ended == 0 && (fd = connect_to(path)) >= 0) {
+		/* The presenter is still there: it let this screen go, which it does to a
+		 * screen that stopped reading. */
+		close(fd);
+		printf("The presenter dropped this screen: it fell behind. qkv --notes %s follows again.\n", l->path);
+		status = 1;
+	} else {
+		printf("The lesson has ended.\n");
+	}
+	fflush(stdout);
+	return status;
 }

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1163,6 +1164,11 @@ static int read_problem(const struct loader *ld, struct qkv_problem *p)
 	return 0;
 }
 
+/* jansson's allocator is the process's: while the fast reader runs it is swapped
+ * for the reader's arena, so one problem is read at a time, whatever the thread
+ * (a lesson's step is built beside the interface). */
+static pthread_mutex_t jansson_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int load_string(const char *text, size_t length, const char *name, struct qkv_problem *p,
 		char *err, size_t err_size)
 {
@@ -1192,16 +1198,20 @@ int load_string(const char *text, size_t length, const char *name, struct qkv_pr
 		return fail_offset(&ld, 0, "the file is empty; expected a JSON object { ... }");
 	/* The fast reader makes jansson's tree of plainly valid text (in an arena of
 	 * its own); anything else, and every error, is jansson's. */
+	pthread_mutex_lock(&jansson_lock);
 	ld.root = json_read_fast(ld.text, ld.length, &arena);
 	if (ld.root == NULL)
 		ld.root = json_loadb(ld.text, ld.length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
-	if (ld.root == NULL)
+	if (ld.root == NULL) {
+		pthread_mutex_unlock(&jansson_lock);
 		return syntax_error(&ld, &error);
+	}
 	result = read_problem(&ld, p);
 	if (arena != NULL)
 		json_arena_free(arena);
 	else
 		json_decref(ld.root);
+	pthread_mutex_unlock(&jansson_lock);
 	if (result != 0) {
 		qkv_problem_fini(p);
 		qkv_problem_init(p);

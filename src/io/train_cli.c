@@ -15,6 +15,10 @@
 #include "qkv/error.h"
 
 
+/* The most multiply-adds a printed training run may take, as --sweep's limit:
+ * about a minute. */
+#define TRAIN_MAX_WORK 1.2e11
+
 enum train_opt {
 	T_TRAIN, T_SWEEP, T_DK, T_DMODEL, T_TOKENS, T_NO_SCALE, T_LOSS, T_OPTIMIZER, T_LR,
 	T_STEPS, T_SEED, T_SEEDS, T_LEARN, T_FORMAT, T_PRINT, T_PROJECTOR, T_PALETTE, T_COLOR,
@@ -240,6 +244,12 @@ static int check(struct train_cli *c, bool given[T_COUNT])
 		c->config.lr = qkv_train_default_lr(c->config.loss, c->config.optimizer);
 	if (!given[T_STEPS])
 		c->config.steps = qkv_train_default_steps(c->config.loss, c->config.optimizer);
+	if (c->print && !c->sweep && qkv_train_step_work(&c->config) * c->config.steps > TRAIN_MAX_WORK)
+		return cli_fail("--train with %d steps of %d tokens, d_model %d and d_k %d is %.0f billion "
+			    "multiply-adds (minutes to hours); at most %.0f billion: fewer --steps, "
+			    "or a smaller --dk, --dmodel or --tokens", c->config.steps, c->config.tokens,
+			    c->config.d_model, c->config.d_k,
+			    qkv_train_step_work(&c->config) * c->config.steps / 1e9, TRAIN_MAX_WORK / 1e9);
 	return 0;
 }
 

@@ -7,7 +7,8 @@
  * (asks when there are unsaved changes, like q); SIGTERM, SIGHUP, SIGQUIT and
  * SIGXCPU end qkv with status 128 + N after writing a recovery copy of unsaved
  * changes; SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
- * SIGXFSZ and the real-time signals are ignored. Ctrl-C and Ctrl-\ arrive as keys
+ * SIGXFSZ and the real-time signals are ignored. SIGCONT after a stop from outside
+ * (kill -STOP) puts the program's terminal modes back and repaints. Ctrl-C and Ctrl-\ arrive as keys
  * (the terminal's INTR and QUIT characters are off), and so do Ctrl-S and Ctrl-Q
  * (no XON/XOFF flow control). Pastes are bracketed, so pasted text never runs keys. */
 #include <curses.h>
@@ -52,7 +53,7 @@ static const char paste_on[] = "\033[?2004h", paste_off[] = "\033[?2004l";
  * cursor and the alternate screen (for a crash, when curses cannot be called). */
 static const char restore_text[] = "\033[?2004l\033[?1006l\033[?1002l\033[?1000l\033[?25h\033[?1049l";
 
-static volatile sig_atomic_t stop_signal, interrupt_signal, suspend_signal;
+static volatile sig_atomic_t stop_signal, interrupt_signal, suspend_signal, continue_signal;
 static struct termios shell_modes;
 static volatile sig_atomic_t have_shell_modes;
 
@@ -97,6 +98,12 @@ static void on_suspend(int signal_number)
 {
 	(void)signal_number;
 	suspend_signal = 1;
+}
+
+static void on_continue(int signal_number)
+{
+	(void)signal_number;
+	continue_signal = 1;
 }
 
 /* A crash (or kill -SEGV): the terminal back as the shell had it, then the signal
@@ -159,6 +166,7 @@ static void catch_signals(void)
 		set_handler(crash_signals[i], on_crash, &crash_previous[i]);
 	set_handler(SIGINT, on_interrupt, NULL);
 	set_handler(SIGTSTP, on_suspend, NULL);
+	set_handler(SIGCONT, on_continue, NULL);
 }
 
 /* Ctrl-C and Ctrl-\ as keys (INTR and QUIT off), Ctrl-S and Ctrl-Q as keys (no
@@ -195,15 +203,29 @@ static void suspend(void)
 	send(paste_on);
 	clearok(curscr, TRUE);
 	refresh();
+	continue_signal = 0; /* the SIGCONT of this fg: all is done already */
+}
+
+/* SIGCONT after a stop qkv did not ask for (kill -STOP, then kill -CONT or fg):
+ * meanwhile the shell or another program may have put the terminal back to its
+ * own modes (cooked, echoing) and written over the screen. The program's modes
+ * again, bracketed paste on, and the next frame repaints everything. */
+static void resume(void)
+{
+	continue_signal = 0;
+	reset_prog_mode();
+	send(paste_on);
+	clearok(curscr, TRUE);
 }
 
 /* Asks the terminal whether it shows UTF-8, for when nobody said so (the C locale):
  * "é" is written as its two UTF-8 bytes at the start of the line, and the terminal
  * asked where the cursor is (ESC [ 6 n). A terminal in UTF-8 took them as one
  * character (column 2); one in Latin-1 or another 8-bit set as two ("Ã©", column
- * 3); one that does not answer within 300 ms is taken as not UTF-8. The line is
+ * 3); one that does not answer within 300 ms is taken as not UTF-8, and its
+ * answer, if it comes later, is taken away from the keys (read_key). The line is
  * cleared after. Before curses starts, with the terminal's own modes around it. */
-static bool terminal_shows_utf8(void)
+static bool terminal_shows_utf8(bool *answered)
 {
 	struct termios saved, quiet;
 	char answer[64];
@@ -218,6 +240,7 @@ static bool terminal_shows_utf8(void)
 	quiet.c_cc[VTIME] = 0;
 	if (tcsetattr(STDIN_FILENO, TCSANOW, &quiet) != 0)
 		return false;
+	*answered = false;
 	send("\r\xc3\xa9\033[6n");
 	end = now_ms() + 300;
 	while (length < sizeof answer - 1) {
@@ -236,7 +259,73 @@ static bool terminal_shows_utf8(void)
 	}
 	send("\r\033[K");
 	tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	*answered = length > 0 && answer[length - 1] == 'R';
 	return glyphs_report_column(answer, length) == 2;
+}
+
+/* True while the answer to the probe (terminal_shows_utf8) is owed: it did not
+ * come in time, and may still come (a slow link). */
+static bool probe_owed;
+
+/* True when c can follow the characters before it in a cursor position report
+ * after its ESC: '[', digits, ';', digits, 'R' (at is c's place from 0). */
+static bool report_goes_on(const wint_t *held, int at, wint_t c)
+{
+	bool digit = c >= '0' && c <= '9', after_digit = at > 0 && held[at - 1] >= '0' && held[at - 1] <= '9';
+	bool semicolon_seen = false;
+
+	for (int i = 0; i < at; i++)
+		semicolon_seen |= held[i] == ';';
+	if (at == 0)
+		return c == '[';
+	if (digit)
+		return true;
+	if (c == ';')
+		return after_digit && !semicolon_seen;
+	return c == 'R' && after_digit && semicolon_seen;
+}
+
+/* wget_wch with the window's timeout at timeout_ms; while the probe's answer is
+ * owed, an answer that arrives late (ESC [ row ; column R) is taken away and never
+ * read as keys (its '[' and digits are commands). Anything else after an ESC is
+ * given back as it came. */
+static int read_key(wint_t *code, int timeout_ms)
+{
+	wint_t held[16];
+	int kinds[16], count = 0, got;
+
+	timeout(timeout_ms);
+	got = wget_wch(stdscr, code);
+	if (!probe_owed || got != OK || *code != 27)
+		return got;
+	timeout(30); /* a report's characters come together */
+	while (count < 16) {
+		wint_t c;
+		int kind = wget_wch(stdscr, &c);
+
+		if (kind == ERR)
+			break;
+		held[count] = c;
+		kinds[count] = kind;
+		if (kind != OK || !report_goes_on(held, count, c)) {
+			count++;
+			break;
+		}
+		if (c == 'R') {
+			probe_owed = false; /* the answer came: nothing more is owed */
+			return read_key(code, timeout_ms);
+		}
+		count++;
+	}
+	/* Not a report: the characters go back, the last first, to be read after the ESC. */
+	while (count-- > 0) {
+		if (kinds[count] == KEY_CODE_YES)
+			ungetch((int)held[count]);
+		else
+			unget_wch((wchar_t)held[count]);
+	}
+	timeout(timeout_ms);
+	return got;
 }
 
 /* After wget_wch gave nothing: true when the terminal is gone (it hung up, or
@@ -307,12 +396,14 @@ static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *com
 			suspend_signal = 0;
 			suspend();
 		}
+		if (continue_signal)
+			resume();
 		snprintf(line, sizeof line, " computing the trace of %d tokens, d_k %d… %.1f s · q quits", n, d_k,
 			 (double)(asked - started) / 1000.0);
 		erase();
 		mvaddnstr(0, 0, glyphs_text(line, drawn, sizeof drawn), COLS);
 		refresh();
-		got = wget_wch(stdscr, &code);
+		got = read_key(&code, BUSY_TICK_MS);
 		if (got == ERR) {
 			if (terminal_gone(now_ms() - asked, BUSY_TICK_MS, &quick)) {
 				status = EXIT_TERMINAL_GONE;
@@ -525,8 +616,13 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 	/* UTF-8 bytes on a terminal that is not in UTF-8 are not only wrong letters: some
 	 * continuation bytes are C1 controls there (0x9A asks the terminal who it is, and
 	 * its answer came back as keys: ?, digits, ;). */
-	if (glyphs_set() == GLYPHS_UTF8 && glyphs_fell_back() && !terminal_shows_utf8())
-		glyphs_use(GLYPHS_ASCII);
+	if (glyphs_set() == GLYPHS_UTF8 && glyphs_fell_back()) {
+		bool answered = true; /* nothing is owed when nothing was asked */
+
+		if (!terminal_shows_utf8(&answered))
+			glyphs_use(GLYPHS_ASCII);
+		probe_owed = !answered;
+	}
 	screen = newterm(NULL, stdout, stdin);
 	if (screen == NULL) {
 		if (lesson != NULL)
@@ -653,6 +749,9 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 			return 2;
 		}
 		lesson->followed = false;
+		lesson_run_background(&lesson->run);
+		if (lesson->notes.said[0] != '\0')
+			lesson_run_tell(&lesson->run, lesson->notes.said);
 	}
 	memset(&layout, 0, sizeof layout);
 	layout.lesson = lesson != NULL;
@@ -674,6 +773,11 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 			render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT, lesson);
 			continue;
 		}
+		if (continue_signal) {
+			resume();
+			render(&app, &layout, REDRAW_ALL | REDRAW_LAYOUT, lesson);
+			continue;
+		}
 		if (interrupt_signal) {
 			/* SIGINT from outside: what Ctrl-C does. */
 			struct event key = { .type = EVENT_KEY, .key = APP_KEY_CTRL_C, .now_ms = now_ms() };
@@ -685,11 +789,11 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 			continue;
 		}
 		/* While a job runs, ticks come often, to take it in soon after it ends. */
-		wait_ms = app_busy(&app) || app.cost_running ? BUSY_TICK_MS : TICK_MS;
+		wait_ms = app_busy(&app) || app.cost_running || (lesson != NULL && lesson_run_busy(&lesson->run))
+			  ? BUSY_TICK_MS : TICK_MS;
 		if (lesson != NULL)
 			notes_server_poll(&lesson->notes, lesson->run.step);
-		timeout(wait_ms);
-		got = wget_wch(stdscr, &code);
+		got = read_key(&code, wait_ms);
 		if (got == ERR) {
 			struct event tick = { .type = EVENT_TICK, .now_ms = now_ms() };
 
@@ -719,8 +823,10 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 	send(paste_off);
 	delscreen(screen);
 	have_shell_modes = 0;
-	if (lesson != NULL)
+	if (lesson != NULL) {
 		notes_server_close(&lesson->notes);
+		lesson_run_fini(&lesson->run);
+	}
 	recorded = end_recording(said, sizeof said);
 	if (said[0] != '\0')
 		fputs(said, stderr);

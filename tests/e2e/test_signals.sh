@@ -113,6 +113,36 @@ keys ctrls q y
 expect ctrls 'status 0$' "q y quits after Ctrl-S"
 e2e_tmux kill-session -t ctrls >/dev/null 2>&1
 
+# --- SIGSTOP from outside, then SIGCONT: the program's modes back, a repaint -------
+run sigcont "$file"
+pid=$(cat "$E2E_DIR/sigcont.pid" 2>/dev/null)
+tty=$(e2e_tmux display -p -t sigcont '#{pane_tty}')
+if [ -n "$pid" ] && kill -s STOP "$pid"; then
+	for _ in $(seq 1 100); do
+		case $(ps -o stat= -p "$pid") in T*) break ;; esac
+		sleep 0.02
+	done
+	# What a shell does to the terminal while qkv is stopped: its own modes back
+	# (cooked, echoing), and its own text over the screen.
+	stty -F "$tty" sane
+	printf '\033[2J\033[Hwritten-while-stopped\n' >"$tty"
+	expect sigcont 'written-while-stopped' "SIGSTOP: the screen is written over while qkv is stopped"
+	kill -s CONT "$pid"
+	expect_not sigcont 'written-while-stopped' "SIGCONT: qkv repaints the screen"
+	expect sigcont 'weights  softmax rows' "SIGCONT: the grids are back"
+	# Once the repaint is seen, the modes were set before it.
+	modes=$(stty -F "$tty" -a | tr ' ;' '\n\n')
+	check "SIGCONT: the terminal is in qkv's modes again (-icanon, -echo)" \
+		"$(printf '%s\n' "$modes" | grep -cxE -- '-icanon|-echo')" = 2
+	keys sigcont +
+	expect sigcont '1 → 1\.1' "SIGCONT: a key works at once (not held for a line)"
+	keys sigcont q y
+	expect sigcont '^back in the shell, status 0$' "q y quits after SIGCONT"
+else
+	fail "SIGCONT: the qkv process could be found and stopped"
+fi
+e2e_tmux kill-session -t sigcont >/dev/null 2>&1
+
 # --- bracketed paste: pasted text is never a command -------------------------------
 run paste "$file"
 e2e_tmux set-buffer -b qkvpaste 'hello world, the answer is 42 rw oxq'
