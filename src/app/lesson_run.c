@@ -147,7 +147,7 @@ static int arrive(struct lesson_run *run, struct app *app, struct app *next, int
 	app_fini(app);
 	*app = *next;
 	if (run->explored)
-		snprintf(run->said, sizeof run->said, "from the lesson's own state: what was changed by hand is set aside");
+		snprintf(run->said, sizeof run->said, "from the lesson's own state: changes by hand are set aside");
 	else
 		run->said[0] = '\0';
 	run->explored = false;

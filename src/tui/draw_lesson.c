@@ -48,13 +48,27 @@ void draw_lesson(const struct app *app, const struct layout *l, const struct les
 	if (pages > 1)
 		snprintf(page, sizeof page, shown + 1 < pages ? " · notes %d of %d, PgDn reads on" : " · notes %d of %d",
 			 shown + 1, pages);
-	app_context_hints(app, APP_KEYS_LESSON, keys, sizeof keys);
-	snprintf(text, sizeof text, " Step %d of %d: %s%s · %s", run->step + 1, run->lesson->step_count, step->title,
-		 page, run->said[0] != '\0' ? run->said : keys + 1);
-	if (glyphs_columns(" Step 99 of 99: ") + glyphs_columns(step->title) > l->width)
-		snprintf(text, sizeof text, " Step %d of %d%s · %s", run->step + 1, run->lesson->step_count, page,
-			 run->said[0] != '\0' ? run->said : keys + 1);
-	text_items_fitting(line, sizeof line, text, l->width);
+	/* In the stage walk, n walks the stages (PageDown is the lesson's): first. */
+	keys[0] = '\0';
+	if (app->stage != APP_STAGE_LIVE && app->stage < app_last_stage(app))
+		snprintf(keys, sizeof keys, " n next stage ·");
+	app_context_hints(app, APP_KEYS_LESSON, keys + strlen(keys), sizeof keys - strlen(keys));
+	if (run->said[0] == '\0') {
+		snprintf(text, sizeof text, " Step %d of %d: %s%s · %s", run->step + 1, run->lesson->step_count,
+			 step->title, page, keys + 1);
+		if (glyphs_columns(" Step 99 of 99: ") + glyphs_columns(step->title) > l->width)
+			snprintf(text, sizeof text, " Step %d of %d%s · %s", run->step + 1, run->lesson->step_count, page,
+				 keys + 1);
+		text_items_fitting(line, sizeof line, text, l->width);
+	} else {
+		/* What the lesson says is never dropped: the step's title goes first. */
+		snprintf(line, sizeof line, " Step %d of %d: %s · %s", run->step + 1, run->lesson->step_count, step->title,
+			 run->said);
+		if (glyphs_columns(line) > l->width)
+			snprintf(line, sizeof line, " Step %d of %d · %s", run->step + 1, run->lesson->step_count, run->said);
+		if (glyphs_columns(line) > l->width)
+			snprintf(line, sizeof line, " %s", run->said);
+	}
 	put_line(y + 1, 0, l->width, palette_role(ROLE_CURSOR), line);
 	/* The notes: the page shown, in the lines the layout reserved. */
 	if (pages > 0 && l->notes_h > 0) {

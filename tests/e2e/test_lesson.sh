@@ -63,7 +63,7 @@ expect main 'Step 3 of 5: Switch the scaling off' "3 then Enter: step 3"
 keys main s
 expect main 'scaling on: divided by' "s switches the scaling by hand during a step"
 keys main NPage
-expect main 'Step 4 of 5: .*own state' "PageDown continues from the lesson's own state and says so"
+expect main 'Step 4 of 5.*own state' "PageDown continues from the lesson's own state and says so"
 expect main 'scaling off' "the lesson's own state has the scaling off"
 
 # The cost view measures inside a lesson too (the clock goes with every step).
@@ -104,14 +104,16 @@ keys big q
 keys big y
 expect_exit big 0 "it ends"
 
-# A step that shows an early stage: the withheld panels name the key that walks the
-# stages, n (PageDown is the lesson's), and n does walk them.
+# A step that shows an early stage: the later stages are absent (never boxed as
+# "not computed yet"), the lesson's line names the key that walks the stages, n
+# (PageDown is the lesson's), and n does walk them.
 start walk 80 24 XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson lessons/worked-example.lesson
 keys walk 2
 keys walk Enter
 expect walk 'Step 2 of 6: Scores' "step 2 of the worked example shows stage 1"
-expect walk 'not computed yet' "the later stages are withheld"
-expect walk '(n for the|n: next stage)' "their panels say n shows the next stage"
+expect walk '1 scores  S = Q Kᵀ' "stage 1's grid is shown"
+expect_not walk '(not computed yet|3 weights  A|5 output  O)' "the later stages are absent"
+expect walk 'n next stage' "the lesson's line says n shows the next stage"
 expect_not walk 'PageDown' "and never PageDown, which steps the lesson"
 keys walk n
 expect walk 'stage 2 of 5: scaled' "n walks to stage 2 inside the lesson"
@@ -120,7 +122,7 @@ keys walk q
 keys walk y
 expect_exit walk 0 "it ends"
 
-# The multi-head lesson at 120×40: stage 6 withholds the output (n shows it), stage 7
+# The multi-head lesson at 120×40: stage 6 leaves out the output (n shows it), stage 7
 # writes each head's share of out[sat, d1], adding up to the shown total.
 start heads 120 40 XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson lessons/heads.lesson
 expect heads 'Step 1 of 11: One sentence, three heads' "the heads lesson starts"
@@ -129,7 +131,8 @@ keys heads 6
 keys heads Enter
 expect heads 'Step 6 of 11: The heads side by side: concat' "step 6: the concatenation"
 expect heads 'stage 6 of 7 · concat' "stage 6 is shown"
-expect heads '(n for the|n: next stage)' "the output, withheld, names n for the next stage"
+expect_not heads 'output = Concat W_O' "the output, a later stage, is absent"
+expect heads 'n next stage' "the lesson's line names n for the next stage"
 keys heads 9
 keys heads Enter
 expect heads 'Step 9 of 11: Each head.s share of one output cell' "step 9: each head's share"
@@ -139,10 +142,10 @@ keys heads q
 keys heads y
 expect_exit heads 0 "it ends"
 
-# Without a lesson the same panels name PageDown.
+# Without a lesson the keys line names PageDown for the next stage.
 start plain 80 24 "$QKV"
 keys plain NPage
-expect plain 'PageDown( for the|: next)' "without a lesson the withheld panels name PageDown"
+expect plain 'PgDn next stage' "without a lesson the keys line names PageDown for the next stage"
 keys plain q
 expect_exit plain 0 "q quits"
 finish
