@@ -523,7 +523,9 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 	int y = panel->y + 2 + panel_lines(panel);
 	char text[32];
 
-	put_cell(panel->y + 1, sum_x, panel->cell_w, palette_role(ROLE_ERROR), "Σrow");
+	/* "Σrow", or "Σ" where the cells are too narrow for it ("sumrow" in ASCII). */
+	put_cell(panel->y + 1, sum_x, panel->cell_w, palette_role(ROLE_ERROR),
+		 glyphs_columns("Σrow") < panel->cell_w ? "Σrow" : "Σ");
 	for (int r = 0; r < panel->shown_rows; r++) {
 		double sum = t->rows[panel->first_row + r].weight_sum, scale = pow(10.0, l->decimals);
 		long long shown = 0;
@@ -887,7 +889,7 @@ static const char *scale_words(const struct app *app, char *buf, size_t size)
 
 /* The title bar's right side: the problem's numbers, with " · " between them or,
  * from level 2, two spaces; at level 3 without τ and the mask when both are the
- * defaults (τ 1, no mask). */
+ * defaults (τ 1, no mask); at level 4 the divisor alone ("÷ 2.000"). */
 static void bar_numbers(const struct app *app, int level, char *buf, size_t size)
 {
 	const struct qkv_problem *p = &app->problem;
@@ -895,6 +897,13 @@ static void bar_numbers(const struct app *app, int level, char *buf, size_t size
 	char scale[64], seed[48], tau[48] = "", mask[48] = "", heads[32] = "";
 
 	scale_words(app, scale, sizeof scale);
+	if (level >= 4 && p->scale == QKV_SCALE_SQRT_DK && p->temperature == 1.0) {
+		/* "÷ √4 = 2.000" as "÷ 2.000": the divisor, which the stage titles repeat. */
+		char divisor[32];
+
+		number_text(divisor, sizeof divisor, app->trace.divisor, 3);
+		snprintf(scale, sizeof scale, "÷ %s", divisor);
+	}
 	snprintf(seed, sizeof seed, "%sseed %llu", dot, (unsigned long long)p->seed);
 	if (level < 3 || p->temperature != 1.0)
 		snprintf(tau, sizeof tau, "%sτ %g", dot, p->temperature);
@@ -920,15 +929,16 @@ static void draw_bars(const struct app *app, const struct layout *l)
 
 	blank(0, 0, 2, l->width);
 	/* The numbers always; the whole title when it fits (without "qkv ·", then
-	 * with tighter separators, then without the default τ and mask); else its
-	 * first words and "…". */
-	for (level = 0; level < 4; level++) {
+	 * with tighter separators, then without the default τ and mask, then with
+	 * the divisor alone); else its first words and "…" (mid-line: the numbers
+	 * follow). */
+	for (level = 0; level < 5; level++) {
 		snprintf(left, sizeof left, level == 0 ? " qkv · %s" : level == 1 ? " %s" : "%s", title);
 		bar_numbers(app, level, right, sizeof right);
 		if (glyphs_columns(left) + glyphs_columns(right) <= l->width)
 			break;
 	}
-	if (level == 4)
+	if (level == 5)
 		words_fitting(left, sizeof left, title, l->width - glyphs_columns(right) - 1);
 	x = l->width - glyphs_columns(right);
 	if (x < 0)
@@ -1052,10 +1062,18 @@ static void draw_info(const struct app *app, const struct layout *l)
 	formula_lines = text_lines(formula, width);
 	derive_lines = text_lines(text, width);
 	if (formula_lines + derive_lines > l->info_h) {
-		/* Too little room: the derivation's end first, the formula's start. */
-		formula_lines = derive_lines > 0 ? 1 : l->info_h;
-		put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);
-		put_tail(l->info_y + formula_lines, x, width, l->info_h - formula_lines, palette_role(ROLE_NORMAL), text);
+		/* Too little room: the formula whole and the derivation's end, with its
+		 * result; failing that, the end of each. */
+		int ending = derive_lines > 0 ? 1 : 0;
+
+		if (formula_lines + ending <= l->info_h) {
+			put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);
+			put_tail(l->info_y + formula_lines, x, width, l->info_h - formula_lines, palette_role(ROLE_NORMAL),
+				 text);
+		} else {
+			put_tail(l->info_y, x, width, l->info_h - ending, palette_role(ROLE_TITLE), formula);
+			put_tail(l->info_y + l->info_h - ending, x, width, ending, palette_role(ROLE_NORMAL), text);
+		}
 		return;
 	}
 	put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);

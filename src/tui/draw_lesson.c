@@ -46,7 +46,7 @@ void draw_lesson(const struct app *app, const struct layout *l, const struct les
 	/* The keys line: where the lesson is, which page of the notes, and how to
 	 * move (the key table's lesson hints), whole hints dropped from the end. */
 	if (pages > 1)
-		snprintf(page, sizeof page, shown + 1 < pages ? " · notes %d of %d, PgDn reads on" : " · notes %d of %d",
+		snprintf(page, sizeof page, shown + 1 < pages ? " (notes %d of %d, PgDn reads on)" : " (notes %d of %d)",
 			 shown + 1, pages);
 	/* In the stage walk, n walks the stages (PageDown is the lesson's): first. */
 	keys[0] = '\0';
@@ -54,11 +54,14 @@ void draw_lesson(const struct app *app, const struct layout *l, const struct les
 		snprintf(keys, sizeof keys, " n next stage ·");
 	app_context_hints(app, APP_KEYS_LESSON, keys + strlen(keys), sizeof keys - strlen(keys));
 	if (run->said[0] == '\0') {
-		snprintf(text, sizeof text, " Step %d of %d: %s%s · %s", run->step + 1, run->lesson->step_count,
-			 step->title, page, keys + 1);
-		if (glyphs_columns(" Step 99 of 99: ") + glyphs_columns(step->title) > l->width)
-			snprintf(text, sizeof text, " Step %d of %d%s · %s", run->step + 1, run->lesson->step_count, page,
-				 keys + 1);
+		/* The step and the notes' page always; the title when it fits with them. */
+		char first[TEXT_MAX];
+
+		snprintf(first, sizeof first, " Step %d of %d: %s%s", run->step + 1, run->lesson->step_count, step->title,
+			 page);
+		if (glyphs_columns(first) > l->width)
+			snprintf(first, sizeof first, " Step %d of %d%s", run->step + 1, run->lesson->step_count, page);
+		snprintf(text, sizeof text, "%s · %s", first, keys + 1);
 		text_items_fitting(line, sizeof line, text, l->width);
 	} else {
 		/* What the lesson says is never dropped: the step's title goes first. */

@@ -655,6 +655,7 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 	struct builder b = *chosen;
 	int caps[PRIORITY_COUNT], most = 1, total, widest = 0, top = 2, room, notes_h, spacer = 0, free;
 	int message = need->message, info = need->info, least_notes = need->notes > 0 ? 1 : 0;
+	bool short_text;
 
 	*l = *chosen->l;
 	b.l = l;
@@ -698,10 +699,13 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 			return;
 		}
 	}
-	grow_cap(&b, width, caps, PRIORITY_CURRENT, most, room, notes_h);
-	while (notes_h < need->notes && fits(&b, width, caps, room, notes_h + 1))
+	/* A screen too small for the text gets nothing more (the text comes first). */
+	short_text = info < need->info || message < need->message;
+	if (!short_text)
+		grow_cap(&b, width, caps, PRIORITY_CURRENT, most, room, notes_h);
+	while (!short_text && notes_h < need->notes && fits(&b, width, caps, room, notes_h + 1))
 		notes_h++;
-	for (int k = PRIORITY_CURRENT; k < PRIORITY_COUNT; k++) {
+	for (int k = PRIORITY_CURRENT; !short_text && k < PRIORITY_COUNT; k++) {
 		/* Of the inputs, the one the cursor is in first. */
 		for (int pass = 0; pass < 2; pass++)
 			for (int i = 0; i < l->count; i++) {

@@ -69,7 +69,7 @@ struct panel {
 
 /* The smallest screen qkv draws on. */
 #define LAYOUT_MIN_WIDTH 60
-#define LAYOUT_MIN_HEIGHT 18
+#define LAYOUT_MIN_HEIGHT 16
 
 /* What the geometry needs to know of how the screen is drawn (the palette's and
  * the glyph set's say, passed in: the layout reads no palette state). */

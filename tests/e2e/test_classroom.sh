@@ -19,50 +19,66 @@ last_line() {
 	screen "$1" | sed -n '$p'
 }
 
-# walk NAME LESSON COLS ROWS: PageDown through the whole lesson, checking each screen.
-walk() {
-	local name=$1 lesson=$2 cols=$3 rows=$4 before now shown i problems steps=0 titles markers
-	start "$name" "$cols" "$rows" XDG_RUNTIME_DIR="$RUN" "$QKV" --lesson "$lesson"
+# look NAME WHAT: checks the screen of NAME as it is now.
+look() {
+	local name=$1 what=$2 shown problems="" titles markers
+	shown=$(screen "$name")
+	grep -q 'needs a terminal of at least' <<<"$shown" && problems+=" the size refusal;"
+	grep -q '…[[:space:]]*$' <<<"$shown" && problems+=" a line ending in …: $(grep '…[[:space:]]*$' <<<"$shown" | head -n 1);"
+	titles=$(grep -cE '  [0-9]+×[0-9]+( |$)' <<<"$shown")
+	markers=$(grep -cE '[↑↓←→] [0-9]+' <<<"$shown")
+	[ "$titles" -gt 0 ] && [ "$markers" -eq 0 ] && problems+=" a grid shows part of its rows×columns with no scroll marker;"
+	check "$what, $(sed -n '$p' <<<"$shown" | sed 's/^ //'): drawn whole${problems:+ (${problems})}" -z "$problems"
+	[ -n "$problems" ] && e2e_dump "$name"
+}
+
+# Every lesson at every size at once, stepped together: each session is looked at,
+# then given PageDown, until it shows its last step on the last page of its notes.
+names=()
+declare -A what last
+for size in "83 22" "80 24" "60 18"; do
+	read -r cols rows <<<"$size"
+	for lesson in lessons/*.lesson; do
+		name="$(basename "$lesson" .lesson)-$cols"
+		mkdir -m 700 "$RUN/$name"
+		start "$name" "$cols" "$rows" XDG_RUNTIME_DIR="$RUN/$name" "$QKV" --lesson "$lesson"
+		names+=("$name")
+		what[$name]="$lesson at ${cols}×${rows}"
+	done
+done
+for name in "${names[@]}"; do
 	if ! wait_for "$name" '^ Step 1 of [0-9]+' 10; then
-		fail "$lesson at ${cols}×${rows}: the first step shows"
+		fail "${what[$name]}: the first step shows"
 		e2e_dump "$name"
-		stop "$name"
-		return
 	fi
-	for ((i = 0; i < 60; i++)); do
-		settle "$name" 3
-		shown=$(screen "$name")
-		now=$(last_line "$name")
-		problems=""
-		grep -q 'needs a terminal of at least' <<<"$shown" && problems+=" the size refusal;"
-		grep -q '…[[:space:]]*$' <<<"$shown" && problems+=" a line ending in …: $(grep '…[[:space:]]*$' <<<"$shown" | head -n 1);"
-		titles=$(grep -cE '  [0-9]+×[0-9]+( |$)' <<<"$shown")
-		markers=$(grep -cE '[↑↓←→] [0-9]+' <<<"$shown")
-		[ "$titles" -gt 0 ] && [ "$markers" -eq 0 ] && problems+=" a grid shows part of its rows×columns with no scroll marker;"
-		check "$lesson at ${cols}×${rows}, ${now# }: drawn whole${problems:+ (${problems})}" -z "$problems"
-		[ -n "$problems" ] && e2e_dump "$name"
-		steps=$((steps + 1))
-		# The last step, on the last page of its notes (or with none).
-		if [[ $now =~ Step\ ([0-9]+)\ of\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] &&
-			! grep -q 'PgDn reads on' <<<"$now"; then
-			break
+done
+active=("${names[@]}")
+for ((round = 0; round < 40 && ${#active[@]} > 0; round++)); do
+	next=()
+	for name in "${active[@]}"; do
+		last[$name]=$(last_line "$name")
+		look "$name" "${what[$name]}"
+		# Done at the last step, on the last page of its notes (or with none).
+		if [[ ${last[$name]} =~ Step\ ([0-9]+)\ of\ ([0-9]+) ]] &&
+			[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && [[ ${last[$name]} != *"reads on"* ]]; then
+			e2e_tmux kill-session -t "$name" >/dev/null 2>&1
+			continue
 		fi
-		before=$now
 		keys "$name" NPage
-		for ((w = 0; w < 100; w++)); do
-			[ "$(last_line "$name")" != "$before" ] && break
+		next+=("$name")
+	done
+	active=("${next[@]}")
+	# The lesson's line is drawn last in a frame: once it has changed (and no step
+	# is still being built), the frame is whole.
+	for name in "${active[@]}"; do
+		for ((w = 0; w < 200; w++)); do
+			now=$(last_line "$name")
+			[ "$now" != "${last[$name]}" ] && [[ $now != *building* ]] && break
 			sleep 0.05
 		done
 	done
-	stop "$name"
-}
-
-for size in "83 22" "80 24" "60 18"; do
-	for lesson in lessons/*.lesson; do
-		# shellcheck disable=SC2086 # two numbers
-		walk "walk-$(basename "$lesson" .lesson)" "$lesson" $size
-	done
 done
+check "every lesson reaches its last step" "${#active[@]}" -eq 0
 
 # The worked example's stage walk at 83×22: t3's row in every stage's grid.
 start stages 83 22 "$QKV"

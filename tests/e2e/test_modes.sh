@@ -96,14 +96,14 @@ expect ui "÷ √2 = $(number "$R2" %.3f)" "s again: the title bar divides by �
 
 # --- t / T: temperature ------------------------------------------------------------
 keys ui t
-expect ui ' τ 0\.5 ' "t lowers τ to 0.5 in the title bar"
+expect ui ' τ 0\.5( |$)' "t lowers τ to 0.5 in the title bar"
 expect ui "÷ τ√2 = $(number "0.5 * $R2" %.3f)" "the divisor becomes τ√2 = 0.5 × √2"
 w=$(weights "1 0" "$(number "0.5 * $R2")" 2 3)
 expect ui "$(cells t1 "$w")" "τ = 0.5: weights row t1 sharpens to $w"
 keys ui T
 expect ui ' τ 1 ' "T raises τ back to 1"
 keys ui T
-expect ui ' τ 2 ' "T again raises τ to 2"
+expect ui ' τ 2( |$)' "T again raises τ to 2"
 w=$(weights "1 0" "$(number "2 * $R2")" 2 3)
 expect ui "$(cells t1 "$w")" "τ = 2: weights row t1 flattens to $w"
 keys ui t

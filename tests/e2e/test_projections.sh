@@ -56,7 +56,7 @@ expect ui 'all of weights rows t2 and t3, and output rows t2 and t3 and column d
 keys ui Home NPage
 expect ui 'stage 0 of 5 · projections' "PageDown from live goes to stage 0"
 expect ui 'q\[t1,d1\] = x_t1 · W_Q column 1 = 1×1 \+ 1×0 = 1' "stage 0 derives q = x W_Q"
-expect ui 'not computed yet' "later stages are withheld in stage 0"
+expect_not ui '(not computed yet|1 scores  S = Q|weights  softmax|3 weights  A)' "later stages are absent in stage 0"
 keys ui Home
 
 # I: the W's become the identity, so V = X (no longer 10·X); I again restores them.
