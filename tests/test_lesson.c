@@ -686,6 +686,47 @@ START_TEST(test_replay_forward_equals_backward)
 }
 END_TEST
 
+/* Notes in pages: PageDown turns them before it steps, PageUp turns them back
+ * before it goes back, and a new step starts on its first page. */
+START_TEST(test_notes_pages_turn_before_steps)
+{
+	struct lesson l;
+	struct lesson_run run;
+	struct app app;
+	char err[600];
+
+	load_shipped("worked-example", &l);
+	ck_assert_int_eq(lesson_run_start(&run, &l, &look80, &app, err, sizeof err), 0);
+	lesson_notes_pages(&run, 3);
+	ck_assert_int_eq(run.page, 0);
+	ck_assert_int_eq(key(&run, &app, APP_KEY_PAGE_DOWN), REDRAW_STATUS);
+	ck_assert_int_eq(run.step, 0);
+	ck_assert_int_eq(run.page, 1);
+	key(&run, &app, APP_KEY_PAGE_DOWN);
+	ck_assert_int_eq(run.step, 0);
+	ck_assert_int_eq(run.page, 2);
+	key(&run, &app, APP_KEY_PAGE_UP);
+	ck_assert_int_eq(run.step, 0);
+	ck_assert_int_eq(run.page, 1);
+	key(&run, &app, APP_KEY_PAGE_DOWN);
+	key(&run, &app, APP_KEY_PAGE_DOWN);
+	ck_assert_int_eq(run.step, 1);
+	ck_assert_int_eq(run.page, 0);
+	/* A screen that grows shows fewer pages: the page shown stays within them. */
+	lesson_notes_pages(&run, 2);
+	key(&run, &app, APP_KEY_PAGE_DOWN);
+	ck_assert_int_eq(run.page, 1);
+	lesson_notes_pages(&run, 1);
+	ck_assert_int_eq(run.page, 0);
+	/* On its first page PageUp goes back a step. */
+	key(&run, &app, APP_KEY_PAGE_UP);
+	ck_assert_int_eq(run.step, 0);
+	ck_assert_int_eq(run.page, 0);
+	app_fini(&app);
+	lesson_free(&l);
+}
+END_TEST
+
 /* A change by hand during a step; PageDown goes on from the lesson's own state and says so. */
 START_TEST(test_exploration_then_next_step)
 {
@@ -1300,6 +1341,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(replay, test_inline_problem_and_random);
 	tcase_add_loop_test(replay, test_replay_forward_equals_backward, 0, (int)(sizeof shipped / sizeof *shipped));
 	tcase_add_test(replay, test_exploration_then_next_step);
+	tcase_add_test(replay, test_notes_pages_turn_before_steps);
 	tcase_add_loop_test(replay, test_shipped_lessons_hold, 0, (int)(sizeof shipped / sizeof *shipped));
 	tcase_add_test(replay, test_worked_example_exact);
 	suite_add_tcase(s, replay);
