@@ -13,6 +13,8 @@
 #include "qkv/describe.h"
 #include "qkv/error.h"
 
+#include "lcg.h"
+
 static struct qkv_problem problem;
 static struct qkv_trace trace;
 static char text[2048];
@@ -419,6 +421,161 @@ START_TEST(self_attention_claim_is_checked)
 }
 END_TEST
 
+/* Makes query t1's weights exactly w[0..2] (they add up to 1): q_t1 = (1, 0) and
+ * k_j = (√2 log w_j, 0), so S'[t1,j] = log w_j and softmax gives w_j back. */
+static void set_row(const double *w)
+{
+	qkv_matrix_set(&problem.q, 0, 0, 1.0);
+	qkv_matrix_set(&problem.q, 0, 1, 0.0);
+	for (int j = 0; j < 3; j++) {
+		qkv_matrix_set(&problem.k, j, 0, sqrt(2.0) * log(w[j]));
+		qkv_matrix_set(&problem.k, j, 1, 0.0);
+	}
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+}
+
+/* 0.404 / 0.400 / 0.196 show 0.40 twice at two places: no tie, the digits that tell
+ * them apart instead. */
+START_TEST(a_lead_the_rounding_hides_gets_its_digits)
+{
+	double w[3] = { 0.404, 0.400, 0.196 };
+	char expected[256];
+
+	set_row(w);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
+	snprintf(expected, sizeof expected, "t1: t1 0.404 just ahead of t2 0.400, spread over %.1f of 3",
+		 effective(w, 3));
+	ck_assert_str_eq(text, expected);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
+	snprintf(expected, sizeof expected, "t1 looks most at t1 (0.404), just ahead of t2 (0.400); "
+		 "spread over %.1f of 3 tokens.", effective(w, 3));
+	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+/* 0.334 / 0.333 / 0.333 is not uniform; 0.3351 / 0.3349 / 0.33 ranks t2 over t1 and
+ * calls nothing equal (the 0.0049 gap to t3 was once "0.33 each"). */
+START_TEST(near_uniform_rows_are_not_uniform)
+{
+	double w[3] = { 0.334, 0.333, 0.333 }, v[3] = { 0.3349, 0.3351, 0.33 };
+	char expected[256];
+
+	set_row(w);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
+	snprintf(expected, sizeof expected, "t1: t1 0.334 just ahead of t2 and t3 0.333 each, spread over %.1f of 3",
+		 effective(w, 3));
+	ck_assert_str_eq(text, expected);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
+	ck_assert(strstr(text, "evenly") == NULL);
+	set_row(v);
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
+	snprintf(expected, sizeof expected, "t1 looks most at t2 (0.34), then t1 (0.33); "
+		 "spread over %.1f of 3 tokens.", effective(v, 3));
+	ck_assert_str_eq(text, expected);
+	qkv_describe_self(text, sizeof text, &problem, &trace, 2);
+	ck_assert(strstr(text, "t1 attends most to t2 (0.34; itself 0.33)") != NULL);
+}
+END_TEST
+
+static bool has_word(const char *s, const char *word)
+{
+	return strstr(s, word) != NULL;
+}
+
+/* The keys named in text[from, to): every "tK". */
+static int names_in(const char *from, const char *to, int *keys)
+{
+	int count = 0;
+
+	for (const char *c = from; c + 1 < to; c++)
+		if (c[0] == 't' && c[1] >= '1' && c[1] <= '9' && (c == from || c[-1] == ' ' || c[-1] == '('))
+			keys[count++] = c[1] - '1';
+	return count;
+}
+
+static bool equal_within(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* Random rows, many with exact ties and near ties (scores from a coarse grid, some
+ * nudged by 1e-3 … 1e-13): an equality word (tie, uniform, evenly, each, the same)
+ * only where the keys it names have weights equal within 1e-9; two groups named
+ * side by side never show the same number. */
+START_TEST(equality_words_only_for_equal_weights)
+{
+	struct lcg g = { 0x5eedULL + (uint64_t)_i };
+	static const double nudge[] = { 0.0, 0.0, 1e-3, 1e-5, 1e-7, 1e-11, 1e-13 };
+	int n = lcg_int(&g, 2, 4);
+
+	while (problem.n < n)
+		ck_assert_int_eq(qkv_problem_insert_token(&problem, problem.n, NULL), 0);
+	while (problem.n > n)
+		ck_assert_int_eq(qkv_problem_remove_token(&problem, problem.n - 1), 0);
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < 2; c++) {
+			qkv_matrix_set(&problem.q, i, c, 0.5 * lcg_int(&g, -2, 2));
+			qkv_matrix_set(&problem.k, i, c, 0.5 * lcg_int(&g, -2, 2) +
+				       nudge[lcg_int(&g, 0, 6)] * lcg_int(&g, -1, 1));
+		}
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	for (int i = 0; i < n; i++)
+		for (int form = 0; form < 2; form++) {
+			const char *colon, *words[] = { " tie", "uniform", "evenly", " each", "the same" };
+			int keys[8], count;
+
+			qkv_describe_row(text, sizeof text, &problem, &trace, i, 2, form == 1);
+			if (has_word(text, "uniform") || has_word(text, "evenly")) {
+				for (int j = 1; j < n; j++)
+					ck_assert_msg(equal_within(qkv_matrix_get(&trace.weights, i, j),
+								   qkv_matrix_get(&trace.weights, i, 0)), "%s", text);
+				continue;
+			}
+			/* Every group of names before " tie" or " each": from the last ':',
+			 * "at", "then" or "ahead of" before it. */
+			for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+				for (const char *hit = strstr(text, words[w]); hit != NULL; hit = strstr(hit + 1, words[w])) {
+					const char *from = text;
+
+					for (const char *c = text; c < hit; c++)
+						if (strncmp(c, ": ", 2) == 0 || strncmp(c, " at ", 4) == 0 ||
+						    strncmp(c, "then ", 5) == 0 || strncmp(c, "ahead of ", 9) == 0)
+							from = c;
+					count = names_in(from + 1, hit, keys);
+					ck_assert_msg(count >= 2, "%s: '%s' names %d keys", text, words[w], count);
+					for (int k = 1; k < count; k++)
+						ck_assert_msg(equal_within(qkv_matrix_get(&trace.weights, i, keys[k]),
+									   qkv_matrix_get(&trace.weights, i, keys[0])),
+							      "%s", text);
+				}
+			/* Two shown values in the long form: different groups, different texts. */
+			colon = strstr(text, "looks most at");
+			if (colon != NULL && strstr(text, "), ") != NULL) {
+				char first[32] = "", second[32] = "";
+				const char *a = strchr(colon, '('), *b = strchr(strstr(colon, "), ") + 3, '(');
+
+				ck_assert(a != NULL && b != NULL);
+				sscanf(a + 1, "%31[0-9.]", first);
+				sscanf(b + 1, "%31[0-9.]", second);
+				ck_assert_msg(strcmp(first, second) != 0, "%s", text);
+			}
+		}
+	qkv_describe_self(text, sizeof text, &problem, &trace, 2);
+	for (const char *hit = strstr(text, " ties itself with "); hit != NULL; hit = strstr(hit + 1, " ties itself with ")) {
+		const char *start = hit, *end = strstr(hit, " at ");
+		int keys[8], count, self;
+
+		while (start > text && start[-1] != ' ')
+			start--;
+		self = start[1] - '1';
+		count = names_in(hit + 18, end, keys);
+		for (int k = 0; k < count; k++)
+			ck_assert_msg(equal_within(qkv_matrix_get(&trace.weights, self, keys[k]),
+						   qkv_matrix_get(&trace.weights, self, self)), "%s", text);
+	}
+}
+END_TEST
+
 static Suite *derive_suite(void)
 {
 	Suite *s = suite_create("derive");
@@ -446,6 +603,9 @@ static Suite *derive_suite(void)
 	tcase_add_test(tc, equal_shares_say_their_sum);
 	tcase_add_test(tc, variance_names_its_condition);
 	tcase_add_test(tc, self_attention_claim_is_checked);
+	tcase_add_test(tc, a_lead_the_rounding_hides_gets_its_digits);
+	tcase_add_test(tc, near_uniform_rows_are_not_uniform);
+	tcase_add_loop_test(tc, equality_words_only_for_equal_weights, 0, 300);
 	suite_add_tcase(s, tc);
 	return s;
 }

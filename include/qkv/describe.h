@@ -1,8 +1,9 @@
 /* describe.h — the sentences the screen says about the numbers, built from the
- * numbers themselves so that each one is true of what is shown: a ranking names
- * values that are equal at the shown precision together ("t1 and t3 tie at 0.40"),
- * a uniform row is called uniform, a claim about self-attention is checked row by
- * row. Plain UTF-8 into the caller's buffer (always NUL-terminated when size > 0);
+ * numbers themselves so that each one is true of the values: a ranking names
+ * values equal to within 1e-9 of the larger together ("t1 and t3 tie at 0.40"),
+ * and only those are called a tie, uniform, "each" or "the same"; different values
+ * that would show alike get the digits that tell them apart ("t1 0.404 just ahead
+ * of t2 0.400"); a claim about self-attention is checked row by row. Plain UTF-8 into the caller's buffer (always NUL-terminated when size > 0);
  * each returns the length the full text needs, as snprintf. No curses, no I/O. */
 #ifndef QKV_DESCRIBE_H
 #define QKV_DESCRIBE_H
@@ -17,9 +18,11 @@
  * visible keys, 0 for one-hot; 0 when fewer than two keys are visible. */
 double qkv_row_entropy_ratio(const struct qkv_row_stats *s);
 
-/* Words about the weights of query `row`, values at `decimals` places.
+/* Words about the weights of query `row`, values at `decimals` places, or more
+ * where the two groups named would otherwise show alike.
  * Short (the verdict line):  "t1: t1 and t3 tie at 0.40, spread over 2.9 of 3",
  *   "t3: most on t3 (0.50), spread over 2.9 of 3", "t1: uniform, 0.25 on each of 4",
+ *   "t1: t1 0.404 just ahead of t2 0.400, spread over 2.8 of 3",
  *   "t2 is nearly one-hot: 0.99 on t1", "t1 sees only t1 (1.00)",
  *   "t1 sees no key: every key is masked".
  * Long (the describe overlay): "t1 looks most at t1 and t3 (0.40 each), then t2
@@ -27,7 +30,8 @@ double qkv_row_entropy_ratio(const struct qkv_row_stats *s);
 int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 		     const struct qkv_trace *t, int row, int decimals, bool long_form);
 
-/* Whether each token attends most to itself, at `decimals` places: "every token
+/* Whether each token attends most to itself, at `decimals` places (or enough to
+ * tell the two values named apart): "every token
  * attends most to itself", or which do not and where they look instead
  * ("t1 attends most to t2 (0.73; itself 0.25)", "t2 ties itself with t3 at 0.40"). */
 int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,

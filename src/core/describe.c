@@ -34,12 +34,19 @@ static const char *label(const struct qkv_problem *p, int token)
 	return p->tokens != NULL && token >= 0 && token < p->n ? p->tokens[token] : "?";
 }
 
-/* The row's visible keys in falling order of weight, grouped by the text their
- * weight shows at `decimals` places (rounding is monotone, so equal texts are
- * neighbours). Walks the groups one at a time. */
+/* Two weights are called equal only when they are equal to within 1e-9 of the
+ * larger: a tie, "uniform" or "each" is a claim about the values, not about the
+ * digits they happen to show. */
+static bool same_value(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* The row's visible keys in falling order of weight, grouped by equal value
+ * (same_value against the group's first). Walks the groups one at a time. */
 struct ranking {
 	const struct qkv_trace *t;
-	int row, decimals;
+	int row;
 	double below;      /* the next group's weights are below this (start: +inf) */
 	int below_key;     /* ...or equal to it with a key index above this one */
 };
@@ -72,36 +79,31 @@ static int next_key(const struct ranking *r, double below, int below_key)
 	return best;
 }
 
-/* Fills keys[] (up to capacity; *count is the full size) with the next group and
- * its shown value; returns false when no key is left. The group is every key left
- * whose weight shows the same text as the first one's (rounding is monotone, so
- * they are exactly the keys that follow it in falling order): one pass finds them,
- * and the first `capacity` in falling order and the last are picked from those, so
- * a row of a thousand keys showing 0.00 costs a pass, not a pass per key. */
-static bool next_group(struct ranking *r, int *keys, int capacity, int *count, char *shown,
-		       size_t shown_size)
+/* Fills keys[] (up to capacity; *count is the full size) and *value (the first
+ * one's weight) with the next group; returns false when no key is left. The group
+ * is every key left whose weight equals the first one's (same_value): they follow
+ * it in falling order, so one pass finds them, and the first `capacity` in falling
+ * order and the last are picked from those, so a row of a thousand equal keys
+ * costs a pass, not a pass per key. */
+static bool next_group(struct ranking *r, int *keys, int capacity, int *count, double *value)
 {
 	const struct qkv_trace *t = r->t;
 	int key = next_key(r, r->below, r->below_key);
 	int members[QKV_MAX_TOKENS], m = 0, last;
-	double first, unit;
-	char text[48];
+	double first;
 
 	*count = 0;
 	if (key < 0)
 		return false;
 	first = weight(t, r->row, key);
-	qkv_format_number(shown, shown_size, first, r->decimals);
-	/* Two weights more than one unit of the last shown place apart never show alike. */
-	unit = 1.5 * pow(10.0, -r->decimals);
+	*value = first;
 	for (int j = 0; j < t->n && m < QKV_MAX_TOKENS; j++) {
 		double w = weight(t, r->row, j);
 
-		if (qkv_trace_is_masked(t, r->row, j) || !after(w, j, r->below, r->below_key) || !(first - w <= unit))
+		if (qkv_trace_is_masked(t, r->row, j) || !after(w, j, r->below, r->below_key) ||
+		    !same_value(first, w))
 			continue;
-		qkv_format_number(text, sizeof text, w, r->decimals);
-		if (strcmp(text, shown) == 0)
-			members[m++] = j;
+		members[m++] = j;
 	}
 	/* The first `capacity` in falling order (ties: the lower key first), by selection. */
 	for (int i = 0; i < m && i < capacity; i++) {
@@ -128,13 +130,29 @@ static bool next_group(struct ranking *r, int *keys, int capacity, int *count, c
 	return true;
 }
 
-static void ranking_start(struct ranking *r, const struct qkv_trace *t, int row, int decimals)
+static void ranking_start(struct ranking *r, const struct qkv_trace *t, int row)
 {
 	r->t = t;
 	r->row = row;
-	r->decimals = decimals;
 	r->below = INFINITY;
 	r->below_key = -1;
+}
+
+/* The places at which two different values a and b show different texts, from
+ * `decimals` up (at most 12: values closer than that are equal by same_value
+ * whenever they are at least 1e-3). */
+static int places_apart(double a, double b, int decimals)
+{
+	char ta[48], tb[48];
+	int d = decimals;
+
+	for (; d < 12; d++) {
+		qkv_format_number(ta, sizeof ta, a, d);
+		qkv_format_number(tb, sizeof tb, b, d);
+		if (strcmp(ta, tb) != 0)
+			break;
+	}
+	return d;
 }
 
 /* "t1", "t1 and t3", "t1, t2 and t4", "6 keys (t1, t2, t3, …)". */
@@ -157,20 +175,26 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	struct qkv_buffer out = text_start(buf, size);
 	const struct qkv_row_stats *s;
 	struct ranking r;
-	int top[NAMED_MAX + 1], second[NAMED_MAX + 1], top_count, second_count;
+	int top[NAMED_MAX + 1], second[NAMED_MAX + 1], top_count, second_count, places;
+	double top_value, second_value = 0.0;
 	char top_shown[48], second_shown[48], eff[48];
-	bool more;
+	bool more, close;
 
 	if (row < 0 || row >= t->n)
 		return 0;
 	s = &t->rows[row];
-	ranking_start(&r, t, row, decimals);
-	if (!next_group(&r, top, NAMED_MAX + 1, &top_count, top_shown, sizeof top_shown)) {
+	ranking_start(&r, t, row);
+	if (!next_group(&r, top, NAMED_MAX + 1, &top_count, &top_value)) {
 		qkv_buffer_put(&out, long_form ? "%s sees no key (all masked)." : "%s sees no key: every key is masked",
 		    label(p, row));
 		return (int)out.length;
 	}
-	more = next_group(&r, second, NAMED_MAX + 1, &second_count, second_shown, sizeof second_shown);
+	more = next_group(&r, second, NAMED_MAX + 1, &second_count, &second_value);
+	/* Different values that would show alike get the digits that tell them apart. */
+	places = more ? places_apart(top_value, second_value, decimals) : decimals;
+	close = places > decimals;
+	qkv_format_number(top_shown, sizeof top_shown, top_value, places);
+	qkv_format_number(second_shown, sizeof second_shown, second_value, places);
 	qkv_format_number(eff, sizeof eff, s->effective_tokens, 1);
 	if (top_count == 1 && !more) {
 		qkv_buffer_put(&out, "%s sees only %s (%s)%s", label(p, row), label(p, top[0]), top_shown,
@@ -185,6 +209,14 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	if (!long_form) {
 		if (top_count == 1 && s->max_weight > 0.95) {
 			qkv_buffer_put(&out, "%s is nearly one-hot: %s on %s", label(p, row), top_shown, label(p, top[0]));
+		} else if (close) {
+			/* "t1: t1 0.404 just ahead of t2 0.400": a lead the rounding would hide. */
+			qkv_buffer_put(&out, "%s: ", label(p, row));
+			put_names(&out, p, top, top_count);
+			qkv_buffer_put(&out, top_count > 1 ? " %s each just ahead of " : " %s just ahead of ", top_shown);
+			put_names(&out, p, second, second_count);
+			qkv_buffer_put(&out, second_count > 1 ? " %s each" : " %s", second_shown);
+			qkv_buffer_put(&out, ", spread over %s of %d", eff, s->live_keys);
 		} else if (top_count == 1) {
 			qkv_buffer_put(&out, "%s: most on %s (%s), spread over %s of %d", label(p, row), label(p, top[0]),
 			    top_shown, eff, s->live_keys);
@@ -197,7 +229,8 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	}
 	qkv_buffer_put(&out, "%s looks most at ", label(p, row));
 	put_names(&out, p, top, top_count);
-	qkv_buffer_put(&out, top_count > 1 ? " (%s each), then " : " (%s), then ", top_shown);
+	qkv_buffer_put(&out, top_count > 1 ? " (%s each), %s " : " (%s), %s ", top_shown,
+	    close ? "just ahead of" : "then");
 	put_names(&out, p, second, second_count);
 	qkv_buffer_put(&out, second_count > 1 ? " (%s each); " : " (%s); ", second_shown);
 	qkv_buffer_put(&out, "spread over %s of %d tokens%s.", eff, s->live_keys,
@@ -214,10 +247,10 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 	for (int i = 0; i < t->n; i++) {
 		struct ranking r;
 		int top[NAMED_MAX + 1], count;
-		char shown[48];
+		double value;
 
-		ranking_start(&r, t, i, decimals);
-		if (next_group(&r, top, NAMED_MAX + 1, &count, shown, sizeof shown) && count == 1 && top[0] == i)
+		ranking_start(&r, t, i);
+		if (next_group(&r, top, NAMED_MAX + 1, &count, &value) && count == 1 && top[0] == i)
 			selfish++;
 	}
 	if (selfish == t->n) {
@@ -232,12 +265,13 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 		qkv_buffer_put(&out, "%d of %d tokens attend most to themselves", selfish, t->n);
 	for (int i = 0; i < t->n; i++) {
 		struct ranking r;
-		int top[NAMED_MAX + 1], count, others[NAMED_MAX], other_count = 0;
+		int top[NAMED_MAX + 1], count, others[NAMED_MAX], other_count = 0, places;
+		double value, own;
 		char shown[48], itself[48];
 		bool tied = false;
 
-		ranking_start(&r, t, i, decimals);
-		if (!next_group(&r, top, NAMED_MAX + 1, &count, shown, sizeof shown)) {
+		ranking_start(&r, t, i);
+		if (!next_group(&r, top, NAMED_MAX + 1, &count, &value)) {
 			if (told++ < 2)
 				qkv_buffer_put(&out, "; %s sees no key", label(p, i));
 			continue;
@@ -248,8 +282,11 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 			qkv_buffer_put(&out, "; …");
 			break;
 		}
-		qkv_format_number(itself, sizeof itself, weight(t, i, i), decimals);
-		tied = !qkv_trace_is_masked(t, i, i) && strcmp(itself, shown) == 0;
+		own = weight(t, i, i);
+		tied = !qkv_trace_is_masked(t, i, i) && same_value(own, value);
+		places = tied || qkv_trace_is_masked(t, i, i) ? decimals : places_apart(value, own, decimals);
+		qkv_format_number(shown, sizeof shown, value, places);
+		qkv_format_number(itself, sizeof itself, own, places);
 		for (int k = 0; k < count && k < NAMED_MAX + 1 && other_count < NAMED_MAX; k++)
 			if (top[k] != i)
 				others[other_count++] = top[k];
