@@ -65,7 +65,9 @@ START_TEST(scaled_with_temperature_and_no_scale)
 
 	problem.temperature = 0.5;
 	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
-	snprintf(expected, sizeof expected, "S'[t3,t3] = S[t3,t3] / (τ 0.5 × √2) = 2 / %.4f = %.4f",
+	/* One precision: τ at four places too. 2 / 0.7071 = 2.82845…, which rounds to
+	 * 2.8285, not to the shown 2.8284 (2√2 = 2.828427…): "≈". */
+	snprintf(expected, sizeof expected, "S'[t3,t3] = S[t3,t3] / (τ 0.5000 × √2) = 2 / %.4f ≈ %.4f",
 		 0.5 * sqrt(2.0), 2.0 / (0.5 * sqrt(2.0)));
 	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_SCALED, 2, 2, 4);
 	ck_assert_str_eq(text, expected);
@@ -97,9 +99,11 @@ START_TEST(mix_is_the_weighted_sum_of_values)
 	char expected[512];
 	double o1 = 10.0 * a_self() + 5.0 * a_self(), o2 = 10.0 * a_other() + 5.0 * a_self();
 
+	/* The shown terms give 0.4011×15 = 6.0165 and 0.1978×10 + 0.4011×5 = 3.9835, not
+	 * the shown 6.0167 and 3.9833 (the weights' hidden digits): "≈" on both lines. */
 	snprintf(expected, sizeof expected,
-		 "o_t1 = %.4f×(10, 0) + %.4f×(0, 10) + %.4f×(5, 5) = (%.4f, %.4f)\n"
-		 "d1: %.4f×10 + %.4f×0 + %.4f×5 = %.4f",
+		 "o_t1 = %.4f×(10, 0) + %.4f×(0, 10) + %.4f×(5, 5) ≈ (%.4f, %.4f)\n"
+		 "d1: %.4f×10 + %.4f×0 + %.4f×5 ≈ %.4f",
 		 a_self(), a_other(), a_self(), o1, o2, a_self(), a_other(), a_self(), o1);
 	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_MIX, 0, 0, 4);
 	ck_assert_str_eq(text, expected);
@@ -155,9 +159,11 @@ START_TEST(wrong_way_weights_say_what_they_normalise)
 	{
 		double e = exp(1.0 / sqrt(2.0) - sqrt(2.0));
 
+		/* The shown terms add to 0.4931 + 0.4931 + 1 = 1.9862; the sum shown is the
+		 * true 1.98614 at four places: "≈" there, and 0.4931 / 1.9861 = 0.24827… "=". */
 		snprintf(expected, sizeof expected,
 			 "WRONG WAY, softmax down column t3: A[t1,t3] = e^(S' − max) / Σ e^(S' − max) = "
-			 "e^(%.4f) / (%.4f + %.4f + 1) = %.4f / %.4f = %.4f",
+			 "e^(%.4f) / (%.4f + %.4f + 1) ≈ %.4f / %.4f = %.4f",
 			 1.0 / sqrt(2.0) - sqrt(2.0), e, e, e, 2 * e + 1, e / (2 * e + 1));
 	}
 	qkv_derive(text, sizeof text, &problem, &trace, QKV_STAGE_WEIGHTS, 0, 2, 4);
@@ -576,6 +582,285 @@ START_TEST(equality_words_only_for_equal_weights)
 }
 END_TEST
 
+/* --- "=" read back: a small reader of the derivations' arithmetic ------------- */
+
+/* A value read from a derivation: a number or a vector, each component with half
+ * a unit of its last shown place (0 when it was computed, not shown). */
+struct read_value {
+	int dim;
+	double v[16], half[16];
+};
+
+struct reader {
+	const char *at, *end;
+	bool failed;
+};
+
+static bool reader_eat(struct reader *r, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(r->end - r->at) >= n && strncmp(r->at, word, n) == 0) {
+		r->at += n;
+		return true;
+	}
+	return false;
+}
+
+static struct read_value read_expr(struct reader *r);
+
+static struct read_value read_number(struct reader *r)
+{
+	struct read_value x = { 1, { 0 }, { 0 } };
+	char *after;
+	const char *dot, *e;
+
+	if (r->at >= r->end || !(r->at[0] == '-' || (r->at[0] >= '0' && r->at[0] <= '9'))) {
+		r->failed = true;
+		return x;
+	}
+	x.v[0] = strtod(r->at, &after);
+	if (after > r->end) {
+		r->failed = true;
+		return x;
+	}
+	dot = memchr(r->at, '.', (size_t)(after - r->at));
+	e = memchr(r->at, 'e', (size_t)(after - r->at));
+	if (e != NULL)  /* d.de±x: half of the last mantissa digit */
+		x.half[0] = 0.5 * pow(10.0, atoi(e + 1) - (dot != NULL ? (int)(e - dot - 1) : 0));
+	else if (dot != NULL)
+		x.half[0] = 0.5 * pow(10.0, -(int)(after - dot - 1));
+	else
+		x.half[0] = 1e-9 * fmax(1.0, fabs(x.v[0]));
+	r->at = after;
+	return x;
+}
+
+static struct read_value read_factor(struct reader *r)
+{
+	struct read_value x = { 1, { 0 }, { 0 } };
+
+	if (reader_eat(r, "e^")) {
+		x = read_factor(r);
+		x.v[0] = exp(x.v[0]);
+		x.half[0] = 0.0;
+		return x;
+	}
+	if (reader_eat(r, "√")) {
+		x = read_number(r);
+		x.v[0] = sqrt(x.v[0]);
+		x.half[0] = 0.0;
+		return x;
+	}
+	if (reader_eat(r, "(")) {
+		x = read_expr(r);
+		while (!r->failed && reader_eat(r, ", ")) {
+			struct read_value y = read_expr(r);
+
+			if (x.dim == 16 || y.dim != 1) {
+				r->failed = true;
+				break;
+			}
+			x.v[x.dim] = y.v[0];
+			x.half[x.dim++] = y.half[0];
+		}
+		if (!reader_eat(r, ")"))
+			r->failed = true;
+		return x;
+	}
+	return read_number(r);
+}
+
+static struct read_value read_term(struct reader *r)
+{
+	struct read_value x = read_factor(r);
+
+	for (;;) {
+		bool times = reader_eat(r, "×"), divide = !times && reader_eat(r, " / ");
+		struct read_value y;
+
+		if (!times && !divide)
+			return x;
+		y = read_factor(r);
+		if (x.dim != 1 && y.dim != 1)
+			r->failed = true;
+		if (x.dim == 1 && y.dim > 1) {
+			for (int c = 0; c < y.dim; c++)
+				y.v[c] = x.v[0] * y.v[c];
+			x = y;
+		} else {
+			for (int c = 0; c < x.dim; c++)
+				x.v[c] = divide ? x.v[c] / y.v[0] : x.v[c] * y.v[0];
+		}
+		for (int c = 0; c < x.dim; c++)
+			x.half[c] = 0.0;
+	}
+}
+
+static struct read_value read_expr(struct reader *r)
+{
+	struct read_value x = read_term(r);
+
+	while (!r->failed && reader_eat(r, " + ")) {
+		struct read_value y = read_term(r);
+
+		if (y.dim != x.dim)
+			r->failed = true;
+		for (int c = 0; c < x.dim && c < y.dim; c++) {
+			x.v[c] += y.v[c];
+			x.half[c] = 0.0;
+		}
+	}
+	return x;
+}
+
+/* Reads text[from, to) whole; false when it is not arithmetic (a name, "…"). */
+static bool read_all(const char *from, const char *to, struct read_value *x)
+{
+	struct reader r = { from, to, false };
+
+	*x = read_expr(&r);
+	return !r.failed && r.at == to;
+}
+
+/* The text's top-level " / " in [from, to) (outside parentheses), or NULL. */
+static const char *top_divide(const char *from, const char *to)
+{
+	int depth = 0;
+
+	for (const char *c = from; c + 3 <= to; c++) {
+		depth += *c == '(' ? 1 : *c == ')' ? -1 : 0;
+		if (depth == 0 && strncmp(c, " / ", 3) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* "left = right" holds at right's shown digits: every shown number of right is
+ * left's value (or, for "a / b = c / d", a's and b's) rounded to its places. */
+static bool equal_at_shown_digits(const char *l0, const char *l1, const char *r0, const char *r1)
+{
+	const char *ld = top_divide(l0, l1), *rd = top_divide(r0, r1);
+	struct read_value left, right;
+
+	if (ld != NULL && rd != NULL && read_all(r0, rd, &right) && right.half[0] > 0.0)
+		return equal_at_shown_digits(l0, ld, r0, rd) && equal_at_shown_digits(ld + 3, l1, rd + 3, r1);
+	if (!read_all(l0, l1, &left) || !read_all(r0, r1, &right))
+		return true;
+	if (left.dim != right.dim)
+		return false;
+	for (int c = 0; c < right.dim; c++) {
+		double half = right.half[c] > 0.0 ? right.half[c] : 1e-9 * fmax(1.0, fabs(right.v[c]));
+
+		if (fabs(left.v[c] - right.v[c]) > half * (1.0 + 1e-6))
+			return false;
+	}
+	return true;
+}
+
+/* Every " = " of a derivation's lines, read back, holds at its shown digits;
+ * returns how many were read as arithmetic on both sides. */
+static int check_equalities(const char *derivation)
+{
+	const char *line = derivation;
+	int checked = 0;
+
+	while (*line != '\0') {
+		const char *end = strchr(line, '\n'), *prev, *sep, *next;
+
+		if (end == NULL)
+			end = line + strlen(line);
+		/* "d1: …" */
+		prev = line;
+		if (strncmp(prev, "d", 1) == 0 && strstr(prev, ": ") != NULL && strstr(prev, ": ") < end &&
+		    strstr(prev, ": ") - prev < 5)
+			prev = strstr(prev, ": ") + 2;
+		for (;;) {
+			const char *eq = strstr(prev, " = "), *approx = strstr(prev, " ≈ ");
+			struct read_value a, b;
+			bool equals;
+
+			if ((eq == NULL || eq >= end) && (approx == NULL || approx >= end))
+				break;
+			equals = eq != NULL && eq < end && (approx == NULL || approx >= end || eq < approx);
+			sep = equals ? eq : approx;
+			next = sep + (equals ? 3 : strlen(" ≈ "));
+			{
+				const char *eq2 = strstr(next, " = "), *ap2 = strstr(next, " ≈ "), *stop = end;
+
+				if (eq2 != NULL && eq2 < stop)
+					stop = eq2;
+				if (ap2 != NULL && ap2 < stop)
+					stop = ap2;
+				if (equals && read_all(prev, sep, &a) && read_all(next, stop, &b))
+					checked++;
+				if (equals)
+					ck_assert_msg(equal_at_shown_digits(prev, sep, next, stop),
+						      "\"=\" does not hold at the shown digits: %s", derivation);
+			}
+			prev = next;
+		}
+		line = *end == '\n' ? end + 1 : end;
+	}
+	return checked;
+}
+
+/* Random problems (inputs with up to four places, temperatures, masks and the
+ * wrong ways), every cell of every stage at 2 and 4 places: each "=" read back
+ * holds at the digits it shows, or the derivation says "≈". */
+START_TEST(every_equals_holds_at_its_digits)
+{
+	struct lcg g = { 0xd161ULL + 7919ULL * (uint64_t)_i };
+	int n = lcg_int(&g, 2, 4), checked = 0;
+	static const double temperatures[] = { 1.0, 1.0, 0.5, 1.7 };
+
+	while (problem.n < n)
+		ck_assert_int_eq(qkv_problem_insert_token(&problem, problem.n, NULL), 0);
+	while (problem.n > n)
+		ck_assert_int_eq(qkv_problem_remove_token(&problem, problem.n - 1), 0);
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < 2; c++) {
+			double scale = pow(10.0, lcg_int(&g, 0, 4));
+
+			qkv_matrix_set(&problem.q, i, c, nearbyint(3 * scale * lcg_signed(&g)) / scale);
+			qkv_matrix_set(&problem.k, i, c, nearbyint(3 * scale * lcg_signed(&g)) / scale);
+			qkv_matrix_set(&problem.v, i, c, nearbyint(10 * scale * lcg_signed(&g)) / scale);
+		}
+	problem.temperature = temperatures[lcg_int(&g, 0, 3)];
+	ck_assert_int_eq(qkv_problem_set_mask(&problem, lcg_int(&g, 0, 1) ? QKV_MASK_CAUSAL : QKV_MASK_NONE), 0);
+	problem.wrong = (enum qkv_wrong)lcg_int(&g, 0, 2);
+	if (qkv_attention(&problem, &trace) != 0)
+		return;
+	for (int decimals = 2; decimals <= 4; decimals += 2)
+		for (enum qkv_stage stage = QKV_STAGE_SCORES; stage <= QKV_STAGE_OUTPUT; stage++)
+			for (int i = 0; i < n; i++)
+				for (int j = 0; j < (stage >= QKV_STAGE_MIX ? trace.d_v : n); j++) {
+					ck_assert_int_ge(qkv_derive(text, sizeof text, &problem, &trace, stage, i, j,
+								    decimals), 0);
+					checked += check_equalities(text);
+				}
+	ck_assert_int_gt(checked, 0);
+}
+END_TEST
+
+/* The reader is not blind: a sum that does not hold is caught. */
+START_TEST(the_reader_catches_a_false_equals)
+{
+	ck_assert_int_eq(check_equalities("d1: 0.4011×10 + 0.1978×0 + 0.4011×5 ≈ 6.0167"), 0);
+	ck_assert(equal_at_shown_digits("1 + 2", "1 + 2" + 5, "3", "3" + 1));
+	{
+		const char *l = "0.4011×10 + 0.1978×0 + 0.4011×5", *r = "6.0167";
+
+		ck_assert(!equal_at_shown_digits(l, l + strlen(l), r, r + strlen(r)));
+	}
+	{
+		const char *l = "e^0 / (1 + 1.8e-08 + 2.1e-05)", *r = "1 / 1";
+
+		ck_assert(!equal_at_shown_digits(l, l + strlen(l), r, r + strlen(r)));
+	}
+}
+END_TEST
+
 static Suite *derive_suite(void)
 {
 	Suite *s = suite_create("derive");
@@ -606,6 +891,8 @@ static Suite *derive_suite(void)
 	tcase_add_test(tc, a_lead_the_rounding_hides_gets_its_digits);
 	tcase_add_test(tc, near_uniform_rows_are_not_uniform);
 	tcase_add_loop_test(tc, equality_words_only_for_equal_weights, 0, 300);
+	tcase_add_loop_test(tc, every_equals_holds_at_its_digits, 0, 200);
+	tcase_add_test(tc, the_reader_catches_a_false_equals);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,6 +2,7 @@
  * for the screen's derivation line and the printer's handouts. Writes into the
  * caller's buffer (truncating safely); never allocates, never prints. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,31 +16,71 @@
 #define MAX_TERMS 6 /* sums longer than this are shown as their first terms and "…" */
 
 
-/* Puts a number at `decimals` places with trailing zeros dropped ("1.00" → "1"),
- * so sums of products stay short; negative numbers in parentheses when asked. */
-static void put_number(struct qkv_buffer *t, double value, int decimals, bool parenthesise)
-{
-	char number[48];
-	char *end;
+/* A number as a derivation writes it, with what it stands for at its digits: the
+ * value read back from the text and half a unit of its last place. One precision
+ * per derivation: every number at `decimals` places, except an exact integer
+ * ("3", exact, so no digits to speak of) and a tiny nonzero value, which keeps two
+ * significant digits (1.3e-21) rather than rounding to 0. */
+struct shown {
+	char text[48];
+	double value, half;
+};
 
-	/* A tiny nonzero value is written as such (1.3e-21), not rounded to 0. */
-	if (value != 0.0 && fabs(value) < 0.5 * pow(10.0, -decimals))
-		snprintf(number, sizeof number, "%.2g", value);
-	else
-		qkv_format_number(number, sizeof number, value, decimals);
-	if (strchr(number, '.') != NULL && strchr(number, 'e') == NULL) {
-		end = number + strlen(number) - 1;
-		while (*end == '0')
-			*end-- = '\0';
-		if (*end == '.')
-			*end = '\0';
+static struct shown show(double value, int decimals)
+{
+	struct shown n;
+	char *e;
+
+	if (value == 0.0 || (fabs(value) < 1e15 && value == nearbyint(value))) {
+		snprintf(n.text, sizeof n.text, "%.0f", value == 0.0 ? 0.0 : value);
+		n.half = 1e-9 * fmax(1.0, fabs(value));
+	} else if (fabs(value) < 0.5 * pow(10.0, -decimals)) {
+		snprintf(n.text, sizeof n.text, "%.1e", value);
+		e = strchr(n.text, 'e');
+		n.half = 0.05 * pow(10.0, e != NULL ? atoi(e + 1) : 0);
+	} else {
+		qkv_format_number(n.text, sizeof n.text, value, decimals);
+		if (strcmp(n.text, "-0") == 0 || (n.text[0] == '-' && strspn(n.text + 1, "0.") == strlen(n.text + 1)))
+			memmove(n.text, n.text + 1, strlen(n.text));
+		n.half = 0.5 * pow(10.0, -decimals);
 	}
-	if (strcmp(number, "-0") == 0)
-		memmove(number, number + 1, strlen(number));
-	if (parenthesise && number[0] == '-')
-		qkv_buffer_put(t, "(%s)", number);
+	n.value = strtod(n.text, NULL);
+	return n;
+}
+
+/* True when `exact`, computed from shown numbers, gives the shown result at its
+ * digits: then "=" is true of the text; else the derivation writes "≈". */
+static bool holds(double exact, const struct shown *result)
+{
+	return fabs(exact - result->value) <= result->half * (1.0 - 1e-6);
+}
+
+/* Puts a shown number; a negative one in parentheses when asked. */
+static void put_shown(struct qkv_buffer *t, const struct shown *n, bool parenthesise)
+{
+	if (parenthesise && n->text[0] == '-')
+		qkv_buffer_put(t, "(%s)", n->text);
 	else
-		qkv_buffer_put(t, "%s", number);
+		qkv_buffer_put(t, "%s", n->text);
+}
+
+/* Puts a number as `show` writes it; returns the value it shows. */
+static double put_number(struct qkv_buffer *t, double value, int decimals, bool parenthesise)
+{
+	struct shown n = show(value, decimals);
+
+	put_shown(t, &n, parenthesise);
+	return n.value;
+}
+
+/* Puts " = result" when exact (computed from the shown numbers) gives it at the
+ * result's digits, else " ≈ result". */
+static void put_result(struct qkv_buffer *t, double exact, double value, int decimals)
+{
+	struct shown n = show(value, decimals);
+
+	qkv_buffer_put(t, holds(exact, &n) ? " = " : " ≈ ");
+	put_shown(t, &n, false);
 }
 
 /* Puts a vector "(v1, v2, …)", eliding after MAX_TERMS components. */
@@ -58,23 +99,36 @@ static void put_vector(struct qkv_buffer *t, const double *v, int count, int dec
 	qkv_buffer_put(t, ")");
 }
 
-/* Puts "a1×b1 + a2×b2 + …" for a dot product, then " = value". */
+/* Puts "a1×b1 + a2×b2 + …" for a dot product, then " = value" (or "≈" when the
+ * shown products do not add up to the shown value; "=" for an elided sum, which
+ * is exact over the terms it does not show). */
 static void put_dot(struct qkv_buffer *t, const double *a, const double *b, size_t b_stride,
 		    int count, double value, int decimals)
 {
+	double sum = 0.0;
+	bool elided = false;
+
 	for (int c = 0; c < count; c++) {
+		double x, y;
+
 		if (c == MAX_TERMS - 1 && count > MAX_TERMS) {
 			qkv_buffer_put(t, "… (%d terms) + ", count);
 			c = count - 1;
+			elided = true;
 		}
-		put_number(t, a[c], decimals, true);
+		x = put_number(t, a[c], decimals, true);
 		qkv_buffer_put(t, "×");
-		put_number(t, b[(size_t)c * b_stride], decimals, true);
+		y = put_number(t, b[(size_t)c * b_stride], decimals, true);
+		sum += x * y;
 		if (c + 1 < count)
 			qkv_buffer_put(t, " + ");
 	}
-	qkv_buffer_put(t, " = ");
-	put_number(t, value, decimals, false);
+	if (elided) {
+		qkv_buffer_put(t, " = ");
+		put_number(t, value, decimals, false);
+	} else {
+		put_result(t, sum, value, decimals);
+	}
 }
 
 static const char *label(const struct qkv_problem *p, int token)
@@ -138,12 +192,13 @@ static void derive_scaled(struct qkv_buffer *t, const struct qkv_problem *p,
 	qkv_buffer_put(t, "S'[%s,%s] = S[%s,%s] / ", label(p, row), label(p, col), label(p, row),
 	    label(p, col));
 	put_divisor_origin(t, p, tr, decimals);
+	double score, divisor;
+
 	qkv_buffer_put(t, " = ");
-	put_number(t, qkv_matrix_get(&tr->scores, row, col), decimals, false);
+	score = put_number(t, qkv_matrix_get(&tr->scores, row, col), decimals, false);
 	qkv_buffer_put(t, " / ");
-	put_number(t, tr->divisor, decimals, false);
-	qkv_buffer_put(t, " = ");
-	put_number(t, qkv_matrix_get(&tr->scaled, row, col), decimals, false);
+	divisor = put_number(t, tr->divisor, decimals, false);
+	put_result(t, divisor != 0.0 ? score / divisor : NAN, qkv_matrix_get(&tr->scaled, row, col), decimals);
 }
 
 /* Stage 3: e^(s − max) over the sum of the exponentials it is normalised with —
@@ -155,7 +210,8 @@ static void derive_weight(struct qkv_buffer *t, const struct qkv_problem *p,
 	bool down_column = p->wrong == QKV_WRONG_COLUMN_SOFTMAX;
 	bool mask_later = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX;
 	int n = tr->n, shown = 0;
-	double max = 0.0, sum = 0.0;
+	double max = 0.0, sum = 0.0, shown_sum = 0.0, exponent;
+	struct shown top, total;
 	bool first = true;
 
 	for (int k = 0; k < n; k++) {
@@ -173,7 +229,7 @@ static void derive_weight(struct qkv_buffer *t, const struct qkv_problem *p,
 	else if (mask_later)
 		qkv_buffer_put(t, "WRONG WAY, softmax over every key, mask after: ");
 	qkv_buffer_put(t, "A[%s,%s] = e^(S' − max) / Σ e^(S' − max) = e^", label(p, row), label(p, col));
-	put_number(t, qkv_matrix_get(&tr->scaled, row, col) - max, decimals, true);
+	exponent = put_number(t, qkv_matrix_get(&tr->scaled, row, col) - max, decimals, true);
 	qkv_buffer_put(t, " / (");
 	for (int k = 0; k < n; k++) {
 		int i = down_column ? k : row, j = down_column ? col : k;
@@ -189,15 +245,20 @@ static void derive_weight(struct qkv_buffer *t, const struct qkv_problem *p,
 		}
 		if (shown > 0)
 			qkv_buffer_put(t, " + ");
-		put_number(t, e, decimals, false);
+		shown_sum += put_number(t, e, decimals, false);
 		shown++;
 	}
-	qkv_buffer_put(t, ") = ");
-	put_number(t, exp(qkv_matrix_get(&tr->scaled, row, col) - max), decimals, false);
+	/* "= E / Z" when e^(the shown exponent) gives E and the shown terms give Z
+	 * (an elided sum is exact over the terms it does not show). */
+	top = show(exp(qkv_matrix_get(&tr->scaled, row, col) - max), decimals);
+	total = show(sum, decimals);
+	qkv_buffer_put(t, ")%s", holds(exp(exponent), &top) && (shown > MAX_TERMS || holds(shown_sum, &total)) ?
+		       " = " : " ≈ ");
+	put_shown(t, &top, false);
 	qkv_buffer_put(t, " / ");
-	put_number(t, sum, decimals, false);
-	qkv_buffer_put(t, " = ");
-	put_number(t, qkv_matrix_get(&tr->weights, row, col), decimals, false);
+	put_shown(t, &total, false);
+	put_result(t, total.value != 0.0 ? top.value / total.value : NAN, qkv_matrix_get(&tr->weights, row, col),
+		   decimals);
 }
 
 /* How a mix term is written: a_j×v_j, a_j×v_jc, or a_j as a percentage share. */
@@ -286,10 +347,32 @@ static void put_terms(struct qkv_buffer *t, const struct qkv_problem *p, const s
 	}
 }
 
-/* Stage 4: the query's output as the weighted sum of the value vectors. */
+/* The sum of the shown terms a_j × v_jc of query row's mix into *sum; false when
+ * the terms are elided (then the sum is exact over terms not shown). */
+static bool mix_from_shown(const struct qkv_trace *tr, int row, int c, int decimals, double *sum)
+{
+	int shown = 0;
+
+	*sum = 0.0;
+	for (int j = 0; j < tr->n; j++) {
+		if (qkv_trace_is_masked(tr, row, j))
+			continue;
+		if (shown++ == MAX_TERMS)
+			return false;
+		*sum += show(qkv_matrix_get(&tr->weights, row, j), decimals).value *
+			show(qkv_matrix_get(&tr->v, j, c), decimals).value;
+	}
+	return true;
+}
+
+/* Stage 4: the query's output as the weighted sum of the value vectors, "≈" where
+ * the shown terms do not give the shown output at its digits. */
 static void derive_mix(struct qkv_buffer *t, const struct qkv_problem *p,
 		       const struct qkv_trace *tr, int row, int col, int decimals)
 {
+	double sum;
+	bool adds_up;
+
 	qkv_buffer_put(t, "o_%s = ", label(p, row));
 	if (tr->rows[row].live_keys == 0) {
 		/* No terms to write out: the sum over no keys. */
@@ -300,12 +383,22 @@ static void derive_mix(struct qkv_buffer *t, const struct qkv_problem *p,
 		return;
 	}
 	put_terms(t, p, tr, row, col, decimals, TERM_VECTOR);
-	qkv_buffer_put(t, " = ");
+	adds_up = true;
+	for (int c = 0; c < tr->d_v; c++) {
+		struct shown o = show(qkv_matrix_get(&tr->output, row, c), decimals);
+
+		adds_up = adds_up && mix_from_shown(tr, row, c, decimals, &sum) && holds(sum, &o);
+	}
+	qkv_buffer_put(t, adds_up ? " = " : " ≈ ");
 	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
 	qkv_buffer_put(t, "\nd%d: ", col + 1);
 	put_terms(t, p, tr, row, col, decimals, TERM_COMPONENT);
-	qkv_buffer_put(t, " = ");
-	put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
+	if (mix_from_shown(tr, row, col, decimals, &sum)) {
+		put_result(t, sum, qkv_matrix_get(&tr->output, row, col), decimals);
+	} else {
+		qkv_buffer_put(t, " = ");
+		put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
+	}
 }
 
 /* Stage 5: the output row, and the share of each token in it. */
