@@ -1512,6 +1512,14 @@ START_TEST(test_wrong_cycle)
 			sum += qkv_matrix_get(&a.trace.weights, i, j);
 		ck_assert_double_eq_tol(sum, 1.0, TOL);
 	}
+	/* Stage 3 of the column way is named as what it computes (each column sums to 1,
+	 * as just checked), never "by rows". */
+	for (int i = 0; i < 8 && a.stage != QKV_STAGE_WEIGHTS; i++)
+		key(&a, 'n');
+	ck_assert_int_eq(a.stage, QKV_STAGE_WEIGHTS);
+	ck_assert_msg(strstr(a.message, "A = softmax(S') down the columns") != NULL, "%s", a.message);
+	ck_assert(strstr(a.message, "by rows") == NULL);
+	key(&a, APP_KEY_HOME);
 	key(&a, 'W');
 	ck_assert_int_eq(a.problem.wrong, QKV_WRONG_NONE);
 	assert_worked_trace(&a, sqrt(2.0));

@@ -26,6 +26,10 @@ enum qkv_stage {
 const char *qkv_stage_name(enum qkv_stage stage);
 /* The stage's formula in plain text, e.g. "S = Q Kᵀ" (UTF-8). */
 const char *qkv_stage_formula(enum qkv_stage stage);
+/* The formula as a problem with mistake `wrong` computes it: stage 3 of a wrong
+ * way says what it does ("A = softmax(S') down the columns", "A = softmax(S') over
+ * every key, then the mask"); otherwise qkv_stage_formula. */
+const char *qkv_stage_formula_computed(enum qkv_stage stage, enum qkv_wrong wrong);
 
 /* Per query row: what the softmax made of it. */
 struct qkv_row_stats {

@@ -35,6 +35,15 @@ const char *qkv_stage_formula(enum qkv_stage stage)
 	return formulas[stage];
 }
 
+const char *qkv_stage_formula_computed(enum qkv_stage stage, enum qkv_wrong wrong)
+{
+	if (stage == QKV_STAGE_WEIGHTS && wrong == QKV_WRONG_COLUMN_SOFTMAX)
+		return "A = softmax(S') down the columns";
+	if (stage == QKV_STAGE_WEIGHTS && wrong == QKV_WRONG_MASK_AFTER_SOFTMAX)
+		return "A = softmax(S') over every key, then the mask";
+	return qkv_stage_formula(stage);
+}
+
 void qkv_trace_init(struct qkv_trace *t)
 {
 	memset(t, 0, sizeof *t);

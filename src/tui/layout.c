@@ -194,7 +194,12 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 		snprintf(buf, size, "2 scaled  S / %s", divisor);
 		break;
 	case PANEL_WEIGHTS:
-		snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax(S')");
+		if (app->problem.wrong == QKV_WRONG_COLUMN_SOFTMAX)
+			snprintf(buf, size, live ? "weights  softmax columns" : "3 weights  softmax(S') by columns");
+		else if (app->problem.wrong == QKV_WRONG_MASK_AFTER_SOFTMAX)
+			snprintf(buf, size, live ? "weights  softmax, then mask" : "3 weights  softmax, then mask");
+		else
+			snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax(S')");
 		break;
 	case PANEL_MIX:
 		snprintf(buf, size, "4 mix  a_%s,j × v_j", token);
