@@ -73,7 +73,7 @@ expect wrong 'Σcol' "W: the column sums are labelled Σcol, whole"
 keys wrong W
 expect wrong 'WRONG WAY: softmax down columns' "W again: the banner reads WRONG WAY: softmax down columns, whole"
 keys wrong NPage NPage NPage
-expect wrong "3 weights  A = softmax\\(S'\\)" "80×24 stage 3: the weights' title reads A = softmax(S')"
+expect wrong "3 weights  softmax\\(S'\\) by columns" "80×24 stage 3 of the column way: the weights' title reads softmax(S') by columns"
 
 # --- a question about a long file name keeps its y / n --------------------------------------
 dir="$E2E_DIR/a-folder-with-a-rather-long-name-for-a-classroom-share"
