@@ -190,7 +190,7 @@ static void usage(FILE *out)
 	print_format_names(costs, sizeof costs, PRINT_KIND_REPORT, print_format_costs);
 	fputs(usage_top, out);
 	snprintf(text, sizeof text, "%s; or a figure of the stage (default weights; --sweep: its "
-		 "charts): %s", reports, figures);
+		 "charts; at most 250,000 cells): %s", reports, figures);
 	help_entry(out, "      --format F", text);
 	fputs(usage_middle, out);
 	snprintf(text, sizeof text, "train one head on lookup, previous or self: opens the learning "
@@ -754,6 +754,11 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	o.figure = &fo;
 	o.err = err;
 	o.err_size = sizeof err;
+	/* Too large a figure is refused before any file is opened. */
+	if (c->figure && points == NULL && figure_check_size(p, trace, &fo, err, sizeof err) != 0) {
+		cli_fail("%s", err);
+		return EXIT_USAGE;
+	}
 	if (c->output != NULL && (out = open_memstream(&bytes, &length)) == NULL) {
 		cli_fail("cannot write the report: out of memory");
 		return EXIT_FAILURE;

@@ -2309,6 +2309,34 @@ static int occurrences(const char *text, const char *what)
 	return n;
 }
 
+/* E on a figure above the cap says so at once and asks no name; the weights of
+ * 500 tokens, exactly the cap, are asked for. */
+START_TEST(test_export_too_large)
+{
+	struct app a;
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 501, 1, 1, 7u), 0);
+	start_with(&a, &p, NULL);
+	key(&a, 'E');
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(!a.exporting);
+	ck_assert(a.message_is_error);
+	ck_assert_str_eq(a.message, "not exported: the figure of stage 3 (weights) would draw 251,001 cells; "
+				    "a figure draws at most 250,000");
+	app_fini(&a);
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 500, 1, 1, 7u), 0);
+	start_with(&a, &p, NULL);
+	key(&a, 'E');
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	ck_assert(a.exporting);
+	app_fini(&a);
+}
+END_TEST
+
 /* E exports the stage on screen as a figure named like w's prompt, its format
  * from the name; the problem is not saved by it; a name without .svg, .pdf or
  * .png is refused, an existing file is asked about. */
@@ -4281,6 +4309,7 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_recovery_unreadable_is_said);
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_export_figure);
+	tcase_add_test(files, test_export_too_large);
 	tcase_add_test(files, test_save_to_given_path);
 	tcase_add_test(files, test_pasted_keys_never_save);
 	tcase_add_test(files, test_save_as_name_keeps_non_ascii);

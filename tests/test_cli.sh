@@ -93,6 +93,32 @@ if [ -w /dev/full ]; then
 	done
 fi
 
+# A figure above the cap of 250,000 cells is refused with its size, before any
+# file is opened: nothing on stdout, no -o file; the stage-5 figure of 1024 tokens
+# at d_k 4096 is refused in a moment. The weights of 500 tokens, exactly the cap,
+# are drawn: one rectangle per cell.
+for format in svg pdf png; do
+	expect_refusal "a $format figure of 501 tokens" 2 \
+		"qkv: the figure of stage 3 (weights) would draw 251,001 cells; a figure draws at most 250,000" \
+		--random --tokens 501 --dk 1 --format "$format"
+done
+run --random --tokens 501 --dk 1 --format svg -o "$tmp/big.svg"
+if [ "$status" -eq 2 ] && [ ! -e "$tmp/big.svg" ]; then
+	ok "a refused figure writes no -o file"
+else
+	not_ok "a refused figure writes no -o file (status $status)"
+fi
+expect_refusal "the stage-5 pdf of 1024 tokens at d_k 4096" 2 \
+	"qkv: the figure of stage 5 (output) would draw 9,437,184 cells; a figure draws at most 250,000" \
+	--random --tokens 1024 --dk 4096 --stage 5 --format pdf -o "$tmp/big.pdf"
+run --random --tokens 500 --dk 1 --format svg -o "$tmp/cap.svg"
+if [ "$status" -eq 0 ] && [ "$(grep -o 'id="cell-' "$tmp/cap.svg" | wc -l)" -eq 250000 ]; then
+	ok "a figure of exactly 250,000 cells is drawn"
+else
+	not_ok "a figure of exactly 250,000 cells is drawn (status $status: $(head -c 200 "$tmp/err"))"
+fi
+rm -f "$tmp/cap.svg"
+
 # A closed pipe (SIGPIPE ignored, as some callers leave it) stops the report at
 # once with one line; the reader takes 10 bytes of a 1024-token report.
 (trap '' PIPE; "$qkv" --random --tokens 1024 --dk 64 --print 2>"$tmp/err" | head -c 10 >/dev/null)

@@ -2358,6 +2358,15 @@ int app_figure_stage(const struct app *app)
 	       ? QKV_STAGE_WEIGHTS : app->stage;
 }
 
+void app_figure_options(const struct app *app, struct figure_options *o)
+{
+	figure_options_default(o);
+	o->stage = app_figure_stage(app);
+	o->palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
+	o->cell_row = app_query(app);
+	o->cell_col = o->stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
+}
+
 /* E's name typed: the format from its ending, then the caller is asked to write
  * the figure (app_perform draws it). */
 static int export_to(struct app *app, const char *path)
@@ -3195,10 +3204,19 @@ static int key_learning(struct app *app, int key)
 	return REDRAW_ALL;
 }
 
-/* E: asks for the figure's name (its ending the format), as w asks for a file's. */
+/* E: asks for the figure's name (its ending the format), as w asks for a file's;
+ * a figure above the cells a figure draws is refused before the name is asked. */
 static int key_export(struct app *app, int key)
 {
+	struct figure_options o;
+	char err[256];
+
 	(void)key;
+	app_figure_options(app, &o);
+	if (figure_check_size(&app->problem, &app->trace, &o, err, sizeof err) != 0) {
+		say(app, true, "not exported: %s", err);
+		return REDRAW_STATUS;
+	}
 	app->exporting = true;
 	app->prompt = PROMPT_SAVE_AS;
 	app->answer[0] = '\0';

@@ -11,6 +11,7 @@
 #include "app/history.h"
 #include "app/job.h"
 #include "app/learning.h"
+#include "io/figure.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/heads.h"
@@ -379,6 +380,8 @@ unsigned app_key_context(const struct app *app);
 const struct app_binding *app_binding_find(unsigned context, int key);
 /* The stage E's figure draws (the weights in the live view). */
 int app_figure_stage(const struct app *app);
+/* E's figure's options: that stage, the palette on screen, the selected cell. */
+void app_figure_options(const struct app *app, struct figure_options *o);
 /* The status line's hints for the keys in reach now: " Tab matrix · 0-9 edit · …". */
 void app_key_hints(const struct app *app, char *buf, size_t size);
 /* The same for the bindings hinted in context (APP_KEYS_LESSON: the lesson's line). */

@@ -40,11 +40,7 @@ static int export_figure(const struct app *app, const char *path, char *err, siz
 		snprintf(err, err_size, "%s: name the figure .svg, .pdf or .png", path);
 		return -1;
 	}
-	figure_options_default(&o);
-	o.stage = app_figure_stage(app);
-	o.palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
-	o.cell_row = app_query(app);
-	o.cell_col = o.stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
+	app_figure_options(app, &o);
 	bytes = figure_bytes(format, &app->problem, &app->trace, &o, &length, err, err_size);
 	rc = bytes == NULL ? -1 : save_bytes(path, bytes, length, err, err_size);
 	free(bytes);

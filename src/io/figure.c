@@ -459,17 +459,24 @@ static void layout(struct fig *f)
 	f->cv.natural_h = top + tallest + margin;
 }
 
-static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
-		    const struct figure_options *o)
+/* f's problem, trace and options, the stage it can draw: all the panels need. */
+static void fig_bare(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
+		     const struct figure_options *o)
 {
-	int code;
-
 	memset(f, 0, sizeof *f);
 	f->p = p;
 	f->t = t;
 	f->o = *o;
 	if (!figure_stage_drawable(p, f->o.stage))
 		f->o.stage = QKV_STAGE_WEIGHTS;
+}
+
+static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
+		    const struct figure_options *o)
+{
+	int code;
+
+	fig_bare(f, p, t, o);
 	f->o.decimals = f->o.decimals < 0 ? 0 : f->o.decimals > 12 ? 12 : f->o.decimals;
 	if (f->o.palette < 0 || f->o.palette >= QKV_PALETTE_COUNT)
 		f->o.palette = QKV_PALETTE_VIRIDIS;
@@ -683,21 +690,45 @@ char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const
 	return bytes;
 }
 
+/* The panels only, without cairo or layout: cheap whatever the figure's size. */
 int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
 		  int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
 {
 	struct fig f;
-	int count;
 
-	if (fig_open(&f, p, t, o) != 0)
-		return 0;
-	count = f.count;
-	for (int i = 0; i < count; i++) {
+	fig_bare(&f, p, t, o);
+	make_panels(&f);
+	for (int i = 0; i < f.count; i++) {
 		rows[i] = f.panels[i].rows;
 		cols[i] = f.panels[i].cols;
 	}
-	fig_close(&f);
-	return count;
+	return f.count;
+}
+
+long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o)
+{
+	int rows[FIGURE_MAX_PANELS], cols[FIGURE_MAX_PANELS], count = figure_panels(p, t, o, rows, cols);
+	long long cells = 0;
+
+	for (int i = 0; i < count; i++)
+		cells += (long long)rows[i] * cols[i];
+	return cells;
+}
+
+int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
+		      char *err, size_t err_size)
+{
+	long long cells = figure_cells(p, t, o);
+	int stage = figure_stage_drawable(p, o->stage) ? o->stage : QKV_STAGE_WEIGHTS;
+	char count[32], cap[32];
+
+	if (cells <= FIGURE_MAX_CELLS)
+		return 0;
+	qkv_format_grouped(count, sizeof count, cells);
+	qkv_format_grouped(cap, sizeof cap, FIGURE_MAX_CELLS);
+	snprintf(err, err_size, "the figure of stage %d (%s) would draw %s cells; a figure draws at most %s",
+		 stage, qkv_stage_name((enum qkv_stage)stage), count, cap);
+	return -1;
 }
 
 void figure_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,

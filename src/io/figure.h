@@ -76,10 +76,20 @@ struct figure_cell {
 int figure_cell(const struct qkv_problem *p, const struct qkv_trace *t,
 		const struct figure_options *o, int panel, int row, int col,
 		struct figure_cell *cell);
-/* The figure's panels and their sizes (rows, cols each); returns the count. */
+/* The figure's panels and their grids' sizes (rows, cols each); returns the
+ * count. Cheap: no cairo, no layout. */
 int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t,
 		  const struct figure_options *o, int rows[FIGURE_MAX_PANELS],
 		  int cols[FIGURE_MAX_PANELS]);
+/* The most cells a figure draws, all its panels' grids together (the weights of
+ * 500 tokens): above it a figure is refused before anything is drawn or opened. */
+#define FIGURE_MAX_CELLS 250000
+/* The cells of the figure's panels' grids together; cheap (no cairo, no layout). */
+long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o);
+/* 0 when the figure has at most FIGURE_MAX_CELLS cells, else -1 with one line in
+ * err saying how many it would have and the cap. */
+int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
+		      char *err, size_t err_size);
 /* The size the figure is drawn at (the options' size, else its natural size). */
 void figure_size(const struct qkv_problem *p, const struct qkv_trace *t,
 		 const struct figure_options *o, double *width, double *height);
