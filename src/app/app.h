@@ -91,13 +91,16 @@ enum app_request_type {
 	APP_REQUEST_LOOK,   /* what is at path? EVENT_LOOKED */
 	APP_REQUEST_SAVE,   /* save the problem to path: EVENT_SAVED or EVENT_SAVE_FAILED */
 	APP_REQUEST_REMOVE, /* delete path (a recovery copy): EVENT_REMOVED */
-	APP_REQUEST_EXPORT, /* write E's figure to path: EVENT_SAVED or EVENT_SAVE_FAILED */
+	APP_REQUEST_EXPORT, /* write E's figure (bytes, drawn by a job) to path: EVENT_SAVED or
+			     * EVENT_SAVE_FAILED */
 };
 
 struct app_request {
 	enum app_request_type type;
 	char *path;  /* owned */
 	int why;     /* the app's own note of what the answer is for */
+	char *bytes; /* APP_REQUEST_EXPORT: the figure's bytes, owned; length of them */
+	size_t length;
 };
 
 /* What has the cursor. Inputs come first, in the order Tab visits them. */
