@@ -27,6 +27,7 @@
 #include "io/save.h"
 #include "io/print_train.h"
 #include "io/print_cost.h"
+#include "io/quote.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"
@@ -237,6 +238,7 @@ static const char *opt_name(enum opt o)
 /* "--cell I,J": two whole numbers from 1 (the upper bounds are checked later). */
 static int parse_cell(const char *text, struct cli *c)
 {
+	char shown[CLI_QUOTED];
 	char *end;
 	long i, j;
 
@@ -253,12 +255,13 @@ static int parse_cell(const char *text, struct cli *c)
 		}
 	}
 	return cli_fail("--cell needs I,J: a row and a column counted from 1, like 2,3; not \"%s\"",
-		    text);
+		    cli_quote(shown, text));
 }
 
 /* "--stage N": a number 0..5 or a stage's name. */
 static int parse_stage(const char *text, int *stage)
 {
+	char shown[CLI_QUOTED];
 	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
 		char number[4];
 
@@ -269,27 +272,31 @@ static int parse_stage(const char *text, int *stage)
 		}
 	}
 	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form) or a stage's name, "
-		    "not \"%s\"", text);
+		    "not \"%s\"", cli_quote(shown, text));
 }
 
 static int parse_mask(const char *text, enum qkv_mask *mask)
 {
+	char shown[CLI_QUOTED];
 	/* A custom mask is drawn by hand in the interface, never named. */
 	if (qkv_mask_parse(text, mask) != 0 || *mask == QKV_MASK_CUSTOM)
-		return cli_fail("--mask needs none or causal, not \"%s\"", text);
+		return cli_fail("--mask needs none or causal, not \"%s\"", cli_quote(shown, text));
 	return 0;
 }
 
 static int parse_wrong(const char *text, enum qkv_wrong *wrong)
 {
+	char shown[CLI_QUOTED];
 	if (qkv_wrong_parse(text, wrong) != 0)
-		return cli_fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"", text);
+		return cli_fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"",
+				cli_quote(shown, text));
 	return 0;
 }
 
 /* Reads one option's argument into c; 0 or EXIT_USAGE. */
 static int take_option(struct cli *c, enum opt o, const char *arg)
 {
+	char shown[CLI_QUOTED];
 	switch (o) {
 	case OPT_FORMAT:
 		if (print_format_parse(arg, &c->print.format) != 0) {
@@ -298,7 +305,7 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 			print_format_names(reports, sizeof reports, PRINT_KIND_REPORT, NULL);
 			print_format_names(figures, sizeof figures, PRINT_KIND_FIGURE, NULL);
 			return cli_fail("--format needs %s (a report) or %s (a figure), not \"%s\"", reports,
-				    figures, arg);
+				    figures, cli_quote(shown, arg));
 		}
 		c->figure = print_format_kind(c->print.format) == PRINT_KIND_FIGURE;
 		return 0;
@@ -309,7 +316,8 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return cli_parse_size(arg, &c->size_w, &c->size_h);
 	case OPT_HEATMAP:
 		if (latex_heatmap_parse(arg, &c->heatmap) != 0)
-			return cli_fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"", arg);
+			return cli_fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"",
+					cli_quote(shown, arg));
 		return 0;
 	case OPT_BACKGROUND:
 		return cli_parse_background(arg, &c->dark);
@@ -387,6 +395,7 @@ static bool wants_print(const struct cli *c)
  * nothing with --check-lesson and --notes. 0 or EXIT_USAGE. */
 static int lesson_combinations(const struct cli *c)
 {
+	char shown[CLI_QUOTED];
 	static const enum opt lesson_opts[] = { OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES };
 	int count = 0;
 
@@ -395,7 +404,7 @@ static int lesson_combinations(const struct cli *c)
 	if (count > 1)
 		return cli_fail("--lesson, --check-lesson and --notes go one at a time");
 	if (c->file != NULL)
-		return cli_fail("a lesson opens its own problems; it reads no FILE (\"%s\")", c->file);
+		return cli_fail("a lesson opens its own problems; it reads no FILE (\"%s\")", cli_quote(shown, c->file));
 	for (int o = 0; o < OPT_COUNT; o++) {
 		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR || o == OPT_RECORD ||
 			    o == OPT_FORCE;
@@ -411,10 +420,11 @@ static int lesson_combinations(const struct cli *c)
 /* --cost takes --dk, --heads and --format (not LaTeX), and nothing else. */
 static int check_cost(const struct cli *c)
 {
+	char shown[CLI_QUOTED];
 	if (!c->given[OPT_COST])
 		return cli_fail("--heads goes with --cost or --random");
 	if (c->file != NULL)
-		return cli_fail("--cost measures its own problems; it reads no FILE (\"%s\")", c->file);
+		return cli_fail("--cost measures its own problems; it reads no FILE (\"%s\")", cli_quote(shown, c->file));
 	for (int o = 0; o < OPT_COUNT; o++)
 		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
 			return cli_fail("--%s does not apply to --cost", opt_name((enum opt)o));
@@ -444,6 +454,7 @@ static int run_cost(const struct cli *c)
 /* Options that make sense together; 0 or EXIT_USAGE. */
 static int check_combinations(const struct cli *c)
 {
+	char shown[CLI_QUOTED];
 	static const enum opt not_with_sweep[] = {
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV, OPT_HEADS, OPT_DMODEL,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
@@ -469,7 +480,7 @@ static int check_combinations(const struct cli *c)
 	if (c->given[OPT_SWEEP]) {
 		if (c->file != NULL)
 			return cli_fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
-				    c->file);
+				    cli_quote(shown, c->file));
 		o = first_given(c, not_with_sweep, sizeof not_with_sweep / sizeof *not_with_sweep);
 		if (o == OPT_PALETTE && c->figure)   /* the sweep's figure takes a palette */
 			o = first_given(c, (const enum opt[]){ OPT_COLOR, OPT_PACE, OPT_HEATMAP }, 3);
@@ -500,7 +511,7 @@ static int check_combinations(const struct cli *c)
 	} else {
 		if (c->file != NULL)
 			return cli_fail("--random draws its own problem; it reads no FILE (\"%s\")",
-				    c->file);
+				    cli_quote(shown, c->file));
 		if (c->given[OPT_HEADS] || c->given[OPT_DMODEL]) {
 			if (c->given[OPT_DK] || c->given[OPT_DV])
 				return cli_fail("--%s does not go with --heads: each head's d_k and d_v "
@@ -548,6 +559,13 @@ static int check_combinations(const struct cli *c)
 	return 0;
 }
 
+/* The first length bytes of text (at most 64 of them), escaped for a message. */
+static const char *quote_part(char out[CLI_QUOTED], const char *text, size_t length)
+{
+	quote_text(out, CLI_QUOTED, text, length, 64);
+	return out;
+}
+
 /* The word a refused option was given as: "--name", "--name=value" or "-x…". Says
  * whether it is unknown, ambiguous (a prefix of several) or given a value it does
  * not take. */
@@ -555,7 +573,7 @@ static int unknown_option(const char *word)
 {
 	size_t length;
 	const char *equals;
-	char names[512] = "";
+	char names[512] = "", shown[CLI_QUOTED];
 	int matches = 0, exact = -1;
 
 	if (strncmp(word, "--", 2) != 0) {
@@ -579,20 +597,19 @@ static int unknown_option(const char *word)
 				 matches > 1 ? ", " : "", long_options[o].name);
 	}
 	if (exact >= 0 && equals != NULL && long_options[exact].has_arg == no_argument)
-		return cli_fail("--%s takes no value (given \"%.*s\")", long_options[exact].name,
-			    (int)strnlen(equals + 1, 64), equals + 1);
+		return cli_fail("--%s takes no value (given \"%s\")", long_options[exact].name,
+			    quote_part(shown, equals + 1, strlen(equals + 1)));
 	if (matches > 1 && exact < 0)
-		return cli_fail("--%.*s is ambiguous: %s (qkv --help)", (int)(length < 64 ? length : 64),
-			    word + 2, names);
+		return cli_fail("--%s is ambiguous: %s (qkv --help)", quote_part(shown, word + 2, length), names);
 	if (matches == 1 && equals != NULL)
-		return cli_fail("%.*s takes no value (qkv --help)", (int)(equals - word), word);
-	return cli_fail("unknown option --%.*s (qkv --help lists them)", (int)(length < 64 ? length : 64),
-		    word + 2);
+		return cli_fail("%s takes no value (qkv --help)", quote_part(shown, word, (size_t)(equals - word)));
+	return cli_fail("unknown option --%s (qkv --help lists them)", quote_part(shown, word + 2, length));
 }
 
 /* Reads argv into c; 0, EXIT_USAGE, or -1 when --help or --version was answered. */
 static int parse_command_line(int argc, char **argv, struct cli *c)
 {
+	char shown[CLI_QUOTED], second[CLI_QUOTED];
 	int ch;
 
 	opterr = 0;
@@ -610,7 +627,7 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 		if (ch == '?')
 			return unknown_option(argv[optind - 1]);
 		if (ch == ':')
-			return cli_fail("%s needs a value (qkv --help)", argv[optind - 1]);
+			return cli_fail("%s needs a value (qkv --help)", cli_quote(shown, argv[optind - 1]));
 		o = (enum opt)(ch - OPT_BASE);
 		if (o == OPT_HELP) {
 			usage(stdout);
@@ -627,7 +644,8 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 	if (optind < argc)
 		c->file = argv[optind++];
 	if (optind < argc)
-		return cli_fail("one FILE at most (\"%s\" and \"%s\")", c->file, argv[optind]);
+		return cli_fail("one FILE at most (\"%s\" and \"%s\")", cli_quote(shown, c->file),
+				cli_quote(second, argv[optind]));
 	if (!c->given[OPT_DV])
 		c->d_v = c->d_k;
 	return check_combinations(c);
@@ -702,16 +720,17 @@ static int apply_overrides(const struct cli *c, struct qkv_problem *p)
 }
 
 /* Where the problem came from, for messages. */
-static const char *problem_name(const struct cli *c)
+static const char *problem_name(const struct cli *c, char shown[CLI_QUOTED])
 {
 	if (c->file != NULL)
-		return c->file;
+		return cli_quote(shown, c->file);
 	return c->given[OPT_RANDOM] ? "the random problem" : "the worked example";
 }
 
 /* --stage and --cell against the problem's sizes; 0 or EXIT_USAGE. */
 static int check_against_problem(const struct cli *c, const struct qkv_problem *p)
 {
+	char shown[CLI_QUOTED];
 	int d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
 	int widest = p->n > d_k ? p->n : d_k;
 
@@ -719,13 +738,13 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 		widest = d_v;
 	if (c->print.stage == QKV_STAGE_PROJECTIONS && p->form != QKV_FORM_PROJECTED)
 		return cli_fail("--stage 0 (projections) needs a problem given as X, W_Q, W_K, W_V; "
-			    "%s gives Q, K, V", problem_name(c));
+			    "%s gives Q, K, V", problem_name(c, shown));
 	if (c->cell_i > p->n)
 		return cli_fail("--cell %d,%d: %s has %d tokens", c->cell_i, c->cell_j,
-			    problem_name(c), p->n);
+			    problem_name(c, shown), p->n);
 	if (c->cell_j > widest)
 		return cli_fail("--cell %d,%d: %s has no column %d (at most %d)", c->cell_i,
-			    c->cell_j, problem_name(c), c->cell_j, widest);
+			    c->cell_j, problem_name(c, shown), c->cell_j, widest);
 	return 0;
 }
 
@@ -804,11 +823,11 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 
 	setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
 	if (p->h > 0 && (!print_format_heads(options.format) || c->output != NULL)) {
-		char names[128];
+		char names[128], shown[CLI_QUOTED];
 
 		print_format_names(names, sizeof names, -1, print_format_heads);
 		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
-			    "no --output yet)", problem_name(c), p->h, names);
+			    "no --output yet)", problem_name(c, shown), p->h, names);
 	}
 	if (p->h > 0) {
 		struct qkv_heads_trace heads;
@@ -929,6 +948,7 @@ static int run_train(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	char shown[CLI_QUOTED];
 	struct cli c = {
 		.cell_i = 1, .cell_j = 1, .tokens = QKV_SWEEP_TOKENS, .trials = QKV_SWEEP_TRIALS,
 		.d_k_max = QKV_SWEEP_DK_MAX, .seed = QKV_SWEEP_SEED, .temperature = 1, .pace = APP_PACE_S, .heads = 1,
@@ -963,7 +983,7 @@ int main(int argc, char **argv)
 	if (status == 0) {
 		int rc = qkv_problem_check(&problem);
 		if (rc != 0)
-			status = cli_fail("%s cannot be computed: %s", problem_name(&c),
+			status = cli_fail("%s cannot be computed: %s", problem_name(&c, shown),
 				      qkv_error_string(rc));
 	}
 	if (status == 0)
@@ -980,7 +1000,7 @@ int main(int argc, char **argv)
 	if (problem.h > 0 && qkv_heads_cost(&problem) > HEADS_INTERFACE_COST) {
 		status = cli_fail("%s's %d heads take %.0f million multiply-adds a change, too many to "
 			      "recompute between two keys (at most %.0f million): fewer tokens or a "
-			      "smaller d_model", problem_name(&c), problem.h,
+			      "smaller d_model", problem_name(&c, shown), problem.h,
 			      qkv_heads_cost(&problem) / 1e6, HEADS_INTERFACE_COST / 1e6);
 		qkv_problem_fini(&problem);
 		return status;
