@@ -7,10 +7,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -867,6 +869,75 @@ static void print_failure(const char *line, void *data)
 }
 
 /* --check-lesson, --lesson, --notes; the exit status. */
+/* A lesson's check on a thread, so that one line can say what is happening when
+ * it takes long (lesson_checking). */
+struct lesson_checking {
+	const struct lesson *lesson;
+	int failed, checked;
+	char err[1200];
+	pthread_mutex_t lock;
+	pthread_cond_t ended;
+	bool done; /* under lock */
+};
+
+static void *lesson_checking_thread(void *argument)
+{
+	struct lesson_checking *k = argument;
+
+	k->failed = lesson_check(k->lesson, NULL, NULL, &k->checked, k->err, sizeof k->err);
+	pthread_mutex_lock(&k->lock);
+	k->done = true;
+	pthread_cond_signal(&k->ended);
+	pthread_mutex_unlock(&k->lock);
+	return NULL;
+}
+
+/* Milliseconds a lesson's check takes before a line on stderr says what it does. */
+#define LESSON_CHECK_QUIET_MS 300
+
+/* Checks the lesson before the interface starts (every step replayed once; a
+ * large lesson takes seconds): on a thread, and when it is not done within
+ * LESSON_CHECK_QUIET_MS, one line on stderr says so. Ctrl-C, with the terminal
+ * still as the shell left it, ends qkv meanwhile. The failed expects' count, or
+ * -1 with err. */
+static int check_lesson_saying(const struct cli *c, const struct lesson *lesson, int *checked, char *err,
+			       size_t err_size)
+{
+	struct lesson_checking k = { .lesson = lesson };
+	struct timespec until;
+	pthread_t thread;
+	bool done;
+
+	if (pthread_mutex_init(&k.lock, NULL) != 0)
+		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
+	if (pthread_cond_init(&k.ended, NULL) != 0 || pthread_create(&thread, NULL, lesson_checking_thread, &k) != 0) {
+		pthread_mutex_destroy(&k.lock);
+		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += LESSON_CHECK_QUIET_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&k.lock);
+	while (!k.done && pthread_cond_timedwait(&k.ended, &k.lock, &until) == 0)
+		;
+	done = k.done;
+	pthread_mutex_unlock(&k.lock);
+	if (!done) {
+		char shown[CLI_QUOTED];
+
+		fprintf(stderr, "qkv: checking %s: each of its %d steps is replayed once before the lesson starts "
+			"(Ctrl-C stops)\n", cli_quote(shown, c->lesson), lesson->step_count);
+		fflush(stderr);
+	}
+	pthread_join(thread, NULL);
+	pthread_cond_destroy(&k.ended);
+	pthread_mutex_destroy(&k.lock);
+	*checked = k.checked;
+	snprintf(err, err_size, "%s", k.err);
+	return k.failed;
+}
+
 static int run_lesson(const struct cli *c)
 {
 	struct lesson lesson;
@@ -878,8 +949,10 @@ static int run_lesson(const struct cli *c)
 		return EXIT_USAGE;
 	}
 	/* Every step must replay, whatever is asked: a lesson that breaks in class is refused now. */
-	failed = lesson_check(&lesson, c->given[OPT_CHECK_LESSON] ? print_failure : NULL, NULL, &checked, err,
-			      sizeof err);
+	if (c->given[OPT_CHECK_LESSON])
+		failed = lesson_check(&lesson, print_failure, NULL, &checked, err, sizeof err);
+	else
+		failed = check_lesson_saying(c, &lesson, &checked, err, sizeof err);
 	if (failed < 0) {
 		fprintf(stderr, "%s\n", err);
 		lesson_free(&lesson);
