@@ -101,6 +101,34 @@ START_TEST(test_size_cap)
 }
 END_TEST
 
+/* A figure asked to stop draws nothing: figure_bytes says "stopped"; unasked, the
+ * same figure is drawn. */
+START_TEST(test_stop)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	struct figure_options o;
+	atomic_bool stop;
+	char err[256] = "";
+	size_t length = 0;
+	char *bytes;
+
+	worked(&p, &t);
+	figure_options_default(&o);
+	atomic_init(&stop, true);
+	o.stop = &stop;
+	ck_assert_ptr_null(figure_bytes(FIGURE_SVG, &p, &t, &o, &length, err, sizeof err));
+	ck_assert_str_eq(err, "stopped");
+	atomic_store(&stop, false);
+	bytes = figure_bytes(FIGURE_SVG, &p, &t, &o, &length, err, sizeof err);
+	ck_assert_ptr_nonnull(bytes);
+	ck_assert(length > 0 && strncmp(bytes, "<?xml", 5) == 0);
+	free(bytes);
+	qkv_problem_fini(&p);
+	qkv_trace_fini(&t);
+}
+END_TEST
+
 /* Cells tile each panel: same size, left to right and top to bottom, panels side
  * by side without overlap, everything inside the size asked for. */
 START_TEST(test_cells_tile)
@@ -236,6 +264,7 @@ static Suite *figure_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_size_parse);
 	tcase_add_test(tc, test_size_cap);
+	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_heat_fill);
 	tcase_add_test(tc, test_cells_tile);
 	tcase_add_test(tc, test_cell_text_and_fill);

@@ -32,6 +32,7 @@ struct job *job_new(enum job_kind kind)
 		return NULL;
 	}
 	atomic_init(&job->state, JOB_RUNNING);
+	atomic_init(&job->stop, false);
 	return job;
 }
 
@@ -287,6 +288,7 @@ static int compute_figure(struct job *job)
 		snprintf(job->err, sizeof job->err, "cannot draw the figure: %s", qkv_error_string(rc));
 		return rc;
 	}
+	job->figure.stop = &job->stop;
 	job->bytes = figure_bytes(job->figure_format, &job->problem, &job->trace, &job->figure, &job->length,
 				  job->err, sizeof job->err);
 	return job->bytes != NULL ? 0 : -1;
@@ -377,6 +379,7 @@ void job_abandon(struct job *job)
 	pthread_mutex_lock(&job->lock);
 	job->source_gone = true;
 	pthread_mutex_unlock(&job->lock);
+	atomic_store(&job->stop, true);
 	if (!job->started) {
 		job_free(job);
 		return;

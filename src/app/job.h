@@ -77,7 +77,8 @@ struct job {
 	 * length bytes, NULL with err when it cannot be drawn). path is the name it
 	 * is for (owned), kept for the app. */
 	enum figure_format figure_format;
-	struct figure_options figure;
+	struct figure_options figure; /* its stop: &stop */
+	atomic_bool stop;             /* set by job_abandon: the drawing ends early */
 	char *bytes, *path;
 	size_t length;
 	char err[512];

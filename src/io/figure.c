@@ -122,6 +122,12 @@ bool figure_stage_drawable(const struct qkv_problem *p, int stage)
 
 /* ---- text ----------------------------------------------------------------------- */
 
+/* True once the figure's caller asked it to stop (figure_options.stop). */
+static bool stopped(const struct fig *f)
+{
+	return f->o.stop != NULL && atomic_load(f->o.stop);
+}
+
 static double text_width(struct fig *f, const char *text, double size, bool bold)
 {
 	return canvas_text_width(&f->cv, text, size, bold);
@@ -351,7 +357,7 @@ static void layout_panel(struct fig *f, struct panel *pn)
 	double widest = 2.0 * fs, label_w = 1.5 * fs;
 
 	/* The numbers (the mix: and its sum; the wrong-way sums are measured below). */
-	for (int r = 0; r < pn->rows + (pn->mix ? 1 : 0); r++)
+	for (int r = 0; r < pn->rows + (pn->mix ? 1 : 0) && !stopped(f); r++)
 		for (int c = 0; c < pn->cols; c++) {
 			qkv_format_number(text, sizeof text, cell_value(f, pn, r, c), f->o.decimals);
 			widest = fmax(widest, text_width(f, text, fs, f->bold_numbers));
@@ -580,7 +586,7 @@ static void draw_panel(struct fig *f, const struct panel *pn)
 		canvas_text(cv, pn->grid_x + (c + 0.5) * pn->cell_w, pn->grid_y - 0.5 * fs, text, fs, false, f->label,
 		       ANCHOR_MIDDLE, "label");
 	}
-	for (int r = 0; r < grid_rows(pn); r++) {
+	for (int r = 0; r < grid_rows(pn) && !stopped(f); r++) {
 		double y = pn->grid_y + r * pn->cell_h;
 		bool sum_row = pn->mix && r == pn->rows;
 
@@ -685,7 +691,13 @@ char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const
 	if (fig_open_for(&f, format, p, t, o, err, err_size) != 0)
 		return NULL;
 	svg_title(&f, title, sizeof title);
-	bytes = canvas_bytes(format, &f.cv, title, draw, &f, length, err, err_size);
+	bytes = stopped(&f) ? NULL : canvas_bytes(format, &f.cv, title, draw, &f, length, err, err_size);
+	if (bytes != NULL && stopped(&f)) {
+		free(bytes);
+		bytes = NULL;
+	}
+	if (bytes == NULL && stopped(&f))
+		snprintf(err, err_size, "stopped");
 	fig_close(&f);
 	return bytes;
 }

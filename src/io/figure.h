@@ -16,6 +16,7 @@
 #ifndef QKV_IO_FIGURE_H
 #define QKV_IO_FIGURE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -42,6 +43,10 @@ struct figure_options {
 	int cell_col;
 	double width;       /* points (SVG, PDF) or pixels (PNG); 0: the natural size */
 	double height;
+	/* Not NULL: read between rows while the figure is laid out and drawn; once it
+	 * is true the rest is skipped and figure_bytes returns NULL ("stopped"). For a
+	 * figure drawn on a thread that may be cancelled (borrowed). */
+	const atomic_bool *stop;
 };
 
 /* Weights, viridis, light background, 2 decimals, no selected cell, natural size. */
@@ -99,7 +104,8 @@ void figure_size(const struct qkv_problem *p, const struct qkv_trace *t,
 int figure_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
 		 const struct qkv_trace *t, const struct figure_options *o, char *err,
 		 size_t err_size);
-/* The same into memory (malloc'd, *length bytes; caller frees), or NULL with err. */
+/* The same into memory (malloc'd, *length bytes; caller frees), or NULL with err
+ * (also when o->stop became true). */
 char *figure_bytes(enum figure_format format, const struct qkv_problem *p,
 		   const struct qkv_trace *t, const struct figure_options *o, size_t *length,
 		   char *err, size_t err_size);

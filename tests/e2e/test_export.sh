@@ -5,7 +5,7 @@
 # unsaved; a name without .svg, .pdf or .png is refused on the status line. The
 # figure is drawn beside the interface: a large one shows its progress, Esc
 # cancels it within half a second (measured from sending Esc to the screen saying
-# so) and nothing is written; left alone, it is written whole. A figure above the
+# so), the drawing stops and nothing is written; left alone, it is written whole. A figure above the
 # cap is refused when E is pressed.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -60,6 +60,16 @@ expect big 'computing the figure of stage 3 \(weights\) for big\.pdf… [0-9.]+ 
 keys big x
 expect big 'keys wait' "another key waits, and the status line says so"
 cancel_within big 'cancelled: big\.pdf was not written' 0.5 "the figure's drawing"
+# The drawing itself stops too: qkv is back to its one thread within 2 s (a PDF
+# of 250,000 cells takes some ten seconds to draw).
+qkv_pid=$(pgrep -P "$(e2e_tmux display-message -p -t big '#{pane_pid}')" | head -n 1)
+threads=0
+for ((i = 0; i < $(e2e_polls 2); i++)); do
+	threads=$(ls "/proc/$qkv_pid/task" 2>/dev/null | wc -l)
+	[ "$threads" -eq 1 ] && break
+	sleep 0.05
+done
+check "the cancelled drawing stops: one thread left within 2 s" "$threads" -eq 1
 keys big E
 expect big 'Export figure as' "the keys work at once after the cancel"
 keys big -l big.svg
