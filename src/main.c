@@ -240,8 +240,7 @@ static const char *opt_name(enum opt o)
 /* "--cell I,J": two whole numbers from 1 (the upper bounds are checked later). */
 static int parse_cell(const char *text, struct cli *c)
 {
-	char shown[CLI_QUOTED];
-	char *end;
+	char *end, shown[CLI_QUOTED];
 	long i, j;
 
 	errno = 0;
@@ -264,6 +263,7 @@ static int parse_cell(const char *text, struct cli *c)
 static int parse_stage(const char *text, int *stage)
 {
 	char shown[CLI_QUOTED];
+
 	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
 		char number[4];
 
@@ -280,6 +280,7 @@ static int parse_stage(const char *text, int *stage)
 static int parse_mask(const char *text, enum qkv_mask *mask)
 {
 	char shown[CLI_QUOTED];
+
 	/* A custom mask is drawn by hand in the interface, never named. */
 	if (qkv_mask_parse(text, mask) != 0 || *mask == QKV_MASK_CUSTOM)
 		return cli_fail("--mask needs none or causal, not \"%s\"", cli_quote(shown, text));
@@ -289,6 +290,7 @@ static int parse_mask(const char *text, enum qkv_mask *mask)
 static int parse_wrong(const char *text, enum qkv_wrong *wrong)
 {
 	char shown[CLI_QUOTED];
+
 	if (qkv_wrong_parse(text, wrong) != 0)
 		return cli_fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"",
 				cli_quote(shown, text));
@@ -299,6 +301,7 @@ static int parse_wrong(const char *text, enum qkv_wrong *wrong)
 static int take_option(struct cli *c, enum opt o, const char *arg)
 {
 	char shown[CLI_QUOTED];
+
 	switch (o) {
 	case OPT_FORMAT:
 		if (print_format_parse(arg, &c->print.format) != 0) {
@@ -397,8 +400,8 @@ static bool wants_print(const struct cli *c)
  * nothing with --check-lesson and --notes. 0 or EXIT_USAGE. */
 static int lesson_combinations(const struct cli *c)
 {
-	char shown[CLI_QUOTED];
 	static const enum opt lesson_opts[] = { OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES };
+	char shown[CLI_QUOTED];
 	int count = 0;
 
 	for (size_t i = 0; i < 3; i++)
@@ -406,7 +409,8 @@ static int lesson_combinations(const struct cli *c)
 	if (count > 1)
 		return cli_fail("--lesson, --check-lesson and --notes go one at a time");
 	if (c->file != NULL)
-		return cli_fail("a lesson opens its own problems; it reads no FILE (\"%s\")", cli_quote(shown, c->file));
+		return cli_fail("a lesson opens its own problems; it reads no FILE (\"%s\")",
+				cli_quote(shown, c->file));
 	for (int o = 0; o < OPT_COUNT; o++) {
 		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR || o == OPT_RECORD ||
 			    o == OPT_FORCE;
@@ -423,10 +427,12 @@ static int lesson_combinations(const struct cli *c)
 static int check_cost(const struct cli *c)
 {
 	char shown[CLI_QUOTED];
+
 	if (!c->given[OPT_COST])
 		return cli_fail("--heads goes with --cost or --random");
 	if (c->file != NULL)
-		return cli_fail("--cost measures its own problems; it reads no FILE (\"%s\")", cli_quote(shown, c->file));
+		return cli_fail("--cost measures its own problems; it reads no FILE (\"%s\")",
+				cli_quote(shown, c->file));
 	for (int o = 0; o < OPT_COUNT; o++)
 		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
 			return cli_fail("--%s does not apply to --cost", opt_name((enum opt)o));
@@ -456,7 +462,6 @@ static int run_cost(const struct cli *c)
 /* Options that make sense together; 0 or EXIT_USAGE. */
 static int check_combinations(const struct cli *c)
 {
-	char shown[CLI_QUOTED];
 	static const enum opt not_with_sweep[] = {
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV, OPT_HEADS, OPT_DMODEL,
 		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
@@ -467,6 +472,7 @@ static int check_combinations(const struct cli *c)
 					       OPT_DMODEL };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD,
 						   OPT_FORCE };
+	char shown[CLI_QUOTED];
 	int o;
 
 	if (c->given[OPT_FORCE] && !c->given[OPT_RECORD])
@@ -868,7 +874,6 @@ static void print_failure(const char *line, void *data)
 	printf("%s\n", line);
 }
 
-/* --check-lesson, --lesson, --notes; the exit status. */
 /* A lesson's check on a thread, so that one line can say what is happening when
  * it takes long (lesson_checking). */
 struct lesson_checking {
@@ -910,7 +915,12 @@ static int check_lesson_saying(const struct cli *c, const struct lesson *lesson,
 
 	if (pthread_mutex_init(&k.lock, NULL) != 0)
 		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
-	if (pthread_cond_init(&k.ended, NULL) != 0 || pthread_create(&thread, NULL, lesson_checking_thread, &k) != 0) {
+	if (pthread_cond_init(&k.ended, NULL) != 0) {
+		pthread_mutex_destroy(&k.lock);
+		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
+	}
+	if (pthread_create(&thread, NULL, lesson_checking_thread, &k) != 0) {
+		pthread_cond_destroy(&k.ended);
 		pthread_mutex_destroy(&k.lock);
 		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
 	}
@@ -938,6 +948,7 @@ static int check_lesson_saying(const struct cli *c, const struct lesson *lesson,
 	return k.failed;
 }
 
+/* --check-lesson, --lesson, --notes; the exit status. */
 static int run_lesson(const struct cli *c)
 {
 	struct lesson lesson;
@@ -1021,12 +1032,12 @@ static int run_train(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	char shown[CLI_QUOTED];
 	struct cli c = {
 		.cell_i = 1, .cell_j = 1, .tokens = QKV_SWEEP_TOKENS, .trials = QKV_SWEEP_TRIALS,
 		.d_k_max = QKV_SWEEP_DK_MAX, .seed = QKV_SWEEP_SEED, .temperature = 1, .pace = APP_PACE_S, .heads = 1,
 	};
 	struct qkv_problem problem;
+	char shown[CLI_QUOTED];
 	int status;
 
 	if (train_cli_wanted(argc, argv))
