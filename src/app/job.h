@@ -1,8 +1,9 @@
 /* job.h — a computation too long to run between two key presses (a whole trace of
- * a large problem, a large d_k sweep, a figure's bytes), run on a thread of its own so the interface
- * keeps reading keys and signals meanwhile. The job works on its own copies and
- * never touches the app: app_update looks at job_done() on its ticks and takes the
- * result in, or abandons the job when Esc cancels it. No curses, no printing. */
+ * a large problem, a large d_k sweep, a figure drawn into memory), run on a thread
+ * of its own so the interface keeps reading keys and signals meanwhile. The job
+ * works on its own copies and never touches the app: app_update looks at
+ * job_done() on its ticks and takes the result in, or abandons the job when Esc
+ * cancels it. No curses, no printing, no files. */
 #ifndef QKV_APP_JOB_H
 #define QKV_APP_JOB_H
 
