@@ -7,10 +7,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "app/app.h"
@@ -27,6 +29,7 @@
 #include "io/save.h"
 #include "io/print_train.h"
 #include "io/print_cost.h"
+#include "io/quote.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"
@@ -190,7 +193,7 @@ static void usage(FILE *out)
 	print_format_names(costs, sizeof costs, PRINT_KIND_REPORT, print_format_costs);
 	fputs(usage_top, out);
 	snprintf(text, sizeof text, "%s; or a figure of the stage (default weights; --sweep: its "
-		 "charts): %s", reports, figures);
+		 "charts; at most 250,000 cells): %s", reports, figures);
 	help_entry(out, "      --format F", text);
 	fputs(usage_middle, out);
 	snprintf(text, sizeof text, "train one head on lookup, previous or self: opens the learning "
@@ -237,7 +240,7 @@ static const char *opt_name(enum opt o)
 /* "--cell I,J": two whole numbers from 1 (the upper bounds are checked later). */
 static int parse_cell(const char *text, struct cli *c)
 {
-	char *end;
+	char *end, shown[CLI_QUOTED];
 	long i, j;
 
 	errno = 0;
@@ -253,12 +256,14 @@ static int parse_cell(const char *text, struct cli *c)
 		}
 	}
 	return cli_fail("--cell needs I,J: a row and a column counted from 1, like 2,3; not \"%s\"",
-		    text);
+		    cli_quote(shown, text));
 }
 
 /* "--stage N": a number 0..5 or a stage's name. */
 static int parse_stage(const char *text, int *stage)
 {
+	char shown[CLI_QUOTED];
+
 	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
 		char number[4];
 
@@ -269,27 +274,34 @@ static int parse_stage(const char *text, int *stage)
 		}
 	}
 	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form) or a stage's name, "
-		    "not \"%s\"", text);
+		    "not \"%s\"", cli_quote(shown, text));
 }
 
 static int parse_mask(const char *text, enum qkv_mask *mask)
 {
+	char shown[CLI_QUOTED];
+
 	/* A custom mask is drawn by hand in the interface, never named. */
 	if (qkv_mask_parse(text, mask) != 0 || *mask == QKV_MASK_CUSTOM)
-		return cli_fail("--mask needs none or causal, not \"%s\"", text);
+		return cli_fail("--mask needs none or causal, not \"%s\"", cli_quote(shown, text));
 	return 0;
 }
 
 static int parse_wrong(const char *text, enum qkv_wrong *wrong)
 {
+	char shown[CLI_QUOTED];
+
 	if (qkv_wrong_parse(text, wrong) != 0)
-		return cli_fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"", text);
+		return cli_fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"",
+				cli_quote(shown, text));
 	return 0;
 }
 
 /* Reads one option's argument into c; 0 or EXIT_USAGE. */
 static int take_option(struct cli *c, enum opt o, const char *arg)
 {
+	char shown[CLI_QUOTED];
+
 	switch (o) {
 	case OPT_FORMAT:
 		if (print_format_parse(arg, &c->print.format) != 0) {
@@ -298,7 +310,7 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 			print_format_names(reports, sizeof reports, PRINT_KIND_REPORT, NULL);
 			print_format_names(figures, sizeof figures, PRINT_KIND_FIGURE, NULL);
 			return cli_fail("--format needs %s (a report) or %s (a figure), not \"%s\"", reports,
-				    figures, arg);
+				    figures, cli_quote(shown, arg));
 		}
 		c->figure = print_format_kind(c->print.format) == PRINT_KIND_FIGURE;
 		return 0;
@@ -309,7 +321,8 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return cli_parse_size(arg, &c->size_w, &c->size_h);
 	case OPT_HEATMAP:
 		if (latex_heatmap_parse(arg, &c->heatmap) != 0)
-			return cli_fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"", arg);
+			return cli_fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"",
+					cli_quote(shown, arg));
 		return 0;
 	case OPT_BACKGROUND:
 		return cli_parse_background(arg, &c->dark);
@@ -388,6 +401,7 @@ static bool wants_print(const struct cli *c)
 static int lesson_combinations(const struct cli *c)
 {
 	static const enum opt lesson_opts[] = { OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES };
+	char shown[CLI_QUOTED];
 	int count = 0;
 
 	for (size_t i = 0; i < 3; i++)
@@ -395,7 +409,8 @@ static int lesson_combinations(const struct cli *c)
 	if (count > 1)
 		return cli_fail("--lesson, --check-lesson and --notes go one at a time");
 	if (c->file != NULL)
-		return cli_fail("a lesson opens its own problems; it reads no FILE (\"%s\")", c->file);
+		return cli_fail("a lesson opens its own problems; it reads no FILE (\"%s\")",
+				cli_quote(shown, c->file));
 	for (int o = 0; o < OPT_COUNT; o++) {
 		bool look = o == OPT_PROJECTOR || o == OPT_PALETTE || o == OPT_COLOR || o == OPT_RECORD ||
 			    o == OPT_FORCE;
@@ -411,10 +426,13 @@ static int lesson_combinations(const struct cli *c)
 /* --cost takes --dk, --heads and --format (not LaTeX), and nothing else. */
 static int check_cost(const struct cli *c)
 {
+	char shown[CLI_QUOTED];
+
 	if (!c->given[OPT_COST])
 		return cli_fail("--heads goes with --cost or --random");
 	if (c->file != NULL)
-		return cli_fail("--cost measures its own problems; it reads no FILE (\"%s\")", c->file);
+		return cli_fail("--cost measures its own problems; it reads no FILE (\"%s\")",
+				cli_quote(shown, c->file));
 	for (int o = 0; o < OPT_COUNT; o++)
 		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
 			return cli_fail("--%s does not apply to --cost", opt_name((enum opt)o));
@@ -454,6 +472,7 @@ static int check_combinations(const struct cli *c)
 					       OPT_DMODEL };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD,
 						   OPT_FORCE };
+	char shown[CLI_QUOTED];
 	int o;
 
 	if (c->given[OPT_FORCE] && !c->given[OPT_RECORD])
@@ -469,7 +488,7 @@ static int check_combinations(const struct cli *c)
 	if (c->given[OPT_SWEEP]) {
 		if (c->file != NULL)
 			return cli_fail("--sweep draws its own numbers; it reads no FILE (\"%s\")",
-				    c->file);
+				    cli_quote(shown, c->file));
 		o = first_given(c, not_with_sweep, sizeof not_with_sweep / sizeof *not_with_sweep);
 		if (o == OPT_PALETTE && c->figure)   /* the sweep's figure takes a palette */
 			o = first_given(c, (const enum opt[]){ OPT_COLOR, OPT_PACE, OPT_HEATMAP }, 3);
@@ -500,7 +519,7 @@ static int check_combinations(const struct cli *c)
 	} else {
 		if (c->file != NULL)
 			return cli_fail("--random draws its own problem; it reads no FILE (\"%s\")",
-				    c->file);
+				    cli_quote(shown, c->file));
 		if (c->given[OPT_HEADS] || c->given[OPT_DMODEL]) {
 			if (c->given[OPT_DK] || c->given[OPT_DV])
 				return cli_fail("--%s does not go with --heads: each head's d_k and d_v "
@@ -548,6 +567,13 @@ static int check_combinations(const struct cli *c)
 	return 0;
 }
 
+/* The first length bytes of text (at most 64 of them), escaped for a message. */
+static const char *quote_part(char out[CLI_QUOTED], const char *text, size_t length)
+{
+	quote_text(out, CLI_QUOTED, text, length, 64);
+	return out;
+}
+
 /* The word a refused option was given as: "--name", "--name=value" or "-x…". Says
  * whether it is unknown, ambiguous (a prefix of several) or given a value it does
  * not take. */
@@ -555,7 +581,7 @@ static int unknown_option(const char *word)
 {
 	size_t length;
 	const char *equals;
-	char names[512] = "";
+	char names[512] = "", shown[CLI_QUOTED];
 	int matches = 0, exact = -1;
 
 	if (strncmp(word, "--", 2) != 0) {
@@ -579,20 +605,19 @@ static int unknown_option(const char *word)
 				 matches > 1 ? ", " : "", long_options[o].name);
 	}
 	if (exact >= 0 && equals != NULL && long_options[exact].has_arg == no_argument)
-		return cli_fail("--%s takes no value (given \"%.*s\")", long_options[exact].name,
-			    (int)strnlen(equals + 1, 64), equals + 1);
+		return cli_fail("--%s takes no value (given \"%s\")", long_options[exact].name,
+			    quote_part(shown, equals + 1, strlen(equals + 1)));
 	if (matches > 1 && exact < 0)
-		return cli_fail("--%.*s is ambiguous: %s (qkv --help)", (int)(length < 64 ? length : 64),
-			    word + 2, names);
+		return cli_fail("--%s is ambiguous: %s (qkv --help)", quote_part(shown, word + 2, length), names);
 	if (matches == 1 && equals != NULL)
-		return cli_fail("%.*s takes no value (qkv --help)", (int)(equals - word), word);
-	return cli_fail("unknown option --%.*s (qkv --help lists them)", (int)(length < 64 ? length : 64),
-		    word + 2);
+		return cli_fail("%s takes no value (qkv --help)", quote_part(shown, word, (size_t)(equals - word)));
+	return cli_fail("unknown option --%s (qkv --help lists them)", quote_part(shown, word + 2, length));
 }
 
 /* Reads argv into c; 0, EXIT_USAGE, or -1 when --help or --version was answered. */
 static int parse_command_line(int argc, char **argv, struct cli *c)
 {
+	char shown[CLI_QUOTED], second[CLI_QUOTED];
 	int ch;
 
 	opterr = 0;
@@ -610,7 +635,7 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 		if (ch == '?')
 			return unknown_option(argv[optind - 1]);
 		if (ch == ':')
-			return cli_fail("%s needs a value (qkv --help)", argv[optind - 1]);
+			return cli_fail("%s needs a value (qkv --help)", cli_quote(shown, argv[optind - 1]));
 		o = (enum opt)(ch - OPT_BASE);
 		if (o == OPT_HELP) {
 			usage(stdout);
@@ -627,7 +652,8 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 	if (optind < argc)
 		c->file = argv[optind++];
 	if (optind < argc)
-		return cli_fail("one FILE at most (\"%s\" and \"%s\")", c->file, argv[optind]);
+		return cli_fail("one FILE at most (\"%s\" and \"%s\")", cli_quote(shown, c->file),
+				cli_quote(second, argv[optind]));
 	if (!c->given[OPT_DV])
 		c->d_v = c->d_k;
 	return check_combinations(c);
@@ -702,16 +728,17 @@ static int apply_overrides(const struct cli *c, struct qkv_problem *p)
 }
 
 /* Where the problem came from, for messages. */
-static const char *problem_name(const struct cli *c)
+static const char *problem_name(const struct cli *c, char shown[CLI_QUOTED])
 {
 	if (c->file != NULL)
-		return c->file;
+		return cli_quote(shown, c->file);
 	return c->given[OPT_RANDOM] ? "the random problem" : "the worked example";
 }
 
 /* --stage and --cell against the problem's sizes; 0 or EXIT_USAGE. */
 static int check_against_problem(const struct cli *c, const struct qkv_problem *p)
 {
+	char shown[CLI_QUOTED];
 	int d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
 	int widest = p->n > d_k ? p->n : d_k;
 
@@ -719,13 +746,13 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 		widest = d_v;
 	if (c->print.stage == QKV_STAGE_PROJECTIONS && p->form != QKV_FORM_PROJECTED)
 		return cli_fail("--stage 0 (projections) needs a problem given as X, W_Q, W_K, W_V; "
-			    "%s gives Q, K, V", problem_name(c));
+			    "%s gives Q, K, V", problem_name(c, shown));
 	if (c->cell_i > p->n)
 		return cli_fail("--cell %d,%d: %s has %d tokens", c->cell_i, c->cell_j,
-			    problem_name(c), p->n);
+			    problem_name(c, shown), p->n);
 	if (c->cell_j > widest)
 		return cli_fail("--cell %d,%d: %s has no column %d (at most %d)", c->cell_i,
-			    c->cell_j, problem_name(c), c->cell_j, widest);
+			    c->cell_j, problem_name(c, shown), c->cell_j, widest);
 	return 0;
 }
 
@@ -754,6 +781,11 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	o.figure = &fo;
 	o.err = err;
 	o.err_size = sizeof err;
+	/* Too large a figure is refused before any file is opened. */
+	if (c->figure && points == NULL && figure_check_size(p, trace, &fo, err, sizeof err) != 0) {
+		cli_fail("%s", err);
+		return EXIT_USAGE;
+	}
 	if (c->output != NULL && (out = open_memstream(&bytes, &length)) == NULL) {
 		cli_fail("cannot write the report: out of memory");
 		return EXIT_FAILURE;
@@ -799,11 +831,11 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 
 	setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
 	if (p->h > 0 && (!print_format_heads(options.format) || c->output != NULL)) {
-		char names[128];
+		char names[128], shown[CLI_QUOTED];
 
 		print_format_names(names, sizeof names, -1, print_format_heads);
 		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
-			    "no --output yet)", problem_name(c), p->h, names);
+			    "no --output yet)", problem_name(c, shown), p->h, names);
 	}
 	if (p->h > 0) {
 		struct qkv_heads_trace heads;
@@ -842,6 +874,80 @@ static void print_failure(const char *line, void *data)
 	printf("%s\n", line);
 }
 
+/* A lesson's check on a thread, so that one line can say what is happening when
+ * it takes long (lesson_checking). */
+struct lesson_checking {
+	const struct lesson *lesson;
+	int failed, checked;
+	char err[1200];
+	pthread_mutex_t lock;
+	pthread_cond_t ended;
+	bool done; /* under lock */
+};
+
+static void *lesson_checking_thread(void *argument)
+{
+	struct lesson_checking *k = argument;
+
+	k->failed = lesson_check(k->lesson, NULL, NULL, &k->checked, k->err, sizeof k->err);
+	pthread_mutex_lock(&k->lock);
+	k->done = true;
+	pthread_cond_signal(&k->ended);
+	pthread_mutex_unlock(&k->lock);
+	return NULL;
+}
+
+/* Milliseconds a lesson's check takes before a line on stderr says what it does. */
+#define LESSON_CHECK_QUIET_MS 300
+
+/* Checks the lesson before the interface starts (every step replayed once; a
+ * large lesson takes seconds): on a thread, and when it is not done within
+ * LESSON_CHECK_QUIET_MS, one line on stderr says so. Ctrl-C, with the terminal
+ * still as the shell left it, ends qkv meanwhile. The failed expects' count, or
+ * -1 with err. */
+static int check_lesson_saying(const struct cli *c, const struct lesson *lesson, int *checked, char *err,
+			       size_t err_size)
+{
+	struct lesson_checking k = { .lesson = lesson };
+	struct timespec until;
+	pthread_t thread;
+	bool done;
+
+	if (pthread_mutex_init(&k.lock, NULL) != 0)
+		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
+	if (pthread_cond_init(&k.ended, NULL) != 0) {
+		pthread_mutex_destroy(&k.lock);
+		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
+	}
+	if (pthread_create(&thread, NULL, lesson_checking_thread, &k) != 0) {
+		pthread_cond_destroy(&k.ended);
+		pthread_mutex_destroy(&k.lock);
+		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += LESSON_CHECK_QUIET_MS * 1000000L;
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&k.lock);
+	while (!k.done && pthread_cond_timedwait(&k.ended, &k.lock, &until) == 0)
+		;
+	done = k.done;
+	pthread_mutex_unlock(&k.lock);
+	if (!done) {
+		char shown[CLI_QUOTED];
+
+		fprintf(stderr, "qkv: checking %s: each of its %d steps is replayed once before the lesson starts "
+			"(Ctrl-C stops)\n", cli_quote(shown, c->lesson), lesson->step_count);
+		fflush(stderr);
+	}
+	pthread_join(thread, NULL);
+	pthread_cond_destroy(&k.ended);
+	pthread_mutex_destroy(&k.lock);
+	*checked = k.checked;
+	snprintf(err, err_size, "%s", k.err);
+	return k.failed;
+}
+
 /* --check-lesson, --lesson, --notes; the exit status. */
 static int run_lesson(const struct cli *c)
 {
@@ -854,8 +960,10 @@ static int run_lesson(const struct cli *c)
 		return EXIT_USAGE;
 	}
 	/* Every step must replay, whatever is asked: a lesson that breaks in class is refused now. */
-	failed = lesson_check(&lesson, c->given[OPT_CHECK_LESSON] ? print_failure : NULL, NULL, &checked, err,
-			      sizeof err);
+	if (c->given[OPT_CHECK_LESSON])
+		failed = lesson_check(&lesson, print_failure, NULL, &checked, err, sizeof err);
+	else
+		failed = check_lesson_saying(c, &lesson, &checked, err, sizeof err);
 	if (failed < 0) {
 		fprintf(stderr, "%s\n", err);
 		lesson_free(&lesson);
@@ -929,6 +1037,7 @@ int main(int argc, char **argv)
 		.d_k_max = QKV_SWEEP_DK_MAX, .seed = QKV_SWEEP_SEED, .temperature = 1, .pace = APP_PACE_S, .heads = 1,
 	};
 	struct qkv_problem problem;
+	char shown[CLI_QUOTED];
 	int status;
 
 	if (train_cli_wanted(argc, argv))
@@ -958,7 +1067,7 @@ int main(int argc, char **argv)
 	if (status == 0) {
 		int rc = qkv_problem_check(&problem);
 		if (rc != 0)
-			status = cli_fail("%s cannot be computed: %s", problem_name(&c),
+			status = cli_fail("%s cannot be computed: %s", problem_name(&c, shown),
 				      qkv_error_string(rc));
 	}
 	if (status == 0)
@@ -975,7 +1084,7 @@ int main(int argc, char **argv)
 	if (problem.h > 0 && qkv_heads_cost(&problem) > HEADS_INTERFACE_COST) {
 		status = cli_fail("%s's %d heads take %.0f million multiply-adds a change, too many to "
 			      "recompute between two keys (at most %.0f million): fewer tokens or a "
-			      "smaller d_model", problem_name(&c), problem.h,
+			      "smaller d_model", problem_name(&c, shown), problem.h,
 			      qkv_heads_cost(&problem) / 1e6, HEADS_INTERFACE_COST / 1e6);
 		qkv_problem_fini(&problem);
 		return status;

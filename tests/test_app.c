@@ -2317,6 +2317,71 @@ static int occurrences(const char *text, const char *what)
 	return n;
 }
 
+/* Waits for E's figure to be drawn, then writes it as the interface does. */
+static void wait_export(struct app *a)
+{
+	wait_job(a);
+	app_perform(a, clock_ms);
+}
+
+/* Esc while E's figure is drawn cancels it: nothing is written, ever, and the
+ * keys work again at once. */
+START_TEST(test_export_cancelled)
+{
+	struct app a;
+	char dir[512], svg[600];
+	struct stat st;
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(svg, sizeof svg, "%s/weights.svg", dir);
+	start(&a);
+	key(&a, 'E');
+	keys(&a, svg);
+	key(&a, APP_KEY_ENTER);
+	ck_assert(app_busy(&a));
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert(!app_busy(&a));
+	ck_assert(!a.message_is_error);
+	ck_assert_ptr_nonnull(strstr(a.message, "cancelled: "));
+	ck_assert_ptr_nonnull(strstr(a.message, "weights.svg was not written"));
+	for (int i = 0; i < 20; i++)
+		tick(&a, 5);
+	app_perform(&a, clock_ms);
+	ck_assert_int_ne(stat(svg, &st), 0);
+	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE);
+	app_fini(&a);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* E on a figure above the cap says so at once and asks no name; the weights of
+ * 500 tokens, exactly the cap, are asked for. */
+START_TEST(test_export_too_large)
+{
+	struct app a;
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 501, 1, 1, 7u), 0);
+	start_with(&a, &p, NULL);
+	key(&a, 'E');
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(!a.exporting);
+	ck_assert(a.message_is_error);
+	ck_assert_str_eq(a.message, "the figure of stage 3 (weights) would draw 251,001 cells; "
+				    "a figure draws at most 250,000");
+	app_fini(&a);
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random(&p, 500, 1, 1, 7u), 0);
+	start_with(&a, &p, NULL);
+	key(&a, 'E');
+	ck_assert_int_eq(a.prompt, PROMPT_SAVE_AS);
+	ck_assert(a.exporting);
+	app_fini(&a);
+}
+END_TEST
+
 /* E exports the stage on screen as a figure named like w's prompt, its format
  * from the name; the problem is not saved by it; a name without .svg, .pdf or
  * .png is refused, an existing file is asked about. */
@@ -2341,6 +2406,10 @@ START_TEST(test_export_figure)
 	keys(&a, svg);
 	key(&a, APP_KEY_ENTER);
 	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	/* The figure is drawn beside the interface, then written. */
+	ck_assert(app_busy(&a));
+	ck_assert_ptr_nonnull(strstr(a.message, "computing the figure of stage 1 (scores) for"));
+	wait_export(&a);
 	ck_assert_msg(!a.message_is_error, "%s", a.message);
 	ck_assert_ptr_nonnull(strstr(a.message, "stage 1 (scores) exported to"));
 	ck_assert(a.dirty);   /* exporting is not saving */
@@ -2367,6 +2436,7 @@ START_TEST(test_export_figure)
 	key(&a, 'E');
 	keys(&a, pdf);
 	key(&a, APP_KEY_ENTER);
+	wait_export(&a);
 	ck_assert_msg(!a.message_is_error, "%s", a.message);
 	ck_assert_ptr_nonnull(strstr(a.message, "stage 3 (weights)"));
 	text = read_whole(pdf);
@@ -4289,6 +4359,8 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_recovery_unreadable_is_said);
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_export_figure);
+	tcase_add_test(files, test_export_too_large);
+	tcase_add_test(files, test_export_cancelled);
 	tcase_add_test(files, test_save_to_given_path);
 	tcase_add_test(files, test_pasted_keys_never_save);
 	tcase_add_test(files, test_save_as_name_keeps_non_ascii);

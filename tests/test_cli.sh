@@ -93,6 +93,38 @@ if [ -w /dev/full ]; then
 	done
 fi
 
+# A figure above the cap of 250,000 cells is refused with its size, before any
+# file is opened: nothing on stdout, no -o file; the stage-5 figure of 1024 tokens
+# at d_k 4096 is refused in a moment. (A figure of exactly the cap is drawn by
+# e2e/test_export.sh; test_figure.c checks the count at the edge.)
+for format in svg pdf png; do
+	expect_refusal "a $format figure of 501 tokens" 2 \
+		"qkv: the figure of stage 3 (weights) would draw 251,001 cells; a figure draws at most 250,000" \
+		--random --tokens 501 --dk 1 --format "$format"
+done
+run --random --tokens 501 --dk 1 --format svg -o "$tmp/big.svg"
+if [ "$status" -eq 2 ] && [ ! -e "$tmp/big.svg" ]; then
+	ok "a refused figure writes no -o file"
+else
+	not_ok "a refused figure writes no -o file (status $status)"
+fi
+expect_refusal "the stage-5 pdf of 1024 tokens at d_k 4096" 2 \
+	"qkv: the figure of stage 5 (output) would draw 9,437,184 cells; a figure draws at most 250,000" \
+	--random --tokens 1024 --dk 4096 --stage 5 --format pdf -o "$tmp/big.pdf"
+
+# An argument echoed in a refusal has its control characters escaped: an escape
+# byte, a BEL and a C1 control written in UTF-8 never reach the terminal raw.
+esc=$(printf '\033')
+bel=$(printf '\007')
+csi=$(printf '\302\233')
+expect_refusal "--mask with an escape sequence in it" 2 \
+	'qkv: --mask needs none or causal, not "a\x1b]0;title\x07"' --print --mask "a${esc}]0;title${bel}"
+expect_refusal "a FILE with an escape sequence, refused by --random" 2 \
+	'qkv: --random draws its own problem; it reads no FILE ("f\x1b[2J.json")' \
+	--random --tokens 2 --dk 2 "f${esc}[2J.json"
+expect_refusal "--palette with a C1 control" 2 \
+	'qkv: --palette needs viridis, projector, 8 or mono, not "v\u009B"' --format svg --palette "v${csi}"
+
 # A closed pipe (SIGPIPE ignored, as some callers leave it) stops the report at
 # once with one line; the reader takes 10 bytes of a 1024-token report.
 (trap '' PIPE; "$qkv" --random --tokens 1024 --dk 64 --print 2>"$tmp/err" | head -c 10 >/dev/null)

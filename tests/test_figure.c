@@ -63,6 +63,72 @@ static void worked(struct qkv_problem *p, struct qkv_trace *t)
 	ck_assert_int_eq(qkv_attention(p, t), 0);
 }
 
+/* The cap counts every panel's grid: the weights of n tokens are n², stage 5 is
+ * A, V and O (n² + 2·n·d_v); exactly FIGURE_MAX_CELLS is taken, one more refused
+ * with the count and the cap in words. */
+START_TEST(test_size_cap)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	struct figure_options o;
+	char err[256] = "";
+
+	figure_options_default(&o);
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_random(&p, 500, 1, 1, 3u), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(figure_cells(&p, &t, &o), 500LL * 500);
+	ck_assert_int_eq(figure_check_size(&p, &t, &o, err, sizeof err), 0);
+	o.stage = QKV_STAGE_OUTPUT;
+	ck_assert_int_eq(figure_cells(&p, &t, &o), 500LL * 500 + 2 * 500);
+	ck_assert_int_eq(figure_check_size(&p, &t, &o, err, sizeof err), -1);
+	ck_assert_str_eq(err, "the figure of stage 5 (output) would draw 251,000 cells; a figure draws at most 250,000");
+	o.stage = QKV_STAGE_SCORES;
+	ck_assert_int_eq(figure_check_size(&p, &t, &o, err, sizeof err), 0);
+	qkv_problem_fini(&p);
+	qkv_trace_fini(&t);
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_random(&p, 501, 1, 1, 3u), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	o.stage = QKV_STAGE_WEIGHTS;
+	ck_assert_int_eq(figure_check_size(&p, &t, &o, err, sizeof err), -1);
+	ck_assert_str_eq(err, "the figure of stage 3 (weights) would draw 251,001 cells; a figure draws at most 250,000");
+	qkv_problem_fini(&p);
+	qkv_trace_fini(&t);
+}
+END_TEST
+
+/* A figure asked to stop draws nothing: figure_bytes says "stopped"; unasked, the
+ * same figure is drawn. */
+START_TEST(test_stop)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	struct figure_options o;
+	atomic_bool stop;
+	char err[256] = "";
+	size_t length = 0;
+	char *bytes;
+
+	worked(&p, &t);
+	figure_options_default(&o);
+	atomic_init(&stop, true);
+	o.stop = &stop;
+	ck_assert_ptr_null(figure_bytes(FIGURE_SVG, &p, &t, &o, &length, err, sizeof err));
+	ck_assert_str_eq(err, "stopped");
+	atomic_store(&stop, false);
+	bytes = figure_bytes(FIGURE_SVG, &p, &t, &o, &length, err, sizeof err);
+	ck_assert_ptr_nonnull(bytes);
+	ck_assert(length > 0 && strncmp(bytes, "<?xml", 5) == 0);
+	free(bytes);
+	qkv_problem_fini(&p);
+	qkv_trace_fini(&t);
+}
+END_TEST
+
 /* Cells tile each panel: same size, left to right and top to bottom, panels side
  * by side without overlap, everything inside the size asked for. */
 START_TEST(test_cells_tile)
@@ -197,6 +263,8 @@ static Suite *figure_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_size_parse);
+	tcase_add_test(tc, test_size_cap);
+	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_heat_fill);
 	tcase_add_test(tc, test_cells_tile);
 	tcase_add_test(tc, test_cell_text_and_fill);

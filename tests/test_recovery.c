@@ -317,6 +317,31 @@ START_TEST(no_state_folder_is_one_line)
 }
 END_TEST
 
+/* A state folder whose name holds an escape sequence: the refusal quotes it with
+ * the control character escaped, never raw. */
+START_TEST(a_folder_name_is_quoted_escaped)
+{
+	char odd[PATH_MAX + 16], file[PATH_MAX + 32], where[PATH_MAX * 2], err[1024];
+	struct qkv_problem p;
+	int fd;
+
+	example(&p, 1.1);
+	ck_assert_int_eq(mkdir(state, 0700), 0);
+	snprintf(odd, sizeof odd, "%s/a\033[2Jb", state);
+	ck_assert_int_eq(mkdir(odd, 0700), 0);
+	/* A file where the folder qkv keeps its copies in should be. */
+	snprintf(file, sizeof file, "%s/qkv", odd);
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(setenv("XDG_STATE_HOME", odd, 1), 0);
+	ck_assert_int_eq(recovery_write(NULL, &p, where, sizeof where, err, sizeof err), -1);
+	ck_assert_ptr_null(strchr(err, '\033'));
+	ck_assert_msg(strstr(err, "/a\\x1b[2Jb/qkv: not a folder") != NULL, "%s", err);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *recovery_suite(void)
 {
 	Suite *s = suite_create("recovery");
@@ -331,6 +356,7 @@ static Suite *recovery_suite(void)
 	tcase_add_test(tc, planted_files_in_the_folder_are_not_offered);
 	tcase_add_test(tc, a_folder_that_is_not_private_is_refused_or_tightened);
 	tcase_add_test(tc, no_state_folder_is_one_line);
+	tcase_add_test(tc, a_folder_name_is_quoted_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -759,6 +759,7 @@ static void after_change(struct app *app, job_change change, int argument);
 static void describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
 			    double after);
 static int keep_previous_heads(struct app *app);
+static int take_figure(struct app *app, struct job *job);
 static int heads_marks(struct app *app, bool mark);
 
 /* A trace job with the storage of an earlier job's copy to copy into, or NULL. */
@@ -895,6 +896,8 @@ static int take_job(struct app *app)
 	int rc = job->result;
 
 	app->job = NULL;
+	if (job->kind == JOB_FIGURE)
+		return take_figure(app, job);
 	if (job->kind == JOB_SWEEP) {
 		if (rc < 0) {
 			app->sweep_tokens = app->job_tokens;
@@ -1019,6 +1022,12 @@ static int take_job(struct app *app)
 /* Esc: the job is dropped and everything stays as it was before it. */
 static int cancel_job(struct app *app)
 {
+	if (app->job->kind == JOB_FIGURE) {
+		say(app, false, "cancelled: %s was not written", app->job->path);
+		job_abandon(app->job);
+		app->job = NULL;
+		return REDRAW_STATUS;
+	}
 	if (app->job->kind == JOB_SWEEP) {
 		app->sweep_tokens = app->job_tokens;
 		app->sweep_trials = app->job_trials;
@@ -1176,6 +1185,7 @@ void app_fini(struct app *app)
 	job_abandon(app->job); /* first: the job may still be reading the problem or the history */
 	app->job = NULL;
 	free(app->request.path);
+	free(app->request.bytes);
 	qkv_problem_fini(&app->problem);
 	qkv_problem_fini(&app->saved);
 	qkv_trace_fini(&app->trace);
@@ -2227,6 +2237,9 @@ static void ask(struct app *app, enum app_request_type type, const char *path, i
 	char *copy = strdup(path);
 
 	free(app->request.path);
+	free(app->request.bytes);
+	app->request.bytes = NULL;
+	app->request.length = 0;
 	app->request.path = copy;
 	app->request.type = copy != NULL ? type : APP_REQUEST_NONE;
 	app->request.why = why;
@@ -2239,6 +2252,9 @@ static void answered(struct app *app)
 {
 	free(app->request.path);
 	app->request.path = NULL;
+	free(app->request.bytes);
+	app->request.bytes = NULL;
+	app->request.length = 0;
 	app->request.type = APP_REQUEST_NONE;
 }
 
@@ -2358,18 +2374,64 @@ int app_figure_stage(const struct app *app)
 	       ? QKV_STAGE_WEIGHTS : app->stage;
 }
 
-/* E's name typed: the format from its ending, then the caller is asked to write
- * the figure (app_perform draws it). */
+void app_figure_options(const struct app *app, struct figure_options *o)
+{
+	figure_options_default(o);
+	o->stage = app_figure_stage(app);
+	o->palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
+	o->cell_row = app_query(app);
+	o->cell_col = o->stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
+}
+
+/* E's name typed: the format from its ending, then the figure is drawn by a job
+ * beside the interface (Esc cancels it, and nothing is written); once drawn, the
+ * caller is asked to write its bytes (app_perform). */
 static int export_to(struct app *app, const char *path)
 {
 	const char *dot = strrchr(path, '.');
 	enum figure_format format;
+	struct job *job;
+	int stage;
 
 	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
 		say(app, true, "%s: name the figure .svg, .pdf or .png", path);
 		return REDRAW_STATUS;
 	}
-	ask(app, APP_REQUEST_EXPORT, path, 0);
+	job = job_new(JOB_FIGURE);
+	if (job == NULL || (job->path = strdup(path)) == NULL) {
+		job_abandon(job);
+		say(app, true, "out of memory: %s was not exported", path);
+		return REDRAW_STATUS;
+	}
+	job->figure_format = format;
+	app_figure_options(app, &job->figure);
+	job->head = app->head;
+	job_borrow(job, &app->problem);
+	stage = job->figure.stage;
+	snprintf(app->job_what, sizeof app->job_what, "the figure of stage %d (%s) for %s", stage,
+		 qkv_stage_name((enum qkv_stage)stage), path);
+	app->job = job;
+	app->job_started_ms = app->now_ms;
+	app->job_refused = false;
+	job_start(job);
+	say_progress(app);
+	return REDRAW_STATUS;
+}
+
+/* A figure drawn: its bytes go to the caller to write, or its reason is said. */
+static int take_figure(struct app *app, struct job *job)
+{
+	if (job->bytes == NULL) {
+		say(app, true, "%s", job->err[0] != '\0' ? job->err : "cannot draw the figure");
+	} else {
+		ask(app, APP_REQUEST_EXPORT, job->path, 0);
+		if (app->request.type == APP_REQUEST_EXPORT) {
+			app->request.bytes = job->bytes;
+			app->request.length = job->length;
+			job->bytes = NULL;
+		}
+	}
+	job_abandon(job);
 	return REDRAW_STATUS;
 }
 
@@ -3195,10 +3257,19 @@ static int key_learning(struct app *app, int key)
 	return REDRAW_ALL;
 }
 
-/* E: asks for the figure's name (its ending the format), as w asks for a file's. */
+/* E: asks for the figure's name (its ending the format), as w asks for a file's;
+ * a figure above the cells a figure draws is refused before the name is asked. */
 static int key_export(struct app *app, int key)
 {
+	struct figure_options o;
+	char err[256];
+
 	(void)key;
+	app_figure_options(app, &o);
+	if (figure_check_size(&app->problem, &app->trace, &o, err, sizeof err) != 0) {
+		say(app, true, "%s", err);
+		return REDRAW_STATUS;
+	}
 	app->exporting = true;
 	app->prompt = PROMPT_SAVE_AS;
 	app->answer[0] = '\0';
@@ -3356,8 +3427,9 @@ const struct app_binding app_bindings[] = {
 	  "file and screen" },
 	{ { 'E' }, K_MAIN, "E", "export a figure", NULL, 0, key_export,
 	  "export the stage on screen as a figure (the weights in the live view): asks for a name like w; its "
-	  "ending, .svg, .pdf or .png, picks the format; written atomically, in the palette on screen, the "
-	  "selected cell framed (in the learning view, E is its experiment)", "file and screen" },
+	  "ending, .svg, .pdf or .png, picks the format; drawn beside the interface (Esc cancels), written "
+	  "atomically, in the palette on screen, the selected cell framed; at most 250,000 cells (in the "
+	  "learning view, E is its experiment)", "file and screen" },
 	{ { APP_KEY_CTRL_S }, K_MAIN, "Ctrl-S", "nothing (w saves)", NULL, 0, key_ctrl_s,
 	  "nothing: the terminal's flow control is off while qkv runs, and w saves", "file and screen" },
 	{ { 'q', APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, K_MAIN, "q", "quit (Ctrl-C, Ctrl-\\)", "q quit",

@@ -11,6 +11,7 @@
 #include "app/history.h"
 #include "app/job.h"
 #include "app/learning.h"
+#include "io/figure.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/heads.h"
@@ -90,13 +91,16 @@ enum app_request_type {
 	APP_REQUEST_LOOK,   /* what is at path? EVENT_LOOKED */
 	APP_REQUEST_SAVE,   /* save the problem to path: EVENT_SAVED or EVENT_SAVE_FAILED */
 	APP_REQUEST_REMOVE, /* delete path (a recovery copy): EVENT_REMOVED */
-	APP_REQUEST_EXPORT, /* write E's figure to path: EVENT_SAVED or EVENT_SAVE_FAILED */
+	APP_REQUEST_EXPORT, /* write E's figure (bytes, drawn by a job) to path: EVENT_SAVED or
+			     * EVENT_SAVE_FAILED */
 };
 
 struct app_request {
 	enum app_request_type type;
 	char *path;  /* owned */
 	int why;     /* the app's own note of what the answer is for */
+	char *bytes; /* APP_REQUEST_EXPORT: the figure's bytes, owned; length of them */
+	size_t length;
 };
 
 /* What has the cursor. Inputs come first, in the order Tab visits them. */
@@ -379,6 +383,8 @@ unsigned app_key_context(const struct app *app);
 const struct app_binding *app_binding_find(unsigned context, int key);
 /* The stage E's figure draws (the weights in the live view). */
 int app_figure_stage(const struct app *app);
+/* E's figure's options: that stage, the palette on screen, the selected cell. */
+void app_figure_options(const struct app *app, struct figure_options *o);
 /* The status line's hints for the keys in reach now: " Tab matrix · 0-9 edit · …". */
 void app_key_hints(const struct app *app, char *buf, size_t size);
 /* The same for the bindings hinted in context (APP_KEYS_LESSON: the lesson's line). */

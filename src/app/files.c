@@ -25,30 +25,15 @@ static void look(const char *path, struct app_file *f)
 	f->size = (int64_t)st.st_size;
 }
 
-/* E's figure of the app's stage to path (its format from the ending), written
+/* E's figure, drawn by a job into the request's bytes, to path, written
  * atomically; 0, or -1 with err. */
 static int export_figure(const struct app *app, const char *path, char *err, size_t err_size)
 {
-	const char *dot = strrchr(path, '.');
-	struct figure_options o;
-	enum figure_format format;
-	size_t length;
-	char *bytes;
-	int rc;
-
-	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
-		snprintf(err, err_size, "%s: name the figure .svg, .pdf or .png", path);
+	if (app->request.bytes == NULL) {
+		snprintf(err, err_size, "%s: the figure was not drawn", path);
 		return -1;
 	}
-	figure_options_default(&o);
-	o.stage = app_figure_stage(app);
-	o.palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
-	o.cell_row = app_query(app);
-	o.cell_col = o.stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
-	bytes = figure_bytes(format, &app->problem, &app->trace, &o, &length, err, err_size);
-	rc = bytes == NULL ? -1 : save_bytes(path, bytes, length, err, err_size);
-	free(bytes);
-	return rc != 0 ? -1 : 0;
+	return save_bytes(path, app->request.bytes, app->request.length, err, err_size) != 0 ? -1 : 0;
 }
 
 int app_perform(struct app *app, int64_t now_ms)

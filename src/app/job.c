@@ -4,6 +4,7 @@
  * on it and the thread, finding that, frees the job itself. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ struct job *job_new(enum job_kind kind)
 		return NULL;
 	}
 	atomic_init(&job->state, JOB_RUNNING);
+	atomic_init(&job->stop, false);
 	return job;
 }
 
@@ -43,6 +45,8 @@ static void job_free(struct job *job)
 		qkv_matrix_fini(&job->untied[i]);
 	for (int g = 0; g < JOB_GRIDS; g++)
 		free(job->moved[g]);
+	free(job->bytes);
+	free(job->path);
 	pthread_mutex_destroy(&job->lock);
 	free(job); /* source, saved and before are borrowed: never freed here */
 }
@@ -271,6 +275,25 @@ static int compute_borrowed(struct job *job)
 	return rc;
 }
 
+/* A figure: the copy and its trace, then the figure's bytes in memory. */
+static int compute_figure(struct job *job)
+{
+	int rc = job->borrowed ? copy_source(job) : 0;
+
+	if (rc == JOB_GONE)
+		return 0; /* abandoned: nobody takes the result */
+	if (rc == 0)
+		rc = compute_trace(job);
+	if (rc != 0) {
+		snprintf(job->err, sizeof job->err, "cannot draw the figure: %s", qkv_error_string(rc));
+		return rc;
+	}
+	job->figure.stop = &job->stop;
+	job->bytes = figure_bytes(job->figure_format, &job->problem, &job->trace, &job->figure, &job->length,
+				  job->err, sizeof job->err);
+	return job->bytes != NULL ? 0 : -1;
+}
+
 static void *job_free_thread(void *argument)
 {
 	job_free(argument);
@@ -300,6 +323,8 @@ static void job_compute(struct job *job)
 		job->result = compute_borrowed(job);
 	else if (job->kind == JOB_TRACE)
 		job->result = compute_trace(job);
+	else if (job->kind == JOB_FIGURE)
+		job->result = compute_figure(job);
 	else
 		job->result = qkv_sweep(job->tokens, job->trials, job->seed, job->d_k_max, job->sweep);
 }
@@ -354,6 +379,7 @@ void job_abandon(struct job *job)
 	pthread_mutex_lock(&job->lock);
 	job->source_gone = true;
 	pthread_mutex_unlock(&job->lock);
+	atomic_store(&job->stop, true);
 	if (!job->started) {
 		job_free(job);
 		return;

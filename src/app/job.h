@@ -1,8 +1,9 @@
 /* job.h — a computation too long to run between two key presses (a whole trace of
- * a large problem, a large d_k sweep), run on a thread of its own so the interface
- * keeps reading keys and signals meanwhile. The job works on its own copies and
- * never touches the app: app_update looks at job_done() on its ticks and takes the
- * result in, or abandons the job when Esc cancels it. No curses, no printing. */
+ * a large problem, a large d_k sweep, a figure drawn into memory), run on a thread
+ * of its own so the interface keeps reading keys and signals meanwhile. The job
+ * works on its own copies and never touches the app: app_update looks at
+ * job_done() on its ticks and takes the result in, or abandons the job when Esc
+ * cancels it. No curses, no printing, no files. */
 #ifndef QKV_APP_JOB_H
 #define QKV_APP_JOB_H
 
@@ -10,12 +11,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "io/figure.h"
 #include "qkv/attention.h"
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
-enum job_kind { JOB_TRACE, JOB_SWEEP };
+enum job_kind { JOB_TRACE, JOB_SWEEP, JOB_FIGURE };
 #define JOB_GRIDS 7 /* the grids of a trace, in app.h's order of enum app_grid */
 
 /* What a change of the whole problem may need besides the problem: the seed of new
@@ -71,6 +73,16 @@ struct job {
 	int tokens, trials, d_k_max;
 	uint64_t seed;
 	struct qkv_sweep_point sweep[QKV_SWEEP_MAX_POINTS];
+	/* JOB_FIGURE: the borrowed problem copied, its trace computed as JOB_TRACE's,
+	 * then drawn in memory (figure_bytes; no file is touched): bytes (malloc'd,
+	 * length bytes, NULL with err when it cannot be drawn). path is the name it
+	 * is for (owned), kept for the app. */
+	enum figure_format figure_format;
+	struct figure_options figure; /* its stop: &stop */
+	atomic_bool stop;             /* set by job_abandon: the drawing ends early */
+	char *bytes, *path;
+	size_t length;
+	char err[512];
 	int result;   /* qkv_attention's code, or qkv_sweep's count or code */
 	_Atomic int state; /* running, done or abandoned (job.c) */
 	bool started;      /* job_start was called */

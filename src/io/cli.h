@@ -16,6 +16,12 @@
  * `return cli_fail(...)`. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The room cli_quote needs. */
+#define CLI_QUOTED 1024
+/* text as a message quotes it (quote.h: control characters escaped), its first
+ * 240 bytes at most, into out; returns out. */
+const char *cli_quote(char out[CLI_QUOTED], const char *text);
+
 /* A whole number in low..high, for --OPTION. */
 int cli_parse_int(const char *option, const char *text, long low, long high, int *out);
 /* A finite number in low..high, for --OPTION. */

@@ -122,6 +122,12 @@ bool figure_stage_drawable(const struct qkv_problem *p, int stage)
 
 /* ---- text ----------------------------------------------------------------------- */
 
+/* True once the figure's caller asked it to stop (figure_options.stop). */
+static bool stopped(const struct fig *f)
+{
+	return f->o.stop != NULL && atomic_load(f->o.stop);
+}
+
 static double text_width(struct fig *f, const char *text, double size, bool bold)
 {
 	return canvas_text_width(&f->cv, text, size, bold);
@@ -351,7 +357,7 @@ static void layout_panel(struct fig *f, struct panel *pn)
 	double widest = 2.0 * fs, label_w = 1.5 * fs;
 
 	/* The numbers (the mix: and its sum; the wrong-way sums are measured below). */
-	for (int r = 0; r < pn->rows + (pn->mix ? 1 : 0); r++)
+	for (int r = 0; r < pn->rows + (pn->mix ? 1 : 0) && !stopped(f); r++)
 		for (int c = 0; c < pn->cols; c++) {
 			qkv_format_number(text, sizeof text, cell_value(f, pn, r, c), f->o.decimals);
 			widest = fmax(widest, text_width(f, text, fs, f->bold_numbers));
@@ -459,17 +465,24 @@ static void layout(struct fig *f)
 	f->cv.natural_h = top + tallest + margin;
 }
 
-static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
-		    const struct figure_options *o)
+/* f's problem, trace and options, the stage it can draw: all the panels need. */
+static void fig_bare(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
+		     const struct figure_options *o)
 {
-	int code;
-
 	memset(f, 0, sizeof *f);
 	f->p = p;
 	f->t = t;
 	f->o = *o;
 	if (!figure_stage_drawable(p, f->o.stage))
 		f->o.stage = QKV_STAGE_WEIGHTS;
+}
+
+static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
+		    const struct figure_options *o)
+{
+	int code;
+
+	fig_bare(f, p, t, o);
 	f->o.decimals = f->o.decimals < 0 ? 0 : f->o.decimals > 12 ? 12 : f->o.decimals;
 	if (f->o.palette < 0 || f->o.palette >= QKV_PALETTE_COUNT)
 		f->o.palette = QKV_PALETTE_VIRIDIS;
@@ -573,7 +586,7 @@ static void draw_panel(struct fig *f, const struct panel *pn)
 		canvas_text(cv, pn->grid_x + (c + 0.5) * pn->cell_w, pn->grid_y - 0.5 * fs, text, fs, false, f->label,
 		       ANCHOR_MIDDLE, "label");
 	}
-	for (int r = 0; r < grid_rows(pn); r++) {
+	for (int r = 0; r < grid_rows(pn) && !stopped(f); r++) {
 		double y = pn->grid_y + r * pn->cell_h;
 		bool sum_row = pn->mix && r == pn->rows;
 
@@ -678,26 +691,56 @@ char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const
 	if (fig_open_for(&f, format, p, t, o, err, err_size) != 0)
 		return NULL;
 	svg_title(&f, title, sizeof title);
-	bytes = canvas_bytes(format, &f.cv, title, draw, &f, length, err, err_size);
+	bytes = stopped(&f) ? NULL : canvas_bytes(format, &f.cv, title, draw, &f, length, err, err_size);
+	if (bytes != NULL && stopped(&f)) {
+		free(bytes);
+		bytes = NULL;
+	}
+	if (bytes == NULL && stopped(&f))
+		snprintf(err, err_size, "stopped");
 	fig_close(&f);
 	return bytes;
 }
 
+/* The panels only, without cairo or layout: cheap whatever the figure's size. */
 int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
 		  int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
 {
 	struct fig f;
-	int count;
 
-	if (fig_open(&f, p, t, o) != 0)
-		return 0;
-	count = f.count;
-	for (int i = 0; i < count; i++) {
+	fig_bare(&f, p, t, o);
+	make_panels(&f);
+	for (int i = 0; i < f.count; i++) {
 		rows[i] = f.panels[i].rows;
 		cols[i] = f.panels[i].cols;
 	}
-	fig_close(&f);
-	return count;
+	return f.count;
+}
+
+long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o)
+{
+	int rows[FIGURE_MAX_PANELS], cols[FIGURE_MAX_PANELS], count = figure_panels(p, t, o, rows, cols);
+	long long cells = 0;
+
+	for (int i = 0; i < count; i++)
+		cells += (long long)rows[i] * cols[i];
+	return cells;
+}
+
+int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
+		      char *err, size_t err_size)
+{
+	long long cells = figure_cells(p, t, o);
+	int stage = figure_stage_drawable(p, o->stage) ? o->stage : QKV_STAGE_WEIGHTS;
+	char count[32], cap[32];
+
+	if (cells <= FIGURE_MAX_CELLS)
+		return 0;
+	qkv_format_grouped(count, sizeof count, cells);
+	qkv_format_grouped(cap, sizeof cap, FIGURE_MAX_CELLS);
+	snprintf(err, err_size, "the figure of stage %d (%s) would draw %s cells; a figure draws at most %s",
+		 stage, qkv_stage_name((enum qkv_stage)stage), count, cap);
+	return -1;
 }
 
 void figure_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,

@@ -16,6 +16,7 @@
 #ifndef QKV_IO_FIGURE_H
 #define QKV_IO_FIGURE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -42,6 +43,10 @@ struct figure_options {
 	int cell_col;
 	double width;       /* points (SVG, PDF) or pixels (PNG); 0: the natural size */
 	double height;
+	/* Not NULL: read between rows while the figure is laid out and drawn; once it
+	 * is true the rest is skipped and figure_bytes returns NULL ("stopped"). For a
+	 * figure drawn on a thread that may be cancelled (borrowed). */
+	const atomic_bool *stop;
 };
 
 /* Weights, viridis, light background, 2 decimals, no selected cell, natural size. */
@@ -76,10 +81,20 @@ struct figure_cell {
 int figure_cell(const struct qkv_problem *p, const struct qkv_trace *t,
 		const struct figure_options *o, int panel, int row, int col,
 		struct figure_cell *cell);
-/* The figure's panels and their sizes (rows, cols each); returns the count. */
+/* The figure's panels and their grids' sizes (rows, cols each); returns the
+ * count. Cheap: no cairo, no layout. */
 int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t,
 		  const struct figure_options *o, int rows[FIGURE_MAX_PANELS],
 		  int cols[FIGURE_MAX_PANELS]);
+/* The most cells a figure draws, all its panels' grids together (the weights of
+ * 500 tokens): above it a figure is refused before anything is drawn or opened. */
+#define FIGURE_MAX_CELLS 250000
+/* The cells of the figure's panels' grids together; cheap (no cairo, no layout). */
+long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o);
+/* 0 when the figure has at most FIGURE_MAX_CELLS cells, else -1 with one line in
+ * err saying how many it would have and the cap. */
+int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
+		      char *err, size_t err_size);
 /* The size the figure is drawn at (the options' size, else its natural size). */
 void figure_size(const struct qkv_problem *p, const struct qkv_trace *t,
 		 const struct figure_options *o, double *width, double *height);
@@ -89,7 +104,8 @@ void figure_size(const struct qkv_problem *p, const struct qkv_trace *t,
 int figure_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
 		 const struct qkv_trace *t, const struct figure_options *o, char *err,
 		 size_t err_size);
-/* The same into memory (malloc'd, *length bytes; caller frees), or NULL with err. */
+/* The same into memory (malloc'd, *length bytes; caller frees), or NULL with err
+ * (also when o->stop became true). */
 char *figure_bytes(enum figure_format format, const struct qkv_problem *p,
 		   const struct qkv_trace *t, const struct figure_options *o, size_t *length,
 		   char *err, size_t err_size);

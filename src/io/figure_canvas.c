@@ -7,6 +7,7 @@
 #include <fontconfig/fontconfig.h>
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +46,21 @@
 	X(cairo_translate)
 
 static struct {
-	bool tried, loaded;
+	bool loaded;
 	char error[200];
 #define CAIRO_MEMBER(name) __typeof__(name) *name;
 	CAIRO_CALLS(CAIRO_MEMBER)
 #undef CAIRO_MEMBER
 	__typeof__(FcFini) *FcFini; /* NULL: fontconfig's configuration is left at exit */
 } lib;
+
+/* Figures are drawn on threads beside the interface too: cairo is loaded once
+ * (load_once), and the canvases open are counted under `canvases`, so that the
+ * clean-up at exit never frees cairo's caches under a figure still drawn. */
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t canvases = PTHREAD_MUTEX_INITIALIZER;
+static int canvases_open;
+static bool released;
 
 /* dlsym's object pointer as a function pointer (POSIX guarantees it converts). */
 static bool load_symbol(void *handle, const char *name, void *function_pointer)
@@ -62,21 +71,20 @@ static bool load_symbol(void *handle, const char *name, void *function_pointer)
 	return address != NULL;
 }
 
-/* Loads cairo once; true when every call above is there. */
-static bool load_cairo(void)
+static void release_fonts(void);
+
+/* Loads cairo (once: load_cairo); lib.loaded when every call above is there. */
+static void load_cairo_once(void)
 {
 	void *cairo, *fontconfig;
 	const char *missing = NULL;
 
-	if (lib.tried)
-		return lib.loaded;
-	lib.tried = true;
 	cairo = dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
 	if (cairo == NULL) {
 		const char *why = dlerror();
 
 		snprintf(lib.error, sizeof lib.error, "%s", why != NULL ? why : "libcairo.so.2 not found");
-		return false;
+		return;
 	}
 #define CAIRO_LOAD(name) \
 	if (missing == NULL && !load_symbol(cairo, #name, &lib.name)) \
@@ -85,14 +93,21 @@ static bool load_cairo(void)
 #undef CAIRO_LOAD
 	if (missing != NULL) {
 		snprintf(lib.error, sizeof lib.error, "libcairo.so.2 has no %s", missing);
-		return false;
+		return;
 	}
 	/* cairo's own dependency, loaded with it: only its clean-up is wanted. */
 	fontconfig = dlopen("libfontconfig.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (fontconfig != NULL && !load_symbol(fontconfig, "FcFini", &lib.FcFini))
 		lib.FcFini = NULL;
 	lib.loaded = true;
-	return true;
+	atexit(release_fonts);
+}
+
+/* True when cairo is loaded (loading it the first time, on any thread). */
+static bool load_cairo(void)
+{
+	pthread_once(&load_once, load_cairo_once);
+	return lib.loaded;
 }
 
 const char *canvas_unavailable(void)
@@ -122,23 +137,36 @@ void canvas_open_error(int code, const char *what, char *err, size_t err_size)
 
 /* At exit, when no cairo object is left: cairo's font caches, then fontconfig's
  * configuration, are freed, so figures leave nothing for a leak checker. Once per
- * process: loading fontconfig's configuration again for every figure is slow. */
+ * process: loading fontconfig's configuration again for every figure is slow. A
+ * figure still drawn on a thread (a cancelled export) keeps them: the process
+ * ends with them. */
 static void release_fonts(void)
 {
-	lib.cairo_debug_reset_static_data();
-	if (lib.FcFini != NULL)
-		lib.FcFini();
+	pthread_mutex_lock(&canvases);
+	if (canvases_open == 0) {
+		released = true;
+		lib.cairo_debug_reset_static_data();
+		if (lib.FcFini != NULL)
+			lib.FcFini();
+	}
+	pthread_mutex_unlock(&canvases);
 }
 
 int canvas_open(struct canvas *cv)
 {
-	static bool release_registered = false;
+	bool open;
 
 	memset(cv, 0, sizeof *cv);
 	if (!load_cairo())
 		return -2;
-	if (!release_registered)
-		release_registered = atexit(release_fonts) == 0;
+	pthread_mutex_lock(&canvases);
+	open = !released;
+	if (open)
+		canvases_open++;
+	pthread_mutex_unlock(&canvases);
+	if (!open)
+		return -1; /* the process is ending */
+	cv->open = true;
 	cv->measure_surface = lib.cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
 	cv->measure = lib.cairo_create(cv->measure_surface);
 	if (lib.cairo_status(cv->measure) != CAIRO_STATUS_SUCCESS) {
@@ -157,6 +185,12 @@ void canvas_close(struct canvas *cv)
 		lib.cairo_surface_destroy(cv->measure_surface);
 	cv->measure = NULL;
 	cv->measure_surface = NULL;
+	if (cv->open) {
+		pthread_mutex_lock(&canvases);
+		canvases_open--;
+		pthread_mutex_unlock(&canvases);
+		cv->open = false;
+	}
 }
 
 static void font(cairo_t *cr, double size, bool bold)

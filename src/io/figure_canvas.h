@@ -28,6 +28,7 @@ struct canvas {
 	FILE *svg;     /* while writing an SVG */
 	FILE *stream;  /* while cairo writes a PDF or PNG */
 	int serial;    /* the SVG elements named so far */
+	bool open;     /* counted among the canvases open (canvas_open) */
 	int write_error; /* errno of the first failed write (0: none); nothing more
 			    is written after it */
 };

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io/quote.h"
 #include "io/recovery.h"
 #include "io/save.h"
 
@@ -42,6 +43,13 @@ static int fail(char *err, size_t err_size, const char *format, ...)
 	vsnprintf(err, err_size, format, args);
 	va_end(args);
 	return -1;
+}
+
+/* A name (a folder, a path) as a message quotes it (quote.h), into out. */
+static const char *shown(char *out, size_t size, const char *name)
+{
+	quote_text(out, size, name, strlen(name), 240);
+	return out;
 }
 
 /* The state folder's name into out; false when neither XDG_STATE_HOME nor HOME
@@ -65,6 +73,7 @@ static bool state_folder_name(char *out, size_t size)
  * tightened). Returns its descriptor, or -1 with one line in err. */
 static int state_folder_open(bool make, char *folder, size_t size, char *err, size_t err_size)
 {
+	char quoted[1024];
 	struct stat st;
 	int fd;
 
@@ -81,8 +90,8 @@ static int state_folder_open(bool make, char *folder, size_t size, char *err, si
 
 				if (slash != NULL)
 					*slash = '/';
-				return fail(err, err_size, "%s: cannot make the folder (%s)", folder,
-					    strerror(code));
+				return fail(err, err_size, "%s: cannot make the folder (%s)",
+					    shown(quoted, sizeof quoted, folder), strerror(code));
 			}
 			if (slash == NULL)
 				break;
@@ -93,18 +102,20 @@ static int state_folder_open(bool make, char *folder, size_t size, char *err, si
 	if (fd < 0) {
 		int code = errno;
 
-		return fail(err, err_size, "%s: %s", folder,
+		return fail(err, err_size, "%s: %s", shown(quoted, sizeof quoted, folder),
 			    code == ELOOP || code == ENOTDIR ? "not a folder (a link or a file)" : strerror(code));
 	}
 	if (fstat(fd, &st) != 0 || st.st_uid != geteuid()) {
 		close(fd);
-		return fail(err, err_size, "%s: the folder belongs to another user", folder);
+		return fail(err, err_size, "%s: the folder belongs to another user",
+			    shown(quoted, sizeof quoted, folder));
 	}
 	if ((st.st_mode & 077) != 0 && fchmod(fd, 0700) != 0) {
 		int code = errno;
 
 		close(fd);
-		return fail(err, err_size, "%s: cannot make the folder private (%s)", folder, strerror(code));
+		return fail(err, err_size, "%s: cannot make the folder private (%s)",
+			    shown(quoted, sizeof quoted, folder), strerror(code));
 	}
 	return fd;
 }
@@ -182,7 +193,7 @@ int recovery_write(const char *path, const struct qkv_problem *p, char *where, s
 		   char *err, size_t err_size)
 {
 	char folder[PATH_MAX], prefix[NAME_PART_MAX + 32], stamp[32], temp[NAME_PART_MAX + 96];
-	char name[NAME_PART_MAX + 96];
+	char name[NAME_PART_MAX + 96], quoted[1024];
 	time_t now = time(NULL);
 	struct tm tm;
 	char *text;
@@ -191,8 +202,8 @@ int recovery_write(const char *path, const struct qkv_problem *p, char *where, s
 	if (err_size > 0)
 		err[0] = '\0';
 	if (!copy_prefix(path, prefix, sizeof prefix))
-		return fail(err, err_size, "%s: cannot find its absolute name for a recovery copy (%s)", path,
-			    strerror(errno));
+		return fail(err, err_size, "%s: cannot find its absolute name for a recovery copy (%s)",
+			    shown(quoted, sizeof quoted, path), strerror(errno));
 	dir = state_folder_open(true, folder, sizeof folder, err, err_size);
 	if (dir < 0)
 		return -1;
@@ -232,7 +243,8 @@ int recovery_write(const char *path, const struct qkv_problem *p, char *where, s
 		if (snprintf(where, where_size, "%s/%s", folder, name) >= (int)where_size)
 			result = fail(err, err_size, "the recovery copy's name is too long to say");
 	} else {
-		fail(err, err_size, "%s: cannot write a recovery copy there (%s)", folder, strerror(code));
+		fail(err, err_size, "%s: cannot write a recovery copy there (%s)", shown(quoted, sizeof quoted, folder),
+		     strerror(code));
 	}
 	free(text);
 	close(dir);

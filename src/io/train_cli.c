@@ -67,6 +67,7 @@ bool train_cli_wanted(int argc, char **argv)
 static int parse_learn(const char *text, unsigned *learn)
 {
 	const char *at = text;
+	char shown[CLI_QUOTED];
 
 	*learn = 0;
 	while (*at != '\0') {
@@ -79,12 +80,12 @@ static int parse_learn(const char *text, unsigned *learn)
 				found = w;
 		if (found < 0 || (*learn & (1u << found)))
 			return cli_fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
-				    "not \"%s\"", text);
+				    "not \"%s\"", cli_quote(shown, text));
 		*learn |= 1u << found;
 		at += length;
 		if (*at == ',' && *++at == '\0')
 			return cli_fail("--learn needs W_Q, W_K and W_V separated by commas, each once, "
-				    "not \"%s\"", text);
+				    "not \"%s\"", cli_quote(shown, text));
 	}
 	if (*learn == 0)
 		return cli_fail("--learn needs at least one of W_Q, W_K and W_V");
@@ -99,13 +100,14 @@ static bool train_writes(enum print_format format)
 
 static int take(struct train_cli *c, enum train_opt o, const char *arg, bool given[T_COUNT])
 {
+	char shown[CLI_QUOTED];
 	int value;
 
 	switch (o) {
 	case T_TRAIN:
 		value = qkv_task_parse(arg);
 		if (value < 0)
-			return cli_fail("--train needs lookup, previous or self, not \"%s\"", arg);
+			return cli_fail("--train needs lookup, previous or self, not \"%s\"", cli_quote(shown, arg));
 		c->config.task = (enum qkv_task)value;
 		return 0;
 	case T_DK:
@@ -121,13 +123,13 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 	case T_LOSS:
 		value = qkv_loss_parse(arg);
 		if (value < 0)
-			return cli_fail("--loss needs mse or xent, not \"%s\"", arg);
+			return cli_fail("--loss needs mse or xent, not \"%s\"", cli_quote(shown, arg));
 		c->config.loss = (enum qkv_loss)value;
 		return 0;
 	case T_OPTIMIZER:
 		value = qkv_optimizer_parse(arg);
 		if (value < 0)
-			return cli_fail("--optimizer needs sgd or adam, not \"%s\"", arg);
+			return cli_fail("--optimizer needs sgd or adam, not \"%s\"", cli_quote(shown, arg));
 		c->config.optimizer = (enum qkv_optimizer)value;
 		return 0;
 	case T_LR: {
@@ -141,9 +143,9 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 		 * refused, and said so. */
 		if (end != arg && *end == '\0' && errno == ERANGE && !signbit(lr) && lr < DBL_MIN)
 			return cli_fail("--lr %s is too small: it needs a number from %.17g (the smallest "
-					"normal double) to 1e6", arg, DBL_MIN);
+					"normal double) to 1e6", cli_quote(shown, arg), DBL_MIN);
 		if (end == arg || *end != '\0' || errno != 0 || !isfinite(lr) || lr <= 0.0 || lr > 1e6)
-			return cli_fail("--lr needs a number from %.17g to 1e6, not \"%s\"", DBL_MIN, arg);
+			return cli_fail("--lr needs a number from %.17g to 1e6, not \"%s\"", DBL_MIN, cli_quote(shown, arg));
 		c->config.lr = lr;
 		return 0;
 	}
@@ -165,7 +167,7 @@ static int take(struct train_cli *c, enum train_opt o, const char *arg, bool giv
 				return 0;
 		}
 		print_format_names(names, sizeof names, -1, train_writes);
-		return cli_fail("--format with --train needs %s, not \"%s\"", names, arg);
+		return cli_fail("--format with --train needs %s, not \"%s\"", names, cli_quote(shown, arg));
 	}
 	case T_OUTPUT:
 		c->output = arg;
@@ -256,6 +258,7 @@ static int check(struct train_cli *c, bool given[T_COUNT])
 int train_cli_parse(int argc, char **argv, struct train_cli *c)
 {
 	bool given[T_COUNT] = { false };
+	char shown[CLI_QUOTED];
 	int ch;
 
 	memset(c, 0, sizeof *c);
@@ -270,9 +273,9 @@ int train_cli_parse(int argc, char **argv, struct train_cli *c)
 			ch = T_OUTPUT;
 		if (ch == '?')
 			return cli_fail("%s does not go with --train (qkv --help lists what does)",
-				    argv[optind - 1]);
+				    cli_quote(shown, argv[optind - 1]));
 		if (ch == ':')
-			return cli_fail("%s needs a value (qkv --help)", argv[optind - 1]);
+			return cli_fail("%s needs a value (qkv --help)", cli_quote(shown, argv[optind - 1]));
 		if (ch == T_HELP)
 			return TRAIN_CLI_HELP;
 		given[ch] = true;

@@ -348,7 +348,7 @@ static bool terminal_gone(int64_t waited_ms, int timeout_ms, int *quick)
  * the sentence for stderr goes into said ("" when there was nothing to keep). */
 static void keep_changes(const struct app *app, char *said, size_t size)
 {
-	char where[4096], err[600];
+	char where[4096], err[600], path_shown[1024], where_shown[1024];
 
 	said[0] = '\0';
 	if (!app->dirty)
@@ -357,12 +357,16 @@ static void keep_changes(const struct app *app, char *said, size_t size)
 		snprintf(said, size, "qkv: the unsaved changes are lost: %s\n", err);
 		return;
 	}
-	if (app->path != NULL)
+	/* The names as a message quotes them: a control character in one is escaped. */
+	quote_text(where_shown, sizeof where_shown, where, strlen(where), 240);
+	if (app->path != NULL) {
+		quote_text(path_shown, sizeof path_shown, app->path, strlen(app->path), 240);
 		snprintf(said, size, "qkv: the unsaved changes to %s are kept in %s; qkv offers them "
-			 "the next time %s is opened\n", app->path, where, app->path);
-	else
+			 "the next time %s is opened\n", path_shown, where_shown, path_shown);
+	} else {
 		snprintf(said, size, "qkv: the unsaved problem is kept in %s; open it with qkv %s\n",
-			 where, where);
+			 where_shown, where_shown);
+	}
 }
 
 /* A first trace that takes long is computed on a thread while one line says so;

@@ -236,6 +236,31 @@ e2e_dump() {
 	screen "$name" 2>&1 | sed 's/^/# |/'
 }
 
+# now_s: seconds since the epoch, to the millisecond.
+now_s() {
+	date +%s.%N
+}
+
+# cancel_within NAME REGEX LIMIT WHAT: sends Esc, then waits for REGEX on the
+# screen; passes when it shows within LIMIT seconds of the Esc.
+cancel_within() {
+	local name=$1 regex=$2 limit=$3 what=$4 sent shown took
+	sent=$(now_s)
+	keys "$name" Escape
+	if wait_for "$name" "$regex" 5; then
+		shown=$(now_s)
+		took=$(awk -v a="$sent" -v b="$shown" 'BEGIN { printf "%.3f", b - a }')
+		if awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t < l) }'; then
+			pass "$what: cancelled in $took s"
+		else
+			fail "$what: cancelled in $took s, not within $limit s"
+		fi
+	else
+		fail "$what: Esc cancels"
+		e2e_dump "$name"
+	fi
+}
+
 # expect NAME REGEX MESSAGE: passes when the screen matches within the timeout.
 expect() {
 	local name=$1 regex=$2 message=$3
