@@ -47,6 +47,26 @@ expect_success "--train-sweep --format csv" --train self --train-sweep --steps 2
 expect_success "--train-sweep with xent + adam compares with MSE + SGD" --train self \
 	--train-sweep --steps 20 --seeds 1 --loss xent --optimizer adam
 grep -q "MSE + SGD" "$tmp/out" && ok "the comparison is stated" || not_ok "the comparison is stated"
+# -o FILE: the report goes to FILE (made whole, then written), nothing to stdout.
+for format in json csv text; do
+	rm -f "$tmp/run.$format"
+	run --train lookup --seed 9 --steps 30 --format "$format" -o "$tmp/run.$format"
+	"$qkv" --train lookup --seed 9 --steps 30 --format "$format" >"$tmp/want.$format" 2>/dev/null
+	if [ "$status" -eq 0 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/run.$format" ] \
+		&& cmp -s "$tmp/run.$format" "$tmp/want.$format"; then
+		ok "--format $format -o FILE writes the report to FILE, not to stdout"
+	else
+		not_ok "--format $format -o FILE writes the report to FILE (status $status)"
+	fi
+done
+rm -f "$tmp/sweep.csv"
+run --train self --train-sweep --steps 20 --seeds 1 --format csv -o "$tmp/sweep.csv"
+[ "$status" -eq 0 ] && [ ! -s "$tmp/out" ] && [ "$(lines "$tmp/sweep.csv")" -eq 8 ] \
+	&& ok "--train-sweep -o FILE writes the sweep to FILE" \
+	|| not_ok "--train-sweep -o FILE writes the sweep to FILE (status $status)"
+refuse "-o into a folder that does not exist" --train lookup --steps 5 --format json \
+	-o "$tmp/no/such/run.json"
+[ ! -e "$tmp/no/such/run.json" ] && ok "a refused -o leaves no file" || not_ok "a refused -o leaves no file"
 run --train lookup --help
 [ "$status" -eq 0 ] && grep -q -e "--train TASK" "$tmp/out" && ok "--help with --train" \
 	|| not_ok "--help with --train"

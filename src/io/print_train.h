@@ -19,8 +19,10 @@ int print_train_sweep(FILE *out, const struct qkv_train_config *c, int seeds,
 		      const struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS],
 		      const struct qkv_train_sweep_point *baseline, enum print_format format);
 
-/* Runs what c asks for (a run or a sweep) and prints it to out; the exit status
- * (0, or 1 with one line on stderr when a run fails or a write fails). */
+/* Runs what c asks for (a run or a sweep) and prints it to out, or with c->output
+ * to that file atomically (nothing is written when the run fails); the exit status:
+ * 0, 1 with one line on stderr when a run or a write fails, 2 when the file cannot
+ * be saved. */
 int print_train_cli(FILE *out, const struct train_cli *c);
 
 #endif
