@@ -805,12 +805,11 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
 			    "no --output yet)", problem_name(c), p->h, names);
 	}
-	/* The heads' report is one whole form: a stage or a heatmap is refused, not ignored. */
-	if (p->h > 0 && (c->given[OPT_HEATMAP] || c->given[OPT_STAGE]))
-		return cli_fail("%s has %d heads: --%s draws one head's stage; the heads' report is "
-			    "always whole (leave out --%s)", problem_name(c), p->h,
-			    opt_name(c->given[OPT_HEATMAP] ? OPT_HEATMAP : OPT_STAGE),
-			    opt_name(c->given[OPT_HEATMAP] ? OPT_HEATMAP : OPT_STAGE));
+	/* A heatmap draws one head's stage: refused, not ignored, for several heads. */
+	if (p->h > 0 && c->given[OPT_HEATMAP])
+		return cli_fail("%s has %d heads: --heatmap draws a single-head problem's stage; "
+			    "--format latex without --heatmap writes every head's stages",
+			    problem_name(c), p->h);
 	if (p->h > 0) {
 		struct qkv_heads_trace heads;
 
