@@ -454,7 +454,8 @@ void draw_train(const struct app *app, const struct layout *l)
 		return;
 	}
 	app_learning_summary(g, text, sizeof text);
-	top += 1 + put_wrapped(top + 1, 1, width - 2, 2, palette_role(ROLE_TITLE), text);
+	/* Three lines: the runs now, and how their gradient flow began. */
+	top += 1 + put_wrapped(top + 1, 1, width - 2, 3, palette_role(ROLE_TITLE), text);
 	/* The derivation of the selected gradient cell, at the bottom. */
 	chosen = &g->runs[g->side];
 	snprintf(derivation, sizeof derivation, "%s run: ",
