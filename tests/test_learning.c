@@ -379,6 +379,35 @@ START_TEST(test_summary_names_the_start)
 }
 END_TEST
 
+/* xent cannot reach 0 when W_V is the read-out: the sentence gives the floor,
+ * log(1 + 7/e) = log(e + 7) − 1 for 8 tokens, and why; MSE has none. */
+START_TEST(test_summary_says_the_xent_floor)
+{
+	struct app a;
+	struct qkv_train_config c;
+	char text[512], expected[160];
+
+	qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	app_learning_summary(a.learning, text, sizeof text);
+	ck_assert_msg(strstr(text, "xent") == NULL, "%s", text);
+	c.loss = QKV_LOSS_XENT;
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	key(&a, '.');
+	app_learning_summary(a.learning, text, sizeof text);
+	snprintf(expected, sizeof expected, ". xent stays above log(1 + 7/e) = %.4g: outputs average one-hot "
+		 "values, in [0, 1]", log(exp(1.0) + 7.0) - 1.0);
+	ck_assert_msg(strstr(text, expected) != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "= 1.274:") != NULL, "%s", text);
+	c.learn |= QKV_LEARN_W_V;
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	app_learning_summary(a.learning, text, sizeof text);
+	ck_assert_msg(strstr(text, "xent") == NULL, "%s", text);
+	app_fini(&a);
+}
+END_TEST
+
 static Suite *learning_suite(void)
 {
 	Suite *s = suite_create("learning");
@@ -393,6 +422,7 @@ static Suite *learning_suite(void)
 	tcase_add_loop_test(tc, test_experiment, 0, 2);
 	tcase_add_test(tc, test_summary_from_numbers);
 	tcase_add_test(tc, test_summary_names_the_start);
+	tcase_add_test(tc, test_summary_says_the_xent_floor);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -82,6 +82,11 @@ int qkv_train_default_steps(enum qkv_loss loss, enum qkv_optimizer optimizer);
 int qkv_train_default_d_model(enum qkv_task task, int tokens);
 /* The smallest d_model: one code entry per part and the n value columns. */
 int qkv_train_min_d_model(enum qkv_task task, int tokens);
+/* The loss the run can approach but not go below: with xent and W_V fixed at the
+ * read-out, each output row is a weighted average of one-hot values (entries in
+ * [0, 1], adding to 1), and −log softmax(O)[t] is least at O = e_t, where it is
+ * log(1 + (n − 1)/e). 0 with MSE or when W_V learns (no bound then). */
+double qkv_train_loss_floor(const struct qkv_train_config *c);
 /* 0 when every field is in range, else QKV_EINVAL. */
 int qkv_train_config_check(const struct qkv_train_config *c);
 

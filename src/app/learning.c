@@ -401,7 +401,23 @@ static void compare_text(char *buf, size_t size, int d_k, double scaled, double 
 	snprintf(buf, size, "%s %s× less", side, ratio);
 }
 
-int app_learning_summary(const struct app_learning *l, char *buf, size_t size)
+/* Appends why xent does not reach 0, when it cannot: the floor and its reason.
+ * Returns the new length. */
+static int with_floor(const struct app_learning *l, char *buf, size_t size, int length)
+{
+	double floor = qkv_train_loss_floor(&l->config);
+	int more;
+
+	if (floor <= 0.0)
+		return length;
+	more = snprintf(buf + length, size - (size_t)length,
+			". xent stays above log(1 + %d/e) = %.4g: outputs average one-hot values, "
+			"in [0, 1]", l->config.tokens - 1, floor);
+	return more < 0 ? more : length + more;
+}
+
+/* The runs' standing and their gradient flow now and at step 0. */
+static int summary_runs(const struct app_learning *l, char *buf, size_t size)
 {
 	const struct qkv_train *s = &l->runs[LEARNING_SCALED], *u = &l->runs[LEARNING_UNSCALED];
 	const struct qkv_train_record *rs = &s->history[s->count - 1];
@@ -452,4 +468,13 @@ int app_learning_summary(const struct app_learning *l, char *buf, size_t size)
 	if (apart > 0 && length >= 0 && (size_t)length < size)
 		length += snprintf(buf + length, size - (size_t)length, ", first 10× apart at step %d", apart);
 	return length;
+}
+
+int app_learning_summary(const struct app_learning *l, char *buf, size_t size)
+{
+	int length = summary_runs(l, buf, size);
+
+	if (length < 0 || (size_t)length >= size)
+		return length;
+	return with_floor(l, buf, size, length);
 }

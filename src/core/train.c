@@ -95,6 +95,13 @@ int qkv_train_default_steps(enum qkv_loss loss, enum qkv_optimizer optimizer)
 	return 500;
 }
 
+double qkv_train_loss_floor(const struct qkv_train_config *c)
+{
+	if (c->loss != QKV_LOSS_XENT || (c->learn & QKV_LEARN_W_V) || c->tokens < 2)
+		return 0.0;
+	return log1p((c->tokens - 1) / exp(1.0));
+}
+
 void qkv_train_config_default(struct qkv_train_config *c, enum qkv_task task)
 {
 	memset(c, 0, sizeof *c);

@@ -269,8 +269,12 @@ static void draw_run(const struct app_learning *l, int side, int y, int x, int w
 		snprintf(divisor, sizeof divisor, "÷ 1, no scaling");
 	snprintf(text, sizeof text, "%s · step %d", divisor, r->step);
 	put(y, x, w, title, text);
-	snprintf(text, sizeof text, "loss %.4g · accuracy %.0f%%%s", r->loss, 100.0 * r->accuracy,
-		 t->steps_to_90 >= 0 ? " ✓" : "");
+	if (qkv_train_loss_floor(&t->config) > 0.0)
+		snprintf(text, sizeof text, "loss %.4g ≥ %.4g · accuracy %.0f%%%s", r->loss,
+			 qkv_train_loss_floor(&t->config), 100.0 * r->accuracy, t->steps_to_90 >= 0 ? " ✓" : "");
+	else
+		snprintf(text, sizeof text, "loss %.4g · accuracy %.0f%%%s", r->loss, 100.0 * r->accuracy,
+			 t->steps_to_90 >= 0 ? " ✓" : "");
 	put(y + 1, x, w, normal, text);
 	snprintf(text, sizeof text, "‖∇W_Q‖ %.1e · ‖∇W_K‖ %.1e", r->grad_norm[QKV_WEIGHT_Q],
 		 r->grad_norm[QKV_WEIGHT_K]);
@@ -454,8 +458,8 @@ void draw_train(const struct app *app, const struct layout *l)
 		return;
 	}
 	app_learning_summary(g, text, sizeof text);
-	/* Three lines: the runs now, and how their gradient flow began. */
-	top += 1 + put_wrapped(top + 1, 1, width - 2, 3, palette_role(ROLE_TITLE), text);
+	/* Up to four lines: the runs now, how their gradient flow began, xent's floor. */
+	top += 1 + put_wrapped(top + 1, 1, width - 2, 4, palette_role(ROLE_TITLE), text);
 	/* The derivation of the selected gradient cell, at the bottom. */
 	chosen = &g->runs[g->side];
 	snprintf(derivation, sizeof derivation, "%s run: ",

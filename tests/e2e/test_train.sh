@@ -95,4 +95,15 @@ expect small 'L close' "80×24: the keys line is whole"
 expect small '÷√16: 0% after 0 steps|÷√16: [0-9]+% after 0 steps|÷√16: 90% at step 0' "80×24: the sentence is there"
 keys small q
 expect_exit small 0 "q quits"
+
+# xent with the read-out W_V: the loss has a floor, log(1 + 7/e) = 1.2740 for 8
+# tokens (computed here by awk, not read from qkv), and the view says why.
+floor=$(awk 'BEGIN { printf "%.4g", log(1 + 7 / exp(1)) }')
+start xent 80 24 "$QKV" --train lookup --loss xent --optimizer adam
+expect xent "loss [0-9.]+ ≥ $floor · accuracy" "xent: each run's loss line shows the floor $floor"
+settle xent
+check "xent: the sentence says why the loss cannot reach 0" "$(screen xent | tr '\n' ' ' | tr -s ' ' \
+	| grep -cF "xent stays above log(1 + 7/e) = $floor: outputs average one-hot values, in [0, 1]")" = 1
+keys xent q
+expect_exit xent 0 "q quits"
 finish
