@@ -672,6 +672,60 @@ START_TEST(test_xent_floor)
 }
 END_TEST
 
+/* Gaps as shown: a lower bound is rounded down (501/9 = 55.67 is "≥ 55×", not
+ * "≥ 56×"), a measured ratio to the nearest; every bound shown is at most the
+ * ratio and within one shown unit of it. */
+START_TEST(test_gap_text_bounds_round_down)
+{
+	char text[48];
+	struct lcg g = { 777u };
+
+	qkv_train_gap_text(text, sizeof text, 501.0 / 9.0, true);
+	ck_assert_str_eq(text, "≥ 55×");
+	qkv_train_gap_text(text, sizeof text, 501.0 / 18.0, true);
+	ck_assert_str_eq(text, "≥ 27×");
+	qkv_train_gap_text(text, sizeof text, 501.0 / 3.0, true);
+	ck_assert_str_eq(text, "≥ 167×");
+	qkv_train_gap_text(text, sizeof text, 501.0 / 60.0, true);
+	ck_assert_str_eq(text, "≥ 8.3×");
+	qkv_train_gap_text(text, sizeof text, 59.0 / 18.0, false);
+	ck_assert_str_eq(text, "3.3×");
+	qkv_train_gap_text(text, sizeof text, 501.0 / 9.0, false);
+	ck_assert_str_eq(text, "56×");
+	for (int k = 0; k < 2000; k++) {
+		double gap = 501.0 / lcg_int(&g, 1, 500), shown, unit = gap < 10.0 ? 0.1 : 1.0;
+
+		qkv_train_gap_text(text, sizeof text, gap, true);
+		ck_assert_int_eq(sscanf(text, "≥ %lf", &shown), 1);
+		ck_assert_msg(shown <= gap + 1e-9 && gap - shown < unit + 1e-9, "%s for %.17g", text, gap);
+	}
+}
+END_TEST
+
+/* A median is censored exactly when the stand-in for a run that never reached
+ * 90% decides it: with the stand-in budget + 1 and with budget + 1000 the medians
+ * differ. Checked against that over random runs, odd and even seed counts. */
+START_TEST(test_median_censored_when_the_stand_in_decides)
+{
+	struct lcg g = { 31337u + (uint64_t)_i };
+
+	for (int trial = 0; trial < 400; trial++) {
+		int seeds = lcg_int(&g, 1, 9), budget = 40, steps[QKV_TRAIN_SWEEP_MAX_SEEDS], far[QKV_TRAIN_SWEEP_MAX_SEEDS];
+		int reached = 0;
+
+		for (int s = 0; s < seeds; s++) {
+			steps[s] = lcg_int(&g, 0, 2) == 0 ? -1 : lcg_int(&g, 1, budget);
+			reached += steps[s] >= 0;
+			far[s] = steps[s] >= 0 ? steps[s] : budget + 1000;
+		}
+		/* far: no -1 left, so the median of far with any budget is its plain median. */
+		ck_assert_int_eq(qkv_train_median_censored(reached, seeds),
+				 qkv_train_median_steps(steps, seeds, budget)
+					 != qkv_train_median_steps(far, seeds, budget));
+	}
+}
+END_TEST
+
 static Suite *train_suite(void)
 {
 	Suite *s = suite_create("train");
@@ -692,6 +746,8 @@ static Suite *train_suite(void)
 	tcase_add_test(tc, test_records);
 	tcase_add_test(tc, test_config_checks);
 	tcase_add_test(tc, test_xent_floor);
+	tcase_add_test(tc, test_gap_text_bounds_round_down);
+	tcase_add_loop_test(tc, test_median_censored_when_the_stand_in_decides, 0, 4);
 	tcase_add_loop_test(tc, test_derivation_quotes_the_gradient, 0, QKV_WEIGHT_COUNT);
 	tcase_add_loop_test(tc, test_derivation_arithmetic_checks_out, 0, 9);
 	suite_add_tcase(s, tc);

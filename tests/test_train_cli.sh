@@ -44,6 +44,12 @@ expect_success "--train-sweep --format csv" --train self --train-sweep --steps 2
 	--format csv
 [ "$(lines "$tmp/out")" -eq 8 ] && ok "sweep csv: a header and 7 rows" \
 	|| not_ok "sweep csv: a header and 7 rows"
+head -n 1 "$tmp/out" | grep -qx "d_k,scaled_median,scaled_censored,unscaled_median,unscaled_censored,scaled_reached,unscaled_reached,seeds,budget" \
+	&& ok "sweep csv: each median has its censored flag" || not_ok "sweep csv: each median has its censored flag"
+# With 1 seed and 20 steps the unscaled head at d_k = 256 never gets there: its
+# median is censored, an empty field and a 1, not 21.
+grep -q "^256,[0-9.]*,0,,1,1,0,1,20$" "$tmp/out" && ok "sweep csv: a run that never reached 90% is censored, not 21" \
+	|| not_ok "sweep csv: a run that never reached 90% is censored, not 21 ($(tail -n 1 "$tmp/out"))"
 expect_success "--train-sweep with xent + adam compares with MSE + SGD" --train self \
 	--train-sweep --steps 20 --seeds 1 --loss xent --optimizer adam
 grep -q "MSE + SGD" "$tmp/out" && ok "the comparison is stated" || not_ok "the comparison is stated"

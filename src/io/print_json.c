@@ -352,7 +352,9 @@ static void sweep_rows_json(FILE *out, const struct qkv_train_sweep_point *point
 
 			fprintf(out, ", \"%s\": {\"median\": ", side == 0 ? "scaled" : "unscaled");
 			number17(out, side == 0 ? p->scaled_median : p->unscaled_median);
-			fprintf(out, ", \"reached\": %d, \"steps_to_90\": [",
+			fprintf(out, ", \"censored\": %s, \"reached\": %d, \"steps_to_90\": [",
+				qkv_train_median_censored(side == 0 ? p->scaled_reached : p->unscaled_reached,
+							  seeds) ? "true" : "false",
 				side == 0 ? p->scaled_reached : p->unscaled_reached);
 			for (int s = 0; s < seeds; s++) {
 				if (s > 0)
