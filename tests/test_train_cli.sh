@@ -73,6 +73,25 @@ run --train self --train-sweep --steps 20 --seeds 1 --format csv -o "$tmp/sweep.
 refuse "-o into a folder that does not exist" --train lookup --steps 5 --format json \
 	-o "$tmp/no/such/run.json"
 [ ! -e "$tmp/no/such/run.json" ] && ok "a refused -o leaves no file" || not_ok "a refused -o leaves no file"
+# A run replays from its own JSON: every option is in the file.
+run --train previous --dk 8 --no-scale --loss xent --optimizer adam --lr 0.02 --steps 12 \
+	--seed 4 --learn W_K,W_V --format json
+cp "$tmp/out" "$tmp/run.json"
+field() {
+	sed -n "s/^  \"$1\": \(.*\),\$/\1/p" "$tmp/run.json" | head -n 1 | tr -d '"[] '
+}
+grep -q '^  "format": "qkv-train-run 1",$' "$tmp/run.json" && ok "the run's JSON names its format" \
+	|| not_ok "the run's JSON names its format"
+[ "$(field learn)" = "W_K,W_V" ] && ok "the run's JSON says which W's learned" \
+	|| not_ok "the run's JSON says which W's learned ($(field learn))"
+scale_option=
+[ "$(field scaled)" = false ] && scale_option=--no-scale
+"$qkv" --train "$(field task)" --tokens "$(field n)" --dmodel "$(field d_model)" --dk "$(field d_k)" \
+	$scale_option --loss "$(field loss)" --optimizer "$(field optimizer)" --lr "$(field lr)" \
+	--steps "$(field budget)" --seed "$(field seed)" --learn "$(field learn)" --format json \
+	>"$tmp/replay.json" 2>"$tmp/err"
+cmp -s "$tmp/run.json" "$tmp/replay.json" && ok "the run replays from its own JSON, byte for byte" \
+	|| not_ok "the run replays from its own JSON ($(head -c 200 "$tmp/err"))"
 run --train lookup --help
 [ "$status" -eq 0 ] && grep -q -e "--train TASK" "$tmp/out" && ok "--help with --train" \
 	|| not_ok "--help with --train"

@@ -1,6 +1,7 @@
 /* print_train.h — training printed: one run (`qkv --train TASK --format F`) or the
  * steps-to-90% sweep (`--train-sweep`), as text, CSV or JSON. The JSON of a run is
- * the contract: task, n, d_model, d_k, d_v, divisor, loss, optimizer, lr, seed, X,
+ * the contract: format ("qkv-train-run 1"), task, n, d_model, d_k, d_v, scaled,
+ * learn, budget, divisor, loss, optimizer, lr, seed (enough to replay the run), X,
  * target, W_Q, W_K, W_V (initial), grad0, steps, steps_to_90, final. */
 #ifndef QKV_IO_PRINT_TRAIN_H
 #define QKV_IO_PRINT_TRAIN_H
