@@ -2666,6 +2666,8 @@ static int saturation_key(struct app *app, int key)
 static void cost_start(struct app *app)
 {
 	int d_k = app->trace.d_k >= 1 ? app->trace.d_k : 64, rc;
+	/* A multi-head problem is priced as its h heads, each of its d_k. */
+	int heads = app->problem.h > 0 ? app->problem.h : 1;
 
 	if (app->clock == NULL) {
 		say(app, true, "the cost view needs a clock to measure with");
@@ -2673,7 +2675,7 @@ static void cost_start(struct app *app)
 		return;
 	}
 	app->cost = malloc(sizeof *app->cost);
-	rc = app->cost == NULL ? QKV_ENOMEM : qkv_cost_init(app->cost, d_k, 1, app->cost_last_n, 3000.0);
+	rc = app->cost == NULL ? QKV_ENOMEM : qkv_cost_init(app->cost, d_k, heads, app->cost_last_n, 3000.0);
 	if (rc != 0) {
 		free(app->cost);
 		app->cost = NULL;
