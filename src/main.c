@@ -50,7 +50,7 @@ enum opt {
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND, OPT_HEATMAP,
-	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD, OPT_FORCE,
+	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD, OPT_FORCE, OPT_RECOVER,
 	OPT_COST, OPT_HEADS,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
@@ -91,6 +91,7 @@ static const struct option long_options[] = {
 	{ "notes", required_argument, NULL, OPT_BASE + OPT_NOTES },
 	{ "record", required_argument, NULL, OPT_BASE + OPT_RECORD },
 	{ "force", no_argument, NULL, OPT_BASE + OPT_FORCE },
+	{ "recover", no_argument, NULL, OPT_BASE + OPT_RECOVER },
 	{ "cost", no_argument, NULL, OPT_BASE + OPT_COST },
 	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
@@ -142,7 +143,9 @@ static const char usage_middle[] =
 	"      --record F.cast   record the interface as an asciicast v2 file (asciinema);\n"
 	"                        a new file: an existing one only with --force, never\n"
 	"                        the problem or the lesson; incomplete: exit status 1\n"
-	"      --force           with --record: replace an existing F.cast\n";
+	"      --force           with --record: replace an existing F.cast\n"
+	"      --recover         with FILE: offer the unsaved changes an abrupt end kept\n"
+	"                        (without it qkv only says on the status line where they are)\n";
 static const char usage_bottom[] =
 	"      --heads H         with --cost: H heads of d_k against one of H·d_k;\n"
 	"                        with --random: H heads (needs --dmodel; not --dk, --dv)\n"
@@ -454,13 +457,16 @@ static int check_combinations(const struct cli *c)
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_HEADS,
 					       OPT_DMODEL };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD,
-						   OPT_FORCE };
+						   OPT_FORCE, OPT_RECOVER };
 	int o;
 
 	if (c->given[OPT_FORCE] && !c->given[OPT_RECORD])
 		return cli_fail("--force goes with --record: it lets the recording replace an existing file");
 	if (c->lesson != NULL)
 		return lesson_combinations(c);
+	if (c->given[OPT_RECOVER] && (c->file == NULL || c->given[OPT_SWEEP] || c->given[OPT_COST]))
+		return cli_fail("--recover goes with a FILE: it offers the unsaved changes to FILE an "
+			    "abrupt end kept");
 	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
 		return cli_figure_only(opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
 	if (cli_check_binary(c->print.format, c->output) != 0)
@@ -992,7 +998,7 @@ int main(int argc, char **argv)
 	}
 	struct tui_options options = {
 		.palette = c.palette, .color = c.color, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,
-		.record = c.record, .record_force = c.given[OPT_FORCE],
+		.record = c.record, .record_force = c.given[OPT_FORCE], .recover = c.given[OPT_RECOVER],
 	};
 	return tui_run(&problem, c.file, &options);
 }

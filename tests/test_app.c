@@ -2200,6 +2200,23 @@ START_TEST(test_recovery_unreadable_is_said)
 }
 END_TEST
 
+/* A recovery copy not asked for is named on the status line, not asked about:
+ * no prompt, the keys as always. */
+START_TEST(test_recovery_kept_is_said_not_asked)
+{
+	struct app a;
+
+	start_on_file(&a, "lesson.json");
+	app_recovery_kept(&a, "/state/qkv/lesson.json-1.recovery");
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(!a.message_is_error);
+	ck_assert_str_eq(a.message, "Unsaved changes from an earlier session are kept in "
+				    "/state/qkv/lesson.json-1.recovery: qkv --recover lesson.json offers them");
+	ck_assert_int_eq(app_key_context(&a), APP_KEYS_LIVE);
+	app_fini(&a);
+}
+END_TEST
+
 /* n to a recovery copy asks for its removal and says what the answer says; a save
  * asks for it too, silently. */
 START_TEST(test_recovery_removal_is_asked_for)
@@ -4278,6 +4295,7 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_save_is_asked_for);
 	tcase_add_test(files, test_save_as_is_asked_for);
 	tcase_add_test(files, test_recovery_removal_is_asked_for);
+	tcase_add_test(files, test_recovery_kept_is_said_not_asked);
 	tcase_add_test(files, test_recovery_unreadable_is_said);
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_export_figure);

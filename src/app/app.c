@@ -1164,6 +1164,13 @@ int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const cha
 	return 0;
 }
 
+/* A recovery copy found and not asked for: where it is and how to open it. */
+void app_recovery_kept(struct app *app, const char *where)
+{
+	say(app, false, "Unsaved changes from an earlier session are kept in %s: qkv --recover %s "
+	    "offers them", where, app->path != NULL ? app->path : "FILE");
+}
+
 /* The recovery copy found does not read: says so (why: the loader's sentence). */
 void app_recovery_unreadable(struct app *app, const char *why)
 {
