@@ -2739,10 +2739,12 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 	if (app->overlay == OVERLAY_COST && before != OVERLAY_COST)
 		cost_start(app);
 	if (app->overlay == OVERLAY_SATURATION) {
-		/* Start from the problem's own number of tokens. */
+		/* Start from the problem's own number of tokens, at least the default 16:
+		 * a sweep of 3 tokens has too few scores for a curve that shows the trend. */
 		int tokens = app->sweep_tokens;
 
-		app->sweep_tokens = clamp(app->problem.n, 2, 256);
+		app->sweep_tokens = clamp(app->problem.n > QKV_SWEEP_TOKENS ? app->problem.n : QKV_SWEEP_TOKENS,
+					  2, 256);
 		run_sweep(app, tokens, app->sweep_trials);
 	}
 	return REDRAW_ALL;
