@@ -53,7 +53,7 @@ enum opt {
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND, OPT_HEATMAP,
-	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD, OPT_FORCE,
+	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD, OPT_FORCE, OPT_RECOVER,
 	OPT_COST, OPT_HEADS,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
@@ -94,6 +94,7 @@ static const struct option long_options[] = {
 	{ "notes", required_argument, NULL, OPT_BASE + OPT_NOTES },
 	{ "record", required_argument, NULL, OPT_BASE + OPT_RECORD },
 	{ "force", no_argument, NULL, OPT_BASE + OPT_FORCE },
+	{ "recover", no_argument, NULL, OPT_BASE + OPT_RECOVER },
 	{ "cost", no_argument, NULL, OPT_BASE + OPT_COST },
 	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
@@ -123,7 +124,8 @@ static const char usage_middle[] =
 	"      --tokens N        tokens for --random, or for --sweep (default " STR(QKV_SWEEP_TOKENS) ")\n"
 	"      --dk D            d_k for --random, 1 to 4096\n"
 	"      --dv D            d_v for --random (default: d_k)\n"
-	"      --dmodel D        with --random --heads H: d_model, d_k = d_v = D/H\n"
+	"      --dmodel D        with --random --heads H: d_model, d_k = d_v = D/H;\n"
+	"                        X is drawn N(0,1), every W N(0,1/D): S' has variance near 1\n"
 	"      --seed S          seed of --random and --sweep (default " STR(QKV_SWEEP_SEED) ")\n"
 	"      --sweep           print the d_k sweep: softmax with and without √d_k\n"
 	"      --trials T        trials per d_k for --sweep (default " STR(QKV_SWEEP_TRIALS) ")\n"
@@ -144,7 +146,9 @@ static const char usage_middle[] =
 	"      --record F.cast   record the interface as an asciicast v2 file (asciinema);\n"
 	"                        a new file: an existing one only with --force, never\n"
 	"                        the problem or the lesson; incomplete: exit status 1\n"
-	"      --force           with --record: replace an existing F.cast\n";
+	"      --force           with --record: replace an existing F.cast\n"
+	"      --recover         with FILE: offer the unsaved changes an abrupt end kept\n"
+	"                        (without it qkv only says on the status line where they are)\n";
 static const char usage_bottom[] =
 	"      --heads H         with --cost: H heads of d_k against one of H·d_k;\n"
 	"                        with --random: H heads (needs --dmodel; not --dk, --dv)\n"
@@ -471,7 +475,7 @@ static int check_combinations(const struct cli *c)
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_HEADS,
 					       OPT_DMODEL };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD,
-						   OPT_FORCE };
+						   OPT_FORCE, OPT_RECOVER };
 	char shown[CLI_QUOTED];
 	int o;
 
@@ -479,6 +483,9 @@ static int check_combinations(const struct cli *c)
 		return cli_fail("--force goes with --record: it lets the recording replace an existing file");
 	if (c->lesson != NULL)
 		return lesson_combinations(c);
+	if (c->given[OPT_RECOVER] && (c->file == NULL || c->given[OPT_SWEEP] || c->given[OPT_COST]))
+		return cli_fail("--recover goes with a FILE: it offers the unsaved changes to FILE an "
+			    "abrupt end kept");
 	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
 		return cli_figure_only(opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
 	if (cli_check_binary(c->print.format, c->output) != 0)
@@ -837,6 +844,14 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
 			    "no --output yet)", problem_name(c, shown), p->h, names);
 	}
+	/* A heatmap draws one head's stage: refused, not ignored, for several heads. */
+	if (p->h > 0 && c->given[OPT_HEATMAP]) {
+		char shown[CLI_QUOTED];
+
+		return cli_fail("%s has %d heads: --heatmap draws a single-head problem's stage; "
+				"--format latex without --heatmap writes every head's stages",
+				problem_name(c, shown), p->h);
+	}
 	if (p->h > 0) {
 		struct qkv_heads_trace heads;
 
@@ -1095,7 +1110,7 @@ int main(int argc, char **argv)
 	}
 	struct tui_options options = {
 		.palette = c.palette, .color = c.color, .projector = c.given[OPT_PROJECTOR], .pace = c.pace,
-		.record = c.record, .record_force = c.given[OPT_FORCE],
+		.record = c.record, .record_force = c.given[OPT_FORCE], .recover = c.given[OPT_RECOVER],
 	};
 	return tui_run(&problem, c.file, &options);
 }

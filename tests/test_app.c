@@ -2010,6 +2010,31 @@ END_TEST
 
 /* A large sweep (256 tokens) runs beside the interface too; Esc goes back to the
  * parameters whose figures are shown. */
+/* S on the worked example (3 tokens) sweeps at least 16 tokens: with 16·16 scores
+ * a trial and 8 trials, the scaled variance, 1 in expectation at every d_k (the
+ * dot product of d_k unit-variance products divided by √d_k), stays within 25% of
+ * 1 across the sweep, a flat curve as the lesson says; 3 tokens zig-zag. */
+START_TEST(test_saturation_sweep_has_enough_tokens)
+{
+	struct app a;
+	struct qkv_problem p;
+
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	start_with(&a, &p, NULL);
+	key(&a, 'S');
+	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	if (app_busy(&a))
+		wait_job(&a);
+	ck_assert_int_eq(a.sweep_tokens, 16);
+	ck_assert_int_gt(a.sweep_count, 5);
+	for (int k = 0; k < a.sweep_count; k++)
+		ck_assert_msg(fabs(a.sweep[k].scaled.score_variance - 1.0) < 0.25, "d_k %d: %g", a.sweep[k].d_k,
+			      a.sweep[k].scaled.score_variance);
+	app_fini(&a);
+}
+END_TEST
+
 START_TEST(test_large_sweep_runs_as_a_job)
 {
 	struct app a;
@@ -2204,6 +2229,23 @@ START_TEST(test_recovery_unreadable_is_said)
 	ck_assert_str_eq(a.message, "a recovery copy does not read: lesson.json.recovery: line 3: expected a number");
 	ck_assert_int_eq(a.prompt, PROMPT_NONE);
 	ck_assert_int_eq(a.request.type, APP_REQUEST_NONE);
+	app_fini(&a);
+}
+END_TEST
+
+/* A recovery copy not asked for is named on the status line, not asked about:
+ * no prompt, the keys as always. */
+START_TEST(test_recovery_kept_is_said_not_asked)
+{
+	struct app a;
+
+	start_on_file(&a, "lesson.json");
+	app_recovery_kept(&a, "/state/qkv/lesson.json-1.recovery");
+	ck_assert_int_eq(a.prompt, PROMPT_NONE);
+	ck_assert(!a.message_is_error);
+	ck_assert_str_eq(a.message, "Unsaved changes from an earlier session are kept in "
+				    "/state/qkv/lesson.json-1.recovery: qkv --recover lesson.json offers them");
+	ck_assert_int_eq(app_key_context(&a), APP_KEYS_LIVE);
 	app_fini(&a);
 }
 END_TEST
@@ -4344,6 +4386,7 @@ static Suite *app_suite(void)
 	tcase_add_test(interface, test_change_by_job_leaves_the_same_app);
 	tcase_add_test(interface, test_large_heads_change_runs_as_a_job);
 	tcase_add_test(interface, test_large_sweep_runs_as_a_job);
+	tcase_add_test(interface, test_saturation_sweep_has_enough_tokens);
 	tcase_add_test(interface, test_projector_and_palette);
 	tcase_add_test(interface, test_quit_clean);
 	tcase_add_test(interface, test_quit_dirty_asks);
@@ -4356,6 +4399,7 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_save_is_asked_for);
 	tcase_add_test(files, test_save_as_is_asked_for);
 	tcase_add_test(files, test_recovery_removal_is_asked_for);
+	tcase_add_test(files, test_recovery_kept_is_said_not_asked);
 	tcase_add_test(files, test_recovery_unreadable_is_said);
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_export_figure);

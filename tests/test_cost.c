@@ -110,14 +110,40 @@ START_TEST(test_extrapolation_in_words)
 	ck_assert_double_eq_tol(row.ms, 6200.0, 1e-6);
 	qkv_cost_words(text, sizeof text, &c, 10000);
 	ck_assert_str_eq(text, "10,000 tokens: 100 million scores, 800 MB in double for the scores alone "
-			       "(2.4 GB for S, S' and A), per head per layer; this machine would take about 6.2 s.");
+			       "(2.4 GB for S, S' and A), per head per layer; this machine would take about 6.2 s "
+			       "(as n² from the 4,096-token row; the fitted slope, 2.00, gives 6.2 s).");
 	qkv_cost_words(text, sizeof text, &c, 100000);
 	ck_assert_str_eq(text, "100,000 tokens: 10 billion scores, 80 GB in double for the scores alone "
-			       "(240 GB for S, S' and A), per head per layer; this machine would take about 10.3 min.");
+			       "(240 GB for S, S' and A), per head per layer; this machine would take about 10.3 min "
+			       "(as n² from the 4,096-token row; the fitted slope, 2.00, gives 10.3 min).");
 	c.heads = 8;
 	qkv_cost_words(text, sizeof text, &c, 10000);
 	ck_assert_str_eq(text, "10,000 tokens: 800 million scores, 6.4 GB in double for the scores alone "
-			       "(19.2 GB for S, S' and A), per layer of 8 heads; this machine would take about 6.2 s.");
+			       "(19.2 GB for S, S' and A), per layer of 8 heads; this machine would take about 6.2 s "
+			       "(as n² from the 4,096-token row; the fitted slope, 2.00, gives 6.2 s).");
+	qkv_cost_fini(&c);
+}
+END_TEST
+
+/* Times that grow as n^2.5: ms = 6.2e-7·n^2.5, 665.72 ms at n = 4096. The
+ * extrapolation uses the formulas' exponent 2 from there, 665.72·(10000/4096)² =
+ * 3968 ms, "3.97 s"; the fitted slope 2.50 is shown beside it with what it gives,
+ * 6.2e-7·10^10 = 6200 ms. */
+START_TEST(test_extrapolation_uses_n_squared)
+{
+	struct qkv_cost c;
+	struct qkv_cost_row row;
+	char text[512];
+	double at_4096 = 6.2e-7 * pow(4096.0, 2.5);
+
+	synthetic_table(&c, 2.5);
+	qkv_cost_extrapolate(&c, 10000, &row);
+	ck_assert_double_eq_tol(row.ms, at_4096 * pow(10000.0 / 4096.0, 2.0), 1e-6);
+	ck_assert_double_eq_tol(row.ms, 3968.0, 0.5);
+	ck_assert_double_eq_tol(qkv_cost_extrapolate_fitted(&c, 10000), 6200.0, 1e-6);
+	qkv_cost_words(text, sizeof text, &c, 10000);
+	ck_assert_msg(strstr(text, "would take about 3.97 s (as n² from the 4,096-token row; the fitted "
+				   "slope, 2.50, gives 6.2 s).") != NULL, "%s", text);
 	qkv_cost_fini(&c);
 }
 END_TEST
@@ -228,6 +254,7 @@ static Suite *cost_suite(void)
 	tcase_add_test(fit, test_fit_recovers_exponent);
 	tcase_add_test(fit, test_slope_of_large_n);
 	tcase_add_test(fit, test_extrapolation_in_words);
+	tcase_add_test(fit, test_extrapolation_uses_n_squared);
 	suite_add_tcase(s, fit);
 	tcase_add_test(measure, test_measurement_in_steps);
 	tcase_add_test(measure, test_init_rejects);

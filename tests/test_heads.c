@@ -372,6 +372,59 @@ START_TEST(test_random_heads)
 }
 END_TEST
 
+/* The draw's variances: X's entries are N(0, 1) and every W's N(0, 1/d_model), so
+ * Q = XW_Q and K = XW_K have unit-variance entries and E[S'²] = E[tr(W_QᵀW_Q W_KᵀW_K)]
+ * / d_k = 1 off the diagonal (W_Q and W_K independent, E[WᵀW] = I); on the
+ * diagonal it is 1 + O(1/d_model). Over 40 seeds the mean of S'² is near 1 (an
+ * unscaled N(0, 1) draw makes it near d_model² = 4096). The same seed draws the
+ * same problem. */
+START_TEST(test_random_heads_unit_variance)
+{
+	const int n = 16, h = 8, d_model = 64, seeds = 40;
+	double x2 = 0.0, w2 = 0.0, s2 = 0.0;
+	long x_count = 0, w_count = 0, s_count = 0;
+
+	for (int seed = 1; seed <= seeds; seed++) {
+		struct qkv_problem p, again;
+		struct qkv_heads_trace t;
+
+		qkv_problem_init(&p);
+		qkv_problem_init(&again);
+		ck_assert_int_eq(qkv_problem_random_heads(&p, n, h, d_model, (uint64_t)seed), 0);
+		ck_assert_int_eq(qkv_problem_random_heads(&again, n, h, d_model, (uint64_t)seed), 0);
+		ck_assert(qkv_matrix_equal(&p.x, &again.x));
+		ck_assert(qkv_matrix_equal(&p.heads[h - 1].w_k, &again.heads[h - 1].w_k));
+		ck_assert(qkv_matrix_equal(&p.w_o, &again.w_o));
+		for (int r = 0; r < n; r++)
+			for (int c = 0; c < d_model; c++, x_count++)
+				x2 += pow(qkv_matrix_get(&p.x, r, c), 2);
+		for (int i = 0; i < h; i++) {
+			const struct qkv_matrix *w[3] = { &p.heads[i].w_q, &p.heads[i].w_k, &p.heads[i].w_v };
+
+			for (int k = 0; k < 3; k++)
+				for (int r = 0; r < w[k]->rows; r++)
+					for (int c = 0; c < w[k]->cols; c++, w_count++)
+						w2 += pow(qkv_matrix_get(w[k], r, c), 2);
+		}
+		for (int r = 0; r < p.w_o.rows; r++)
+			for (int c = 0; c < p.w_o.cols; c++, w_count++)
+				w2 += pow(qkv_matrix_get(&p.w_o, r, c), 2);
+		qkv_heads_trace_init(&t);
+		ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+		for (int i = 0; i < h; i++)
+			for (int r = 0; r < n; r++)
+				for (int c = 0; c < n; c++, s_count++)
+					s2 += pow(qkv_matrix_get(&t.head[i].scaled, r, c), 2);
+		qkv_heads_trace_fini(&t);
+		qkv_problem_fini(&again);
+		qkv_problem_fini(&p);
+	}
+	ck_assert_double_eq_tol(x2 / (double)x_count, 1.0, 0.05);
+	ck_assert_double_eq_tol(w2 / (double)w_count * d_model, 1.0, 0.05);
+	ck_assert_double_eq_tol(s2 / (double)s_count, 1.0, 0.15);
+}
+END_TEST
+
 /* Rounded shares add up to the rounded total, each within one unit of its value. */
 START_TEST(test_round_shares_add_up)
 {
@@ -613,6 +666,7 @@ static Suite *heads_suite(void)
 	tcase_add_test(c, test_shapes_checked_and_single_trace_refuses);
 	tcase_add_test(c, test_reshaping_every_head);
 	tcase_add_test(c, test_random_heads);
+	tcase_add_test(c, test_random_heads_unit_variance);
 	tcase_add_loop_test(c, test_round_shares_add_up, 0, 40);
 	tcase_add_loop_test(c, test_round_shares_keep_equal_values_equal, 0, 200);
 	tcase_add_test(c, test_round_shares_by_sets);

@@ -306,11 +306,13 @@ START_TEST(test_summary_from_numbers)
 	/* The ratio is the one of the two numbers as shown, to its two significant
 	 * digits: "mean ‖J‖ X against Y: … passes R× less gradient". */
 	{
-		const char *at = strstr(text, "mean ‖J‖ ");
+		const char *at = strstr(text, "mean ‖J‖ at step ");
 		double x, y, r, ratio, unit;
+		int step;
 
 		ck_assert_ptr_nonnull(at);
-		ck_assert_int_eq(sscanf(at + strlen("mean ‖J‖ "), "%lf against %lf", &x, &y), 2);
+		ck_assert_int_eq(sscanf(at + strlen("mean ‖J‖ at step "), "%d: %lf against %lf", &step, &x, &y), 3);
+		ck_assert_int_eq(step, s->count - 1);
 		at = strstr(text, "passes ");
 		ck_assert_ptr_nonnull(at);
 		ck_assert_int_eq(sscanf(at + strlen("passes "), "%lf", &r), 1);
@@ -321,6 +323,87 @@ START_TEST(test_summary_from_numbers)
 		ck_assert_msg(fabs(x - s->history[s->count - 1].jacobian_norm) <= 0.0051 * x, "%s", text);
 		ck_assert_msg(fabs(y - u->history[u->count - 1].jacobian_norm) <= 0.0051 * y, "%s", text);
 	}
+	app_fini(&a);
+}
+END_TEST
+
+/* The start is said beside the step shown: at step 0 of d_k = 256 the unscaled
+ * softmax's mean ‖J‖ is a few times below the scaled one's, not thousands; and the
+ * first step where the two were 10× apart is the first one in the histories. */
+START_TEST(test_summary_names_the_start)
+{
+	struct app a;
+	struct qkv_train_config c;
+	char text[512], expected[160];
+	const struct qkv_train *s, *u;
+	double j0s, j0u, shown_s, shown_u, ratio;
+	int apart = -1;
+	const char *at;
+
+	qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+	c.d_k = 256;
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	s = &a.learning->runs[LEARNING_SCALED];
+	u = &a.learning->runs[LEARNING_UNSCALED];
+	/* Before any step there is no "then": the one comparison is at step 0. */
+	app_learning_summary(a.learning, text, sizeof text);
+	ck_assert_msg(strstr(text, "mean ‖J‖ at step 0: ") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "; at step 0") == NULL, "%s", text);
+	for (int k = 0; k < 40; k++)
+		key(&a, '.');
+	app_learning_summary(a.learning, text, sizeof text);
+	j0s = s->history[0].jacobian_norm;
+	j0u = u->history[0].jacobian_norm;
+	ck_assert_double_lt(j0u, j0s);
+	ck_assert_double_gt(j0u, j0s / 10.0); /* at the start: less than ten times apart */
+	at = strstr(text, "; at step 0: ");
+	ck_assert_msg(at != NULL, "%s", text);
+	ck_assert_int_eq(sscanf(at + strlen("; at step 0: "), "%lf against %lf", &shown_s, &shown_u), 2);
+	ck_assert_double_eq_tol(shown_s, j0s, 0.0051 * j0s);
+	ck_assert_double_eq_tol(shown_u, j0u, 0.0051 * j0u);
+	/* "(÷1 R× less)" with R the ratio of the numbers shown, to one decimal. */
+	at = strstr(at, "(÷1 ");
+	ck_assert_msg(at != NULL, "%s", text);
+	ck_assert_int_eq(sscanf(at + strlen("(÷1 "), "%lf", &ratio), 1);
+	ck_assert_double_eq_tol(ratio, shown_s / shown_u, 0.051);
+	for (int k = 0; k < s->count && apart < 0; k++)
+		if (s->history[k].jacobian_norm >= 10.0 * u->history[k].jacobian_norm
+		    || u->history[k].jacobian_norm >= 10.0 * s->history[k].jacobian_norm)
+			apart = k;
+	ck_assert_int_gt(apart, 0);
+	ck_assert_int_lt(apart, 10); /* the unscaled head saturates within a few steps */
+	snprintf(expected, sizeof expected, "first 10× apart at step %d", apart);
+	ck_assert_msg(strstr(text, expected) != NULL, "%s", text);
+	app_fini(&a);
+}
+END_TEST
+
+/* xent cannot reach 0 when W_V is the read-out: the sentence gives the floor,
+ * log(1 + 7/e) = log(e + 7) − 1 for 8 tokens, and why; MSE has none. */
+START_TEST(test_summary_says_the_xent_floor)
+{
+	struct app a;
+	struct qkv_train_config c;
+	char text[512], expected[160];
+
+	qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+	open_app(&a);
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	app_learning_summary(a.learning, text, sizeof text);
+	ck_assert_msg(strstr(text, "xent") == NULL, "%s", text);
+	c.loss = QKV_LOSS_XENT;
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	key(&a, '.');
+	app_learning_summary(a.learning, text, sizeof text);
+	snprintf(expected, sizeof expected, ". xent stays above log(1 + 7/e) = %.4g: outputs average one-hot "
+		 "values, in [0, 1]", log(exp(1.0) + 7.0) - 1.0);
+	ck_assert_msg(strstr(text, expected) != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "= 1.274:") != NULL, "%s", text);
+	c.learn |= QKV_LEARN_W_V;
+	ck_assert_int_eq(app_learning_open(&a, &c), 0);
+	app_learning_summary(a.learning, text, sizeof text);
+	ck_assert_msg(strstr(text, "xent") == NULL, "%s", text);
 	app_fini(&a);
 }
 END_TEST
@@ -338,6 +421,8 @@ static Suite *learning_suite(void)
 	tcase_add_test(tc, test_too_large_to_watch);
 	tcase_add_loop_test(tc, test_experiment, 0, 2);
 	tcase_add_test(tc, test_summary_from_numbers);
+	tcase_add_test(tc, test_summary_names_the_start);
+	tcase_add_test(tc, test_summary_says_the_xent_floor);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -625,6 +625,107 @@ START_TEST(test_verdict_sentences)
 }
 END_TEST
 
+/* xent with the read-out W_V: the output row is a point of the simplex, and the
+ * loss −O_t + log Σ_c e^{O_c} is least at the vertex O = e_t, log(e + n − 1) − 1
+ * (written here in that form, not the code's). Random points of the simplex are
+ * above it; a run approaches it and never goes below; MSE, or a learning W_V,
+ * has no floor. */
+START_TEST(test_xent_floor)
+{
+	struct qkv_train_config c;
+	struct lcg g = { 4242u };
+	struct qkv_train t;
+	double floor8;
+
+	qkv_train_config_default(&c, QKV_TASK_LOOKUP);
+	ck_assert_double_eq(qkv_train_loss_floor(&c), 0.0); /* MSE */
+	c.loss = QKV_LOSS_XENT;
+	c.optimizer = QKV_OPTIMIZER_ADAM;
+	c.lr = qkv_train_default_lr(c.loss, c.optimizer);
+	floor8 = log(exp(1.0) + 7.0) - 1.0;
+	ck_assert_double_eq_tol(qkv_train_loss_floor(&c), floor8, 1e-12);
+	ck_assert_double_eq_tol(floor8, 1.2740, 5e-5);
+	for (int trial = 0; trial < 2000; trial++) {
+		double o[8], sum = 0.0, lse = 0.0;
+
+		for (int k = 0; k < 8; k++) {
+			o[k] = pow((lcg_signed(&g) + 1.0) / 2.0, 1.0 + 4.0 * trial / 2000.0);
+			sum += o[k];
+		}
+		for (int k = 0; k < 8; k++) {
+			o[k] /= sum;
+			lse += exp(o[k]);
+		}
+		ck_assert_double_ge(log(lse) - o[trial % 8], floor8 - 1e-12);
+	}
+	ck_assert_int_eq(qkv_train_init(&t, &c), 0);
+	ck_assert_int_eq(qkv_train_run(&t, false), 0);
+	for (int k = 0; k < t.count; k++)
+		ck_assert_double_gt(t.history[k].loss, floor8);
+	ck_assert_double_lt(t.history[t.count - 1].loss, floor8 + 0.05);
+	qkv_train_fini(&t);
+	c.learn |= QKV_LEARN_W_V;
+	ck_assert_double_eq(qkv_train_loss_floor(&c), 0.0);
+	c.learn &= ~QKV_LEARN_W_V;
+	c.tokens = 4;
+	ck_assert_double_eq_tol(qkv_train_loss_floor(&c), log(exp(1.0) + 3.0) - 1.0, 1e-12);
+}
+END_TEST
+
+/* Gaps as shown: a lower bound is rounded down (501/9 = 55.67 is "≥ 55×", not
+ * "≥ 56×"), a measured ratio to the nearest; every bound shown is at most the
+ * ratio and within one shown unit of it. */
+START_TEST(test_gap_text_bounds_round_down)
+{
+	char text[48];
+	struct lcg g = { 777u };
+
+	qkv_train_gap_text(text, sizeof text, 501.0 / 9.0, true);
+	ck_assert_str_eq(text, "≥ 55×");
+	qkv_train_gap_text(text, sizeof text, 501.0 / 18.0, true);
+	ck_assert_str_eq(text, "≥ 27×");
+	qkv_train_gap_text(text, sizeof text, 501.0 / 3.0, true);
+	ck_assert_str_eq(text, "≥ 167×");
+	qkv_train_gap_text(text, sizeof text, 501.0 / 60.0, true);
+	ck_assert_str_eq(text, "≥ 8.3×");
+	qkv_train_gap_text(text, sizeof text, 59.0 / 18.0, false);
+	ck_assert_str_eq(text, "3.3×");
+	qkv_train_gap_text(text, sizeof text, 501.0 / 9.0, false);
+	ck_assert_str_eq(text, "56×");
+	for (int k = 0; k < 2000; k++) {
+		double gap = 501.0 / lcg_int(&g, 1, 500), shown, unit = gap < 10.0 ? 0.1 : 1.0;
+
+		qkv_train_gap_text(text, sizeof text, gap, true);
+		ck_assert_int_eq(sscanf(text, "≥ %lf", &shown), 1);
+		ck_assert_msg(shown <= gap + 1e-9 && gap - shown < unit + 1e-9, "%s for %.17g", text, gap);
+	}
+}
+END_TEST
+
+/* A median is censored exactly when the stand-in for a run that never reached
+ * 90% decides it: with the stand-in budget + 1 and with budget + 1000 the medians
+ * differ. Checked against that over random runs, odd and even seed counts. */
+START_TEST(test_median_censored_when_the_stand_in_decides)
+{
+	struct lcg g = { 31337u + (uint64_t)_i };
+
+	for (int trial = 0; trial < 400; trial++) {
+		int seeds = lcg_int(&g, 1, 9), budget = 40, steps[QKV_TRAIN_SWEEP_MAX_SEEDS], far[QKV_TRAIN_SWEEP_MAX_SEEDS];
+		int reached = 0;
+
+		for (int s = 0; s < seeds; s++) {
+			steps[s] = lcg_int(&g, 0, 2) == 0 ? -1 : lcg_int(&g, 1, budget);
+			reached += steps[s] >= 0;
+			far[s] = steps[s] >= 0 ? steps[s] : budget + 1000;
+		}
+		/* far: no -1 left, so the median of far with any budget is its plain median. */
+		ck_assert_int_eq(qkv_train_median_censored(reached, seeds),
+				 qkv_train_median_steps(steps, seeds, budget)
+					 != qkv_train_median_steps(far, seeds, budget));
+	}
+}
+END_TEST
+
 static Suite *train_suite(void)
 {
 	Suite *s = suite_create("train");
@@ -644,6 +745,9 @@ static Suite *train_suite(void)
 	tcase_add_loop_test(tc, test_optimiser_steps, 0, 2);
 	tcase_add_test(tc, test_records);
 	tcase_add_test(tc, test_config_checks);
+	tcase_add_test(tc, test_xent_floor);
+	tcase_add_test(tc, test_gap_text_bounds_round_down);
+	tcase_add_loop_test(tc, test_median_censored_when_the_stand_in_decides, 0, 4);
 	tcase_add_loop_test(tc, test_derivation_quotes_the_gradient, 0, QKV_WEIGHT_COUNT);
 	tcase_add_loop_test(tc, test_derivation_arithmetic_checks_out, 0, 9);
 	suite_add_tcase(s, tc);

@@ -87,13 +87,16 @@ int qkv_cost_fit(const double *x, const double *y, int count, double *slope, dou
  * QKV_COST_FIT_FROM_N (all rows when fewer than two are that large); NAN with
  * fewer than two rows. intercept may be NULL. */
 double qkv_cost_slope(const struct qkv_cost *c, double *intercept);
-/* The row the fitted line gives for n tokens: counts from the formulas, ms from
- * the fit (NAN when there is no slope). */
+/* The row for n tokens: counts from the formulas, ms as n² from the largest
+ * measured row (the formulas' exponent; NAN when no row has a time). */
 void qkv_cost_extrapolate(const struct qkv_cost *c, int n, struct qkv_cost_row *row);
+/* The ms the fitted line (qkv_cost_slope) gives for n tokens; NAN without a slope. */
+double qkv_cost_extrapolate_fitted(const struct qkv_cost *c, int n);
 
 /* The extrapolation in words, e.g. "10,000 tokens: 100 million scores, 800 MB in
  * double for the scores alone (2.4 GB for S, S' and A), per head per layer; this
- * machine would take about 6.2 s." Returns the length, like snprintf. */
+ * machine would take about 6.2 s (as n² from the 4,096-token row; the fitted
+ * slope, 2.00, gives 6.2 s)." Returns the length, like snprintf. */
 int qkv_cost_words(char *buf, size_t size, const struct qkv_cost *c, int n);
 /* A count in words: "100 million", "10 billion", "4,096". */
 int qkv_cost_count_words(char *buf, size_t size, double count);

@@ -59,9 +59,9 @@ void qkv_pattern_of(const struct qkv_matrix *weights, const unsigned char *maske
 		    struct qkv_pattern *out);
 
 /* Replaces p with a multi-head problem: n tokens, X n×d_model and h heads with
- * d_k = d_v = d_model / h, every entry N(0,1) drawn from seed (W_O too), X's
- * entries and each head's by their own stream. d_model must be a multiple of h:
- * else QKV_EINVAL. */
+ * d_k = d_v = d_model / h, drawn from seed: X's entries N(0, 1), every W's (W_O
+ * too) N(0, 1/d_model), X and each matrix by its own stream. d_model must be a
+ * multiple of h: else QKV_EINVAL. */
 int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
 			     uint64_t seed);
 

@@ -82,6 +82,11 @@ int qkv_train_default_steps(enum qkv_loss loss, enum qkv_optimizer optimizer);
 int qkv_train_default_d_model(enum qkv_task task, int tokens);
 /* The smallest d_model: one code entry per part and the n value columns. */
 int qkv_train_min_d_model(enum qkv_task task, int tokens);
+/* The loss the run can approach but not go below: with xent and W_V fixed at the
+ * read-out, each output row is a weighted average of one-hot values (entries in
+ * [0, 1], adding to 1), and −log softmax(O)[t] is least at O = e_t, where it is
+ * log(1 + (n − 1)/e). 0 with MSE or when W_V learns (no bound then). */
+double qkv_train_loss_floor(const struct qkv_train_config *c);
 /* 0 when every field is in range, else QKV_EINVAL. */
 int qkv_train_config_check(const struct qkv_train_config *c);
 
@@ -192,12 +197,21 @@ void qkv_train_sweep_end(struct qkv_train_sweep_state *s);
  * budget + 1 (so the median is a lower bound when it is above the budget). */
 double qkv_train_median_steps(const int *steps, int seeds, int budget);
 
+/* True when a median of steps over seeds runs is censored, only a lower bound:
+ * the middle value (either middle value, for an even count) is a run that never
+ * reached 90%, i.e. reached ≤ seeds / 2 (integer division). */
+bool qkv_train_median_censored(int reached, int seeds);
+
 /* The gap at one point: the unscaled median over the scaled median. *at_least is
  * set when the unscaled median is a censored budget + 1 (the gap is then a lower
  * bound); returns −1 when the scaled head itself did not get there (median above
  * the budget), so there is no gap to state. */
 double qkv_train_sweep_gap(const struct qkv_train_sweep_point *point, int budget,
 			   bool *at_least);
+/* A gap as shown, into buf: "5.1×" or "56×" (one decimal below 10, rounded), or
+ * as a lower bound "≥ 55×", rounded down so the bound still holds (501/9 = 55.67
+ * is "≥ 55×"). gap ≥ 0. */
+void qkv_train_gap_text(char *buf, size_t size, double gap, bool at_least);
 /* One or two sentences on the sweep's largest d_k, computed from its numbers: the
  * gap, and — given the MSE + SGD sweep of the same task as baseline (NULL when
  * the sweep is MSE + SGD itself) — whether `name` ("xent + adam") shrinks it,

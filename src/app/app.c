@@ -1173,6 +1173,13 @@ int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const cha
 	return 0;
 }
 
+/* A recovery copy found and not asked for: where it is and how to open it. */
+void app_recovery_kept(struct app *app, const char *where)
+{
+	say(app, false, "Unsaved changes from an earlier session are kept in %s: qkv --recover %s "
+	    "offers them", where, app->path != NULL ? app->path : "FILE");
+}
+
 /* The recovery copy found does not read: says so (why: the loader's sentence). */
 void app_recovery_unreadable(struct app *app, const char *why)
 {
@@ -2728,6 +2735,8 @@ static int saturation_key(struct app *app, int key)
 static void cost_start(struct app *app)
 {
 	int d_k = app->trace.d_k >= 1 ? app->trace.d_k : 64, rc;
+	/* A multi-head problem is priced as its h heads, each of its d_k. */
+	int heads = app->problem.h > 0 ? app->problem.h : 1;
 
 	if (app->clock == NULL) {
 		say(app, true, "the cost view needs a clock to measure with");
@@ -2735,7 +2744,7 @@ static void cost_start(struct app *app)
 		return;
 	}
 	app->cost = malloc(sizeof *app->cost);
-	rc = app->cost == NULL ? QKV_ENOMEM : qkv_cost_init(app->cost, d_k, 1, app->cost_last_n, 3000.0);
+	rc = app->cost == NULL ? QKV_ENOMEM : qkv_cost_init(app->cost, d_k, heads, app->cost_last_n, 3000.0);
 	if (rc != 0) {
 		free(app->cost);
 		app->cost = NULL;
@@ -2792,10 +2801,12 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 	if (app->overlay == OVERLAY_COST && before != OVERLAY_COST)
 		cost_start(app);
 	if (app->overlay == OVERLAY_SATURATION) {
-		/* Start from the problem's own number of tokens. */
+		/* Start from the problem's own number of tokens, at least the default 16:
+		 * a sweep of 3 tokens has too few scores for a curve that shows the trend. */
 		int tokens = app->sweep_tokens;
 
-		app->sweep_tokens = clamp(app->problem.n, 2, 256);
+		app->sweep_tokens = clamp(app->problem.n > QKV_SWEEP_TOKENS ? app->problem.n : QKV_SWEEP_TOKENS,
+					  2, 256);
 		run_sweep(app, tokens, app->sweep_trials);
 	}
 	return REDRAW_ALL;

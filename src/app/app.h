@@ -325,6 +325,10 @@ bool app_trace_is_long(const struct qkv_problem *p);
  * PROMPT_RECOVER: y opens it (unsaved, undo goes back to the file), n deletes it,
  * Esc keeps it for later. Returns 0 or QKV_ENOMEM. */
 int app_offer_recovery(struct app *app, struct qkv_problem *recovered, const char *where);
+/* Says on the status line, without asking, that unsaved changes from an earlier
+ * session are kept in where and that `qkv --recover FILE` offers them; before the
+ * first event, as app_offer_recovery. */
+void app_recovery_kept(struct app *app, const char *where);
 /* Says on the status line that the recovery copy found does not read (why: the
  * loader's sentence), before the first event, as app_offer_recovery asks. */
 void app_recovery_unreadable(struct app *app, const char *why);

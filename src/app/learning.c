@@ -378,12 +378,52 @@ static const char *ratio_text(char *buf, size_t size, double ratio)
 	return buf;
 }
 
-int app_learning_summary(const struct app_learning *l, char *buf, size_t size)
+/* Which run's softmax passes less gradient and how many times less, from two mean
+ * ‖J‖ as shown (three significant digits): "÷1 2.4× less", "÷√256 1.5× less",
+ * or "about equal" within 5%. */
+static void compare_text(char *buf, size_t size, int d_k, double scaled, double unscaled)
+{
+	char ratio[16], side[16];
+	double big = fmax(scaled, unscaled), small = fmin(scaled, unscaled);
+
+	if (small <= 0.0 || big < 1.05 * small) {
+		snprintf(buf, size, "about equal");
+		return;
+	}
+	if (unscaled < scaled)
+		snprintf(side, sizeof side, "÷1");
+	else
+		snprintf(side, sizeof side, "÷√%d", d_k);
+	if (big / small < 10.0)
+		snprintf(ratio, sizeof ratio, "%.1f", big / small);
+	else
+		ratio_text(ratio, sizeof ratio, big / small);
+	snprintf(buf, size, "%s %s× less", side, ratio);
+}
+
+/* Appends why xent does not reach 0, when it cannot: the floor and its reason.
+ * Returns the new length. */
+static int with_floor(const struct app_learning *l, char *buf, size_t size, int length)
+{
+	double floor = qkv_train_loss_floor(&l->config);
+	int more;
+
+	if (floor <= 0.0)
+		return length;
+	more = snprintf(buf + length, size - (size_t)length,
+			". xent stays above log(1 + %d/e) = %.4g: outputs average one-hot values, "
+			"in [0, 1]", l->config.tokens - 1, floor);
+	return more < 0 ? more : length + more;
+}
+
+/* The runs' standing and their gradient flow now and at step 0. */
+static int summary_runs(const struct app_learning *l, char *buf, size_t size)
 {
 	const struct qkv_train *s = &l->runs[LEARNING_SCALED], *u = &l->runs[LEARNING_UNSCALED];
 	const struct qkv_train_record *rs = &s->history[s->count - 1];
 	const struct qkv_train_record *ru = &u->history[u->count - 1];
-	char js[16], ju[16], where[2][64];
+	int shared = s->count < u->count ? s->count : u->count, apart = -1;
+	char js[16], ju[16], where[2][64], compare[48];
 	int length;
 
 	for (int side = 0; side < 2; side++) {
@@ -398,17 +438,43 @@ int app_learning_summary(const struct app_learning *l, char *buf, size_t size)
 	}
 	short_number(js, sizeof js, rs->jacobian_norm);
 	short_number(ju, sizeof ju, ru->jacobian_norm);
-	length = snprintf(buf, size, "÷√%d: %s · ÷1: %s · mean ‖J‖ %s against %s", l->config.d_k,
-			  where[0], where[1], js, ju);
+	length = snprintf(buf, size, "÷√%d: %s · ÷1: %s · mean ‖J‖ at step %d: %s against %s", l->config.d_k,
+			  where[0], where[1], rs->step, js, ju);
 	if (length < 0 || (size_t)length >= size)
 		return length;
 	if (ru->jacobian_norm > 0.0 && rs->jacobian_norm >= 10.0 * ru->jacobian_norm)
 		length += snprintf(buf + length, size - (size_t)length,
-				   ": the unscaled softmax passes %s× less gradient",
+				   ", the unscaled softmax passes %s× less gradient",
 				   ratio_text(js, sizeof js, rs->jacobian_norm / ru->jacobian_norm));
 	else if (rs->jacobian_norm > 0.0 && ru->jacobian_norm >= 10.0 * rs->jacobian_norm)
 		length += snprintf(buf + length, size - (size_t)length,
-				   ": the scaled softmax passes %s× less gradient",
+				   ", the scaled softmax passes %s× less gradient",
 				   ratio_text(js, sizeof js, ru->jacobian_norm / rs->jacobian_norm));
+	if (length < 0 || (size_t)length >= size || rs->step == 0 || ru->step != rs->step)
+		return length;
+	/* The same comparison at the start, and the first step where one run's flow
+	 * fell ten times below the other's: what is shown now is not how it began. */
+	short_number(js, sizeof js, s->history[0].jacobian_norm);
+	short_number(ju, sizeof ju, u->history[0].jacobian_norm);
+	compare_text(compare, sizeof compare, l->config.d_k, strtod(js, NULL), strtod(ju, NULL));
+	for (int k = 0; k < shared && apart < 0; k++) {
+		double a = s->history[k].jacobian_norm, b = u->history[k].jacobian_norm;
+
+		if ((b > 0.0 && a >= 10.0 * b) || (a > 0.0 && b >= 10.0 * a))
+			apart = k;
+	}
+	length += snprintf(buf + length, size - (size_t)length, "; at step 0: %s against %s (%s)", js, ju,
+			   compare);
+	if (apart > 0 && length >= 0 && (size_t)length < size)
+		length += snprintf(buf + length, size - (size_t)length, ", first 10× apart at step %d", apart);
 	return length;
+}
+
+int app_learning_summary(const struct app_learning *l, char *buf, size_t size)
+{
+	int length = summary_runs(l, buf, size);
+
+	if (length < 0 || (size_t)length >= size)
+		return length;
+	return with_floor(l, buf, size, length);
 }

@@ -46,8 +46,9 @@ void app_learning_free(struct app *app);
  * the event is not the view's (the app handles it as usual). */
 int app_learning_event(struct app *app, const struct event *event);
 
-/* The sentence under the two runs, from their numbers: where each stands and how
- * much smaller the unscaled head's gradient flow (mean ‖J‖) is. */
+/* The sentence under the two runs, from their numbers: where each stands, both
+ * runs' gradient flow (mean ‖J‖) at the step shown and which passes how many times
+ * less, then the same at step 0 and the first step where they were 10× apart. */
 int app_learning_summary(const struct app_learning *l, char *buf, size_t size);
 
 #endif

@@ -308,12 +308,33 @@ double qkv_cost_slope(const struct qkv_cost *c, double *intercept)
 	return slope;
 }
 
+/* The largest measured row with a time, or NULL. */
+static const struct qkv_cost_row *last_timed(const struct qkv_cost *c)
+{
+	for (int i = c->count - 1; i >= 0; i--)
+		if (c->rows[i].ms > 0.0)
+			return &c->rows[i];
+	return NULL;
+}
+
 void qkv_cost_extrapolate(const struct qkv_cost *c, int n, struct qkv_cost_row *row)
+{
+	const struct qkv_cost_row *last = last_timed(c);
+	double ratio;
+
+	/* The exponent the formulas give, 2, from the largest measurement: a fitted
+	 * slope moves from run to run on a busy machine, and carried
+	 * far beyond the table a small change of slope is a large change of time. */
+	qkv_cost_row_of(n, c->d_k, c->heads, row);
+	ratio = last != NULL ? (double)n / (double)last->n : NAN;
+	row->ms = last != NULL ? last->ms * ratio * ratio : NAN;
+}
+
+double qkv_cost_extrapolate_fitted(const struct qkv_cost *c, int n)
 {
 	double intercept, slope = qkv_cost_slope(c, &intercept);
 
-	qkv_cost_row_of(n, c->d_k, c->heads, row);
-	row->ms = isfinite(slope) ? exp(intercept + slope * log((double)n)) : NAN;
+	return isfinite(slope) ? exp(intercept + slope * log((double)n)) : NAN;
 }
 
 /* Three significant digits without an exponent ("800", "2.4", "16.8"). */
@@ -367,9 +388,13 @@ int qkv_cost_time_words(char *buf, size_t size, double ms)
 int qkv_cost_words(char *buf, size_t size, const struct qkv_cost *c, int n)
 {
 	struct qkv_cost_row row;
-	char tokens[32], scores[48], alone[32], all[32], when[32], per[48];
+	char tokens[32], scores[48], alone[32], all[32], when[32], per[48], from[32], fitted[32];
+	const struct qkv_cost_row *last = last_timed(c);
+	double slope = qkv_cost_slope(c, NULL);
 
 	qkv_cost_extrapolate(c, n, &row);
+	qkv_format_grouped(from, sizeof from, last != NULL ? last->n : 0);
+	qkv_cost_time_words(fitted, sizeof fitted, qkv_cost_extrapolate_fitted(c, n));
 	qkv_format_grouped(tokens, sizeof tokens, n);
 	qkv_cost_count_words(scores, sizeof scores, (double)row.entries);
 	qkv_cost_bytes_words(alone, sizeof alone, (double)row.bytes_f64 / QKV_COST_SQUARES);
@@ -379,8 +404,14 @@ int qkv_cost_words(char *buf, size_t size, const struct qkv_cost *c, int n)
 		snprintf(per, sizeof per, "per head per layer");
 	else
 		snprintf(per, sizeof per, "per layer of %d heads", c->heads);
+	if (!isfinite(slope))
+		return snprintf(buf, size,
+				"%s tokens: %s scores, %s in double for the scores alone (%s for S, S' and "
+				"A), %s; this machine would take about %s.", tokens, scores, alone, all, per,
+				when);
 	return snprintf(buf, size,
 			"%s tokens: %s scores, %s in double for the scores alone (%s for S, S' and A), "
-			"%s; this machine would take about %s.",
-			tokens, scores, alone, all, per, when);
+			"%s; this machine would take about %s (as n² from the %s-token row; the "
+			"fitted slope, %.2f, gives %s).",
+			tokens, scores, alone, all, per, when, from, slope, fitted);
 }

@@ -173,18 +173,21 @@ int qkv_heads_attention(const struct qkv_problem *p, struct qkv_heads_trace *t)
 	return 0;
 }
 
-static void draw(struct qkv_matrix *m, uint64_t seed, uint32_t stream)
+/* Fills m with N(0, sd²) entries, each from its own cell of the stream: the
+ * same seed gives the same numbers whatever the size. */
+static void draw(struct qkv_matrix *m, uint64_t seed, uint32_t stream, double sd)
 {
 	for (int r = 0; r < m->rows; r++)
 		for (int c = 0; c < m->cols; c++)
-			qkv_matrix_set(m, r, c,
-				       qkv_rng_cell_normal(seed, stream, (uint32_t)r, (uint32_t)c));
+			qkv_matrix_set(m, r, c, sd * qkv_rng_cell_normal(seed, stream, (uint32_t)r,
+									 (uint32_t)c));
 }
 
 int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
 			     uint64_t seed)
 {
 	struct qkv_problem fresh;
+	double w_sd;
 	int rc, d;
 
 	if (n < 1 || h < 1 || d_model < 1 || d_model % h != 0)
@@ -212,14 +215,18 @@ int qkv_problem_random_heads(struct qkv_problem *p, int n, int h, int d_model,
 		qkv_problem_fini(&fresh);
 		return rc;
 	}
-	draw(&fresh.x, seed, STREAM_X);
-	draw(&fresh.w_o, seed, STREAM_W_O);
+	/* X is N(0, 1); every W is N(0, 1/d_model) (each has d_model inputs, W_O's
+	 * being h·d_v = d_model), so Q, K and V have unit variance and the scaled
+	 * scores S' = QKᵀ/√d_k have variance near 1, as in a trained model's start. */
+	w_sd = 1.0 / sqrt((double)d_model);
+	draw(&fresh.x, seed, STREAM_X, 1.0);
+	draw(&fresh.w_o, seed, STREAM_W_O, w_sd);
 	for (int i = 0; i < h; i++) {
 		uint32_t base = STREAM_HEADS + 3u * (uint32_t)i;
 
-		draw(&fresh.heads[i].w_q, seed, base);
-		draw(&fresh.heads[i].w_k, seed, base + 1);
-		draw(&fresh.heads[i].w_v, seed, base + 2);
+		draw(&fresh.heads[i].w_q, seed, base, w_sd);
+		draw(&fresh.heads[i].w_k, seed, base + 1, w_sd);
+		draw(&fresh.heads[i].w_v, seed, base + 2, w_sd);
 	}
 	/* New columns of a multi-head problem are not drawn: it is not "seeded". */
 	fresh.seeded = false;

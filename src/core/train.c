@@ -95,6 +95,13 @@ int qkv_train_default_steps(enum qkv_loss loss, enum qkv_optimizer optimizer)
 	return 500;
 }
 
+double qkv_train_loss_floor(const struct qkv_train_config *c)
+{
+	if (c->loss != QKV_LOSS_XENT || (c->learn & QKV_LEARN_W_V) || c->tokens < 2)
+		return 0.0;
+	return log1p((c->tokens - 1) / exp(1.0));
+}
+
 void qkv_train_config_default(struct qkv_train_config *c, enum qkv_task task)
 {
 	memset(c, 0, sizeof *c);
@@ -922,6 +929,11 @@ int qkv_train_derive(char *buf, size_t size, const struct qkv_problem *p,
 	return (int)text.length;
 }
 
+bool qkv_train_median_censored(int reached, int seeds)
+{
+	return reached <= seeds / 2;
+}
+
 double qkv_train_sweep_gap(const struct qkv_train_sweep_point *point, int budget,
 			   bool *at_least)
 {
@@ -931,14 +943,29 @@ double qkv_train_sweep_gap(const struct qkv_train_sweep_point *point, int budget
 	return point->unscaled_median / point->scaled_median;
 }
 
-/* "56×" or "≥ 56×" or "no gap to measure", into t. */
+/* "56×" or "≥ 55×" (a bound, rounded down) or "no gap to measure", into t. */
 static void put_gap(struct qkv_buffer *t, double gap, bool at_least)
 {
 	if (gap < 0.0) {
 		qkv_buffer_put(t, "no ratio (the scaled head did not reach 90%%)");
 		return;
 	}
-	qkv_buffer_put(t, "%s%.*f×", at_least ? "≥ " : "", gap < 10.0 ? 1 : 0, gap);
+	char text[48];
+
+	qkv_train_gap_text(text, sizeof text, gap, at_least);
+	qkv_buffer_put(t, "%s", text);
+}
+
+void qkv_train_gap_text(char *buf, size_t size, double gap, bool at_least)
+{
+	int decimals = gap < 10.0 ? 1 : 0;
+	double unit = decimals == 1 ? 0.1 : 1.0;
+
+	/* A bound keeps its direction: floor, with a hair of room for a ratio that is
+	 * a whole number of units up to rounding error (501/3 = 167). */
+	if (at_least)
+		gap = floor(gap / unit + 1e-9) * unit;
+	snprintf(buf, size, "%s%.*f×", at_least ? "≥ " : "", decimals, gap);
 }
 
 /* The comparison of two gaps into t: shrinks, does not, or cannot say (a gap with

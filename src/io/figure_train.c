@@ -104,7 +104,7 @@ static int sweep_page(FILE *out, const struct train_cli *c, const struct figure_
 	struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS];
 	double x[QKV_TRAIN_SWEEP_POINTS], y[2][QKV_TRAIN_SWEEP_POINTS];
 	struct chart_page page;
-	char facts[320];
+	char facts[320], chart_title[128];
 	int rc = qkv_train_sweep(&c->config, c->seeds, points);
 
 	if (rc != 0) {
@@ -127,7 +127,9 @@ static int sweep_page(FILE *out, const struct train_cli *c, const struct figure_
 	page.legend[0] = "scaled (\u00f7\u221ad_k)";
 	page.legend[1] = "unscaled";
 	page.count = 1;
-	page.charts[0].title = "median steps to 90% (log)";
+	snprintf(chart_title, sizeof chart_title, "median steps to 90%% (log); a point at %d is censored: "
+		 "above the budget, a lower bound", c->config.steps + 1);
+	page.charts[0].title = chart_title;
 	page.charts[0].x = (struct chart_axis){ .log = true, .label = "d_k (log\u2082 axis)" };
 	page.charts[0].y = (struct chart_axis){ .log = true };
 	page.charts[0].count = 2;

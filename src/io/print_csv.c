@@ -309,14 +309,24 @@ static void csv_train_sweep(FILE *out, const struct train_sweep_report *s)
 	const struct qkv_train_sweep_point *points = s->points;
 	int seeds = s->seeds, budget = s->c->steps;
 
-	fputs("d_k,scaled_median,unscaled_median,scaled_reached,unscaled_reached,seeds,budget\n", out);
+	/* A median is censored when its middle run (or one of the two) never reached
+	 * 90%: only known to be at least what the budget + 1 gives. Its field is empty
+	 * and its flag 1, never a number that reads as measured. */
+	fputs("d_k,scaled_median,scaled_censored,unscaled_median,unscaled_censored,"
+	      "scaled_reached,unscaled_reached,seeds,budget\n", out);
 	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++) {
 		const struct qkv_train_sweep_point *p = &points[k];
 
-		fprintf(out, "%d,", p->d_k);
-		number17(out, p->scaled_median);
-		fputc(',', out);
-		number17(out, p->unscaled_median);
+		fprintf(out, "%d", p->d_k);
+		for (int side = 0; side < 2; side++) {
+			bool censored = qkv_train_median_censored(side == 0 ? p->scaled_reached
+								   : p->unscaled_reached, seeds);
+
+			fputc(',', out);
+			if (!censored)
+				number17(out, side == 0 ? p->scaled_median : p->unscaled_median);
+			fprintf(out, ",%d", censored ? 1 : 0);
+		}
 		fprintf(out, ",%d,%d,%d,%d\n", p->scaled_reached, p->unscaled_reached, seeds, budget);
 	}
 }

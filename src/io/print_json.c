@@ -164,6 +164,13 @@ static int json_trace(struct printer *pr)
 	}
 	if (p->wrong != QKV_WRONG_NONE)
 		fprintf(pr->out, "  \"wrong\": \"%s\",\n", qkv_wrong_name(p->wrong));
+	/* The projected form keeps what it was computed from: X and the W's. */
+	if (p->form == QKV_FORM_PROJECTED) {
+		json_matrix(pr, "X", &p->x, false);
+		json_matrix(pr, "W_Q", &p->w_q, false);
+		json_matrix(pr, "W_K", &p->w_k, false);
+		json_matrix(pr, "W_V", &p->w_v, false);
+	}
 	json_matrix(pr, "Q", &t->q, false);
 	json_matrix(pr, "K", &t->k, false);
 	json_matrix(pr, "V", &t->v, false);
@@ -271,9 +278,18 @@ static void json_train_run(FILE *out, const struct qkv_train *t)
 		initial[k] = &t->initial[k];
 		final[k] = qkv_train_weight(t, (enum qkv_weight)k);
 	}
-	fprintf(out, "{\n  \"task\": \"%s\",\n  \"n\": %d,\n  \"d_model\": %d,\n  \"d_k\": %d,\n"
-		     "  \"d_v\": %d,\n  \"divisor\": ",
-		qkv_task_name(c->task), c->tokens, c->d_model, c->d_k, t->target.cols);
+	/* "format" names this object's layout; with "learn", "scaled" and "budget" the
+	 * file holds every option of the run, so it can be replayed from itself. */
+	fprintf(out, "{\n  \"format\": \"qkv-train-run 1\",\n  \"task\": \"%s\",\n  \"n\": %d,\n"
+		     "  \"d_model\": %d,\n  \"d_k\": %d,\n  \"d_v\": %d,\n  \"scaled\": %s,\n  \"learn\": [",
+		qkv_task_name(c->task), c->tokens, c->d_model, c->d_k, t->target.cols,
+		c->scaled ? "true" : "false");
+	for (int k = 0, first = 1; k < QKV_WEIGHT_COUNT; k++)
+		if (c->learn & (1u << k)) {
+			fprintf(out, "%s\"%s\"", first ? "" : ", ", qkv_weight_name((enum qkv_weight)k));
+			first = 0;
+		}
+	fprintf(out, "],\n  \"budget\": %d,\n  \"divisor\": ", c->steps);
 	number17(out, now->divisor);
 	fprintf(out, ",\n  \"loss\": \"%s\",\n  \"optimizer\": \"%s\",\n  \"lr\": ",
 		qkv_loss_name(c->loss), qkv_optimizer_name(c->optimizer));
@@ -352,7 +368,9 @@ static void sweep_rows_json(FILE *out, const struct qkv_train_sweep_point *point
 
 			fprintf(out, ", \"%s\": {\"median\": ", side == 0 ? "scaled" : "unscaled");
 			number17(out, side == 0 ? p->scaled_median : p->unscaled_median);
-			fprintf(out, ", \"reached\": %d, \"steps_to_90\": [",
+			fprintf(out, ", \"censored\": %s, \"reached\": %d, \"steps_to_90\": [",
+				qkv_train_median_censored(side == 0 ? p->scaled_reached : p->unscaled_reached,
+							  seeds) ? "true" : "false",
 				side == 0 ? p->scaled_reached : p->unscaled_reached);
 			for (int s = 0; s < seeds; s++) {
 				if (s > 0)

@@ -205,21 +205,25 @@ static void text_train_sweep(FILE *out, const struct train_sweep_report *s)
 		if (gap < 0.0)
 			snprintf(ratio, sizeof ratio, "—");
 		else
-			snprintf(ratio, sizeof ratio, "%s%.*f×", at_least ? "≥ " : "", gap < 10.0 ? 1 : 0,
-				 gap);
+			qkv_train_gap_text(ratio, sizeof ratio, gap, at_least);
 		fprintf(out, "%6d", p->d_k);
 		print_train_median(out, p->scaled_median, c->steps, 9);
 		print_train_median(out, p->unscaled_median, c->steps, 10);
 		fprintf(out, "  %*s%s  %d/%d, %d/%d\n", 15 - qkv_text_columns(ratio), "", ratio,
 			p->scaled_reached, seeds, p->unscaled_reached, seeds);
 	}
-	fprintf(out, "\nmedian steps, log scale from 1 to %d (█ scaled, ░ unscaled)\n", c->steps + 1);
+	fprintf(out, "\nmedian steps, log scale from 1 to %d (█ scaled, ░ unscaled; "
+		"\">%d\": censored, never reached within the budget)\n", c->steps + 1, c->steps);
 	for (int k = 0; k < QKV_TRAIN_SWEEP_POINTS; k++) {
 		fprintf(out, "%6d █", points[k].d_k);
 		print_train_bar(out, points[k].scaled_median, c->steps, 50, "█");
+		if (points[k].scaled_median > c->steps)
+			fprintf(out, " >%d", c->steps);
 		fputc('\n', out);
 		fputs("       ░", out);
 		print_train_bar(out, points[k].unscaled_median, c->steps, 50, "░");
+		if (points[k].unscaled_median > c->steps)
+			fprintf(out, " >%d", c->steps);
 		fputc('\n', out);
 	}
 	fprintf(out, "\n%s\n", s->verdict);

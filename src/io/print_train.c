@@ -8,10 +8,12 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/print_model.h"
 #include "io/print_train.h"
+#include "io/save.h"
 #include "qkv/error.h"
 
 bool print_train_shown_step(int step, int last, int steps_to_90)
@@ -102,7 +104,9 @@ static int failed(const char *what, int rc)
 	fprintf(stderr, "qkv: %s: %s\n", what, qkv_error_string(rc));
 	return 1;
 }
-int print_train_cli(FILE *out, const struct train_cli *c)
+/* Runs and prints what c asks for to out (a stream); 0, 1 after one line on a
+ * failed run, or -1 on a write error (errno says why). */
+static int run_and_print(FILE *out, const struct train_cli *c)
 {
 	int rc;
 
@@ -138,10 +142,35 @@ int print_train_cli(FILE *out, const struct train_cli *c)
 		rc = print_train_run(out, &t, c->format);
 		qkv_train_fini(&t);
 	}
-	if (rc != 0) {
-		fprintf(stderr, "qkv: cannot write the report: %s\n",
-			errno != 0 ? strerror(errno) : "write error");
+	return rc != 0 ? -1 : 0;
+}
+
+int print_train_cli(FILE *out, const struct train_cli *c)
+{
+	char err[1024] = "", *bytes = NULL;
+	size_t length = 0;
+	int rc;
+
+	if (c->output != NULL && (out = open_memstream(&bytes, &length)) == NULL) {
+		fprintf(stderr, "qkv: cannot write the report: out of memory\n");
 		return 1;
 	}
-	return 0;
+	errno = 0;
+	rc = run_and_print(out, c);
+	if (rc < 0)
+		snprintf(err, sizeof err, "cannot write the report: %s",
+			 errno != 0 ? strerror(errno) : "write error");
+	if (c->output != NULL) {
+		if (fclose(out) != 0 && rc == 0) {
+			snprintf(err, sizeof err, "cannot write the report: out of memory");
+			rc = -1;
+		}
+		/* Made whole in memory, then written atomically: a failed run leaves no file. */
+		if (rc == 0 && save_bytes(c->output, bytes, length, err, sizeof err) != 0)
+			rc = 2;
+		free(bytes);
+	}
+	if (rc < 0 || rc == 2)
+		fprintf(stderr, "qkv: %s\n", err);
+	return rc == 0 ? 0 : rc == 2 ? 2 : 1;
 }

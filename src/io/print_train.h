@@ -1,6 +1,7 @@
 /* print_train.h — training printed: one run (`qkv --train TASK --format F`) or the
  * steps-to-90% sweep (`--train-sweep`), as text, CSV or JSON. The JSON of a run is
- * the contract: task, n, d_model, d_k, d_v, divisor, loss, optimizer, lr, seed, X,
+ * the contract: format ("qkv-train-run 1"), task, n, d_model, d_k, d_v, scaled,
+ * learn, budget, divisor, loss, optimizer, lr, seed (enough to replay the run), X,
  * target, W_Q, W_K, W_V (initial), grad0, steps, steps_to_90, final. */
 #ifndef QKV_IO_PRINT_TRAIN_H
 #define QKV_IO_PRINT_TRAIN_H
@@ -19,8 +20,10 @@ int print_train_sweep(FILE *out, const struct qkv_train_config *c, int seeds,
 		      const struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS],
 		      const struct qkv_train_sweep_point *baseline, enum print_format format);
 
-/* Runs what c asks for (a run or a sweep) and prints it to out; the exit status
- * (0, or 1 with one line on stderr when a run fails or a write fails). */
+/* Runs what c asks for (a run or a sweep) and prints it to out, or with c->output
+ * to that file atomically (nothing is written when the run fails); the exit status:
+ * 0, 1 with one line on stderr when a run or a write fails, 2 when the file cannot
+ * be saved. */
 int print_train_cli(FILE *out, const struct train_cli *c);
 
 #endif

@@ -14,6 +14,7 @@
 #include "qkv/format.h"
 #include "qkv/heads.h"
 #include "app/info.h"
+#include "app/learning.h"
 #include "app/help.h"
 #include "tui/draw.h"
 #include "tui/draw_cost.h"
@@ -895,6 +896,16 @@ static void bar_numbers(const struct app *app, int level, char *buf, size_t size
 	const struct qkv_problem *p = &app->problem;
 	const char *dot = level >= 2 ? "  " : " · ";
 	char scale[64], seed[48], tau[48] = "", mask[48] = "", heads[32] = "";
+
+	/* The learning view's runs, not the problem under it: > and < change their d_k. */
+	if (app->overlay == OVERLAY_LEARNING && app->learning != NULL) {
+		const struct qkv_train_config *c = &app->learning->config;
+
+		snprintf(buf, size, " n %d%sd_model %d%sd_k %d%sd_v %d%s÷ √%d and ÷ 1%sseed %llu%s", c->tokens,
+			 dot, c->d_model, dot, c->d_k, dot, c->tokens, dot, c->d_k, dot,
+			 (unsigned long long)c->seed, level >= 2 ? "" : " ");
+		return;
+	}
 
 	scale_words(app, scale, sizeof scale);
 	if (level >= 4 && p->scale == QKV_SCALE_SQRT_DK && p->temperature == 1.0) {

@@ -167,10 +167,20 @@ void draw_cost(const struct app *app, const struct layout *l)
 		mvhline(r, 0, ' ', width);
 	if (c == NULL)
 		return;
-	snprintf(text, sizeof text, " the price of n² · one head, d_k = d_v = %d · measured on this machine ",
-		 c->d_k);
+	if (c->heads == 1)
+		snprintf(text, sizeof text, " the price of n² · one head, d_k = d_v = %d · measured on this machine ",
+			 c->d_k);
+	else
+		snprintf(text, sizeof text, " the price of n² · %d heads, each timed with d_k = d_v = %d · on this "
+			 "machine ", c->heads, c->d_k);
 	put(top, x, ROLE_TITLE, text);
-	put(top + 1, x, ROLE_DIM, "bytes: S, S' and A (n × n each); flops: 2n²d_k + 2n²d_v + 5n²");
+	if (c->heads == 1)
+		put(top + 1, x, ROLE_DIM, "bytes: S, S' and A (n × n each); flops: 2n²d_k + 2n²d_v + 5n²");
+	else {
+		snprintf(text, sizeof text, "bytes: S, S' and A (n × n each) × %d heads; flops: (2n²d_k + 2n²d_v + "
+			 "5n²) × %d", c->heads, c->heads);
+		put(top + 1, x, ROLE_DIM, text);
+	}
 	snprintf(text, sizeof text, "%6s %12s %9s %9s %15s %11s", "n", "scores", "double", "16-bit", "flops",
 		 "time");
 	put(top + 2, x, ROLE_LABEL, text);

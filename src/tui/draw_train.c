@@ -269,8 +269,12 @@ static void draw_run(const struct app_learning *l, int side, int y, int x, int w
 		snprintf(divisor, sizeof divisor, "÷ 1, no scaling");
 	snprintf(text, sizeof text, "%s · step %d", divisor, r->step);
 	put(y, x, w, title, text);
-	snprintf(text, sizeof text, "loss %.4g · accuracy %.0f%%%s", r->loss, 100.0 * r->accuracy,
-		 t->steps_to_90 >= 0 ? " ✓" : "");
+	if (qkv_train_loss_floor(&t->config) > 0.0)
+		snprintf(text, sizeof text, "loss %.4g ≥ %.4g · accuracy %.0f%%%s", r->loss,
+			 qkv_train_loss_floor(&t->config), 100.0 * r->accuracy, t->steps_to_90 >= 0 ? " ✓" : "");
+	else
+		snprintf(text, sizeof text, "loss %.4g · accuracy %.0f%%%s", r->loss, 100.0 * r->accuracy,
+			 t->steps_to_90 >= 0 ? " ✓" : "");
 	put(y + 1, x, w, normal, text);
 	snprintf(text, sizeof text, "‖∇W_Q‖ %.1e · ‖∇W_K‖ %.1e", r->grad_norm[QKV_WEIGHT_Q],
 		 r->grad_norm[QKV_WEIGHT_K]);
@@ -367,8 +371,7 @@ static void draw_sweep(const struct app_learning *g, int y, int x, int width, in
 			if (gap < 0.0)
 				snprintf(ratio, sizeof ratio, "—");
 			else
-				snprintf(ratio, sizeof ratio, "%s%.*f×", at_least ? "≥ " : "",
-					 gap < 10.0 ? 1 : 0, gap);
+				qkv_train_gap_text(ratio, sizeof ratio, gap, at_least);
 			snprintf(reached, sizeof reached, "%d/%d, %d/%d", p->scaled_reached,
 				 LEARNING_SWEEP_SEEDS, p->unscaled_reached, LEARNING_SWEEP_SEEDS);
 		}
@@ -380,15 +383,29 @@ static void draw_sweep(const struct app_learning *g, int y, int x, int width, in
 	/* The chart: beside the table when there is room, else under it. */
 	if (finished > 0) {
 		double dks[QKV_TRAIN_SWEEP_POINTS], medians[2][QKV_TRAIN_SWEEP_POINTS];
+		/* Censored medians (above the budget) apart, each on its own at the top:
+		 * a bound, not a point of the curves. */
+		double above_x[4 * QKV_TRAIN_SWEEP_POINTS], above_y[4 * QKV_TRAIN_SWEEP_POINTS];
 		static const char *const marks[2] = { "●", "×" }, *const ascii[2] = { "*", "x" }; /* ● is * on ASCII screens */
-		struct chart_series series[2];
+		struct chart_series series[3];
 		struct chart c;
 		bool beside = width - table_w >= 30;
+		int above = 0;
+		char chart_title[96];
 
 		for (int k = 0; k < finished; k++) {
 			dks[k] = s->points[k].d_k;
-			medians[0][k] = s->points[k].scaled_median;
-			medians[1][k] = s->points[k].unscaled_median;
+			for (int side = 0; side < 2; side++) {
+				double median = side == 0 ? s->points[k].scaled_median : s->points[k].unscaled_median;
+
+				medians[side][k] = median > budget ? NAN : median;
+				if (median > budget) {
+					above_x[above] = dks[k];
+					above_y[above++] = budget + 1;
+					above_x[above] = dks[k];
+					above_y[above++] = NAN;
+				}
+			}
 		}
 		for (int side = 0; side < 2; side++)
 			series[side] = (struct chart_series){
@@ -396,10 +413,18 @@ static void draw_sweep(const struct app_learning *g, int y, int x, int width, in
 				.style = palette_role(side == 0 ? ROLE_LABEL : ROLE_NORMAL),
 				.mark = marks[side], .ascii_mark = ascii[side],
 			};
+		series[2] = (struct chart_series){
+			.x = above_x, .y = above_y, .count = above,
+			.style = palette_role(ROLE_DIM), .mark = "▲", .ascii_mark = "^",
+		};
 		memset(&c, 0, sizeof c);
-		c.title = "median steps ● ÷√d_k × ÷1";
+		if (above > 0)
+			snprintf(chart_title, sizeof chart_title, "median steps ● ÷√d_k × ÷1 ▲ >%d", budget);
+		else
+			snprintf(chart_title, sizeof chart_title, "median steps ● ÷√d_k × ÷1");
+		c.title = chart_title;
 		c.series = series;
-		c.series_count = 2;
+		c.series_count = 3;
 		c.marker_x = NAN;
 		c.x_axis = (struct chart_axis){ .min = 4, .max = 256, .log = true, .label = "d_k",
 						 .tick_count = 4, .ticks = { 4, 16, 64, 256 } };
@@ -454,7 +479,8 @@ void draw_train(const struct app *app, const struct layout *l)
 		return;
 	}
 	app_learning_summary(g, text, sizeof text);
-	top += 1 + put_wrapped(top + 1, 1, width - 2, 2, palette_role(ROLE_TITLE), text);
+	/* Up to four lines: the runs now, how their gradient flow began, xent's floor. */
+	top += 1 + put_wrapped(top + 1, 1, width - 2, 4, palette_role(ROLE_TITLE), text);
 	/* The derivation of the selected gradient cell, at the bottom. */
 	chosen = &g->runs[g->side];
 	snprintf(derivation, sizeof derivation, "%s run: ",

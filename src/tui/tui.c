@@ -438,14 +438,20 @@ static int first_trace(struct qkv_problem *p, struct qkv_trace *trace, bool *com
 	return -1;
 }
 
-/* A recovery copy of path from an earlier session, offered with a question. */
-static void offer_recovery(struct app *app, const char *path)
+/* A recovery copy of path from an earlier session: offered with a question when
+ * --recover asked for it; else only said, on the status line, where it is, so
+ * nothing stands in front of the class. */
+static void offer_recovery(struct app *app, const char *path, bool recover)
 {
 	char where[4096], err[600];
 	struct qkv_problem recovered;
 
 	if (path == NULL || !recovery_find(path, where, sizeof where))
 		return;
+	if (!recover) {
+		app_recovery_kept(app, where);
+		return;
+	}
 	qkv_problem_init(&recovered);
 	if (load_file(where, &recovered, err, sizeof err) != 0) {
 		app_recovery_unreadable(app, err);
@@ -733,7 +739,7 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 		return 1;
 	}
 	app_perform(&app, now_ms()); /* the file as read: its time and size */
-	offer_recovery(&app, path);
+	offer_recovery(&app, path, o != NULL && o->recover);
 	if (lesson != NULL) {
 		/* The lesson's first step, replayed from the start (main checked that every step replays). */
 		struct lesson_look look = { .width = COLS, .height = LINES, .palette = app.palette,

@@ -20,6 +20,7 @@ struct tui_options {
 	const char *record;   /* --record: the asciicast v2 file to write, or NULL */
 	bool record_force;    /* --force: the recording may replace an existing file */
 	const struct qkv_train_config *train; /* open on the learning view, or NULL */
+	bool recover;         /* --recover: offer a recovery copy of path (else only say where it is) */
 };
 
 /* Runs the interface on p (taken over: tui_run finishes it), editing the file at

@@ -49,6 +49,16 @@ keys ui q
 expect_exit ui 0 "q quits (nothing was changed)"
 stop ui
 
+# A multi-head problem is priced as its heads: 3 heads of d_k = 2, each row's
+# scores 3·n².
+start heads 100 30 NO_COLOR=1 "$QKV" "$QKV_SOURCE_ROOT/samples/heads-three-ways.json"
+keys heads C
+expect heads "the price of n² · 3 heads, each timed with d_k = d_v = 2" "C on a 3-head problem prices its 3 heads"
+wait_for heads '^ +32 +3,072 ' 60 || diag "the row n = 32 did not come within 60 s"
+expect heads '^ +32 +3,072 ' "n = 32: 3 · 32² = 3,072 scores"
+keys heads Escape q
+stop heads
+
 # On a large screen the log–log charts of time and memory stand beside the table.
 start big 160 40 "$QKV" --random --tokens 8 --dk 8 --seed 2
 keys big C

@@ -203,8 +203,23 @@ for sig in TERM HUP; do
 done
 rm -f "$file.recovery"
 
-start offer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" "$file"
-expect offer 'Unsaved changes from an earlier session are in' "the next open offers the recovery copy"
+# Without --recover nothing asks: the status line says where the copy is, and
+# the keys work as always.
+start kept 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" "$file"
+expect kept 'Unsaved changes from an earlier session are kept in' "the next open says where the recovery copy is"
+settle kept
+check "and how to open it: qkv --recover FILE" \
+	"$(screen kept | tr '\n' ' ' | grep -c "qkv *--recover *[^ ]*/three\.json offers them")" -eq 1
+expect_not kept 'y / n' "without --recover, no question stands in front of the class"
+keys kept +
+expect kept '1 → 1\.1' "the keys work at once: + edits"
+keys kept u
+keys kept q
+expect_exit kept 0 "q quits"
+check "the copy is kept when it was not asked for" "$(copies)" -eq 1
+
+start offer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" --recover "$file"
+expect offer 'Unsaved changes from an earlier session are in' "--recover offers the recovery copy"
 expect offer "^ *$XDG_STATE_HOME/qkv/three\\.json-.*\\.recovery\\. *$" "the offer names the copy in full, wrapped, not cut"
 keys offer y
 expect offer 'recovered changes are open' "y opens the recovered changes"
@@ -224,8 +239,7 @@ cp "$QKV_SOURCE_ROOT/samples/worked-example.json" "$file"
 for round in 1 2; do
 	run "twice$round" "$file"
 	if [ "$round" -eq 2 ]; then
-		expect twice2 'Unsaved changes from an earlier session' "abrupt end 2: the first copy is offered"
-		keys twice2 Escape
+		expect twice2 'Unsaved changes from an earlier session are kept' "abrupt end 2: the first copy is named"
 	fi
 	keys "twice$round" + +
 	expect "twice$round" '1\.1 → 1\.2' "abrupt end $round: two unsaved edits"
@@ -235,8 +249,8 @@ for round in 1 2; do
 	e2e_tmux kill-session -t "twice$round" >/dev/null 2>&1
 done
 check "two abrupt ends: two copies, neither overwritten" "$(copies)" -eq 2
-start elseoffer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" "$file"
-expect elseoffer 'Unsaved changes from an earlier session' "the next open offers the newest copy"
+start elseoffer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" --recover "$file"
+expect elseoffer 'Unsaved changes from an earlier session are in' "--recover offers the newest copy"
 keys elseoffer n
 expect elseoffer '^ *deleted *$' "n deletes the copy (the status line says so)"
 check "n deleted one copy, the earlier one is kept" "$(copies)" -eq 1
