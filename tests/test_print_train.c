@@ -66,8 +66,9 @@ static void small_config(struct qkv_train_config *c)
 START_TEST(test_json_contract)
 {
 	static const char *const keys[] = {
-		"task", "n", "d_model", "d_k", "d_v", "divisor", "loss", "optimizer", "lr", "seed",
-		"X", "target", "W_Q", "W_K", "W_V", "grad0", "steps", "steps_to_90", "final",
+		"format", "task", "n", "d_model", "d_k", "d_v", "scaled", "learn", "budget", "divisor", "loss",
+		"optimizer", "lr", "seed", "X", "target", "W_Q", "W_K", "W_V", "grad0", "steps", "steps_to_90",
+		"final",
 	};
 	struct qkv_train_config c;
 	struct qkv_train t;
@@ -98,6 +99,12 @@ START_TEST(test_json_contract)
 		ck_assert_msg(known, "unexpected key \"%s\"", key);
 	}
 	ck_assert_str_eq(json_string_value(json_object_get(root, "task")), "lookup");
+	/* What replays the run: its layout's name, the scaling, what was learned, the budget. */
+	ck_assert_str_eq(json_string_value(json_object_get(root, "format")), "qkv-train-run 1");
+	ck_assert(json_is_boolean(json_object_get(root, "scaled")));
+	ck_assert(json_boolean_value(json_object_get(root, "scaled")) == c.scaled);
+	ck_assert(json_is_array(json_object_get(root, "learn")));
+	ck_assert_int_eq((int)json_integer_value(json_object_get(root, "budget")), c.steps);
 	ck_assert_int_eq(json_integer_value(json_object_get(root, "n")), 4);
 	ck_assert_int_eq(json_integer_value(json_object_get(root, "d_model")), c.d_model);
 	ck_assert_int_eq(json_integer_value(json_object_get(root, "d_k")), 3);
