@@ -515,8 +515,8 @@ static void weight_sum_text(char *buf, size_t size, double sum, long long shown,
 	snprintf(buf, size, "%s%s", shown == llround(sum * pow(10.0, decimals)) ? "" : "≈", number);
 }
 
-/* Wrong-way demonstrations: each row's sum (right) and each column's sum (below),
- * so the class sees which ones stopped being 1. */
+/* Wrong-way demonstrations: each row's sum (right), red where it is not 1, and
+ * each column's sum (below), shown but not judged. */
 static void draw_weight_sums(const struct app *app, const struct layout *l, const struct panel *panel)
 {
 	const struct qkv_trace *t = &app->trace;
@@ -540,7 +540,9 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 	}
 	/* "Σcol", or "Σ" where the glyph set spells it out and it would not fit
 	 * ("sumcol" cut to "sumco" in ASCII). */
-	put(y, panel->x, panel->label_w, palette_role(ROLE_ERROR),
+	/* Column sums are shown, not judged: those of correct attention are not 1
+	 * either (only each row of weights must add up to 1). */
+	put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL),
 	    glyphs_columns("Σcol") <= panel->label_w ? "Σcol" : "Σ");
 	for (int c = 0; c < panel->shown_cols; c++) {
 		double sum = qkv_trace_column_sum(t, panel->first_col + c), scale = pow(10.0, l->decimals);
@@ -550,8 +552,8 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 		for (int i = 0; i < t->n; i++)
 			shown += llround(qkv_matrix_get(&t->weights, i, col) * scale);
 		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
-		put_cell_in(y, data_x + c * panel->cell_w, panel->cell_w, panel->field_w,
-			    palette_role(fabs(sum - 1.0) > 5e-3 ? ROLE_ERROR : ROLE_NORMAL), text);
+		put_cell_in(y, data_x + c * panel->cell_w, panel->cell_w, panel->field_w, palette_role(ROLE_NORMAL),
+			    text);
 	}
 }
 

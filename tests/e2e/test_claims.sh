@@ -179,6 +179,25 @@ expect wrong "t3 .* ≈${SUM3//./\\.} " "W again (softmax down the columns): row
 keys wrong q
 expect_exit wrong 0 "q quits"
 stop wrong
+# Column sums are shown, never judged (those of correct attention are not 1 either):
+# in colour no column sum wears the error red (background 124), while under
+# softmax down the columns the row sums that are not 1 do.
+start wrongc 100 30 "$QKV"
+keys wrongc W
+expect wrongc 'Σcol' "in colour, W shows the column sums"
+settle wrongc
+check "mask after softmax: the column sums are not painted as errors" \
+	"$(screen_color wrongc | grep 'Σcol' | grep -c '48;5;124m')" -eq 0
+keys wrongc W
+expect wrongc 'WRONG WAY: softmax down the columns' "W again: softmax down the columns"
+settle wrongc
+check "down the columns: the row sums that are not 1 are painted as errors" \
+	"$(screen_color wrongc | grep -c '48;5;124m *≈\?[0-9]')" -ge 1
+check "down the columns: the column sums (each 1) are not" \
+	"$(screen_color wrongc | grep 'Σcol' | grep -c '48;5;124m')" -eq 0
+keys wrongc q
+expect_exit wrongc 0 "q quits"
+stop wrongc
 # In ASCII the label spells Σ out: "sumcol" would be cut to "sumco"; "sum" fits.
 start ascii2 80 24 QKV_ASCII=1 NO_COLOR=1 "$QKV"
 keys ascii2 W
