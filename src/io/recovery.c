@@ -173,22 +173,6 @@ static bool copy_prefix(const char *path, char *out, size_t size)
 	return true;
 }
 
-/* Writes all of text to fd, retrying short writes; 0 or an errno value. */
-static int write_all(int fd, const char *text, size_t length)
-{
-	while (length > 0) {
-		ssize_t done = write(fd, text, length);
-
-		if (done < 0 && errno == EINTR)
-			continue;
-		if (done < 0)
-			return errno;
-		text += done;
-		length -= (size_t)done;
-	}
-	return 0;
-}
-
 int recovery_write(const char *path, const struct qkv_problem *p, char *where, size_t where_size,
 		   char *err, size_t err_size)
 {
@@ -216,7 +200,7 @@ int recovery_write(const char *path, const struct qkv_problem *p, char *where, s
 	}
 	snprintf(temp, sizeof temp, ".%s%s-%ld.part", prefix, stamp, (long)getpid());
 	fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	code = fd < 0 ? errno : write_all(fd, text, strlen(text));
+	code = fd < 0 ? errno : save_write_all(fd, text, strlen(text));
 	if (code == 0 && fsync(fd) != 0)
 		code = errno;
 	if (fd >= 0 && close(fd) != 0 && code == 0)

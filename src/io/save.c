@@ -276,8 +276,7 @@ static int save_fail(char *err, size_t err_size, const char *path, const char *f
 	return -1;
 }
 
-/* Writes all of text to fd, retrying short writes; 0 or an errno value. */
-static int write_all(int fd, const char *text, size_t length)
+int save_write_all(int fd, const char *text, size_t length)
 {
 	while (length > 0) {
 		ssize_t done = write(fd, text, length);
@@ -394,7 +393,7 @@ static int replace_file(const char *target, const char *text, size_t text_length
 		return save_fail(err, err_size, path, "cannot create a file in its folder (%s)",
 				 strerror(code));
 	}
-	code = write_all(fd, text, text_length);
+	code = save_write_all(fd, text, text_length);
 	if (code == 0 && fchmod(fd, mode) != 0)
 		code = errno;
 	if (code == 0 && fsync(fd) != 0)
@@ -602,7 +601,7 @@ static int write_direct(const char *path, const char *bytes, size_t length, char
 		return save_fail(err, err_size, path, "it changed while saving");
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	code = write_all(fd, bytes, length);
+	code = save_write_all(fd, bytes, length);
 	if (close(fd) != 0 && code == 0 && errno != EINTR)
 		code = errno;
 	if (code != 0)

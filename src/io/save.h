@@ -22,4 +22,8 @@ int save_bytes(const char *path, const char *bytes, size_t length, char *err, si
  * must be at most QKV_MAX_SEED; save_file refuses a problem whose seed is not. */
 char *save_string(const struct qkv_problem *p);
 
+/* Writes all of text to fd, retrying short and interrupted writes; 0 or an
+ * errno value. */
+int save_write_all(int fd, const char *text, size_t length);
+
 #endif
