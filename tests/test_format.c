@@ -53,99 +53,6 @@ static void expect_number(double value, int decimals, const char *expected)
 	ck_assert_int_eq(length, (int)strlen(expected));
 }
 
-/* Terminal columns of UTF-8 text: one per ordinary code point, whatever its byte
- * length (1 to 4 bytes here), so multi-byte glyphs line up with ASCII. */
-START_TEST(test_text_columns)
-{
-	ck_assert_int_eq(qkv_text_columns(""), 0);
-	ck_assert_int_eq(qkv_text_columns("abc"), 3);
-	ck_assert_int_eq(qkv_text_columns("\xe2\x88\x9a" "2"), 2);          /* √2: 3 + 1 bytes */
-	ck_assert_int_eq(qkv_text_columns("\xc3\x97"), 1);                   /* ×: 2 bytes */
-	ck_assert_int_eq(qkv_text_columns("\xf0\x9d\x9b\xbc x"), 3);         /* a 4-byte letter, space, x */
-	ck_assert_int_eq(qkv_text_columns("t1 \xe2\x96\x91\xe2\x96\x92"), 5); /* t1 ░▒ */
-}
-END_TEST
-
-/* Wide and zero-width characters, by the Unicode tables (East Asian Width W and
- * F; combining marks), not by the process's locale: what a terminal draws. */
-START_TEST(test_text_columns_wide)
-{
-	ck_assert_int_eq(qkv_text_columns("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e"), 6);  /* 日本語 */
-	ck_assert_int_eq(qkv_text_columns("\xed\x95\x9c"), 2);                      /* 한 (Hangul) */
-	ck_assert_int_eq(qkv_text_columns("\xef\xbd\x86x"), 3);                     /* ｆ fullwidth, x */
-	ck_assert_int_eq(qkv_text_columns("\xf0\x9f\x98\x80"), 2);                  /* U+1F600 emoji */
-	ck_assert_int_eq(qkv_text_columns("\xf0\xa0\x80\x80"), 2);                  /* U+20000 CJK ext. B */
-	ck_assert_int_eq(qkv_text_columns("e\xcc\x81te\xcc\x81"), 3);               /* e + U+0301, t, e + U+0301 */
-	ck_assert_int_eq(qkv_text_columns("a\xe2\x80\x8b" "b"), 2);                   /* zero-width space */
-	ck_assert_int_eq(qkv_text_columns("\xe3\x80\x80"), 2);                      /* ideographic space */
-	ck_assert_int_eq(qkv_text_columns("\xe2\x94\x80\xc2\xb7"), 2);              /* ─· stay narrow */
-	ck_assert_int_eq(qkv_text_columns("\xff" "a"), 2);                          /* a stray byte: one */
-	/* Every boundary of the two tables, one past each end, and a binary search
-	 * that lands on each range. */
-	ck_assert_int_eq(qkv_char_columns(0x10ff), 1);
-	ck_assert_int_eq(qkv_char_columns(0x1100), 2);
-	ck_assert_int_eq(qkv_char_columns(0x115f), 2);
-	ck_assert_int_eq(qkv_char_columns(0x1160), 1);
-	ck_assert_int_eq(qkv_char_columns(0x2ff), 1);
-	ck_assert_int_eq(qkv_char_columns(0x300), 0);
-	ck_assert_int_eq(qkv_char_columns(0x36f), 0);
-	ck_assert_int_eq(qkv_char_columns(0x370), 1);
-	ck_assert_int_eq(qkv_char_columns(0xac00), 2);
-	ck_assert_int_eq(qkv_char_columns(0xd7a3), 2);
-	ck_assert_int_eq(qkv_char_columns(0xd7a4), 1);
-	ck_assert_int_eq(qkv_char_columns(0x3fffd), 2);
-	ck_assert_int_eq(qkv_char_columns(0x3fffe), 1);
-	ck_assert_int_eq(qkv_char_columns(0xe0100), 0);
-}
-END_TEST
-
-/* The longest prefix that fits, never inside a character and never between a
- * letter and its combining mark. */
-START_TEST(test_text_fit)
-{
-	const char *cjk = "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e"; /* 日本語: 3 × 3 bytes, 2 columns each */
-
-	ck_assert_uint_eq(qkv_text_fit(cjk, 6, 100), 9);
-	ck_assert_uint_eq(qkv_text_fit(cjk, 5, 100), 6);
-	ck_assert_uint_eq(qkv_text_fit(cjk, 1, 100), 0);
-	ck_assert_uint_eq(qkv_text_fit(cjk, 100, 8), 6);
-	ck_assert_uint_eq(qkv_text_fit("abc", 2, 100), 2);
-	ck_assert_uint_eq(qkv_text_fit("e\xcc\x81x", 1, 100), 3);   /* é stays whole */
-	ck_assert_uint_eq(qkv_text_fit("e\xcc\x81x", 1, 2), 0);     /* no room for the mark */
-	ck_assert_uint_eq(qkv_text_fit("", 5, 5), 0);
-}
-END_TEST
-
-/* One UTF-8 check: valid sequences give their code point; overlong forms,
- * surrogates, points past U+10FFFF, stray continuation bytes and sequences cut
- * short give 0. */
-START_TEST(test_utf8_decode)
-{
-	unsigned long point = 0;
-
-	ck_assert_uint_eq(qkv_utf8_decode("A", 1, &point), 1);
-	ck_assert_uint_eq(point, 0x41);
-	ck_assert_uint_eq(qkv_utf8_decode("\xc3\xa9", 2, &point), 2);
-	ck_assert_uint_eq(point, 0xe9);
-	ck_assert_uint_eq(qkv_utf8_decode("\xe2\x88\x9a", 3, &point), 3);
-	ck_assert_uint_eq(point, 0x221a);
-	ck_assert_uint_eq(qkv_utf8_decode("\xf4\x8f\xbf\xbf", 4, &point), 4);
-	ck_assert_uint_eq(point, 0x10ffff);
-	ck_assert_uint_eq(qkv_utf8_decode("\xc0\x80", 2, NULL), 0);         /* overlong NUL */
-	ck_assert_uint_eq(qkv_utf8_decode("\xe0\x80\xaf", 3, NULL), 0);     /* overlong '/' */
-	ck_assert_uint_eq(qkv_utf8_decode("\xed\xa0\x80", 3, NULL), 0);     /* surrogate */
-	ck_assert_uint_eq(qkv_utf8_decode("\xf4\x90\x80\x80", 4, NULL), 0); /* past U+10FFFF */
-	ck_assert_uint_eq(qkv_utf8_decode("\x80", 1, NULL), 0);
-	ck_assert_uint_eq(qkv_utf8_decode("\xe2\x88", 2, NULL), 0);         /* cut short */
-	ck_assert_uint_eq(qkv_utf8_decode("\xe2\x88\x9a", 2, NULL), 0);     /* past avail */
-	ck_assert_uint_eq(qkv_utf8_decode("", 0, NULL), 0);
-	ck_assert_uint_eq(qkv_utf8_length("\xe2\x88\x9ax"), 3);
-	ck_assert_uint_eq(qkv_utf8_length("\xffx"), 1);
-	ck_assert_uint_eq(qkv_utf8_length("\xe2\x88"), 1);
-	ck_assert_uint_eq(qkv_utf8_length(""), 0);
-}
-END_TEST
-
 /* %.17g's text of values whose digits are known from another printf (Python's,
  * David Gay's dtoa): 17 significant digits, trailing zeros dropped, exponent form
  * below 1e-4 and from 1e17. */
@@ -583,10 +490,6 @@ static Suite *format_suite(void)
 	tcase_add_test(number, test_number_is_printf);
 	tcase_add_test(number, test_number_exponent_form);
 	tcase_add_test(number, test_number_truncation);
-	tcase_add_test(number, test_text_columns);
-	tcase_add_test(number, test_text_columns_wide);
-	tcase_add_test(number, test_text_fit);
-	tcase_add_test(number, test_utf8_decode);
 	tcase_add_test(number, test_17g_known_values);
 	tcase_add_test(number, test_17g_reads_back);
 	tcase_add_test(number, test_grouped);

@@ -6,6 +6,7 @@
 
 #include "io/print_model.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 
 /* The printer's own glyphs in LaTeX text, so a handout compiles with pdflatex too. */
 static const char *const latex_glyphs[][2] = {
