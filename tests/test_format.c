@@ -337,6 +337,54 @@ START_TEST(test_exact_random_round_trip)
 }
 END_TEST
 
+/* The first of %.15g, %.16g, %.17g that strtod reads back, asked in that order
+ * (what qkv_format_exact must give, however it asks). */
+static void exact_by_printf(char *buf, size_t size, double value)
+{
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, size, "%.*g", digits, value);
+		if (strtod(buf, NULL) == value)
+			return;
+	}
+}
+
+/* qkv_format_exact gives that very text for random bit patterns, powers of two
+ * (where the gap below is half the gap above), their neighbours, and short
+ * decimals. */
+START_TEST(test_exact_is_first_that_reads_back)
+{
+	struct lcg g = { 4242 };
+	char ours[64], theirs[64];
+
+	for (int i = 0; i < 40000; i++) {
+		uint64_t bits = lcg_bits(&g);
+		double value;
+
+		switch (i % 4) {
+		case 0:
+			value = from_bits(bits);
+			break;
+		case 1:
+			value = ldexp(1.0, (int)(bits % 2100) - 1074);
+			break;
+		case 2:
+			value = nextafter(ldexp(1.0, (int)(bits % 2000) - 1000), (bits >> 40) & 1 ? 0.0 : INFINITY);
+			break;
+		default:
+			value = (double)(bits % 1000000000000000ULL) / pow(10.0, (double)(int)(bits >> 59));
+			break;
+		}
+		if (!isfinite(value))
+			continue;
+		if ((bits >> 63) != 0)
+			value = -value;
+		qkv_format_exact(ours, sizeof ours, value);
+		exact_by_printf(theirs, sizeof theirs, value);
+		ck_assert_msg(strcmp(ours, theirs) == 0, "%a: \"%s\", printf \"%s\"", value, ours, theirs);
+	}
+}
+END_TEST
+
 /* A decimal of at most 15 significant digits comes back with at most 15: it is
  * the nearest double's decimal at %.15g (DBL_DIG is 15), so the shortest form is
  * never longer. Typed values: up to 6 decimals, up to 1e6. */
@@ -494,11 +542,13 @@ static Suite *format_suite(void)
 	tcase_add_test(number, test_17g_reads_back);
 	tcase_add_test(number, test_grouped);
 	tcase_add_test(number, test_numbers_ignore_lc_numeric);
+	tcase_set_timeout(number, 60); /* localedef on a loaded machine */
 	suite_add_tcase(s, number);
 	TCase *exact = tcase_create("exact");
 	tcase_add_test(exact, test_exact_known_values);
 	tcase_add_loop_test(exact, test_exact_random_round_trip, 0, 2);
 	tcase_add_test(exact, test_exact_short_decimals);
+	tcase_add_test(exact, test_exact_is_first_that_reads_back);
 	suite_add_tcase(s, exact);
 	return s;
 }

@@ -5,6 +5,7 @@
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,21 +94,39 @@ int qkv_format_number(char *buf, size_t size, double value, int decimals)
 	return copy_out(buf, size, text, length);
 }
 
-/* The first of %.15g, %.16g, %.17g that strtod reads back as the same double
- * (%.17g always does). */
+/* Whether %.*g of value at `digits` reads back to value; its text in text. */
+static bool reads_back(char *text, size_t size, int digits, double value, int *length)
+{
+	*length = snprintf(text, size, "%.*g", digits, value);
+	if (*length < 0)
+		*length = 0;
+	return strtod(text, NULL) == value;
+}
+
+/* The first of %.15g, %.16g, %.17g that strtod reads back as the same double,
+ * asked in the order that needs fewest calls: when 16 digits read back, 15 may
+ * too; when they do not, neither do 15 (the nearest 16-digit decimal is nearer
+ * than any of 15), but where the gap below value is half the gap above (a
+ * power of two) a 15-digit text below may; 17 digits always read back. */
 int qkv_format_exact(char *buf, size_t size, double value)
 {
 	struct numeric_locale n;
-	char text[40];
-	int length = 0;
+	char text[40], shorter[40];
+	int length, shorter_length, exponent;
 
 	numeric_enter(&n);
-	for (int digits = 15; digits <= 17; digits++) {
-		length = snprintf(text, sizeof text, "%.*g", digits, value);
+	if (reads_back(text, sizeof text, 16, value, &length)) {
+		if (reads_back(shorter, sizeof shorter, 15, value, &shorter_length)) {
+			memcpy(text, shorter, sizeof text);
+			length = shorter_length;
+		}
+	} else if (isfinite(value) && frexp(value, &exponent) == copysign(0.5, value) &&
+		   reads_back(text, sizeof text, 15, value, &length)) {
+		/* 15 digits, on the narrow side of a power of two. */
+	} else {
+		length = snprintf(text, sizeof text, "%.17g", value);
 		if (length < 0)
 			length = 0;
-		if (strtod(text, NULL) == value)
-			break;
 	}
 	numeric_leave(&n);
 	return copy_out(buf, size, text, length);
