@@ -10,23 +10,9 @@
 root=${1:?usage: check_doc_paths.sh SOURCE_ROOT}
 export LC_ALL=C
 cd "$root" || exit 1
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-count=0
-failed=0
+. tests/cli_harness.sh # $tmp, ok, not_ok, finish
 # The names of the tree's files, for a file named alone.
 find src include tests scripts lessons samples man docs -type f -printf '%f\n' | sort -u >"$tmp/names"
-
-ok() {
-	count=$((count + 1))
-	echo "ok $count - $1"
-}
-
-not_ok() {
-	count=$((count + 1))
-	failed=1
-	echo "not ok $count - $1"
-}
 
 # paths DOC: the paths DOC names, one a line, relative to the source root.
 paths() {
@@ -86,5 +72,4 @@ else
 	not_ok "a document naming made-up paths fails the check, and only on them (found: $gone)"
 fi
 
-echo "1..$count"
-exit "$failed"
+finish
