@@ -41,16 +41,17 @@ exists() {
 	esac
 }
 
-# missing DOC: the paths DOC names that are not in the tree, one a line.
+# missing: of the paths on stdin, those not in the tree, one a line.
 missing() {
-	paths "$1" | sort -u | while IFS= read -r path; do
+	while IFS= read -r path; do
 		exists "$path" || printf '%s\n' "$path"
 	done
 }
 
 for doc in README.md docs/*.md; do
-	n=$(paths "$doc" | sort -u | wc -l)
-	gone=$(missing "$doc")
+	paths "$doc" | sort -u >"$tmp/paths"
+	n=$(wc -l <"$tmp/paths")
+	gone=$(missing <"$tmp/paths")
 	if [ "$n" -gt 0 ] && [ -z "$gone" ]; then
 		ok "$doc: the $n paths it names are in the tree"
 	else
@@ -65,7 +66,7 @@ The worked example is in samples/worked-example.json and the loader in
 `src/io/no-such-loader.c`, declared in qkv/no-such-header.h and tested by
 test_no_such_loader.c; see [the guide](no-such-guide.md).
 EOF
-gone=$(missing "$tmp/docs/made-up.md" | sed "s|^$tmp/||" | tr '\n' ' ')
+gone=$(paths "$tmp/docs/made-up.md" | sort -u | missing | sed "s|^$tmp/||" | tr '\n' ' ')
 if [ "$gone" = "**/test_no_such_loader.c docs/no-such-guide.md include/qkv/no-such-header.h src/io/no-such-loader.c " ]; then
 	ok "a document naming made-up paths fails the check, and only on them: $gone"
 else
