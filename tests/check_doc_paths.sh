@@ -24,7 +24,7 @@ paths() {
 	# A file named alone, found anywhere: written "**/NAME".
 	grep -oP '(?<![\w/.$~<-])[\w-]+\.(c|h|sh|py|lesson|json)\b' "$doc" | sed 's|^|**/|'
 	# Relative Markdown links: ](target) or ](target#anchor), no scheme.
-	grep -oP '\]\(\K[^)#]+(?=(#[^)]*)?\))' "$doc" | grep -v -E '^[a-z]+:' | sed "s|^|$dir/|"
+	grep -oP '\]\(\K[^)#]+(?=(#[^)]*)?\))' "$doc" | grep -v -E '^[a-z]+:' | sed "s|^|$dir/|; s|^\./||"
 }
 
 # exists PATH: a file or folder, or a pattern (* or <placeholder>) matching one.
