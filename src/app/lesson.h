@@ -1,6 +1,6 @@
 /* lesson.h — a teacher's demo as a plain-text file of steps, and its replay.
  *
- * The file (README "Lessons", man qkv): one step per `step TITLE` line, then the
+ * The file (docs/formats.md "Lessons", man qkv): one step per `step TITLE` line, then the
  * step's `note` lines (for the presenter) and its actions, one a line: open,
  * random, problem … end, set, stage, select, view, head and expect. `#` starts a comment
  * line; blank lines are ignored. lesson_parse checks the words; what depends on the
