@@ -324,10 +324,7 @@ void app_fini(struct app *app)
 	app_learning_free(app);
 	for (int i = 0; i < APP_PROJECTIONS; i++)
 		qkv_matrix_fini(&app->untied[i]);
-	if (app->cost != NULL) {
-		qkv_cost_fini(app->cost);
-		free(app->cost);
-	}
+	job_abandon(app->measure);
 	free(app->moved_inputs);
 	free(app->path);
 	memset(app, 0, sizeof *app);
@@ -466,6 +463,10 @@ static int update(struct app *app, const struct event *event)
 	switch (event->type) {
 	case EVENT_TICK:
 		return tick(app);
+	case EVENT_MEASURED:
+		return view_measured(app, event->error);
+	case EVENT_JOB_DONE:
+		return REDRAW_NONE; /* no job (compute_job_event takes a job's end) */
 	case EVENT_RESIZE:
 		app->width = event->width;
 		app->height = event->height;

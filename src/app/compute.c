@@ -81,6 +81,16 @@ static void job_words(struct app *app, const struct qkv_problem *p)
 	job_words_of(app, p, p->n, qkv_problem_d_k(p), qkv_problem_d_v(p), qkv_problem_d_model(p));
 }
 
+/* Hands job to the caller to run (app_perform starts it after this event): the
+ * screen says what it computes, and keys wait until EVENT_JOB_DONE. */
+void compute_run(struct app *app, struct job *job)
+{
+	app->job = job;
+	app->job_started_ms = app->now_ms;
+	app->job_refused = false;
+	compute_say_progress(app);
+}
+
 /* A trace job with the storage of an earlier job's copy to copy into, or NULL. */
 static struct job *new_trace_job(struct app *app)
 {
@@ -99,11 +109,7 @@ static void run_job(struct app *app, struct job *job)
 	/* "Modified" and the marks of what moved are found beside the interface too. */
 	job_compare_with(job, &app->saved);
 	job_mark_against(job, &app->trace, app->problem.form != QKV_FORM_PROJECTED);
-	app->job = job;
-	app->job_started_ms = app->now_ms;
-	app->job_refused = false;
-	job_start(job);
-	compute_say_progress(app);
+	compute_run(app, job);
 }
 
 /* Computes the trace of app->problem (just changed by a history step or a new
@@ -358,14 +364,14 @@ static int cancel_job(struct app *app)
 	return REDRAW_ALL;
 }
 
-/* Events while a job runs: ticks watch it, Esc and Ctrl-C cancel it, other keys
+/* Events while a job runs: ticks move its progress line, its end takes it in, Esc and Ctrl-C cancel it, other keys
  * and the mouse wait. Returns -1 for events handled as ever (resizes). */
 int compute_job_event(struct app *app, const struct event *event)
 {
 	switch (event->type) {
+	case EVENT_JOB_DONE:
+		return job_done(app->job) ? take_job(app) : REDRAW_NONE;
 	case EVENT_TICK:
-		if (job_done(app->job))
-			return take_job(app);
 		compute_say_progress(app);
 		return REDRAW_STATUS;
 	case EVENT_CLICK:

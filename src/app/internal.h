@@ -72,6 +72,9 @@ void marks_describe_change(struct app *app, enum app_focus focus, int row, int c
 double compute_trace_cost(const struct qkv_problem *p);
 /* Multiply-adds of a sweep: each trial of each d_k = 1, 2, 4, … (2 d_k_max in all). */
 double compute_sweep_cost(int tokens, int trials, int d_k_max);
+/* Hands job to the caller to run (app_perform starts it after this event): the
+ * screen says what it computes, and keys wait until EVENT_JOB_DONE. */
+void compute_run(struct app *app, struct job *job);
 /* The progress line; once a key has been refused, it says the keys wait. */
 void compute_say_progress(struct app *app);
 /* A problem whose changes run as jobs: its copy or its trace takes long. */
@@ -226,8 +229,11 @@ int prompt_key(struct app *app, int key);
 /* views.c */
 /* Keys inside the saturation view: tokens and trials of the sweep. */
 int view_saturation_key(struct app *app, int key);
-/* One slice of the cost measurement; the view redraws with each. */
+/* A tick while the cost view measures: one slice is asked of the caller, who
+ * runs it on the clock (job_slice) and answers with EVENT_MEASURED. */
 int view_cost_tick(struct app *app);
+/* A slice measured (rc: job_slice's code); the view redraws with each. */
+int view_measured(struct app *app, int rc);
 /* Opens overlay, or closes it when open (starting and stopping what it runs). */
 int view_toggle(struct app *app, enum app_overlay overlay);
 

@@ -192,11 +192,7 @@ static int export_to(struct app *app, const char *path)
 	stage = job->figure.stage;
 	snprintf(app->job_what, sizeof app->job_what, "the figure of stage %d (%s) for %s", stage,
 		 qkv_stage_name((enum qkv_stage)stage), path);
-	app->job = job;
-	app->job_started_ms = app->now_ms;
-	app->job_refused = false;
-	job_start(job);
-	compute_say_progress(app);
+	compute_run(app, job);
 	return REDRAW_STATUS;
 }
 

@@ -19,15 +19,11 @@ static void run_sweep(struct app *app, int tokens, int trials)
 		job->trials = app->sweep_trials;
 		job->seed = app->sweep_seed;
 		job->d_k_max = app->sweep_dk_max;
-		app->job = job;
 		app->job_tokens = tokens;
 		app->job_trials = trials;
 		snprintf(app->job_what, sizeof app->job_what, "the sweep of %d tokens × %d trials up to d_k %d",
 			 job->tokens, job->trials, job->d_k_max);
-		app->job_started_ms = app->now_ms;
-		app->job_refused = false;
-		job_start(job);
-		compute_say_progress(app);
+		compute_run(app, job);
 		return;
 	}
 
@@ -80,15 +76,20 @@ static void cost_start(struct app *app)
 		app->overlay = OVERLAY_NONE;
 		return;
 	}
-	app->cost = malloc(sizeof *app->cost);
-	rc = app->cost == NULL ? QKV_ENOMEM : qkv_cost_init(app->cost, d_k, heads, app->cost_last_n, 3000.0);
+	app->measure = job_new(JOB_COST);
+	rc = app->measure == NULL ? QKV_ENOMEM
+				  : qkv_cost_init(&app->measure->cost, d_k, heads, app->cost_last_n, 3000.0);
 	if (rc != 0) {
-		free(app->cost);
-		app->cost = NULL;
+		job_abandon(app->measure);
+		app->measure = NULL;
 		app->overlay = OVERLAY_NONE;
 		app_say(app, true, "cannot measure: %s", qkv_error_string(rc));
 		return;
 	}
+	app->measure->has_cost = true;
+	app->measure->clock = app->clock;
+	app->measure->clock_context = app->clock_context;
+	app->cost = &app->measure->cost;
 	app->cost_running = true;
 	app_say(app, false, "measuring the trace for n = 16 … %d on this machine: Esc cancels", app->cost_last_n);
 }
@@ -96,31 +97,39 @@ static void cost_start(struct app *app)
 /* Closes the cost view: a measurement under way is cancelled, its storage freed. */
 static void cost_stop(struct app *app)
 {
-	if (app->cost == NULL)
+	if (app->measure == NULL)
 		return;
 	if (app->cost_running)
 		app_say(app, false, "cost measurement cancelled at n = %d", app->cost->n);
-	qkv_cost_fini(app->cost);
-	free(app->cost);
+	job_abandon(app->measure);
+	app->measure = NULL;
 	app->cost = NULL;
 	app->cost_running = false;
+	app->measure_asked = false;
 }
 
-/* One slice of the cost measurement; the view redraws with each. */
+/* A tick while the cost view measures: one slice is asked of the caller, who
+ * runs it on the clock (job_slice) and answers with EVENT_MEASURED. */
 int view_cost_tick(struct app *app)
 {
-	int rc;
+	if (app->overlay == OVERLAY_COST && app->cost_running)
+		app->measure_asked = true;
+	return REDRAW_NONE;
+}
 
-	if (app->overlay != OVERLAY_COST || !app->cost_running)
+/* A slice measured (rc: job_slice's code); the view redraws with each. */
+int view_measured(struct app *app, int rc)
+{
+	app->measure_asked = false;
+	if (app->measure == NULL || !app->cost_running)
 		return REDRAW_NONE;
-	rc = qkv_cost_step(app->cost, APP_COST_SLICE_MS, app->clock, app->clock_context);
 	if (rc <= 0) {
 		app->cost_running = false;
 		if (rc < 0)
 			app_say(app, true, "the measurement stopped at n = %d: %s", app->cost->n, qkv_error_string(rc));
 		else
 			app_say(app, false, "measured n = 16 … %d: C or Esc closes",
-			    app->cost->rows[app->cost->count - 1].n);
+				app->cost->rows[app->cost->count - 1].n);
 		return REDRAW_OVERLAY | REDRAW_STATUS;
 	}
 	return REDRAW_OVERLAY;
