@@ -99,14 +99,15 @@ static int resize(struct app *a, int width, int height)
 	return send(a, &e);
 }
 
-/* Time passes by advance_ms, then a tick. */
+/* Time passes by advance_ms, then a tick, and what it asked is done (app_perform:
+ * a job that ended taken in, a slice of the cost view measured). */
 static int tick(struct app *a, int64_t advance_ms)
 {
 	struct event e = { .type = EVENT_TICK };
 
 	clock_ms += advance_ms;
 	e.now_ms = clock_ms;
-	return app_update(a, &e);
+	return app_update(a, &e) | app_perform(a, clock_ms);
 }
 
 /* Takes over p and starts an app on it, checking that init succeeds. */
@@ -4189,6 +4190,60 @@ START_TEST(test_cost_view_measures_in_steps)
 }
 END_TEST
 
+/* app_update starts no thread and reads no clock: a change made as a job waits,
+ * not started, until the caller (app_perform) starts it, and is taken in only on
+ * the event that says it ended; the cost view's clock is read by app_perform's
+ * slice alone, never by a tick given to app_update. */
+START_TEST(test_update_starts_no_thread_reads_no_clock)
+{
+	struct app a;
+	double now = 0.0;
+	struct event e = { .type = EVENT_KEY, .key = '>' };
+
+	start(&a);
+	a.jobs_always = true;
+	clock_ms += 10;
+	e.now_ms = clock_ms;
+	app_update(&a, &e);
+	ck_assert(app_busy(&a));
+	ck_assert(!a.job->started);
+	/* Ticks to app_update alone never take it in, however long they wait. */
+	for (int i = 0; i < 5; i++) {
+		struct event t = { .type = EVENT_TICK, .now_ms = clock_ms += 1000 };
+
+		app_update(&a, &t);
+		ck_assert(app_busy(&a));
+		ck_assert(!a.job->started);
+	}
+	app_perform(&a, clock_ms);
+	ck_assert(a.job == NULL || a.job->started);
+	for (int i = 0; i < 12000 && app_busy(&a); i++) {
+		struct timespec pause = { 0, 5000000 };
+
+		nanosleep(&pause, NULL);
+		tick(&a, 5);
+	}
+	ck_assert(!app_busy(&a));
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 4);
+
+	a.clock = fake_clock;
+	a.clock_context = &now;
+	a.cost_last_n = 128;
+	key(&a, 'C');
+	ck_assert(a.cost_running);
+	for (int i = 0; i < 5; i++) {
+		struct event t = { .type = EVENT_TICK, .now_ms = clock_ms += 100 };
+
+		app_update(&a, &t);
+		ck_assert(now == 0.0);
+		ck_assert_int_eq(a.cost->count, 0);
+	}
+	app_perform(&a, clock_ms);
+	ck_assert(now > 0.0);
+	app_fini(&a);
+}
+END_TEST
+
 /* Esc during the measurement cancels it: the view closes, its storage goes, the
  * status line says where it stopped. Without a clock the view refuses. */
 START_TEST(test_cost_view_escape_cancels)
@@ -4393,6 +4448,7 @@ static Suite *app_suite(void)
 	tcase_add_test(interface, test_resize);
 	tcase_add_test(interface, test_cost_view_measures_in_steps);
 	tcase_add_test(interface, test_cost_view_escape_cancels);
+	tcase_add_test(interface, test_update_starts_no_thread_reads_no_clock);
 	tcase_add_loop_test(interface, test_marks_match_the_traces, 0, 4);
 	suite_add_tcase(s, interface);
 

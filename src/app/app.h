@@ -56,6 +56,9 @@ enum event_type {
 	EVENT_SAVED,       /* file: the problem is saved there (and what is there now) */
 	EVENT_SAVE_FAILED, /* error, text: it could not be saved */
 	EVENT_REMOVED,     /* error: the file is deleted (0) or why not */
+	/* What the caller saw of the work the app handed it (app_perform, files.h): */
+	EVENT_JOB_DONE,    /* the app's job (struct app.job) has ended: take it in */
+	EVENT_MEASURED,    /* error: the cost view's measurement took one slice; job_slice's code */
 };
 
 /* What is at a path, as the caller found it (EVENT_LOOKED, EVENT_SAVED). */
@@ -254,10 +257,12 @@ struct app {
 	/* The learning view (L), or NULL until it is first opened. */
 	struct app_learning *learning;
 
-	/* The cost view (C): the price of n², measured a slice per tick on `clock`
+	/* The cost view (C): the price of n², measured by the caller a slice per tick on `clock`
 	 * (set by the interface, or by a test; the view refuses without one). */
-	struct qkv_cost *cost;      /* owned; NULL while the view is closed */
+	struct job *measure;        /* JOB_COST, run by the caller; NULL while the view is closed */
+	const struct qkv_cost *cost; /* its table, as the view draws it (NULL when closed) */
 	bool cost_running;          /* measuring; Esc cancels */
+	bool measure_asked;         /* a tick asked the caller for one slice (EVENT_MEASURED) */
 	int cost_last_n;            /* the table's largest n (APP_COST_LAST_N) */
 	qkv_cost_clock clock;
 	void *clock_context;
@@ -270,7 +275,9 @@ struct app {
 	struct qkv_matrix untied[APP_PROJECTIONS];
 
 	/* A computation running beside the interface (a large trace or sweep): the
-	 * screen keeps the state before it until it is taken in; Esc cancels it. */
+	 * screen keeps the state before it until it is taken in; Esc cancels it. The
+	 * app only makes it: its caller starts it and says when it has ended
+	 * (app_perform, EVENT_JOB_DONE). */
 	struct job *job;            /* NULL when nothing runs */
 	bool jobs_always;           /* a test's: every change runs as a job, however small */
 	int job_replay;             /* the history step that makes its problem current */

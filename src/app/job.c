@@ -45,6 +45,8 @@ static void job_free(struct job *job)
 		qkv_matrix_fini(&job->untied[i]);
 	for (int g = 0; g < JOB_GRIDS; g++)
 		free(job->moved[g]);
+	if (job->has_cost)
+		qkv_cost_fini(&job->cost);
 	free(job->bytes);
 	free(job->path);
 	pthread_mutex_destroy(&job->lock);
@@ -361,6 +363,15 @@ int job_start(struct job *job)
 		return -1;
 	}
 	return 0;
+}
+
+int job_slice(struct job *job, double slice_ms)
+{
+	int rc = qkv_cost_step(&job->cost, slice_ms, job->clock, job->clock_context);
+
+	if (rc <= 0)
+		atomic_store(&job->state, JOB_DONE);
+	return rc;
 }
 
 bool job_done(struct job *job)

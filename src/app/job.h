@@ -1,6 +1,7 @@
 /* job.h — a computation too long to run between two key presses (a whole trace of
  * a large problem, a large d_k sweep, a figure drawn into memory), run on a thread
- * of its own so the interface keeps reading keys and signals meanwhile. The job
+ * of its own so the interface keeps reading keys and signals meanwhile; or the
+ * cost view's measurement, run by the interface a slice at a time (job_slice). The job
  * works on its own copies and never touches the app: app_update looks at
  * job_done() on its ticks and takes the result in, or abandons the job when Esc
  * cancels it. No curses, no printing, no files. */
@@ -13,11 +14,12 @@
 
 #include "io/figure.h"
 #include "qkv/attention.h"
+#include "qkv/cost.h"
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
-enum job_kind { JOB_TRACE, JOB_SWEEP, JOB_FIGURE };
+enum job_kind { JOB_TRACE, JOB_SWEEP, JOB_FIGURE, JOB_COST };
 #define JOB_GRIDS 7 /* the grids of a trace, in app.h's order of enum app_grid */
 
 /* What a change of the whole problem may need besides the problem: the seed of new
@@ -83,6 +85,12 @@ struct job {
 	char *bytes, *path;
 	size_t length;
 	char err[512];
+	/* JOB_COST: the table measured by job_slice on clock (never started on a
+	 * thread: the clock is read by the caller of job_slice alone). */
+	struct qkv_cost cost;
+	bool has_cost;
+	qkv_cost_clock clock;
+	void *clock_context;
 	int result;   /* qkv_attention's code, or qkv_sweep's count or code */
 	_Atomic int state; /* running, done or abandoned (job.c) */
 	bool started;      /* job_start was called */
@@ -103,6 +111,9 @@ void job_mark_against(struct job *job, const struct qkv_trace *before, bool skip
 /* Starts the computation on a thread. Returns 0, or -1 when no thread can be
  * made (the job then runs here, before job_start returns, and is done). */
 int job_start(struct job *job);
+/* JOB_COST: measures on for about slice_ms of the job's clock, on the caller's
+ * thread; qkv_cost_step's code (1 while more is to come). */
+int job_slice(struct job *job, double slice_ms);
 /* True once the computation has ended (its result can be taken). */
 bool job_done(struct job *job);
 /* Frees a job that is done, or leaves a running one to free itself when it ends.

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "app/files.h"
 #include "app/info.h"
 #include "app/lesson.h"
 #include "io/builtin.h"
@@ -48,6 +49,7 @@ static void settle(struct app *app)
 
 		nanosleep(&pause, NULL);
 		app_update(app, &tick);
+		app_perform(app, app->now_ms);
 	}
 }
 
@@ -56,6 +58,7 @@ static void press(struct app *app, int key)
 	struct event e = { .type = EVENT_KEY, .key = key, .now_ms = app->now_ms };
 
 	app_update(app, &e);
+	app_perform(app, app->now_ms);
 	settle(app);
 }
 
@@ -64,6 +67,7 @@ static void click(struct app *app, enum app_focus focus, int row, int col)
 	struct event e = { .type = EVENT_CLICK, .focus = focus, .row = row, .col = col, .now_ms = app->now_ms };
 
 	app_update(app, &e);
+	app_perform(app, app->now_ms);
 	settle(app);
 }
 
