@@ -355,7 +355,7 @@ const struct app_binding app_bindings[] = {
 	{ { APP_KEY_TAB }, APP_KEYS_LEARNING, "Tab", NULL, "Tab ∇W", APP_KEYS_LEARNING, NULL, NULL, NULL },
 	{ { 'E' }, APP_KEYS_LEARNING, "E", NULL, "E sweep", APP_KEYS_LEARNING, NULL, NULL, NULL },
 	/* While a lesson is presented (--lesson) these keys are the lesson's own
-	 * (lesson_update, app/lesson_run.c, reads these rows): they move through its
+	 * (lesson_update, present/lesson_run.c, reads these rows): they move through its
 	 * steps; the rest reach the app. */
 	{ { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP }, APP_KEYS_LESSON, "PgDn PgUp", "lesson: next / back",
 	  "PgDn next · PgUp back", APP_KEYS_LESSON, NULL,

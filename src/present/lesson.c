@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/lesson.h"
+#include "present/lesson.h"
 #include "io/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
