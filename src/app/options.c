@@ -31,7 +31,7 @@ int options_structure_key(struct app *app, int key)
 		return edit_change_problem(app, change_remove_token, walk_token(app), done);
 	case ']':
 	case '[':
-		if (app->focus == FOCUS_X) {
+		if (app->focus == QKV_GRID_X) {
 			int d_model = qkv_problem_d_model(p), target = key == ']' ? d_model + 1 : d_model - 1;
 
 			if (target < 1 || target > QKV_MAX_DIM) {
