@@ -188,13 +188,37 @@ static int keep_reach(struct app *app, int row, int col)
 	return 0;
 }
 
+/* Keeps t's mask and per-row statistics beside the kept grids, and says the kept
+ * trace is valid (for n tokens). */
+static int keep_masks_and_rows(struct app *app, const struct qkv_trace *t)
+{
+	size_t cells = (size_t)t->n * (size_t)t->n;
+
+	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
+		return QKV_ENOMEM;
+	if (cells > 0)
+		memcpy(app->previous_masked, t->masked, cells);
+	if (t->n > app->previous_rows_capacity) {
+		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)t->n * sizeof *rows);
+
+		if (rows == NULL)
+			return QKV_ENOMEM;
+		app->previous_rows = rows;
+		app->previous_rows_capacity = t->n;
+	}
+	if (t->n > 0)
+		memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
+	app->previous_n = t->n;
+	app->previous_valid = t->n > 0;
+	return 0;
+}
+
 /* Keeps the trace as it is now, to compare the next one with. Q and K as used are
  * kept only in the projected form (in the direct form they are the inputs); V
  * always, for the terms of the mix. */
 static int keep_previous(struct app *app, int only_row, int only_col)
 {
 	const struct qkv_trace *t = &app->trace;
-	size_t cells = (size_t)t->n * (size_t)t->n;
 	int differs_row = app->previous_differs_row, differs_col = app->previous_differs_col;
 
 	/* Whatever comes next may differ anywhere until the caller says otherwise. */
@@ -222,23 +246,7 @@ static int keep_previous(struct app *app, int only_row, int only_col)
 		if (rc != 0)
 			return rc;
 	}
-	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
-		return QKV_ENOMEM;
-	if (cells > 0)
-		memcpy(app->previous_masked, t->masked, cells);
-	if (t->n > app->previous_rows_capacity) {
-		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)t->n * sizeof *rows);
-
-		if (rows == NULL)
-			return QKV_ENOMEM;
-		app->previous_rows = rows;
-		app->previous_rows_capacity = t->n;
-	}
-	if (t->n > 0)
-		memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
-	app->previous_n = t->n;
-	app->previous_valid = t->n > 0;
-	return 0;
+	return keep_masks_and_rows(app, t);
 }
 
 /* keep_previous for a trace about to be replaced whole (a job's): the grids are
@@ -246,8 +254,6 @@ static int keep_previous(struct app *app, int only_row, int only_col)
  * the kept trace's storage. */
 int marks_keep_taking(struct app *app, struct qkv_trace *old)
 {
-	size_t cells = (size_t)old->n * (size_t)old->n;
-
 	app->previous_differs_row = -1;
 	app->previous_differs_col = -1;
 	app->previous_valid = false;
@@ -264,23 +270,7 @@ int marks_keep_taking(struct app *app, struct qkv_trace *old)
 		app->previous[g] = *from;
 		*from = kept;
 	}
-	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
-		return QKV_ENOMEM;
-	if (cells > 0)
-		memcpy(app->previous_masked, old->masked, cells);
-	if (old->n > app->previous_rows_capacity) {
-		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)old->n * sizeof *rows);
-
-		if (rows == NULL)
-			return QKV_ENOMEM;
-		app->previous_rows = rows;
-		app->previous_rows_capacity = old->n;
-	}
-	if (old->n > 0)
-		memcpy(app->previous_rows, old->rows, (size_t)old->n * sizeof *old->rows);
-	app->previous_n = old->n;
-	app->previous_valid = old->n > 0;
-	return 0;
+	return keep_masks_and_rows(app, old);
 }
 
 /* Marks every cell of the trace that differs from the kept one (same shapes only). */
