@@ -3225,8 +3225,19 @@ START_TEST(test_reach_projected)
 	ck_assert(app_moved(&a, APP_GRID_Q, 0, 0) && app_moved(&a, APP_GRID_K, 0, 0) && app_moved(&a, APP_GRID_V, 0, 0));
 	ck_assert(!app_moved(&a, APP_GRID_Q, 0, 1) && !app_moved(&a, APP_GRID_Q, 1, 0));
 	assert_all_marks_match(&a, &before);
-	ck_assert_msg(strncmp(a.message, "X[a, d1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
+	/* X's columns and the W's rows are d_model's dimensions, named m1 … as on screen. */
+	ck_assert_msg(strncmp(a.message, "X[a, m1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
 	qkv_trace_fini(&before);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, FOCUS_W_Q);
+	a.cursor[FOCUS_W_Q].row = 1;
+	a.cursor[FOCUS_W_Q].col = 0;
+	key(&a, '5');
+	assert_message(&a, "editing W_Q[m2, d1]: Enter keeps it, Esc cancels");
+	key(&a, APP_KEY_ENTER);
+	ck_assert_msg(strncmp(a.message, "W_Q[m2, d1]: 0 → 5 ", strlen("W_Q[m2, d1]: 0 → 5 ")) == 0, "%s", a.message);
+	key(&a, 'u');
+	key(&a, APP_KEY_BACKTAB);
 	/* A computed grid points at the inputs this problem has. */
 	while (a.focus != FOCUS_ATTENTION)
 		key(&a, APP_KEY_TAB);
@@ -3946,7 +3957,7 @@ START_TEST(test_heads_blast_radius)
 				layer |= app_moved_layer(&a, i, c);
 		ck_assert(!moved[0] && moved[1] && !moved[2]);
 		ck_assert(layer);
-		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[1, 2]"));
+		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[m1, d2]"));
 		ck_assert_ptr_nonnull(strstr(a.message, "the weights of head 2"));
 		ck_assert_ptr_nonnull(strstr(a.message, "heads 1 and 3 unmoved"));
 	}
@@ -3977,6 +3988,8 @@ START_TEST(test_heads_blast_radius)
 		ck_assert(!app_moved_layer(&a, i, 0));
 	}
 	ck_assert_ptr_nonnull(strstr(a.message, "no head's weights"));
+	/* W_O's rows are named as on screen: head 2's first output column. */
+	ck_assert_msg(strstr(a.message, "W_O[h2d1, d4]") != NULL, "%s", a.message);
 	/* Undo twice: W_O, then head 2's W_Q, with head 2 selected again. */
 	key(&a, 'H');
 	key(&a, 'u');

@@ -1647,6 +1647,26 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 	add_smallest_move(&w, app);
 }
 
+/* An input cell as the screen labels it: "Q[t1, d2]", "X[cat, m3]", "W_Q[m2, d1]"
+ * (a head's W with its head), "W_O[h2d1, d1]". */
+static void input_cell_name(const struct app *app, enum app_focus focus, int row, int col, char *buf,
+			    size_t size)
+{
+	const char *name = app_focus_name(focus);
+
+	if (focus <= FOCUS_V)
+		snprintf(buf, size, "%s[%s, d%d]", name, app->problem.tokens[row], col + 1);
+	else if (focus == FOCUS_X)
+		snprintf(buf, size, "%s[%s, m%d]", name, app->problem.tokens[row], col + 1);
+	else if (focus == FOCUS_W_O && app->heads.d_v > 0)
+		snprintf(buf, size, "%s[h%dd%d, d%d]", name, row / app->heads.d_v + 1, row % app->heads.d_v + 1,
+			 col + 1);
+	else if (app->problem.h > 0 && focus >= FOCUS_W_Q && focus <= FOCUS_W_V)
+		snprintf(buf, size, "head %d %s[m%d, d%d]", app->head + 1, name, row + 1, col + 1);
+	else
+		snprintf(buf, size, "%s[m%d, d%d]", name, row + 1, col + 1);
+}
+
 /* Says what an edit changed and how far it reached (the blast radius). */
 static void describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
 			    double after)
@@ -1655,14 +1675,7 @@ static void describe_change(struct app *app, enum app_focus focus, int row, int 
 
 	qkv_format_exact(from, sizeof from, before);
 	qkv_format_exact(to, sizeof to, after);
-	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
-	if (focus <= FOCUS_X)
-		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), app->problem.tokens[row], col + 1);
-	else if (app->problem.h > 0 && focus >= FOCUS_W_Q && focus <= FOCUS_W_V)
-		snprintf(place, sizeof place, "head %d %s[%d, %d]", app->head + 1, app_focus_name(focus),
-			 row + 1, col + 1);
-	else
-		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(focus), row + 1, col + 1);
+	input_cell_name(app, focus, row, col, place, sizeof place);
 	if (app->problem.h > 0)
 		heads_reach_words(app, reach, sizeof reach);
 	else
@@ -2121,6 +2134,7 @@ static void start_edit(struct app *app, int first_key)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, app->focus);
 	const struct app_cursor *c = &app->cursor[app->focus];
+	char place[96];
 
 	app->editing = true;
 	if (first_key != 0) {
@@ -2129,9 +2143,8 @@ static void start_edit(struct app *app, int first_key)
 	} else {
 		qkv_format_exact(app->edit, sizeof app->edit, qkv_matrix_get(m, c->row, c->col));
 	}
-	say(app, false, "editing %s[%s, d%d]: Enter keeps it, Esc cancels", app_focus_name(app->focus),
-	    app->problem.tokens != NULL && app->focus <= FOCUS_X ? app->problem.tokens[c->row] : "",
-	    c->col + 1);
+	input_cell_name(app, app->focus, c->row, c->col, place, sizeof place);
+	say(app, false, "editing %s: Enter keeps it, Esc cancels", place);
 }
 
 /* Parses the typed text: a finite number within the bound, the whole text used. */
@@ -3714,11 +3727,7 @@ static int stage_key_while_editing(struct app *app, int key)
 	double value;
 	int redraw = REDRAW_INPUTS | REDRAW_STATUS;
 
-	if (app->focus <= FOCUS_X)
-		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(app->focus), app->problem.tokens[c->row],
-			 c->col + 1);
-	else
-		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(app->focus), c->row + 1, c->col + 1);
+	input_cell_name(app, app->focus, c->row, c->col, place, sizeof place);
 	app->editing = false;
 	if (parse_value(app->edit, &value)) {
 		char shown[32];

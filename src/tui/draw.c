@@ -368,6 +368,8 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	int d_v = app->heads.d_v > 0 ? app->heads.d_v : 1;
 	bool head_columns = panel->kind == PANEL_CONCAT;
 	bool head_rows = panel->kind == PANEL_INPUT && panel->input == QKV_INPUT_W_O;
+	/* X's columns and W_Q's, W_K's and W_V's rows are d_model's dimensions, m1 … */
+	bool model_columns = panel->kind == PANEL_INPUT && panel->input == QKV_INPUT_X;
 
 	/* Column labels; a compact grid's whole, on every k-th column (k columns
 	 * of two make room for the longest shown). */
@@ -398,7 +400,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		if (token_columns)
 			snprintf(text, sizeof text, "%.*s", panel->cell_w - 1, app->problem.tokens[col]);
 		else
-			snprintf(text, sizeof text, "d%d", col + 1);
+			snprintf(text, sizeof text, "%s%d", model_columns ? "m" : "d", col + 1);
 		put_cell_in(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, panel->field_w,
 			    palette_role(ROLE_LABEL), text);
 	}
@@ -415,7 +417,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		else if (head_rows)
 			snprintf(text, sizeof text, "h%dd%d", row / d_v + 1, row % d_v + 1);
 		else
-			snprintf(text, sizeof text, "%d", row + 1);
+			snprintf(text, sizeof text, "m%d", row + 1);
 		if (head_rows)
 			put(y, panel->x, panel->label_w - 1, palette_head(row / d_v), text);
 		else

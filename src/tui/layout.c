@@ -57,6 +57,16 @@ static int number_width(const struct qkv_matrix *m, int decimals)
 	return digits + (negative ? 1 : 0);
 }
 
+/* Columns of the widest of "m1" … "m<count>" (or "d1" …). */
+static int index_label_width(int count)
+{
+	int digits = 1;
+
+	for (; count >= 10; count /= 10)
+		digits++;
+	return 1 + digits;
+}
+
 static int label_width(const struct qkv_problem *p)
 {
 	int widest = 2;
@@ -258,8 +268,10 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 
 			panel = add(b);
+			/* X's columns and the W's rows are d_model's dimensions, m1 … */
 			grid_panel(panel, PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
-				   number_width(m, decimals), i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1, 3);
+				   number_width(m, decimals), i == 0 ? label_w : index_label_width(m->rows) + 1,
+				   i == 0 ? index_label_width(m->cols) : 3);
 			panel->priority = PRIORITY_INPUT;
 		}
 		b->groups++;
@@ -356,9 +368,10 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 
 		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
-			/* The W's rows are dimensions of d_model, numbered 1, 2, … */
+			/* X's columns and the W's rows are dimensions of d_model, m1, m2, … */
 			grid_at(b, w, PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols, number_width(m, decimals),
-				i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1, digits_v + 1);
+				i == 0 ? label_w : index_label_width(m->rows) + 1,
+				i == 0 ? index_label_width(m->cols) : digits_v + 1);
 		}
 		/* X and the W's on a line of their own, Q, K and V under them. */
 		b->groups++;
