@@ -404,6 +404,9 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		put_cell_in(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, panel->field_w,
 			    palette_role(ROLE_LABEL), text);
 	}
+	/* The mix's rows are keys, not queries: its label column says so. */
+	if (panel->kind == PANEL_MIX && !panel->halves)
+		put(panel->y + 1, panel->x, panel->label_w - 1, palette_role(ROLE_LABEL), "key");
 	if (panel->halves) {
 		draw_halves(app, panel, limit);
 		return;
@@ -797,11 +800,11 @@ static void draw_marker(const struct panel *panel)
 
 static void draw_panel(const struct app *app, const struct layout *l, const struct panel *panel)
 {
-	char title[96];
+	char title[200];
 	bool focused = panel_has_focus(app, panel);
 
 	blank(panel->y, panel->x, panel->h, panel->w);
-	layout_panel_title(app, panel, title, sizeof title);
+	layout_panel_title_within(app, panel, panel->w - (focused ? 2 : 0), title, sizeof title);
 	/* A title wider than its panel drops its "  rows×cols", then words. */
 	if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
 		char *size_part = strstr(title, "×") != NULL ? strrchr(title, ' ') : NULL;
@@ -809,14 +812,14 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		if (size_part != NULL && size_part > title + 1 && size_part[-1] == ' ')
 			size_part[-1] = '\0';
 		if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
-			char whole[96];
+			char whole[200];
 
 			snprintf(whole, sizeof whole, "%s", title);
 			words_fitting(title, sizeof title, whole, panel->w - (focused ? 2 : 0));
 		}
 	}
 	if (focused) {
-		char marked[112];
+		char marked[216];
 		snprintf(marked, sizeof marked, "▶ %s", title);
 		put(panel->y, panel->x, panel->w, palette_role(ROLE_FOCUS), marked);
 	} else {

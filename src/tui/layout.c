@@ -174,7 +174,30 @@ int layout_panel_head(const struct app *app, const struct panel *panel)
 	}
 }
 
-const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
+/* The mix's title, from the most it says (form 0) to the least (MIX_TITLE_FORMS − 1):
+ * its rows are the keys j of one query's terms a_ij · v_j. */
+#define MIX_TITLE_FORMS 4
+static void mix_title(const char *query, int form, char *buf, size_t size)
+{
+	switch (form) {
+	case 0:
+		snprintf(buf, size, "4 mix  terms of query \"%s\": a_%s,j · v_j, one row per key j", query, query);
+		break;
+	case 1:
+		snprintf(buf, size, "4 mix  query \"%s\": a_%s,j · v_j by key j", query, query);
+		break;
+	case 2:
+		snprintf(buf, size, "4 mix  a_%s,j · v_j by key j", query);
+		break;
+	default:
+		snprintf(buf, size, "4 mix  a_%s,j · v_j", query);
+		break;
+	}
+}
+
+/* The title in the given form (only the mix's has more than one). */
+static const char *panel_title(const struct app *app, const struct panel *panel, int form, char *buf,
+			       size_t size)
 {
 	static const char *const input_titles[QKV_INPUT_COUNT] = {
 		[QKV_INPUT_Q] = "Q  queries", [QKV_INPUT_K] = "K  keys", [QKV_INPUT_V] = "V  values",
@@ -212,7 +235,7 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 			snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax(S')");
 		break;
 	case PANEL_MIX:
-		snprintf(buf, size, "4 mix  a_%s,j × v_j", token);
+		mix_title(token, form, buf, size);
 		break;
 	case PANEL_OUTPUT:
 		snprintf(buf, size, live ? "output  O = A V" : "5 output  O = A V");
@@ -239,12 +262,26 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 	}
 	if (head >= 0) {
 		/* The head's tag first, so a cut title keeps it; drawn in the head's colour. */
-		char rest[160];
+		char rest[256];
 
 		snprintf(rest, sizeof rest, "%s", buf);
 		snprintf(buf, size, "h%d %s", head + 1, rest);
 	}
 	return buf;
+}
+
+const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
+{
+	return panel_title(app, panel, MIX_TITLE_FORMS - 1, buf, size);
+}
+
+const char *layout_panel_title_within(const struct app *app, const struct panel *panel, int width, char *buf,
+				      size_t size)
+{
+	for (int form = 0; panel->kind == PANEL_MIX && form < MIX_TITLE_FORMS - 1; form++)
+		if (glyphs_columns(panel_title(app, panel, form, buf, size)) <= width)
+			return buf;
+	return layout_panel_title(app, panel, buf, size);
 }
 
 /* Multi-head, live or in stages 6 and 7: every head's weights side by side (the
@@ -414,7 +451,7 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	/* The mix terms a_ij·v_jc are at most |v| in size. */
 	if (stage == QKV_STAGE_MIX)
 		grid_at(b, PRIORITY_CURRENT, PANEL_MIX, FOCUS_OUTPUT, -1, t->n, t->d_v, number_width(&t->v, decimals) + 1,
-			label_w, digits_v + 1);
+			label_w < 4 ? 4 : label_w, digits_v + 1); /* room for "key" over its rows */
 	if (live || stage == QKV_STAGE_OUTPUT)
 		grid_at(b, PRIORITY_CURRENT, PANEL_OUTPUT, FOCUS_OUTPUT, -1, t->n, t->d_v,
 			number_width(&t->output, decimals), label_w, digits_v + 1);
@@ -662,6 +699,32 @@ static bool drop_current(struct layout *l, const struct app *app)
 	return false;
 }
 
+/* The mix's title says more (what its rows are) where its line has room to the
+ * right of it; no other panel moves. */
+static void widen_titles(struct layout *l, const struct app *app, int width)
+{
+	for (int i = 0; i < l->count; i++) {
+		struct panel *panel = &l->panels[i];
+		char title[200];
+		int right = width, need;
+
+		if (panel->dropped || panel->kind != PANEL_MIX)
+			continue;
+		for (int j = 0; j < l->count; j++) {
+			const struct panel *other = &l->panels[j];
+
+			if (j != i && !other->dropped && other->y == panel->y && other->x > panel->x &&
+			    other->x - layout_gap(l) < right)
+				right = other->x - layout_gap(l);
+		}
+		/* 3 columns for the focus mark "▶ ", as finish_panels counts them. */
+		layout_panel_title_within(app, panel, right - panel->x - 3, title, sizeof title);
+		need = 3 + glyphs_columns(title);
+		if (need > panel->w && panel->x + need <= right)
+			panel->w = need;
+	}
+}
+
 /* One attempt at the layout, normal or tight (narrower cells and gaps, no legends
  * under the signed grids). The text's lines are reserved first; then, in turn,
  * the current grids with as many rows as fit, the notes' lines, the readout, the
@@ -805,6 +868,7 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 		l->panels[i].x += l->left;
 		l->panels[i].y += top;
 	}
+	widen_titles(l, app, width);
 	/* The formula and derivation under the grids, where the eye already is; the
 	 * notes, the message and the keys at the foot of the screen. */
 	l->info_y = top + total + spacer;

@@ -113,8 +113,13 @@ void layout_follow(struct layout *l, const struct app *app);
 /* The head a panel belongs to (0-based), or -1: a multi-head problem's other
  * heads' small multiples, and every single-head panel of the selected head. */
 int layout_panel_head(const struct app *app, const struct panel *panel);
-/* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf. */
+/* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf: its
+ * shortest form, which the panel's width is measured from. */
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size);
+/* The title in its longest form that fits in `width` columns (the mix's title
+ * says more when it has room), else its shortest. */
+const char *layout_panel_title_within(const struct app *app, const struct panel *panel, int width, char *buf,
+				      size_t size);
 /* Screen lines the panel's data rows take (half of them with half blocks, cell_h
  * lines each otherwise). */
 int panel_lines(const struct panel *panel);

@@ -141,11 +141,12 @@ keys mix Down Down Down
 for _ in 1 2 3 4; do
 	keys mix NPage
 done
-expect mix '4 mix  a_tea,j × v_j' "stage 4 for the query tea"
+expect mix '4 mix  (query "tea": )?a_tea,j · v_j( by key j)?( |$)' "stage 4 for the query tea, its terms a_tea,j · v_j"
+expect mix ' key +d1 +d2 *$' "the mix's rows are headed key: one row per key j, not queries"
 check "its d1 terms as shown add up to $TERMS, the sum is $EXACT" "$TERMS" != "$EXACT"
 expect mix " Σ ≈ +${EXACT//./\\.} " "so the sum row says Σ ≈ $EXACT"
 keys mix Up
-expect mix '4 mix  a_green,j × v_j' "Up: the query green"
+expect mix '4 mix  (query "green": )?a_green,j · v_j( by key j)?( |$)' "Up: the query green"
 expect mix ' Σ = +0\.75 +0\.50' "whose terms add up: Σ = 0.75 0.50"
 keys mix q
 expect_exit mix 0 "q quits"
