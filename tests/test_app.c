@@ -3545,7 +3545,20 @@ START_TEST(test_saturation_from_worked_example)
 	while (qkv_problem_d_k(&a.problem) < 1024)
 		key(&a, '>');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1024);
-	ck_assert(strstr(a.message, "d_k = 1024: 512 new columns of Q and K drawn from N(0,1), seed 1") != NULL);
+	/* The presses in a row are one run: the message counts all it drew. */
+	ck_assert_msg(strstr(a.message, "d_k = 1024 (from 2): 1022 new columns of Q and K drawn from N(0,1), seed 1") != NULL,
+		      "%s", a.message);
+	/* A change the other way starts a run of its own, and another key ends one. */
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 512: the last 512 columns of Q and K dropped");
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 256 (from 1024): the last 768 columns of Q and K dropped");
+	key(&a, APP_KEY_TAB);
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 128: the last 128 columns of Q and K dropped");
+	key(&a, APP_KEY_BACKTAB);
+	while (qkv_problem_d_k(&a.problem) < 1024)
+		key(&a, '>');
 	for (int i = 0; i < 3; i++) {
 		double max = 0.0;
 
