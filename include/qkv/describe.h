@@ -30,6 +30,15 @@ double qkv_row_entropy_ratio(const struct qkv_row_stats *s);
 int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 		     const struct qkv_trace *t, int row, int decimals, bool long_form);
 
+/* Words about column `col` of the weights when softmax ran down the columns (the
+ * wrong way, QKV_WRONG_COLUMN_SOFTMAX), which is what was computed then:
+ * "column t1: t1 and t3 tie at 0.40; the column sums to 1", "column t2: largest at
+ * t3 (0.40); …", "column t3: only t3 (1.00)", "column t1: uniform, 0.33 for each of
+ * 3 queries"; values at `decimals` places, or more where the two groups named would
+ * show alike. */
+int qkv_describe_column(char *buf, size_t size, const struct qkv_problem *p, const struct qkv_trace *t, int col,
+			int decimals);
+
 /* Whether each token attends most to itself, at `decimals` places (or enough to
  * tell the two values named apart): "every token
  * attends most to itself", or which do not and where they look instead

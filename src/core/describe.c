@@ -46,7 +46,8 @@ static bool same_value(double a, double b)
  * (same_value against the group's first). Walks the groups one at a time. */
 struct ranking {
 	const struct qkv_trace *t;
-	int row;
+	int row;           /* the query, or the key when by_column */
+	bool by_column;    /* softmax down the columns (the wrong way): rank a column's queries */
 	double below;      /* the next group's weights are below this (start: +inf) */
 	int below_key;     /* ...or equal to it with a key index above this one */
 };
@@ -54,6 +55,17 @@ struct ranking {
 static double weight(const struct qkv_trace *t, int row, int key)
 {
 	return qkv_matrix_get(&t->weights, row, key);
+}
+
+/* The ranked line's entry j (key j of the row, or query j of the column). */
+static double entry(const struct ranking *r, int j)
+{
+	return r->by_column ? weight(r->t, j, r->row) : weight(r->t, r->row, j);
+}
+
+static bool hidden(const struct ranking *r, int j)
+{
+	return r->by_column ? qkv_trace_is_masked(r->t, j, r->row) : qkv_trace_is_masked(r->t, r->row, j);
 }
 
 /* True when key comes after (value, key) in the falling order. */
@@ -69,11 +81,11 @@ static int next_key(const struct ranking *r, double below, int below_key)
 	int best = -1;
 
 	for (int j = 0; j < t->n; j++) {
-		double w = weight(t, r->row, j);
+		double w = entry(r, j);
 
-		if (qkv_trace_is_masked(t, r->row, j) || !after(w, j, below, below_key))
+		if (hidden(r, j) || !after(w, j, below, below_key))
 			continue;
-		if (best < 0 || w > weight(t, r->row, best) || (w == weight(t, r->row, best) && j < best))
+		if (best < 0 || w > entry(r, best) || (w == entry(r, best) && j < best))
 			best = j;
 	}
 	return best;
@@ -95,12 +107,12 @@ static bool next_group(struct ranking *r, int *keys, int capacity, int *count, d
 	*count = 0;
 	if (key < 0)
 		return false;
-	first = weight(t, r->row, key);
+	first = entry(r, key);
 	*value = first;
 	for (int j = 0; j < t->n && m < QKV_MAX_TOKENS; j++) {
-		double w = weight(t, r->row, j);
+		double w = entry(r, j);
 
-		if (qkv_trace_is_masked(t, r->row, j) || !after(w, j, r->below, r->below_key) ||
+		if (hidden(r, j) || !after(w, j, r->below, r->below_key) ||
 		    !same_value(first, w))
 			continue;
 		members[m++] = j;
@@ -110,7 +122,7 @@ static bool next_group(struct ranking *r, int *keys, int capacity, int *count, d
 		int best = i;
 
 		for (int k = i + 1; k < m; k++) {
-			double wk = weight(t, r->row, members[k]), wb = weight(t, r->row, members[best]);
+			double wk = entry(r, members[k]), wb = entry(r, members[best]);
 
 			if (wk > wb || (wk == wb && members[k] < members[best]))
 				best = k;
@@ -122,10 +134,10 @@ static bool next_group(struct ranking *r, int *keys, int capacity, int *count, d
 	/* The last in falling order: where the next group starts below. */
 	last = m > 0 ? members[0] : key;
 	for (int k = 1; k < m; k++)
-		if (after(weight(t, r->row, members[k]), members[k], weight(t, r->row, last), last))
+		if (after(entry(r, members[k]), members[k], entry(r, last), last))
 			last = members[k];
 	*count = m;
-	r->below = weight(t, r->row, last);
+	r->below = entry(r, last);
 	r->below_key = last;
 	return true;
 }
@@ -134,6 +146,7 @@ static void ranking_start(struct ranking *r, const struct qkv_trace *t, int row)
 {
 	r->t = t;
 	r->row = row;
+	r->by_column = false;
 	r->below = INFINITY;
 	r->below_key = -1;
 }
@@ -235,6 +248,51 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	qkv_buffer_put(&out, second_count > 1 ? " (%s each); " : " (%s); ", second_shown);
 	qkv_buffer_put(&out, "spread over %s of %d tokens%s.", eff, s->live_keys,
 	    top_count == 1 && s->max_weight > 0.95 ? ": nearly one-hot" : "");
+	return (int)out.length;
+}
+
+int qkv_describe_column(char *buf, size_t size, const struct qkv_problem *p, const struct qkv_trace *t, int col,
+			int decimals)
+{
+	struct qkv_buffer out = text_start(buf, size);
+	struct ranking r;
+	int top[NAMED_MAX + 1], second[NAMED_MAX + 1], top_count, second_count, places;
+	double top_value, second_value = 0.0, sum = 0.0;
+	char top_shown[48], second_shown[48];
+	bool more;
+
+	if (col < 0 || col >= t->n)
+		return 0;
+	ranking_start(&r, t, col);
+	r.by_column = true;
+	if (!next_group(&r, top, NAMED_MAX + 1, &top_count, &top_value)) {
+		qkv_buffer_put(&out, "column %s: masked for every query", label(p, col));
+		return (int)out.length;
+	}
+	for (int i = 0; i < t->n; i++)
+		sum += qkv_trace_is_masked(t, i, col) ? 0.0 : weight(t, i, col);
+	more = next_group(&r, second, NAMED_MAX + 1, &second_count, &second_value);
+	places = more ? places_apart(top_value, second_value, decimals) : decimals;
+	qkv_format_number(top_shown, sizeof top_shown, top_value, places);
+	qkv_format_number(second_shown, sizeof second_shown, second_value, places);
+	qkv_buffer_put(&out, "column %s: ", label(p, col));
+	if (top_count == 1 && !more) {
+		qkv_buffer_put(&out, "only %s (%s)", label(p, top[0]), top_shown);
+	} else if (!more) {
+		qkv_buffer_put(&out, "uniform, %s for each of %d queries", top_shown, top_count);
+	} else if (places > decimals) {
+		put_names(&out, p, top, top_count);
+		qkv_buffer_put(&out, top_count > 1 ? " %s each just ahead of " : " %s just ahead of ", top_shown);
+		put_names(&out, p, second, second_count);
+		qkv_buffer_put(&out, second_count > 1 ? " %s each" : " %s", second_shown);
+	} else if (top_count == 1) {
+		qkv_buffer_put(&out, "largest at %s (%s)", label(p, top[0]), top_shown);
+	} else {
+		put_names(&out, p, top, top_count);
+		qkv_buffer_put(&out, " tie at %s", top_shown);
+	}
+	if (same_value(sum, 1.0))
+		qkv_buffer_put(&out, "; the column sums to 1");
 	return (int)out.length;
 }
 

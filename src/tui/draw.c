@@ -1264,9 +1264,15 @@ static void draw_describe(const struct app *app, const struct layout *l)
 	y = (l->height - h) / 2;
 	draw_box(y, x, h, w, " the weights in words · D or Esc closes ");
 	for (int i = 0; i < t->n && 1 + (i + 1) * per_row <= h - 1; i++) {
-		qkv_describe_row(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals, true);
+		/* Softmax down the columns (the wrong way) made columns: those are described. */
+		bool columns = app->problem.wrong == QKV_WRONG_COLUMN_SOFTMAX;
+
+		if (columns)
+			qkv_describe_column(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals);
+		else
+			qkv_describe_row(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals, true);
 		put_wrapped(y + 1 + i * per_row, x + 2, w - 4, per_row,
-			    palette_role(i == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+			    palette_role(i == (columns ? app_key(app) : app_query(app)) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
 }
 

@@ -8,7 +8,8 @@
 #include "tui/glyphs.h"
 #include "tui/text.h"
 
-/* Plain words about the selected query's row of weights (equal values named together). */
+/* Plain words about the selected query's row of weights (equal values named
+ * together), or, when softmax ran down the columns, the selected key's column. */
 static void verdict(const struct app *app, int decimals, char *buf, size_t size)
 {
 	struct qkv_problem view;
@@ -18,7 +19,10 @@ static void verdict(const struct app *app, int decimals, char *buf, size_t size)
 		qkv_problem_head_view(p, app->head, &view);
 		p = &view;
 	}
-	qkv_describe_row(buf, size, p, &app->trace, app_query(app), decimals < 2 ? 2 : decimals, false);
+	if (p->wrong == QKV_WRONG_COLUMN_SOFTMAX)
+		qkv_describe_column(buf, size, p, &app->trace, app_key(app), decimals < 2 ? 2 : decimals);
+	else
+		qkv_describe_row(buf, size, p, &app->trace, app_query(app), decimals < 2 ? 2 : decimals, false);
 }
 
 void text_info(const struct app *app, int decimals, bool readout, char *formula, size_t formula_size,
