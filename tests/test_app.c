@@ -3350,12 +3350,13 @@ START_TEST(test_identity_claim_from_the_numbers)
 	assert_message(&a, expected);
 	ck_assert(strstr(expected, "(0.73;") != NULL);
 	app_fini(&a);
-	/* The worked example's X: only c attends most to itself; a and b tie it with c. */
+	/* The worked example's X: only c attends most to itself; a and b tie it with c
+	 * (labels that are not a position's name, quoted in the sentence). */
 	start_projected(&a);
 	key(&a, 'I');
 	worked_weights(1, 0, 1, e);
 	snprintf(expected, sizeof expected, "W_Q = W_K = W_V = identity, so Q = K = V = X: 1 of 3 tokens attends "
-		 "most to itself; a ties itself with c at %.2f; b ties itself with c at %.2f", e[0], e[0]);
+		 "most to itself; \"a\" ties itself with \"c\" at %.2f; \"b\" ties itself with \"c\" at %.2f", e[0], e[0]);
 	assert_message(&a, expected);
 	app_fini(&a);
 	/* X = 2·I: each token's score with itself is the largest. */

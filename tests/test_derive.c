@@ -282,6 +282,39 @@ START_TEST(ties_are_named_together)
 }
 END_TEST
 
+/* Token labels in sentences: a label like "the" is quoted so it never reads as
+ * a word of the sentence, and two tokens with one label are told apart by
+ * position; a label that is its own position's name (t2 for token 2) stays bare. */
+START_TEST(token_words_quote_and_tell_repeats_apart)
+{
+	double row[3] = { a_self(), a_other(), a_self() };
+	char expected[256], words[96];
+
+	ck_assert_int_eq(qkv_problem_set_label(&problem, 0, "the"), 0);
+	ck_assert_int_eq(qkv_problem_set_label(&problem, 2, "dog"), 0);
+	qkv_token_words(words, sizeof words, &problem, 1);
+	ck_assert_str_eq(words, "t2");
+	qkv_token_words(words, sizeof words, &problem, 0);
+	ck_assert_str_eq(words, "\"the\"");
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
+	snprintf(expected, sizeof expected, "\"the\": \"the\" and \"dog\" tie at %.2f, spread over %.1f of 3",
+		 a_self(), effective(row, 3));
+	ck_assert_str_eq(text, expected);
+	/* Two tokens labelled dog: each is named by its position too. */
+	ck_assert_int_eq(qkv_problem_set_label(&problem, 1, "dog"), 0);
+	qkv_token_words(words, sizeof words, &problem, 2);
+	ck_assert_str_eq(words, "t3 \"dog\"");
+	qkv_describe_row(text, sizeof text, &problem, &trace, 1, 2, false);
+	snprintf(expected, sizeof expected, "t2 \"dog\": t2 \"dog\" and t3 \"dog\" tie at %.2f, spread over %.1f of 3",
+		 a_self(), effective(row, 3));
+	ck_assert_str_eq(text, expected);
+	/* A label that names another position is not taken for that position. */
+	ck_assert_int_eq(qkv_problem_set_label(&problem, 0, "t3"), 0);
+	qkv_token_words(words, sizeof words, &problem, 0);
+	ck_assert_str_eq(words, "\"t3\"");
+}
+END_TEST
+
 /* Row t3: scaled (1, 1, 2)/√2, so t3 leads alone and t1, t2 tie behind it. */
 START_TEST(a_single_leader_then_a_tie)
 {
@@ -899,6 +932,7 @@ static Suite *derive_suite(void)
 	tcase_add_test(tc, masked_cells_say_so);
 	tcase_add_test(tc, wrong_way_weights_say_what_they_normalise);
 	tcase_add_test(tc, column_softmax_describes_columns);
+	tcase_add_test(tc, token_words_quote_and_tell_repeats_apart);
 	tcase_add_test(tc, long_sums_are_elided);
 	tcase_add_test(tc, out_of_range_cells_are_refused);
 	tcase_add_test(tc, small_buffers_are_truncated_safely);

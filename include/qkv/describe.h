@@ -14,6 +14,12 @@
 #include "qkv/attention.h"
 #include "qkv/problem.h"
 
+/* A token as a sentence names it, so that a label like "the" never reads as a
+ * word of the sentence and two tokens with one label are told apart: t3 for the
+ * third token labelled t3 (its own position), "cat" for any other label, t2 "dog"
+ * when another token has that label too. Returns the length, as snprintf. */
+int qkv_token_words(char *buf, size_t size, const struct qkv_problem *p, int token);
+
 /* Entropy over the log of the keys the row can see: 1 for a uniform row over its
  * visible keys, 0 for one-hot; 0 when fewer than two keys are visible. */
 double qkv_row_entropy_ratio(const struct qkv_row_stats *s);

@@ -37,12 +37,12 @@ void text_info(const struct app *app, int decimals, bool readout, char *formula,
 	verdict(app, decimals, words, sizeof words);
 	if (app->stage == APP_STAGE_LIVE && !readout) {
 		/* The readout did not fit: its key figures come here instead. */
-		char gradient[32];
+		char gradient[32], token[QKV_MAX_LABEL + 32];
 
 		qkv_format_number(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
 		qkv_describe_variance(variance, sizeof variance, &app->trace);
-		snprintf(formula, formula_size, "%s · ‖J‖ of %s %s  ·  %s", variance, app->problem.tokens[row],
-			 gradient, words);
+		qkv_token_words(token, sizeof token, &app->problem, row);
+		snprintf(formula, formula_size, "%s · ‖J‖ of %s %s  ·  %s", variance, token, gradient, words);
 	} else if (app->stage == APP_STAGE_LIVE) {
 		snprintf(formula, formula_size, "softmax(Q Kᵀ / %s) V  ·  %s",
 			 app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);
