@@ -169,6 +169,20 @@ static double panel_value(const struct app *app, const struct panel *panel, int 
 	}
 }
 
+/* True when value, at the panel's decimals, prints like a different value of its
+ * grid (an input or derived grid: Q, K, V, X or a W), or as zero when it is not. */
+static bool panel_hides(const struct app *app, const struct panel *panel, double value)
+{
+	const struct qkv_trace *t = &app->trace;
+	const struct qkv_matrix *m = NULL;
+
+	if (panel->kind == PANEL_INPUT)
+		m = app_input(app, (enum qkv_input)panel->input);
+	else if (panel->kind == PANEL_DERIVED)
+		m = panel->input == QKV_INPUT_Q ? &t->q : panel->input == QKV_INPUT_K ? &t->k : &t->v;
+	return m != NULL && qkv_format_hides(m->values, (size_t)m->rows * (size_t)m->cols, value, panel->places);
+}
+
 /* Largest magnitude in a signed panel, for the diverging ramp's ends. */
 static double signed_limit(const struct app *app, const struct panel *panel)
 {
@@ -453,7 +467,10 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				put_frame(app, panel, row, col, y, x, "—");
 				continue;
 			}
-			number_text(text, sizeof text, value, l->decimals);
+			number_text(text, sizeof text, value, panel->places > 0 ? panel->places : l->decimals);
+			/* A value that prints like a different one of its grid is marked "~". */
+			if (panel->rounded && panel_hides(app, panel, value))
+				snprintf(text + strlen(text), sizeof text - strlen(text), "~");
 			if (style.glyph[0] != '\0' && panel->cell_w >= glyphs_columns(text) + 2) {
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);

@@ -60,6 +60,8 @@ struct panel {
 	bool dropped;       /* left out (while the layout is tried; never drawn) */
 	bool derived;       /* a read-only grid (computed from others) */
 	bool sums;          /* weights: a row-sum column and a column-sum line */
+	int places;         /* decimals of its numbers; 0: the layout's decimals */
+	bool rounded;       /* even at `places` some values print alike: those are marked */
 };
 
 /* A PANEL_READOUT's input when it compares the heads (a row a head). */
