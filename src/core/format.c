@@ -835,13 +835,14 @@ int qkv_format_places(const double *values, size_t count, int least, int most, b
 bool qkv_format_hides(const double *values, size_t count, double value, int decimals)
 {
 	char text[64], other[64];
+	double unit = pow(10.0, -decimals);
 
 	if (too_few_digits(value, decimals))
 		return true;
 	qkv_format_number(text, sizeof text, value, decimals);
 	for (size_t i = 0; i < count; i++) {
 		/* Only a value within a unit of the last place can print the same. */
-		if (!distinct(values[i], value) || !(fabs(values[i] - value) < pow(10.0, -decimals)))
+		if (!(fabs(values[i] - value) < unit) || !distinct(values[i], value))
 			continue;
 		qkv_format_number(other, sizeof other, values[i], decimals);
 		if (strcmp(text, other) == 0)

@@ -95,23 +95,6 @@ static int grid_places(const struct qkv_matrix *m, int decimals, bool *rounded)
 	return places;
 }
 
-/* The width of m's numbers at the decimals that tell them apart, with a column
- * for the mark of a value that still prints like another. */
-static int grid_number_width(const struct qkv_matrix *m, int decimals)
-{
-	bool rounded;
-	int places = grid_places(m, decimals, &rounded);
-
-	return number_width(m, places) + (rounded ? 1 : 0);
-}
-
-/* Sets the panel's decimals and mark from its matrix m (grid_places). */
-static struct panel *with_places(struct panel *panel, const struct qkv_matrix *m, int decimals)
-{
-	panel->places = grid_places(m, decimals, &panel->rounded);
-	return panel;
-}
-
 /* Sets up one grid panel of the given data shape and number width. */
 static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int input,
 		       int rows, int cols, int number_w, int label_w, int col_label_w)
@@ -405,6 +388,22 @@ static struct panel *grid_at(struct builder *b, enum panel_priority priority, en
 	return panel;
 }
 
+/* Adds an input or derived grid showing m: its numbers at the decimals that tell
+ * them apart (grid_places), as wide as those need, with a column for the mark of a
+ * value that still prints like another. */
+static struct panel *grid_of(struct builder *b, enum panel_priority priority, enum panel_kind kind, int focus,
+			     int input, const struct qkv_matrix *m, int decimals, int label_w, int col_label_w)
+{
+	bool rounded;
+	int places = grid_places(m, decimals, &rounded);
+	struct panel *panel = grid_at(b, priority, kind, focus, input, m->rows, m->cols,
+				      number_width(m, places) + (rounded ? 1 : 0), label_w, col_label_w);
+
+	panel->places = places;
+	panel->rounded = rounded;
+	return panel;
+}
+
 /* Chooses the panels for the form and the stage, in reading order. Live: the
  * inputs, then the weights, the output and the readout. In the stage walk the
  * current stage's grid, the grids it is computed from, the readout where the
@@ -439,25 +438,19 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
 			/* X's columns and the W's rows are dimensions of d_model, m1, m2, … */
-			with_places(grid_at(b, w, PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
-					    grid_number_width(m, decimals), i == 0 ? label_w : index_label_width(m->rows) + 1,
-					    i == 0 ? index_label_width(m->cols) : digits_v + 1), m, decimals);
+			grid_of(b, w, PANEL_INPUT, inputs[i], inputs[i], m, decimals,
+				i == 0 ? label_w : index_label_width(m->rows) + 1,
+				i == 0 ? index_label_width(m->cols) : digits_v + 1);
 		}
 		/* X and the W's on a line of their own, Q, K and V under them. */
 		b->groups++;
-		with_places(grid_at(b, qk, PANEL_DERIVED, -1, QKV_INPUT_Q, t->n, t->d_k, grid_number_width(&t->q, decimals),
-				    label_w, digits_v + 1), &t->q, decimals)->derived = true;
-		with_places(grid_at(b, qk, PANEL_DERIVED, -1, QKV_INPUT_K, t->n, t->d_k, grid_number_width(&t->k, decimals),
-				    label_w, digits_v + 1), &t->k, decimals)->derived = true;
-		with_places(grid_at(b, v, PANEL_DERIVED, -1, QKV_INPUT_V, t->n, t->d_v, grid_number_width(&t->v, decimals),
-				    label_w, digits_v + 1), &t->v, decimals)->derived = true;
+		grid_of(b, qk, PANEL_DERIVED, -1, QKV_INPUT_Q, &t->q, decimals, label_w, digits_v + 1)->derived = true;
+		grid_of(b, qk, PANEL_DERIVED, -1, QKV_INPUT_K, &t->k, decimals, label_w, digits_v + 1)->derived = true;
+		grid_of(b, v, PANEL_DERIVED, -1, QKV_INPUT_V, &t->v, decimals, label_w, digits_v + 1)->derived = true;
 	} else {
-		with_places(grid_at(b, qk, PANEL_INPUT, FOCUS_Q, QKV_INPUT_Q, p->n, p->q.cols,
-				    grid_number_width(&p->q, decimals), label_w, digits_v + 1), &p->q, decimals);
-		with_places(grid_at(b, qk, PANEL_INPUT, FOCUS_K, QKV_INPUT_K, p->n, p->k.cols,
-				    grid_number_width(&p->k, decimals), label_w, digits_v + 1), &p->k, decimals);
-		with_places(grid_at(b, v, PANEL_INPUT, FOCUS_V, QKV_INPUT_V, p->n, p->v.cols,
-				    grid_number_width(&p->v, decimals), label_w, digits_v + 1), &p->v, decimals);
+		grid_of(b, qk, PANEL_INPUT, FOCUS_Q, QKV_INPUT_Q, &p->q, decimals, label_w, digits_v + 1);
+		grid_of(b, qk, PANEL_INPUT, FOCUS_K, QKV_INPUT_K, &p->k, decimals, label_w, digits_v + 1);
+		grid_of(b, v, PANEL_INPUT, FOCUS_V, QKV_INPUT_V, &p->v, decimals, label_w, digits_v + 1);
 	}
 	if (live)
 		b->groups++;
