@@ -106,11 +106,11 @@ START_TEST(test_parse_every_action)
 	ck_assert_int_eq(a[2].d_v, 3); /* d_v is d_k unless given */
 	ck_assert(a[2].seed == 42);
 	ck_assert_int_eq(a[3].d_v, 3);
-	ck_assert_int_eq(a[4].grid, LG_Q);
+	ck_assert_int_eq(a[4].grid, QKV_GRID_Q);
 	ck_assert_str_eq(a[4].row, "t1");
 	ck_assert_str_eq(a[4].col, "d1");
 	ck_assert(a[4].value == 3);
-	ck_assert_int_eq(a[5].grid, LG_W_Q);
+	ck_assert_int_eq(a[5].grid, QKV_GRID_W_Q);
 	ck_assert(a[5].value == -0.5);
 	ck_assert_int_eq(a[6].number, 64);
 	ck_assert_int_eq(a[7].number, 0);
@@ -125,10 +125,10 @@ START_TEST(test_parse_every_action)
 	ck_assert_int_eq(a[12].number, 3);
 	ck_assert_int_eq(a[13].number, APP_STAGE_LIVE);
 	ck_assert_int_eq(a[14].number, 3);
-	ck_assert_int_eq(a[15].grid, LG_A);
+	ck_assert_int_eq(a[15].grid, QKV_GRID_WEIGHTS);
 	ck_assert_int_eq(a[16].number, OVERLAY_SATURATION);
 	ck_assert(a[17].value == 0.4011 && a[17].tolerance == 0.0001);
-	ck_assert_int_eq(a[18].grid, LG_S_SCALED);
+	ck_assert_int_eq(a[18].grid, QKV_GRID_SCALED);
 	ck_assert(a[18].tolerance == 0.01);
 	/* No ±: the value stands rounded, half a unit of its last decimal either way. */
 	ck_assert(fabs(a[19].tolerance - 0.00005) < 1e-15);
@@ -471,17 +471,17 @@ START_TEST(test_heads_actions)
 	ck_assert_int_eq(lesson_build(&l, 1, &look80, &app, err, sizeof err), 0);
 	ck_assert_int_eq(app.stage, APP_STAGE_LAYER);
 	ck_assert(qkv_matrix_get(&app.problem.w_o, 2, 1) == 2.0);
-	ck_assert_int_eq(app.focus, FOCUS_LAYER);
-	ck_assert_int_eq(app.cursor[FOCUS_LAYER].row, 2);
-	ck_assert_int_eq(app.cursor[FOCUS_LAYER].col, 1);
+	ck_assert_int_eq(app.focus, QKV_GRID_LAYER);
+	ck_assert_int_eq(app.cursor[QKV_GRID_LAYER].row, 2);
+	ck_assert_int_eq(app.cursor[QKV_GRID_LAYER].col, 1);
 	/* out[sat, d2] = head 2's output + 2 · head 3's, each sat's weight on cat (V
 	 * marks cat): scores −5, 0, 5 and 5, 0, −5 over √2 both give cat e/(1 + e + e²). */
 	ck_assert_double_eq_tol(qkv_matrix_get(&app.heads.output, 2, 1), 3 * e / (1 + e + e * e), 1e-12);
 	app_fini(&app);
 	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
 	ck_assert_int_eq(app.stage, APP_STAGE_CONCAT);
-	ck_assert_int_eq(app.focus, FOCUS_CONCAT);
-	ck_assert_int_eq(app.cursor[FOCUS_CONCAT].col, 1);
+	ck_assert_int_eq(app.focus, QKV_GRID_CONCAT);
+	ck_assert_int_eq(app.cursor[QKV_GRID_CONCAT].col, 1);
 	app_fini(&app);
 	/* Every expect but the last two holds: the words are not there, head 3 is selected. */
 	ck_assert_int_eq(lesson_check(&l, count_line, last, &checked, err, sizeof err), 2);
@@ -508,9 +508,9 @@ START_TEST(test_actions_reach_their_state)
 	ck_assert_int_eq(app.problem.scale, QKV_SCALE_NONE);
 	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 3);
 	ck_assert_int_eq(app.stage, QKV_STAGE_SCALED);
-	ck_assert_int_eq(app.focus, FOCUS_OUTPUT);
-	ck_assert_int_eq(app.cursor[FOCUS_OUTPUT].row, 1);
-	ck_assert_int_eq(app.cursor[FOCUS_OUTPUT].col, 1);
+	ck_assert_int_eq(app.focus, QKV_GRID_OUTPUT);
+	ck_assert_int_eq(app.cursor[QKV_GRID_OUTPUT].row, 1);
+	ck_assert_int_eq(app.cursor[QKV_GRID_OUTPUT].col, 1);
 	ck_assert_int_eq(app.overlay, OVERLAY_DESCRIBE);
 	ck_assert_int_eq(app.width, 80);
 	app_fini(&app);
@@ -857,7 +857,7 @@ START_TEST(test_worked_example_exact)
 	for (int i = 0; i < l.action_count; i++) {
 		const struct lesson_action *a = &l.actions[i];
 
-		if (a->act != ACT_EXPECT_CELL || a->grid != LG_A)
+		if (a->act != ACT_EXPECT_CELL || a->grid != QKV_GRID_WEIGHTS)
 			continue;
 		if (strcmp(a->row, "t1") == 0 && strcmp(a->col, "t3") == 0) {
 			ck_assert(fabs(a->value - softmax3(r, 0, r, 2)) <= a->tolerance);

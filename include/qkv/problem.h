@@ -40,16 +40,16 @@ enum qkv_wrong {
 };
 
 /* Which input matrix: used by editors, loaders and error messages. */
-enum qkv_input {
-	QKV_INPUT_Q,
-	QKV_INPUT_K,
-	QKV_INPUT_V,
-	QKV_INPUT_X,
-	QKV_INPUT_W_Q,
-	QKV_INPUT_W_K,
-	QKV_INPUT_W_V,
-	QKV_INPUT_W_O, /* multi-head problems only */
-	QKV_INPUT_COUNT,
+enum qkv_grid {
+	QKV_GRID_Q,
+	QKV_GRID_K,
+	QKV_GRID_V,
+	QKV_GRID_X,
+	QKV_GRID_W_Q,
+	QKV_GRID_W_K,
+	QKV_GRID_W_V,
+	QKV_GRID_W_O, /* multi-head problems only */
+	QKV_GRID_INPUTS,
 };
 
 /* One head's projections in a multi-head problem. */
@@ -68,15 +68,15 @@ enum qkv_dim {
 };
 
 /* Everything said about one input matrix, in one place: the screen, the loader,
- * the saver and the printer all read it from here, indexed by enum qkv_input. */
-struct qkv_input_info {
+ * the saver and the printer all read it from here, indexed by enum qkv_grid. */
+struct qkv_grid_info {
 	const char *name;     /* "W_Q": on screen, in messages, and its problem-file key */
 	const char *role;     /* "query projection": what it is, in words */
 	const char *tex_name; /* "W_Q": in LaTeX math */
 	enum qkv_form form;   /* the form of problem that gives it */
 	enum qkv_dim rows, cols; /* its shape: X is tokens × d_model, W_V d_model × d_v */
 };
-extern const struct qkv_input_info qkv_input_info[QKV_INPUT_COUNT];
+extern const struct qkv_grid_info qkv_grid_info[QKV_GRID_INPUTS];
 
 /* "none", "causal", "custom": the names a problem file and the JSON output use. */
 const char *qkv_mask_name(enum qkv_mask mask);
@@ -144,12 +144,12 @@ int qkv_problem_d_model(const struct qkv_problem *p); /* 0 in the direct form */
  * multi-head problem W_Q, W_K and W_V are NULL (they are per head: heads.h's
  * qkv_problem_head_input) and W_O is the output projection; W_O is NULL in a
  * single-head problem. */
-struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which);
+struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_grid which);
 const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
-						 enum qkv_input which);
-/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O" (qkv_input_info's name; "?" out of
+						 enum qkv_grid which);
+/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O" (qkv_grid_info's name; "?" out of
  * range). */
-const char *qkv_input_name(enum qkv_input which);
+const char *qkv_grid_name(enum qkv_grid which);
 
 /* What the scores are divided by: τ·√d_k, τ, or τ·scale_value. */
 double qkv_problem_divisor(const struct qkv_problem *p);

@@ -38,32 +38,32 @@ static void say(struct app *app, bool error, const char *fmt, ...)
 }
 
 /* The name of the grid behind a focus, as the screen writes it. */
-const char *app_focus_name(enum app_focus focus)
+const char *app_focus_name(enum qkv_grid focus)
 {
-	if ((int)focus >= 0 && focus < FOCUS_ATTENTION)
-		return qkv_input_name((enum qkv_input)focus);
-	return focus == FOCUS_ATTENTION ? "attention" : focus == FOCUS_OUTPUT ? "output"
-	       : focus == FOCUS_CONCAT ? "concat" : focus == FOCUS_LAYER ? "layer output" : "?";
+	if ((int)focus >= 0 && focus < QKV_GRID_WEIGHTS)
+		return qkv_grid_name((enum qkv_grid)focus);
+	return focus == QKV_GRID_WEIGHTS ? "attention" : focus == QKV_GRID_OUTPUT ? "output"
+	       : focus == QKV_GRID_CONCAT ? "concat" : focus == QKV_GRID_LAYER ? "layer output" : "?";
 }
 
 /* The problem input behind an input focus (the enums agree: app.h asserts it). */
-static enum qkv_input focus_input(enum app_focus focus)
+static enum qkv_grid focus_input(enum qkv_grid focus)
 {
-	return (enum qkv_input)focus;
+	return (enum qkv_grid)focus;
 }
 
 /* True for the inputs the problem's form has (Q K V, or X and the W's). */
-bool app_focus_is_input(const struct app *app, enum app_focus focus)
+bool app_focus_is_input(const struct app *app, enum qkv_grid focus)
 {
 	/* The form's inputs from the table of matrices; W_O only where there are heads. */
-	if ((int)focus < 0 || focus >= FOCUS_ATTENTION || qkv_input_info[focus].form != app->problem.form)
+	if ((int)focus < 0 || focus >= QKV_GRID_WEIGHTS || qkv_grid_info[focus].form != app->problem.form)
 		return false;
-	return focus != FOCUS_W_O || app->problem.h > 0;
+	return focus != QKV_GRID_W_O || app->problem.h > 0;
 }
 
 /* The input as the screen edits it: the selected head's W_Q, W_K, W_V in a
  * multi-head problem, the problem's own otherwise. */
-const struct qkv_matrix *app_input(const struct app *app, enum qkv_input input)
+const struct qkv_matrix *app_input(const struct app *app, enum qkv_grid input)
 {
 	if (app->problem.h > 0)
 		return qkv_problem_head_input((struct qkv_problem *)&app->problem, app->head, input);
@@ -77,7 +77,7 @@ int app_last_stage(const struct app *app)
 }
 
 /* The input matrix behind an input focus; NULL for a computed grid. */
-const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus)
+const struct qkv_matrix *app_focus_matrix(const struct app *app, enum qkv_grid focus)
 {
 	if (!app_focus_is_input(app, focus))
 		return NULL;
@@ -85,23 +85,23 @@ const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus 
 }
 
 /* Rows and columns of the grid behind a focus. */
-void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int *cols)
+void app_focus_shape(const struct app *app, enum qkv_grid focus, int *rows, int *cols)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, focus);
 
 	if (m != NULL) {
 		*rows = m->rows;
 		*cols = m->cols;
-	} else if (focus == FOCUS_ATTENTION) {
+	} else if (focus == QKV_GRID_WEIGHTS) {
 		*rows = app->trace.n;
 		*cols = app->trace.n;
-	} else if (focus == FOCUS_OUTPUT) {
+	} else if (focus == QKV_GRID_OUTPUT) {
 		*rows = app->trace.n;
 		*cols = app->trace.d_v;
-	} else if (focus == FOCUS_CONCAT && app->heads.h > 0) {
+	} else if (focus == QKV_GRID_CONCAT && app->heads.h > 0) {
 		*rows = app->heads.concat.rows;
 		*cols = app->heads.concat.cols;
-	} else if (focus == FOCUS_LAYER && app->heads.h > 0) {
+	} else if (focus == QKV_GRID_LAYER && app->heads.h > 0) {
 		*rows = app->heads.output.rows;
 		*cols = app->heads.output.cols;
 	} else {
@@ -119,48 +119,48 @@ static int clamp(int value, int low, int high)
 /* Keeps every cursor inside its grid after a change of shape. */
 static void clamp_cursors(struct app *app)
 {
-	for (int f = 0; f < FOCUS_COUNT; f++) {
+	for (int f = 0; f < QKV_GRID_COUNT; f++) {
 		int rows, cols;
 
-		app_focus_shape(app, (enum app_focus)f, &rows, &cols);
+		app_focus_shape(app, (enum qkv_grid)f, &rows, &cols);
 		app->cursor[f].row = clamp(app->cursor[f].row, 0, rows > 0 ? rows - 1 : 0);
 		app->cursor[f].col = clamp(app->cursor[f].col, 0, cols > 0 ? cols - 1 : 0);
 	}
 }
 
 /* The first input of the problem's form: Q, or X. */
-static enum app_focus first_input(const struct app *app)
+static enum qkv_grid first_input(const struct app *app)
 {
-	return app->problem.form == QKV_FORM_DIRECT ? FOCUS_Q : FOCUS_X;
+	return app->problem.form == QKV_FORM_DIRECT ? QKV_GRID_Q : QKV_GRID_X;
 }
 
 /* The selected query: the attention cursor's row. */
 int app_query(const struct app *app)
 {
-	if (app->focus == FOCUS_OUTPUT || app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
+	if (app->focus == QKV_GRID_OUTPUT || app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
 		return app->cursor[app->focus].row;
-	if (app->focus == FOCUS_W_O)
-		return app->cursor[FOCUS_LAYER].row;
-	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_K || app->focus == FOCUS_V ||
-	    app->focus == FOCUS_W_Q || app->focus == FOCUS_W_K || app->focus == FOCUS_W_V)
-		return app->cursor[FOCUS_ATTENTION].row;
+	if (app->focus == QKV_GRID_W_O)
+		return app->cursor[QKV_GRID_LAYER].row;
+	if (app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_K || app->focus == QKV_GRID_V ||
+	    app->focus == QKV_GRID_W_Q || app->focus == QKV_GRID_W_K || app->focus == QKV_GRID_W_V)
+		return app->cursor[QKV_GRID_WEIGHTS].row;
 	return app->cursor[app->focus].row;
 }
 
 /* The selected key: the attention cursor's column. */
 int app_key(const struct app *app)
 {
-	if (app->focus == FOCUS_K || app->focus == FOCUS_V)
+	if (app->focus == QKV_GRID_K || app->focus == QKV_GRID_V)
 		return app->cursor[app->focus].row;
-	return app->cursor[FOCUS_ATTENTION].col;
+	return app->cursor[QKV_GRID_WEIGHTS].col;
 }
 
 /* The selected output column. */
 int app_value_col(const struct app *app)
 {
-	if (app->focus == FOCUS_V)
-		return app->cursor[FOCUS_V].col;
-	return app->cursor[FOCUS_OUTPUT].col;
+	if (app->focus == QKV_GRID_V)
+		return app->cursor[QKV_GRID_V].col;
+	return app->cursor[QKV_GRID_OUTPUT].col;
 }
 
 /* The first stage of the walk: the projections when there are any. */
@@ -182,34 +182,34 @@ enum qkv_stage app_derived_stage(const struct app *app)
 {
 	if (app->stage != APP_STAGE_LIVE)
 		return (enum qkv_stage)app->stage;
-	if (app->focus == FOCUS_CONCAT)
+	if (app->focus == QKV_GRID_CONCAT)
 		return (enum qkv_stage)APP_STAGE_CONCAT;
-	if (app->focus == FOCUS_LAYER || app->focus == FOCUS_W_O)
+	if (app->focus == QKV_GRID_LAYER || app->focus == QKV_GRID_W_O)
 		return (enum qkv_stage)APP_STAGE_LAYER;
-	if (app->focus == FOCUS_OUTPUT || app->focus == FOCUS_V || app->focus == FOCUS_W_V)
+	if (app->focus == QKV_GRID_OUTPUT || app->focus == QKV_GRID_V || app->focus == QKV_GRID_W_V)
 		return QKV_STAGE_OUTPUT;
 	return QKV_STAGE_WEIGHTS;
 }
 
 /* The trace's matrix behind a grid. */
-static const struct qkv_matrix *grid_matrix(const struct qkv_trace *t, enum app_grid grid)
+static const struct qkv_matrix *grid_matrix(const struct qkv_trace *t, enum qkv_grid grid)
 {
 	switch (grid) {
-	case APP_GRID_Q: return &t->q;
-	case APP_GRID_K: return &t->k;
-	case APP_GRID_V: return &t->v;
-	case APP_GRID_SCORES: return &t->scores;
-	case APP_GRID_SCALED: return &t->scaled;
-	case APP_GRID_WEIGHTS: return &t->weights;
-	case APP_GRID_OUTPUT:
+	case QKV_GRID_Q: return &t->q;
+	case QKV_GRID_K: return &t->k;
+	case QKV_GRID_V: return &t->v;
+	case QKV_GRID_SCORES: return &t->scores;
+	case QKV_GRID_SCALED: return &t->scaled;
+	case QKV_GRID_WEIGHTS: return &t->weights;
+	case QKV_GRID_OUTPUT:
 	default: return &t->output;
 	}
 }
 
 /* True for the n × n grids (scores, scaled, weights). */
-static bool grid_is_attention(enum app_grid grid)
+static bool grid_is_attention(enum qkv_grid grid)
 {
-	return grid >= APP_GRID_SCORES && grid <= APP_GRID_WEIGHTS;
+	return grid >= QKV_GRID_SCORES && grid <= QKV_GRID_WEIGHTS;
 }
 
 /* Grows buffer *p to at least need bytes (capacity in *capacity). */
@@ -237,16 +237,16 @@ static int marks_reserve(struct app *app)
 {
 	size_t need = 1;
 
-	for (int f = 0; f < FOCUS_COUNT; f++) {
-		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)f);
+	for (int f = 0; f < QKV_GRID_COUNT; f++) {
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum qkv_grid)f);
 		if (m != NULL && (size_t)m->rows * (size_t)m->cols > need)
 			need = (size_t)m->rows * (size_t)m->cols;
 	}
 	if (reserve_bytes(&app->moved_inputs, &app->moved_inputs_capacity, need) != 0)
 		return QKV_ENOMEM;
 	memset(app->moved_inputs, 0, app->moved_inputs_capacity);
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		const struct qkv_matrix *m = grid_matrix(&app->trace, (enum app_grid)g);
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		const struct qkv_matrix *m = grid_matrix(&app->trace, (enum qkv_grid)g);
 		size_t cells = (size_t)m->rows * (size_t)m->cols;
 
 		if (reserve_bytes(&app->moved[g], &app->moved_capacity[g], cells > 0 ? cells : 1) != 0)
@@ -360,14 +360,14 @@ bool app_moved_layer(const struct app *app, int row, int col)
 static int keep_reach(struct app *app, int row, int col)
 {
 	const struct qkv_trace *t = &app->trace;
-	static const enum app_grid rows_of[4] = { APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	static const enum qkv_grid rows_of[4] = { QKV_GRID_SCORES, QKV_GRID_SCALED, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
 
 	for (int g = 0; g < 4; g++) {
 		const struct qkv_matrix *now = grid_matrix(t, rows_of[g]);
 		struct qkv_matrix *kept = &app->previous[rows_of[g]];
 
 		if (kept->rows != now->rows || kept->cols != now->cols || row >= now->rows ||
-		    (rows_of[g] == APP_GRID_OUTPUT && col >= now->cols))
+		    (rows_of[g] == QKV_GRID_OUTPUT && col >= now->cols))
 			return QKV_ESHAPE;
 	}
 	for (int g = 0; row >= 0 && g < 4; g++) {
@@ -377,8 +377,8 @@ static int keep_reach(struct app *app, int row, int col)
 		       (size_t)now->cols * sizeof(double));
 	}
 	for (int i = 0; col >= 0 && i < t->output.rows; i++)
-		qkv_matrix_set(&app->previous[APP_GRID_OUTPUT], i, col, qkv_matrix_get(&t->output, i, col));
-	if (qkv_matrix_copy(&app->previous[APP_GRID_V], &t->v) != 0)
+		qkv_matrix_set(&app->previous[QKV_GRID_OUTPUT], i, col, qkv_matrix_get(&t->output, i, col));
+	if (qkv_matrix_copy(&app->previous[QKV_GRID_V], &t->v) != 0)
 		return QKV_ENOMEM;
 	memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
 	return 0;
@@ -405,14 +405,14 @@ static int keep_previous(struct app *app, int only_row, int only_col)
 	    (differs_row >= 0 || differs_col >= 0) && keep_reach(app, differs_row, differs_col) == 0)
 		return 0;
 	app->previous_valid = false;
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
 		int rc;
 
-		if (g <= APP_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
+		if (g <= QKV_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
 			app->previous[g].rows = 0;
 			continue;
 		}
-		rc = qkv_matrix_copy(&app->previous[g], grid_matrix(t, (enum app_grid)g));
+		rc = qkv_matrix_copy(&app->previous[g], grid_matrix(t, (enum qkv_grid)g));
 		if (rc != 0)
 			return rc;
 	}
@@ -445,10 +445,10 @@ static int keep_previous_taking(struct app *app, struct qkv_trace *old)
 	app->previous_differs_row = -1;
 	app->previous_differs_col = -1;
 	app->previous_valid = false;
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		struct qkv_matrix *from = (struct qkv_matrix *)grid_matrix(old, (enum app_grid)g), kept;
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		struct qkv_matrix *from = (struct qkv_matrix *)grid_matrix(old, (enum qkv_grid)g), kept;
 
-		if (g <= APP_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
+		if (g <= QKV_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
 			app->previous[g].rows = 0;
 			continue;
 		}
@@ -481,8 +481,8 @@ static void mark_moved(struct app *app, int only_row, int only_col)
 	const struct qkv_trace *t = &app->trace;
 	bool same_n = app->previous_valid && app->previous_n == t->n;
 
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		const struct qkv_matrix *now = grid_matrix(t, (enum app_grid)g), *before = &app->previous[g];
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		const struct qkv_matrix *now = grid_matrix(t, (enum qkv_grid)g), *before = &app->previous[g];
 		size_t cells = (size_t)now->rows * (size_t)now->cols, first = 0;
 
 		if (!same_n || before->rows != now->rows || before->cols != now->cols)
@@ -490,12 +490,12 @@ static void mark_moved(struct app *app, int only_row, int only_col)
 		/* A query's edit rewrote only its row of S, S', A and O, a value's edit only
 		 * a column of O; the rest is the same trace, bit for bit, and stays
 		 * unmarked (marks_reserve cleared it). */
-		if (only_row >= 0 && g >= APP_GRID_SCORES) {
+		if (only_row >= 0 && g >= QKV_GRID_SCORES) {
 			first = (size_t)only_row * (size_t)now->cols;
 			cells = first + (size_t)now->cols;
 		}
-		if (only_col >= 0 && g >= APP_GRID_SCORES) {
-			for (int i = 0; g == APP_GRID_OUTPUT && i < now->rows; i++)
+		if (only_col >= 0 && g >= QKV_GRID_SCORES) {
+			for (int i = 0; g == QKV_GRID_OUTPUT && i < now->rows; i++)
 				app->moved[g][(size_t)i * (size_t)now->cols + (size_t)only_col] =
 					qkv_matrix_get(now, i, only_col) != qkv_matrix_get(before, i, only_col);
 			continue;
@@ -507,7 +507,7 @@ static void mark_moved(struct app *app, int only_row, int only_col)
 			const unsigned char *restrict masked = t->masked, *restrict was = app->previous_masked;
 			unsigned char *restrict out = app->moved[g];
 
-			if (grid_is_attention((enum app_grid)g))
+			if (grid_is_attention((enum qkv_grid)g))
 				for (size_t i = first; i < cells; i++)
 					out[i] = (unsigned char)(((masked[i] != 0) != (was[i] != 0)) |
 								 (masked[i] == 0 && after_v[i] != before_v[i]));
@@ -522,14 +522,14 @@ static void mark_moved(struct app *app, int only_row, int only_col)
  * so the class sees how far a change reaches. When only the cell (input, row,
  * col) changed (row >= 0), only what it reaches is recomputed, to the same bits
  * as the whole trace. */
-static int recompute_after(struct app *app, bool mark, enum qkv_input input, int row, int col)
+static int recompute_after(struct app *app, bool mark, enum qkv_grid input, int row, int col)
 {
 	/* A cell of Q (given directly, softmax by rows) moves its query's row alone; a
 	 * cell of V (given directly) one column of O. */
 	bool direct = app->problem.form == QKV_FORM_DIRECT;
-	int only_row = row >= 0 && input == QKV_INPUT_Q && direct &&
+	int only_row = row >= 0 && input == QKV_GRID_Q && direct &&
 				       app->problem.wrong != QKV_WRONG_COLUMN_SOFTMAX ? row : -1;
-	int only_col = row >= 0 && input == QKV_INPUT_V && direct ? col : -1;
+	int only_col = row >= 0 && input == QKV_GRID_V && direct ? col : -1;
 	int rc = mark ? keep_previous(app, only_row, only_col) : 0;
 
 	/* Unless kept just now, the kept trace may differ from the new one anywhere. */
@@ -581,7 +581,7 @@ static int settle_trace(struct app *app, int rc, bool mark)
 /* The whole trace again (marking what moved when mark). */
 static int recompute(struct app *app, bool mark)
 {
-	return recompute_after(app, mark, QKV_INPUT_Q, -1, -1);
+	return recompute_after(app, mark, QKV_GRID_Q, -1, -1);
 }
 
 /* True while the last change's marks are shown. */
@@ -591,11 +591,11 @@ static bool marks_live(const struct app *app)
 }
 
 /* True when the cell of grid moved in the last change and is still marked. */
-bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
+bool app_moved(const struct app *app, enum qkv_grid grid, int row, int col)
 {
 	const struct qkv_matrix *m;
 
-	if (!marks_live(app) || (int)grid < 0 || grid >= APP_GRID_COUNT)
+	if (!marks_live(app) || (int)grid < 0 || grid >= QKV_GRID_COUNT)
 		return false;
 	m = grid_matrix(&app->trace, grid);
 	return row >= 0 && col >= 0 && row < m->rows && col < m->cols &&
@@ -606,7 +606,7 @@ bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
 bool app_moved_mix(const struct app *app, int query, int key, int col)
 {
 	const struct qkv_trace *t = &app->trace;
-	const struct qkv_matrix *w = &app->previous[APP_GRID_WEIGHTS], *v = &app->previous[APP_GRID_V];
+	const struct qkv_matrix *w = &app->previous[QKV_GRID_WEIGHTS], *v = &app->previous[QKV_GRID_V];
 	size_t cell;
 	bool masked, was;
 
@@ -639,17 +639,17 @@ bool app_moved_readout(const struct app *app, int row)
 /* True when the score of (query, key) moved and is still marked. */
 bool app_moved_score(const struct app *app, int query, int key)
 {
-	return app_moved(app, APP_GRID_SCORES, query, key);
+	return app_moved(app, QKV_GRID_SCORES, query, key);
 }
 
 /* True when the output cell moved and is still marked. */
 bool app_moved_output(const struct app *app, int query, int col)
 {
-	return app_moved(app, APP_GRID_OUTPUT, query, col);
+	return app_moved(app, QKV_GRID_OUTPUT, query, col);
 }
 
 /* True when the input cell was the one edited and is still marked. */
-bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col)
+bool app_moved_input(const struct app *app, enum qkv_grid input, int row, int col)
 {
 	const struct qkv_matrix *m = app_input(app, input);
 
@@ -709,8 +709,8 @@ static double matrix_bytes(const struct qkv_problem *p)
 {
 	double bytes = 0;
 
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
-		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)i);
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
+		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_grid)i);
 
 		if (m != NULL)
 			bytes += (double)m->rows * m->cols * sizeof(double);
@@ -756,7 +756,7 @@ static int change_d_model(struct qkv_problem *p, int d_model, const struct job_c
 static int change_mask(struct qkv_problem *p, int mask, const struct job_change_context *c);
 static int change_wrong(struct qkv_problem *p, int wrong, const struct job_change_context *c);
 static void after_change(struct app *app, job_change change, int argument);
-static void describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
+static void describe_change(struct app *app, enum qkv_grid focus, int row, int col, double before,
 			    double after);
 static int keep_previous_heads(struct app *app);
 static int take_figure(struct app *app, struct job *job);
@@ -972,7 +972,7 @@ static int take_job(struct app *app)
 		rc = heads_marks(app, true);
 	/* What moved was found by the job (the same comparison as mark_moved's). */
 	if (settle_trace(app, rc, false) == 0 && rc == 0) {
-		for (int g = 0; g < APP_GRID_COUNT && job->marked; g++) {
+		for (int g = 0; g < QKV_GRID_COUNT && job->marked; g++) {
 			unsigned char *moved = app->moved[g];
 
 			app->moved[g] = job->moved[g];
@@ -984,18 +984,18 @@ static int take_job(struct app *app)
 		app->mark_until_ms = app->now_ms + APP_MARK_MS;
 	}
 	job_abandon(job);
-	if (app->job_has_place && app->job_place.focus >= 0 && app->job_place.focus < FOCUS_COUNT &&
-	    (app_focus_is_input(app, (enum app_focus)app->job_place.focus) ||
-	     app->job_place.focus >= FOCUS_ATTENTION)) {
-		app->focus = (enum app_focus)app->job_place.focus;
+	if (app->job_has_place && app->job_place.focus >= 0 && app->job_place.focus < QKV_GRID_COUNT &&
+	    (app_focus_is_input(app, (enum qkv_grid)app->job_place.focus) ||
+	     app->job_place.focus >= QKV_GRID_WEIGHTS)) {
+		app->focus = (enum qkv_grid)app->job_place.focus;
 		app->cursor[app->focus].row = app->job_place.row;
 		app->cursor[app->focus].col = app->job_place.col;
 		clamp_cursors(app);
 	}
 	if (rc == 0 && app->job_has_cell) {
-		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)app->job_cell.focus);
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum qkv_grid)app->job_cell.focus);
 
-		app->moved_input = focus_input((enum app_focus)app->job_cell.focus);
+		app->moved_input = focus_input((enum qkv_grid)app->job_cell.focus);
 		if (m != NULL && app->job_cell.row < m->rows && app->job_cell.col < m->cols)
 			app->moved_inputs[(size_t)app->job_cell.row * (size_t)m->cols + (size_t)app->job_cell.col] = 1;
 	}
@@ -1005,10 +1005,10 @@ static int take_job(struct app *app)
 		   app->history.entries[app->history.position - 1].is_cell) {
 		/* The edit's words again, now that what it reached is known: the undo
 		 * step holds the value before. */
-		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)app->job_cell.focus);
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum qkv_grid)app->job_cell.focus);
 
 		if (m != NULL && app->job_cell.row < m->rows && app->job_cell.col < m->cols)
-			describe_change(app, (enum app_focus)app->job_cell.focus, app->job_cell.row, app->job_cell.col,
+			describe_change(app, (enum qkv_grid)app->job_cell.focus, app->job_cell.row, app->job_cell.col,
 					app->history.entries[app->history.position - 1].value,
 					qkv_matrix_get(m, app->job_cell.row, app->job_cell.col));
 	} else if (rc == 0) {
@@ -1106,7 +1106,7 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	qkv_heads_trace_init(&app->heads);
 	qkv_matrix_init(&app->previous_concat);
 	qkv_matrix_init(&app->previous_layer);
-	for (int g = 0; g < APP_GRID_COUNT; g++)
+	for (int g = 0; g < QKV_GRID_COUNT; g++)
 		qkv_matrix_init(&app->previous[g]);
 	qkv_problem_init(&app->recovered);
 	qkv_problem_init(&app->spare);
@@ -1205,7 +1205,7 @@ void app_fini(struct app *app)
 	free(app->moved_head_weights);
 	free(app->moved_concat);
 	free(app->moved_layer);
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
 		qkv_matrix_fini(&app->previous[g]);
 		free(app->moved[g]);
 	}
@@ -1245,20 +1245,20 @@ static bool any_set(const unsigned char *bytes, size_t count)
 
 
 /* What a grid is called in the sentence, and how its rows and columns are named. */
-static const char *const grid_nouns[APP_GRID_COUNT] = {
+static const char *const grid_nouns[QKV_GRID_COUNT] = {
 	"Q", "K", "V", "score", "scaled score", "weights", "output",
 };
 
-static const char *const grid_symbols[APP_GRID_COUNT] = { "Q", "K", "V", "S", "S'", "A", "O" };
+static const char *const grid_symbols[QKV_GRID_COUNT] = { "Q", "K", "V", "S", "S'", "A", "O" };
 
 /* True when the cell of grid holds a value (an attention cell that is not masked). */
-static bool grid_live(const struct app *app, enum app_grid grid, int row, int col)
+static bool grid_live(const struct app *app, enum qkv_grid grid, int row, int col)
 {
 	return !grid_is_attention(grid) || !qkv_trace_is_masked(&app->trace, row, col);
 }
 
 /* True when the cell of grid moved in the last change. */
-static bool cell_moved_now(const struct app *app, enum app_grid grid, int row, int col)
+static bool cell_moved_now(const struct app *app, enum qkv_grid grid, int row, int col)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 
@@ -1266,7 +1266,7 @@ static bool cell_moved_now(const struct app *app, enum app_grid grid, int row, i
 }
 
 /* The name of row i (a token) or column i (a token for the attention grids, d1… else). */
-static void index_name(const struct app *app, enum app_grid grid, bool column, int i, char *buf, size_t size)
+static void index_name(const struct app *app, enum qkv_grid grid, bool column, int i, char *buf, size_t size)
 {
 	if (!column || grid_is_attention(grid))
 		snprintf(buf, size, "%s", app->problem.tokens[i]);
@@ -1275,7 +1275,7 @@ static void index_name(const struct app *app, enum app_grid grid, bool column, i
 }
 
 /* "t1", "t1 and t3", "t1, t2 and t4", or "5 rows" for the indices set in chosen. */
-static void add_names(struct qkv_buffer *w, const struct app *app, enum app_grid grid, bool column,
+static void add_names(struct qkv_buffer *w, const struct app *app, enum qkv_grid grid, bool column,
 		      const unsigned char *chosen, int count, const char *plural)
 {
 	int total = 0, shown = 0;
@@ -1300,7 +1300,7 @@ static void add_names(struct qkv_buffer *w, const struct app *app, enum app_grid
  * and t3", "score column t2 in rows t1 and t3", "every output", "4 of 9 scores".
  * Returns false when nothing in the grid moved. `all_of` asks for "all of" before
  * whole rows (the weights, where softmax moves a whole row at once). */
-static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_grid grid, bool all_of)
+static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum qkv_grid grid, bool all_of)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 	int rows = m->rows, cols = m->cols, moved = 0, live = 0, moved_rows = 0, moved_cols = 0;
@@ -1308,7 +1308,7 @@ static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_
 		col_full[QKV_MAX_DIM > QKV_MAX_TOKENS ? QKV_MAX_DIM : QKV_MAX_TOKENS];
 	bool rows_whole = true, cols_whole = true, cross = true;
 	const char *noun = grid_nouns[grid];
-	bool plural_noun = grid != APP_GRID_WEIGHTS;
+	bool plural_noun = grid != QKV_GRID_WEIGHTS;
 
 	if (rows > QKV_MAX_TOKENS || cols > (int)sizeof col_any)
 		return false;
@@ -1400,7 +1400,7 @@ static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_
 		return true;
 	}
 	if (moved >= live && moved_rows == rows) {
-		qkv_buffer_put(w, grid == APP_GRID_WEIGHTS ? "every weight" : "every %s", noun);
+		qkv_buffer_put(w, grid == QKV_GRID_WEIGHTS ? "every weight" : "every %s", noun);
 		return true;
 	}
 	if (rows_whole) {
@@ -1445,7 +1445,7 @@ static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_
 }
 
 /* True when the moved cells of a are also moved in b. */
-static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b)
+static bool moved_within(const struct app *app, enum qkv_grid a, enum qkv_grid b)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, a);
 	size_t cells = (size_t)m->rows * (size_t)m->cols;
@@ -1466,13 +1466,13 @@ static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b
 }
 
 /* True when grids a and b moved in the same cells (each within the other). */
-static bool moved_same(const struct app *app, enum app_grid a, enum app_grid b)
+static bool moved_same(const struct app *app, enum qkv_grid a, enum qkv_grid b)
 {
 	return moved_within(app, a, b) && moved_within(app, b, a);
 }
 
 /* True when any cell of grid moved. */
-static bool grid_moved_any(const struct app *app, enum app_grid grid)
+static bool grid_moved_any(const struct app *app, enum qkv_grid grid)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 	size_t cells = (size_t)m->rows * (size_t)m->cols;
@@ -1484,7 +1484,7 @@ static bool grid_moved_any(const struct app *app, enum app_grid grid)
  * sentence can say when a marked value moved by less than its shown digits. */
 static void add_smallest_move(struct qkv_buffer *w, const struct app *app)
 {
-	static const enum app_grid grids[2] = { APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	static const enum qkv_grid grids[2] = { QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
 	/* Half the last shown digit: weights always show two decimals; outputs one in
 	 * projector mode, two otherwise. */
 	const double half_digit[2] = { 0.005, app->projector ? 0.05 : 0.005 };
@@ -1517,7 +1517,7 @@ static void add_smallest_move(struct qkv_buffer *w, const struct app *app)
 	}
 	if (at_grid < 0 || ratio >= 1.0)
 		return;
-	if (at_grid == APP_GRID_WEIGHTS)
+	if (at_grid == QKV_GRID_WEIGHTS)
 		qkv_buffer_put(w, "; A[%s,%s] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
 		    app->problem.tokens[at_col], smallest);
 	else
@@ -1612,18 +1612,18 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 
 	if (size > 0)
 		buf[0] = '\0';
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
 		struct qkv_buffer one = { item[count], sizeof item[count], 0 };
 
 		item[count][0] = '\0';
 		coupled[count] = false;
-		if (g <= APP_GRID_V && !projected)
+		if (g <= QKV_GRID_V && !projected)
 			continue;
-		if (g == APP_GRID_SCALED && moved_same(app, APP_GRID_SCALED, APP_GRID_SCORES))
+		if (g == QKV_GRID_SCALED && moved_same(app, QKV_GRID_SCALED, QKV_GRID_SCORES))
 			continue;
-		if (g == APP_GRID_WEIGHTS && !moved_within(app, APP_GRID_WEIGHTS, APP_GRID_SCALED))
+		if (g == QKV_GRID_WEIGHTS && !moved_within(app, QKV_GRID_WEIGHTS, QKV_GRID_SCALED))
 			coupled[count] = true;
-		if (describe_grid(&one, app, (enum app_grid)g, g == APP_GRID_WEIGHTS && coupled[count]))
+		if (describe_grid(&one, app, (enum qkv_grid)g, g == QKV_GRID_WEIGHTS && coupled[count]))
 			count++;
 	}
 	if (count == 0) {
@@ -1642,33 +1642,33 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 			qkv_buffer_put(&w, "through softmax's normalisation ");
 		qkv_buffer_put(&w, "%s", item[i]);
 	}
-	if (!grid_moved_any(app, APP_GRID_WEIGHTS) && grid_moved_any(app, APP_GRID_OUTPUT))
+	if (!grid_moved_any(app, QKV_GRID_WEIGHTS) && grid_moved_any(app, QKV_GRID_OUTPUT))
 		qkv_buffer_put(&w, "; the weights do not move");
 	add_smallest_move(&w, app);
 }
 
 /* An input cell as the screen labels it: "Q[t1, d2]", "X[cat, m3]", "W_Q[m2, d1]"
  * (a head's W with its head), "W_O[h2d1, d1]". */
-static void input_cell_name(const struct app *app, enum app_focus focus, int row, int col, char *buf,
+static void input_cell_name(const struct app *app, enum qkv_grid focus, int row, int col, char *buf,
 			    size_t size)
 {
 	const char *name = app_focus_name(focus);
 
-	if (focus <= FOCUS_V)
+	if (focus <= QKV_GRID_V)
 		snprintf(buf, size, "%s[%s, d%d]", name, app->problem.tokens[row], col + 1);
-	else if (focus == FOCUS_X)
+	else if (focus == QKV_GRID_X)
 		snprintf(buf, size, "%s[%s, m%d]", name, app->problem.tokens[row], col + 1);
-	else if (focus == FOCUS_W_O && app->heads.d_v > 0)
+	else if (focus == QKV_GRID_W_O && app->heads.d_v > 0)
 		snprintf(buf, size, "%s[h%dd%d, d%d]", name, row / app->heads.d_v + 1, row % app->heads.d_v + 1,
 			 col + 1);
-	else if (app->problem.h > 0 && focus >= FOCUS_W_Q && focus <= FOCUS_W_V)
+	else if (app->problem.h > 0 && focus >= QKV_GRID_W_Q && focus <= QKV_GRID_W_V)
 		snprintf(buf, size, "head %d %s[m%d, d%d]", app->head + 1, name, row + 1, col + 1);
 	else
 		snprintf(buf, size, "%s[m%d, d%d]", name, row + 1, col + 1);
 }
 
 /* Says what an edit changed and how far it reached (the blast radius). */
-static void describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
+static void describe_change(struct app *app, enum qkv_grid focus, int row, int col, double before,
 			    double after)
 {
 	char from[32], to[32], place[96], reach[APP_MESSAGE_MAX];
@@ -1709,7 +1709,7 @@ static int change_failed(struct app *app, int rc)
 }
 
 /* Sets one input cell, with undo, and recomputes. */
-static int set_cell(struct app *app, enum app_focus focus, int row, int col, double value)
+static int set_cell(struct app *app, enum qkv_grid focus, int row, int col, double value)
 {
 	struct qkv_matrix *m = (struct qkv_matrix *)app_input(app, focus_input(focus));
 	double before;
@@ -1982,33 +1982,33 @@ static int move_cursor(struct app *app, int d_row, int d_col)
 	c->row = clamp(c->row + d_row, 0, rows - 1);
 	c->col = clamp(c->col + d_col, 0, cols - 1);
 	/* The attention cursor follows the query or key being edited. */
-	if (app->focus == FOCUS_Q || app->focus == FOCUS_X)
-		app->cursor[FOCUS_ATTENTION].row = c->row;
-	if (app->focus == FOCUS_K || app->focus == FOCUS_V)
-		app->cursor[FOCUS_ATTENTION].col = c->row;
-	if (app->focus == FOCUS_V)
-		app->cursor[FOCUS_OUTPUT].col = c->col;
-	if (app->focus == FOCUS_ATTENTION)
-		app->cursor[FOCUS_OUTPUT].row = c->row;
-	if (app->focus == FOCUS_OUTPUT)
-		app->cursor[FOCUS_ATTENTION].row = c->row;
+	if (app->focus == QKV_GRID_Q || app->focus == QKV_GRID_X)
+		app->cursor[QKV_GRID_WEIGHTS].row = c->row;
+	if (app->focus == QKV_GRID_K || app->focus == QKV_GRID_V)
+		app->cursor[QKV_GRID_WEIGHTS].col = c->row;
+	if (app->focus == QKV_GRID_V)
+		app->cursor[QKV_GRID_OUTPUT].col = c->col;
+	if (app->focus == QKV_GRID_WEIGHTS)
+		app->cursor[QKV_GRID_OUTPUT].row = c->row;
+	if (app->focus == QKV_GRID_OUTPUT)
+		app->cursor[QKV_GRID_WEIGHTS].row = c->row;
 	return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT | REDRAW_INFO | REDRAW_STATUS;
 }
 
 /* The next (direction 1) or previous (−1) grid in Tab's order. */
 static int cycle_focus(struct app *app, int direction)
 {
-	static const enum app_focus direct[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_ATTENTION, FOCUS_OUTPUT };
-	static const enum app_focus projected[] = { FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
-						    FOCUS_ATTENTION, FOCUS_OUTPUT };
-	static const enum app_focus heads[] = { FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
-						FOCUS_ATTENTION, FOCUS_CONCAT, FOCUS_W_O, FOCUS_LAYER };
-	static const enum app_focus layer[] = { FOCUS_ATTENTION, FOCUS_CONCAT, FOCUS_W_O, FOCUS_LAYER };
+	static const enum qkv_grid direct[] = { QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
+	static const enum qkv_grid projected[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
+						    QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
+	static const enum qkv_grid heads[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
+						QKV_GRID_WEIGHTS, QKV_GRID_CONCAT, QKV_GRID_W_O, QKV_GRID_LAYER };
+	static const enum qkv_grid layer[] = { QKV_GRID_WEIGHTS, QKV_GRID_CONCAT, QKV_GRID_W_O, QKV_GRID_LAYER };
 	bool multi = app->problem.h > 0, late = multi && app->stage >= APP_STAGE_CONCAT;
 	bool walk = app->stage != APP_STAGE_LIVE;
 	/* What is on screen: a multi-head problem shows the selected head's grids in
 	 * stages 0–5, the heads, concat, W_O and the output in 6 and 7, all of it live. */
-	const enum app_focus *order = projected;
+	const enum qkv_grid *order = projected;
 	int count = (int)(sizeof projected / sizeof projected[0]), at = 0;
 
 	if (late) {
@@ -2033,16 +2033,16 @@ static int cycle_focus(struct app *app, int direction)
  * concat, W_O and the output; 0–5 the selected head's). */
 static void focus_for_stage(struct app *app)
 {
-	bool late_focus = app->focus == FOCUS_CONCAT || app->focus == FOCUS_W_O || app->focus == FOCUS_LAYER;
+	bool late_focus = app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_W_O || app->focus == QKV_GRID_LAYER;
 
 	if (app->problem.h < 1 || app->stage == APP_STAGE_LIVE)
 		return;
-	if (app->stage >= APP_STAGE_CONCAT && !late_focus && app->focus != FOCUS_ATTENTION)
-		app->focus = app->stage == APP_STAGE_CONCAT ? FOCUS_CONCAT : FOCUS_LAYER;
-	else if (app->stage == APP_STAGE_CONCAT && app->focus == FOCUS_LAYER)
-		app->focus = FOCUS_CONCAT; /* the output is not computed yet in stage 6 */
+	if (app->stage >= APP_STAGE_CONCAT && !late_focus && app->focus != QKV_GRID_WEIGHTS)
+		app->focus = app->stage == APP_STAGE_CONCAT ? QKV_GRID_CONCAT : QKV_GRID_LAYER;
+	else if (app->stage == APP_STAGE_CONCAT && app->focus == QKV_GRID_LAYER)
+		app->focus = QKV_GRID_CONCAT; /* the output is not computed yet in stage 6 */
 	else if (app->stage < APP_STAGE_CONCAT && late_focus)
-		app->focus = FOCUS_OUTPUT;
+		app->focus = QKV_GRID_OUTPUT;
 	clamp_cursors(app);
 }
 
@@ -2216,7 +2216,7 @@ static int edit_type(struct app *app, int key)
 }
 
 /* Adds delta to an input cell (a computed grid refuses). */
-static int nudge(struct app *app, enum app_focus focus, int row, int col, double delta)
+static int nudge(struct app *app, enum qkv_grid focus, int row, int col, double delta)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, focus);
 
@@ -2631,7 +2631,7 @@ static void say_undone(struct app *app, bool redo)
 {
 	char reach[APP_MESSAGE_MAX];
 	bool same_shape = app->previous_valid && app->previous_n == app->trace.n &&
-			  app->previous[APP_GRID_OUTPUT].cols == app->trace.output.cols;
+			  app->previous[QKV_GRID_OUTPUT].cols == app->trace.output.cols;
 
 	reach[0] = '\0';
 	if (same_shape)
@@ -2671,9 +2671,9 @@ static int undo_redo(struct app *app, bool redo)
 			say(app, true, "cannot compute: %s: nothing was %s", qkv_error_string(rc), redo ? "redone" : "undone");
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	}
-	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
-	    (app_focus_is_input(app, (enum app_focus)place.focus) || place.focus >= FOCUS_ATTENTION)) {
-		app->focus = (enum app_focus)place.focus;
+	if (place.focus >= 0 && place.focus < QKV_GRID_COUNT &&
+	    (app_focus_is_input(app, (enum qkv_grid)place.focus) || place.focus >= QKV_GRID_WEIGHTS)) {
+		app->focus = (enum qkv_grid)place.focus;
 		app->cursor[app->focus].row = place.row;
 		app->cursor[app->focus].col = place.col;
 		clamp_cursors(app);
@@ -2828,11 +2828,11 @@ static int toggle_overlay(struct app *app, enum app_overlay overlay)
 /* The token the cursor is on (the selected query off the token grids). */
 static int current_token(const struct app *app)
 {
-	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT ||
-	    app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
+	if (app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_OUTPUT ||
+	    app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
 		return app->cursor[app->focus].row;
-	if (app_focus_is_input(app, app->focus) && app->focus != FOCUS_W_Q &&
-	    app->focus != FOCUS_W_K && app->focus != FOCUS_W_V && app->focus != FOCUS_W_O)
+	if (app_focus_is_input(app, app->focus) && app->focus != QKV_GRID_W_Q &&
+	    app->focus != QKV_GRID_W_K && app->focus != QKV_GRID_W_V && app->focus != QKV_GRID_W_O)
 		return app->cursor[app->focus].row;
 	return app_query(app);
 }
@@ -2840,12 +2840,12 @@ static int current_token(const struct app *app)
 /* Puts the cursors that follow a token (the focused token grid's, the query's) on it. */
 static void select_token(struct app *app, int token)
 {
-	if (app->focus == FOCUS_Q || app->focus == FOCUS_K || app->focus == FOCUS_V || app->focus == FOCUS_X ||
-	    app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT ||
-	    app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
+	if (app->focus == QKV_GRID_Q || app->focus == QKV_GRID_K || app->focus == QKV_GRID_V || app->focus == QKV_GRID_X ||
+	    app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_OUTPUT ||
+	    app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
 		app->cursor[app->focus].row = token;
 	else
-		app->cursor[FOCUS_ATTENTION].row = token;
+		app->cursor[QKV_GRID_WEIGHTS].row = token;
 	clamp_cursors(app);
 	move_cursor(app, 0, 0);
 }
@@ -2908,7 +2908,7 @@ static int structure_key(struct app *app, int key)
 		return change_problem(app, change_remove_token, current_token(app), done);
 	case ']':
 	case '[':
-		if (app->focus == FOCUS_X) {
+		if (app->focus == QKV_GRID_X) {
 			int d_model = qkv_problem_d_model(p), target = key == ']' ? d_model + 1 : d_model - 1;
 
 			if (target < 1 || target > QKV_MAX_DIM) {
@@ -3176,8 +3176,8 @@ static int key_enter(struct app *app, int key)
 		start_edit(app, 0);
 		return REDRAW_INPUTS | REDRAW_STATUS;
 	}
-	if (app->focus == FOCUS_ATTENTION && p->mask == QKV_MASK_CUSTOM) {
-		const struct app_cursor *c = &app->cursor[FOCUS_ATTENTION];
+	if (app->focus == QKV_GRID_WEIGHTS && p->mask == QKV_MASK_CUSTOM) {
+		const struct app_cursor *c = &app->cursor[QKV_GRID_WEIGHTS];
 
 		return change_problem(app, change_mask_bit, c->row * p->n + c->col,
 				      "mask bit toggled");
@@ -3663,7 +3663,7 @@ static int command_key(struct app *app, int key)
 static int autoplay_step(struct app *app)
 {
 	int rows, cols;
-	enum app_focus grid = app->stage >= QKV_STAGE_MIX ? FOCUS_OUTPUT : FOCUS_ATTENTION;
+	enum qkv_grid grid = app->stage >= QKV_STAGE_MIX ? QKV_GRID_OUTPUT : QKV_GRID_WEIGHTS;
 
 	if (app->stage == APP_STAGE_LIVE)
 		return step_stage(app, 1);
@@ -3678,7 +3678,7 @@ static int autoplay_step(struct app *app)
 		return REDRAW_STATUS;
 	}
 	step_stage(app, 1);
-	grid = app->stage >= QKV_STAGE_MIX ? FOCUS_OUTPUT : FOCUS_ATTENTION;
+	grid = app->stage >= QKV_STAGE_MIX ? QKV_GRID_OUTPUT : QKV_GRID_WEIGHTS;
 	app->cursor[grid].row = app_query(app);
 	app->focus = app->stage == QKV_STAGE_PROJECTIONS ? first_input(app) : grid;
 	app->cursor[grid].col = 0;
@@ -3712,15 +3712,15 @@ static int tick(struct app *app)
 static int pointer(struct app *app, const struct event *event)
 {
 	int rows, cols, redraw = REDRAW_ALL;
-	enum app_focus focus = (enum app_focus)event->focus;
-	bool heads_grid = focus == FOCUS_CONCAT || focus == FOCUS_LAYER;
+	enum qkv_grid focus = (enum qkv_grid)event->focus;
+	bool heads_grid = focus == QKV_GRID_CONCAT || focus == QKV_GRID_LAYER;
 
-	if (event->focus < 0 || event->focus >= FOCUS_COUNT)
+	if (event->focus < 0 || event->focus >= QKV_GRID_COUNT)
 		return REDRAW_NONE;
-	if (!app_focus_is_input(app, focus) && focus != FOCUS_ATTENTION && focus != FOCUS_OUTPUT && !heads_grid)
+	if (!app_focus_is_input(app, focus) && focus != QKV_GRID_WEIGHTS && focus != QKV_GRID_OUTPUT && !heads_grid)
 		return REDRAW_NONE;
 	/* Another head's small multiple: its weights' grid, and that head selected. */
-	if (event->head != 0 && (event->type != EVENT_CLICK || focus != FOCUS_ATTENTION || event->head < 0 ||
+	if (event->head != 0 && (event->type != EVENT_CLICK || focus != QKV_GRID_WEIGHTS || event->head < 0 ||
 				 event->head > app->problem.h))
 		return REDRAW_NONE;
 	app_focus_shape(app, focus, &rows, &cols);

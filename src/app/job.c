@@ -92,7 +92,7 @@ static int copy_matrix(struct job *job, struct qkv_matrix *to, const struct qkv_
 /* The problem's matrix slot `which` (whatever the form). */
 static struct qkv_matrix *slot(struct qkv_problem *p, int which)
 {
-	struct qkv_matrix *slots[QKV_INPUT_COUNT] = { &p->q, &p->k, &p->v, &p->x, &p->w_q, &p->w_k, &p->w_v, &p->w_o };
+	struct qkv_matrix *slots[QKV_GRID_INPUTS] = { &p->q, &p->k, &p->v, &p->x, &p->w_q, &p->w_k, &p->w_v, &p->w_o };
 
 	return slots[which];
 }
@@ -103,10 +103,10 @@ static struct qkv_matrix *slot(struct qkv_problem *p, int which)
 static int copy_source(struct job *job)
 {
 	struct qkv_problem *dst = &job->problem, bare;
-	struct qkv_matrix kept[QKV_INPUT_COUNT];
+	struct qkv_matrix kept[QKV_GRID_INPUTS];
 	int rc = 0, h;
 
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		kept[i] = *slot(dst, i);
 		qkv_matrix_init(slot(dst, i));
 	}
@@ -115,7 +115,7 @@ static int copy_source(struct job *job)
 		rc = JOB_GONE;
 	} else {
 		bare = job->source;
-		for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		for (int i = 0; i < QKV_GRID_INPUTS; i++)
 			qkv_matrix_init(slot(&bare, i));
 		bare.h = 0;
 		bare.heads = NULL;
@@ -127,11 +127,11 @@ static int copy_source(struct job *job)
 		}
 	}
 	pthread_mutex_unlock(&job->lock);
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		const struct qkv_matrix *from = slot(&job->source, i);
 
-		if (i >= QKV_INPUT_W_Q && i <= QKV_INPUT_W_V && job->source_w[i - QKV_INPUT_W_Q] != NULL)
-			from = job->source_w[i - QKV_INPUT_W_Q];
+		if (i >= QKV_GRID_W_Q && i <= QKV_GRID_W_V && job->source_w[i - QKV_GRID_W_Q] != NULL)
+			from = job->source_w[i - QKV_GRID_W_Q];
 		if (rc == 0)
 			rc = copy_matrix(job, &kept[i], from);
 		qkv_matrix_fini(slot(dst, i));
@@ -252,8 +252,8 @@ static int compute_borrowed(struct job *job)
 	if (rc == 0 && job->cell_input >= 0) {
 		struct qkv_matrix *m = job->problem.h > 0
 					       ? qkv_problem_head_input(&job->problem, job->cell_head,
-									(enum qkv_input)job->cell_input)
-					       : qkv_problem_input(&job->problem, (enum qkv_input)job->cell_input);
+									(enum qkv_grid)job->cell_input)
+					       : qkv_problem_input(&job->problem, (enum qkv_grid)job->cell_input);
 
 		if (m != NULL && job->cell_row < m->rows && job->cell_col < m->cols)
 			qkv_matrix_set(m, job->cell_row, job->cell_col, job->cell_value);

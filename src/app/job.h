@@ -18,7 +18,7 @@
 #include "qkv/sweep.h"
 
 enum job_kind { JOB_TRACE, JOB_SWEEP, JOB_FIGURE };
-#define JOB_GRIDS 7 /* the grids of a trace, in app.h's order of enum app_grid */
+#define JOB_GRIDS 7 /* the grids of a trace, in app.h's order of enum qkv_grid */
 
 /* What a change of the whole problem may need besides the problem: the seed of new
  * columns, and the three W's a tie keeps (filled by a tie, read by an untie). */

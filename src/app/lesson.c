@@ -186,10 +186,10 @@ static bool real_number(const char *text, double *out, double *half_unit)
 static int cell_ref(struct parser *ps, const char *s, struct lesson_action *a, bool inputs_only,
 		    const char **rest)
 {
-	static const struct { const char *name; enum lesson_grid grid; } grids[] = {
-		{ "W_Q", LG_W_Q }, { "W_K", LG_W_K }, { "W_V", LG_W_V }, { "W_O", LG_W_O }, { "S'", LG_S_SCALED },
-		{ "Q", LG_Q }, { "K", LG_K }, { "V", LG_V }, { "X", LG_X }, { "S", LG_S }, { "A", LG_A },
-		{ "O", LG_O }, { "concat", LG_CONCAT }, { "out", LG_OUT },
+	static const struct { const char *name; enum qkv_grid grid; } grids[] = {
+		{ "W_Q", QKV_GRID_W_Q }, { "W_K", QKV_GRID_W_K }, { "W_V", QKV_GRID_W_V }, { "W_O", QKV_GRID_W_O }, { "S'", QKV_GRID_SCALED },
+		{ "Q", QKV_GRID_Q }, { "K", QKV_GRID_K }, { "V", QKV_GRID_V }, { "X", QKV_GRID_X }, { "S", QKV_GRID_SCORES }, { "A", QKV_GRID_WEIGHTS },
+		{ "O", QKV_GRID_OUTPUT }, { "concat", QKV_GRID_CONCAT }, { "out", QKV_GRID_LAYER },
 	};
 	const char *expected = inputs_only ? "a cell of Q, K, V, X, W_Q, W_K, W_V or W_O like Q[t1,d1]"
 					   : "a cell like Q[t1,d1], A[t1,t3] or O[t2,d1] (grids Q K V X W_Q "
@@ -201,7 +201,7 @@ static int cell_ref(struct parser *ps, const char *s, struct lesson_action *a, b
 		if (strncmp(s, grids[i].name, n) == 0 && s[n] == '[')
 			break;
 	}
-	if (i == sizeof grids / sizeof *grids || (inputs_only && grids[i].grid > LG_W_O))
+	if (i == sizeof grids / sizeof *grids || (inputs_only && grids[i].grid > QKV_GRID_W_O))
 		return refuse(ps, "expected %s, not \"%.40s\"", expected, s);
 	a->grid = grids[i].grid;
 	s += n + 1;

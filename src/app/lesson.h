@@ -55,15 +55,15 @@ enum lesson_act {
 /* Grids a cell names: the inputs, and the computed stages (in a multi-head problem
  * Q K V W_Q W_K W_V S S' A O are the selected head's; concat and out are stage 6's
  * and 7's, the heads side by side and Concat · W_O). */
-enum lesson_grid {
-	LG_Q, LG_K, LG_V, LG_X, LG_W_Q, LG_W_K, LG_W_V, LG_W_O, /* in the order of enum qkv_input */
-	LG_S, LG_S_SCALED, LG_A, LG_O, LG_CONCAT, LG_OUT,
+enum qkv_grid {
+	QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V, QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V, QKV_GRID_W_O, /* in the order of enum qkv_grid */
+	QKV_GRID_SCORES, QKV_GRID_SCALED, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT, QKV_GRID_CONCAT, QKV_GRID_LAYER,
 };
 
 struct lesson_action {
 	enum lesson_act act;
 	int line;           /* in the lesson file, from 1 */
-	enum lesson_grid grid;
+	enum qkv_grid grid;
 	char row[32], col[32]; /* a token's name, tN, dN, hIdJ or a number from 1 */
 	double value, tolerance;
 	int number;         /* d_k, stage (APP_STAGE_LIVE for live), mask, wrong, view, on/off, head from 1 */

@@ -59,7 +59,7 @@ static void press(struct app *app, int key)
 	settle(app);
 }
 
-static void click(struct app *app, enum app_focus focus, int row, int col)
+static void click(struct app *app, enum qkv_grid focus, int row, int col)
 {
 	struct event e = { .type = EVENT_CLICK, .focus = focus, .row = row, .col = col, .now_ms = app->now_ms };
 
@@ -176,38 +176,38 @@ static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V
 
 /* The matrix a grid names in app (inputs from the problem, the selected head's W
  * in a multi-head one, Q K V as used); an empty one when the problem has none. */
-static const struct qkv_matrix *grid_matrix(const struct app *app, enum lesson_grid grid)
+static const struct qkv_matrix *grid_matrix(const struct app *app, enum qkv_grid grid)
 {
 	static const struct qkv_matrix none;
 	const struct qkv_matrix *m;
 
 	switch (grid) {
-	case LG_Q: return &app->trace.q;
-	case LG_K: return &app->trace.k;
-	case LG_V: return &app->trace.v;
-	case LG_X: case LG_W_Q: case LG_W_K: case LG_W_V: case LG_W_O:
-		m = app_input(app, (enum qkv_input)grid);
+	case QKV_GRID_Q: return &app->trace.q;
+	case QKV_GRID_K: return &app->trace.k;
+	case QKV_GRID_V: return &app->trace.v;
+	case QKV_GRID_X: case QKV_GRID_W_Q: case QKV_GRID_W_K: case QKV_GRID_W_V: case QKV_GRID_W_O:
+		m = app_input(app, (enum qkv_grid)grid);
 		return m != NULL ? m : &none;
-	case LG_S: return &app->trace.scores;
-	case LG_S_SCALED: return &app->trace.scaled;
-	case LG_A: return &app->trace.weights;
-	case LG_CONCAT: return &app->heads.concat;
-	case LG_OUT: return &app->heads.output;
-	case LG_O: default: return &app->trace.output;
+	case QKV_GRID_SCORES: return &app->trace.scores;
+	case QKV_GRID_SCALED: return &app->trace.scaled;
+	case QKV_GRID_WEIGHTS: return &app->trace.weights;
+	case QKV_GRID_CONCAT: return &app->heads.concat;
+	case QKV_GRID_LAYER: return &app->heads.output;
+	case QKV_GRID_OUTPUT: default: return &app->trace.output;
 	}
 }
 
-static bool heads_grid(enum lesson_grid grid)
+static bool heads_grid(enum qkv_grid grid)
 {
-	return grid == LG_W_O || grid == LG_CONCAT || grid == LG_OUT;
+	return grid == QKV_GRID_W_O || grid == QKV_GRID_CONCAT || grid == QKV_GRID_LAYER;
 }
 
 /* The 0-based cell an action names, checked against the problem. */
 static int cell_place(struct replay *r, const struct app *app, const struct lesson_action *a, int *row, int *col)
 {
 	const struct qkv_matrix *m = grid_matrix(app, a->grid);
-	bool token_rows = a->grid <= LG_X || a->grid >= LG_S;
-	bool token_cols = a->grid >= LG_S && a->grid <= LG_A;
+	bool token_rows = a->grid <= QKV_GRID_X || a->grid >= QKV_GRID_SCORES;
+	bool token_cols = a->grid >= QKV_GRID_SCORES && a->grid <= QKV_GRID_WEIGHTS;
 	const char *name = grid_names[a->grid];
 
 	if (heads_grid(a->grid) && app->problem.h < 1)
@@ -215,20 +215,20 @@ static int cell_place(struct replay *r, const struct app *app, const struct less
 	if (m->rows == 0)
 		return replay_refuse(r, "this problem has no %s: it gives %s", name,
 				     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
-	if (a->grid == LG_W_O ? head_dim_index(r, app, a->row, m->rows, name, row) != 0
+	if (a->grid == QKV_GRID_W_O ? head_dim_index(r, app, a->row, m->rows, name, row) != 0
 	    : token_rows ? token_index(r, app, a->row, row) != 0 : dim_index(r, a->row, m->rows, name, row) != 0)
 		return -1;
-	if (a->grid == LG_CONCAT ? head_dim_index(r, app, a->col, m->cols, name, col) != 0
+	if (a->grid == QKV_GRID_CONCAT ? head_dim_index(r, app, a->col, m->cols, name, col) != 0
 	    : token_cols ? token_index(r, app, a->col, col) != 0 : dim_index(r, a->col, m->cols, name, col) != 0)
 		return -1;
 	return 0;
 }
 
-static enum app_focus grid_focus(enum lesson_grid grid)
+static enum qkv_grid grid_focus(enum qkv_grid grid)
 {
-	static const enum app_focus focus[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
-						FOCUS_W_O, FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_OUTPUT,
-						FOCUS_CONCAT, FOCUS_LAYER };
+	static const enum qkv_grid focus[] = { QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V, QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
+						QKV_GRID_W_O, QKV_GRID_WEIGHTS, QKV_GRID_WEIGHTS, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT,
+						QKV_GRID_CONCAT, QKV_GRID_LAYER };
 	return focus[grid];
 }
 
@@ -305,7 +305,7 @@ static int set_d_k(struct app *app, int target)
 			press(app, '<');
 		} else {
 			/* One column at a time; ] and [ move d_model while X has the cursor. */
-			bool on_x = app->focus == FOCUS_X;
+			bool on_x = app->focus == QKV_GRID_X;
 
 			if (on_x)
 				press(app, APP_KEY_TAB);
@@ -412,7 +412,7 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 			return replay_refuse(r, "d_v cannot be made %d: %s", a->number, app->message);
 		return 0;
 	case ACT_SET_PADDING: {
-		enum app_focus tokens = app->problem.form == QKV_FORM_DIRECT ? FOCUS_Q : FOCUS_X;
+		enum qkv_grid tokens = app->problem.form == QKV_FORM_DIRECT ? QKV_GRID_Q : QKV_GRID_X;
 		bool padded;
 
 		if (token_index(r, app, a->row, &row) != 0)
@@ -469,7 +469,7 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 			return replay_refuse(r, "head %d cannot be selected: %s", a->number, app->message);
 		break;
 	case ACT_SELECT:
-		if (grid_focus(a->grid) < FOCUS_ATTENTION && !heads_grid(a->grid) &&
+		if (grid_focus(a->grid) < QKV_GRID_WEIGHTS && !heads_grid(a->grid) &&
 		    !app_focus_is_input(app, grid_focus(a->grid)))
 			return replay_refuse(r, "%s has no cell to select here: this problem gives %s", grid_names[a->grid],
 					     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");

@@ -140,7 +140,7 @@ static double panel_value(const struct app *app, const struct panel *panel, int 
 	*masked = false;
 	switch (panel->kind) {
 	case PANEL_INPUT:
-		return qkv_matrix_get(app_input(app, (enum qkv_input)panel->input), row, col);
+		return qkv_matrix_get(app_input(app, (enum qkv_grid)panel->input), row, col);
 	case PANEL_HEAD:
 		*masked = qkv_trace_is_masked(&app->heads.head[panel->input], row, col);
 		return qkv_matrix_get(&app->heads.head[panel->input].weights, row, col);
@@ -149,7 +149,7 @@ static double panel_value(const struct app *app, const struct panel *panel, int 
 	case PANEL_LAYER:
 		return qkv_matrix_get(&app->heads.output, row, col);
 	case PANEL_DERIVED:
-		return qkv_matrix_get(panel->input == QKV_INPUT_Q ? &t->q : panel->input == QKV_INPUT_K ? &t->k : &t->v,
+		return qkv_matrix_get(panel->input == QKV_GRID_Q ? &t->q : panel->input == QKV_GRID_K ? &t->k : &t->v,
 				      row, col);
 	case PANEL_SCORES:
 		*masked = qkv_trace_is_masked(t, row, col);
@@ -177,9 +177,9 @@ static bool panel_hides(const struct app *app, const struct panel *panel, double
 	const struct qkv_matrix *m = NULL;
 
 	if (panel->kind == PANEL_INPUT)
-		m = app_input(app, (enum qkv_input)panel->input);
+		m = app_input(app, (enum qkv_grid)panel->input);
 	else if (panel->kind == PANEL_DERIVED)
-		m = panel->input == QKV_INPUT_Q ? &t->q : panel->input == QKV_INPUT_K ? &t->k : &t->v;
+		m = panel->input == QKV_GRID_Q ? &t->q : panel->input == QKV_GRID_K ? &t->k : &t->v;
 	return m != NULL && qkv_format_hides(m->values, (size_t)m->rows * (size_t)m->cols, value, panel->places);
 }
 
@@ -220,19 +220,19 @@ static bool cell_moved(const struct app *app, const struct panel *panel, int row
 {
 	switch (panel->kind) {
 	case PANEL_INPUT:
-		return app_moved_input(app, (enum qkv_input)panel->input, row, col);
+		return app_moved_input(app, (enum qkv_grid)panel->input, row, col);
 	case PANEL_DERIVED:
-		return app_moved(app, (enum app_grid)(APP_GRID_Q + panel->input - QKV_INPUT_Q), row, col);
+		return app_moved(app, (enum qkv_grid)(QKV_GRID_Q + panel->input - QKV_GRID_Q), row, col);
 	case PANEL_MIX:
 		return app_moved_mix(app, app_query(app), row, col);
 	case PANEL_SCORES:
-		return app_moved(app, APP_GRID_SCORES, row, col);
+		return app_moved(app, QKV_GRID_SCORES, row, col);
 	case PANEL_SCALED:
-		return app_moved(app, APP_GRID_SCALED, row, col);
+		return app_moved(app, QKV_GRID_SCALED, row, col);
 	case PANEL_WEIGHTS:
-		return app_moved(app, APP_GRID_WEIGHTS, row, col);
+		return app_moved(app, QKV_GRID_WEIGHTS, row, col);
 	case PANEL_OUTPUT:
-		return app_moved(app, APP_GRID_OUTPUT, row, col);
+		return app_moved(app, QKV_GRID_OUTPUT, row, col);
 	case PANEL_HEAD:
 		return app_moved_head_weight(app, panel->input, row, col);
 	case PANEL_CONCAT:
@@ -377,13 +377,13 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	double limit = (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) ? signed_limit(app, panel) : 1.0;
 	bool token_columns = panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED ||
 			     panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD;
-	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_INPUT_W_Q);
+	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_GRID_W_Q);
 	/* The concatenation's columns and W_O's rows come in blocks of d_v, one a head. */
 	int d_v = app->heads.d_v > 0 ? app->heads.d_v : 1;
 	bool head_columns = panel->kind == PANEL_CONCAT;
-	bool head_rows = panel->kind == PANEL_INPUT && panel->input == QKV_INPUT_W_O;
+	bool head_rows = panel->kind == PANEL_INPUT && panel->input == QKV_GRID_W_O;
 	/* X's columns and W_Q's, W_K's and W_V's rows are d_model's dimensions, m1 … */
-	bool model_columns = panel->kind == PANEL_INPUT && panel->input == QKV_INPUT_X;
+	bool model_columns = panel->kind == PANEL_INPUT && panel->input == QKV_GRID_X;
 
 	/* Column labels; a compact grid's whole, on every k-th column (k columns
 	 * of two make room for the longest shown). */

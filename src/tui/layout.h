@@ -40,7 +40,7 @@ struct panel {
 	enum panel_kind kind;
 	enum panel_priority priority;
 	int focus;          /* app focus for the cursor and clicks; -1 for none */
-	int input;          /* PANEL_INPUT / PANEL_DERIVED: the enum qkv_input */
+	int input;          /* PANEL_INPUT / PANEL_DERIVED: the enum qkv_grid */
 	int x, y, w, h;     /* on screen, title line included */
 	int rows, cols;     /* the grid's data shape */
 	int label_w, cell_w; /* cell_w: as drawn (2 when compact) */
@@ -134,7 +134,7 @@ bool layout_text_changed(const struct layout *l, const struct app *app);
  * scroll offsets, info and status lines): if not, the whole screen is redrawn. */
 bool layout_same(const struct layout *a, const struct layout *b);
 /* The cell under screen position (x, y): returns true and sets focus, row, col,
- * and head: 1 + the head of a small multiple (focus FOCUS_ATTENTION then, the
+ * and head: 1 + the head of a small multiple (focus QKV_GRID_WEIGHTS then, the
  * grid a head's weights are in), 0 for any other panel. */
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col, int *head);
 
