@@ -99,14 +99,15 @@ static int resize(struct app *a, int width, int height)
 	return send(a, &e);
 }
 
-/* Time passes by advance_ms, then a tick. */
+/* Time passes by advance_ms, then a tick, and what it asked is done (app_perform:
+ * a job that ended taken in, a slice of the cost view measured). */
 static int tick(struct app *a, int64_t advance_ms)
 {
 	struct event e = { .type = EVENT_TICK };
 
 	clock_ms += advance_ms;
 	e.now_ms = clock_ms;
-	return app_update(a, &e);
+	return app_update(a, &e) | app_perform(a, clock_ms);
 }
 
 /* Takes over p and starts an app on it, checking that init succeeds. */
@@ -3061,13 +3062,19 @@ static void worked_weights(double s1, double s2, double s3, double *a)
  * masked or unmasked (cells masked before and after do not count). */
 static void assert_all_marks_match(const struct app *a, const struct qkv_trace *before)
 {
-	const struct qkv_matrix *now[QKV_GRID_COUNT] = { &a->trace.q, &a->trace.k, &a->trace.v, &a->trace.scores,
-							 &a->trace.scaled, &a->trace.weights, &a->trace.output };
-	const struct qkv_matrix *then[QKV_GRID_COUNT] = { &before->q, &before->k, &before->v, &before->scores,
-							  &before->scaled, &before->weights, &before->output };
+	const struct qkv_matrix *now[QKV_GRID_COUNT] = {
+		[QKV_GRID_Q] = &a->trace.q, [QKV_GRID_K] = &a->trace.k, [QKV_GRID_V] = &a->trace.v,
+		[QKV_GRID_SCORES] = &a->trace.scores, [QKV_GRID_SCALED] = &a->trace.scaled,
+		[QKV_GRID_WEIGHTS] = &a->trace.weights, [QKV_GRID_OUTPUT] = &a->trace.output,
+	};
+	const struct qkv_matrix *then[QKV_GRID_COUNT] = {
+		[QKV_GRID_Q] = &before->q, [QKV_GRID_K] = &before->k, [QKV_GRID_V] = &before->v,
+		[QKV_GRID_SCORES] = &before->scores, [QKV_GRID_SCALED] = &before->scaled,
+		[QKV_GRID_WEIGHTS] = &before->weights, [QKV_GRID_OUTPUT] = &before->output,
+	};
 
 	for (int g = 0; g < QKV_GRID_COUNT; g++) {
-		if (g <= QKV_GRID_V && a->problem.form != QKV_FORM_PROJECTED)
+		if (now[g] == NULL || (g <= QKV_GRID_V && a->problem.form != QKV_FORM_PROJECTED))
 			continue;
 		for (int i = 0; i < now[g]->rows; i++) {
 			for (int j = 0; j < now[g]->cols; j++) {
@@ -4216,6 +4223,60 @@ START_TEST(test_cost_view_measures_in_steps)
 }
 END_TEST
 
+/* app_update starts no thread and reads no clock: a change made as a job waits,
+ * not started, until the caller (app_perform) starts it, and is taken in only on
+ * the event that says it ended; the cost view's clock is read by app_perform's
+ * slice alone, never by a tick given to app_update. */
+START_TEST(test_update_starts_no_thread_reads_no_clock)
+{
+	struct app a;
+	double now = 0.0;
+	struct event e = { .type = EVENT_KEY, .key = '>' };
+
+	start(&a);
+	a.jobs_always = true;
+	clock_ms += 10;
+	e.now_ms = clock_ms;
+	app_update(&a, &e);
+	ck_assert(app_busy(&a));
+	ck_assert(!a.job->started);
+	/* Ticks to app_update alone never take it in, however long they wait. */
+	for (int i = 0; i < 5; i++) {
+		struct event t = { .type = EVENT_TICK, .now_ms = clock_ms += 1000 };
+
+		app_update(&a, &t);
+		ck_assert(app_busy(&a));
+		ck_assert(!a.job->started);
+	}
+	app_perform(&a, clock_ms);
+	ck_assert(a.job == NULL || a.job->started);
+	for (int i = 0; i < 12000 && app_busy(&a); i++) {
+		struct timespec pause = { 0, 5000000 };
+
+		nanosleep(&pause, NULL);
+		tick(&a, 5);
+	}
+	ck_assert(!app_busy(&a));
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 4);
+
+	a.clock = fake_clock;
+	a.clock_context = &now;
+	a.cost_last_n = 128;
+	key(&a, 'C');
+	ck_assert(a.cost_running);
+	for (int i = 0; i < 5; i++) {
+		struct event t = { .type = EVENT_TICK, .now_ms = clock_ms += 100 };
+
+		app_update(&a, &t);
+		ck_assert(now == 0.0);
+		ck_assert_int_eq(a.cost->count, 0);
+	}
+	app_perform(&a, clock_ms);
+	ck_assert(now > 0.0);
+	app_fini(&a);
+}
+END_TEST
+
 /* Esc during the measurement cancels it: the view closes, its storage goes, the
  * status line says where it stopped. Without a clock the view refuses. */
 START_TEST(test_cost_view_escape_cancels)
@@ -4420,6 +4481,7 @@ static Suite *app_suite(void)
 	tcase_add_test(interface, test_resize);
 	tcase_add_test(interface, test_cost_view_measures_in_steps);
 	tcase_add_test(interface, test_cost_view_escape_cancels);
+	tcase_add_test(interface, test_update_starts_no_thread_reads_no_clock);
 	tcase_add_loop_test(interface, test_marks_match_the_traces, 0, 4);
 	suite_add_tcase(s, interface);
 
