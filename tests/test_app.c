@@ -99,14 +99,15 @@ static int resize(struct app *a, int width, int height)
 	return send(a, &e);
 }
 
-/* Time passes by advance_ms, then a tick. */
+/* Time passes by advance_ms, then a tick, and what it asked is done (app_perform:
+ * a job that ended taken in, a slice of the cost view measured). */
 static int tick(struct app *a, int64_t advance_ms)
 {
 	struct event e = { .type = EVENT_TICK };
 
 	clock_ms += advance_ms;
 	e.now_ms = clock_ms;
-	return app_update(a, &e);
+	return app_update(a, &e) | app_perform(a, clock_ms);
 }
 
 /* Takes over p and starts an app on it, checking that init succeeds. */
@@ -3061,13 +3062,19 @@ static void worked_weights(double s1, double s2, double s3, double *a)
  * masked or unmasked (cells masked before and after do not count). */
 static void assert_all_marks_match(const struct app *a, const struct qkv_trace *before)
 {
-	const struct qkv_matrix *now[QKV_GRID_COUNT] = { &a->trace.q, &a->trace.k, &a->trace.v, &a->trace.scores,
-							 &a->trace.scaled, &a->trace.weights, &a->trace.output };
-	const struct qkv_matrix *then[QKV_GRID_COUNT] = { &before->q, &before->k, &before->v, &before->scores,
-							  &before->scaled, &before->weights, &before->output };
+	const struct qkv_matrix *now[QKV_GRID_COUNT] = {
+		[QKV_GRID_Q] = &a->trace.q, [QKV_GRID_K] = &a->trace.k, [QKV_GRID_V] = &a->trace.v,
+		[QKV_GRID_SCORES] = &a->trace.scores, [QKV_GRID_SCALED] = &a->trace.scaled,
+		[QKV_GRID_WEIGHTS] = &a->trace.weights, [QKV_GRID_OUTPUT] = &a->trace.output,
+	};
+	const struct qkv_matrix *then[QKV_GRID_COUNT] = {
+		[QKV_GRID_Q] = &before->q, [QKV_GRID_K] = &before->k, [QKV_GRID_V] = &before->v,
+		[QKV_GRID_SCORES] = &before->scores, [QKV_GRID_SCALED] = &before->scaled,
+		[QKV_GRID_WEIGHTS] = &before->weights, [QKV_GRID_OUTPUT] = &before->output,
+	};
 
 	for (int g = 0; g < QKV_GRID_COUNT; g++) {
-		if (g <= QKV_GRID_V && a->problem.form != QKV_FORM_PROJECTED)
+		if (now[g] == NULL || (g <= QKV_GRID_V && a->problem.form != QKV_FORM_PROJECTED))
 			continue;
 		for (int i = 0; i < now[g]->rows; i++) {
 			for (int j = 0; j < now[g]->cols; j++) {
@@ -3225,8 +3232,19 @@ START_TEST(test_reach_projected)
 	ck_assert(app_moved(&a, QKV_GRID_Q, 0, 0) && app_moved(&a, QKV_GRID_K, 0, 0) && app_moved(&a, QKV_GRID_V, 0, 0));
 	ck_assert(!app_moved(&a, QKV_GRID_Q, 0, 1) && !app_moved(&a, QKV_GRID_Q, 1, 0));
 	assert_all_marks_match(&a, &before);
-	ck_assert_msg(strncmp(a.message, "X[a, d1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
+	/* X's columns and the W's rows are d_model's dimensions, named m1 … as on screen. */
+	ck_assert_msg(strncmp(a.message, "X[a, m1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
 	qkv_trace_fini(&before);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, QKV_GRID_W_Q);
+	a.cursor[QKV_GRID_W_Q].row = 1;
+	a.cursor[QKV_GRID_W_Q].col = 0;
+	key(&a, '5');
+	assert_message(&a, "editing W_Q[m2, d1]: Enter keeps it, Esc cancels");
+	key(&a, APP_KEY_ENTER);
+	ck_assert_msg(strncmp(a.message, "W_Q[m2, d1]: 0 → 5 ", strlen("W_Q[m2, d1]: 0 → 5 ")) == 0, "%s", a.message);
+	key(&a, 'u');
+	key(&a, APP_KEY_BACKTAB);
 	/* A computed grid points at the inputs this problem has. */
 	while (a.focus != QKV_GRID_WEIGHTS)
 		key(&a, APP_KEY_TAB);
@@ -3339,12 +3357,13 @@ START_TEST(test_identity_claim_from_the_numbers)
 	assert_message(&a, expected);
 	ck_assert(strstr(expected, "(0.73;") != NULL);
 	app_fini(&a);
-	/* The worked example's X: only c attends most to itself; a and b tie it with c. */
+	/* The worked example's X: only c attends most to itself; a and b tie it with c
+	 * (labels that are not a position's name, quoted in the sentence). */
 	start_projected(&a);
 	key(&a, 'I');
 	worked_weights(1, 0, 1, e);
 	snprintf(expected, sizeof expected, "W_Q = W_K = W_V = identity, so Q = K = V = X: 1 of 3 tokens attends "
-		 "most to itself; a ties itself with c at %.2f; b ties itself with c at %.2f", e[0], e[0]);
+		 "most to itself; \"a\" ties itself with \"c\" at %.2f; \"b\" ties itself with \"c\" at %.2f", e[0], e[0]);
 	assert_message(&a, expected);
 	app_fini(&a);
 	/* X = 2·I: each token's score with itself is the largest. */
@@ -3534,7 +3553,20 @@ START_TEST(test_saturation_from_worked_example)
 	while (qkv_problem_d_k(&a.problem) < 1024)
 		key(&a, '>');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1024);
-	ck_assert(strstr(a.message, "d_k = 1024: 512 new columns of Q and K drawn from N(0,1), seed 1") != NULL);
+	/* The presses in a row are one run: the message counts all it drew. */
+	ck_assert_msg(strstr(a.message, "d_k = 1024 (from 2): 1022 new columns of Q and K drawn from N(0,1), seed 1") != NULL,
+		      "%s", a.message);
+	/* A change the other way starts a run of its own, and another key ends one. */
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 512: the last 512 columns of Q and K dropped");
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 256 (from 1024): the last 768 columns of Q and K dropped");
+	key(&a, APP_KEY_TAB);
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 128: the last 128 columns of Q and K dropped");
+	key(&a, APP_KEY_BACKTAB);
+	while (qkv_problem_d_k(&a.problem) < 1024)
+		key(&a, '>');
 	for (int i = 0; i < 3; i++) {
 		double max = 0.0;
 
@@ -3946,7 +3978,7 @@ START_TEST(test_heads_blast_radius)
 				layer |= app_moved_layer(&a, i, c);
 		ck_assert(!moved[0] && moved[1] && !moved[2]);
 		ck_assert(layer);
-		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[1, 2]"));
+		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[m1, d2]"));
 		ck_assert_ptr_nonnull(strstr(a.message, "the weights of head 2"));
 		ck_assert_ptr_nonnull(strstr(a.message, "heads 1 and 3 unmoved"));
 	}
@@ -3977,6 +4009,8 @@ START_TEST(test_heads_blast_radius)
 		ck_assert(!app_moved_layer(&a, i, 0));
 	}
 	ck_assert_ptr_nonnull(strstr(a.message, "no head's weights"));
+	/* W_O's rows are named as on screen: head 2's first output column. */
+	ck_assert_msg(strstr(a.message, "W_O[h2d1, d4]") != NULL, "%s", a.message);
 	/* Undo twice: W_O, then head 2's W_Q, with head 2 selected again. */
 	key(&a, 'H');
 	key(&a, 'u');
@@ -4189,6 +4223,60 @@ START_TEST(test_cost_view_measures_in_steps)
 }
 END_TEST
 
+/* app_update starts no thread and reads no clock: a change made as a job waits,
+ * not started, until the caller (app_perform) starts it, and is taken in only on
+ * the event that says it ended; the cost view's clock is read by app_perform's
+ * slice alone, never by a tick given to app_update. */
+START_TEST(test_update_starts_no_thread_reads_no_clock)
+{
+	struct app a;
+	double now = 0.0;
+	struct event e = { .type = EVENT_KEY, .key = '>' };
+
+	start(&a);
+	a.jobs_always = true;
+	clock_ms += 10;
+	e.now_ms = clock_ms;
+	app_update(&a, &e);
+	ck_assert(app_busy(&a));
+	ck_assert(!a.job->started);
+	/* Ticks to app_update alone never take it in, however long they wait. */
+	for (int i = 0; i < 5; i++) {
+		struct event t = { .type = EVENT_TICK, .now_ms = clock_ms += 1000 };
+
+		app_update(&a, &t);
+		ck_assert(app_busy(&a));
+		ck_assert(!a.job->started);
+	}
+	app_perform(&a, clock_ms);
+	ck_assert(a.job == NULL || a.job->started);
+	for (int i = 0; i < 12000 && app_busy(&a); i++) {
+		struct timespec pause = { 0, 5000000 };
+
+		nanosleep(&pause, NULL);
+		tick(&a, 5);
+	}
+	ck_assert(!app_busy(&a));
+	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 4);
+
+	a.clock = fake_clock;
+	a.clock_context = &now;
+	a.cost_last_n = 128;
+	key(&a, 'C');
+	ck_assert(a.cost_running);
+	for (int i = 0; i < 5; i++) {
+		struct event t = { .type = EVENT_TICK, .now_ms = clock_ms += 100 };
+
+		app_update(&a, &t);
+		ck_assert(now == 0.0);
+		ck_assert_int_eq(a.cost->count, 0);
+	}
+	app_perform(&a, clock_ms);
+	ck_assert(now > 0.0);
+	app_fini(&a);
+}
+END_TEST
+
 /* Esc during the measurement cancels it: the view closes, its storage goes, the
  * status line says where it stopped. Without a clock the view refuses. */
 START_TEST(test_cost_view_escape_cancels)
@@ -4393,6 +4481,7 @@ static Suite *app_suite(void)
 	tcase_add_test(interface, test_resize);
 	tcase_add_test(interface, test_cost_view_measures_in_steps);
 	tcase_add_test(interface, test_cost_view_escape_cancels);
+	tcase_add_test(interface, test_update_starts_no_thread_reads_no_clock);
 	tcase_add_loop_test(interface, test_marks_match_the_traces, 0, 4);
 	suite_add_tcase(s, interface);
 

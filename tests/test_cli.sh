@@ -277,8 +277,8 @@ else
 fi
 
 # One table of formats: the refusal of an unknown --format lists them (reports, then
-# figures), and --help, the man page's --format entry and the README's options list
-# name the same formats in the same order.
+# figures), and --help, the man page's --format entry and its SYNOPSIS name the same
+# formats in the same order.
 run --format nope
 reports=$(sed -n 's/^qkv: --format needs \(.*\) (a report) or .* (a figure), not "nope"$/\1/p' "$tmp/err")
 figures=$(sed -n 's/^qkv: --format needs .* (a report) or \(.*\) (a figure), not "nope"$/\1/p' "$tmp/err")
@@ -304,16 +304,18 @@ if [ "$man_formats" = "$(words "$reports") $(words "$figures") " ]; then
 else
 	not_ok "the man page's --format entry names \"$man_formats\", the table $reports; $figures"
 fi
-readme_reports="--format $(words "$reports" | tr ' ' '|')"
-readme_figures="--format $(words "$figures" | tr ' ' '|')"
-if grep -q -F -e "$readme_reports" "$root/README.md" && grep -q -F -e "$readme_figures" "$root/README.md"; then
-	ok "the README's options name the table's formats ($readme_reports, $readme_figures)"
+synopsis=$(sed -n '/^\.SH SYNOPSIS/,/^\.SH /p' "$root/man/qkv.1" | sed 's/\\-/-/g')
+synopsis_reports="--format \" $(words "$reports" | tr ' ' '|')]\""
+synopsis_figures="--format $(words "$figures" | tr ' ' '|')"
+if printf '%s\n' "$synopsis" | grep -q -F -e "$synopsis_reports" \
+	&& printf '%s\n' "$synopsis" | grep -q -x -F -e ".B qkv $synopsis_figures"; then
+	ok "the man page's SYNOPSIS names the table's formats ($synopsis_reports, $synopsis_figures)"
 else
-	not_ok "the README's options name $readme_reports and $readme_figures"
+	not_ok "the man page's SYNOPSIS names $synopsis_reports and $synopsis_figures"
 fi
 
 # --cost's and --train's formats, as their refusals list them from the table, are
-# those the README's synopsis and the man page give them.
+# those the man page's SYNOPSIS and its entries give them.
 as_list() { # "a b c" -> "a, b or c"
 	printf '%s\n' "$1" | awk '{ s = $1; for (i = 2; i <= NF; i++) s = s (i == NF ? " or " : ", ") $i; print s }'
 }
@@ -329,17 +331,17 @@ for word in $(words "$(sed -n 's/^qkv: --format with --train needs \(.*\), not "
 done
 trains=$(as_list "${trains# }")
 man_flat=$(tr '\n' ' ' <"$root/man/qkv.1")
-if [ -n "$costs" ] && grep -q -F -e "--format $(words "$costs" | tr ' ' '|')]" "$root/README.md" \
+if [ -n "$costs" ] && printf '%s\n' "$synopsis" | grep -q -F -e "--format \" $(words "$costs" | tr ' ' '|')]\"" \
 	&& case $man_flat in *".B \\-\\-format $costs. The JSON is"*) true ;; *) false ;; esac; then
-	ok "--cost's formats ($costs) in the README and the man page"
+	ok "--cost's formats ($costs) in the man page's SYNOPSIS and entry"
 else
-	not_ok "--cost's formats (\"$costs\") in the README and the man page"
+	not_ok "--cost's formats (\"$costs\") in the man page's SYNOPSIS and entry"
 fi
-if [ -n "$trains" ] && grep -q -F -e "[--format $(words "$trains" | tr ' ' '|')]" "$root/README.md" \
+if [ -n "$trains" ] && printf '%s\n' "$synopsis" | grep -q -F -e "--format \" $(words "$trains" | tr ' ' '|')]\"" \
 	&& case $man_flat in *'.BR \-\-format " '"$trains"'" it prints the run'*) true ;; *) false ;; esac; then
-	ok "--train's formats ($trains) in the README and the man page"
+	ok "--train's formats ($trains) in the man page's SYNOPSIS and entry"
 else
-	not_ok "--train's formats (\"$trains\") in the README and the man page"
+	not_ok "--train's formats (\"$trains\") in the man page's SYNOPSIS and entry"
 fi
 
 # --cost measures n = 16 … at least 4096 and writes the JSON contract's keys.

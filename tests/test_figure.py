@@ -4,7 +4,7 @@
 The expected numbers are computed here from the problem's inputs (Q, K, V, read
 from qkv's JSON report, which prints the inputs as given), with Python's own
 arithmetic; the expected colours from the published ramps (matplotlib's viridis,
-ColorBrewer's PuOr) and the step rule the README states. The SVG is parsed as
+ColorBrewer's PuOr) and the step rule docs/teaching.md states. The SVG is parsed as
 XML, the PNG decoded here with zlib and struct (no imaging library), the PDF read
 for its page count. Usage: test_figure.py PATH/TO/qkv. Prints TAP."""
 

@@ -1,4 +1,4 @@
-/* test_keys.c — the key table (app_bindings in src/app/app.c): the one place each
+/* test_keys.c — the key table (app_bindings in src/app/keys.c): the one place each
  * key is bound and documented. The help overlay, the status line's hints and the
  * dispatch of app_update read it; the manual page's KEYS section must say the same,
  * and this suite fails when it does not (printing the section as it should read). */
@@ -10,7 +10,7 @@
 
 #include "app/app.h"
 #include "app/help.h"
-#include "app/lesson.h"
+#include "present/lesson.h"
 #include "qkv/format.h"
 #include "qkv/heads.h"
 #include "qkv/text.h"
@@ -19,7 +19,7 @@
 /* The interface's three palettes, the rest as the defaults. */
 static const struct app_options three_palettes = { .palette_count = 3 };
 
-#define MARK_BEGIN ".\\\" The keys: from the key table (src/app/app.c); tests/test_keys.c checks them.\n"
+#define MARK_BEGIN ".\\\" The keys: from the key table (src/app/keys.c); tests/test_keys.c checks them.\n"
 #define MARK_END ".\\\" The keys: end of the key table.\n"
 
 /* Appends text to buf (of size) at *used, roff-escaped: \ and - written as \e and

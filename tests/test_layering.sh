@@ -4,7 +4,8 @@
 # a comment or a string; then, with every violation below put in by hand at once (curses
 # in the app, a printf and a stderr in the core, an include pointing up from each
 # layer, the app opening, renaming or stat-ing a file, the layout calling the palette,
-# the interface assigning an app's field) and a core library holding a mutable global,
+# the interface assigning an app's field, terminal control outside the interface) and a
+# core library holding a mutable global,
 # each rule's own "broken:" list names each of its violations, by file and line.
 # Four runs of the check in all, so it stays fast on a loaded machine.
 # Usage: test_layering.sh SOURCE_ROOT CORE_LIBRARY. Prints TAP.
@@ -27,10 +28,10 @@ mkdir -p "$tmp/tree"
 cp -R "$root/src" "$root/include" "$tmp/tree/"
 
 sh "$check" "$tmp/tree" "$core_lib" >"$tmp/out" 2>&1
-if [ $? -eq 0 ] && [ "$(grep -c '^ok: ' "$tmp/out")" -eq 7 ]; then
-	ok "the tree as it is keeps all seven rules"
+if [ $? -eq 0 ] && [ "$(grep -c '^ok: ' "$tmp/out")" -eq 8 ]; then
+	ok "the tree as it is keeps all eight rules"
 else
-	not_ok_said "the tree as it is keeps all seven rules"
+	not_ok_said "the tree as it is keeps all eight rules"
 fi
 
 # Words in comments and strings are not calls.
@@ -63,6 +64,10 @@ put "an include points up a layer" src/core/attention.c '#include "io/load.h"'
 put "an include points up a layer" include/qkv/problem.h '#include <app/app.h>'
 put "an include points up a layer" src/io/load.c '#include "app/app.h"'
 put "an include points up a layer" src/app/history.c '#include "../tui/draw.h"'
+put "an include points up a layer" src/app/walk.c '#include "present/lesson.h"'
+put "an include points up a layer" src/present/lesson.c '#include "tui/draw.h"'
+put "terminal control outside src/tui" src/present/notes.c 'static void wide(int fd) { struct winsize w; ioctl(fd, TIOCGWINSZ, &w); }'
+put "terminal control outside src/tui" src/io/print.c 'static const char *const home = "\033[H";'
 put "the app touches files" src/app/app.c 'static void *peek(void) { return fopen("x", "r"); }'
 put "the app touches files" src/app/history.c 'static int gone(void) { return rename("a", "b"); }'
 put "the app touches files" src/app/job.c '#include <sys/stat.h>'

@@ -1,10 +1,12 @@
-/* test_lesson.c — Check suites for lessons (src/app/lesson.h, src/app/notes.h):
+/* test_lesson.c — Check suites for lessons (src/present/lesson.h, src/present/notes.h):
  * the parser (every action, every refusal), the replay (each step the same however
  * it is reached, the clicker's keys, free exploration), the shipped lessons, and
  * the presenter notes' socket (a second process follows the steps).
  * Expected numbers come from the course's matrices worked by hand (closed forms
  * of softmax over three tokens), never from the code under test. */
+#ifndef _XOPEN_SOURCE /* ncursesw's flags may have set it */
 #define _XOPEN_SOURCE 700
+#endif
 #include <check.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,8 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/lesson.h"
-#include "app/notes.h"
+#include "present/lesson.h"
+#include "present/notes.h"
+#include "tui/notes_screen.h"
 
 static struct lesson_look look80 = { .width = 80, .height = 24, .palette_count = 1 };
 
@@ -569,6 +572,65 @@ START_TEST(test_actions_reach_their_state)
 }
 END_TEST
 
+/* Columns j ≥ from of Q that are all zero, counted in the problem itself. */
+static int zero_columns(const struct qkv_problem *p, int from)
+{
+	int zeros = 0;
+
+	for (int c = from; c < p->q.cols; c++) {
+		bool zero = true;
+
+		for (int r = 0; r < p->n; r++)
+			zero &= qkv_matrix_get(&p->q, r, c) == 0.0;
+		zeros += zero;
+	}
+	return zeros;
+}
+
+/* A step that changes d_k by several presses says what the whole step did: the
+ * columns it drew, added or dropped, counted from d_k before the step. */
+START_TEST(test_d_k_step_counts_the_whole_step)
+{
+	struct lesson l;
+	struct app app;
+	char err[600];
+
+	/* 2 → 512 by doubling: 510 columns drawn, none of them zero. */
+	parse_ok("step a\nrandom tokens 4 dk 2 seed 7\nstep b\nset d_k = 512\n"
+		 "step c\nset d_k = 2\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 1, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 512);
+	ck_assert_int_eq(zero_columns(&app.problem, 2), 0);
+	ck_assert_msg(strstr(app.message, "d_k = 512 (from 2): 510 new columns of Q and K drawn from N(0,1), seed 7") ==
+			      app.message, "%s", app.message);
+	app_fini(&app);
+	/* And back: 510 columns dropped. */
+	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 2);
+	ck_assert_msg(strcmp(app.message, "d_k = 2 (from 512): the last 510 columns of Q and K dropped") == 0, "%s",
+		      app.message);
+	app_fini(&app);
+	lesson_free(&l);
+
+	/* The hand-made example, 2 → 6: > draws 2 columns, ] adds a zero one twice. */
+	parse_ok("step a\nopen example\nset d_k = 6\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 6);
+	ck_assert_int_eq(zero_columns(&app.problem, 2), 2);
+	ck_assert_msg(strcmp(app.message, "d_k = 6 (from 2): 2 new columns of Q and K drawn from N(0,1), seed 1, "
+					  "and 2 zero columns added") == 0, "%s", app.message);
+	app_fini(&app);
+	lesson_free(&l);
+
+	/* One press is one change: its own sentence. */
+	parse_ok("step a\nopen example\nset d_k = 3\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_msg(strcmp(app.message, "d_k = 3: a zero column added to Q and K") == 0, "%s", app.message);
+	app_fini(&app);
+	lesson_free(&l);
+}
+END_TEST
+
 START_TEST(test_inline_problem_and_random)
 {
 	struct lesson l;
@@ -870,7 +932,7 @@ START_TEST(test_notes_follow_three_steps)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		fflush(stderr);
 		_exit(status);
@@ -937,7 +999,7 @@ START_TEST(test_notes_other_lesson)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&mine);
+		status = notes_screen_follow(&mine);
 		fflush(stdout);
 		_exit(status);
 	}
@@ -1001,7 +1063,7 @@ START_TEST(test_notes_long_lesson_path)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		_exit(status);
 	}
@@ -1117,7 +1179,7 @@ START_TEST(test_notes_follower_falls_behind)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		_exit(status);
 	}
@@ -1177,7 +1239,7 @@ START_TEST(test_notes_end_is_said)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		_exit(status);
 	}
@@ -1267,7 +1329,7 @@ START_TEST(test_notes_nothing_running)
 	if (child == 0) {
 		if (freopen(output, "w", stderr) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		fflush(stderr);
 		_exit(status);
@@ -1298,7 +1360,7 @@ START_TEST(test_notes_wrapped)
 
 	parse_ok("step One\nnote alpha beta gamma delta epsilon zeta eta theta iota kappa\nstep Two\nnote x\n", &l);
 	ck_assert_ptr_nonnull(f);
-	notes_write(f, &l, 0, false, 20);
+	notes_write(f, &l, 0, 20);
 	fclose(f);
 	for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
 		int length = (int)strlen(line);
@@ -1339,6 +1401,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(replay, test_actions_reach_their_state);
 	tcase_add_test(replay, test_heads_actions);
 	tcase_add_test(replay, test_inline_problem_and_random);
+	tcase_add_test(replay, test_d_k_step_counts_the_whole_step);
 	tcase_add_loop_test(replay, test_replay_forward_equals_backward, 0, (int)(sizeof shipped / sizeof *shipped));
 	tcase_add_test(replay, test_exploration_then_next_step);
 	tcase_add_test(replay, test_notes_pages_turn_before_steps);

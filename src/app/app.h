@@ -56,6 +56,9 @@ enum event_type {
 	EVENT_SAVED,       /* file: the problem is saved there (and what is there now) */
 	EVENT_SAVE_FAILED, /* error, text: it could not be saved */
 	EVENT_REMOVED,     /* error: the file is deleted (0) or why not */
+	/* What the caller saw of the work the app handed it (app_perform, files.h): */
+	EVENT_JOB_DONE,    /* the app's job (struct app.job) has ended: take it in */
+	EVENT_MEASURED,    /* error: the cost view's measurement took one slice; job_slice's code */
 };
 
 /* What is at a path, as the caller found it (EVENT_LOOKED, EVENT_SAVED). */
@@ -103,24 +106,9 @@ struct app_request {
 	size_t length;
 };
 
-/* What has the cursor. Inputs come first, in the order Tab visits them. */
-enum qkv_grid {
-	QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V,          /* direct form inputs */
-	QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V, /* projected form inputs */
-	QKV_GRID_W_O,       /* multi-head: the output projection (W_Q, W_K, W_V: the selected head's) */
-	QKV_GRID_WEIGHTS, /* the n×n grid (scores, scaled or weights): query × key */
-	QKV_GRID_OUTPUT,    /* the n×d_v output (and mix) grid: query × column */
-	QKV_GRID_CONCAT,    /* multi-head: the n × h·d_v concatenation */
-	QKV_GRID_LAYER,     /* multi-head: the n × d_model layer output Concat · W_O */
-	QKV_GRID_COUNT,
-};
-
-/* An input's focus is its enum qkv_grid, and the inputs come first: the app and
- * the layout convert one to the other by value. */
-_Static_assert(QKV_GRID_Q == (int)QKV_GRID_Q && QKV_GRID_K == (int)QKV_GRID_K && QKV_GRID_V == (int)QKV_GRID_V &&
-	       QKV_GRID_X == (int)QKV_GRID_X && QKV_GRID_W_Q == (int)QKV_GRID_W_Q && QKV_GRID_W_K == (int)QKV_GRID_W_K &&
-	       QKV_GRID_W_V == (int)QKV_GRID_W_V && QKV_GRID_W_O == (int)QKV_GRID_W_O, "an input's focus is its enum qkv_grid");
-_Static_assert(QKV_GRID_WEIGHTS == (int)QKV_GRID_INPUTS, "every input has a focus, before the computed grids");
+/* What has the cursor is a grid of the catalogue (enum qkv_grid): an input, the
+ * n×n attention grid (QKV_GRID_WEIGHTS, whose cursor S and S' share), the output
+ * (and mix) grid, and with heads the concatenation and the layer output. */
 
 /* The projections `I` ties to the identity and keeps: W_Q, W_K, W_V. */
 #define APP_PROJECTIONS (QKV_GRID_W_V - QKV_GRID_W_Q + 1)
@@ -162,14 +150,6 @@ enum app_redraw {
 #define APP_MESSAGE_MAX 512
 #define APP_MARK_MS 1500   /* how long changed cells stay marked */
 
-/* The computed grids whose cells the blast radius marks: Q, K and V as used (after
- * projection), then the stages. */
-enum qkv_grid {
-	QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V,
-	QKV_GRID_SCORES, QKV_GRID_SCALED, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT,
-	QKV_GRID_COUNT,
-};
-
 struct app_cursor {
 	int row, col;
 };
@@ -194,6 +174,14 @@ struct app {
 	bool dirty;                 /* the problem differs from `saved` (the wrong-way demo aside) */
 	struct qkv_problem saved;   /* the problem as loaded or last saved */
 	uint64_t column_seed;       /* `>` draws new d_k columns from N(0,1) with this seed */
+	long actions;               /* keys, clicks and wheel nudges handled so far */
+	/* The run of d_k changes the last action continued (a lesson's `set d_k` is
+	 * several presses of > or ]): the status line counts the whole run. */
+	struct app_d_k_run {
+		long action;        /* the action that made its last change */
+		int from, to;       /* d_k before the run and after its last change */
+		int drawn, zeros, dropped; /* columns drawn from N(0,1), added as zeros, dropped */
+	} d_k_run;
 	bool quit;                  /* the interface should end */
 	struct app_request request; /* a file to look at, save or delete, for the caller */
 
@@ -254,10 +242,12 @@ struct app {
 	/* The learning view (L), or NULL until it is first opened. */
 	struct app_learning *learning;
 
-	/* The cost view (C): the price of n², measured a slice per tick on `clock`
+	/* The cost view (C): the price of n², measured by the caller a slice per tick on `clock`
 	 * (set by the interface, or by a test; the view refuses without one). */
-	struct qkv_cost *cost;      /* owned; NULL while the view is closed */
+	struct job *measure;        /* JOB_COST, run by the caller; NULL while the view is closed */
+	const struct qkv_cost *cost; /* its table, as the view draws it (NULL when closed) */
 	bool cost_running;          /* measuring; Esc cancels */
+	bool measure_asked;         /* a tick asked the caller for one slice (EVENT_MEASURED) */
 	int cost_last_n;            /* the table's largest n (APP_COST_LAST_N) */
 	qkv_cost_clock clock;
 	void *clock_context;
@@ -270,7 +260,9 @@ struct app {
 	struct qkv_matrix untied[APP_PROJECTIONS];
 
 	/* A computation running beside the interface (a large trace or sweep): the
-	 * screen keeps the state before it until it is taken in; Esc cancels it. */
+	 * screen keeps the state before it until it is taken in; Esc cancels it. The
+	 * app only makes it: its caller starts it and says when it has ended
+	 * (app_perform, EVENT_JOB_DONE). */
 	struct job *job;            /* NULL when nothing runs */
 	bool jobs_always;           /* a test's: every change runs as a job, however small */
 	int job_replay;             /* the history step that makes its problem current */

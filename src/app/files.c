@@ -36,9 +36,32 @@ static int export_figure(const struct app *app, const char *path, char *err, siz
 	return save_bytes(path, app->request.bytes, app->request.length, err, err_size) != 0 ? -1 : 0;
 }
 
-int app_perform(struct app *app, int64_t now_ms)
+/* The work the app handed over: a job to start, a job ended (taken in only when
+ * started by an earlier call: the event after the one that made it), a slice of
+ * the cost view's measurement. */
+static int run_work(struct app *app, int64_t now_ms)
 {
 	int redraw = 0;
+
+	if (app->job != NULL && app->job->started && job_done(app->job)) {
+		struct event done = { .type = EVENT_JOB_DONE, .now_ms = now_ms };
+
+		redraw |= app_update(app, &done);
+	}
+	if (app->job != NULL && !app->job->started)
+		job_start(app->job);
+	if (app->measure != NULL && app->measure_asked) {
+		struct event measured = { .type = EVENT_MEASURED, .now_ms = now_ms };
+
+		measured.error = job_slice(app->measure, APP_COST_SLICE_MS);
+		redraw |= app_update(app, &measured);
+	}
+	return redraw;
+}
+
+int app_perform(struct app *app, int64_t now_ms)
+{
+	int redraw = run_work(app, now_ms);
 
 	/* An answer makes at most one more request (a save after a look, a removal
 	 * after a save): a few rounds always end it. */

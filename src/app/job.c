@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/job.h"
+#include "qkv/grid.h"
 #include "qkv/error.h"
 
 enum { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
@@ -43,8 +44,10 @@ static void job_free(struct job *job)
 	qkv_heads_trace_fini(&job->heads);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&job->untied[i]);
-	for (int g = 0; g < JOB_GRIDS; g++)
+	for (int g = 0; g < QKV_GRID_COUNT; g++)
 		free(job->moved[g]);
+	if (job->has_cost)
+		qkv_cost_fini(&job->cost);
 	free(job->bytes);
 	free(job->path);
 	pthread_mutex_destroy(&job->lock);
@@ -194,22 +197,16 @@ void job_mark_against(struct job *job, const struct qkv_trace *before, bool skip
 	job->skip_qk = skip_qk;
 }
 
-static const struct qkv_matrix *grid(const struct qkv_trace *t, int g)
-{
-	const struct qkv_matrix *grids[JOB_GRIDS] = { &t->q, &t->k, &t->v, &t->scores, &t->scaled, &t->weights,
-						      &t->output };
-
-	return grids[g];
-}
-
 /* job->moved: what moved from the borrowed trace before to job->trace, a grid at a
  * time under the lock. Returns 0 or QKV_ENOMEM (then no marks: marked stays false). */
 static int mark_grids(struct job *job)
 {
 	const struct qkv_trace *t = &job->trace;
 
-	for (int g = 0; g < JOB_GRIDS; g++) {
-		const struct qkv_matrix *now = grid(t, g), *was;
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		if (!qkv_grid_in_trace((enum qkv_grid)g))
+			continue;
+		const struct qkv_matrix *now = qkv_grid_matrix(NULL, t, NULL, 0, (enum qkv_grid)g), *was;
 		size_t cells = (size_t)now->rows * (size_t)now->cols;
 		bool gone;
 
@@ -219,14 +216,14 @@ static int mark_grids(struct job *job)
 		job->moved_cells[g] = cells > 0 ? cells : 1;
 		pthread_mutex_lock(&job->lock);
 		gone = job->source_gone;
-		was = grid(&job->before, g);
+		was = qkv_grid_matrix(NULL, &job->before, NULL, 0, (enum qkv_grid)g);
 		if (!gone && job->before.n == t->n && was->rows == now->rows && was->cols == now->cols &&
-		    !(job->skip_qk && g <= 1)) {
+		    !(job->skip_qk && g <= QKV_GRID_K)) {
 			const double *restrict after_v = now->values, *restrict before_v = was->values;
 			const unsigned char *restrict masked = t->masked, *restrict was_masked = job->before.masked;
 			unsigned char *restrict out = job->moved[g];
 
-			if (g >= 3 && g <= 5) /* scores, scaled, weights: the mask counts too */
+			if (qkv_grid_is_attention((enum qkv_grid)g)) /* the mask counts too */
 				for (size_t i = 0; i < cells; i++)
 					out[i] = (unsigned char)(((masked[i] != 0) != (was_masked[i] != 0)) |
 								 (masked[i] == 0 && after_v[i] != before_v[i]));
@@ -361,6 +358,15 @@ int job_start(struct job *job)
 		return -1;
 	}
 	return 0;
+}
+
+int job_slice(struct job *job, double slice_ms)
+{
+	int rc = qkv_cost_step(&job->cost, slice_ms, job->clock, job->clock_context);
+
+	if (rc <= 0)
+		atomic_store(&job->state, JOB_DONE);
+	return rc;
 }
 
 bool job_done(struct job *job)

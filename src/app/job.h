@@ -1,6 +1,7 @@
 /* job.h — a computation too long to run between two key presses (a whole trace of
  * a large problem, a large d_k sweep, a figure drawn into memory), run on a thread
- * of its own so the interface keeps reading keys and signals meanwhile. The job
+ * of its own so the interface keeps reading keys and signals meanwhile; or the
+ * cost view's measurement, run by the interface a slice at a time (job_slice). The job
  * works on its own copies and never touches the app: app_update looks at
  * job_done() on its ticks and takes the result in, or abandons the job when Esc
  * cancels it. No curses, no printing, no files. */
@@ -13,12 +14,13 @@
 
 #include "io/figure.h"
 #include "qkv/attention.h"
+#include "qkv/grid.h"
+#include "qkv/cost.h"
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
-enum job_kind { JOB_TRACE, JOB_SWEEP, JOB_FIGURE };
-#define JOB_GRIDS 7 /* the grids of a trace, in app.h's order of enum qkv_grid */
+enum job_kind { JOB_TRACE, JOB_SWEEP, JOB_FIGURE, JOB_COST };
 
 /* What a change of the whole problem may need besides the problem: the seed of new
  * columns, and the three W's a tie keeps (filled by a tie, read by an untie). */
@@ -59,16 +61,16 @@ struct job {
 	 * source, its wrong-way demonstration not counted) into equal_saved. */
 	bool has_saved, equal_saved;
 	struct qkv_problem saved;
-	/* has_before: after the trace, each grid (q, k, v, scores, scaled, weights,
-	 * output) of trace is compared with before's (borrowed like source) where both
+	/* has_before: after the trace, each grid of the trace (qkv_grid_in_trace) is
+	 * compared with before's (borrowed like source) where both
 	 * have the same shape and n: moved[g] has a byte per cell of trace's grid g,
 	 * 1 where it moved (a weight also when its key was hidden or shown), and
 	 * marked says the comparison was made. skip_qk: Q and K are not compared (a
 	 * problem that gives them directly). */
 	bool has_before, skip_qk, marked;
 	struct qkv_trace before;
-	unsigned char *moved[JOB_GRIDS];
-	size_t moved_cells[JOB_GRIDS];
+	unsigned char *moved[QKV_GRID_COUNT];
+	size_t moved_cells[QKV_GRID_COUNT];
 	/* JOB_SWEEP: qkv_sweep(tokens, trials, seed, d_k_max) into sweep. */
 	int tokens, trials, d_k_max;
 	uint64_t seed;
@@ -83,6 +85,12 @@ struct job {
 	char *bytes, *path;
 	size_t length;
 	char err[512];
+	/* JOB_COST: the table measured by job_slice on clock (never started on a
+	 * thread: the clock is read by the caller of job_slice alone). */
+	struct qkv_cost cost;
+	bool has_cost;
+	qkv_cost_clock clock;
+	void *clock_context;
 	int result;   /* qkv_attention's code, or qkv_sweep's count or code */
 	_Atomic int state; /* running, done or abandoned (job.c) */
 	bool started;      /* job_start was called */
@@ -103,6 +111,9 @@ void job_mark_against(struct job *job, const struct qkv_trace *before, bool skip
 /* Starts the computation on a thread. Returns 0, or -1 when no thread can be
  * made (the job then runs here, before job_start returns, and is done). */
 int job_start(struct job *job);
+/* JOB_COST: measures on for about slice_ms of the job's clock, on the caller's
+ * thread; qkv_cost_step's code (1 while more is to come). */
+int job_slice(struct job *job, double slice_ms);
 /* True once the computation has ended (its result can be taken). */
 bool job_done(struct job *job);
 /* Frees a job that is done, or leaves a running one to free itself when it ends.

@@ -347,30 +347,6 @@ const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
 	return qkv_problem_input((struct qkv_problem *)p, which);
 }
 
-const struct qkv_grid_info qkv_grid_info[QKV_GRID_INPUTS] = {
-	[QKV_GRID_Q] = { "Q", "queries", "Q", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_K },
-	[QKV_GRID_K] = { "K", "keys", "K", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_K },
-	[QKV_GRID_V] = { "V", "values", "V", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_V },
-	[QKV_GRID_X] = { "X", "token vectors", "X", QKV_FORM_PROJECTED, QKV_DIM_TOKENS,
-			  QKV_DIM_MODEL },
-	[QKV_GRID_W_Q] = { "W_Q", "query projection", "W_Q", QKV_FORM_PROJECTED,
-			    QKV_DIM_MODEL, QKV_DIM_K },
-	[QKV_GRID_W_K] = { "W_K", "key projection", "W_K", QKV_FORM_PROJECTED,
-			    QKV_DIM_MODEL, QKV_DIM_K },
-	[QKV_GRID_W_V] = { "W_V", "value projection", "W_V", QKV_FORM_PROJECTED,
-			    QKV_DIM_MODEL, QKV_DIM_V },
-	/* Multi-head problems only: qkv_problem_input gives NULL in a one-head one. */
-	[QKV_GRID_W_O] = { "W_O", "output projection", "W_O", QKV_FORM_PROJECTED,
-			    QKV_DIM_HEADS_V, QKV_DIM_MODEL },
-};
-
-const char *qkv_grid_name(enum qkv_grid which)
-{
-	if ((int)which < 0 || which >= QKV_GRID_INPUTS)
-		return "?";
-	return qkv_grid_info[which].name;
-}
-
 static const char *const mask_names[] = {
 	[QKV_MASK_NONE] = "none", [QKV_MASK_CAUSAL] = "causal", [QKV_MASK_CUSTOM] = "custom",
 };

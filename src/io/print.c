@@ -222,13 +222,11 @@ static void write_statistics(struct printer *pr)
  * and after the weights the statistics of each row. */
 static void write_stage(struct printer *pr, enum qkv_stage stage)
 {
-	static const char *const tex_names[QKV_STAGE_COUNT] = {
-		[QKV_STAGE_SCORES] = "S", [QKV_STAGE_SCALED] = "S'", [QKV_STAGE_WEIGHTS] = "A",
-		[QKV_STAGE_MIX] = "a_{ij}\\, v_j", [QKV_STAGE_OUTPUT] = "O",
-	};
 	const struct qkv_trace *t = pr->t;
+	enum qkv_grid grid;
 	struct table tb = { .kind = TABLE_MATRIX, .name = qkv_stage_name(stage),
-			    .tex_name = tex_names[stage],
+			    .tex_name = qkv_grid_of_stage(stage, &grid) == 0 ? qkv_grid_info[grid].tex_name
+			    : stage == QKV_STAGE_MIX ? "a_{ij}\\, v_j" : NULL,
 			    .row_kind = LABEL_TOKEN, .col_kind = LABEL_TOKEN };
 	char line[CELL_SIZE * 2];
 

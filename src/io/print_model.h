@@ -104,8 +104,8 @@ struct train_sweep_report {
  * formats do (print_format_names). Adding a format: one file defining a backend
  * (and its line in meson.build), one entry in print.c's table, one value in enum
  * print_format, one extern line below; --format, --help and the messages follow
- * from the table (the man page and the README name the formats too, and a test
- * holds them to the table). */
+ * from the table (the man page's SYNOPSIS and --format entry name them too, and a
+ * test holds them to the table). */
 struct print_backend {
 	const char *name; /* --format's word */
 	enum print_kind kind;

@@ -1,4 +1,4 @@
-/* bench.c — qkv's benchmark (targets: README, Performance). Times key presses drawn into a real
+/* bench.c — qkv's benchmark (targets: docs/performance.md). Times key presses drawn into a real
  * terminal (ncurses on a pseudo-terminal whose output is read and counted), the
  * core's trace and matrix products, the d_k sweep, the real program's start-up
  * and peak memory, and the printer against the same trace written with numpy.
@@ -42,7 +42,7 @@
 #include <jansson.h>
 
 #include "app/app.h"
-#include "app/lesson.h"
+#include "present/lesson.h"
 #include "io/builtin.h"
 #include "io/save.h"
 #include "qkv/attention.h"

@@ -123,8 +123,8 @@ keys sat s
 for _ in 1 2 3 4 5 6 7 8 9; do
 	keys sat -l '>'
 done
-expect sat 'd_k = 1024: 512 new columns of Q and K drawn from N\(0,1\), seed 1' \
-	"> draws the new d_k columns from N(0,1) and shows the seed"
+expect sat 'd_k = 1024 \(from 2\): 1022 new columns of Q and K drawn from N\(0,1\), seed 1' \
+	"> nine times draws 1022 new d_k columns from N(0,1), counted together, and shows the seed"
 expect sat 'is nearly one-hot' "scaling off at d_k = 1024: the selected row is nearly one-hot"
 stop sat
 finish

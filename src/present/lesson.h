@@ -1,6 +1,6 @@
 /* lesson.h — a teacher's demo as a plain-text file of steps, and its replay.
  *
- * The file (README "Lessons", man qkv): one step per `step TITLE` line, then the
+ * The file (docs/formats.md "Lessons", man qkv): one step per `step TITLE` line, then the
  * step's `note` lines (for the presenter) and its actions, one a line: open,
  * random, problem … end, set, stage, select, view, head and expect. `#` starts a comment
  * line; blank lines are ignored. lesson_parse checks the words; what depends on the
@@ -10,8 +10,8 @@
  * gives, through app_update's keys and clicks and app_init, never by writing into
  * the app's state: so going back, restarting and jumping all land on the same
  * state as going forward. No curses here. */
-#ifndef QKV_APP_LESSON_H
-#define QKV_APP_LESSON_H
+#ifndef QKV_PRESENT_LESSON_H
+#define QKV_PRESENT_LESSON_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "app/app.h"
+#include "qkv/grid.h"
 
 /* The views a lesson names ("none", "help", … "learning"), in the order of enum
  * app_overlay: what `view` opens and `expect view` checks. */
@@ -50,14 +51,6 @@ enum lesson_act {
 	ACT_EXPECT_MESSAGE, /* expect message contains "…" */
 	ACT_EXPECT_HEAD,   /* expect head = 2 */
 	ACT_EXPECT_INFO,   /* expect info contains "…": the lines under the grids (app/info.h) */
-};
-
-/* Grids a cell names: the inputs, and the computed stages (in a multi-head problem
- * Q K V W_Q W_K W_V S S' A O are the selected head's; concat and out are stage 6's
- * and 7's, the heads side by side and Concat · W_O). */
-enum qkv_grid {
-	QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V, QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V, QKV_GRID_W_O, /* in the order of enum qkv_grid */
-	QKV_GRID_SCORES, QKV_GRID_SCALED, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT, QKV_GRID_CONCAT, QKV_GRID_LAYER,
 };
 
 struct lesson_action {
