@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "qkv/format.h"
+#include "rounds.h"
 
 /* The test's own generator (a 64-bit LCG, Knuth's MMIX constants). */
 struct lcg {
@@ -165,7 +166,7 @@ START_TEST(test_17g_reads_back)
 		ck_assert_msg(strtod(ours, NULL) == picked[i], "%s does not read back", ours);
 		ck_assert_str_eq(ours, theirs);
 	}
-	for (int i = 0; i < 1000000; i++) {
+	for (int i = 0; i < test_rounds(1000000); i++) {
 		uint64_t bits;
 		double value;
 
@@ -186,7 +187,7 @@ START_TEST(test_17g_reads_back)
 			total++;
 		}
 	}
-	ck_assert_msg(total > 10000, "only %d values in range", total);
+	ck_assert_msg(total > test_rounds(10000), "only %d values in range", total);
 	ck_assert_msg(differ == 0, "%d of %d differ from printf", differ, total);
 }
 END_TEST
@@ -261,7 +262,7 @@ START_TEST(test_number_is_printf)
 	struct lcg g = { 2718 };
 	char first[160] = "";
 
-	for (int i = 0; i < 1000000; i++) {
+	for (int i = 0; i < test_rounds(1000000); i++) {
 		int decimals = i % 13;
 		uint64_t bits = lcg_bits(&g);
 		double value;

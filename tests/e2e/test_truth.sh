@@ -64,7 +64,15 @@ expect ui "softmax's normalisation, all of weights row t1, and output row t1" \
 	"the status line: through softmax's normalisation, all of weights row t1, and output row t1"
 marked=$(attributes ui " $A12 ")
 marked_t2=$(attributes ui "t2  0.20  0.40  0.40")
-sleep 2
+# The mark lasts APP_MARK_MS (1.5 s): wait for it to go, however long a loaded
+# machine takes to repaint, rather than sleep past it.
+faded=$marked
+polls=$(e2e_polls 10)
+for ((i = 0; i < polls; i++)); do
+	faded=$(attributes ui " $A12 ")
+	[ "$faded" != "$marked" ] && break
+	sleep 0.05
+done
 settle ui
 faded=$(attributes ui " $A12 ")
 faded_t2=$(attributes ui "t2  0.20  0.40  0.40")
