@@ -3232,8 +3232,19 @@ START_TEST(test_reach_projected)
 	ck_assert(app_moved(&a, QKV_GRID_Q, 0, 0) && app_moved(&a, QKV_GRID_K, 0, 0) && app_moved(&a, QKV_GRID_V, 0, 0));
 	ck_assert(!app_moved(&a, QKV_GRID_Q, 0, 1) && !app_moved(&a, QKV_GRID_Q, 1, 0));
 	assert_all_marks_match(&a, &before);
-	ck_assert_msg(strncmp(a.message, "X[a, d1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
+	/* X's columns and the W's rows are d_model's dimensions, named m1 … as on screen. */
+	ck_assert_msg(strncmp(a.message, "X[a, m1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
 	qkv_trace_fini(&before);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, QKV_GRID_W_Q);
+	a.cursor[QKV_GRID_W_Q].row = 1;
+	a.cursor[QKV_GRID_W_Q].col = 0;
+	key(&a, '5');
+	assert_message(&a, "editing W_Q[m2, d1]: Enter keeps it, Esc cancels");
+	key(&a, APP_KEY_ENTER);
+	ck_assert_msg(strncmp(a.message, "W_Q[m2, d1]: 0 → 5 ", strlen("W_Q[m2, d1]: 0 → 5 ")) == 0, "%s", a.message);
+	key(&a, 'u');
+	key(&a, APP_KEY_BACKTAB);
 	/* A computed grid points at the inputs this problem has. */
 	while (a.focus != QKV_GRID_WEIGHTS)
 		key(&a, APP_KEY_TAB);
@@ -3346,12 +3357,13 @@ START_TEST(test_identity_claim_from_the_numbers)
 	assert_message(&a, expected);
 	ck_assert(strstr(expected, "(0.73;") != NULL);
 	app_fini(&a);
-	/* The worked example's X: only c attends most to itself; a and b tie it with c. */
+	/* The worked example's X: only c attends most to itself; a and b tie it with c
+	 * (labels that are not a position's name, quoted in the sentence). */
 	start_projected(&a);
 	key(&a, 'I');
 	worked_weights(1, 0, 1, e);
 	snprintf(expected, sizeof expected, "W_Q = W_K = W_V = identity, so Q = K = V = X: 1 of 3 tokens attends "
-		 "most to itself; a ties itself with c at %.2f; b ties itself with c at %.2f", e[0], e[0]);
+		 "most to itself; \"a\" ties itself with \"c\" at %.2f; \"b\" ties itself with \"c\" at %.2f", e[0], e[0]);
 	assert_message(&a, expected);
 	app_fini(&a);
 	/* X = 2·I: each token's score with itself is the largest. */
@@ -3541,7 +3553,20 @@ START_TEST(test_saturation_from_worked_example)
 	while (qkv_problem_d_k(&a.problem) < 1024)
 		key(&a, '>');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1024);
-	ck_assert(strstr(a.message, "d_k = 1024: 512 new columns of Q and K drawn from N(0,1), seed 1") != NULL);
+	/* The presses in a row are one run: the message counts all it drew. */
+	ck_assert_msg(strstr(a.message, "d_k = 1024 (from 2): 1022 new columns of Q and K drawn from N(0,1), seed 1") != NULL,
+		      "%s", a.message);
+	/* A change the other way starts a run of its own, and another key ends one. */
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 512: the last 512 columns of Q and K dropped");
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 256 (from 1024): the last 768 columns of Q and K dropped");
+	key(&a, APP_KEY_TAB);
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 128: the last 128 columns of Q and K dropped");
+	key(&a, APP_KEY_BACKTAB);
+	while (qkv_problem_d_k(&a.problem) < 1024)
+		key(&a, '>');
 	for (int i = 0; i < 3; i++) {
 		double max = 0.0;
 
@@ -3953,7 +3978,7 @@ START_TEST(test_heads_blast_radius)
 				layer |= app_moved_layer(&a, i, c);
 		ck_assert(!moved[0] && moved[1] && !moved[2]);
 		ck_assert(layer);
-		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[1, 2]"));
+		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[m1, d2]"));
 		ck_assert_ptr_nonnull(strstr(a.message, "the weights of head 2"));
 		ck_assert_ptr_nonnull(strstr(a.message, "heads 1 and 3 unmoved"));
 	}
@@ -3984,6 +4009,8 @@ START_TEST(test_heads_blast_radius)
 		ck_assert(!app_moved_layer(&a, i, 0));
 	}
 	ck_assert_ptr_nonnull(strstr(a.message, "no head's weights"));
+	/* W_O's rows are named as on screen: head 2's first output column. */
+	ck_assert_msg(strstr(a.message, "W_O[h2d1, d4]") != NULL, "%s", a.message);
 	/* Undo twice: W_O, then head 2's W_Q, with head 2 selected again. */
 	key(&a, 'H');
 	key(&a, 'u');

@@ -572,6 +572,65 @@ START_TEST(test_actions_reach_their_state)
 }
 END_TEST
 
+/* Columns j ≥ from of Q that are all zero, counted in the problem itself. */
+static int zero_columns(const struct qkv_problem *p, int from)
+{
+	int zeros = 0;
+
+	for (int c = from; c < p->q.cols; c++) {
+		bool zero = true;
+
+		for (int r = 0; r < p->n; r++)
+			zero &= qkv_matrix_get(&p->q, r, c) == 0.0;
+		zeros += zero;
+	}
+	return zeros;
+}
+
+/* A step that changes d_k by several presses says what the whole step did: the
+ * columns it drew, added or dropped, counted from d_k before the step. */
+START_TEST(test_d_k_step_counts_the_whole_step)
+{
+	struct lesson l;
+	struct app app;
+	char err[600];
+
+	/* 2 → 512 by doubling: 510 columns drawn, none of them zero. */
+	parse_ok("step a\nrandom tokens 4 dk 2 seed 7\nstep b\nset d_k = 512\n"
+		 "step c\nset d_k = 2\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 1, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 512);
+	ck_assert_int_eq(zero_columns(&app.problem, 2), 0);
+	ck_assert_msg(strstr(app.message, "d_k = 512 (from 2): 510 new columns of Q and K drawn from N(0,1), seed 7") ==
+			      app.message, "%s", app.message);
+	app_fini(&app);
+	/* And back: 510 columns dropped. */
+	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 2);
+	ck_assert_msg(strcmp(app.message, "d_k = 2 (from 512): the last 510 columns of Q and K dropped") == 0, "%s",
+		      app.message);
+	app_fini(&app);
+	lesson_free(&l);
+
+	/* The hand-made example, 2 → 6: > draws 2 columns, ] adds a zero one twice. */
+	parse_ok("step a\nopen example\nset d_k = 6\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 6);
+	ck_assert_int_eq(zero_columns(&app.problem, 2), 2);
+	ck_assert_msg(strcmp(app.message, "d_k = 6 (from 2): 2 new columns of Q and K drawn from N(0,1), seed 1, "
+					  "and 2 zero columns added") == 0, "%s", app.message);
+	app_fini(&app);
+	lesson_free(&l);
+
+	/* One press is one change: its own sentence. */
+	parse_ok("step a\nopen example\nset d_k = 3\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_msg(strcmp(app.message, "d_k = 3: a zero column added to Q and K") == 0, "%s", app.message);
+	app_fini(&app);
+	lesson_free(&l);
+}
+END_TEST
+
 START_TEST(test_inline_problem_and_random)
 {
 	struct lesson l;
@@ -1342,6 +1401,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(replay, test_actions_reach_their_state);
 	tcase_add_test(replay, test_heads_actions);
 	tcase_add_test(replay, test_inline_problem_and_random);
+	tcase_add_test(replay, test_d_k_step_counts_the_whole_step);
 	tcase_add_loop_test(replay, test_replay_forward_equals_backward, 0, (int)(sizeof shipped / sizeof *shipped));
 	tcase_add_test(replay, test_exploration_then_next_step);
 	tcase_add_test(replay, test_notes_pages_turn_before_steps);

@@ -22,6 +22,7 @@
 #include "tui/palette.h"
 
 #include "lcg.h"
+#include "rounds.h"
 
 /* One cell of the virtual screen: its characters, attributes and colour pair. */
 struct cell {
@@ -299,15 +300,16 @@ static void random_events(const char *sample, uint64_t seed, int count)
 	close_screen(&f);
 }
 
-/* 11,400 random events over six problems, each frame compared with a repaint. */
+/* 11,400 random events over six problems, each frame compared with a repaint (a
+ * tenth of them under the sanitizers: rounds.h). */
 START_TEST(random_events_match_repaint)
 {
-	random_events(NULL, 11, 3000);
-	random_events("causal.json", 12, 2500);
-	random_events("sentence.json", 13, 2500);
-	random_events("padding.json", 14, 2000);
-	random_events("random 64", 15, 1000);
-	random_events("heads-three-ways.json", 16, 400);
+	random_events(NULL, 11, test_rounds(3000));
+	random_events("causal.json", 12, test_rounds(2500));
+	random_events("sentence.json", 13, test_rounds(2500));
+	random_events("padding.json", 14, test_rounds(2000));
+	random_events("random 64", 15, test_rounds(1000));
+	random_events("heads-three-ways.json", 16, test_rounds(400));
 }
 END_TEST
 

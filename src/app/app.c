@@ -6,6 +6,7 @@
  * edited cell only what it reaches, to the same bits) and records what moved,
  * so the screen can show the blast radius of an edit (marks.c). */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,25 @@ const char *app_focus_name(enum qkv_grid focus)
 		return qkv_grid_name(focus);
 	return focus == QKV_GRID_WEIGHTS ? "attention" : focus == QKV_GRID_OUTPUT ? "output"
 	       : focus == QKV_GRID_CONCAT ? "concat" : focus == QKV_GRID_LAYER ? "layer output" : "?";
+}
+
+/* An input cell as the screen labels it: "Q[t1, d2]", "X[cat, m3]", "W_Q[m2, d1]"
+ * (a head's W with its head), "W_O[h2d1, d1]". */
+void app_cell_name(const struct app *app, enum qkv_grid focus, int row, int col, char *buf, size_t size)
+{
+	const char *name = app_focus_name(focus);
+
+	if (focus <= QKV_GRID_V)
+		snprintf(buf, size, "%s[%s, d%d]", name, app->problem.tokens[row], col + 1);
+	else if (focus == QKV_GRID_X)
+		snprintf(buf, size, "%s[%s, m%d]", name, app->problem.tokens[row], col + 1);
+	else if (focus == QKV_GRID_W_O && app->heads.d_v > 0)
+		snprintf(buf, size, "%s[h%dd%d, d%d]", name, row / app->heads.d_v + 1, row % app->heads.d_v + 1,
+			 col + 1);
+	else if (app->problem.h > 0 && focus >= QKV_GRID_W_Q && focus <= QKV_GRID_W_V)
+		snprintf(buf, size, "head %d %s[m%d, d%d]", app->head + 1, name, row + 1, col + 1);
+	else
+		snprintf(buf, size, "%s[m%d, d%d]", name, row + 1, col + 1);
 }
 
 /* True for the inputs the problem's form has (Q K V, or X and the W's). */
@@ -405,11 +425,7 @@ static int stage_key_while_editing(struct app *app, int key)
 	double value;
 	int redraw = REDRAW_INPUTS | REDRAW_STATUS;
 
-	if (app->focus <= QKV_GRID_X)
-		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(app->focus), app->problem.tokens[c->row],
-			 c->col + 1);
-	else
-		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(app->focus), c->row + 1, c->col + 1);
+	app_cell_name(app, app->focus, c->row, c->col, place, sizeof place);
 	app->editing = false;
 	if (edit_parse_value(app->edit, &value)) {
 		char shown[32];
@@ -454,6 +470,8 @@ static int update(struct app *app, const struct event *event)
 		if (redraw >= 0)
 			return redraw;
 	}
+	if (event->type == EVENT_KEY || event->type == EVENT_CLICK || event->type == EVENT_WHEEL)
+		app->actions++;
 	switch (event->type) {
 	case EVENT_TICK:
 		return tick(app);

@@ -174,6 +174,14 @@ struct app {
 	bool dirty;                 /* the problem differs from `saved` (the wrong-way demo aside) */
 	struct qkv_problem saved;   /* the problem as loaded or last saved */
 	uint64_t column_seed;       /* `>` draws new d_k columns from N(0,1) with this seed */
+	long actions;               /* keys, clicks and wheel nudges handled so far */
+	/* The run of d_k changes the last action continued (a lesson's `set d_k` is
+	 * several presses of > or ]): the status line counts the whole run. */
+	struct app_d_k_run {
+		long action;        /* the action that made its last change */
+		int from, to;       /* d_k before the run and after its last change */
+		int drawn, zeros, dropped; /* columns drawn from N(0,1), added as zeros, dropped */
+	} d_k_run;
 	bool quit;                  /* the interface should end */
 	struct app_request request; /* a file to look at, save or delete, for the caller */
 

@@ -144,6 +144,7 @@ void edit_start(struct app *app, int first_key)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, app->focus);
 	const struct app_cursor *c = &app->cursor[app->focus];
+	char place[96];
 
 	app->editing = true;
 	if (first_key != 0) {
@@ -152,9 +153,8 @@ void edit_start(struct app *app, int first_key)
 	} else {
 		qkv_format_exact(app->edit, sizeof app->edit, qkv_matrix_get(m, c->row, c->col));
 	}
-	app_say(app, false, "editing %s[%s, d%d]: Enter keeps it, Esc cancels", app_focus_name(app->focus),
-	    app->problem.tokens != NULL && app->focus <= QKV_GRID_X ? app->problem.tokens[c->row] : "",
-	    c->col + 1);
+	app_cell_name(app, app->focus, c->row, c->col, place, sizeof place);
+	app_say(app, false, "editing %s: Enter keeps it, Esc cancels", place);
 }
 
 /* Parses the typed text: a finite number within the bound, the whole text used. */

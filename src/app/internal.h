@@ -29,6 +29,9 @@ enum {
 };
 
 /* app.c */
+/* An input cell as the screen labels it: "Q[t1, d2]", "X[cat, m3]", "W_Q[m2, d1]"
+ * (a head's W with its head), "W_O[h2d1, d1]". */
+void app_cell_name(const struct app *app, enum qkv_grid focus, int row, int col, char *buf, size_t size);
 /* Puts a sentence on the status line; error colours it as one. */
 void app_say(struct app *app, bool error, const char *fmt, ...);
 /* value, kept within low … high. */

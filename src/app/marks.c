@@ -879,14 +879,7 @@ void marks_describe_change(struct app *app, enum qkv_grid focus, int row, int co
 
 	qkv_format_exact(from, sizeof from, before);
 	qkv_format_exact(to, sizeof to, after);
-	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
-	if (focus <= QKV_GRID_X)
-		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), app->problem.tokens[row], col + 1);
-	else if (app->problem.h > 0 && focus >= QKV_GRID_W_Q && focus <= QKV_GRID_W_V)
-		snprintf(place, sizeof place, "head %d %s[%d, %d]", app->head + 1, app_focus_name(focus),
-			 row + 1, col + 1);
-	else
-		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(focus), row + 1, col + 1);
+	app_cell_name(app, focus, row, col, place, sizeof place);
 	if (app->problem.h > 0)
 		heads_reach_words(app, reach, sizeof reach);
 	else
