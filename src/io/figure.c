@@ -656,7 +656,7 @@ static int fig_open_for(struct fig *f, enum figure_format format, const struct q
 	int code = fig_open(f, p, t, o);
 
 	if (code != 0) {
-		canvas_open_error(code, "figure", err, err_size);
+		canvas_open_error("figure", err, err_size);
 		return -1;
 	}
 	if (format == FIGURE_PNG && !(o->width > 0.0 && o->height > 0.0)) {

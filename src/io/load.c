@@ -1,6 +1,5 @@
 /* load.c — problems from JSON text (docs/DESIGN.md, "File format"), strictly.
- * jansson checks the syntax and gives the structure (io/json_read.h makes the
- * same tree faster for plainly valid text); a small scanner over the same
+ * jansson checks the syntax and gives the structure; a small scanner over the same
  * text then finds the line and column of the key or value an error is about. Every
  * error is one line, "FILE:LINE:COL: what was expected". Never prints, never exits,
  * never trusts a size before checking it against the limits, and never hands back
@@ -10,7 +9,6 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,7 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/json_read.h"
 #include "io/load.h"
 #include "io/quote.h"
 #include "qkv/error.h"
@@ -1164,16 +1161,10 @@ static int read_problem(const struct loader *ld, struct qkv_problem *p)
 	return 0;
 }
 
-/* jansson's allocator is the process's: while the fast reader runs it is swapped
- * for the reader's arena, so one problem is read at a time, whatever the thread
- * (a lesson's step is built beside the interface). */
-static pthread_mutex_t jansson_lock = PTHREAD_MUTEX_INITIALIZER;
-
 int load_string(const char *text, size_t length, const char *name, struct qkv_problem *p,
 		char *err, size_t err_size)
 {
 	struct loader ld = { text, length, name, err, err_size, NULL };
-	struct json_arena *arena = NULL;
 	struct scan start;
 	json_error_t error;
 	int result;
@@ -1196,22 +1187,11 @@ int load_string(const char *text, size_t length, const char *name, struct qkv_pr
 	scan_space(&start);
 	if (start.pos == ld.length)
 		return fail_offset(&ld, 0, "the file is empty; expected a JSON object { ... }");
-	/* The fast reader makes jansson's tree of plainly valid text (in an arena of
-	 * its own); anything else, and every error, is jansson's. */
-	pthread_mutex_lock(&jansson_lock);
-	ld.root = json_read_fast(ld.text, ld.length, &arena);
+	ld.root = json_loadb(ld.text, ld.length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
 	if (ld.root == NULL)
-		ld.root = json_loadb(ld.text, ld.length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
-	if (ld.root == NULL) {
-		pthread_mutex_unlock(&jansson_lock);
 		return syntax_error(&ld, &error);
-	}
 	result = read_problem(&ld, p);
-	if (arena != NULL)
-		json_arena_free(arena);
-	else
-		json_decref(ld.root);
-	pthread_mutex_unlock(&jansson_lock);
+	json_decref(ld.root);
 	if (result != 0) {
 		qkv_problem_fini(p);
 		qkv_problem_init(p);
