@@ -13,6 +13,7 @@
 #include "tui/draw_cost.h"
 #include "tui/glyphs.h"
 #include "tui/palette.h"
+#include "tui/text.h"
 
 #define COST_TEXT_MAX 512
 #define COST_COLUMNS 6     /* n, scores, double, 16-bit, flops, time */
@@ -48,14 +49,10 @@ static int put_wrapped(int y, int x, int width, int lines, enum palette_role rol
 {
 	char drawn[COST_TEXT_MAX];
 	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
-	const char *next = s;
-	int needed = 0;
+	const char *next;
+	int needed = text_lines(text, width);
 
-	if (width <= 0)
-		return 0;
-	for (; *next != '\0'; needed++)
-		qkv_text_line(next, width, &next);
-	if (needed > lines)
+	if (width <= 0 || needed > lines)
 		return 0;
 	for (int line = 0; line < needed; line++) {
 		char chunk[COST_TEXT_MAX];
@@ -67,20 +64,6 @@ static int put_wrapped(int y, int x, int width, int lines, enum palette_role rol
 		s = next;
 	}
 	return needed;
-}
-
-/* The lines text takes at `width` columns, as put_wrapped breaks it. */
-static int wrapped_lines(int width, const char *text)
-{
-	char drawn[COST_TEXT_MAX];
-	const char *next = glyphs_text(text, drawn, sizeof drawn);
-	int lines = 0;
-
-	if (width <= 0)
-		return 0;
-	for (; *next != '\0'; lines++)
-		qkv_text_line(next, width, &next);
-	return lines;
 }
 
 /* A row's entries: n, scores, bytes in double and in 16-bit, flops, time. */
@@ -308,7 +291,7 @@ void draw_cost(const struct app *app, const struct layout *l)
 	text_w = beside ? left : avail;
 	if (app->cost_running) {
 		progress(text, sizeof text, c);
-		progress_lines = put_wrapped(bottom - wrapped_lines(avail, text) + 1, x, avail,
+		progress_lines = put_wrapped(bottom - text_lines(text, avail) + 1, x, avail,
 					     bottom - y + 1, ROLE_DIM, text);
 	}
 	text_bottom = bottom - progress_lines;
@@ -323,7 +306,7 @@ void draw_cost(const struct app *app, const struct layout *l)
 			 "slope of log time against log n (least squares, n >= %d): %.2f — the time grows "
 			 "about as n^%.2f; the scores and the bytes as n² exactly",
 			 QKV_COST_FIT_FROM_N, slope, slope);
-		slope_lines = wrapped_lines(text_w, text);
+		slope_lines = text_lines(text, text_w);
 	}
 	total = c->count + (app->cost_running ? 1 : 0);
 	room = text_bottom - y + 1;
@@ -351,9 +334,10 @@ void draw_cost(const struct app *app, const struct layout *l)
 	if (slope_lines > 0)
 		y += put_wrapped(y, x, text_w, text_bottom - y + 1, ROLE_NORMAL, text);
 	if (!app->cost_running && isfinite(slope)) {
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0, lines = 1; i < 2 && lines > 0; i++) { /* 100,000 only after 10,000 */
 			qkv_cost_words(text, sizeof text, c, far_n[i]);
-			y += put_wrapped(y, x, text_w, text_bottom - y + 1, ROLE_TITLE, text);
+			lines = put_wrapped(y, x, text_w, text_bottom - y + 1, ROLE_TITLE, text);
+			y += lines;
 		}
 	}
 	/* The charts: beside the table when wide, under the words when tall. */
