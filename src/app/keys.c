@@ -297,6 +297,20 @@ const struct app_binding app_bindings[] = {
 	{ { 0 }, K_MAIN, "click, wheel", "select, nudge a cell", NULL, 0, NULL,
 	  "the mouse: a click selects a cell (in a multi-head problem, a click on another head's weights "
 	  "selects that head too, as H does); the wheel nudges it", "file and screen", 0 },
+	/* While a lesson is presented (--lesson) these keys are the lesson's own
+	 * (lesson_update, app/lesson_run.c, reads these rows): they move through its
+	 * steps; the rest reach the app. */
+	{ { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP }, APP_KEYS_LESSON, "PgDn PgUp", "lesson: next / back",
+	  "PgDn next · PgUp back", APP_KEYS_LESSON, NULL,
+	  "in a lesson (--lesson): the next step / the one before, or first the next / the previous page of "
+	  "the step's notes when the screen shows them a page at a time; a step is always rebuilt from the "
+	  "lesson's start, so what was changed by hand is set aside", "a lesson (--lesson)", 0 },
+	{ { APP_KEY_HOME, APP_KEY_END }, APP_KEYS_LESSON, "Home End", "lesson: first / last", "Home first",
+	  APP_KEYS_LESSON, NULL, "in a lesson: its first step / its last step", "a lesson (--lesson)", 0 },
+	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }, APP_KEYS_LESSON, "number Enter",
+	  "lesson: go to step", "number Enter jumps", APP_KEYS_LESSON, NULL,
+	  "in a lesson: a step's number, then Enter, goes to that step (Backspace erases, Esc cancels)",
+	  "a lesson (--lesson)", 0 },
 	/* Inside the learning view, its keys (app/learning.c); other keys do nothing
 	 * there but L, Esc, q, P and c. */
 	{ { ' ' }, APP_KEYS_LEARNING, "space", "run / pause", "space run", APP_KEYS_LEARNING, learning_run,
@@ -321,20 +335,6 @@ const struct app_binding app_bindings[] = {
 	{ { 'E' }, APP_KEYS_LEARNING, "E", "the experiment", "E sweep", APP_KEYS_LEARNING, learning_experiment,
 	  "in the learning view: the experiment (steps to 90% over d_k = 4 … 256 for five seeds, scaled against "
 	  "unscaled, run between keys), or the runs again", "the learning view (L)", 0 },
-	/* While a lesson is presented (--lesson) these keys are the lesson's own
-	 * (lesson_update, app/lesson_run.c, reads these rows): they move through its
-	 * steps; the rest reach the app. */
-	{ { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP }, APP_KEYS_LESSON, "PgDn PgUp", "lesson: next / back",
-	  "PgDn next · PgUp back", APP_KEYS_LESSON, NULL,
-	  "in a lesson (--lesson): the next step / the one before, or first the next / the previous page of "
-	  "the step's notes when the screen shows them a page at a time; a step is always rebuilt from the "
-	  "lesson's start, so what was changed by hand is set aside", "a lesson (--lesson)", 0 },
-	{ { APP_KEY_HOME, APP_KEY_END }, APP_KEYS_LESSON, "Home End", "lesson: first / last", "Home first",
-	  APP_KEYS_LESSON, NULL, "in a lesson: its first step / its last step", "a lesson (--lesson)", 0 },
-	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }, APP_KEYS_LESSON, "number Enter",
-	  "lesson: go to step", "number Enter jumps", APP_KEYS_LESSON, NULL,
-	  "in a lesson: a step's number, then Enter, goes to that step (Backspace erases, Esc cancels)",
-	  "a lesson (--lesson)", 0 },
 	/* While the help is open: its pages; any other key closes it (app_update). */
 	{ { APP_KEY_PAGE_DOWN, ' ', 'n' }, APP_KEYS_HELP, "PgDn Space n", NULL, "PgDn more", APP_KEYS_HELP,
 	  help_page_key,
