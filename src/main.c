@@ -16,13 +16,14 @@
 #include <unistd.h>
 
 #include "app/app.h"
-#include "app/lesson.h"
+#include "present/lesson.h"
 #include "io/cli.h"
 #include "io/builtin.h"
 #include "io/figure.h"
 #include "io/figure_train.h"
 #include "io/latex_heatmap.h"
-#include "app/notes.h"
+#include "present/notes.h"
+#include "tui/notes_screen.h"
 #include "io/load.h"
 #include "io/print.h"
 #include "io/print_heads.h"
@@ -993,7 +994,7 @@ static int run_lesson(const struct cli *c)
 		return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
 	if (c->given[OPT_NOTES]) {
-		status = notes_follow(&lesson);
+		status = notes_screen_follow(&lesson);
 		lesson_free(&lesson);
 		return status;
 	}

@@ -8,19 +8,21 @@
 #   3. the core keeps no mutable globals: no object of its library lives in a
 #      writable section (.data, .bss, thread-local or common), static locals
 #      included; read-only tables (.rodata, .data.rel.ro) are fine;
-#   4. includes point down only: core ← io ← app ← tui (the core includes no io,
-#      app or tui header; io no app or tui header; app no tui header), however
+#   4. includes point down only: core ← io ← app ← present ← tui (the core
+#      includes no io, app, present or tui header; io no app, present or tui
+#      header; app no present or tui header; the presenter no tui header), however
 #      the include is spelled ("…", <…>, a ../ path);
 #   5. the app touches no file: app_update and what it calls make no file-system
 #      call (fopen, open, stat, rename, unlink, mkdir, …) and include no header of
-#      one (fcntl.h, sys/stat.h, dirent.h). Only the files beside it may: files.c,
-#      which performs the app's requests and answers with events; lesson.c, which
-#      reads a lesson before the app starts; lesson_play.c, which opens a lesson
-#      step's problem for a fresh app_init; notes.c, the presenter's notes socket;
+#      one (fcntl.h, sys/stat.h, dirent.h). Only the file beside it may: files.c,
+#      which performs the app's requests and answers with events (the presenter,
+#      src/present, reads lessons and serves the notes socket above the app);
 #   6. the interface's geometry (src/tui/layout.c) reads no palette state: how the
 #      palette draws comes in through struct layout_look.
 #   7. the interface changes the app only through app_update (and the app_* calls
-#      that start it): src/tui and src/main.c assign no field of an app.
+#      that start it): src/tui and src/main.c assign no field of an app;
+#   8. terminal control only in src/tui: no terminal ioctl (TIOC…), no termios
+#      call and no escape sequence (\033[ or \x1b[) written anywhere else.
 # Usage: check_layering.sh SOURCE_ROOT CORE_LIBRARY. Prints one line per rule;
 # exits 1 when any is broken.
 root=${1:-.}
@@ -106,21 +108,22 @@ else
 fi
 
 up='#include *[<"](\.\./)*(src/)?'
-bad=$( (grep -rnE "$up(io|app|tui)/" src/core include/qkv
-	grep -rnE "$up(app|tui)/" src/io
-	grep -rnE "$up"'tui/' src/app) 2>/dev/null)
+bad=$( (grep -rnE "$up(io|app|present|tui)/" src/core include/qkv
+	grep -rnE "$up(app|present|tui)/" src/io
+	grep -rnE "$up(present|tui)/" src/app
+	grep -rnE "$up"'tui/' src/present) 2>/dev/null)
 if [ -n "$bad" ]; then
 	broken "an include points up a layer" "$bad"
 else
-	echo "ok: includes point down only (core ← io ← app ← tui)"
+	echo "ok: includes point down only (core ← io ← app ← present ← tui)"
 fi
 
-beside='src/app/(files|lesson|lesson_play|notes)\.c'
+beside='src/app/files\.c'
 app=$(find src/app -name '*.[ch]' | grep -vE "^$beside\$" | sort)
 bad=$( (code $app | grep -E '\b(fopen|freopen|fdopen|open|openat|creat|stat|lstat|fstat|fstatat|rename|renameat|unlink|unlinkat|remove|mkdir|mkdirat|rmdir|opendir|fdopendir|readdir|access|faccessat|mkstemp|mkstemps|tmpfile|fsync|chmod|fchmod|truncate|ftruncate|symlink|link|readlink|realpath|chdir)\s*\('
 	grep -nE '#include *<(fcntl|dirent|sys/stat)\.h>' $app /dev/null) 2>/dev/null)
 if [ -n "$bad" ]; then
-	broken "the app touches files outside files.c and the lesson and notes files" "$bad"
+	broken "the app touches files outside files.c" "$bad"
 else
 	echo "ok: app_update touches no file (files.c performs its requests)"
 fi
@@ -138,5 +141,14 @@ if [ -n "$bad" ]; then
 	broken "the interface writes into the app (send an event to app_update)" "$bad"
 else
 	echo "ok: the interface changes the app only through app_update"
+fi
+
+outside=$(find src include -name '*.[ch]' | grep -v '^src/tui/' | sort)
+bad=$( (code $outside | grep -E '\b(ioctl|tcgetattr|tcsetattr|cfmakeraw|tcflush|tcdrain)\s*\(|\bTIOC[A-Z]+\b'
+	grep -nE '\\(033|x1[bB]|e)\[' $outside /dev/null) 2>/dev/null)
+if [ -n "$bad" ]; then
+	broken "terminal control outside src/tui" "$bad"
+else
+	echo "ok: terminal control only in src/tui"
 fi
 exit $failed

@@ -10,7 +10,7 @@
 
 #include "app/app.h"
 #include "app/help.h"
-#include "app/lesson.h"
+#include "present/lesson.h"
 #include "qkv/format.h"
 #include "qkv/heads.h"
 #include "qkv/text.h"

@@ -4,7 +4,7 @@
 # violation put in by hand (curses in the app, a printf and a stderr in the core, a
 # mutable global in the core's library, an include pointing up from each layer,
 # the app opening, renaming or stat-ing a file, the layout calling the palette, the
-# interface assigning an app's field),
+# interface assigning an app's field, terminal control outside the interface),
 # and still passes when the words only appear in a comment or a string.
 # Usage: test_layering.sh SOURCE_ROOT CORE_LIBRARY. Prints TAP.
 root=$1
@@ -45,10 +45,10 @@ expect_broken() {
 
 fresh
 sh "$check" "$tmp/tree" "$core_lib" >"$tmp/out" 2>&1
-if [ $? -eq 0 ] && [ "$(grep -c '^ok: ' "$tmp/out")" -eq 7 ]; then
-	ok "the tree as it is keeps all seven rules"
+if [ $? -eq 0 ] && [ "$(grep -c '^ok: ' "$tmp/out")" -eq 8 ]; then
+	ok "the tree as it is keeps all eight rules"
 else
-	not_ok_said "the tree as it is keeps all seven rules"
+	not_ok_said "the tree as it is keeps all eight rules"
 fi
 
 expect_broken "curses included outside src/tui" src/app/app.c '#include <curses.h>'
@@ -60,6 +60,10 @@ expect_broken "an include points up a layer" src/core/matrix.c '#include "io/loa
 expect_broken "an include points up a layer" include/qkv/problem.h '#include <app/app.h>'
 expect_broken "an include points up a layer" src/io/load.c '#include "app/app.h"'
 expect_broken "an include points up a layer" src/app/history.c '#include "../tui/draw.h"'
+expect_broken "an include points up a layer" src/app/history.c '#include "present/lesson.h"'
+expect_broken "an include points up a layer" src/present/lesson.c '#include "tui/draw.h"'
+expect_broken "terminal control outside src/tui" src/present/notes.c 'static void wide(int fd) { struct winsize w; ioctl(fd, TIOCGWINSZ, &w); }'
+expect_broken "terminal control outside src/tui" src/io/print.c 'static const char *const home = "\033[H";'
 expect_broken "the app touches files" src/app/app.c 'static void *peek(void) { return fopen("x", "r"); }'
 expect_broken "the app touches files" src/app/history.c 'static int gone(void) { return rename("a", "b"); }'
 expect_broken "the app touches files" src/app/job.c '#include <sys/stat.h>'

@@ -1,10 +1,12 @@
-/* test_lesson.c — Check suites for lessons (src/app/lesson.h, src/app/notes.h):
+/* test_lesson.c — Check suites for lessons (src/present/lesson.h, src/present/notes.h):
  * the parser (every action, every refusal), the replay (each step the same however
  * it is reached, the clicker's keys, free exploration), the shipped lessons, and
  * the presenter notes' socket (a second process follows the steps).
  * Expected numbers come from the course's matrices worked by hand (closed forms
  * of softmax over three tokens), never from the code under test. */
+#ifndef _XOPEN_SOURCE /* ncursesw's flags may have set it */
 #define _XOPEN_SOURCE 700
+#endif
 #include <check.h>
 #include <fcntl.h>
 #include <math.h>
@@ -19,8 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app/lesson.h"
-#include "app/notes.h"
+#include "present/lesson.h"
+#include "present/notes.h"
+#include "tui/notes_screen.h"
 
 static struct lesson_look look80 = { .width = 80, .height = 24, .palette_count = 1 };
 
@@ -870,7 +873,7 @@ START_TEST(test_notes_follow_three_steps)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		fflush(stderr);
 		_exit(status);
@@ -937,7 +940,7 @@ START_TEST(test_notes_other_lesson)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&mine);
+		status = notes_screen_follow(&mine);
 		fflush(stdout);
 		_exit(status);
 	}
@@ -1001,7 +1004,7 @@ START_TEST(test_notes_long_lesson_path)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		_exit(status);
 	}
@@ -1117,7 +1120,7 @@ START_TEST(test_notes_follower_falls_behind)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		_exit(status);
 	}
@@ -1177,7 +1180,7 @@ START_TEST(test_notes_end_is_said)
 	if (child == 0) {
 		if (freopen(output, "w", stdout) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		_exit(status);
 	}
@@ -1267,7 +1270,7 @@ START_TEST(test_notes_nothing_running)
 	if (child == 0) {
 		if (freopen(output, "w", stderr) == NULL)
 			_exit(9);
-		status = notes_follow(&l);
+		status = notes_screen_follow(&l);
 		fflush(stdout);
 		fflush(stderr);
 		_exit(status);
@@ -1298,7 +1301,7 @@ START_TEST(test_notes_wrapped)
 
 	parse_ok("step One\nnote alpha beta gamma delta epsilon zeta eta theta iota kappa\nstep Two\nnote x\n", &l);
 	ck_assert_ptr_nonnull(f);
-	notes_write(f, &l, 0, false, 20);
+	notes_write(f, &l, 0, 20);
 	fclose(f);
 	for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
 		int length = (int)strlen(line);

@@ -298,7 +298,7 @@ const struct app_binding app_bindings[] = {
 	  "the mouse: a click selects a cell (in a multi-head problem, a click on another head's weights "
 	  "selects that head too, as H does); the wheel nudges it", "file and screen", 0 },
 	/* While a lesson is presented (--lesson) these keys are the lesson's own
-	 * (lesson_update, app/lesson_run.c, reads these rows): they move through its
+	 * (lesson_update, present/lesson_run.c, reads these rows): they move through its
 	 * steps; the rest reach the app. */
 	{ { APP_KEY_PAGE_DOWN, APP_KEY_PAGE_UP }, APP_KEYS_LESSON, "PgDn PgUp", "lesson: next / back",
 	  "PgDn next · PgUp back", APP_KEYS_LESSON, NULL,

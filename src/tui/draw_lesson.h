@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "app/lesson.h"
+#include "present/lesson.h"
 #include "tui/layout.h"
 
 /* The step's notes as the screen shows them (one paragraph) into buf, or NULL

@@ -27,8 +27,8 @@
 
 #include "app/app.h"
 #include "app/files.h"
-#include "app/lesson.h"
-#include "app/notes.h"
+#include "present/lesson.h"
+#include "present/notes.h"
 #include "io/load.h"
 #include "io/quote.h"
 #include "io/recovery.h"

@@ -42,7 +42,7 @@
 #include <jansson.h>
 
 #include "app/app.h"
-#include "app/lesson.h"
+#include "present/lesson.h"
 #include "io/builtin.h"
 #include "io/save.h"
 #include "qkv/attention.h"

@@ -1,4 +1,4 @@
-/* fuzz_lesson.c — the libFuzzer target for the lesson parser (src/app/lesson.h).
+/* fuzz_lesson.c — the libFuzzer target for the lesson parser (src/present/lesson.h).
  * Every input, however broken, must come back as 0 with at least one step and
  * actions that all belong to a step, or as -1 with one line naming the file and a
  * line and an empty lesson; the sanitizers catch the rest. No state between inputs. */
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "app/lesson.h"
+#include "present/lesson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,8 @@
 
 #include "app/files.h"
 #include "app/info.h"
-#include "app/lesson.h"
 #include "app/view.h"
+#include "present/lesson.h"
 #include "io/builtin.h"
 #include "io/load.h"
 #include "qkv/error.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "app/lesson.h"
+#include "present/lesson.h"
 
 enum { WORKER_RUNNING, WORKER_DONE, WORKER_ABANDONED };
 #define WAIT_INLINE_MS 50 /* a step built within this is taken at once, as before */

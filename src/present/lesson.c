@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/lesson.h"
 #include "app/view.h"
+#include "present/lesson.h"
 #include "io/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"

@@ -10,8 +10,8 @@
  * gives, through app_update's keys and clicks and app_init, never by writing into
  * the app's state: so going back, restarting and jumping all land on the same
  * state as going forward. No curses here. */
-#ifndef QKV_APP_LESSON_H
-#define QKV_APP_LESSON_H
+#ifndef QKV_PRESENT_LESSON_H
+#define QKV_PRESENT_LESSON_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -8,15 +8,16 @@
  * left by a lesson that ended badly is replaced. `qkv --notes FILE` connects and
  * shows the full notes of the current and the next step each time the step
  * changes. The presenter never waits for a notes screen: one that falls behind is
- * dropped and says so. No curses here. */
-#ifndef QKV_APP_NOTES_H
-#define QKV_APP_NOTES_H
+ * dropped and says so. No curses and no terminal control here: the notes screen
+ * that follows is the interface's (tui/notes_screen.c). */
+#ifndef QKV_PRESENT_NOTES_H
+#define QKV_PRESENT_NOTES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "app/lesson.h"
+#include "present/lesson.h"
 
 #define NOTES_MAX_FOLLOWERS 8
 
@@ -48,14 +49,13 @@ bool notes_server_followed(const struct notes_server *s);
  * removes the socket and the fallback folder made for it. */
 void notes_server_close(struct notes_server *s);
 
-/* Writes the notes of step (0-based) and of the next one to out, broken at spaces
- * to fit width columns (0: lines as written); clear first clears the terminal. */
-void notes_write(FILE *out, const struct lesson *l, int step, bool clear, int width);
+/* A connection to the notes socket at path (as notes_socket_path finds it): its
+ * descriptor, or -1 with errno set. The presenter sends "step N COUNT PATH" lines
+ * and "end" (the follower's side: tui/notes_screen.h). */
+int notes_connect(const char *path);
 
-/* qkv --notes: follows the running lesson until it ends, with the terminal's
- * XON/XOFF flow control off meanwhile; the exit status (1 with one line on stderr
- * when no lesson is being presented, 1 with a line on stdout when the presenter
- * dropped this screen for falling behind, 128 + N after signal N). */
-int notes_follow(const struct lesson *l);
+/* Writes the notes of step (0-based) and of the next one to out, broken at spaces
+ * to fit width columns (0: lines as written). */
+void notes_write(FILE *out, const struct lesson *l, int step, int width);
 
 #endif
