@@ -272,22 +272,12 @@ int cost_event(struct app *app, const struct event *event);
 /* learning.c: the view's opening and closing, and its keys */
 int learning_open(struct app *app);
 void learning_close(struct app *app);
-/* space: runs or pauses. */
+/* space . n + -: runs or pauses, one step, the speed. */
 int learning_run(struct app *app, int key);
-/* . n: one step of each run, then pause. */
-int learning_step(struct app *app, int key);
-/* r: both runs from step 0. */
-int learning_reset(struct app *app, int key);
-/* > <: d_k doubled or halved, both runs from step 0. */
-int learning_d_k(struct app *app, int key);
-/* + -: more or fewer steps per tick. */
-int learning_speed(struct app *app, int key);
-/* Tab: the next gradient matrix of the derivation. */
-int learning_weight(struct app *app, int key);
-/* The arrows and h j k l: the derivation's cell. */
-int learning_move(struct app *app, int key);
-/* x: the derivation of the other run. */
-int learning_side(struct app *app, int key);
+/* r > <: both runs from step 0, with the same d_k, twice it or half. */
+int learning_restart(struct app *app, int key);
+/* Tab, the arrows and h j k l, x: the derivation's gradient matrix, cell and run. */
+int learning_cell(struct app *app, int key);
 /* E: the experiment shown, or the runs again. */
 int learning_experiment(struct app *app, int key);
 

@@ -271,6 +271,25 @@ const struct app_binding app_bindings[] = {
 	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)", "the computation", 0 },
 	{ .view = VIEW_SATURATION },
 	{ .view = VIEW_LEARNING },
+	/* Inside the learning view, its keys (app/learning.c); other keys do nothing
+	 * there but L, Esc, q, P and c. */
+	{ { ' ', '.', 'n', '+', '-' }, APP_KEYS_LEARNING, "L: space . +-", "run, step once, speed",
+	  "space run · . step · +- speed",
+	  APP_KEYS_LEARNING, learning_run,
+	  "in the learning view: space runs both trainings on ticks or pauses them, . (or n) takes one update of "
+	  "each and pauses, + and - give more or fewer updates per tick (1, 2, 5, 10, 20 or 50)", "views", 0 },
+	{ { 'r', '>', '<' }, APP_KEYS_LEARNING, "L: r > <", "again, d_k × 2 / ÷ 2", "r reset · > < d_k", APP_KEYS_LEARNING,
+	  learning_restart,
+	  "in the learning view: both runs again from step 0, with the same d_k (r), twice it (>, refused when "
+	  "it would train too slowly to watch) or half (<)", "views", 0 },
+	{ { APP_KEY_TAB, APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l', 'x' },
+	  APP_KEYS_LEARNING, "L: Tab arrows", "gradient cell, x: run", "Tab ∇W", APP_KEYS_LEARNING,
+	  learning_cell,
+	  "in the learning view: the gradient whose derivation is shown: Tab the next matrix (of W_Q, W_K, W_V), "
+	  "the arrows or h j k l its cell, x the same cell in the other run (scaled / unscaled)", "views", 0 },
+	{ { 'E' }, APP_KEYS_LEARNING, "L: E", "the experiment", "E sweep", APP_KEYS_LEARNING, learning_experiment,
+	  "in the learning view: the experiment (steps to 90% over d_k = 4 … 256 for five seeds, scaled against "
+	  "unscaled, run between keys), or the runs again", "views", 0 },
 	{ .view = VIEW_COST },
 	{ .view = VIEW_DESCRIBE },
 	{ { 'R' }, K_MAIN, "R", "colour range 0–1 / row", NULL, 0, key_range,
@@ -311,30 +330,6 @@ const struct app_binding app_bindings[] = {
 	  "lesson: go to step", "number Enter jumps", APP_KEYS_LESSON, NULL,
 	  "in a lesson: a step's number, then Enter, goes to that step (Backspace erases, Esc cancels)",
 	  "a lesson (--lesson)", 0 },
-	/* Inside the learning view, its keys (app/learning.c); other keys do nothing
-	 * there but L, Esc, q, P and c. */
-	{ { ' ' }, APP_KEYS_LEARNING, "space", "run / pause", "space run", APP_KEYS_LEARNING, learning_run,
-	  "in the learning view (L): run both trainings on ticks, or pause them", "the learning view (L)", 0 },
-	{ { '.', 'n' }, APP_KEYS_LEARNING, ". n", "one step of each run", ". step", APP_KEYS_LEARNING, learning_step,
-	  "in the learning view: one update of each run, then pause", "the learning view (L)", 0 },
-	{ { 'r' }, APP_KEYS_LEARNING, "r", "start again", "r reset", APP_KEYS_LEARNING, learning_reset,
-	  "in the learning view: both runs again from step 0", "the learning view (L)", 0 },
-	{ { '>', '<' }, APP_KEYS_LEARNING, "> <", "d_k × 2 / ÷ 2, step 0", "> < d_k", APP_KEYS_LEARNING, learning_d_k,
-	  "in the learning view: double / halve d_k (a d_k too slow to train live is refused); both runs start "
-	  "again", "the learning view (L)", 0 },
-	{ { '+', '-' }, APP_KEYS_LEARNING, "+ -", "faster / slower", "+- speed", APP_KEYS_LEARNING, learning_speed,
-	  "in the learning view: more / fewer updates per tick (1, 2, 5, 10, 20 or 50)", "the learning view (L)", 0 },
-	{ { APP_KEY_TAB }, APP_KEYS_LEARNING, "Tab", "next gradient ∇W", "Tab ∇W", APP_KEYS_LEARNING, learning_weight,
-	  "in the learning view: the next gradient matrix (of W_Q, W_K, W_V) whose derivation is shown",
-	  "the learning view (L)", 0 },
-	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l' }, APP_KEYS_LEARNING,
-	  "arrows hjkl", "the derivation's cell", NULL, 0, learning_move,
-	  "in the learning view: move the cell of that gradient whose derivation is shown", "the learning view (L)", 0 },
-	{ { 'x' }, APP_KEYS_LEARNING, "x", "the other run's ∇W", NULL, 0, learning_side,
-	  "in the learning view: the same derivation in the other run (scaled / unscaled)", "the learning view (L)", 0 },
-	{ { 'E' }, APP_KEYS_LEARNING, "E", "the experiment", "E sweep", APP_KEYS_LEARNING, learning_experiment,
-	  "in the learning view: the experiment (steps to 90% over d_k = 4 … 256 for five seeds, scaled against "
-	  "unscaled, run between keys), or the runs again", "the learning view (L)", 0 },
 	/* While the help is open: its pages; any other key closes it (app_update). */
 	{ { APP_KEY_PAGE_DOWN, ' ', 'n' }, APP_KEYS_HELP, "PgDn Space n", NULL, "PgDn more", APP_KEYS_HELP,
 	  help_page_key,

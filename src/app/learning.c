@@ -252,42 +252,8 @@ static int move_cell(struct app_learning *l, int rows, int cols)
 	return REDRAW_OVERLAY;
 }
 
-int learning_run(struct app *app, int key)
-{
-	(void)key;
-	return set_running(app, !app->learning->running);
-}
-
-int learning_step(struct app *app, int key)
-{
-	(void)key;
-	app->learning->running = false;
-	return advance(app, 1);
-}
-
-int learning_reset(struct app *app, int key)
-{
-	(void)key;
-	return restart(app, app->learning->config.d_k);
-}
-
-/* >: a d_k too slow to train live is refused; <: down to 1. */
-int learning_d_k(struct app *app, int key)
-{
-	struct qkv_train_config larger = app->learning->config;
-
-	if (key == '<')
-		return larger.d_k > 1 ? restart(app, larger.d_k / 2) : REDRAW_NONE;
-	larger.d_k *= 2;
-	if (larger.d_k > QKV_MAX_DIM || qkv_train_step_work(&larger) > QKV_TRAIN_LIVE_WORK) {
-		note(app, true, "a larger d_k would train too slowly to watch here");
-		return REDRAW_STATUS;
-	}
-	return restart(app, larger.d_k);
-}
-
 /* The next of the speeds up (+) or down (-) from the present one. */
-int learning_speed(struct app *app, int key)
+static int change_speed(struct app *app, int key)
 {
 	struct app_learning *l = app->learning;
 	char text[64];
@@ -303,28 +269,54 @@ int learning_speed(struct app *app, int key)
 	return REDRAW_OVERLAY | REDRAW_STATUS;
 }
 
-int learning_weight(struct app *app, int key)
+/* The running: space runs or pauses, . and n take one step, + and - the speed. */
+int learning_run(struct app *app, int key)
 {
 	struct app_learning *l = app->learning;
 
-	(void)key;
-	l->weight = (enum qkv_weight)((l->weight + 1) % QKV_WEIGHT_COUNT);
-	return move_cell(l, 0, 0);
+	if (key == '+' || key == '-')
+		return change_speed(app, key);
+	if (key == ' ')
+		return set_running(app, !l->running);
+	l->running = false;
+	return advance(app, 1);
 }
 
-int learning_move(struct app *app, int key)
+/* Both runs from step 0: r with the same d_k, > with twice it (unless it would
+ * train too slowly to watch), < with half (down to 1). */
+int learning_restart(struct app *app, int key)
 {
+	struct qkv_train_config larger = app->learning->config;
+
+	if (key == 'r')
+		return restart(app, larger.d_k);
+	if (key == '<')
+		return larger.d_k > 1 ? restart(app, larger.d_k / 2) : REDRAW_NONE;
+	larger.d_k *= 2;
+	if (larger.d_k > QKV_MAX_DIM || qkv_train_step_work(&larger) > QKV_TRAIN_LIVE_WORK) {
+		note(app, true, "a larger d_k would train too slowly to watch here");
+		return REDRAW_STATUS;
+	}
+	return restart(app, larger.d_k);
+}
+
+/* The derivation's cell: Tab the next gradient matrix, the arrows and h j k l
+ * its cell, x the same cell in the other run. */
+int learning_cell(struct app *app, int key)
+{
+	struct app_learning *l = app->learning;
 	bool vertical = key == APP_KEY_UP || key == 'k' || key == APP_KEY_DOWN || key == 'j';
 	int step = key == APP_KEY_UP || key == 'k' || key == APP_KEY_LEFT || key == 'h' ? -1 : 1;
 
-	return move_cell(app->learning, vertical ? step : 0, vertical ? 0 : step);
-}
-
-int learning_side(struct app *app, int key)
-{
-	(void)key;
-	app->learning->side = 1 - app->learning->side;
-	return REDRAW_OVERLAY;
+	if (key == 'x') {
+		l->side = 1 - l->side;
+		return REDRAW_OVERLAY;
+	}
+	if (key == APP_KEY_TAB) {
+		l->weight = (enum qkv_weight)((l->weight + 1) % QKV_WEIGHT_COUNT);
+		return move_cell(l, 0, 0);
+	}
+	return move_cell(l, vertical ? step : 0, vertical ? 0 : step);
 }
 
 int learning_experiment(struct app *app, int key)
