@@ -10,7 +10,7 @@ const struct app_view app_views[VIEW_COUNT] = {
 	[VIEW_HELP] = {
 		.name = "help", .keys = APP_KEYS_HELP, .others = VIEW_OTHERS_CLOSE,
 		.toggle = { { '?' }, K_MAIN, "?", "this help", "? help", K_MAIN, view_toggle_key, NULL, "views", 0 },
-		.open = help_open, .event = help_event,
+		.start = help_open, .event = help_event,
 	},
 	[VIEW_DESCRIBE] = {
 		.name = "describe",
@@ -22,7 +22,7 @@ const struct app_view app_views[VIEW_COUNT] = {
 		.toggle = { { 'S' }, K_MAIN, "S", "saturation view", "S close", APP_KEYS_SATURATION, view_toggle_key,
 			    "saturation view: the d_k sweep, scaled against unscaled, in braille charts as tall as "
 			    "the screen allows", "views", 0 },
-		.open = saturation_open,
+		.start = saturation_open,
 	},
 	[VIEW_COST] = {
 		.name = "cost",
@@ -32,7 +32,7 @@ const struct app_view app_views[VIEW_COUNT] = {
 			    "the fitted slope of log time against log n, and the extrapolation to 10,000 and 100,000 "
 			    "tokens in words; it measures a slice at a time, the interface stays live, and Esc "
 			    "cancels (see --cost)", "views", 0 },
-		.open = cost_open, .close = cost_close, .event = cost_event,
+		.start = cost_open, .stop = cost_close, .event = cost_event,
 	},
 	[VIEW_LEARNING] = {
 		.name = "learning", .keys = APP_KEYS_LEARNING, .others = VIEW_OTHERS_IGNORED,
@@ -45,7 +45,7 @@ const struct app_view app_views[VIEW_COUNT] = {
 			    "derivation between the runs, and E shows the experiment: the steps to 90% over d_k = 4 … "
 			    "256 for five seeds, scaled against unscaled, run between keys, as a table, a chart and a "
 			    "sentence computed from them", "views", 0 },
-		.open = learning_open, .close = learning_close, .event = app_learning_event,
+		.start = learning_open, .stop = learning_close, .event = app_learning_event,
 	},
 };
 
@@ -54,8 +54,8 @@ void view_close(struct app *app)
 {
 	const struct app_view *v = &app_views[app->view];
 
-	if (v->close != NULL)
-		v->close(app);
+	if (v->stop != NULL)
+		v->stop(app);
 	app->view = VIEW_NONE;
 }
 
@@ -67,7 +67,7 @@ int view_toggle(struct app *app, enum app_view_id view)
 	view_close(app);
 	if (before != view) {
 		app->view = view;
-		if (app_views[view].open != NULL && app_views[view].open(app) != 0)
+		if (app_views[view].start != NULL && app_views[view].start(app) != 0)
 			app->view = VIEW_NONE;
 	}
 	return REDRAW_ALL;

@@ -24,11 +24,11 @@ struct app_view {
 	 * listed in the help, the hints and the manual where its .view row stands
 	 * in app_bindings, or after the table's rows when none places it. */
 	struct app_binding toggle;
-	/* Opening: 0, or nonzero when it cannot open (it said why on the status
-	 * line, and stays closed). NULL: nothing to start. */
-	int (*open)(struct app *app);
-	/* Closing: stops what it runs. NULL: nothing to stop. */
-	void (*close)(struct app *app);
+	/* On opening, starts what it runs: 0, or nonzero when it cannot open (it
+	 * said why on the status line, and stays closed). NULL: nothing to start. */
+	int (*start)(struct app *app);
+	/* On closing, stops what it runs. NULL: nothing to stop. */
+	void (*stop)(struct app *app);
 	/* An event while it is open, before the app's own handling (a job's events
 	 * come first): the redraw flags when the view took it, or −1 when the app
 	 * handles it as usual (the view may have acted on it first, as the cost view
