@@ -14,8 +14,10 @@ cd "$QKV_ROOT" || exit 1
 QKV_REQUIRED_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libncurses-dev check
 	libjansson-dev libcairo2-dev tmux python3 jq)
 # What scripts/test uses when it can have it (valgrind, the libFuzzer run, groff and
-# man for the manual page's check).
-QKV_OPTIONAL_PACKAGES=(valgrind clang libclang-rt-dev groff-base man-db)
+# man for the manual page's check, pdflatex with xcolor and pgfplots for the LaTeX
+# compile check).
+QKV_OPTIONAL_PACKAGES=(valgrind clang libclang-rt-dev groff-base man-db
+	texlive-latex-base texlive-latex-recommended texlive-pictures)
 # What scripts/bench uses when it can have it: numpy, for the printer's yardstick
 # (tests/bench/trace_numpy.py runs on the system's python3).
 # shellcheck disable=SC2034 # read by scripts/bench

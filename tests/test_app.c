@@ -147,7 +147,7 @@ static void start_projected(struct app *a)
 }
 
 /* An input cell of the app's problem. */
-static double cell(const struct app *a, enum qkv_input which, int row, int col)
+static double cell(const struct app *a, enum qkv_grid which, int row, int col)
 {
 	return qkv_matrix_get(qkv_problem_input_const(&a->problem, which), row, col);
 }
@@ -297,10 +297,10 @@ START_TEST(test_edits_keep_trace_exact)
 			key(&a, '0' + lcg_int(&g, 0, 9));
 			key(&a, APP_KEY_ENTER);
 		} else if (choice == 12) {
-			int focus = lcg_int(&g, 0, FOCUS_COUNT - 1), rows, cols;
+			int focus = lcg_int(&g, 0, QKV_GRID_COUNT - 1), rows, cols;
 
-			if (app_focus_is_input(&a, (enum app_focus)focus)) {
-				app_focus_shape(&a, (enum app_focus)focus, &rows, &cols);
+			if (app_focus_is_input(&a, (enum qkv_grid)focus)) {
+				app_focus_shape(&a, (enum qkv_grid)focus, &rows, &cols);
 				wheel(&a, focus, lcg_int(&g, 0, rows - 1), lcg_int(&g, 0, cols - 1),
 				      lcg_int(&g, 0, 1) * 2 - 1);
 			}
@@ -335,13 +335,13 @@ static void copy_problem(struct qkv_problem *dst, const struct app *a)
 /* True for the foci the problem's form has. */
 static bool focus_in_form(const struct app *a, int focus)
 {
-	if (focus == FOCUS_ATTENTION || focus == FOCUS_OUTPUT)
+	if (focus == QKV_GRID_WEIGHTS || focus == QKV_GRID_OUTPUT)
 		return true;
-	if (focus == FOCUS_W_O || focus == FOCUS_CONCAT || focus == FOCUS_LAYER)
+	if (focus == QKV_GRID_W_O || focus == QKV_GRID_CONCAT || focus == QKV_GRID_LAYER)
 		return a->problem.h > 0;
 	if (a->problem.form == QKV_FORM_DIRECT)
-		return focus == FOCUS_Q || focus == FOCUS_K || focus == FOCUS_V;
-	return focus >= FOCUS_X && focus <= FOCUS_W_V;
+		return focus == QKV_GRID_Q || focus == QKV_GRID_K || focus == QKV_GRID_V;
+	return focus >= QKV_GRID_X && focus <= QKV_GRID_W_V;
 }
 
 /* Asserts that the cursor of focus lies inside its grid. */
@@ -349,7 +349,7 @@ static void assert_cursor_inside(const struct app *a, int focus)
 {
 	int rows, cols;
 
-	app_focus_shape(a, (enum app_focus)focus, &rows, &cols);
+	app_focus_shape(a, (enum qkv_grid)focus, &rows, &cols);
 	ck_assert_int_ge(a->cursor[focus].row, 0);
 	ck_assert_int_ge(a->cursor[focus].col, 0);
 	ck_assert_int_lt(a->cursor[focus].row, rows);
@@ -359,7 +359,7 @@ static void assert_cursor_inside(const struct app *a, int focus)
 /* Asserts every cursor of the form's foci lies inside its grid. */
 static void assert_all_cursors_inside(const struct app *a)
 {
-	for (int f = 0; f < FOCUS_COUNT; f++)
+	for (int f = 0; f < QKV_GRID_COUNT; f++)
 		if (focus_in_form(a, f))
 			assert_cursor_inside(a, f);
 }
@@ -388,8 +388,8 @@ START_TEST(test_init_state)
 	struct app a;
 
 	start(&a);
-	ck_assert_int_eq(a.focus, FOCUS_Q);
-	for (int f = 0; f < FOCUS_COUNT; f++) {
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
+	for (int f = 0; f < QKV_GRID_COUNT; f++) {
 		ck_assert_int_eq(a.cursor[f].row, 0);
 		ck_assert_int_eq(a.cursor[f].col, 0);
 	}
@@ -414,7 +414,7 @@ START_TEST(test_init_projected)
 	struct app a;
 
 	start_projected(&a);
-	ck_assert_int_eq(a.focus, FOCUS_X);
+	ck_assert_int_eq(a.focus, QKV_GRID_X);
 	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
 	ck_assert(!a.dirty);
 	ck_assert(!a.editing);
@@ -498,7 +498,7 @@ START_TEST(test_arrows_move_and_clamp)
 	assert_cursor(&a, 2, 0);
 	key(&a, APP_KEY_UP);
 	assert_cursor(&a, 1, 0);
-	ck_assert_int_eq(a.focus, FOCUS_Q);
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
 	ck_assert(!a.dirty);
 	app_fini(&a);
 }
@@ -532,25 +532,25 @@ START_TEST(test_grids_clamp_to_their_shapes)
 	int rows, cols;
 
 	start(&a);
-	app_focus_shape(&a, FOCUS_Q, &rows, &cols);
+	app_focus_shape(&a, QKV_GRID_Q, &rows, &cols);
 	ck_assert_int_eq(rows, 3);
 	ck_assert_int_eq(cols, 2);
-	app_focus_shape(&a, FOCUS_V, &rows, &cols);
+	app_focus_shape(&a, QKV_GRID_V, &rows, &cols);
 	ck_assert_int_eq(rows, 3);
 	ck_assert_int_eq(cols, 2);
-	app_focus_shape(&a, FOCUS_ATTENTION, &rows, &cols);
+	app_focus_shape(&a, QKV_GRID_WEIGHTS, &rows, &cols);
 	ck_assert_int_eq(rows, 3);
 	ck_assert_int_eq(cols, 3);
-	app_focus_shape(&a, FOCUS_OUTPUT, &rows, &cols);
+	app_focus_shape(&a, QKV_GRID_OUTPUT, &rows, &cols);
 	ck_assert_int_eq(rows, 3);
 	ck_assert_int_eq(cols, 2);
 	for (int i = 0; i < 3; i++)
 		key(&a, APP_KEY_TAB);
-	ck_assert_int_eq(a.focus, FOCUS_ATTENTION);
+	ck_assert_int_eq(a.focus, QKV_GRID_WEIGHTS);
 	keys(&a, "llllljjjjj");
 	assert_cursor(&a, 2, 2);
 	key(&a, APP_KEY_TAB);
-	ck_assert_int_eq(a.focus, FOCUS_OUTPUT);
+	ck_assert_int_eq(a.focus, QKV_GRID_OUTPUT);
 	keys(&a, "llllljjjjj");
 	assert_cursor(&a, 2, 1);
 	app_fini(&a);
@@ -559,7 +559,7 @@ END_TEST
 
 START_TEST(test_tab_order_direct)
 {
-	static const int order[] = { FOCUS_K, FOCUS_V, FOCUS_ATTENTION, FOCUS_OUTPUT, FOCUS_Q };
+	static const int order[] = { QKV_GRID_K, QKV_GRID_V, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT, QKV_GRID_Q };
 	struct app a;
 
 	start(&a);
@@ -572,17 +572,17 @@ START_TEST(test_tab_order_direct)
 		ck_assert_int_eq(a.focus, order[i]);
 	}
 	key(&a, APP_KEY_BACKTAB);
-	ck_assert_int_eq(a.focus, FOCUS_Q);
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
 	key(&a, APP_KEY_BACKTAB);
-	ck_assert_int_eq(a.focus, FOCUS_OUTPUT);
+	ck_assert_int_eq(a.focus, QKV_GRID_OUTPUT);
 	app_fini(&a);
 }
 END_TEST
 
 START_TEST(test_tab_order_projected)
 {
-	static const int order[] = { FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V, FOCUS_ATTENTION,
-				     FOCUS_OUTPUT, FOCUS_X };
+	static const int order[] = { QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V, QKV_GRID_WEIGHTS,
+				     QKV_GRID_OUTPUT, QKV_GRID_X };
 	struct app a;
 	int rows, cols;
 
@@ -597,12 +597,12 @@ START_TEST(test_tab_order_projected)
 		ck_assert_int_eq(a.focus, order[i]);
 	}
 	key(&a, APP_KEY_BACKTAB);
-	ck_assert_int_eq(a.focus, FOCUS_X);
-	ck_assert(app_focus_is_input(&a, FOCUS_X));
-	ck_assert(app_focus_is_input(&a, FOCUS_W_V));
-	ck_assert(!app_focus_is_input(&a, FOCUS_Q));
-	ck_assert(!app_focus_is_input(&a, FOCUS_ATTENTION));
-	app_focus_shape(&a, FOCUS_W_V, &rows, &cols);
+	ck_assert_int_eq(a.focus, QKV_GRID_X);
+	ck_assert(app_focus_is_input(&a, QKV_GRID_X));
+	ck_assert(app_focus_is_input(&a, QKV_GRID_W_V));
+	ck_assert(!app_focus_is_input(&a, QKV_GRID_Q));
+	ck_assert(!app_focus_is_input(&a, QKV_GRID_WEIGHTS));
+	app_focus_shape(&a, QKV_GRID_W_V, &rows, &cols);
 	ck_assert_int_eq(rows, 2);
 	ck_assert_int_eq(cols, 2);
 	app_fini(&a);
@@ -617,14 +617,14 @@ START_TEST(test_each_focus_keeps_its_cursor)
 	keys(&a, "jl");
 	assert_cursor(&a, 1, 1);
 	key(&a, APP_KEY_TAB);
-	ck_assert_int_eq(a.focus, FOCUS_K);
+	ck_assert_int_eq(a.focus, QKV_GRID_K);
 	assert_cursor(&a, 0, 0);
 	key(&a, 'j');
 	key(&a, APP_KEY_BACKTAB);
-	ck_assert_int_eq(a.focus, FOCUS_Q);
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
 	assert_cursor(&a, 1, 1);
-	ck_assert_int_eq(a.cursor[FOCUS_K].row, 1);
-	ck_assert_int_eq(a.cursor[FOCUS_K].col, 0);
+	ck_assert_int_eq(a.cursor[QKV_GRID_K].row, 1);
+	ck_assert_int_eq(a.cursor[QKV_GRID_K].col, 0);
 	app_fini(&a);
 }
 END_TEST
@@ -640,13 +640,13 @@ START_TEST(test_digit_starts_editing)
 	key(&a, '7');
 	ck_assert(a.editing);
 	ck_assert_str_eq(a.edit, "7");
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 1.0);
 	keys(&a, ".5");
 	ck_assert_str_eq(a.edit, "7.5");
 	flags = key(&a, APP_KEY_ENTER);
 	ck_assert(!a.editing);
 	ck_assert(a.dirty);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 7.5);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 7.5);
 	ck_assert_int_eq(flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT),
 			 REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT);
 	assert_trace_current(&a);
@@ -666,8 +666,8 @@ START_TEST(test_dot_starts_editing)
 	keys(&a, "25");
 	key(&a, APP_KEY_ENTER);
 	ck_assert(!a.editing);
-	ck_assert(cell(&a, QKV_INPUT_K, 0, 0) == 0.25);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	ck_assert(cell(&a, QKV_GRID_K, 0, 0) == 0.25);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 1.0);
 	app_fini(&a);
 }
 END_TEST
@@ -686,14 +686,14 @@ START_TEST(test_decimal_comma)
 	ck_assert(!a.message_is_error);
 	key(&a, APP_KEY_ENTER);
 	ck_assert(!a.editing);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.5);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 1.5);
 	/* Two commas make no number: refused with a message, the value stays. */
 	keys(&a, "l2,5,1");
 	ck_assert_str_eq(a.edit, "2.5.1");
 	key(&a, APP_KEY_ENTER);
 	ck_assert(a.editing);
 	ck_assert(a.message_is_error);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 1) == 0.0);
 	key(&a, APP_KEY_ESCAPE);
 	/* A comma first starts the edit as a point: ",5" is 0.5, not 5. */
 	keys(&a, ",5");
@@ -701,7 +701,7 @@ START_TEST(test_decimal_comma)
 	ck_assert_str_eq(a.edit, ".5");
 	ck_assert_ptr_nonnull(strstr(a.message, "decimal comma"));
 	key(&a, APP_KEY_ENTER);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 0.5);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 1) == 0.5);
 	assert_trace_current(&a);
 	app_fini(&a);
 }
@@ -715,14 +715,14 @@ START_TEST(test_enter_starts_with_current_value)
 	start(&a);
 	key(&a, APP_KEY_TAB);
 	key(&a, APP_KEY_TAB);
-	ck_assert_int_eq(a.focus, FOCUS_V);
+	ck_assert_int_eq(a.focus, QKV_GRID_V);
 	key(&a, APP_KEY_ENTER);
 	ck_assert(a.editing);
 	ck_assert(strtod(a.edit, &end) == 10.0);
 	ck_assert_int_eq(*end, '\0');
 	key(&a, APP_KEY_ESCAPE);
 	ck_assert(!a.editing);
-	ck_assert(cell(&a, QKV_INPUT_V, 0, 0) == 10.0);
+	ck_assert(cell(&a, QKV_GRID_V, 0, 0) == 10.0);
 	ck_assert(!a.dirty);
 	app_fini(&a);
 }
@@ -737,9 +737,9 @@ START_TEST(test_edit_keys)
 	ck_assert_str_eq(a.edit, "12e-3");
 	key(&a, APP_KEY_ENTER);
 	ck_assert(!a.editing);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 12e-3);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 12e-3);
 	keys(&a, "l98");
-	ck_assert_int_eq(a.cursor[FOCUS_Q].col, 1);
+	ck_assert_int_eq(a.cursor[QKV_GRID_Q].col, 1);
 	ck_assert_str_eq(a.edit, "98");
 	key(&a, APP_KEY_BACKSPACE);
 	ck_assert_str_eq(a.edit, "9");
@@ -749,8 +749,8 @@ START_TEST(test_edit_keys)
 	keys(&a, "+4E1");
 	ck_assert_str_eq(a.edit, "+4E1");
 	key(&a, APP_KEY_ENTER);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 40.0);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 12e-3);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 1) == 40.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 12e-3);
 	assert_trace_current(&a);
 	app_fini(&a);
 }
@@ -806,11 +806,11 @@ START_TEST(test_bound_is_inclusive)
 	start(&a);
 	type_value(&a, "1e12");
 	ck_assert(!a.editing);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == QKV_MAX_VALUE);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == QKV_MAX_VALUE);
 	key(&a, 'l');
 	type_value(&a, "-1e12");
 	ck_assert(!a.editing);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == -QKV_MAX_VALUE);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 1) == -QKV_MAX_VALUE);
 	assert_trace_current(&a);
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 2; j++)
@@ -834,7 +834,7 @@ START_TEST(test_edit_worked_example)
 			 REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT);
 	ck_assert(a.dirty);
 	ck_assert(!a.editing);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 2.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 1) == 2.0);
 	assert_query_row(&a, 0, q1, worked_qk, worked_v, sqrt(2.0));
 	assert_query_row(&a, 1, worked_qk[1], worked_qk, worked_v, sqrt(2.0));
 	assert_query_row(&a, 2, worked_qk[2], worked_qk, worked_v, sqrt(2.0));
@@ -851,25 +851,25 @@ START_TEST(test_nudge_and_undo_each)
 	double v0, v1, v2, v3;
 
 	start(&a);
-	v0 = cell(&a, QKV_INPUT_Q, 0, 0);
+	v0 = cell(&a, QKV_GRID_Q, 0, 0);
 	key(&a, '+');
-	v1 = cell(&a, QKV_INPUT_Q, 0, 0);
+	v1 = cell(&a, QKV_GRID_Q, 0, 0);
 	ck_assert_double_eq_tol(v1, v0 + 0.1, TOL);
 	ck_assert(a.dirty);
 	assert_trace_current(&a);
 	key(&a, '=');
-	v2 = cell(&a, QKV_INPUT_Q, 0, 0);
+	v2 = cell(&a, QKV_GRID_Q, 0, 0);
 	ck_assert_double_eq_tol(v2, v1 + 0.1, TOL);
 	key(&a, '-');
-	v3 = cell(&a, QKV_INPUT_Q, 0, 0);
+	v3 = cell(&a, QKV_GRID_Q, 0, 0);
 	ck_assert_double_eq_tol(v3, v2 - 0.1, TOL);
 	ck_assert(!a.editing);
 	key(&a, 'u');
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == v2);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == v2);
 	key(&a, 'u');
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == v1);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == v1);
 	key(&a, 'u');
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == v0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == v0);
 	assert_worked_trace(&a, sqrt(2.0));
 	app_fini(&a);
 }
@@ -882,11 +882,11 @@ START_TEST(test_nudge_other_matrices)
 	start(&a);
 	key(&a, APP_KEY_TAB);
 	keys(&a, "jl-");
-	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_K, 1, 1), 1.0 - 0.1, TOL);
-	ck_assert(cell(&a, QKV_INPUT_Q, 1, 1) == 1.0);
+	ck_assert_double_eq_tol(cell(&a, QKV_GRID_K, 1, 1), 1.0 - 0.1, TOL);
+	ck_assert(cell(&a, QKV_GRID_Q, 1, 1) == 1.0);
 	key(&a, APP_KEY_TAB);
 	key(&a, '+');
-	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_V, 0, 0), 10.1, TOL);
+	ck_assert_double_eq_tol(cell(&a, QKV_GRID_V, 0, 0), 10.1, TOL);
 	assert_trace_current(&a);
 	app_fini(&a);
 }
@@ -901,7 +901,7 @@ START_TEST(test_grids_refuse_values)
 	start(&a);
 	copy_problem(&before, &a);
 	for (int f = 0; f < 2; f++) {
-		while (a.focus != (f == 0 ? FOCUS_ATTENTION : FOCUS_OUTPUT))
+		while (a.focus != (f == 0 ? QKV_GRID_WEIGHTS : QKV_GRID_OUTPUT))
 			key(&a, APP_KEY_TAB);
 		for (const char *c = refused; *c != '\0'; c++) {
 			a.message[0] = '\0';
@@ -998,15 +998,15 @@ START_TEST(test_new_change_drops_redo)
 	start(&a);
 	key(&a, '+');
 	key(&a, 'u');
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 1.0);
 	key(&a, '-');
-	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_Q, 0, 0), 0.9, TOL);
+	ck_assert_double_eq_tol(cell(&a, QKV_GRID_Q, 0, 0), 0.9, TOL);
 	a.message[0] = '\0';
 	key(&a, APP_KEY_CTRL_R);
 	ck_assert(a.message[0] != '\0');
-	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_Q, 0, 0), 0.9, TOL);
+	ck_assert_double_eq_tol(cell(&a, QKV_GRID_Q, 0, 0), 0.9, TOL);
 	key(&a, 'u');
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 1.0);
 	app_fini(&a);
 }
 END_TEST
@@ -1111,13 +1111,13 @@ START_TEST(test_edit_in_stage)
 	start(&a);
 	keys(&a, "nn");
 	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
-	while (a.focus != FOCUS_Q)
+	while (a.focus != QKV_GRID_Q)
 		key(&a, APP_KEY_TAB);
 	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
 	keys(&a, "l2");
 	key(&a, APP_KEY_ENTER);
 	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 1) == 2.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 1) == 2.0);
 	assert_query_row(&a, 0, q1, worked_qk, worked_v, sqrt(2.0));
 	key(&a, '+');
 	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
@@ -1139,17 +1139,17 @@ START_TEST(test_insert_token)
 	ck_assert_int_eq(a.trace.n, 4);
 	ck_assert(a.dirty);
 	for (int c = 0; c < 2; c++) {
-		ck_assert(cell(&a, QKV_INPUT_Q, 2, c) == 0.0);
-		ck_assert(cell(&a, QKV_INPUT_K, 2, c) == 0.0);
-		ck_assert(cell(&a, QKV_INPUT_V, 2, c) == 0.0);
+		ck_assert(cell(&a, QKV_GRID_Q, 2, c) == 0.0);
+		ck_assert(cell(&a, QKV_GRID_K, 2, c) == 0.0);
+		ck_assert(cell(&a, QKV_GRID_V, 2, c) == 0.0);
 	}
 	for (int r = 0; r < 3; r++) {
 		int at = r < 2 ? r : 3;
 
 		for (int c = 0; c < 2; c++) {
-			ck_assert(cell(&a, QKV_INPUT_Q, at, c) == worked_qk[r][c]);
-			ck_assert(cell(&a, QKV_INPUT_K, at, c) == worked_qk[r][c]);
-			ck_assert(cell(&a, QKV_INPUT_V, at, c) == worked_v[r][c]);
+			ck_assert(cell(&a, QKV_GRID_Q, at, c) == worked_qk[r][c]);
+			ck_assert(cell(&a, QKV_GRID_K, at, c) == worked_qk[r][c]);
+			ck_assert(cell(&a, QKV_GRID_V, at, c) == worked_v[r][c]);
 		}
 	}
 	ck_assert_str_eq(a.problem.tokens[0], "t1");
@@ -1175,9 +1175,9 @@ START_TEST(test_remove_token)
 	ck_assert_str_eq(a.problem.tokens[0], "t1");
 	ck_assert_str_eq(a.problem.tokens[1], "t3");
 	for (int c = 0; c < 2; c++) {
-		ck_assert(cell(&a, QKV_INPUT_Q, 1, c) == worked_qk[2][c]);
-		ck_assert(cell(&a, QKV_INPUT_V, 1, c) == worked_v[2][c]);
-		ck_assert(cell(&a, QKV_INPUT_V, 0, c) == worked_v[0][c]);
+		ck_assert(cell(&a, QKV_GRID_Q, 1, c) == worked_qk[2][c]);
+		ck_assert(cell(&a, QKV_GRID_V, 1, c) == worked_v[2][c]);
+		ck_assert(cell(&a, QKV_GRID_V, 0, c) == worked_v[0][c]);
 	}
 	assert_all_cursors_inside(&a);
 	key(&a, 'j');
@@ -1206,7 +1206,7 @@ START_TEST(test_remove_last_row_moves_cursor)
 		keys(&a, "jjll");
 		key(&a, APP_KEY_TAB);
 	}
-	ck_assert_int_eq(a.focus, FOCUS_Q);
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
 	key(&a, 'x');
 	ck_assert_int_eq(a.problem.n, 2);
 	ck_assert_int_eq(a.problem.tokens[1][1], '2');
@@ -1233,10 +1233,10 @@ START_TEST(test_d_k_columns)
 	ck_assert_int_eq(a.trace.d_k, 3);
 	ck_assert_double_eq_tol(a.trace.divisor, sqrt(3.0), TOL);
 	for (int r = 0; r < 3; r++) {
-		ck_assert(cell(&a, QKV_INPUT_Q, r, 2) == 0.0);
-		ck_assert(cell(&a, QKV_INPUT_K, r, 2) == 0.0);
+		ck_assert(cell(&a, QKV_GRID_Q, r, 2) == 0.0);
+		ck_assert(cell(&a, QKV_GRID_K, r, 2) == 0.0);
 		for (int c = 0; c < 2; c++)
-			ck_assert(cell(&a, QKV_INPUT_Q, r, c) == worked_qk[r][c]);
+			ck_assert(cell(&a, QKV_GRID_Q, r, c) == worked_qk[r][c]);
 	}
 	ck_assert_int_eq(qkv_problem_d_v(&a.problem), 2);
 	key(&a, '[');
@@ -1267,10 +1267,10 @@ START_TEST(test_d_v_columns)
 	ck_assert_int_eq(qkv_problem_d_v(&a.problem), 3);
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 2);
 	ck_assert_int_eq(a.trace.d_v, 3);
-	app_focus_shape(&a, FOCUS_OUTPUT, &rows, &cols);
+	app_focus_shape(&a, QKV_GRID_OUTPUT, &rows, &cols);
 	ck_assert_int_eq(cols, 3);
 	for (int r = 0; r < 3; r++) {
-		ck_assert(cell(&a, QKV_INPUT_V, r, 2) == 0.0);
+		ck_assert(cell(&a, QKV_GRID_V, r, 2) == 0.0);
 		ck_assert(qkv_matrix_get(&a.trace.output, r, 2) == 0.0);
 	}
 	key(&a, '{');
@@ -1308,9 +1308,9 @@ START_TEST(test_double_and_halve_d_k)
 			      "message: %s", a.message);
 		for (int r = 0; r < 3; r++) {
 			for (int c = 0; c < 4; c++) {
-				ck_assert(cell(&a, QKV_INPUT_Q, r, c) ==
+				ck_assert(cell(&a, QKV_GRID_Q, r, c) ==
 					  (c < 2 ? worked_qk[r][c] : qkv_matrix_get(&drawn.q, r, c)));
-				ck_assert(cell(&a, QKV_INPUT_K, r, c) ==
+				ck_assert(cell(&a, QKV_GRID_K, r, c) ==
 					  (c < 2 ? worked_qk[r][c] : qkv_matrix_get(&drawn.k, r, c)));
 			}
 		}
@@ -1323,7 +1323,7 @@ START_TEST(test_double_and_halve_d_k)
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 3);
 	/* ] stays the plain edit: a zero column. */
 	for (int r = 0; r < 3; r++)
-		ck_assert(cell(&a, QKV_INPUT_K, r, 2) == 0.0 && cell(&a, QKV_INPUT_Q, r, 2) == 0.0);
+		ck_assert(cell(&a, QKV_GRID_K, r, 2) == 0.0 && cell(&a, QKV_GRID_Q, r, 2) == 0.0);
 	ck_assert_msg(strstr(a.message, "a zero column added to Q and K") != NULL, "message: %s", a.message);
 	key(&a, '<');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1);
@@ -1544,7 +1544,7 @@ START_TEST(test_random_refill)
 	ck_assert(qkv_matrix_all_finite(&a.problem.q));
 	for (int r = 0; r < 3; r++)
 		for (int c = 0; c < 2; c++)
-			changed |= cell(&a, QKV_INPUT_Q, r, c) != worked_qk[r][c];
+			changed |= cell(&a, QKV_GRID_Q, r, c) != worked_qk[r][c];
 	ck_assert(changed);
 	ck_assert(a.dirty);
 	assert_trace_current(&a);
@@ -1573,7 +1573,7 @@ START_TEST(test_custom_mask_toggle)
 	start(&a);
 	keys(&a, "mm");
 	ck_assert_int_eq(a.problem.mask, QKV_MASK_CUSTOM);
-	while (a.focus != FOCUS_ATTENTION)
+	while (a.focus != QKV_GRID_WEIGHTS)
 		key(&a, APP_KEY_TAB);
 	keys(&a, "ll");
 	assert_cursor(&a, 0, 2);
@@ -1793,7 +1793,7 @@ START_TEST(test_large_heads_change_runs_as_a_job)
 	ck_assert(qkv_heads_cost(&p) > 1e8); /* far above a job's 5·10⁷ multiply-adds */
 	ck_assert_int_eq(qkv_problem_copy(&before, &p), 0);
 	start_with(&a, &p, NULL);
-	ck_assert_int_eq(a.focus, FOCUS_X);
+	ck_assert_int_eq(a.focus, QKV_GRID_X);
 	x00 = qkv_matrix_get(&a.problem.x, 0, 0);
 
 	key(&a, '+');
@@ -1818,7 +1818,7 @@ START_TEST(test_large_heads_change_runs_as_a_job)
 	ck_assert(qkv_matrix_get(&a.problem.x, 0, 0) == round((x00 + 0.1) * 1e9) / 1e9);
 	ck_assert(a.dirty);
 	assert_trace_current(&a);
-	ck_assert(app_moved_input(&a, QKV_INPUT_X, 0, 0));
+	ck_assert(app_moved_input(&a, QKV_GRID_X, 0, 0));
 
 	/* Halving d_k, a change of the whole problem: each head's d_k goes from 64 to 32. */
 	key(&a, '<');
@@ -1902,7 +1902,7 @@ START_TEST(test_large_change_runs_as_a_job)
 	key(&a, '+');
 	ck_assert(!app_busy(&a));
 	ck_assert(qkv_matrix_get(&a.problem.q, 0, 0) == round((qkv_matrix_get(&before.q, 0, 0) + 0.1) * 1e9) / 1e9);
-	ck_assert(app_moved_input(&a, QKV_INPUT_Q, 0, 0));
+	ck_assert(app_moved_input(&a, QKV_GRID_Q, 0, 0));
 	ck_assert(fabs(qkv_matrix_get(&a.trace.scores, 0, 3) - score_here(&a.problem, 0, 3)) <=
 		  1e-9 * (1 + fabs(score_here(&a.problem, 0, 3))));
 	ck_assert_ptr_nonnull(strstr(a.message, "Q[t1, d1]"));
@@ -1930,7 +1930,7 @@ static void press_both(struct app *a, struct app *b, int k)
 static void assert_same_app(const struct app *a, const struct app *b, const char *what)
 {
 	ck_assert_msg(a->focus == b->focus, "%s: focus %d, by a job %d", what, a->focus, b->focus);
-	for (int f = 0; f < FOCUS_COUNT; f++)
+	for (int f = 0; f < QKV_GRID_COUNT; f++)
 		ck_assert_msg(a->cursor[f].row == b->cursor[f].row && a->cursor[f].col == b->cursor[f].col,
 			      "%s: cursor of grid %d at (%d, %d), by a job (%d, %d)", what, f, a->cursor[f].row,
 			      a->cursor[f].col, b->cursor[f].row, b->cursor[f].col);
@@ -2832,21 +2832,21 @@ START_TEST(test_click_selects)
 	int flags;
 
 	start(&a);
-	flags = click(&a, FOCUS_K, 2, 1);
+	flags = click(&a, QKV_GRID_K, 2, 1);
 	ck_assert_int_ne(flags, 0);
-	ck_assert_int_eq(a.focus, FOCUS_K);
+	ck_assert_int_eq(a.focus, QKV_GRID_K);
 	assert_cursor(&a, 2, 1);
-	click(&a, FOCUS_V, 3, 0);
-	click(&a, FOCUS_V, 0, 2);
-	click(&a, FOCUS_Q, -1, 0);
-	click(&a, FOCUS_ATTENTION, 0, 3);
-	click(&a, FOCUS_OUTPUT, 0, -1);
-	ck_assert_int_eq(a.focus, FOCUS_K);
+	click(&a, QKV_GRID_V, 3, 0);
+	click(&a, QKV_GRID_V, 0, 2);
+	click(&a, QKV_GRID_Q, -1, 0);
+	click(&a, QKV_GRID_WEIGHTS, 0, 3);
+	click(&a, QKV_GRID_OUTPUT, 0, -1);
+	ck_assert_int_eq(a.focus, QKV_GRID_K);
 	assert_cursor(&a, 2, 1);
-	ck_assert_int_eq(a.cursor[FOCUS_V].row, 0);
-	ck_assert_int_eq(a.cursor[FOCUS_V].col, 0);
-	click(&a, FOCUS_ATTENTION, 1, 2);
-	ck_assert_int_eq(a.focus, FOCUS_ATTENTION);
+	ck_assert_int_eq(a.cursor[QKV_GRID_V].row, 0);
+	ck_assert_int_eq(a.cursor[QKV_GRID_V].col, 0);
+	click(&a, QKV_GRID_WEIGHTS, 1, 2);
+	ck_assert_int_eq(a.focus, QKV_GRID_WEIGHTS);
 	assert_cursor(&a, 1, 2);
 	ck_assert(!a.dirty);
 	app_fini(&a);
@@ -2858,18 +2858,18 @@ START_TEST(test_wheel_nudges)
 	struct app a;
 
 	start(&a);
-	wheel(&a, FOCUS_Q, 1, 1, 1);
-	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_Q, 1, 1), 1.1, TOL);
+	wheel(&a, QKV_GRID_Q, 1, 1, 1);
+	ck_assert_double_eq_tol(cell(&a, QKV_GRID_Q, 1, 1), 1.1, TOL);
 	ck_assert(a.dirty);
 	assert_trace_current(&a);
-	wheel(&a, FOCUS_V, 2, 0, -1);
-	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_V, 2, 0), 4.9, TOL);
-	wheel(&a, FOCUS_V, 3, 0, 1);
-	ck_assert_double_eq_tol(cell(&a, QKV_INPUT_V, 2, 0), 4.9, TOL);
+	wheel(&a, QKV_GRID_V, 2, 0, -1);
+	ck_assert_double_eq_tol(cell(&a, QKV_GRID_V, 2, 0), 4.9, TOL);
+	wheel(&a, QKV_GRID_V, 3, 0, 1);
+	ck_assert_double_eq_tol(cell(&a, QKV_GRID_V, 2, 0), 4.9, TOL);
 	key(&a, 'u');
-	ck_assert(cell(&a, QKV_INPUT_V, 2, 0) == 5.0);
+	ck_assert(cell(&a, QKV_GRID_V, 2, 0) == 5.0);
 	key(&a, 'u');
-	ck_assert(cell(&a, QKV_INPUT_Q, 1, 1) == 1.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 1, 1) == 1.0);
 	assert_worked_trace(&a, sqrt(2.0));
 	app_fini(&a);
 }
@@ -2928,8 +2928,8 @@ static void assert_nothing_marked(const struct app *a)
 	}
 	for (int r = 0; r < 3; r++)
 		for (int c = 0; c < 2; c++)
-			ck_assert(!app_moved_input(a, QKV_INPUT_Q, r, c) &&
-				  !app_moved_input(a, QKV_INPUT_V, r, c));
+			ck_assert(!app_moved_input(a, QKV_GRID_Q, r, c) &&
+				  !app_moved_input(a, QKV_GRID_V, r, c));
 }
 
 /* A trace of the app's problem as it is now, computed apart from the app. */
@@ -2963,9 +2963,9 @@ START_TEST(test_blast_radius_query)
 		for (int c = 0; c < 2; c++)
 			ck_assert(!app_moved_output(&a, i, c));
 	assert_marks_match(&a, &before);
-	ck_assert(app_moved_input(&a, QKV_INPUT_Q, 0, 1));
-	ck_assert(!app_moved_input(&a, QKV_INPUT_Q, 0, 0));
-	ck_assert(!app_moved_input(&a, QKV_INPUT_K, 0, 1));
+	ck_assert(app_moved_input(&a, QKV_GRID_Q, 0, 1));
+	ck_assert(!app_moved_input(&a, QKV_GRID_Q, 0, 0));
+	ck_assert(!app_moved_input(&a, QKV_GRID_K, 0, 1));
 	ck_assert(a.mark_until_ms > clock_ms);
 	tick(&a, a.mark_until_ms - clock_ms + 1);
 	assert_nothing_marked(&a);
@@ -2983,11 +2983,11 @@ START_TEST(test_blast_radius_value)
 	key(&a, APP_KEY_TAB);
 	key(&a, APP_KEY_TAB);
 	key(&a, 'j');
-	ck_assert_int_eq(a.focus, FOCUS_V);
+	ck_assert_int_eq(a.focus, QKV_GRID_V);
 	keep_trace(&before, &a);
 	key(&a, '4');
 	key(&a, APP_KEY_ENTER);
-	ck_assert(cell(&a, QKV_INPUT_V, 1, 0) == 4.0);
+	ck_assert(cell(&a, QKV_GRID_V, 1, 0) == 4.0);
 	for (int i = 0; i < 3; i++) {
 		for (int j = 0; j < 3; j++)
 			ck_assert(!app_moved_score(&a, i, j));
@@ -2996,8 +2996,8 @@ START_TEST(test_blast_radius_value)
 		ck_assert(!app_moved_output(&a, i, 1));
 	}
 	assert_marks_match(&a, &before);
-	ck_assert(app_moved_input(&a, QKV_INPUT_V, 1, 0));
-	ck_assert(!app_moved_input(&a, QKV_INPUT_V, 1, 1));
+	ck_assert(app_moved_input(&a, QKV_GRID_V, 1, 0));
+	ck_assert(!app_moved_input(&a, QKV_GRID_V, 1, 1));
 	tick(&a, APP_MARK_MS / 2);
 	ck_assert(app_moved_output(&a, 0, 0));
 	tick(&a, a.mark_until_ms - clock_ms + 1);
@@ -3062,27 +3062,33 @@ static void worked_weights(double s1, double s2, double s3, double *a)
  * masked or unmasked (cells masked before and after do not count). */
 static void assert_all_marks_match(const struct app *a, const struct qkv_trace *before)
 {
-	const struct qkv_matrix *now[APP_GRID_COUNT] = { &a->trace.q, &a->trace.k, &a->trace.v, &a->trace.scores,
-							 &a->trace.scaled, &a->trace.weights, &a->trace.output };
-	const struct qkv_matrix *then[APP_GRID_COUNT] = { &before->q, &before->k, &before->v, &before->scores,
-							  &before->scaled, &before->weights, &before->output };
+	const struct qkv_matrix *now[QKV_GRID_COUNT] = {
+		[QKV_GRID_Q] = &a->trace.q, [QKV_GRID_K] = &a->trace.k, [QKV_GRID_V] = &a->trace.v,
+		[QKV_GRID_SCORES] = &a->trace.scores, [QKV_GRID_SCALED] = &a->trace.scaled,
+		[QKV_GRID_WEIGHTS] = &a->trace.weights, [QKV_GRID_OUTPUT] = &a->trace.output,
+	};
+	const struct qkv_matrix *then[QKV_GRID_COUNT] = {
+		[QKV_GRID_Q] = &before->q, [QKV_GRID_K] = &before->k, [QKV_GRID_V] = &before->v,
+		[QKV_GRID_SCORES] = &before->scores, [QKV_GRID_SCALED] = &before->scaled,
+		[QKV_GRID_WEIGHTS] = &before->weights, [QKV_GRID_OUTPUT] = &before->output,
+	};
 
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		if (g <= APP_GRID_V && a->problem.form != QKV_FORM_PROJECTED)
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		if (now[g] == NULL || (g <= QKV_GRID_V && a->problem.form != QKV_FORM_PROJECTED))
 			continue;
 		for (int i = 0; i < now[g]->rows; i++) {
 			for (int j = 0; j < now[g]->cols; j++) {
 				bool moved = qkv_matrix_get(now[g], i, j) != qkv_matrix_get(then[g], i, j);
 
-				if (g >= APP_GRID_SCORES && g <= APP_GRID_WEIGHTS) {
+				if (g >= QKV_GRID_SCORES && g <= QKV_GRID_WEIGHTS) {
 					bool masked = qkv_trace_is_masked(&a->trace, i, j);
 					bool was = qkv_trace_is_masked(before, i, j);
 
 					moved = masked != was || (!masked && moved);
 				}
-				ck_assert_msg(app_moved(a, (enum app_grid)g, i, j) == moved,
+				ck_assert_msg(app_moved(a, (enum qkv_grid)g, i, j) == moved,
 					      "grid %d (%d, %d): marked %d, moved %d", g, i, j,
-					      app_moved(a, (enum app_grid)g, i, j), moved);
+					      app_moved(a, (enum qkv_grid)g, i, j), moved);
 			}
 		}
 	}
@@ -3119,12 +3125,12 @@ START_TEST(test_reach_query_couples_the_row)
 	ck_assert_double_eq_tol(qkv_matrix_get(&a.trace.weights, 0, 1), now[1], TOL);
 	ck_assert(fabs(was[1] - now[1]) > 0.1);
 	for (int j = 0; j < 3; j++)
-		ck_assert(app_moved(&a, APP_GRID_WEIGHTS, 0, j));
-	ck_assert(app_moved(&a, APP_GRID_SCORES, 0, 0) && !app_moved(&a, APP_GRID_SCORES, 0, 1) &&
-		  app_moved(&a, APP_GRID_SCORES, 0, 2));
+		ck_assert(app_moved(&a, QKV_GRID_WEIGHTS, 0, j));
+	ck_assert(app_moved(&a, QKV_GRID_SCORES, 0, 0) && !app_moved(&a, QKV_GRID_SCORES, 0, 1) &&
+		  app_moved(&a, QKV_GRID_SCORES, 0, 2));
 	for (int i = 1; i < 3; i++)
 		for (int j = 0; j < 3; j++)
-			ck_assert(!app_moved(&a, APP_GRID_WEIGHTS, i, j) && !app_moved(&a, APP_GRID_SCALED, i, j));
+			ck_assert(!app_moved(&a, QKV_GRID_WEIGHTS, i, j) && !app_moved(&a, QKV_GRID_SCALED, i, j));
 	assert_all_marks_match(&a, &before);
 	/* The readout's figures of row t1 moved with its weights; rows t2 and t3 did not. */
 	ck_assert(app_moved_readout(&a, 0) && !app_moved_readout(&a, 1) && !app_moved_readout(&a, 2));
@@ -3149,11 +3155,11 @@ START_TEST(test_reach_key_names_the_rows)
 	key(&a, '1');
 	key(&a, APP_KEY_ENTER);
 	for (int j = 0; j < 3; j++) {
-		ck_assert(app_moved(&a, APP_GRID_WEIGHTS, 0, j) && app_moved(&a, APP_GRID_WEIGHTS, 2, j));
-		ck_assert(!app_moved(&a, APP_GRID_WEIGHTS, 1, j));
+		ck_assert(app_moved(&a, QKV_GRID_WEIGHTS, 0, j) && app_moved(&a, QKV_GRID_WEIGHTS, 2, j));
+		ck_assert(!app_moved(&a, QKV_GRID_WEIGHTS, 1, j));
 	}
 	for (int c = 0; c < 2; c++)
-		ck_assert(!app_moved(&a, APP_GRID_OUTPUT, 1, c));
+		ck_assert(!app_moved(&a, QKV_GRID_OUTPUT, 1, c));
 	assert_all_marks_match(&a, &before);
 	assert_message(&a, "K[t2, d1]: 0 → 1 moves score column t2 in rows t1 and t3 and, through softmax's "
 			   "normalisation, all of weights rows t1 and t3, and output rows t1 and t3");
@@ -3199,7 +3205,7 @@ START_TEST(test_reach_masked_cells_do_not_move)
 	key(&a, '5');
 	key(&a, APP_KEY_ENTER);
 	ck_assert(qkv_matrix_get(&a.trace.scores, 0, 1) != qkv_matrix_get(&before.scores, 0, 1));
-	ck_assert(!app_moved(&a, APP_GRID_SCORES, 0, 1));
+	ck_assert(!app_moved(&a, QKV_GRID_SCORES, 0, 1));
 	assert_all_marks_match(&a, &before);
 	assert_message(&a, "Q[t1, d2]: 0 → 5 moves no computed value on screen");
 	qkv_trace_fini(&before);
@@ -3223,13 +3229,24 @@ START_TEST(test_reach_projected)
 	keep_trace(&before, &a);
 	key(&a, '2');
 	key(&a, APP_KEY_ENTER);
-	ck_assert(app_moved(&a, APP_GRID_Q, 0, 0) && app_moved(&a, APP_GRID_K, 0, 0) && app_moved(&a, APP_GRID_V, 0, 0));
-	ck_assert(!app_moved(&a, APP_GRID_Q, 0, 1) && !app_moved(&a, APP_GRID_Q, 1, 0));
+	ck_assert(app_moved(&a, QKV_GRID_Q, 0, 0) && app_moved(&a, QKV_GRID_K, 0, 0) && app_moved(&a, QKV_GRID_V, 0, 0));
+	ck_assert(!app_moved(&a, QKV_GRID_Q, 0, 1) && !app_moved(&a, QKV_GRID_Q, 1, 0));
 	assert_all_marks_match(&a, &before);
-	ck_assert_msg(strncmp(a.message, "X[a, d1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
+	/* X's columns and the W's rows are d_model's dimensions, named m1 … as on screen. */
+	ck_assert_msg(strncmp(a.message, "X[a, m1]: 1 → 2 moves Q[a,d1], K[a,d1], V[a,d1], ", 49) == 0, "%s", a.message);
 	qkv_trace_fini(&before);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, QKV_GRID_W_Q);
+	a.cursor[QKV_GRID_W_Q].row = 1;
+	a.cursor[QKV_GRID_W_Q].col = 0;
+	key(&a, '5');
+	assert_message(&a, "editing W_Q[m2, d1]: Enter keeps it, Esc cancels");
+	key(&a, APP_KEY_ENTER);
+	ck_assert_msg(strncmp(a.message, "W_Q[m2, d1]: 0 → 5 ", strlen("W_Q[m2, d1]: 0 → 5 ")) == 0, "%s", a.message);
+	key(&a, 'u');
+	key(&a, APP_KEY_BACKTAB);
 	/* A computed grid points at the inputs this problem has. */
-	while (a.focus != FOCUS_ATTENTION)
+	while (a.focus != QKV_GRID_WEIGHTS)
 		key(&a, APP_KEY_TAB);
 	key(&a, APP_KEY_ENTER);
 	assert_message(&a, "the attention grid is computed from X and the W's: edit those");
@@ -3265,7 +3282,7 @@ START_TEST(test_reach_marks_random_edits)
 			static const int focus_keys[] = { 0, APP_KEY_TAB, APP_KEY_TAB };
 			int k = focus_keys[lcg_int(&g, 0, 2)];
 
-			if (k != 0 && (a.focus == FOCUS_Q || a.focus == FOCUS_K))
+			if (k != 0 && (a.focus == QKV_GRID_Q || a.focus == QKV_GRID_K))
 				key(&a, k);
 			keys(&a, lcg_int(&g, 0, 1) ? "j" : "l");
 			keep_trace(&before, &a);
@@ -3315,7 +3332,7 @@ START_TEST(test_reach_below_the_shown_digits)
 	key(&a, APP_KEY_ENTER);
 	worked_weights(1, 0, 1, row);
 	for (int i = 0; i < 3; i++)
-		ck_assert(app_moved(&a, APP_GRID_OUTPUT, i, 0));
+		ck_assert(app_moved(&a, QKV_GRID_OUTPUT, i, 0));
 	snprintf(expected, sizeof expected, "V[t2, d1]: 0 → 0.001 moves output column d1; the weights do not move; "
 		 "O[t1,d1] moved by only %.1g, below the shown digits", row[1] * 0.001);
 	assert_message(&a, expected);
@@ -3340,12 +3357,13 @@ START_TEST(test_identity_claim_from_the_numbers)
 	assert_message(&a, expected);
 	ck_assert(strstr(expected, "(0.73;") != NULL);
 	app_fini(&a);
-	/* The worked example's X: only c attends most to itself; a and b tie it with c. */
+	/* The worked example's X: only c attends most to itself; a and b tie it with c
+	 * (labels that are not a position's name, quoted in the sentence). */
 	start_projected(&a);
 	key(&a, 'I');
 	worked_weights(1, 0, 1, e);
 	snprintf(expected, sizeof expected, "W_Q = W_K = W_V = identity, so Q = K = V = X: 1 of 3 tokens attends "
-		 "most to itself; a ties itself with c at %.2f; b ties itself with c at %.2f", e[0], e[0]);
+		 "most to itself; \"a\" ties itself with \"c\" at %.2f; \"b\" ties itself with \"c\" at %.2f", e[0], e[0]);
 	assert_message(&a, expected);
 	app_fini(&a);
 	/* X = 2·I: each token's score with itself is the largest. */
@@ -3408,7 +3426,7 @@ START_TEST(test_undo_to_saved_is_not_modified)
 	ck_assert(!a.dirty);
 	/* Setting a value to what it already was is no change either (undo put the
 	 * cursor on Q[t1,d1], which holds 1 again). */
-	ck_assert(a.cursor[FOCUS_Q].row == 0 && a.cursor[FOCUS_Q].col == 0);
+	ck_assert(a.cursor[QKV_GRID_Q].row == 0 && a.cursor[QKV_GRID_Q].col == 0);
 	key(&a, '1');
 	key(&a, APP_KEY_ENTER);
 	ck_assert(!a.dirty);
@@ -3430,22 +3448,22 @@ START_TEST(test_insert_then_remove_is_no_change)
 	key(&a, 'j');
 	key(&a, 'o');
 	ck_assert_int_eq(a.problem.n, 4);
-	ck_assert_int_eq(a.cursor[FOCUS_Q].row, 2);
-	ck_assert(cell(&a, QKV_INPUT_Q, 2, 0) == 0.0 && cell(&a, QKV_INPUT_Q, 2, 1) == 0.0);
-	ck_assert(cell(&a, QKV_INPUT_Q, 1, 1) == 1.0 && cell(&a, QKV_INPUT_Q, 3, 0) == 1.0);
+	ck_assert_int_eq(a.cursor[QKV_GRID_Q].row, 2);
+	ck_assert(cell(&a, QKV_GRID_Q, 2, 0) == 0.0 && cell(&a, QKV_GRID_Q, 2, 1) == 0.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 1, 1) == 1.0 && cell(&a, QKV_GRID_Q, 3, 0) == 1.0);
 	ck_assert_int_eq(app_query(&a), 2);
 	ck_assert_msg(strstr(a.message, "added after t2; the cursor is on it (x removes it)") != NULL, "%s", a.message);
 	key(&a, 'x');
 	ck_assert(qkv_problem_equal(&a.problem, &original));
 	ck_assert(!a.dirty);
 	/* From the attention grid as well. */
-	while (a.focus != FOCUS_ATTENTION)
+	while (a.focus != QKV_GRID_WEIGHTS)
 		key(&a, APP_KEY_TAB);
 	{
 		int query = app_query(&a);
 
 		key(&a, 'o');
-		ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].row, query + 1);
+		ck_assert_int_eq(a.cursor[QKV_GRID_WEIGHTS].row, query + 1);
 	}
 	key(&a, 'x');
 	ck_assert(qkv_problem_equal(&a.problem, &original));
@@ -3466,25 +3484,25 @@ START_TEST(test_clicker_during_edit)
 	key(&a, APP_KEY_PAGE_DOWN);
 	ck_assert(!a.editing);
 	ck_assert_int_eq(a.stage, QKV_STAGE_SCORES);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 1.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 1.0);
 	assert_message(&a, "edit of Q[t1, d1] cancelled (“.” is not a number) · stage 1 of 5: scores — S = Q Kᵀ");
-	ck_assert_int_eq(a.focus, FOCUS_Q);
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
 	keys(&a, "2.5");
 	key(&a, APP_KEY_PAGE_DOWN);
 	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 2.5);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 2.5);
 	ck_assert(strncmp(a.message, "Q[t1, d1] = 2.5 kept · stage 2 of 5", 35) == 0);
 	key(&a, '7');
 	key(&a, APP_KEY_END);
 	ck_assert_int_eq(a.stage, QKV_STAGE_OUTPUT);
-	ck_assert(cell(&a, QKV_INPUT_Q, 0, 0) == 7.0);
+	ck_assert(cell(&a, QKV_GRID_Q, 0, 0) == 7.0);
 	key(&a, '9');
 	key(&a, APP_KEY_HOME);
 	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
 	key(&a, '-');
 	key(&a, APP_KEY_PAGE_UP);
 	ck_assert(!a.editing);
-	ck_assert_int_eq(a.focus, FOCUS_Q);
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
 	/* Autoplay does not swallow a step either, nor the help on its last page (at
 	 * 200×60 its only one; on a smaller screen PageDown turns its pages first). */
 	key(&a, 'A');
@@ -3509,7 +3527,7 @@ START_TEST(test_stepping_keeps_the_focus)
 
 	start(&a);
 	for (int f = 0; f < 5; f++) {
-		enum app_focus focus = a.focus;
+		enum qkv_grid focus = a.focus;
 
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 			key(&a, steps[i]);
@@ -3535,7 +3553,20 @@ START_TEST(test_saturation_from_worked_example)
 	while (qkv_problem_d_k(&a.problem) < 1024)
 		key(&a, '>');
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 1024);
-	ck_assert(strstr(a.message, "d_k = 1024: 512 new columns of Q and K drawn from N(0,1), seed 1") != NULL);
+	/* The presses in a row are one run: the message counts all it drew. */
+	ck_assert_msg(strstr(a.message, "d_k = 1024 (from 2): 1022 new columns of Q and K drawn from N(0,1), seed 1") != NULL,
+		      "%s", a.message);
+	/* A change the other way starts a run of its own, and another key ends one. */
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 512: the last 512 columns of Q and K dropped");
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 256 (from 1024): the last 768 columns of Q and K dropped");
+	key(&a, APP_KEY_TAB);
+	key(&a, '<');
+	ck_assert_str_eq(a.message, "d_k = 128: the last 128 columns of Q and K dropped");
+	key(&a, APP_KEY_BACKTAB);
+	while (qkv_problem_d_k(&a.problem) < 1024)
+		key(&a, '>');
 	for (int i = 0; i < 3; i++) {
 		double max = 0.0;
 
@@ -3632,9 +3663,9 @@ static void random_event(struct app *a, struct lcg *g)
 	} else if (pick < 750) {
 		key(a, APP_KEY_ESCAPE);
 	} else if (pick < 800) {
-		click(a, lcg_int(g, 0, FOCUS_COUNT - 1), lcg_int(g, -1, n), lcg_int(g, -1, 8));
+		click(a, lcg_int(g, 0, QKV_GRID_COUNT - 1), lcg_int(g, -1, n), lcg_int(g, -1, 8));
 	} else if (pick < 840) {
-		wheel(a, lcg_int(g, 0, FOCUS_COUNT - 1), lcg_int(g, -1, n), lcg_int(g, -1, 8),
+		wheel(a, lcg_int(g, 0, QKV_GRID_COUNT - 1), lcg_int(g, -1, n), lcg_int(g, -1, 8),
 		      lcg_int(g, 0, 1) ? 1 : -1);
 	} else if (pick < 860) {
 		resize(a, lcg_int(g, 10, 300), lcg_int(g, 4, 120));
@@ -3797,10 +3828,10 @@ START_TEST(test_heads_select)
 	key(&a, 'H');
 	ck_assert_int_eq(a.head, 0);
 	/* The selected head's W_Q is what the W_Q focus shows and edits. */
-	ck_assert_ptr_eq(app_input(&a, QKV_INPUT_W_Q), &a.problem.heads[0].w_q);
+	ck_assert_ptr_eq(app_input(&a, QKV_GRID_W_Q), &a.problem.heads[0].w_q);
 	key(&a, 'H');
-	ck_assert_ptr_eq(app_input(&a, QKV_INPUT_W_Q), &a.problem.heads[1].w_q);
-	ck_assert_ptr_eq(app_input(&a, QKV_INPUT_W_O), &a.problem.w_o);
+	ck_assert_ptr_eq(app_input(&a, QKV_GRID_W_Q), &a.problem.heads[1].w_q);
+	ck_assert_ptr_eq(app_input(&a, QKV_GRID_W_O), &a.problem.w_o);
 	app_fini(&a);
 }
 END_TEST
@@ -3811,7 +3842,7 @@ END_TEST
 START_TEST(test_heads_click_small_multiple)
 {
 	struct app a, one;
-	struct event e = { .type = EVENT_CLICK, .focus = FOCUS_ATTENTION, .row = 2, .col = 0, .head = 3 };
+	struct event e = { .type = EVENT_CLICK, .focus = QKV_GRID_WEIGHTS, .row = 2, .col = 0, .head = 3 };
 	int redraw;
 
 	start_heads(&a);
@@ -3819,11 +3850,11 @@ START_TEST(test_heads_click_small_multiple)
 	redraw = send(&a, &e);
 	ck_assert_int_eq(a.head, 2);
 	ck_assert(redraw & REDRAW_LAYOUT);
-	ck_assert_int_eq(a.focus, FOCUS_ATTENTION);
-	ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].row, 2);
-	ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].col, 0);
+	ck_assert_int_eq(a.focus, QKV_GRID_WEIGHTS);
+	ck_assert_int_eq(a.cursor[QKV_GRID_WEIGHTS].row, 2);
+	ck_assert_int_eq(a.cursor[QKV_GRID_WEIGHTS].col, 0);
 	assert_trace_current(&a);
-	ck_assert_ptr_eq(app_input(&a, QKV_INPUT_W_Q), &a.problem.heads[2].w_q);
+	ck_assert_ptr_eq(app_input(&a, QKV_GRID_W_Q), &a.problem.heads[2].w_q);
 	ck_assert_ptr_nonnull(strstr(a.message, "head 3 of 3"));
 	/* Head 3 looks at the first word: its query for sat is 5 · (X's third column,
 	 * 1) = (5, 0), the keys are the positions the (1,0), cat (0,1), sat (−1,0), so
@@ -3832,9 +3863,9 @@ START_TEST(test_heads_click_small_multiple)
 	ck_assert_double_eq_tol(qkv_matrix_get(&a.trace.weights, 2, 0),
 				1.0 / (1.0 + exp(-5.0 / sqrt(2.0)) + exp(-10.0 / sqrt(2.0))), 1e-12);
 	/* The selected head's own grid (head 0 in the event) keeps the head. */
-	click(&a, FOCUS_ATTENTION, 1, 0);
+	click(&a, QKV_GRID_WEIGHTS, 1, 0);
 	ck_assert_int_eq(a.head, 2);
-	ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].row, 1);
+	ck_assert_int_eq(a.cursor[QKV_GRID_WEIGHTS].row, 1);
 	/* The wheel over a small multiple, and a head that is not there: nothing. */
 	e.type = EVENT_WHEEL;
 	e.delta = 1;
@@ -3853,11 +3884,11 @@ START_TEST(test_heads_click_small_multiple)
 	e.col = 2;
 	send(&a, &e);
 	ck_assert_int_eq(a.head, 0);
-	ck_assert_int_eq(a.cursor[FOCUS_ATTENTION].row, 3);
-	click(&a, FOCUS_CONCAT, 2, 1);
-	ck_assert_int_eq(a.focus, FOCUS_CONCAT);
-	ck_assert_int_eq(a.cursor[FOCUS_CONCAT].row, 2);
-	ck_assert_int_eq(a.cursor[FOCUS_CONCAT].col, 1);
+	ck_assert_int_eq(a.cursor[QKV_GRID_WEIGHTS].row, 3);
+	click(&a, QKV_GRID_CONCAT, 2, 1);
+	ck_assert_int_eq(a.focus, QKV_GRID_CONCAT);
+	ck_assert_int_eq(a.cursor[QKV_GRID_CONCAT].row, 2);
+	ck_assert_int_eq(a.cursor[QKV_GRID_CONCAT].col, 1);
 	app_fini(&a);
 
 	start(&one);
@@ -3865,8 +3896,8 @@ START_TEST(test_heads_click_small_multiple)
 	e.row = 0;
 	e.col = 0;
 	ck_assert_int_eq(send(&one, &e), REDRAW_NONE);
-	click(&one, FOCUS_CONCAT, 0, 0);
-	ck_assert_int_ne(one.focus, FOCUS_CONCAT);
+	click(&one, QKV_GRID_CONCAT, 0, 0);
+	ck_assert_int_ne(one.focus, QKV_GRID_CONCAT);
 	app_fini(&one);
 }
 END_TEST
@@ -3928,9 +3959,9 @@ START_TEST(test_heads_blast_radius)
 	start_heads(&a);
 	n = a.problem.n;
 	key(&a, 'H'); /* head 2 */
-	a.focus = FOCUS_W_Q;
-	a.cursor[FOCUS_W_Q].row = 0;
-	a.cursor[FOCUS_W_Q].col = 1;
+	a.focus = QKV_GRID_W_Q;
+	a.cursor[QKV_GRID_W_Q].row = 0;
+	a.cursor[QKV_GRID_W_Q].col = 1;
 	keys(&a, "3");
 	key(&a, APP_KEY_ENTER);
 	ck_assert(qkv_matrix_get(&a.problem.heads[1].w_q, 0, 1) == 3.0);
@@ -3947,7 +3978,7 @@ START_TEST(test_heads_blast_radius)
 				layer |= app_moved_layer(&a, i, c);
 		ck_assert(!moved[0] && moved[1] && !moved[2]);
 		ck_assert(layer);
-		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[1, 2]"));
+		ck_assert_ptr_nonnull(strstr(a.message, "head 2 W_Q[m1, d2]"));
 		ck_assert_ptr_nonnull(strstr(a.message, "the weights of head 2"));
 		ck_assert_ptr_nonnull(strstr(a.message, "heads 1 and 3 unmoved"));
 	}
@@ -3955,13 +3986,13 @@ START_TEST(test_heads_blast_radius)
 	/* W_O: the output moves, no head's weights. */
 	key(&a, APP_KEY_END); /* stage 7 */
 	ck_assert_int_eq(a.stage, APP_STAGE_LAYER);
-	ck_assert_int_eq(a.focus, FOCUS_LAYER);
+	ck_assert_int_eq(a.focus, QKV_GRID_LAYER);
 	key(&a, APP_KEY_TAB);
 	key(&a, APP_KEY_TAB);
 	key(&a, APP_KEY_TAB);
-	ck_assert_int_eq(a.focus, FOCUS_W_O);
-	a.cursor[FOCUS_W_O].row = 1;
-	a.cursor[FOCUS_W_O].col = 3;
+	ck_assert_int_eq(a.focus, QKV_GRID_W_O);
+	a.cursor[QKV_GRID_W_O].row = 1;
+	a.cursor[QKV_GRID_W_O].col = 3;
 	keys(&a, "2");
 	key(&a, APP_KEY_ENTER);
 	ck_assert(qkv_matrix_get(&a.problem.w_o, 1, 3) == 2.0);
@@ -3978,6 +4009,8 @@ START_TEST(test_heads_blast_radius)
 		ck_assert(!app_moved_layer(&a, i, 0));
 	}
 	ck_assert_ptr_nonnull(strstr(a.message, "no head's weights"));
+	/* W_O's rows are named as on screen: head 2's first output column. */
+	ck_assert_msg(strstr(a.message, "W_O[h2d1, d4]") != NULL, "%s", a.message);
 	/* Undo twice: W_O, then head 2's W_Q, with head 2 selected again. */
 	key(&a, 'H');
 	key(&a, 'u');
@@ -4004,10 +4037,10 @@ START_TEST(test_heads_stage_walk)
 	key(&a, APP_KEY_PAGE_UP);
 	ck_assert_int_eq(a.stage, APP_STAGE_CONCAT);
 	ck_assert_ptr_nonnull(strstr(a.message, "stage 6 of 7: concat"));
-	ck_assert_int_eq(a.focus, FOCUS_CONCAT);
+	ck_assert_int_eq(a.focus, QKV_GRID_CONCAT);
 	key(&a, APP_KEY_PAGE_UP);
 	ck_assert_int_eq(a.stage, QKV_STAGE_OUTPUT);
-	ck_assert_int_eq(a.focus, FOCUS_OUTPUT);
+	ck_assert_int_eq(a.focus, QKV_GRID_OUTPUT);
 	ck_assert_ptr_nonnull(strstr(a.message, "(head 1)"));
 	app_fini(&a);
 }
@@ -4106,7 +4139,7 @@ START_TEST(test_d_model_on_x)
 	struct app a;
 
 	start_projected(&a);
-	ck_assert_int_eq(a.focus, FOCUS_X);
+	ck_assert_int_eq(a.focus, QKV_GRID_X);
 	key(&a, ']');
 	ck_assert_int_eq(qkv_problem_d_model(&a.problem), 3);
 	ck_assert_int_eq(a.problem.w_q.rows, 3);
@@ -4282,7 +4315,7 @@ END_TEST
  * (or, in S, S' and A, when it became masked or unmasked). */
 START_TEST(test_marks_match_the_traces)
 {
-	static const enum app_grid grids[4] = { APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	static const enum qkv_grid grids[4] = { QKV_GRID_SCORES, QKV_GRID_SCALED, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
 	struct lcg g = { 7300u + (uint64_t)_i };
 	struct qkv_problem p;
 	struct qkv_matrix before[4];

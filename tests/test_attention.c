@@ -1045,10 +1045,10 @@ START_TEST(test_incremental_equals_full)
 	qkv_trace_init(&full);
 	ck_assert_int_eq(qkv_attention(&p, &live), 0);
 	for (int e = 0; e < edits; e++) {
-		static const enum qkv_input direct[] = {QKV_INPUT_Q, QKV_INPUT_K, QKV_INPUT_V};
-		static const enum qkv_input proj[] = {QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K,
-						      QKV_INPUT_W_V};
-		enum qkv_input which = projected ? proj[lcg_int(&g, 0, 3)] : direct[lcg_int(&g, 0, 2)];
+		static const enum qkv_grid direct[] = {QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V};
+		static const enum qkv_grid proj[] = {QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K,
+						      QKV_GRID_W_V};
+		enum qkv_grid which = projected ? proj[lcg_int(&g, 0, 3)] : direct[lcg_int(&g, 0, 2)];
 		struct qkv_matrix *m = qkv_problem_input(&p, which);
 		int row = lcg_int(&g, 0, m->rows - 1), col = lcg_int(&g, 0, m->cols - 1);
 
@@ -1074,20 +1074,20 @@ START_TEST(test_incremental_falls_back)
 	build_direct(&p, 5, 3, 2, 2.0, &g);
 	qkv_trace_init(&live);
 	qkv_trace_init(&full);
-	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_INPUT_Q, 0, 0), 0); /* no trace yet */
+	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_GRID_Q, 0, 0), 0); /* no trace yet */
 	ck_assert_int_eq(qkv_attention(&p, &full), 0);
 	expect_same_trace(&live, &full);
 	ck_assert_int_eq(qkv_problem_set_d_k(&p, 4), 0);
 	qkv_matrix_set(&p.q, 1, 3, 1.5);
-	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_INPUT_Q, 1, 3), 0); /* d_k moved */
+	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_GRID_Q, 1, 3), 0); /* d_k moved */
 	ck_assert_int_eq(qkv_attention(&p, &full), 0);
 	expect_same_trace(&live, &full);
 	p.temperature = 2.0;
-	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_INPUT_V, 9, 9), 0); /* out of range */
+	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_GRID_V, 9, 9), 0); /* out of range */
 	ck_assert_int_eq(qkv_attention(&p, &full), 0);
 	expect_same_trace(&live, &full);
 	qkv_matrix_set(&p.k, 2, 2, NAN);
-	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_INPUT_K, 2, 2), QKV_EINVAL);
+	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_GRID_K, 2, 2), QKV_EINVAL);
 	ck_assert_int_eq(live.n, 0);
 	qkv_trace_fini(&live);
 	qkv_trace_fini(&full);
@@ -1105,11 +1105,11 @@ START_TEST(test_update_cost)
 	double n = 40, d_k = 8, d_v = 6;
 
 	build_direct(&p, 40, 8, 6, 1.0, &g);
-	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_Q), n * (d_k + d_v + 3), 1e-9);
-	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_V), n * n, 1e-9);
-	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_K), n * d_k + n * n * (d_v + 3), 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_Q), n * (d_k + d_v + 3), 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_V), n * n, 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_K), n * d_k + n * n * (d_v + 3), 1e-9);
 	p.wrong = QKV_WRONG_COLUMN_SOFTMAX; /* a query's row reaches every column's softmax */
-	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_Q), n * d_k + n * n * (d_v + 3), 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_Q), n * d_k + n * n * (d_v + 3), 1e-9);
 	qkv_problem_fini(&p);
 	qkv_problem_init(&p);
 	give_labels(&p, 40);
@@ -1118,9 +1118,9 @@ START_TEST(test_update_cost)
 	fill(&p.w_q, 10, 8, 1.0, &g);
 	fill(&p.w_k, 10, 8, 1.0, &g);
 	fill(&p.w_v, 10, 6, 1.0, &g);
-	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_W_Q),
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_W_Q),
 				n * n * (d_k + d_v + 3) + n * 10 * (2 * d_k + d_v), 1e-9);
-	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_INPUT_W_V), n * 10 + n * n, 1e-9);
+	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_W_V), n * 10 + n * n, 1e-9);
 	qkv_problem_fini(&p);
 }
 END_TEST

@@ -151,6 +151,62 @@ START_TEST(test_rising_line_marks_and_ticks)
 }
 END_TEST
 
+/* The number a y tick label on row r of pad reads (left of the "┤" in column
+ * axis_col), or NAN when row r has no tick. */
+static double label_on_row(WINDOW *pad, int r, int axis_col)
+{
+	char text[32];
+	int n = 0, from = axis_col;
+
+	if (at(pad, r, axis_col) != 0x2524)
+		return NAN;
+	while (from > 0 && at(pad, r, from - 1) != L' ')
+		from--;
+	for (int col = from; col < axis_col && n < (int)sizeof text - 1; col++) {
+		wchar_t ch = at(pad, r, col);
+		text[n++] = ch == 0x2212 ? '-' : (char)ch;
+	}
+	text[n] = '\0';
+	return strtod(text, NULL);
+}
+
+/* Every y tick label reads the value at the middle of its row, where its "┤"
+ * points (the axis's ends at the middles of its bottom and top rows), at every
+ * height, linear and log: a tick never claims a value half a row away. */
+START_TEST(test_ticks_read_their_rows)
+{
+	for (int logs = 0; logs < 2; logs++)
+		for (int height = 5; height <= 24; height++) {
+			struct chart c = { .y = 0, .x = 0, .height = height, .width = 40, .title = "t",
+					   .x_axis = { .min = 1, .max = 1024, .log = true },
+					   .y_axis = { .min = logs ? 0.1 : 0.0, .max = logs ? 1e4 : 1.0, .log = logs },
+					   .series_count = 0, .marker_x = NAN };
+			WINDOW *pad = newpad(height, 40);
+			int plot_h = height - 3, axis_col = -1, labels = 0;
+
+			chart_draw(pad, &c);
+			for (int col = 0; col < 40 && axis_col < 0; col++)
+				if (at(pad, plot_h, col) == 0x2524)
+					axis_col = col;
+			ck_assert_msg(axis_col > 0, "height %d: the bottom row has a tick", height);
+			for (int r = 1; r <= plot_h; r++) {
+				double shown = label_on_row(pad, r, axis_col), k = plot_h - r, middle;
+
+				if (isnan(shown))
+					continue;
+				labels++;
+				middle = logs ? pow(10.0, -1.0 + 5.0 * k / (plot_h - 1)) : k / (plot_h - 1);
+				ck_assert_msg(fabs(shown - middle) <= 0.005 * fabs(middle) + 1e-12,
+					      "%s axis, height %d: row %d is labelled %g, its middle is %g",
+					      logs ? "log" : "linear", height, r, shown, middle);
+			}
+			ck_assert_msg(labels >= 2, "height %d: %d labels", height, labels);
+			ck_assert_msg(!isnan(label_on_row(pad, 1, axis_col)), "height %d: the top row has a tick", height);
+			delwin(pad);
+		}
+}
+END_TEST
+
 /* chart_fit_axis: decades on a log axis; round steps on a linear one. */
 START_TEST(test_fit_axis)
 {
@@ -228,6 +284,7 @@ int main(void)
 	tcase_add_test(tc, test_braille_code_points);
 	tcase_add_test(tc, test_flat_line_one_row);
 	tcase_add_test(tc, test_rising_line_marks_and_ticks);
+	tcase_add_test(tc, test_ticks_read_their_rows);
 	tcase_add_test(tc, test_fit_axis);
 	tcase_add_test(tc, test_ascii);
 	tcase_add_test(tc, test_ascii_from_the_glyph_set);

@@ -171,6 +171,29 @@ START_TEST(wrong_way_weights_say_what_they_normalise)
 }
 END_TEST
 
+/* Softmax down the columns: the words describe a column, which is what was normalised.
+ * Column t1's scaled scores are (1, 0, 1)/√2, column t3's (1, 1, 2)/√2. */
+START_TEST(column_softmax_describes_columns)
+{
+	char expected[256];
+	double lead = 1.0 / (1.0 + 2.0 * exp(-1.0 / sqrt(2.0)));
+
+	problem.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_describe_column(text, sizeof text, &problem, &trace, 0, 2);
+	snprintf(expected, sizeof expected, "column t1: t1 and t3 tie at %.2f; the column sums to 1", a_self());
+	ck_assert_str_eq(text, expected);
+	qkv_describe_column(text, sizeof text, &problem, &trace, 2, 2);
+	snprintf(expected, sizeof expected, "column t3: largest at t3 (%.2f); the column sums to 1", lead);
+	ck_assert_str_eq(text, expected);
+	/* The right way round, a column does not sum to 1 and is not said to. */
+	problem.wrong = QKV_WRONG_NONE;
+	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
+	qkv_describe_column(text, sizeof text, &problem, &trace, 0, 2);
+	ck_assert_msg(strstr(text, "sums to 1") == NULL, "%s", text);
+}
+END_TEST
+
 START_TEST(long_sums_are_elided)
 {
 	/* d_k = 64: the dot product shows its first terms, the count, and the last. */
@@ -256,6 +279,39 @@ START_TEST(ties_are_named_together)
 	snprintf(expected, sizeof expected, "t1 looks most at t1 and t3 (%.2f each), then t2 (%.2f); "
 		 "spread over %.1f of 3 tokens.", a_self(), a_other(), effective(row, 3));
 	ck_assert_str_eq(text, expected);
+}
+END_TEST
+
+/* Token labels in sentences: a label like "the" is quoted so it never reads as
+ * a word of the sentence, and two tokens with one label are told apart by
+ * position; a label that is its own position's name (t2 for token 2) stays bare. */
+START_TEST(token_words_quote_and_tell_repeats_apart)
+{
+	double row[3] = { a_self(), a_other(), a_self() };
+	char expected[256], words[96];
+
+	ck_assert_int_eq(qkv_problem_set_label(&problem, 0, "the"), 0);
+	ck_assert_int_eq(qkv_problem_set_label(&problem, 2, "dog"), 0);
+	qkv_token_words(words, sizeof words, &problem, 1);
+	ck_assert_str_eq(words, "t2");
+	qkv_token_words(words, sizeof words, &problem, 0);
+	ck_assert_str_eq(words, "\"the\"");
+	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
+	snprintf(expected, sizeof expected, "\"the\": \"the\" and \"dog\" tie at %.2f, spread over %.1f of 3",
+		 a_self(), effective(row, 3));
+	ck_assert_str_eq(text, expected);
+	/* Two tokens labelled dog: each is named by its position too. */
+	ck_assert_int_eq(qkv_problem_set_label(&problem, 1, "dog"), 0);
+	qkv_token_words(words, sizeof words, &problem, 2);
+	ck_assert_str_eq(words, "t3 \"dog\"");
+	qkv_describe_row(text, sizeof text, &problem, &trace, 1, 2, false);
+	snprintf(expected, sizeof expected, "t2 \"dog\": t2 \"dog\" and t3 \"dog\" tie at %.2f, spread over %.1f of 3",
+		 a_self(), effective(row, 3));
+	ck_assert_str_eq(text, expected);
+	/* A label that names another position is not taken for that position. */
+	ck_assert_int_eq(qkv_problem_set_label(&problem, 0, "t3"), 0);
+	qkv_token_words(words, sizeof words, &problem, 0);
+	ck_assert_str_eq(words, "\"t3\"");
 }
 END_TEST
 
@@ -875,6 +931,8 @@ static Suite *derive_suite(void)
 	tcase_add_test(tc, output_names_each_share);
 	tcase_add_test(tc, masked_cells_say_so);
 	tcase_add_test(tc, wrong_way_weights_say_what_they_normalise);
+	tcase_add_test(tc, column_softmax_describes_columns);
+	tcase_add_test(tc, token_words_quote_and_tell_repeats_apart);
 	tcase_add_test(tc, long_sums_are_elided);
 	tcase_add_test(tc, out_of_range_cells_are_refused);
 	tcase_add_test(tc, small_buffers_are_truncated_safely);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "qkv/format.h"
+#include "rounds.h"
 
 /* The test's own generator (a 64-bit LCG, Knuth's MMIX constants). */
 struct lcg {
@@ -165,7 +166,7 @@ START_TEST(test_17g_reads_back)
 		ck_assert_msg(strtod(ours, NULL) == picked[i], "%s does not read back", ours);
 		ck_assert_str_eq(ours, theirs);
 	}
-	for (int i = 0; i < 1000000; i++) {
+	for (int i = 0; i < test_rounds(1000000); i++) {
 		uint64_t bits;
 		double value;
 
@@ -186,7 +187,7 @@ START_TEST(test_17g_reads_back)
 			total++;
 		}
 	}
-	ck_assert_msg(total > 10000, "only %d values in range", total);
+	ck_assert_msg(total > test_rounds(10000), "only %d values in range", total);
 	ck_assert_msg(differ == 0, "%d of %d differ from printf", differ, total);
 }
 END_TEST
@@ -261,7 +262,7 @@ START_TEST(test_number_is_printf)
 	struct lcg g = { 2718 };
 	char first[160] = "";
 
-	for (int i = 0; i < 1000000; i++) {
+	for (int i = 0; i < test_rounds(1000000); i++) {
 		int decimals = i % 13;
 		uint64_t bits = lcg_bits(&g);
 		double value;
@@ -530,6 +531,110 @@ START_TEST(test_grouped)
 END_TEST
 
 /* The suite: fixed-point numbers for people, exact numbers for files. */
+/* Counted here from the text: the significant digits a number shows. */
+static int significant_shown(const char *text)
+{
+	int count = 0;
+	bool started = false;
+
+	for (const char *c = text; *c != '\0' && *c != 'e'; c++) {
+		started |= *c >= '1' && *c <= '9';
+		count += started && *c >= '0' && *c <= '9';
+	}
+	return count;
+}
+
+/* An integer in [lo, hi], and a double in [-1, 1), from the test's generator. */
+static int pick(struct lcg *g, int lo, int hi)
+{
+	return lo + (int)(lcg_bits(g) % (uint64_t)(hi - lo + 1));
+}
+
+static double pick_signed(struct lcg *g)
+{
+	return (double)(lcg_bits(g) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+/* True when the grid prints apart at `places`, checked pair by pair. */
+static bool apart_pairwise(const double *v, int count, int places)
+{
+	char a[64], b[64];
+
+	for (int i = 0; i < count; i++) {
+		qkv_format_number(a, sizeof a, v[i], places);
+		if (v[i] != 0.0 && significant_shown(a) < 2)
+			return false;
+		for (int j = i + 1; j < count; j++) {
+			if (fabs(v[i] - v[j]) <= 1e-9 * fmax(fabs(v[i]), fabs(v[j])))
+				continue;
+			qkv_format_number(b, sizeof b, v[j], places);
+			if (strcmp(a, b) == 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Random grids (whole numbers, a few decimals, values a hair apart, tiny ones, and
+ * equal ones): at the places chosen, different values print differently or are
+ * marked as hiding, every value that shows too few digits is marked, and one place
+ * fewer would not do. */
+START_TEST(test_places_tell_values_apart)
+{
+	struct lcg g = { 2026 };
+
+	for (int trial = 0; trial < 150; trial++) {
+		double v[48];
+		int count = pick(&g, 1, 48), places;
+		bool apart;
+
+		for (int i = 0; i < count; i++) {
+			double scale = pow(10.0, pick(&g, 0, 4));
+
+			switch (pick(&g, 0, 4)) {
+			case 0: v[i] = pick(&g, -5, 5); break;
+			case 1: v[i] = round(pick_signed(&g) * 10.0 * scale) / scale; break;
+			case 2: v[i] = i > 0 ? v[i - 1] + pick_signed(&g) * 1e-3 : 0.5; break;
+			case 3: v[i] = pick_signed(&g) * 1e-5; break;
+			default: v[i] = i > 0 ? v[pick(&g, 0, i - 1)] : 0.0; break;
+			}
+		}
+		places = qkv_format_places(v, (size_t)count, 2, 4, &apart);
+		ck_assert_int_ge(places, 2);
+		ck_assert_int_le(places, 4);
+		ck_assert(apart == apart_pairwise(v, count, places));
+		if (places > 2)
+			ck_assert_msg(!apart_pairwise(v, count, places - 1), "trial %d: %d places, one fewer would do",
+				      trial, places);
+		for (int i = 0; i < count; i++) {
+			char a[64], b[64];
+
+			qkv_format_number(a, sizeof a, v[i], places);
+			if (v[i] != 0.0 && significant_shown(a) < 2)
+				ck_assert_msg(qkv_format_hides(v, (size_t)count, v[i], places), "%.17g shows as %s", v[i], a);
+			for (int j = 0; j < count; j++) {
+				if (fabs(v[i] - v[j]) <= 1e-9 * fmax(fabs(v[i]), fabs(v[j])))
+					continue;
+				qkv_format_number(b, sizeof b, v[j], places);
+				if (strcmp(a, b) == 0)
+					ck_assert_msg(qkv_format_hides(v, (size_t)count, v[i], places) &&
+							      qkv_format_hides(v, (size_t)count, v[j], places),
+						      "%.17g and %.17g both print %s, unmarked", v[i], v[j], a);
+			}
+		}
+	}
+	/* The case that hid: K = 0.0147 and 0.0153 read 0.01 and 0.02 at two places. */
+	{
+		double k[4] = { 0.0147, 0.0153, 1.0, 0.0 };
+		bool apart;
+
+		ck_assert_int_eq(qkv_format_places(k, 4, 2, 4, &apart), 4);
+		ck_assert(apart);
+		ck_assert(!qkv_format_hides(k, 4, 0.0, 4));
+	}
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");
@@ -545,6 +650,7 @@ static Suite *format_suite(void)
 	tcase_add_test(number, test_utf8_decode);
 	tcase_add_test(number, test_17g_reads_back);
 	tcase_add_test(number, test_grouped);
+	tcase_add_test(number, test_places_tell_values_apart);
 	tcase_set_timeout(number, 60); /* a million printf calls on a loaded machine */
 	suite_add_tcase(s, number);
 	TCase *exact = tcase_create("exact");

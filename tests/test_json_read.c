@@ -17,6 +17,7 @@
 #include "qkv/format.h"
 #include "json_tree.h"
 #include "lcg.h"
+#include "rounds.h"
 
 /* 64 random bits: the high halves of two steps of the tests' LCG (its low bits
  * are weak). */
@@ -55,7 +56,7 @@ START_TEST(test_decimal_is_strtod)
 	struct lcg g = { 77 };
 	long taken = 0, tried = 0;
 
-	for (int i = 0; i < 500000; i++) {
+	for (int i = 0; i < test_rounds(500000); i++) {
 		uint64_t b = random_bits(&g);
 		double x;
 		char text[64];
@@ -88,7 +89,7 @@ START_TEST(test_decimal_digit_strings)
 	struct lcg g = { 4242 };
 	long taken = 0;
 
-	for (int i = 0; i < 600000; i++) {
+	for (int i = 0; i < test_rounds(600000); i++) {
 		char text[80];
 		int length = 0, digits = lcg_int(&g, 1, 21), point = lcg_int(&g, 1, digits);
 
@@ -118,7 +119,7 @@ START_TEST(test_decimal_digit_strings)
 		check_decimal(text, &taken);
 	}
 	ck_assert_msg(mismatch[0] == '\0', "%s", mismatch);
-	ck_assert_int_gt(taken, 300000);
+	ck_assert_int_gt(taken, test_rounds(600000) / 2);
 	/* Out of its range it declines rather than guess. */
 	{
 		double v;

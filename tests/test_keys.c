@@ -438,11 +438,11 @@ START_TEST(test_keys_reach_their_handlers)
 	key(&a, APP_KEY_ESCAPE);
 	ck_assert_int_eq(a.view, VIEW_NONE);
 	key(&a, APP_KEY_TAB);
-	ck_assert_int_eq(a.focus, FOCUS_K);
+	ck_assert_int_eq(a.focus, QKV_GRID_K);
 	key(&a, APP_KEY_BACKTAB);
-	ck_assert_int_eq(a.focus, FOCUS_Q);
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
 	key(&a, 'j');
-	ck_assert_int_eq(a.cursor[FOCUS_Q].row, 1);
+	ck_assert_int_eq(a.cursor[QKV_GRID_Q].row, 1);
 	key(&a, '4');
 	ck_assert(a.editing);
 	ck_assert_str_eq(a.edit, "4");

@@ -109,11 +109,11 @@ START_TEST(test_parse_every_action)
 	ck_assert_int_eq(a[2].d_v, 3); /* d_v is d_k unless given */
 	ck_assert(a[2].seed == 42);
 	ck_assert_int_eq(a[3].d_v, 3);
-	ck_assert_int_eq(a[4].grid, LG_Q);
+	ck_assert_int_eq(a[4].grid, QKV_GRID_Q);
 	ck_assert_str_eq(a[4].row, "t1");
 	ck_assert_str_eq(a[4].col, "d1");
 	ck_assert(a[4].value == 3);
-	ck_assert_int_eq(a[5].grid, LG_W_Q);
+	ck_assert_int_eq(a[5].grid, QKV_GRID_W_Q);
 	ck_assert(a[5].value == -0.5);
 	ck_assert_int_eq(a[6].number, 64);
 	ck_assert_int_eq(a[7].number, 0);
@@ -128,10 +128,10 @@ START_TEST(test_parse_every_action)
 	ck_assert_int_eq(a[12].number, 3);
 	ck_assert_int_eq(a[13].number, APP_STAGE_LIVE);
 	ck_assert_int_eq(a[14].number, 3);
-	ck_assert_int_eq(a[15].grid, LG_A);
+	ck_assert_int_eq(a[15].grid, QKV_GRID_WEIGHTS);
 	ck_assert_int_eq(a[16].number, VIEW_SATURATION);
 	ck_assert(a[17].value == 0.4011 && a[17].tolerance == 0.0001);
-	ck_assert_int_eq(a[18].grid, LG_S_SCALED);
+	ck_assert_int_eq(a[18].grid, QKV_GRID_SCALED);
 	ck_assert(a[18].tolerance == 0.01);
 	/* No ±: the value stands rounded, half a unit of its last decimal either way. */
 	ck_assert(fabs(a[19].tolerance - 0.00005) < 1e-15);
@@ -474,17 +474,17 @@ START_TEST(test_heads_actions)
 	ck_assert_int_eq(lesson_build(&l, 1, &look80, &app, err, sizeof err), 0);
 	ck_assert_int_eq(app.stage, APP_STAGE_LAYER);
 	ck_assert(qkv_matrix_get(&app.problem.w_o, 2, 1) == 2.0);
-	ck_assert_int_eq(app.focus, FOCUS_LAYER);
-	ck_assert_int_eq(app.cursor[FOCUS_LAYER].row, 2);
-	ck_assert_int_eq(app.cursor[FOCUS_LAYER].col, 1);
+	ck_assert_int_eq(app.focus, QKV_GRID_LAYER);
+	ck_assert_int_eq(app.cursor[QKV_GRID_LAYER].row, 2);
+	ck_assert_int_eq(app.cursor[QKV_GRID_LAYER].col, 1);
 	/* out[sat, d2] = head 2's output + 2 · head 3's, each sat's weight on cat (V
 	 * marks cat): scores −5, 0, 5 and 5, 0, −5 over √2 both give cat e/(1 + e + e²). */
 	ck_assert_double_eq_tol(qkv_matrix_get(&app.heads.output, 2, 1), 3 * e / (1 + e + e * e), 1e-12);
 	app_fini(&app);
 	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
 	ck_assert_int_eq(app.stage, APP_STAGE_CONCAT);
-	ck_assert_int_eq(app.focus, FOCUS_CONCAT);
-	ck_assert_int_eq(app.cursor[FOCUS_CONCAT].col, 1);
+	ck_assert_int_eq(app.focus, QKV_GRID_CONCAT);
+	ck_assert_int_eq(app.cursor[QKV_GRID_CONCAT].col, 1);
 	app_fini(&app);
 	/* Every expect but the last two holds: the words are not there, head 3 is selected. */
 	ck_assert_int_eq(lesson_check(&l, count_line, last, &checked, err, sizeof err), 2);
@@ -511,9 +511,9 @@ START_TEST(test_actions_reach_their_state)
 	ck_assert_int_eq(app.problem.scale, QKV_SCALE_NONE);
 	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 3);
 	ck_assert_int_eq(app.stage, QKV_STAGE_SCALED);
-	ck_assert_int_eq(app.focus, FOCUS_OUTPUT);
-	ck_assert_int_eq(app.cursor[FOCUS_OUTPUT].row, 1);
-	ck_assert_int_eq(app.cursor[FOCUS_OUTPUT].col, 1);
+	ck_assert_int_eq(app.focus, QKV_GRID_OUTPUT);
+	ck_assert_int_eq(app.cursor[QKV_GRID_OUTPUT].row, 1);
+	ck_assert_int_eq(app.cursor[QKV_GRID_OUTPUT].col, 1);
 	ck_assert_int_eq(app.view, VIEW_DESCRIBE);
 	ck_assert_int_eq(app.width, 80);
 	app_fini(&app);
@@ -567,6 +567,65 @@ START_TEST(test_actions_reach_their_state)
 	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
 	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 2);
 	ck_assert(fabs(qkv_matrix_get(&app.trace.weights, 0, 0) - softmax3(2 * r, 0, 2 * r, 0)) < 1e-12);
+	app_fini(&app);
+	lesson_free(&l);
+}
+END_TEST
+
+/* Columns j ≥ from of Q that are all zero, counted in the problem itself. */
+static int zero_columns(const struct qkv_problem *p, int from)
+{
+	int zeros = 0;
+
+	for (int c = from; c < p->q.cols; c++) {
+		bool zero = true;
+
+		for (int r = 0; r < p->n; r++)
+			zero &= qkv_matrix_get(&p->q, r, c) == 0.0;
+		zeros += zero;
+	}
+	return zeros;
+}
+
+/* A step that changes d_k by several presses says what the whole step did: the
+ * columns it drew, added or dropped, counted from d_k before the step. */
+START_TEST(test_d_k_step_counts_the_whole_step)
+{
+	struct lesson l;
+	struct app app;
+	char err[600];
+
+	/* 2 → 512 by doubling: 510 columns drawn, none of them zero. */
+	parse_ok("step a\nrandom tokens 4 dk 2 seed 7\nstep b\nset d_k = 512\n"
+		 "step c\nset d_k = 2\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 1, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 512);
+	ck_assert_int_eq(zero_columns(&app.problem, 2), 0);
+	ck_assert_msg(strstr(app.message, "d_k = 512 (from 2): 510 new columns of Q and K drawn from N(0,1), seed 7") ==
+			      app.message, "%s", app.message);
+	app_fini(&app);
+	/* And back: 510 columns dropped. */
+	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 2);
+	ck_assert_msg(strcmp(app.message, "d_k = 2 (from 512): the last 510 columns of Q and K dropped") == 0, "%s",
+		      app.message);
+	app_fini(&app);
+	lesson_free(&l);
+
+	/* The hand-made example, 2 → 6: > draws 2 columns, ] adds a zero one twice. */
+	parse_ok("step a\nopen example\nset d_k = 6\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(qkv_problem_d_k(&app.problem), 6);
+	ck_assert_int_eq(zero_columns(&app.problem, 2), 2);
+	ck_assert_msg(strcmp(app.message, "d_k = 6 (from 2): 2 new columns of Q and K drawn from N(0,1), seed 1, "
+					  "and 2 zero columns added") == 0, "%s", app.message);
+	app_fini(&app);
+	lesson_free(&l);
+
+	/* One press is one change: its own sentence. */
+	parse_ok("step a\nopen example\nset d_k = 3\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_msg(strcmp(app.message, "d_k = 3: a zero column added to Q and K") == 0, "%s", app.message);
 	app_fini(&app);
 	lesson_free(&l);
 }
@@ -801,7 +860,7 @@ START_TEST(test_worked_example_exact)
 	for (int i = 0; i < l.action_count; i++) {
 		const struct lesson_action *a = &l.actions[i];
 
-		if (a->act != ACT_EXPECT_CELL || a->grid != LG_A)
+		if (a->act != ACT_EXPECT_CELL || a->grid != QKV_GRID_WEIGHTS)
 			continue;
 		if (strcmp(a->row, "t1") == 0 && strcmp(a->col, "t3") == 0) {
 			ck_assert(fabs(a->value - softmax3(r, 0, r, 2)) <= a->tolerance);
@@ -1342,6 +1401,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(replay, test_actions_reach_their_state);
 	tcase_add_test(replay, test_heads_actions);
 	tcase_add_test(replay, test_inline_problem_and_random);
+	tcase_add_test(replay, test_d_k_step_counts_the_whole_step);
 	tcase_add_loop_test(replay, test_replay_forward_equals_backward, 0, (int)(sizeof shipped / sizeof *shipped));
 	tcase_add_test(replay, test_exploration_then_next_step);
 	tcase_add_test(replay, test_notes_pages_turn_before_steps);

@@ -574,7 +574,7 @@ START_TEST(markdown_titles_and_labels_escaped)
 END_TEST
 
 /* The LaTeX of a multi-head report's own part (after the heads' one-head reports,
- * whose derivations are verbatim) is written as a one-head report's prose is: the
+ * checked in test_print.c) is written as a one-head report's prose is: the
  * printer's glyphs as LaTeX (— as ---, · as $\cdot$, Σ, ×, ᵀ in math), never as
  * raw UTF-8, so that pdflatex compiles it. */
 START_TEST(latex_glyphs_as_latex)

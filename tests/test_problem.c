@@ -121,9 +121,9 @@ END_TEST
 
 START_TEST(test_input_names)
 {
-	const char *names[QKV_INPUT_COUNT] = {"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O"};
-	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		ck_assert_str_eq(qkv_input_name((enum qkv_input)i), names[i]);
+	const char *names[QKV_GRID_INPUTS] = {"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O"};
+	for (int i = 0; i < QKV_GRID_INPUTS; i++)
+		ck_assert_str_eq(qkv_grid_name((enum qkv_grid)i), names[i]);
 }
 END_TEST
 
@@ -138,19 +138,19 @@ START_TEST(test_inputs_by_form)
 	struct qkv_matrix *const direct_matrices[3] = {&direct.q, &direct.k, &direct.v};
 	struct qkv_matrix *const projected_matrices[4] = {&projected.x, &projected.w_q,
 							  &projected.w_k, &projected.w_v};
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
-		enum qkv_input which = (enum qkv_input)i;
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
+		enum qkv_grid which = (enum qkv_grid)i;
 		const struct qkv_matrix *in_direct = i < 3 ? direct_matrices[i] : NULL;
 		/* W_O belongs to multi-head problems only (test_heads.c). */
 		const struct qkv_matrix *in_projected = i < 3 || i > 6 ? NULL : projected_matrices[i - 3];
 		ck_assert_msg(qkv_problem_input(&direct, which) == in_direct,
-			      "qkv_problem_input(direct, %s)", qkv_input_name(which));
+			      "qkv_problem_input(direct, %s)", qkv_grid_name(which));
 		ck_assert_msg(qkv_problem_input_const(&direct, which) == in_direct,
-			      "qkv_problem_input_const(direct, %s)", qkv_input_name(which));
+			      "qkv_problem_input_const(direct, %s)", qkv_grid_name(which));
 		ck_assert_msg(qkv_problem_input(&projected, which) == in_projected,
-			      "qkv_problem_input(projected, %s)", qkv_input_name(which));
+			      "qkv_problem_input(projected, %s)", qkv_grid_name(which));
 		ck_assert_msg(qkv_problem_input_const(&projected, which) == in_projected,
-			      "qkv_problem_input_const(projected, %s)", qkv_input_name(which));
+			      "qkv_problem_input_const(projected, %s)", qkv_grid_name(which));
 	}
 	qkv_problem_fini(&direct);
 	qkv_problem_fini(&projected);
@@ -535,9 +535,9 @@ START_TEST(test_check_rejects_non_finite)
 	for (int b = 0; b < 3; b++)
 		for (int which = 0; which < 3; which++) {
 			ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
-			qkv_matrix_set(qkv_problem_input(&p, (enum qkv_input)which), 1, 1, bad[b]);
+			qkv_matrix_set(qkv_problem_input(&p, (enum qkv_grid)which), 1, 1, bad[b]);
 			ck_assert_msg(qkv_problem_check(&p) == QKV_EINVAL, "%g in %s accepted",
-				      bad[b], qkv_input_name((enum qkv_input)which));
+				      bad[b], qkv_grid_name((enum qkv_grid)which));
 		}
 	qkv_problem_fini(&p);
 }

@@ -22,6 +22,7 @@
 #include "tui/palette.h"
 
 #include "lcg.h"
+#include "rounds.h"
 
 /* One cell of the virtual screen: its characters, attributes and colour pair. */
 struct cell {
@@ -215,9 +216,9 @@ START_TEST(faded_marks_redraw_on_any_event)
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(app_init(&app, &p, NULL, NULL), 0);
 	app_update(&app, &nudge);
-	ck_assert(app_moved_input(&app, QKV_INPUT_Q, 0, 0));
+	ck_assert(app_moved_input(&app, QKV_GRID_Q, 0, 0));
 	flags = app_update(&app, &later);
-	ck_assert(!app_moved_input(&app, QKV_INPUT_Q, 0, 0));
+	ck_assert(!app_moved_input(&app, QKV_GRID_Q, 0, 0));
 	ck_assert_msg((flags & (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT)) ==
 			      (REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT),
 		      "a key after the marks' end redraws the grids (flags %#x)", (unsigned)flags);
@@ -273,8 +274,8 @@ static void random_events(const char *sample, uint64_t seed, int count)
 		} else if (pick < 11) {
 			int rows, cols;
 			e.type = lcg_int(&g, 0, 1) ? EVENT_CLICK : EVENT_WHEEL;
-			e.focus = lcg_int(&g, 0, FOCUS_COUNT - 1);
-			app_focus_shape(&f.app, (enum app_focus)e.focus, &rows, &cols);
+			e.focus = lcg_int(&g, 0, QKV_GRID_COUNT - 1);
+			app_focus_shape(&f.app, (enum qkv_grid)e.focus, &rows, &cols);
 			e.row = rows > 0 ? lcg_int(&g, 0, rows - 1) : 0;
 			e.col = cols > 0 ? lcg_int(&g, 0, cols - 1) : 0;
 			e.delta = lcg_int(&g, 0, 1) ? 1 : -1;
@@ -299,15 +300,16 @@ static void random_events(const char *sample, uint64_t seed, int count)
 	close_screen(&f);
 }
 
-/* 11,400 random events over six problems, each frame compared with a repaint. */
+/* 11,400 random events over six problems, each frame compared with a repaint (a
+ * tenth of them under the sanitizers: rounds.h). */
 START_TEST(random_events_match_repaint)
 {
-	random_events(NULL, 11, 3000);
-	random_events("causal.json", 12, 2500);
-	random_events("sentence.json", 13, 2500);
-	random_events("padding.json", 14, 2000);
-	random_events("random 64", 15, 1000);
-	random_events("heads-three-ways.json", 16, 400);
+	random_events(NULL, 11, test_rounds(3000));
+	random_events("causal.json", 12, test_rounds(2500));
+	random_events("sentence.json", 13, test_rounds(2500));
+	random_events("padding.json", 14, test_rounds(2000));
+	random_events("random 64", 15, test_rounds(1000));
+	random_events("heads-three-ways.json", 16, test_rounds(400));
 }
 END_TEST
 
@@ -336,7 +338,7 @@ START_TEST(small_multiple_click_selects_head)
 		/* Its last shown row, second shown column. */
 		ck_assert(layout_hit(&f.layout, small->x + small->label_w + small->cell_w,
 				     panel_row_y(small, small->shown_rows - 1), &focus, &row, &col, &hit_head));
-		ck_assert_int_eq(focus, FOCUS_ATTENTION);
+		ck_assert_int_eq(focus, QKV_GRID_WEIGHTS);
 		ck_assert_int_eq(hit_head, head + 1);
 		ck_assert_int_eq(row, small->first_row + small->shown_rows - 1);
 		ck_assert_int_eq(col, small->first_col + 1);
@@ -346,8 +348,8 @@ START_TEST(small_multiple_click_selects_head)
 			event(&f, click);
 		}
 		ck_assert_int_eq(f.app.head, head);
-		ck_assert_int_eq(f.app.cursor[FOCUS_ATTENTION].row, row);
-		ck_assert_int_eq(f.app.cursor[FOCUS_ATTENTION].col, col);
+		ck_assert_int_eq(f.app.cursor[QKV_GRID_WEIGHTS].row, row);
+		ck_assert_int_eq(f.app.cursor[QKV_GRID_WEIGHTS].col, col);
 		check_repaint(&f, "after a click on a small multiple");
 		hits++;
 	}
@@ -360,7 +362,7 @@ START_TEST(small_multiple_click_selects_head)
 			continue;
 		ck_assert(layout_hit(&f.layout, own->x + own->label_w, panel_row_y(own, 0), &focus, &row, &col,
 				     &hit_head));
-		ck_assert_int_eq(focus, FOCUS_ATTENTION);
+		ck_assert_int_eq(focus, QKV_GRID_WEIGHTS);
 		ck_assert_int_eq(hit_head, 0);
 	}
 	ck_assert_int_eq(hits, 2);

@@ -80,7 +80,7 @@ int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t);
  * order as qkv_attention, so t is bit-for-bit what qkv_attention would give.
  * When t does not fit p (sizes, divisor, no trace yet) it computes t whole.
  * Returns as qkv_attention does. */
-int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum qkv_input which,
+int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum qkv_grid which,
 			 int row, int col);
 
 /* The multiply-adds (exponentials counted as one) qkv_attention_update needs
@@ -88,7 +88,7 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
  * (softmax by rows), n² for a value's, n²·d_v and more for a key's, and the
  * whole trace's where the cell reaches every score (a W_Q or W_K cell). For
  * deciding whether an edit is quick enough to make between two key presses. */
-double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_input which);
+double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_grid which);
 
 /* Stage 4 for one cell, without storing the n×n×d_v cube: a_ij · v_jc. */
 double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col);

@@ -14,6 +14,12 @@
 #include "qkv/attention.h"
 #include "qkv/problem.h"
 
+/* A token as a sentence names it, so that a label like "the" never reads as a
+ * word of the sentence and two tokens with one label are told apart: t3 for the
+ * third token labelled t3 (its own position), "cat" for any other label, t2 "dog"
+ * when another token has that label too. Returns the length, as snprintf. */
+int qkv_token_words(char *buf, size_t size, const struct qkv_problem *p, int token);
+
 /* Entropy over the log of the keys the row can see: 1 for a uniform row over its
  * visible keys, 0 for one-hot; 0 when fewer than two keys are visible. */
 double qkv_row_entropy_ratio(const struct qkv_row_stats *s);
@@ -29,6 +35,15 @@ double qkv_row_entropy_ratio(const struct qkv_row_stats *s);
  *   (0.20); spread over 2.9 of 3 tokens." */
 int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 		     const struct qkv_trace *t, int row, int decimals, bool long_form);
+
+/* Words about column `col` of the weights when softmax ran down the columns (the
+ * wrong way, QKV_WRONG_COLUMN_SOFTMAX), which is what was computed then:
+ * "column t1: t1 and t3 tie at 0.40; the column sums to 1", "column t2: largest at
+ * t3 (0.40); …", "column t3: only t3 (1.00)", "column t1: uniform, 0.33 for each of
+ * 3 queries"; values at `decimals` places, or more where the two groups named would
+ * show alike. */
+int qkv_describe_column(char *buf, size_t size, const struct qkv_problem *p, const struct qkv_trace *t, int col,
+			int decimals);
 
 /* Whether each token attends most to itself, at `decimals` places (or enough to
  * tell the two values named apart): "every token

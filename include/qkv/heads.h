@@ -41,7 +41,7 @@ void qkv_problem_head_view(const struct qkv_problem *p, int i, struct qkv_proble
 
 /* Head i's W_Q, W_K or W_V (which), X and W_O (shared by the heads), or NULL
  * for any other input, a head out of range or a single-head problem. */
-struct qkv_matrix *qkv_problem_head_input(struct qkv_problem *p, int i, enum qkv_input which);
+struct qkv_matrix *qkv_problem_head_input(struct qkv_problem *p, int i, enum qkv_grid which);
 
 /* Computes every head (qkv_attention on each head's view), the concatenation,
  * the output Concat·W_O, each head's contribution head_i·W_O⁽ⁱ⁾ (W_O's row block

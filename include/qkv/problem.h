@@ -8,17 +8,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "qkv/grid.h"
 #include "qkv/matrix.h"
 
 #define QKV_MAX_LABEL 64 /* bytes in a token label */
 /* The largest seed, 2^53 − 1: a seed written in JSON reads back exactly in every
  * reader (JavaScript's numbers included). Files, options and the saver keep to it. */
 #define QKV_MAX_SEED 9007199254740991ULL
-
-enum qkv_form {
-	QKV_FORM_DIRECT,    /* Q, K, V given */
-	QKV_FORM_PROJECTED, /* X, W_Q, W_K, W_V given; Q = X W_Q and so on */
-};
 
 enum qkv_scale {
 	QKV_SCALE_SQRT_DK, /* divide the scores by √d_k (the paper's choice) */
@@ -39,44 +35,11 @@ enum qkv_wrong {
 	QKV_WRONG_COLUMN_SOFTMAX,     /* softmax down each column instead of each row */
 };
 
-/* Which input matrix: used by editors, loaders and error messages. */
-enum qkv_input {
-	QKV_INPUT_Q,
-	QKV_INPUT_K,
-	QKV_INPUT_V,
-	QKV_INPUT_X,
-	QKV_INPUT_W_Q,
-	QKV_INPUT_W_K,
-	QKV_INPUT_W_V,
-	QKV_INPUT_W_O, /* multi-head problems only */
-	QKV_INPUT_COUNT,
-};
-
 /* One head's projections in a multi-head problem. */
 struct qkv_head {
 	struct qkv_matrix w_q, w_k; /* d_model × d_k */
 	struct qkv_matrix w_v;      /* d_model × d_v */
 };
-
-/* What a matrix's rows or columns count. */
-enum qkv_dim {
-	QKV_DIM_TOKENS, /* n */
-	QKV_DIM_MODEL,  /* d_model (the projected form's token vectors) */
-	QKV_DIM_K,      /* d_k */
-	QKV_DIM_V,      /* d_v */
-	QKV_DIM_HEADS_V, /* h·d_v: the heads' outputs side by side (W_O's rows) */
-};
-
-/* Everything said about one input matrix, in one place: the screen, the loader,
- * the saver and the printer all read it from here, indexed by enum qkv_input. */
-struct qkv_input_info {
-	const char *name;     /* "W_Q": on screen, in messages, and its problem-file key */
-	const char *role;     /* "query projection": what it is, in words */
-	const char *tex_name; /* "W_Q": in LaTeX math */
-	enum qkv_form form;   /* the form of problem that gives it */
-	enum qkv_dim rows, cols; /* its shape: X is tokens × d_model, W_V d_model × d_v */
-};
-extern const struct qkv_input_info qkv_input_info[QKV_INPUT_COUNT];
 
 /* "none", "causal", "custom": the names a problem file and the JSON output use. */
 const char *qkv_mask_name(enum qkv_mask mask);
@@ -144,12 +107,9 @@ int qkv_problem_d_model(const struct qkv_problem *p); /* 0 in the direct form */
  * multi-head problem W_Q, W_K and W_V are NULL (they are per head: heads.h's
  * qkv_problem_head_input) and W_O is the output projection; W_O is NULL in a
  * single-head problem. */
-struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which);
+struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_grid which);
 const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
-						 enum qkv_input which);
-/* "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O" (qkv_input_info's name; "?" out of
- * range). */
-const char *qkv_input_name(enum qkv_input which);
+						 enum qkv_grid which);
 
 /* What the scores are divided by: τ·√d_k, τ, or τ·scale_value. */
 double qkv_problem_divisor(const struct qkv_problem *p);

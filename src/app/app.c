@@ -6,6 +6,7 @@
  * edited cell only what it reaches, to the same bits) and records what moved,
  * so the screen can show the blast radius of an edit (marks.c). */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,32 +31,45 @@ void app_say(struct app *app, bool error, const char *fmt, ...)
 }
 
 /* The name of the grid behind a focus, as the screen writes it. */
-const char *app_focus_name(enum app_focus focus)
+const char *app_focus_name(enum qkv_grid focus)
 {
-	if ((int)focus >= 0 && focus < FOCUS_ATTENTION)
-		return qkv_input_name((enum qkv_input)focus);
-	return focus == FOCUS_ATTENTION ? "attention" : focus == FOCUS_OUTPUT ? "output"
-	       : focus == FOCUS_CONCAT ? "concat" : focus == FOCUS_LAYER ? "layer output" : "?";
+	if (qkv_grid_is_input(focus))
+		return qkv_grid_name(focus);
+	return focus == QKV_GRID_WEIGHTS ? "attention" : focus == QKV_GRID_OUTPUT ? "output"
+	       : focus == QKV_GRID_CONCAT ? "concat" : focus == QKV_GRID_LAYER ? "layer output" : "?";
 }
 
-/* The problem input behind an input focus (the enums agree: app.h asserts it). */
-enum qkv_input app_focus_input(enum app_focus focus)
+/* An input cell as the screen labels it: "Q[t1, d2]", "X[cat, m3]", "W_Q[m2, d1]"
+ * (a head's W with its head), "W_O[h2d1, d1]". */
+void app_cell_name(const struct app *app, enum qkv_grid focus, int row, int col, char *buf, size_t size)
 {
-	return (enum qkv_input)focus;
+	const char *name = app_focus_name(focus);
+
+	if (focus <= QKV_GRID_V)
+		snprintf(buf, size, "%s[%s, d%d]", name, app->problem.tokens[row], col + 1);
+	else if (focus == QKV_GRID_X)
+		snprintf(buf, size, "%s[%s, m%d]", name, app->problem.tokens[row], col + 1);
+	else if (focus == QKV_GRID_W_O && app->heads.d_v > 0)
+		snprintf(buf, size, "%s[h%dd%d, d%d]", name, row / app->heads.d_v + 1, row % app->heads.d_v + 1,
+			 col + 1);
+	else if (app->problem.h > 0 && focus >= QKV_GRID_W_Q && focus <= QKV_GRID_W_V)
+		snprintf(buf, size, "head %d %s[m%d, d%d]", app->head + 1, name, row + 1, col + 1);
+	else
+		snprintf(buf, size, "%s[m%d, d%d]", name, row + 1, col + 1);
 }
 
 /* True for the inputs the problem's form has (Q K V, or X and the W's). */
-bool app_focus_is_input(const struct app *app, enum app_focus focus)
+bool app_focus_is_input(const struct app *app, enum qkv_grid focus)
 {
 	/* The form's inputs from the table of matrices; W_O only where there are heads. */
-	if ((int)focus < 0 || focus >= FOCUS_ATTENTION || qkv_input_info[focus].form != app->problem.form)
+	if ((int)focus < 0 || !qkv_grid_is_input(focus) || qkv_grid_info[focus].form != app->problem.form)
 		return false;
-	return focus != FOCUS_W_O || app->problem.h > 0;
+	return focus != QKV_GRID_W_O || app->problem.h > 0;
 }
 
 /* The input as the screen edits it: the selected head's W_Q, W_K, W_V in a
  * multi-head problem, the problem's own otherwise. */
-const struct qkv_matrix *app_input(const struct app *app, enum qkv_input input)
+const struct qkv_matrix *app_input(const struct app *app, enum qkv_grid input)
 {
 	if (app->problem.h > 0)
 		return qkv_problem_head_input((struct qkv_problem *)&app->problem, app->head, input);
@@ -69,31 +83,31 @@ int app_last_stage(const struct app *app)
 }
 
 /* The input matrix behind an input focus; NULL for a computed grid. */
-const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus)
+const struct qkv_matrix *app_focus_matrix(const struct app *app, enum qkv_grid focus)
 {
 	if (!app_focus_is_input(app, focus))
 		return NULL;
-	return app_input(app, app_focus_input(focus));
+	return app_input(app, focus);
 }
 
 /* Rows and columns of the grid behind a focus. */
-void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int *cols)
+void app_focus_shape(const struct app *app, enum qkv_grid focus, int *rows, int *cols)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, focus);
 
 	if (m != NULL) {
 		*rows = m->rows;
 		*cols = m->cols;
-	} else if (focus == FOCUS_ATTENTION) {
+	} else if (focus == QKV_GRID_WEIGHTS) {
 		*rows = app->trace.n;
 		*cols = app->trace.n;
-	} else if (focus == FOCUS_OUTPUT) {
+	} else if (focus == QKV_GRID_OUTPUT) {
 		*rows = app->trace.n;
 		*cols = app->trace.d_v;
-	} else if (focus == FOCUS_CONCAT && app->heads.h > 0) {
+	} else if (focus == QKV_GRID_CONCAT && app->heads.h > 0) {
 		*rows = app->heads.concat.rows;
 		*cols = app->heads.concat.cols;
-	} else if (focus == FOCUS_LAYER && app->heads.h > 0) {
+	} else if (focus == QKV_GRID_LAYER && app->heads.h > 0) {
 		*rows = app->heads.output.rows;
 		*cols = app->heads.output.cols;
 	} else {
@@ -111,48 +125,48 @@ int app_clamp(int value, int low, int high)
 /* Keeps every cursor inside its grid after a change of shape. */
 void app_clamp_cursors(struct app *app)
 {
-	for (int f = 0; f < FOCUS_COUNT; f++) {
+	for (int f = 0; f < QKV_GRID_COUNT; f++) {
 		int rows, cols;
 
-		app_focus_shape(app, (enum app_focus)f, &rows, &cols);
+		app_focus_shape(app, (enum qkv_grid)f, &rows, &cols);
 		app->cursor[f].row = app_clamp(app->cursor[f].row, 0, rows > 0 ? rows - 1 : 0);
 		app->cursor[f].col = app_clamp(app->cursor[f].col, 0, cols > 0 ? cols - 1 : 0);
 	}
 }
 
 /* The first input of the problem's form: Q, or X. */
-enum app_focus app_first_input(const struct app *app)
+enum qkv_grid app_first_input(const struct app *app)
 {
-	return app->problem.form == QKV_FORM_DIRECT ? FOCUS_Q : FOCUS_X;
+	return app->problem.form == QKV_FORM_DIRECT ? QKV_GRID_Q : QKV_GRID_X;
 }
 
 /* The selected query: the attention cursor's row. */
 int app_query(const struct app *app)
 {
-	if (app->focus == FOCUS_OUTPUT || app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
+	if (app->focus == QKV_GRID_OUTPUT || app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
 		return app->cursor[app->focus].row;
-	if (app->focus == FOCUS_W_O)
-		return app->cursor[FOCUS_LAYER].row;
-	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_K || app->focus == FOCUS_V ||
-	    app->focus == FOCUS_W_Q || app->focus == FOCUS_W_K || app->focus == FOCUS_W_V)
-		return app->cursor[FOCUS_ATTENTION].row;
+	if (app->focus == QKV_GRID_W_O)
+		return app->cursor[QKV_GRID_LAYER].row;
+	if (app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_K || app->focus == QKV_GRID_V ||
+	    app->focus == QKV_GRID_W_Q || app->focus == QKV_GRID_W_K || app->focus == QKV_GRID_W_V)
+		return app->cursor[QKV_GRID_WEIGHTS].row;
 	return app->cursor[app->focus].row;
 }
 
 /* The selected key: the attention cursor's column. */
 int app_key(const struct app *app)
 {
-	if (app->focus == FOCUS_K || app->focus == FOCUS_V)
+	if (app->focus == QKV_GRID_K || app->focus == QKV_GRID_V)
 		return app->cursor[app->focus].row;
-	return app->cursor[FOCUS_ATTENTION].col;
+	return app->cursor[QKV_GRID_WEIGHTS].col;
 }
 
 /* The selected output column. */
 int app_value_col(const struct app *app)
 {
-	if (app->focus == FOCUS_V)
-		return app->cursor[FOCUS_V].col;
-	return app->cursor[FOCUS_OUTPUT].col;
+	if (app->focus == QKV_GRID_V)
+		return app->cursor[QKV_GRID_V].col;
+	return app->cursor[QKV_GRID_OUTPUT].col;
 }
 
 /* The first stage of the walk: the projections when there are any. */
@@ -174,11 +188,11 @@ enum qkv_stage app_derived_stage(const struct app *app)
 {
 	if (app->stage != APP_STAGE_LIVE)
 		return (enum qkv_stage)app->stage;
-	if (app->focus == FOCUS_CONCAT)
+	if (app->focus == QKV_GRID_CONCAT)
 		return (enum qkv_stage)APP_STAGE_CONCAT;
-	if (app->focus == FOCUS_LAYER || app->focus == FOCUS_W_O)
+	if (app->focus == QKV_GRID_LAYER || app->focus == QKV_GRID_W_O)
 		return (enum qkv_stage)APP_STAGE_LAYER;
-	if (app->focus == FOCUS_OUTPUT || app->focus == FOCUS_V || app->focus == FOCUS_W_V)
+	if (app->focus == QKV_GRID_OUTPUT || app->focus == QKV_GRID_V || app->focus == QKV_GRID_W_V)
 		return QKV_STAGE_OUTPUT;
 	return QKV_STAGE_WEIGHTS;
 }
@@ -212,7 +226,7 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	qkv_heads_trace_init(&app->heads);
 	qkv_matrix_init(&app->previous_concat);
 	qkv_matrix_init(&app->previous_layer);
-	for (int g = 0; g < APP_GRID_COUNT; g++)
+	for (int g = 0; g < QKV_GRID_COUNT; g++)
 		qkv_matrix_init(&app->previous[g]);
 	qkv_problem_init(&app->recovered);
 	qkv_problem_init(&app->spare);
@@ -308,7 +322,7 @@ void app_fini(struct app *app)
 	free(app->moved_head_weights);
 	free(app->moved_concat);
 	free(app->moved_layer);
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
 		qkv_matrix_fini(&app->previous[g]);
 		free(app->moved[g]);
 	}
@@ -353,15 +367,15 @@ static int tick(struct app *app)
 static int pointer(struct app *app, const struct event *event)
 {
 	int rows, cols, redraw = REDRAW_ALL;
-	enum app_focus focus = (enum app_focus)event->focus;
-	bool heads_grid = focus == FOCUS_CONCAT || focus == FOCUS_LAYER;
+	enum qkv_grid focus = (enum qkv_grid)event->focus;
+	bool heads_grid = focus == QKV_GRID_CONCAT || focus == QKV_GRID_LAYER;
 
-	if (event->focus < 0 || event->focus >= FOCUS_COUNT)
+	if (event->focus < 0 || event->focus >= QKV_GRID_COUNT)
 		return REDRAW_NONE;
-	if (!app_focus_is_input(app, focus) && focus != FOCUS_ATTENTION && focus != FOCUS_OUTPUT && !heads_grid)
+	if (!app_focus_is_input(app, focus) && focus != QKV_GRID_WEIGHTS && focus != QKV_GRID_OUTPUT && !heads_grid)
 		return REDRAW_NONE;
 	/* Another head's small multiple: its weights' grid, and that head selected. */
-	if (event->head != 0 && (event->type != EVENT_CLICK || focus != FOCUS_ATTENTION || event->head < 0 ||
+	if (event->head != 0 && (event->type != EVENT_CLICK || focus != QKV_GRID_WEIGHTS || event->head < 0 ||
 				 event->head > app->problem.h))
 		return REDRAW_NONE;
 	app_focus_shape(app, focus, &rows, &cols);
@@ -401,11 +415,7 @@ static int stage_key_while_editing(struct app *app, int key)
 	double value;
 	int redraw = REDRAW_INPUTS | REDRAW_STATUS;
 
-	if (app->focus <= FOCUS_X)
-		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(app->focus), app->problem.tokens[c->row],
-			 c->col + 1);
-	else
-		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(app->focus), c->row + 1, c->col + 1);
+	app_cell_name(app, app->focus, c->row, c->col, place, sizeof place);
 	app->editing = false;
 	if (edit_parse_value(app->edit, &value)) {
 		char shown[32];
@@ -450,6 +460,8 @@ static int update(struct app *app, const struct event *event)
 		if (redraw >= 0)
 			return redraw;
 	}
+	if (event->type == EVENT_KEY || event->type == EVENT_CLICK || event->type == EVENT_WHEEL)
+		app->actions++;
 	switch (event->type) {
 	case EVENT_TICK:
 		return tick(app);

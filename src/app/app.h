@@ -72,14 +72,14 @@ struct app_file {
 struct event {
 	enum event_type type;
 	int key;          /* EVENT_KEY: a code point or an enum app_key */
-	int focus;        /* EVENT_CLICK / EVENT_WHEEL: an enum app_focus */
+	int focus;        /* EVENT_CLICK / EVENT_WHEEL: an enum qkv_grid */
 	int row, col;
 	int delta;
 	int width, height;
 	int64_t now_ms;   /* every event: a monotonic clock in milliseconds */
 	bool pasted;      /* EVENT_KEY: the key came from a paste (bracketed paste), so
 			   * it is text for a cell edit or a file name and never a command */
-	int head;         /* EVENT_CLICK on FOCUS_ATTENTION: 1 + the head whose small
+	int head;         /* EVENT_CLICK on QKV_GRID_WEIGHTS: 1 + the head whose small
 			   * multiple was clicked, which becomes the selected head (as H
 			   * selects it); 0 for the selected head's own grids */
 	struct app_file file; /* EVENT_LOOKED, EVENT_SAVED */
@@ -108,27 +108,12 @@ struct app_request {
 	size_t length;
 };
 
-/* What has the cursor. Inputs come first, in the order Tab visits them. */
-enum app_focus {
-	FOCUS_Q, FOCUS_K, FOCUS_V,          /* direct form inputs */
-	FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V, /* projected form inputs */
-	FOCUS_W_O,       /* multi-head: the output projection (W_Q, W_K, W_V: the selected head's) */
-	FOCUS_ATTENTION, /* the n×n grid (scores, scaled or weights): query × key */
-	FOCUS_OUTPUT,    /* the n×d_v output (and mix) grid: query × column */
-	FOCUS_CONCAT,    /* multi-head: the n × h·d_v concatenation */
-	FOCUS_LAYER,     /* multi-head: the n × d_model layer output Concat · W_O */
-	FOCUS_COUNT,
-};
-
-/* An input's focus is its enum qkv_input, and the inputs come first: the app and
- * the layout convert one to the other by value. */
-_Static_assert(FOCUS_Q == (int)QKV_INPUT_Q && FOCUS_K == (int)QKV_INPUT_K && FOCUS_V == (int)QKV_INPUT_V &&
-	       FOCUS_X == (int)QKV_INPUT_X && FOCUS_W_Q == (int)QKV_INPUT_W_Q && FOCUS_W_K == (int)QKV_INPUT_W_K &&
-	       FOCUS_W_V == (int)QKV_INPUT_W_V && FOCUS_W_O == (int)QKV_INPUT_W_O, "an input's focus is its enum qkv_input");
-_Static_assert(FOCUS_ATTENTION == (int)QKV_INPUT_COUNT, "every input has a focus, before the computed grids");
+/* What has the cursor is a grid of the catalogue (enum qkv_grid): an input, the
+ * n×n attention grid (QKV_GRID_WEIGHTS, whose cursor S and S' share), the output
+ * (and mix) grid, and with heads the concatenation and the layer output. */
 
 /* The projections `I` ties to the identity and keeps: W_Q, W_K, W_V. */
-#define APP_PROJECTIONS (QKV_INPUT_W_V - QKV_INPUT_W_Q + 1)
+#define APP_PROJECTIONS (QKV_GRID_W_V - QKV_GRID_W_Q + 1)
 
 /* The view of the stages: everything at once, or one stage at a time. */
 #define APP_STAGE_LIVE (-1)
@@ -181,14 +166,6 @@ enum app_redraw {
 #define APP_MESSAGE_MAX 512
 #define APP_MARK_MS 1500   /* how long changed cells stay marked */
 
-/* The computed grids whose cells the blast radius marks: Q, K and V as used (after
- * projection), then the stages. */
-enum app_grid {
-	APP_GRID_Q, APP_GRID_K, APP_GRID_V,
-	APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT,
-	APP_GRID_COUNT,
-};
-
 struct app_cursor {
 	int row, col;
 };
@@ -213,11 +190,19 @@ struct app {
 	bool dirty;                 /* the problem differs from `saved` (the wrong-way demo aside) */
 	struct qkv_problem saved;   /* the problem as loaded or last saved */
 	uint64_t column_seed;       /* `>` draws new d_k columns from N(0,1) with this seed */
+	long actions;               /* keys, clicks and wheel nudges handled so far */
+	/* The run of d_k changes the last action continued (a lesson's `set d_k` is
+	 * several presses of > or ]): the status line counts the whole run. */
+	struct app_d_k_run {
+		long action;        /* the action that made its last change */
+		int from, to;       /* d_k before the run and after its last change */
+		int drawn, zeros, dropped; /* columns drawn from N(0,1), added as zeros, dropped */
+	} d_k_run;
 	bool quit;                  /* the interface should end */
 	struct app_request request; /* a file to look at, save or delete, for the caller */
 
-	enum app_focus focus;
-	struct app_cursor cursor[FOCUS_COUNT];
+	enum qkv_grid focus;
+	struct app_cursor cursor[QKV_GRID_COUNT];
 	int stage;                  /* APP_STAGE_LIVE or an enum qkv_stage */
 
 	bool editing;               /* typing a value into the selected cell */
@@ -237,12 +222,12 @@ struct app {
 	 * or when it became masked or unmasked (a cell masked before and after shows the
 	 * same "—" and has not moved). */
 	unsigned char *moved_inputs;   /* the edited input matrix, by cell (rows × cols) */
-	enum qkv_input moved_input;
-	unsigned char *moved[APP_GRID_COUNT]; /* each grid of the trace, by cell */
-	size_t moved_capacity[APP_GRID_COUNT];
+	enum qkv_grid moved_input;
+	unsigned char *moved[QKV_GRID_COUNT]; /* each grid of the trace, by cell */
+	size_t moved_capacity[QKV_GRID_COUNT];
 	size_t moved_inputs_capacity;
 	int64_t mark_until_ms;
-	struct qkv_matrix previous[APP_GRID_COUNT]; /* the trace before the last change */
+	struct qkv_matrix previous[QKV_GRID_COUNT]; /* the trace before the last change */
 	unsigned char *previous_masked;             /* its n × n mask */
 	size_t previous_masked_capacity;
 	struct qkv_row_stats *previous_rows;        /* its per-row statistics */
@@ -428,14 +413,14 @@ void app_keys_hints(const struct app_keys *keys, const struct app *app, unsigned
 /* True when key is one of the keys of a binding in context, handled here or not. */
 bool app_key_bound(unsigned context, int key);
 
-/* The input matrix behind an input focus, or NULL for FOCUS_ATTENTION/OUTPUT. */
-const struct qkv_matrix *app_focus_matrix(const struct app *app, enum app_focus focus);
+/* The input matrix behind an input focus, or NULL for QKV_GRID_WEIGHTS/OUTPUT. */
+const struct qkv_matrix *app_focus_matrix(const struct app *app, enum qkv_grid focus);
 /* Rows and columns of the grid behind any focus. */
-void app_focus_shape(const struct app *app, enum app_focus focus, int *rows, int *cols);
+void app_focus_shape(const struct app *app, enum qkv_grid focus, int *rows, int *cols);
 /* "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "attention", "output". */
-const char *app_focus_name(enum app_focus focus);
+const char *app_focus_name(enum qkv_grid focus);
 /* True for the editable inputs of the problem's form. */
-bool app_focus_is_input(const struct app *app, enum app_focus focus);
+bool app_focus_is_input(const struct app *app, enum qkv_grid focus);
 
 /* The selected query, key and output column the derivations are about. */
 int app_query(const struct app *app);
@@ -448,7 +433,7 @@ enum qkv_stage app_derived_stage(const struct app *app);
 
 /* Multi-head: the matrix of an input for the selected head (W_Q, W_K, W_V are
  * per head, X and W_O shared); otherwise the problem's. NULL when absent. */
-const struct qkv_matrix *app_input(const struct app *app, enum qkv_input input);
+const struct qkv_matrix *app_input(const struct app *app, enum qkv_grid input);
 /* The number of stages the walk goes through: 5, or 7 for a multi-head problem. */
 int app_last_stage(const struct app *app);
 /* Multi-head: true when head's weight (query, key), the concatenation's or the
@@ -461,12 +446,12 @@ bool app_moved_layer(const struct app *app, int row, int col);
 bool app_projections_tied(const struct app *app);
 
 /* True when the cell of the trace moved in the last change and is still marked. */
-bool app_moved(const struct app *app, enum app_grid grid, int row, int col);
+bool app_moved(const struct app *app, enum qkv_grid grid, int row, int col);
 bool app_moved_score(const struct app *app, int query, int key);
 /* True when the mix term a_qk · v_kc moved in the last change (and is still marked). */
 bool app_moved_mix(const struct app *app, int query, int key, int col);
 bool app_moved_output(const struct app *app, int query, int col);
-bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col);
+bool app_moved_input(const struct app *app, enum qkv_grid input, int row, int col);
 /* True when a figure of the readout's row (max, H/lnN, eff, ‖J‖) moved in the last change. */
 bool app_moved_readout(const struct app *app, int row);
 /* The last change's reach in words, read from the marks: "moves score row t1 and,

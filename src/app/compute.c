@@ -44,8 +44,8 @@ static double matrix_bytes(const struct qkv_problem *p)
 {
 	double bytes = 0;
 
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
-		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)i);
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
+		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_grid)i);
 
 		if (m != NULL)
 			bytes += (double)m->rows * m->cols * sizeof(double);
@@ -296,9 +296,11 @@ static int take_job(struct app *app)
 		rc = marks_heads(app, true);
 	/* What moved was found by the job (the same comparison as marks_mark's). */
 	if (marks_settle_trace(app, rc, false) == 0 && rc == 0) {
-		for (int g = 0; g < APP_GRID_COUNT && job->marked; g++) {
+		for (int g = 0; g < QKV_GRID_COUNT && job->marked; g++) {
 			unsigned char *moved = app->moved[g];
 
+			if (!qkv_grid_in_trace((enum qkv_grid)g))
+				continue;
 			app->moved[g] = job->moved[g];
 			app->moved_capacity[g] = job->moved_cells[g];
 			job->moved[g] = moved;
@@ -308,18 +310,18 @@ static int take_job(struct app *app)
 		app->mark_until_ms = app->now_ms + APP_MARK_MS;
 	}
 	job_abandon(job);
-	if (app->job_has_place && app->job_place.focus >= 0 && app->job_place.focus < FOCUS_COUNT &&
-	    (app_focus_is_input(app, (enum app_focus)app->job_place.focus) ||
-	     app->job_place.focus >= FOCUS_ATTENTION)) {
-		app->focus = (enum app_focus)app->job_place.focus;
+	if (app->job_has_place && app->job_place.focus >= 0 && app->job_place.focus < QKV_GRID_COUNT &&
+	    (app_focus_is_input(app, (enum qkv_grid)app->job_place.focus) ||
+	     app->job_place.focus >= QKV_GRID_WEIGHTS)) {
+		app->focus = (enum qkv_grid)app->job_place.focus;
 		app->cursor[app->focus].row = app->job_place.row;
 		app->cursor[app->focus].col = app->job_place.col;
 		app_clamp_cursors(app);
 	}
 	if (rc == 0 && app->job_has_cell) {
-		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)app->job_cell.focus);
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum qkv_grid)app->job_cell.focus);
 
-		app->moved_input = app_focus_input((enum app_focus)app->job_cell.focus);
+		app->moved_input = (enum qkv_grid)app->job_cell.focus;
 		if (m != NULL && app->job_cell.row < m->rows && app->job_cell.col < m->cols)
 			app->moved_inputs[(size_t)app->job_cell.row * (size_t)m->cols + (size_t)app->job_cell.col] = 1;
 	}
@@ -329,10 +331,10 @@ static int take_job(struct app *app)
 		   app->history.entries[app->history.position - 1].is_cell) {
 		/* The edit's words again, now that what it reached is known: the undo
 		 * step holds the value before. */
-		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)app->job_cell.focus);
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum qkv_grid)app->job_cell.focus);
 
 		if (m != NULL && app->job_cell.row < m->rows && app->job_cell.col < m->cols)
-			marks_describe_change(app, (enum app_focus)app->job_cell.focus, app->job_cell.row, app->job_cell.col,
+			marks_describe_change(app, (enum qkv_grid)app->job_cell.focus, app->job_cell.row, app->job_cell.col,
 					app->history.entries[app->history.position - 1].value,
 					qkv_matrix_get(m, app->job_cell.row, app->job_cell.col));
 	} else if (rc == 0) {

@@ -44,9 +44,9 @@ int edit_change_failed(struct app *app, int rc)
 }
 
 /* Sets one input cell, with undo, and recomputes. */
-int edit_set_cell(struct app *app, enum app_focus focus, int row, int col, double value)
+int edit_set_cell(struct app *app, enum qkv_grid focus, int row, int col, double value)
 {
-	struct qkv_matrix *m = (struct qkv_matrix *)app_input(app, app_focus_input(focus));
+	struct qkv_matrix *m = (struct qkv_matrix *)app_input(app, focus);
 	double before;
 	struct history_place place = { (int)focus, row, col, app->head };
 	int rc;
@@ -58,13 +58,13 @@ int edit_set_cell(struct app *app, enum app_focus focus, int row, int col, doubl
 		return REDRAW_STATUS;
 	}
 	before = qkv_matrix_get(m, row, col);
-	if (history_push_cell(&app->history, app_focus_input(focus), row, col, before, place) != 0) {
+	if (history_push_cell(&app->history, focus, row, col, before, place) != 0) {
 		app_say(app, true, "out of memory: the change was not made");
 		return REDRAW_STATUS;
 	}
 	qkv_matrix_set(m, row, col, value);
 	/* What the cell reaches, not the whole trace: a query's edit is a row. */
-	if (app->jobs_always || (app->problem.h == 0 ? qkv_attention_update_cost(&app->problem, app_focus_input(focus))
+	if (app->jobs_always || (app->problem.h == 0 ? qkv_attention_update_cost(&app->problem, focus)
 						     : compute_trace_cost(&app->problem)) > JOB_COST) {
 		/* Too long for one key: the trace is computed beside the interface. */
 		char said[APP_MESSAGE_MAX];
@@ -78,9 +78,9 @@ int edit_set_cell(struct app *app, enum app_focus focus, int row, int col, doubl
 		}
 	}
 	edit_update_dirty(app);
-	if ((rc = marks_recompute_after(app, true, app_focus_input(focus), row, col)) != 0)
+	if ((rc = marks_recompute_after(app, true, focus, row, col)) != 0)
 		return edit_change_failed(app, rc);
-	app->moved_input = app_focus_input(focus);
+	app->moved_input = focus;
 	app->moved_inputs[(size_t)row * (size_t)m->cols + (size_t)col] = 1;
 	marks_describe_change(app, focus, row, col, before, value);
 	return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT | REDRAW_INFO | REDRAW_STATUS;
@@ -144,6 +144,7 @@ void edit_start(struct app *app, int first_key)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, app->focus);
 	const struct app_cursor *c = &app->cursor[app->focus];
+	char place[96];
 
 	app->editing = true;
 	if (first_key != 0) {
@@ -152,9 +153,8 @@ void edit_start(struct app *app, int first_key)
 	} else {
 		qkv_format_exact(app->edit, sizeof app->edit, qkv_matrix_get(m, c->row, c->col));
 	}
-	app_say(app, false, "editing %s[%s, d%d]: Enter keeps it, Esc cancels", app_focus_name(app->focus),
-	    app->problem.tokens != NULL && app->focus <= FOCUS_X ? app->problem.tokens[c->row] : "",
-	    c->col + 1);
+	app_cell_name(app, app->focus, c->row, c->col, place, sizeof place);
+	app_say(app, false, "editing %s: Enter keeps it, Esc cancels", place);
 }
 
 /* Parses the typed text: a finite number within the bound, the whole text used. */
@@ -226,7 +226,7 @@ int edit_type(struct app *app, int key)
 }
 
 /* Adds delta to an input cell (a computed grid refuses). */
-int edit_nudge(struct app *app, enum app_focus focus, int row, int col, double delta)
+int edit_nudge(struct app *app, enum qkv_grid focus, int row, int col, double delta)
 {
 	const struct qkv_matrix *m = app_focus_matrix(app, focus);
 
@@ -247,7 +247,7 @@ void edit_say_undone(struct app *app, bool redo)
 {
 	char reach[APP_MESSAGE_MAX];
 	bool same_shape = app->previous_valid && app->previous_n == app->trace.n &&
-			  app->previous[APP_GRID_OUTPUT].cols == app->trace.output.cols;
+			  app->previous[QKV_GRID_OUTPUT].cols == app->trace.output.cols;
 
 	reach[0] = '\0';
 	if (same_shape)
@@ -287,9 +287,9 @@ int edit_undo_redo(struct app *app, bool redo)
 			app_say(app, true, "cannot compute: %s: nothing was %s", qkv_error_string(rc), redo ? "redone" : "undone");
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	}
-	if (place.focus >= 0 && place.focus < FOCUS_COUNT &&
-	    (app_focus_is_input(app, (enum app_focus)place.focus) || place.focus >= FOCUS_ATTENTION)) {
-		app->focus = (enum app_focus)place.focus;
+	if (place.focus >= 0 && place.focus < QKV_GRID_COUNT &&
+	    (app_focus_is_input(app, (enum qkv_grid)place.focus) || place.focus >= QKV_GRID_WEIGHTS)) {
+		app->focus = (enum qkv_grid)place.focus;
 		app->cursor[app->focus].row = place.row;
 		app->cursor[app->focus].col = place.col;
 		app_clamp_cursors(app);

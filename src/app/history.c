@@ -82,7 +82,7 @@ static void commit_entry(struct history *h, size_t bytes)
 	enforce_budget(h);
 }
 
-int history_push_cell(struct history *h, enum qkv_input input, int row, int col,
+int history_push_cell(struct history *h, enum qkv_grid input, int row, int col,
 		      double before, struct history_place place)
 {
 	struct history_entry *e = new_entry(h);
@@ -104,8 +104,8 @@ static size_t problem_bytes(const struct qkv_problem *p)
 {
 	size_t total = sizeof *p + (size_t)p->n * (size_t)p->n;
 
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
-		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)i);
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
+		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_grid)i);
 
 		if (m != NULL)
 			total += (size_t)m->rows * (size_t)m->cols * sizeof(double);

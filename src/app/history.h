@@ -20,7 +20,7 @@ struct history_place {
 
 struct history_entry {
 	bool is_cell;                 /* cell entry, else a whole-problem snapshot */
-	enum qkv_input input;         /* cell entries: which matrix */
+	enum qkv_grid input;         /* cell entries: which matrix */
 	int row, col;                 /* cell entries: which cell */
 	double value;                 /* cell entries: the value to swap in */
 	struct qkv_problem snapshot;  /* snapshot entries: the problem to swap in */
@@ -43,7 +43,7 @@ void history_init(struct history *h, size_t budget);
 void history_fini(struct history *h);
 
 /* Records that cell (input, row, col) held `before`, dropping any redo entries. */
-int history_push_cell(struct history *h, enum qkv_input input, int row, int col,
+int history_push_cell(struct history *h, enum qkv_grid input, int row, int col,
 		      double before, struct history_place place);
 /* Records a copy of the whole problem as it was before a change. */
 int history_push_problem(struct history *h, const struct qkv_problem *before,

@@ -21,8 +21,8 @@ static void derivation_line(const struct app *app, int decimals, char *buf, size
 	}
 	switch (stage) {
 	case QKV_STAGE_PROJECTIONS:
-		row = app->cursor[FOCUS_X].row;
-		col = app->cursor[FOCUS_W_Q].col;
+		row = app->cursor[QKV_GRID_X].row;
+		col = app->cursor[QKV_GRID_W_Q].col;
 		break;
 	case QKV_STAGE_MIX:
 	case QKV_STAGE_OUTPUT:
@@ -63,8 +63,8 @@ bool app_info_lines(const struct app *app, int decimals, char *formula, size_t f
 		 * output, another grid); the column of the concatenation at stage 6, at
 		 * stage 7 the output's (W_O's, when the cursor is in W_O). */
 		int r = app_query(app);
-		int c = concat ? app->cursor[FOCUS_CONCAT].col
-			: app->focus == FOCUS_W_O ? app->cursor[FOCUS_W_O].col : app->cursor[FOCUS_LAYER].col;
+		int c = concat ? app->cursor[QKV_GRID_CONCAT].col
+			: app->focus == QKV_GRID_W_O ? app->cursor[QKV_GRID_W_O].col : app->cursor[QKV_GRID_LAYER].col;
 
 		snprintf(formula, formula_size, concat ? "stage 6 of 7 · concat:  Concat = [head 1 … head %d], "
 							 "n × h·d_v = %d × %d"

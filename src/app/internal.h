@@ -29,16 +29,17 @@ enum {
 };
 
 /* app.c */
+/* An input cell as the screen labels it: "Q[t1, d2]", "X[cat, m3]", "W_Q[m2, d1]"
+ * (a head's W with its head), "W_O[h2d1, d1]". */
+void app_cell_name(const struct app *app, enum qkv_grid focus, int row, int col, char *buf, size_t size);
 /* Puts a sentence on the status line; error colours it as one. */
 void app_say(struct app *app, bool error, const char *fmt, ...);
-/* The problem input behind an input focus (the enums agree: app.h asserts it). */
-enum qkv_input app_focus_input(enum app_focus focus);
 /* value, kept within low … high. */
 int app_clamp(int value, int low, int high);
 /* Keeps every cursor inside its grid after a change of shape. */
 void app_clamp_cursors(struct app *app);
 /* The first input of the problem's form: Q, or X. */
-enum app_focus app_first_input(const struct app *app);
+enum qkv_grid app_first_input(const struct app *app);
 /* The first stage of the walk: the projections when there are any. */
 int app_first_stage(const struct app *app);
 
@@ -57,14 +58,14 @@ void marks_mark(struct app *app, int only_row, int only_col);
  * so the class sees how far a change reaches. When only the cell (input, row,
  * col) changed (row >= 0), only what it reaches is recomputed, to the same bits
  * as the whole trace. */
-int marks_recompute_after(struct app *app, bool mark, enum qkv_input input, int row, int col);
+int marks_recompute_after(struct app *app, bool mark, enum qkv_grid input, int row, int col);
 /* After a new trace (rc its code): sizes the marks, keeps the cursors inside, and
  * marks what moved against the kept trace (keep_previous), where it may differ. */
 int marks_settle_trace(struct app *app, int rc, bool mark);
 /* The whole trace again (marking what moved when mark). */
 int marks_recompute(struct app *app, bool mark);
 /* Says what an edit changed and how far it reached (the blast radius). */
-void marks_describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
+void marks_describe_change(struct app *app, enum qkv_grid focus, int row, int col, double before,
 			   double after);
 
 /* compute.c */
@@ -107,7 +108,7 @@ void edit_update_dirty(struct app *app);
  * it was (undone, the redo forgotten) with its trace, and the status line says why. */
 int edit_change_failed(struct app *app, int rc);
 /* Sets one input cell, with undo, and recomputes. */
-int edit_set_cell(struct app *app, enum app_focus focus, int row, int col, double value);
+int edit_set_cell(struct app *app, enum qkv_grid focus, int row, int col, double value);
 /* Runs a change of the whole problem (shape or options) with undo; done is what the
  * status line then says. A large problem is changed by a job (compute_start_change_job);
  * otherwise: snapshot first, change, then recompute; a failed change is rolled back. */
@@ -126,7 +127,7 @@ int edit_erase(struct app *app, int key);
 /* Any other key in an edit: typed when it can be part of a number, else ignored. */
 int edit_type(struct app *app, int key);
 /* Adds delta to an input cell (a computed grid refuses). */
-int edit_nudge(struct app *app, enum app_focus focus, int row, int col, double delta);
+int edit_nudge(struct app *app, enum qkv_grid focus, int row, int col, double delta);
 /* "undone" or "redone", and what moved back. */
 void edit_say_undone(struct app *app, bool redo);
 /* Undoes (or redoes) the last change, the cursor back where it was made. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "app/job.h"
+#include "qkv/grid.h"
 #include "qkv/error.h"
 
 enum { JOB_RUNNING, JOB_DONE, JOB_ABANDONED };
@@ -43,7 +44,7 @@ static void job_free(struct job *job)
 	qkv_heads_trace_fini(&job->heads);
 	for (int i = 0; i < 3; i++)
 		qkv_matrix_fini(&job->untied[i]);
-	for (int g = 0; g < JOB_GRIDS; g++)
+	for (int g = 0; g < QKV_GRID_COUNT; g++)
 		free(job->moved[g]);
 	if (job->has_cost)
 		qkv_cost_fini(&job->cost);
@@ -94,7 +95,7 @@ static int copy_matrix(struct job *job, struct qkv_matrix *to, const struct qkv_
 /* The problem's matrix slot `which` (whatever the form). */
 static struct qkv_matrix *slot(struct qkv_problem *p, int which)
 {
-	struct qkv_matrix *slots[QKV_INPUT_COUNT] = { &p->q, &p->k, &p->v, &p->x, &p->w_q, &p->w_k, &p->w_v, &p->w_o };
+	struct qkv_matrix *slots[QKV_GRID_INPUTS] = { &p->q, &p->k, &p->v, &p->x, &p->w_q, &p->w_k, &p->w_v, &p->w_o };
 
 	return slots[which];
 }
@@ -105,10 +106,10 @@ static struct qkv_matrix *slot(struct qkv_problem *p, int which)
 static int copy_source(struct job *job)
 {
 	struct qkv_problem *dst = &job->problem, bare;
-	struct qkv_matrix kept[QKV_INPUT_COUNT];
+	struct qkv_matrix kept[QKV_GRID_INPUTS];
 	int rc = 0, h;
 
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		kept[i] = *slot(dst, i);
 		qkv_matrix_init(slot(dst, i));
 	}
@@ -117,7 +118,7 @@ static int copy_source(struct job *job)
 		rc = JOB_GONE;
 	} else {
 		bare = job->source;
-		for (int i = 0; i < QKV_INPUT_COUNT; i++)
+		for (int i = 0; i < QKV_GRID_INPUTS; i++)
 			qkv_matrix_init(slot(&bare, i));
 		bare.h = 0;
 		bare.heads = NULL;
@@ -129,11 +130,11 @@ static int copy_source(struct job *job)
 		}
 	}
 	pthread_mutex_unlock(&job->lock);
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		const struct qkv_matrix *from = slot(&job->source, i);
 
-		if (i >= QKV_INPUT_W_Q && i <= QKV_INPUT_W_V && job->source_w[i - QKV_INPUT_W_Q] != NULL)
-			from = job->source_w[i - QKV_INPUT_W_Q];
+		if (i >= QKV_GRID_W_Q && i <= QKV_GRID_W_V && job->source_w[i - QKV_GRID_W_Q] != NULL)
+			from = job->source_w[i - QKV_GRID_W_Q];
 		if (rc == 0)
 			rc = copy_matrix(job, &kept[i], from);
 		qkv_matrix_fini(slot(dst, i));
@@ -196,22 +197,16 @@ void job_mark_against(struct job *job, const struct qkv_trace *before, bool skip
 	job->skip_qk = skip_qk;
 }
 
-static const struct qkv_matrix *grid(const struct qkv_trace *t, int g)
-{
-	const struct qkv_matrix *grids[JOB_GRIDS] = { &t->q, &t->k, &t->v, &t->scores, &t->scaled, &t->weights,
-						      &t->output };
-
-	return grids[g];
-}
-
 /* job->moved: what moved from the borrowed trace before to job->trace, a grid at a
  * time under the lock. Returns 0 or QKV_ENOMEM (then no marks: marked stays false). */
 static int mark_grids(struct job *job)
 {
 	const struct qkv_trace *t = &job->trace;
 
-	for (int g = 0; g < JOB_GRIDS; g++) {
-		const struct qkv_matrix *now = grid(t, g), *was;
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		if (!qkv_grid_in_trace((enum qkv_grid)g))
+			continue;
+		const struct qkv_matrix *now = qkv_grid_matrix(NULL, t, NULL, 0, (enum qkv_grid)g), *was;
 		size_t cells = (size_t)now->rows * (size_t)now->cols;
 		bool gone;
 
@@ -221,14 +216,14 @@ static int mark_grids(struct job *job)
 		job->moved_cells[g] = cells > 0 ? cells : 1;
 		pthread_mutex_lock(&job->lock);
 		gone = job->source_gone;
-		was = grid(&job->before, g);
+		was = qkv_grid_matrix(NULL, &job->before, NULL, 0, (enum qkv_grid)g);
 		if (!gone && job->before.n == t->n && was->rows == now->rows && was->cols == now->cols &&
-		    !(job->skip_qk && g <= 1)) {
+		    !(job->skip_qk && g <= QKV_GRID_K)) {
 			const double *restrict after_v = now->values, *restrict before_v = was->values;
 			const unsigned char *restrict masked = t->masked, *restrict was_masked = job->before.masked;
 			unsigned char *restrict out = job->moved[g];
 
-			if (g >= 3 && g <= 5) /* scores, scaled, weights: the mask counts too */
+			if (qkv_grid_is_attention((enum qkv_grid)g)) /* the mask counts too */
 				for (size_t i = 0; i < cells; i++)
 					out[i] = (unsigned char)(((masked[i] != 0) != (was_masked[i] != 0)) |
 								 (masked[i] == 0 && after_v[i] != before_v[i]));
@@ -254,8 +249,8 @@ static int compute_borrowed(struct job *job)
 	if (rc == 0 && job->cell_input >= 0) {
 		struct qkv_matrix *m = job->problem.h > 0
 					       ? qkv_problem_head_input(&job->problem, job->cell_head,
-									(enum qkv_input)job->cell_input)
-					       : qkv_problem_input(&job->problem, (enum qkv_input)job->cell_input);
+									(enum qkv_grid)job->cell_input)
+					       : qkv_problem_input(&job->problem, (enum qkv_grid)job->cell_input);
 
 		if (m != NULL && job->cell_row < m->rows && job->cell_col < m->cols)
 			qkv_matrix_set(m, job->cell_row, job->cell_col, job->cell_value);

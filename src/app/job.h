@@ -14,13 +14,13 @@
 
 #include "io/figure.h"
 #include "qkv/attention.h"
+#include "qkv/grid.h"
 #include "qkv/cost.h"
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
 enum job_kind { JOB_TRACE, JOB_SWEEP, JOB_FIGURE, JOB_COST };
-#define JOB_GRIDS 7 /* the grids of a trace, in app.h's order of enum app_grid */
 
 /* What a change of the whole problem may need besides the problem: the seed of new
  * columns, and the three W's a tie keeps (filled by a tie, read by an untie). */
@@ -61,16 +61,16 @@ struct job {
 	 * source, its wrong-way demonstration not counted) into equal_saved. */
 	bool has_saved, equal_saved;
 	struct qkv_problem saved;
-	/* has_before: after the trace, each grid (q, k, v, scores, scaled, weights,
-	 * output) of trace is compared with before's (borrowed like source) where both
+	/* has_before: after the trace, each grid of the trace (qkv_grid_in_trace) is
+	 * compared with before's (borrowed like source) where both
 	 * have the same shape and n: moved[g] has a byte per cell of trace's grid g,
 	 * 1 where it moved (a weight also when its key was hidden or shown), and
 	 * marked says the comparison was made. skip_qk: Q and K are not compared (a
 	 * problem that gives them directly). */
 	bool has_before, skip_qk, marked;
 	struct qkv_trace before;
-	unsigned char *moved[JOB_GRIDS];
-	size_t moved_cells[JOB_GRIDS];
+	unsigned char *moved[QKV_GRID_COUNT];
+	size_t moved_cells[QKV_GRID_COUNT];
 	/* JOB_SWEEP: qkv_sweep(tokens, trials, seed, d_k_max) into sweep. */
 	int tokens, trials, d_k_max;
 	uint64_t seed;

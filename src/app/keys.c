@@ -18,8 +18,8 @@ static int key_enter(struct app *app, int key)
 		edit_start(app, 0);
 		return REDRAW_INPUTS | REDRAW_STATUS;
 	}
-	if (app->focus == FOCUS_ATTENTION && p->mask == QKV_MASK_CUSTOM) {
-		const struct app_cursor *c = &app->cursor[FOCUS_ATTENTION];
+	if (app->focus == QKV_GRID_WEIGHTS && p->mask == QKV_MASK_CUSTOM) {
+		const struct app_cursor *c = &app->cursor[QKV_GRID_WEIGHTS];
 
 		return edit_change_problem(app, change_mask_bit, c->row * p->n + c->col,
 				      "mask bit toggled");

@@ -14,25 +14,10 @@
 
 static bool marks_live(const struct app *app);
 
-/* The trace's matrix behind a grid. */
-static const struct qkv_matrix *grid_matrix(const struct qkv_trace *t, enum app_grid grid)
+/* The trace's matrix behind a grid of the trace (qkv_grid_in_trace). */
+static const struct qkv_matrix *grid_matrix(const struct qkv_trace *t, enum qkv_grid grid)
 {
-	switch (grid) {
-	case APP_GRID_Q: return &t->q;
-	case APP_GRID_K: return &t->k;
-	case APP_GRID_V: return &t->v;
-	case APP_GRID_SCORES: return &t->scores;
-	case APP_GRID_SCALED: return &t->scaled;
-	case APP_GRID_WEIGHTS: return &t->weights;
-	case APP_GRID_OUTPUT:
-	default: return &t->output;
-	}
-}
-
-/* True for the n × n grids (scores, scaled, weights). */
-static bool grid_is_attention(enum app_grid grid)
-{
-	return grid >= APP_GRID_SCORES && grid <= APP_GRID_WEIGHTS;
+	return qkv_grid_matrix(NULL, t, NULL, 0, grid);
 }
 
 /* Grows buffer *p to at least need bytes (capacity in *capacity). */
@@ -54,16 +39,18 @@ static int marks_reserve(struct app *app)
 {
 	size_t need = 1;
 
-	for (int f = 0; f < FOCUS_COUNT; f++) {
-		const struct qkv_matrix *m = app_focus_matrix(app, (enum app_focus)f);
+	for (int f = 0; f < QKV_GRID_COUNT; f++) {
+		const struct qkv_matrix *m = app_focus_matrix(app, (enum qkv_grid)f);
 		if (m != NULL && (size_t)m->rows * (size_t)m->cols > need)
 			need = (size_t)m->rows * (size_t)m->cols;
 	}
 	if (reserve_bytes(&app->moved_inputs, &app->moved_inputs_capacity, need) != 0)
 		return QKV_ENOMEM;
 	memset(app->moved_inputs, 0, app->moved_inputs_capacity);
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		const struct qkv_matrix *m = grid_matrix(&app->trace, (enum app_grid)g);
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		if (!qkv_grid_in_trace((enum qkv_grid)g))
+			continue;
+		const struct qkv_matrix *m = grid_matrix(&app->trace, (enum qkv_grid)g);
 		size_t cells = (size_t)m->rows * (size_t)m->cols;
 
 		if (reserve_bytes(&app->moved[g], &app->moved_capacity[g], cells > 0 ? cells : 1) != 0)
@@ -177,14 +164,14 @@ bool app_moved_layer(const struct app *app, int row, int col)
 static int keep_reach(struct app *app, int row, int col)
 {
 	const struct qkv_trace *t = &app->trace;
-	static const enum app_grid rows_of[4] = { APP_GRID_SCORES, APP_GRID_SCALED, APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	static const enum qkv_grid rows_of[4] = { QKV_GRID_SCORES, QKV_GRID_SCALED, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
 
 	for (int g = 0; g < 4; g++) {
 		const struct qkv_matrix *now = grid_matrix(t, rows_of[g]);
 		struct qkv_matrix *kept = &app->previous[rows_of[g]];
 
 		if (kept->rows != now->rows || kept->cols != now->cols || row >= now->rows ||
-		    (rows_of[g] == APP_GRID_OUTPUT && col >= now->cols))
+		    (rows_of[g] == QKV_GRID_OUTPUT && col >= now->cols))
 			return QKV_ESHAPE;
 	}
 	for (int g = 0; row >= 0 && g < 4; g++) {
@@ -194,45 +181,19 @@ static int keep_reach(struct app *app, int row, int col)
 		       (size_t)now->cols * sizeof(double));
 	}
 	for (int i = 0; col >= 0 && i < t->output.rows; i++)
-		qkv_matrix_set(&app->previous[APP_GRID_OUTPUT], i, col, qkv_matrix_get(&t->output, i, col));
-	if (qkv_matrix_copy(&app->previous[APP_GRID_V], &t->v) != 0)
+		qkv_matrix_set(&app->previous[QKV_GRID_OUTPUT], i, col, qkv_matrix_get(&t->output, i, col));
+	if (qkv_matrix_copy(&app->previous[QKV_GRID_V], &t->v) != 0)
 		return QKV_ENOMEM;
 	memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
 	return 0;
 }
 
-/* Keeps the trace as it is now, to compare the next one with. Q and K as used are
- * kept only in the projected form (in the direct form they are the inputs); V
- * always, for the terms of the mix. */
-static int keep_previous(struct app *app, int only_row, int only_col)
+/* Keeps t's mask and per-row statistics beside the kept grids, and says the kept
+ * trace is valid (for n tokens). */
+static int keep_masks_and_rows(struct app *app, const struct qkv_trace *t)
 {
-	const struct qkv_trace *t = &app->trace;
 	size_t cells = (size_t)t->n * (size_t)t->n;
-	int differs_row = app->previous_differs_row, differs_col = app->previous_differs_col;
 
-	/* Whatever comes next may differ anywhere until the caller says otherwise. */
-	app->previous_differs_row = -1;
-	app->previous_differs_col = -1;
-
-	/* A query's or a value's edit after another: the kept trace differs from this
-	 * one in one row of S, S', A and O or one column of O at most, so that (and V
-	 * and the statistics) is all there is to copy; 1,024 tokens would otherwise
-	 * copy 24 MB per key press. */
-	if ((only_row >= 0 || only_col >= 0) && app->previous_valid && app->previous_n == t->n &&
-	    (differs_row >= 0 || differs_col >= 0) && keep_reach(app, differs_row, differs_col) == 0)
-		return 0;
-	app->previous_valid = false;
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		int rc;
-
-		if (g <= APP_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
-			app->previous[g].rows = 0;
-			continue;
-		}
-		rc = qkv_matrix_copy(&app->previous[g], grid_matrix(t, (enum app_grid)g));
-		if (rc != 0)
-			return rc;
-	}
 	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
 		return QKV_ENOMEM;
 	if (cells > 0)
@@ -252,20 +213,56 @@ static int keep_previous(struct app *app, int only_row, int only_col)
 	return 0;
 }
 
+/* Keeps the trace as it is now, to compare the next one with. Q and K as used are
+ * kept only in the projected form (in the direct form they are the inputs); V
+ * always, for the terms of the mix. */
+static int keep_previous(struct app *app, int only_row, int only_col)
+{
+	const struct qkv_trace *t = &app->trace;
+	int differs_row = app->previous_differs_row, differs_col = app->previous_differs_col;
+
+	/* Whatever comes next may differ anywhere until the caller says otherwise. */
+	app->previous_differs_row = -1;
+	app->previous_differs_col = -1;
+
+	/* A query's or a value's edit after another: the kept trace differs from this
+	 * one in one row of S, S', A and O or one column of O at most, so that (and V
+	 * and the statistics) is all there is to copy; 1,024 tokens would otherwise
+	 * copy 24 MB per key press. */
+	if ((only_row >= 0 || only_col >= 0) && app->previous_valid && app->previous_n == t->n &&
+	    (differs_row >= 0 || differs_col >= 0) && keep_reach(app, differs_row, differs_col) == 0)
+		return 0;
+	app->previous_valid = false;
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		if (!qkv_grid_in_trace((enum qkv_grid)g))
+			continue;
+		int rc;
+
+		if (g <= QKV_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
+			app->previous[g].rows = 0;
+			continue;
+		}
+		rc = qkv_matrix_copy(&app->previous[g], grid_matrix(t, (enum qkv_grid)g));
+		if (rc != 0)
+			return rc;
+	}
+	return keep_masks_and_rows(app, t);
+}
+
 /* keep_previous for a trace about to be replaced whole (a job's): the grids are
  * exchanged with the kept ones rather than copied, so the old trace leaves with
  * the kept trace's storage. */
 int marks_keep_taking(struct app *app, struct qkv_trace *old)
 {
-	size_t cells = (size_t)old->n * (size_t)old->n;
-
 	app->previous_differs_row = -1;
 	app->previous_differs_col = -1;
 	app->previous_valid = false;
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		struct qkv_matrix *from = (struct qkv_matrix *)grid_matrix(old, (enum app_grid)g), kept;
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		if (!qkv_grid_in_trace((enum qkv_grid)g))
+			continue;
+		struct qkv_matrix *from = (struct qkv_matrix *)grid_matrix(old, (enum qkv_grid)g), kept;
 
-		if (g <= APP_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
+		if (g <= QKV_GRID_K && app->problem.form != QKV_FORM_PROJECTED) {
 			app->previous[g].rows = 0;
 			continue;
 		}
@@ -273,23 +270,7 @@ int marks_keep_taking(struct app *app, struct qkv_trace *old)
 		app->previous[g] = *from;
 		*from = kept;
 	}
-	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
-		return QKV_ENOMEM;
-	if (cells > 0)
-		memcpy(app->previous_masked, old->masked, cells);
-	if (old->n > app->previous_rows_capacity) {
-		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)old->n * sizeof *rows);
-
-		if (rows == NULL)
-			return QKV_ENOMEM;
-		app->previous_rows = rows;
-		app->previous_rows_capacity = old->n;
-	}
-	if (old->n > 0)
-		memcpy(app->previous_rows, old->rows, (size_t)old->n * sizeof *old->rows);
-	app->previous_n = old->n;
-	app->previous_valid = old->n > 0;
-	return 0;
+	return keep_masks_and_rows(app, old);
 }
 
 /* Marks every cell of the trace that differs from the kept one (same shapes only). */
@@ -298,8 +279,10 @@ void marks_mark(struct app *app, int only_row, int only_col)
 	const struct qkv_trace *t = &app->trace;
 	bool same_n = app->previous_valid && app->previous_n == t->n;
 
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
-		const struct qkv_matrix *now = grid_matrix(t, (enum app_grid)g), *before = &app->previous[g];
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		if (!qkv_grid_in_trace((enum qkv_grid)g))
+			continue;
+		const struct qkv_matrix *now = grid_matrix(t, (enum qkv_grid)g), *before = &app->previous[g];
 		size_t cells = (size_t)now->rows * (size_t)now->cols, first = 0;
 
 		if (!same_n || before->rows != now->rows || before->cols != now->cols)
@@ -307,12 +290,12 @@ void marks_mark(struct app *app, int only_row, int only_col)
 		/* A query's edit rewrote only its row of S, S', A and O, a value's edit only
 		 * a column of O; the rest is the same trace, bit for bit, and stays
 		 * unmarked (marks_reserve cleared it). */
-		if (only_row >= 0 && g >= APP_GRID_SCORES) {
+		if (only_row >= 0 && g >= QKV_GRID_SCORES) {
 			first = (size_t)only_row * (size_t)now->cols;
 			cells = first + (size_t)now->cols;
 		}
-		if (only_col >= 0 && g >= APP_GRID_SCORES) {
-			for (int i = 0; g == APP_GRID_OUTPUT && i < now->rows; i++)
+		if (only_col >= 0 && g >= QKV_GRID_SCORES) {
+			for (int i = 0; g == QKV_GRID_OUTPUT && i < now->rows; i++)
 				app->moved[g][(size_t)i * (size_t)now->cols + (size_t)only_col] =
 					qkv_matrix_get(now, i, only_col) != qkv_matrix_get(before, i, only_col);
 			continue;
@@ -324,7 +307,7 @@ void marks_mark(struct app *app, int only_row, int only_col)
 			const unsigned char *restrict masked = t->masked, *restrict was = app->previous_masked;
 			unsigned char *restrict out = app->moved[g];
 
-			if (grid_is_attention((enum app_grid)g))
+			if (qkv_grid_is_attention((enum qkv_grid)g))
 				for (size_t i = first; i < cells; i++)
 					out[i] = (unsigned char)(((masked[i] != 0) != (was[i] != 0)) |
 								 (masked[i] == 0 && after_v[i] != before_v[i]));
@@ -339,14 +322,14 @@ void marks_mark(struct app *app, int only_row, int only_col)
  * so the class sees how far a change reaches. When only the cell (input, row,
  * col) changed (row >= 0), only what it reaches is recomputed, to the same bits
  * as the whole trace. */
-int marks_recompute_after(struct app *app, bool mark, enum qkv_input input, int row, int col)
+int marks_recompute_after(struct app *app, bool mark, enum qkv_grid input, int row, int col)
 {
 	/* A cell of Q (given directly, softmax by rows) moves its query's row alone; a
 	 * cell of V (given directly) one column of O. */
 	bool direct = app->problem.form == QKV_FORM_DIRECT;
-	int only_row = row >= 0 && input == QKV_INPUT_Q && direct &&
+	int only_row = row >= 0 && input == QKV_GRID_Q && direct &&
 				       app->problem.wrong != QKV_WRONG_COLUMN_SOFTMAX ? row : -1;
-	int only_col = row >= 0 && input == QKV_INPUT_V && direct ? col : -1;
+	int only_col = row >= 0 && input == QKV_GRID_V && direct ? col : -1;
 	int rc = mark ? keep_previous(app, only_row, only_col) : 0;
 
 	/* Unless kept just now, the kept trace may differ from the new one anywhere. */
@@ -398,7 +381,7 @@ int marks_settle_trace(struct app *app, int rc, bool mark)
 /* The whole trace again (marking what moved when mark). */
 int marks_recompute(struct app *app, bool mark)
 {
-	return marks_recompute_after(app, mark, QKV_INPUT_Q, -1, -1);
+	return marks_recompute_after(app, mark, QKV_GRID_Q, -1, -1);
 }
 
 /* True while the last change's marks are shown. */
@@ -408,11 +391,11 @@ static bool marks_live(const struct app *app)
 }
 
 /* True when the cell of grid moved in the last change and is still marked. */
-bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
+bool app_moved(const struct app *app, enum qkv_grid grid, int row, int col)
 {
 	const struct qkv_matrix *m;
 
-	if (!marks_live(app) || (int)grid < 0 || grid >= APP_GRID_COUNT)
+	if (!marks_live(app) || (int)grid < 0 || grid >= QKV_GRID_COUNT || !qkv_grid_in_trace(grid))
 		return false;
 	m = grid_matrix(&app->trace, grid);
 	return row >= 0 && col >= 0 && row < m->rows && col < m->cols &&
@@ -423,7 +406,7 @@ bool app_moved(const struct app *app, enum app_grid grid, int row, int col)
 bool app_moved_mix(const struct app *app, int query, int key, int col)
 {
 	const struct qkv_trace *t = &app->trace;
-	const struct qkv_matrix *w = &app->previous[APP_GRID_WEIGHTS], *v = &app->previous[APP_GRID_V];
+	const struct qkv_matrix *w = &app->previous[QKV_GRID_WEIGHTS], *v = &app->previous[QKV_GRID_V];
 	size_t cell;
 	bool masked, was;
 
@@ -456,17 +439,17 @@ bool app_moved_readout(const struct app *app, int row)
 /* True when the score of (query, key) moved and is still marked. */
 bool app_moved_score(const struct app *app, int query, int key)
 {
-	return app_moved(app, APP_GRID_SCORES, query, key);
+	return app_moved(app, QKV_GRID_SCORES, query, key);
 }
 
 /* True when the output cell moved and is still marked. */
 bool app_moved_output(const struct app *app, int query, int col)
 {
-	return app_moved(app, APP_GRID_OUTPUT, query, col);
+	return app_moved(app, QKV_GRID_OUTPUT, query, col);
 }
 
 /* True when the input cell was the one edited and is still marked. */
-bool app_moved_input(const struct app *app, enum qkv_input input, int row, int col)
+bool app_moved_input(const struct app *app, enum qkv_grid input, int row, int col)
 {
 	const struct qkv_matrix *m = app_input(app, input);
 
@@ -485,20 +468,19 @@ static bool any_set(const unsigned char *bytes, size_t count)
 }
 
 /* What a grid is called in the sentence, and how its rows and columns are named. */
-static const char *const grid_nouns[APP_GRID_COUNT] = {
-	"Q", "K", "V", "score", "scaled score", "weights", "output",
+static const char *const grid_nouns[QKV_GRID_COUNT] = {
+	[QKV_GRID_Q] = "Q", [QKV_GRID_K] = "K", [QKV_GRID_V] = "V", [QKV_GRID_SCORES] = "score",
+	[QKV_GRID_SCALED] = "scaled score", [QKV_GRID_WEIGHTS] = "weights", [QKV_GRID_OUTPUT] = "output",
 };
 
-static const char *const grid_symbols[APP_GRID_COUNT] = { "Q", "K", "V", "S", "S'", "A", "O" };
-
 /* True when the cell of grid holds a value (an attention cell that is not masked). */
-static bool grid_live(const struct app *app, enum app_grid grid, int row, int col)
+static bool grid_live(const struct app *app, enum qkv_grid grid, int row, int col)
 {
-	return !grid_is_attention(grid) || !qkv_trace_is_masked(&app->trace, row, col);
+	return !qkv_grid_is_attention(grid) || !qkv_trace_is_masked(&app->trace, row, col);
 }
 
 /* True when the cell of grid moved in the last change. */
-static bool cell_moved_now(const struct app *app, enum app_grid grid, int row, int col)
+static bool cell_moved_now(const struct app *app, enum qkv_grid grid, int row, int col)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 
@@ -506,16 +488,16 @@ static bool cell_moved_now(const struct app *app, enum app_grid grid, int row, i
 }
 
 /* The name of row i (a token) or column i (a token for the attention grids, d1… else). */
-static void index_name(const struct app *app, enum app_grid grid, bool column, int i, char *buf, size_t size)
+static void index_name(const struct app *app, enum qkv_grid grid, bool column, int i, char *buf, size_t size)
 {
-	if (!column || grid_is_attention(grid))
+	if (!column || qkv_grid_is_attention(grid))
 		snprintf(buf, size, "%s", app->problem.tokens[i]);
 	else
 		snprintf(buf, size, "d%d", i + 1);
 }
 
 /* "t1", "t1 and t3", "t1, t2 and t4", or "5 rows" for the indices set in chosen. */
-static void add_names(struct qkv_buffer *w, const struct app *app, enum app_grid grid, bool column,
+static void add_names(struct qkv_buffer *w, const struct app *app, enum qkv_grid grid, bool column,
 		      const unsigned char *chosen, int count, const char *plural)
 {
 	int total = 0, shown = 0;
@@ -540,7 +522,7 @@ static void add_names(struct qkv_buffer *w, const struct app *app, enum app_grid
  * and t3", "score column t2 in rows t1 and t3", "every output", "4 of 9 scores".
  * Returns false when nothing in the grid moved. `all_of` asks for "all of" before
  * whole rows (the weights, where softmax moves a whole row at once). */
-static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_grid grid, bool all_of)
+static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum qkv_grid grid, bool all_of)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 	int rows = m->rows, cols = m->cols, moved = 0, live = 0, moved_rows = 0, moved_cols = 0;
@@ -548,7 +530,7 @@ static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_
 		col_full[QKV_MAX_DIM > QKV_MAX_TOKENS ? QKV_MAX_DIM : QKV_MAX_TOKENS];
 	bool rows_whole = true, cols_whole = true, cross = true;
 	const char *noun = grid_nouns[grid];
-	bool plural_noun = grid != APP_GRID_WEIGHTS;
+	bool plural_noun = grid != QKV_GRID_WEIGHTS;
 
 	if (rows > QKV_MAX_TOKENS || cols > (int)sizeof col_any)
 		return false;
@@ -564,7 +546,7 @@ static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_
 		if (!any_set(moved_row, (size_t)cols)) {
 			const unsigned char *masked_row = app->trace.masked + (size_t)r * (size_t)cols;
 
-			if (!grid_is_attention(grid)) {
+			if (!qkv_grid_is_attention(grid)) {
 				live += cols;
 				memset(col_full, 0, (size_t)cols);
 			} else {
@@ -581,7 +563,7 @@ static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_
 		if (memchr(moved_row, 0, (size_t)cols) == NULL) {
 			const unsigned char *masked_row = app->trace.masked + (size_t)r * (size_t)cols;
 
-			if (!grid_is_attention(grid)) {
+			if (!qkv_grid_is_attention(grid)) {
 				live += cols;
 			} else {
 				for (int c = 0; c < cols; c++)
@@ -636,11 +618,11 @@ static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_
 					index_name(app, grid, false, r, row_name, sizeof row_name);
 					index_name(app, grid, true, c, col_name, sizeof col_name);
 				}
-		qkv_buffer_put(w, "%s[%s,%s]", grid_symbols[grid], row_name, col_name);
+		qkv_buffer_put(w, "%s[%s,%s]", qkv_grid_name(grid), row_name, col_name);
 		return true;
 	}
 	if (moved >= live && moved_rows == rows) {
-		qkv_buffer_put(w, grid == APP_GRID_WEIGHTS ? "every weight" : "every %s", noun);
+		qkv_buffer_put(w, grid == QKV_GRID_WEIGHTS ? "every weight" : "every %s", noun);
 		return true;
 	}
 	if (rows_whole) {
@@ -685,7 +667,7 @@ static bool describe_grid(struct qkv_buffer *w, const struct app *app, enum app_
 }
 
 /* True when the moved cells of a are also moved in b. */
-static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b)
+static bool moved_within(const struct app *app, enum qkv_grid a, enum qkv_grid b)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, a);
 	size_t cells = (size_t)m->rows * (size_t)m->cols;
@@ -706,13 +688,13 @@ static bool moved_within(const struct app *app, enum app_grid a, enum app_grid b
 }
 
 /* True when grids a and b moved in the same cells (each within the other). */
-static bool moved_same(const struct app *app, enum app_grid a, enum app_grid b)
+static bool moved_same(const struct app *app, enum qkv_grid a, enum qkv_grid b)
 {
 	return moved_within(app, a, b) && moved_within(app, b, a);
 }
 
 /* True when any cell of grid moved. */
-static bool grid_moved_any(const struct app *app, enum app_grid grid)
+static bool grid_moved_any(const struct app *app, enum qkv_grid grid)
 {
 	const struct qkv_matrix *m = grid_matrix(&app->trace, grid);
 	size_t cells = (size_t)m->rows * (size_t)m->cols;
@@ -724,7 +706,7 @@ static bool grid_moved_any(const struct app *app, enum app_grid grid)
  * sentence can say when a marked value moved by less than its shown digits. */
 static void add_smallest_move(struct qkv_buffer *w, const struct app *app)
 {
-	static const enum app_grid grids[2] = { APP_GRID_WEIGHTS, APP_GRID_OUTPUT };
+	static const enum qkv_grid grids[2] = { QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
 	/* Half the last shown digit: weights always show two decimals; outputs one in
 	 * projector mode, two otherwise. */
 	const double half_digit[2] = { 0.005, app->projector ? 0.05 : 0.005 };
@@ -757,7 +739,7 @@ static void add_smallest_move(struct qkv_buffer *w, const struct app *app)
 	}
 	if (at_grid < 0 || ratio >= 1.0)
 		return;
-	if (at_grid == APP_GRID_WEIGHTS)
+	if (at_grid == QKV_GRID_WEIGHTS)
 		qkv_buffer_put(w, "; A[%s,%s] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
 		    app->problem.tokens[at_col], smallest);
 	else
@@ -852,18 +834,20 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 
 	if (size > 0)
 		buf[0] = '\0';
-	for (int g = 0; g < APP_GRID_COUNT; g++) {
+	for (int g = 0; g < QKV_GRID_COUNT; g++) {
+		if (!qkv_grid_in_trace((enum qkv_grid)g))
+			continue;
 		struct qkv_buffer one = { item[count], sizeof item[count], 0 };
 
 		item[count][0] = '\0';
 		coupled[count] = false;
-		if (g <= APP_GRID_V && !projected)
+		if (g <= QKV_GRID_V && !projected)
 			continue;
-		if (g == APP_GRID_SCALED && moved_same(app, APP_GRID_SCALED, APP_GRID_SCORES))
+		if (g == QKV_GRID_SCALED && moved_same(app, QKV_GRID_SCALED, QKV_GRID_SCORES))
 			continue;
-		if (g == APP_GRID_WEIGHTS && !moved_within(app, APP_GRID_WEIGHTS, APP_GRID_SCALED))
+		if (g == QKV_GRID_WEIGHTS && !moved_within(app, QKV_GRID_WEIGHTS, QKV_GRID_SCALED))
 			coupled[count] = true;
-		if (describe_grid(&one, app, (enum app_grid)g, g == APP_GRID_WEIGHTS && coupled[count]))
+		if (describe_grid(&one, app, (enum qkv_grid)g, g == QKV_GRID_WEIGHTS && coupled[count]))
 			count++;
 	}
 	if (count == 0) {
@@ -882,27 +866,20 @@ void app_reach_words(const struct app *app, char *buf, size_t size)
 			qkv_buffer_put(&w, "through softmax's normalisation ");
 		qkv_buffer_put(&w, "%s", item[i]);
 	}
-	if (!grid_moved_any(app, APP_GRID_WEIGHTS) && grid_moved_any(app, APP_GRID_OUTPUT))
+	if (!grid_moved_any(app, QKV_GRID_WEIGHTS) && grid_moved_any(app, QKV_GRID_OUTPUT))
 		qkv_buffer_put(&w, "; the weights do not move");
 	add_smallest_move(&w, app);
 }
 
 /* Says what an edit changed and how far it reached (the blast radius). */
-void marks_describe_change(struct app *app, enum app_focus focus, int row, int col, double before,
+void marks_describe_change(struct app *app, enum qkv_grid focus, int row, int col, double before,
 			   double after)
 {
 	char from[32], to[32], place[96], reach[APP_MESSAGE_MAX];
 
 	qkv_format_exact(from, sizeof from, before);
 	qkv_format_exact(to, sizeof to, after);
-	/* Rows of Q, K, V and X are tokens; rows of a W are d_model dimensions. */
-	if (focus <= FOCUS_X)
-		snprintf(place, sizeof place, "%s[%s, d%d]", app_focus_name(focus), app->problem.tokens[row], col + 1);
-	else if (app->problem.h > 0 && focus >= FOCUS_W_Q && focus <= FOCUS_W_V)
-		snprintf(place, sizeof place, "head %d %s[%d, %d]", app->head + 1, app_focus_name(focus),
-			 row + 1, col + 1);
-	else
-		snprintf(place, sizeof place, "%s[%d, %d]", app_focus_name(focus), row + 1, col + 1);
+	app_cell_name(app, focus, row, col, place, sizeof place);
 	if (app->problem.h > 0)
 		heads_reach_words(app, reach, sizeof reach);
 	else

@@ -10,6 +10,43 @@
 #include "qkv/error.h"
 #include "qkv/format.h"
 
+/* Records a change of d_k from d_k to target (drawn columns from N(0,1) with seed,
+ * zero columns, or dropped ones when it shrinks) in the run of d_k changes; when
+ * it continues the run (the action just before made the run's last change, d_k is
+ * where that left it, and d_k moves the same way), done becomes the whole run's
+ * sentence: "d_k = 512 (from 2): 510 new columns of Q and K drawn …". */
+static void d_k_run_words(struct app *app, int d_k, int target, int drawn, int zeros, const char *pair,
+			  uint64_t seed, char *done, size_t size)
+{
+	struct app_d_k_run *run = &app->d_k_run;
+	bool up = target > d_k;
+	struct qkv_buffer w;
+
+	if (run->action + 1 != app->actions || run->to != d_k || (run->to > run->from) != up ||
+	    run->from == run->to) {
+		run->from = d_k;
+		run->drawn = run->zeros = run->dropped = 0;
+	}
+	run->action = app->actions;
+	run->to = target;
+	run->drawn += drawn;
+	run->zeros += zeros;
+	run->dropped += up ? 0 : d_k - target;
+	if (run->from == d_k)
+		return; /* one change: its own sentence */
+	w = (struct qkv_buffer){ done, size, 0 };
+	qkv_buffer_put(&w, "d_k = %d (from %d): ", target, run->from);
+	if (!up)
+		qkv_buffer_put(&w, "the last %d columns of %s dropped", run->dropped, pair);
+	if (run->drawn > 0)
+		qkv_buffer_put(&w, "%d new column%s of %s drawn from N(0,1), seed %llu", run->drawn,
+			       run->drawn > 1 ? "s" : "", pair, (unsigned long long)seed);
+	if (run->zeros > 0 && run->drawn > 0)
+		qkv_buffer_put(&w, ", and %d zero column%s added", run->zeros, run->zeros > 1 ? "s" : "");
+	else if (run->zeros > 0)
+		qkv_buffer_put(&w, "%d zero column%s added to %s", run->zeros, run->zeros > 1 ? "s" : "", pair);
+}
+
 /* o: a new token after the cursor's, and the cursor on it (options_after_change):
  * x then removes it again. x: the cursor's token removed. */
 int options_tokens(struct app *app, int key)
@@ -43,17 +80,21 @@ static int set_d_k(struct app *app, int target, bool doubled)
 	if (target < d_k) {
 		snprintf(done, sizeof done, "d_k = %d: the last %d column%s of %s dropped", target, d_k - target,
 			 d_k - target > 1 ? "s" : "", pair);
+		d_k_run_words(app, d_k, target, 0, 0, pair, 0, done, sizeof done);
 	} else if (p->seeded && p->form == QKV_FORM_DIRECT) {
 		snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu", target,
 			 target - d_k, target - d_k > 1 ? "s" : "", pair, (unsigned long long)p->seed);
+		d_k_run_words(app, d_k, target, target - d_k, 0, pair, p->seed, done, sizeof done);
 	} else if (doubled && p->h == 0) {
 		/* The saturation lesson needs N(0,1) columns, whatever the problem. */
 		snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu "
 			 "(] adds a zero column)", target, target - d_k, target - d_k > 1 ? "s" : "", pair,
 			 (unsigned long long)app->column_seed);
+		d_k_run_words(app, d_k, target, target - d_k, 0, pair, app->column_seed, done, sizeof done);
 		return edit_change_problem(app, change_draw_d_k, target, done);
 	} else {
 		snprintf(done, sizeof done, "d_k = %d: a zero column added to %s", target, pair);
+		d_k_run_words(app, d_k, target, 0, target - d_k, pair, app->column_seed, done, sizeof done);
 	}
 	return edit_change_problem(app, change_d_k, target, done);
 }
@@ -65,7 +106,7 @@ int options_columns(struct app *app, int key)
 	int d_v = qkv_problem_d_v(p), step = key == ']' || key == '}' ? 1 : -1;
 	char done[192];
 
-	if ((key == ']' || key == '[') && app->focus != FOCUS_X)
+	if ((key == ']' || key == '[') && app->focus != QKV_GRID_X)
 		return set_d_k(app, qkv_problem_d_k(p) + step, false);
 	if (key == ']' || key == '[') {
 		int d_model = qkv_problem_d_model(p), target = d_model + step;

@@ -15,33 +15,33 @@ int walk_move_cursor(struct app *app, int d_row, int d_col)
 	c->row = app_clamp(c->row + d_row, 0, rows - 1);
 	c->col = app_clamp(c->col + d_col, 0, cols - 1);
 	/* The attention cursor follows the query or key being edited. */
-	if (app->focus == FOCUS_Q || app->focus == FOCUS_X)
-		app->cursor[FOCUS_ATTENTION].row = c->row;
-	if (app->focus == FOCUS_K || app->focus == FOCUS_V)
-		app->cursor[FOCUS_ATTENTION].col = c->row;
-	if (app->focus == FOCUS_V)
-		app->cursor[FOCUS_OUTPUT].col = c->col;
-	if (app->focus == FOCUS_ATTENTION)
-		app->cursor[FOCUS_OUTPUT].row = c->row;
-	if (app->focus == FOCUS_OUTPUT)
-		app->cursor[FOCUS_ATTENTION].row = c->row;
+	if (app->focus == QKV_GRID_Q || app->focus == QKV_GRID_X)
+		app->cursor[QKV_GRID_WEIGHTS].row = c->row;
+	if (app->focus == QKV_GRID_K || app->focus == QKV_GRID_V)
+		app->cursor[QKV_GRID_WEIGHTS].col = c->row;
+	if (app->focus == QKV_GRID_V)
+		app->cursor[QKV_GRID_OUTPUT].col = c->col;
+	if (app->focus == QKV_GRID_WEIGHTS)
+		app->cursor[QKV_GRID_OUTPUT].row = c->row;
+	if (app->focus == QKV_GRID_OUTPUT)
+		app->cursor[QKV_GRID_WEIGHTS].row = c->row;
 	return REDRAW_INPUTS | REDRAW_ATTENTION | REDRAW_OUTPUT | REDRAW_INFO | REDRAW_STATUS;
 }
 
 /* The next (direction 1) or previous (−1) grid in Tab's order. */
 int walk_cycle_focus(struct app *app, int direction)
 {
-	static const enum app_focus direct[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_ATTENTION, FOCUS_OUTPUT };
-	static const enum app_focus projected[] = { FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
-						    FOCUS_ATTENTION, FOCUS_OUTPUT };
-	static const enum app_focus heads[] = { FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
-						FOCUS_ATTENTION, FOCUS_CONCAT, FOCUS_W_O, FOCUS_LAYER };
-	static const enum app_focus layer[] = { FOCUS_ATTENTION, FOCUS_CONCAT, FOCUS_W_O, FOCUS_LAYER };
+	static const enum qkv_grid direct[] = { QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
+	static const enum qkv_grid projected[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
+						    QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
+	static const enum qkv_grid heads[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
+						QKV_GRID_WEIGHTS, QKV_GRID_CONCAT, QKV_GRID_W_O, QKV_GRID_LAYER };
+	static const enum qkv_grid layer[] = { QKV_GRID_WEIGHTS, QKV_GRID_CONCAT, QKV_GRID_W_O, QKV_GRID_LAYER };
 	bool multi = app->problem.h > 0, late = multi && app->stage >= APP_STAGE_CONCAT;
 	bool walk = app->stage != APP_STAGE_LIVE;
 	/* What is on screen: a multi-head problem shows the selected head's grids in
 	 * stages 0–5, the heads, concat, W_O and the output in 6 and 7, all of it live. */
-	const enum app_focus *order = projected;
+	const enum qkv_grid *order = projected;
 	int count = (int)(sizeof projected / sizeof projected[0]), at = 0;
 
 	if (late) {
@@ -66,16 +66,16 @@ int walk_cycle_focus(struct app *app, int direction)
  * concat, W_O and the output; 0–5 the selected head's). */
 void walk_focus_stage(struct app *app)
 {
-	bool late_focus = app->focus == FOCUS_CONCAT || app->focus == FOCUS_W_O || app->focus == FOCUS_LAYER;
+	bool late_focus = app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_W_O || app->focus == QKV_GRID_LAYER;
 
 	if (app->problem.h < 1 || app->stage == APP_STAGE_LIVE)
 		return;
-	if (app->stage >= APP_STAGE_CONCAT && !late_focus && app->focus != FOCUS_ATTENTION)
-		app->focus = app->stage == APP_STAGE_CONCAT ? FOCUS_CONCAT : FOCUS_LAYER;
-	else if (app->stage == APP_STAGE_CONCAT && app->focus == FOCUS_LAYER)
-		app->focus = FOCUS_CONCAT; /* the output is not computed yet in stage 6 */
+	if (app->stage >= APP_STAGE_CONCAT && !late_focus && app->focus != QKV_GRID_WEIGHTS)
+		app->focus = app->stage == APP_STAGE_CONCAT ? QKV_GRID_CONCAT : QKV_GRID_LAYER;
+	else if (app->stage == APP_STAGE_CONCAT && app->focus == QKV_GRID_LAYER)
+		app->focus = QKV_GRID_CONCAT; /* the output is not computed yet in stage 6 */
 	else if (app->stage < APP_STAGE_CONCAT && late_focus)
-		app->focus = FOCUS_OUTPUT;
+		app->focus = QKV_GRID_OUTPUT;
 	app_clamp_cursors(app);
 }
 
@@ -158,11 +158,11 @@ int walk_step_head(struct app *app, int direction)
 /* The token the cursor is on (the selected query off the token grids). */
 int walk_token(const struct app *app)
 {
-	if (app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT ||
-	    app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
+	if (app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_OUTPUT ||
+	    app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
 		return app->cursor[app->focus].row;
-	if (app_focus_is_input(app, app->focus) && app->focus != FOCUS_W_Q &&
-	    app->focus != FOCUS_W_K && app->focus != FOCUS_W_V && app->focus != FOCUS_W_O)
+	if (app_focus_is_input(app, app->focus) && app->focus != QKV_GRID_W_Q &&
+	    app->focus != QKV_GRID_W_K && app->focus != QKV_GRID_W_V && app->focus != QKV_GRID_W_O)
 		return app->cursor[app->focus].row;
 	return app_query(app);
 }
@@ -170,12 +170,12 @@ int walk_token(const struct app *app)
 /* Puts the cursors that follow a token (the focused token grid's, the query's) on it. */
 void walk_to_token(struct app *app, int token)
 {
-	if (app->focus == FOCUS_Q || app->focus == FOCUS_K || app->focus == FOCUS_V || app->focus == FOCUS_X ||
-	    app->focus == FOCUS_ATTENTION || app->focus == FOCUS_OUTPUT ||
-	    app->focus == FOCUS_CONCAT || app->focus == FOCUS_LAYER)
+	if (app->focus == QKV_GRID_Q || app->focus == QKV_GRID_K || app->focus == QKV_GRID_V || app->focus == QKV_GRID_X ||
+	    app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_OUTPUT ||
+	    app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
 		app->cursor[app->focus].row = token;
 	else
-		app->cursor[FOCUS_ATTENTION].row = token;
+		app->cursor[QKV_GRID_WEIGHTS].row = token;
 	app_clamp_cursors(app);
 	walk_move_cursor(app, 0, 0);
 }
@@ -184,7 +184,7 @@ void walk_to_token(struct app *app, int token)
 int walk_autoplay(struct app *app)
 {
 	int rows, cols;
-	enum app_focus grid = app->stage >= QKV_STAGE_MIX ? FOCUS_OUTPUT : FOCUS_ATTENTION;
+	enum qkv_grid grid = app->stage >= QKV_STAGE_MIX ? QKV_GRID_OUTPUT : QKV_GRID_WEIGHTS;
 
 	if (app->stage == APP_STAGE_LIVE)
 		return walk_step_stage(app, 1);
@@ -199,7 +199,7 @@ int walk_autoplay(struct app *app)
 		return REDRAW_STATUS;
 	}
 	walk_step_stage(app, 1);
-	grid = app->stage >= QKV_STAGE_MIX ? FOCUS_OUTPUT : FOCUS_ATTENTION;
+	grid = app->stage >= QKV_STAGE_MIX ? QKV_GRID_OUTPUT : QKV_GRID_WEIGHTS;
 	app->cursor[grid].row = app_query(app);
 	app->focus = app->stage == QKV_STAGE_PROJECTIONS ? app_first_input(app) : grid;
 	app->cursor[grid].col = 0;

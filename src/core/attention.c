@@ -480,7 +480,7 @@ static bool trace_matches(const struct qkv_problem *p, const struct qkv_trace *t
 	       t->k_t.rows == t->d_k && t->k_t.cols == t->n;
 }
 
-int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum qkv_input which,
+int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum qkv_grid which,
 			 int row, int col)
 {
 	const struct qkv_matrix *changed = qkv_problem_input_const(p, which);
@@ -497,18 +497,18 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 		return QKV_EINVAL;
 	}
 	switch (which) {
-	case QKV_INPUT_Q: /* one query's scores, so its row of everything */
+	case QKV_GRID_Q: /* one query's scores, so its row of everything */
 		qkv_matrix_set(&t->q, row, col, qkv_matrix_get(changed, row, col));
 		scores_of_query(p, t, row);
 		return trace_from_scaled(p, t, row);
-	case QKV_INPUT_K: /* one key's scores in every row, so every softmax */
+	case QKV_GRID_K: /* one key's scores in every row, so every softmax */
 		qkv_matrix_set(&t->k, row, col, qkv_matrix_get(changed, row, col));
 		scores_of_key(t, row);
 		return trace_from_scaled(p, t, -1);
-	case QKV_INPUT_V: /* the weights stay; one column of the output moves */
+	case QKV_GRID_V: /* the weights stay; one column of the output moves */
 		qkv_matrix_set(&t->v, row, col, qkv_matrix_get(changed, row, col));
 		return qkv_matrix_multiply_col(&t->output, &t->weights, &t->v, col);
-	case QKV_INPUT_X: /* one token's q, k and v: its scores row and column */
+	case QKV_GRID_X: /* one token's q, k and v: its scores row and column */
 		rc = qkv_matrix_multiply_row(&t->q, &p->x, &p->w_q, row);
 		if (rc == 0)
 			rc = qkv_matrix_multiply_row(&t->k, &p->x, &p->w_k, row);
@@ -519,13 +519,13 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 		scores_of_key(t, row); /* Kᵀ first: the query's row reads it */
 		scores_of_query(p, t, row);
 		return trace_from_scaled(p, t, -1);
-	case QKV_INPUT_W_Q: /* a column of every query: every score */
+	case QKV_GRID_W_Q: /* a column of every query: every score */
 		rc = qkv_matrix_multiply_col(&t->q, &p->x, &p->w_q, col);
 		return rc == 0 ? trace_stages(p, t) : rc;
-	case QKV_INPUT_W_K: /* a column of every key: every score */
+	case QKV_GRID_W_K: /* a column of every key: every score */
 		rc = qkv_matrix_multiply_col(&t->k, &p->x, &p->w_k, col);
 		return rc == 0 ? trace_stages(p, t) : rc;
-	case QKV_INPUT_W_V: /* a column of every value: one column of the output */
+	case QKV_GRID_W_V: /* a column of every value: one column of the output */
 		rc = qkv_matrix_multiply_col(&t->v, &p->x, &p->w_v, col);
 		if (rc == 0)
 			rc = qkv_matrix_multiply_col(&t->output, &t->weights, &t->v, col);
@@ -538,7 +538,7 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 	return rc;
 }
 
-double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_input which)
+double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_grid which)
 {
 	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p), d_model = qkv_problem_d_model(p);
 	/* Every row's softmax and statistics, A V, and the variance: what a change of
@@ -547,18 +547,18 @@ double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_input whi
 	double whole = n * n * (d_k + d_v + 3.0) + n * d_model * (2.0 * d_k + d_v);
 
 	switch (which) {
-	case QKV_INPUT_Q:
+	case QKV_GRID_Q:
 		return p->wrong == QKV_WRONG_COLUMN_SOFTMAX ? n * d_k + rows : n * (d_k + d_v + 3.0);
-	case QKV_INPUT_K:
+	case QKV_GRID_K:
 		return n * d_k + rows;
-	case QKV_INPUT_V:
+	case QKV_GRID_V:
 		return n * n;
-	case QKV_INPUT_X:
+	case QKV_GRID_X:
 		return d_model * (2.0 * d_k + d_v) + 2.0 * n * d_k + rows;
-	case QKV_INPUT_W_V:
+	case QKV_GRID_W_V:
 		return n * d_model + n * n;
-	case QKV_INPUT_W_Q:
-	case QKV_INPUT_W_K:
+	case QKV_GRID_W_Q:
+	case QKV_GRID_W_K:
 	default:
 		return whole;
 	}

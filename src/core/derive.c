@@ -453,9 +453,11 @@ int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
 		return (int)text.length;
 	}
 	if (stage >= QKV_STAGE_SCORES && stage <= QKV_STAGE_WEIGHTS && qkv_trace_is_masked(t, row, col)) {
-		qkv_buffer_put(&text, "%s[%s,%s]: masked: −∞ before softmax, weight 0",
-		    stage == QKV_STAGE_WEIGHTS ? "A" : stage == QKV_STAGE_SCALED ? "S'" : "S",
-		    label(p, row), label(p, col));
+		enum qkv_grid grid = QKV_GRID_SCORES;
+
+		qkv_grid_of_stage(stage, &grid);
+		qkv_buffer_put(&text, "%s[%s,%s]: masked: −∞ before softmax, weight 0", qkv_grid_name(grid),
+			       label(p, row), label(p, col));
 		return (int)text.length;
 	}
 	switch (stage) {

@@ -34,6 +34,31 @@ static const char *label(const struct qkv_problem *p, int token)
 	return p->tokens != NULL && token >= 0 && token < p->n ? p->tokens[token] : "?";
 }
 
+int qkv_token_words(char *buf, size_t size, const struct qkv_problem *p, int token)
+{
+	char position[24];
+	bool repeated = false;
+
+	snprintf(position, sizeof position, "t%d", token + 1);
+	if (strcmp(label(p, token), position) == 0)
+		return snprintf(buf, size, "%s", position);
+	for (int i = 0; p->tokens != NULL && i < p->n && !repeated; i++)
+		repeated = i != token && strcmp(p->tokens[i], label(p, token)) == 0;
+	if (repeated)
+		return snprintf(buf, size, "%s \"%s\"", position, label(p, token));
+	return snprintf(buf, size, "\"%s\"", label(p, token));
+}
+
+/* Room for a token's words: its label, quotes and its position. */
+#define WORDS_SIZE (QKV_MAX_LABEL + 32)
+
+/* The token's words (qkv_token_words) in buf, WORDS_SIZE bytes. */
+static const char *name(const struct qkv_problem *p, int token, char *buf)
+{
+	qkv_token_words(buf, WORDS_SIZE, p, token);
+	return buf;
+}
+
 /* Two weights are called equal only when they are equal to within 1e-9 of the
  * larger: a tie, "uniform" or "each" is a claim about the values, not about the
  * digits they happen to show. */
@@ -46,7 +71,8 @@ static bool same_value(double a, double b)
  * (same_value against the group's first). Walks the groups one at a time. */
 struct ranking {
 	const struct qkv_trace *t;
-	int row;
+	int row;           /* the query, or the key when by_column */
+	bool by_column;    /* softmax down the columns (the wrong way): rank a column's queries */
 	double below;      /* the next group's weights are below this (start: +inf) */
 	int below_key;     /* ...or equal to it with a key index above this one */
 };
@@ -54,6 +80,17 @@ struct ranking {
 static double weight(const struct qkv_trace *t, int row, int key)
 {
 	return qkv_matrix_get(&t->weights, row, key);
+}
+
+/* The ranked line's entry j (key j of the row, or query j of the column). */
+static double entry(const struct ranking *r, int j)
+{
+	return r->by_column ? weight(r->t, j, r->row) : weight(r->t, r->row, j);
+}
+
+static bool hidden(const struct ranking *r, int j)
+{
+	return r->by_column ? qkv_trace_is_masked(r->t, j, r->row) : qkv_trace_is_masked(r->t, r->row, j);
 }
 
 /* True when key comes after (value, key) in the falling order. */
@@ -69,11 +106,11 @@ static int next_key(const struct ranking *r, double below, int below_key)
 	int best = -1;
 
 	for (int j = 0; j < t->n; j++) {
-		double w = weight(t, r->row, j);
+		double w = entry(r, j);
 
-		if (qkv_trace_is_masked(t, r->row, j) || !after(w, j, below, below_key))
+		if (hidden(r, j) || !after(w, j, below, below_key))
 			continue;
-		if (best < 0 || w > weight(t, r->row, best) || (w == weight(t, r->row, best) && j < best))
+		if (best < 0 || w > entry(r, best) || (w == entry(r, best) && j < best))
 			best = j;
 	}
 	return best;
@@ -95,12 +132,12 @@ static bool next_group(struct ranking *r, int *keys, int capacity, int *count, d
 	*count = 0;
 	if (key < 0)
 		return false;
-	first = weight(t, r->row, key);
+	first = entry(r, key);
 	*value = first;
 	for (int j = 0; j < t->n && m < QKV_MAX_TOKENS; j++) {
-		double w = weight(t, r->row, j);
+		double w = entry(r, j);
 
-		if (qkv_trace_is_masked(t, r->row, j) || !after(w, j, r->below, r->below_key) ||
+		if (hidden(r, j) || !after(w, j, r->below, r->below_key) ||
 		    !same_value(first, w))
 			continue;
 		members[m++] = j;
@@ -110,7 +147,7 @@ static bool next_group(struct ranking *r, int *keys, int capacity, int *count, d
 		int best = i;
 
 		for (int k = i + 1; k < m; k++) {
-			double wk = weight(t, r->row, members[k]), wb = weight(t, r->row, members[best]);
+			double wk = entry(r, members[k]), wb = entry(r, members[best]);
 
 			if (wk > wb || (wk == wb && members[k] < members[best]))
 				best = k;
@@ -122,10 +159,10 @@ static bool next_group(struct ranking *r, int *keys, int capacity, int *count, d
 	/* The last in falling order: where the next group starts below. */
 	last = m > 0 ? members[0] : key;
 	for (int k = 1; k < m; k++)
-		if (after(weight(t, r->row, members[k]), members[k], weight(t, r->row, last), last))
+		if (after(entry(r, members[k]), members[k], entry(r, last), last))
 			last = members[k];
 	*count = m;
-	r->below = weight(t, r->row, last);
+	r->below = entry(r, last);
 	r->below_key = last;
 	return true;
 }
@@ -134,6 +171,7 @@ static void ranking_start(struct ranking *r, const struct qkv_trace *t, int row)
 {
 	r->t = t;
 	r->row = row;
+	r->by_column = false;
 	r->below = INFINITY;
 	r->below_key = -1;
 }
@@ -158,15 +196,17 @@ static int places_apart(double a, double b, int decimals)
 /* "t1", "t1 and t3", "t1, t2 and t4", "6 keys (t1, t2, t3, …)". */
 static void put_names(struct qkv_buffer *out, const struct qkv_problem *p, const int *keys, int count)
 {
+	char words[WORDS_SIZE];
+
 	if (count > NAMED_MAX) {
 		qkv_buffer_put(out, "%d keys (", count);
 		for (int i = 0; i < NAMED_MAX - 1; i++)
-			qkv_buffer_put(out, "%s, ", label(p, keys[i]));
+			qkv_buffer_put(out, "%s, ", name(p, keys[i], words));
 		qkv_buffer_put(out, "…)");
 		return;
 	}
 	for (int i = 0; i < count; i++)
-		qkv_buffer_put(out, "%s%s", i == 0 ? "" : i + 1 == count ? " and " : ", ", label(p, keys[i]));
+		qkv_buffer_put(out, "%s%s", i == 0 ? "" : i + 1 == count ? " and " : ", ", name(p, keys[i], words));
 }
 
 int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
@@ -177,7 +217,7 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	struct ranking r;
 	int top[NAMED_MAX + 1], second[NAMED_MAX + 1], top_count, second_count, places;
 	double top_value, second_value = 0.0;
-	char top_shown[48], second_shown[48], eff[48];
+	char top_shown[48], second_shown[48], eff[48], own_words[WORDS_SIZE], other_words[WORDS_SIZE];
 	bool more, close;
 
 	if (row < 0 || row >= t->n)
@@ -186,7 +226,7 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	ranking_start(&r, t, row);
 	if (!next_group(&r, top, NAMED_MAX + 1, &top_count, &top_value)) {
 		qkv_buffer_put(&out, long_form ? "%s sees no key (all masked)." : "%s sees no key: every key is masked",
-		    label(p, row));
+		    name(p, row, own_words));
 		return (int)out.length;
 	}
 	more = next_group(&r, second, NAMED_MAX + 1, &second_count, &second_value);
@@ -197,37 +237,37 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	qkv_format_number(second_shown, sizeof second_shown, second_value, places);
 	qkv_format_number(eff, sizeof eff, s->effective_tokens, 1);
 	if (top_count == 1 && !more) {
-		qkv_buffer_put(&out, "%s sees only %s (%s)%s", label(p, row), label(p, top[0]), top_shown,
+		qkv_buffer_put(&out, "%s sees only %s (%s)%s", name(p, row, own_words), name(p, top[0], other_words), top_shown,
 		    long_form ? "." : "");
 		return (int)out.length;
 	}
 	if (!more) {
 		qkv_buffer_put(&out, long_form ? "%s spreads evenly: %s on each of its %d keys." : "%s: uniform, %s on each of %d",
-		    label(p, row), top_shown, top_count);
+		    name(p, row, own_words), top_shown, top_count);
 		return (int)out.length;
 	}
 	if (!long_form) {
 		if (top_count == 1 && s->max_weight > 0.95) {
-			qkv_buffer_put(&out, "%s is nearly one-hot: %s on %s", label(p, row), top_shown, label(p, top[0]));
+			qkv_buffer_put(&out, "%s is nearly one-hot: %s on %s", name(p, row, own_words), top_shown, name(p, top[0], other_words));
 		} else if (close) {
 			/* "t1: t1 0.404 just ahead of t2 0.400": a lead the rounding would hide. */
-			qkv_buffer_put(&out, "%s: ", label(p, row));
+			qkv_buffer_put(&out, "%s: ", name(p, row, own_words));
 			put_names(&out, p, top, top_count);
 			qkv_buffer_put(&out, top_count > 1 ? " %s each just ahead of " : " %s just ahead of ", top_shown);
 			put_names(&out, p, second, second_count);
 			qkv_buffer_put(&out, second_count > 1 ? " %s each" : " %s", second_shown);
 			qkv_buffer_put(&out, ", spread over %s of %d", eff, s->live_keys);
 		} else if (top_count == 1) {
-			qkv_buffer_put(&out, "%s: most on %s (%s), spread over %s of %d", label(p, row), label(p, top[0]),
+			qkv_buffer_put(&out, "%s: most on %s (%s), spread over %s of %d", name(p, row, own_words), name(p, top[0], other_words),
 			    top_shown, eff, s->live_keys);
 		} else {
-			qkv_buffer_put(&out, "%s: ", label(p, row));
+			qkv_buffer_put(&out, "%s: ", name(p, row, own_words));
 			put_names(&out, p, top, top_count);
 			qkv_buffer_put(&out, " tie at %s, spread over %s of %d", top_shown, eff, s->live_keys);
 		}
 		return (int)out.length;
 	}
-	qkv_buffer_put(&out, "%s looks most at ", label(p, row));
+	qkv_buffer_put(&out, "%s looks most at ", name(p, row, own_words));
 	put_names(&out, p, top, top_count);
 	qkv_buffer_put(&out, top_count > 1 ? " (%s each), %s " : " (%s), %s ", top_shown,
 	    close ? "just ahead of" : "then");
@@ -238,11 +278,57 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	return (int)out.length;
 }
 
+int qkv_describe_column(char *buf, size_t size, const struct qkv_problem *p, const struct qkv_trace *t, int col,
+			int decimals)
+{
+	struct qkv_buffer out = text_start(buf, size);
+	struct ranking r;
+	int top[NAMED_MAX + 1], second[NAMED_MAX + 1], top_count, second_count, places;
+	double top_value, second_value = 0.0, sum = 0.0;
+	char top_shown[48], second_shown[48], own_words[WORDS_SIZE], other_words[WORDS_SIZE];
+	bool more;
+
+	if (col < 0 || col >= t->n)
+		return 0;
+	ranking_start(&r, t, col);
+	r.by_column = true;
+	if (!next_group(&r, top, NAMED_MAX + 1, &top_count, &top_value)) {
+		qkv_buffer_put(&out, "column %s: masked for every query", name(p, col, own_words));
+		return (int)out.length;
+	}
+	for (int i = 0; i < t->n; i++)
+		sum += qkv_trace_is_masked(t, i, col) ? 0.0 : weight(t, i, col);
+	more = next_group(&r, second, NAMED_MAX + 1, &second_count, &second_value);
+	places = more ? places_apart(top_value, second_value, decimals) : decimals;
+	qkv_format_number(top_shown, sizeof top_shown, top_value, places);
+	qkv_format_number(second_shown, sizeof second_shown, second_value, places);
+	qkv_buffer_put(&out, "column %s: ", name(p, col, own_words));
+	if (top_count == 1 && !more) {
+		qkv_buffer_put(&out, "only %s (%s)", name(p, top[0], other_words), top_shown);
+	} else if (!more) {
+		qkv_buffer_put(&out, "uniform, %s for each of %d queries", top_shown, top_count);
+	} else if (places > decimals) {
+		put_names(&out, p, top, top_count);
+		qkv_buffer_put(&out, top_count > 1 ? " %s each just ahead of " : " %s just ahead of ", top_shown);
+		put_names(&out, p, second, second_count);
+		qkv_buffer_put(&out, second_count > 1 ? " %s each" : " %s", second_shown);
+	} else if (top_count == 1) {
+		qkv_buffer_put(&out, "largest at %s (%s)", name(p, top[0], other_words), top_shown);
+	} else {
+		put_names(&out, p, top, top_count);
+		qkv_buffer_put(&out, " tie at %s", top_shown);
+	}
+	if (same_value(sum, 1.0))
+		qkv_buffer_put(&out, "; the column sums to 1");
+	return (int)out.length;
+}
+
 int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 		      const struct qkv_trace *t, int decimals)
 {
 	struct qkv_buffer out = text_start(buf, size);
 	int selfish = 0, told = 0;
+	char own_words[WORDS_SIZE];
 
 	for (int i = 0; i < t->n; i++) {
 		struct ranking r;
@@ -273,7 +359,7 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 		ranking_start(&r, t, i);
 		if (!next_group(&r, top, NAMED_MAX + 1, &count, &value)) {
 			if (told++ < 2)
-				qkv_buffer_put(&out, "; %s sees no key", label(p, i));
+				qkv_buffer_put(&out, "; %s sees no key", name(p, i, own_words));
 			continue;
 		}
 		if (count == 1 && top[0] == i)
@@ -291,11 +377,11 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 			if (top[k] != i)
 				others[other_count++] = top[k];
 		if (tied) {
-			qkv_buffer_put(&out, "; %s ties itself with ", label(p, i));
+			qkv_buffer_put(&out, "; %s ties itself with ", name(p, i, own_words));
 			put_names(&out, p, others, count - 1 > other_count ? count - 1 : other_count);
 			qkv_buffer_put(&out, " at %s", shown);
 		} else {
-			qkv_buffer_put(&out, "; %s attends most to ", label(p, i));
+			qkv_buffer_put(&out, "; %s attends most to ", name(p, i, own_words));
 			put_names(&out, p, others, count > other_count ? count : other_count);
 			if (qkv_trace_is_masked(t, i, i))
 				qkv_buffer_put(&out, " (%s; itself masked)", shown);

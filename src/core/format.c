@@ -765,3 +765,88 @@ int qkv_format_grouped(char *buf, size_t size, long long value)
 	text[at] = '\0';
 	return snprintf(buf, size, "%s", text);
 }
+
+/* Two values the screen must tell apart: they differ by more than 1e-9 of the larger. */
+static bool distinct(double a, double b)
+{
+	return fabs(a - b) > 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+/* True when value is not 0 but its text at `decimals` shows fewer than two of
+ * its significant digits (0.00 for 0.001, 0.01 for 0.0147): it hides the value. */
+static bool too_few_digits(double value, int decimals)
+{
+	char text[64];
+	int significant = 0;
+	bool started = false;
+
+	if (value == 0.0 || !isfinite(value))
+		return false;
+	qkv_format_number(text, sizeof text, value, decimals);
+	for (const char *c = text; *c != '\0' && *c != 'e'; c++) {
+		started |= *c >= '1' && *c <= '9';
+		significant += started && *c >= '0' && *c <= '9';
+	}
+	return significant < 2;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* True when the sorted values print apart at `decimals`. Printing keeps the
+ * order, so only neighbours can print alike. */
+static bool apart_at(const double *sorted, size_t count, int decimals)
+{
+	char a[64], b[64];
+
+	for (size_t i = 0; i < count; i++) {
+		if (too_few_digits(sorted[i], decimals))
+			return false;
+		if (i == 0 || !distinct(sorted[i - 1], sorted[i]) || !isfinite(sorted[i]))
+			continue;
+		qkv_format_number(a, sizeof a, sorted[i - 1], decimals);
+		qkv_format_number(b, sizeof b, sorted[i], decimals);
+		if (strcmp(a, b) == 0)
+			return false;
+	}
+	return true;
+}
+
+int qkv_format_places(const double *values, size_t count, int least, int most, bool *apart)
+{
+	double sorted[QKV_PLACES_MAX_VALUES];
+
+	*apart = true;
+	if (count > QKV_PLACES_MAX_VALUES || count == 0)
+		return least;
+	memcpy(sorted, values, count * sizeof *values);
+	qsort(sorted, count, sizeof *sorted, compare_doubles);
+	for (int decimals = least; decimals <= most; decimals++)
+		if (apart_at(sorted, count, decimals))
+			return decimals;
+	*apart = false;
+	return most;
+}
+
+bool qkv_format_hides(const double *values, size_t count, double value, int decimals)
+{
+	char text[64], other[64];
+	double unit = pow(10.0, -decimals);
+
+	if (too_few_digits(value, decimals))
+		return true;
+	qkv_format_number(text, sizeof text, value, decimals);
+	for (size_t i = 0; i < count; i++) {
+		/* Only a value within a unit of the last place can print the same. */
+		if (!(fabs(values[i] - value) < unit) || !distinct(values[i], value))
+			continue;
+		qkv_format_number(other, sizeof other, values[i], decimals);
+		if (strcmp(text, other) == 0)
+			return true;
+	}
+	return false;
+}

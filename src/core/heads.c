@@ -50,16 +50,16 @@ void qkv_problem_head_view(const struct qkv_problem *p, int i, struct qkv_proble
 	view->w_v = p->heads[i].w_v;
 }
 
-struct qkv_matrix *qkv_problem_head_input(struct qkv_problem *p, int i, enum qkv_input which)
+struct qkv_matrix *qkv_problem_head_input(struct qkv_problem *p, int i, enum qkv_grid which)
 {
 	if (p->h < 1 || i < 0 || i >= p->h)
 		return NULL;
 	switch (which) {
-	case QKV_INPUT_X: return &p->x;
-	case QKV_INPUT_W_Q: return &p->heads[i].w_q;
-	case QKV_INPUT_W_K: return &p->heads[i].w_k;
-	case QKV_INPUT_W_V: return &p->heads[i].w_v;
-	case QKV_INPUT_W_O: return &p->w_o;
+	case QKV_GRID_X: return &p->x;
+	case QKV_GRID_W_Q: return &p->heads[i].w_q;
+	case QKV_GRID_W_K: return &p->heads[i].w_k;
+	case QKV_GRID_W_V: return &p->heads[i].w_v;
+	case QKV_GRID_W_O: return &p->w_o;
 	default: return NULL;
 	}
 }

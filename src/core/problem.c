@@ -26,23 +26,23 @@ static char *copy_string(const char *s)
 	return copy;
 }
 
-static struct qkv_matrix *matrix_of(struct qkv_problem *p, enum qkv_input which)
+static struct qkv_matrix *matrix_of(struct qkv_problem *p, enum qkv_grid which)
 {
 	switch (which) {
-	case QKV_INPUT_Q: return &p->q;
-	case QKV_INPUT_K: return &p->k;
-	case QKV_INPUT_V: return &p->v;
-	case QKV_INPUT_X: return &p->x;
-	case QKV_INPUT_W_Q: return &p->w_q;
-	case QKV_INPUT_W_K: return &p->w_k;
-	case QKV_INPUT_W_V: return &p->w_v;
-	case QKV_INPUT_W_O: return &p->w_o;
+	case QKV_GRID_Q: return &p->q;
+	case QKV_GRID_K: return &p->k;
+	case QKV_GRID_V: return &p->v;
+	case QKV_GRID_X: return &p->x;
+	case QKV_GRID_W_Q: return &p->w_q;
+	case QKV_GRID_W_K: return &p->w_k;
+	case QKV_GRID_W_V: return &p->w_v;
+	case QKV_GRID_W_O: return &p->w_o;
 	default: return NULL;
 	}
 }
 
 /* Every matrix slot, whatever the form (the unused ones are empty). */
-static const struct qkv_matrix *slot(const struct qkv_problem *p, enum qkv_input which)
+static const struct qkv_matrix *slot(const struct qkv_problem *p, enum qkv_grid which)
 {
 	return matrix_of((struct qkv_problem *)p, which);
 }
@@ -50,8 +50,8 @@ static const struct qkv_matrix *slot(const struct qkv_problem *p, enum qkv_input
 void qkv_problem_init(struct qkv_problem *p)
 {
 	memset(p, 0, sizeof *p);
-	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		qkv_matrix_init(matrix_of(p, (enum qkv_input)i));
+	for (int i = 0; i < QKV_GRID_INPUTS; i++)
+		qkv_matrix_init(matrix_of(p, (enum qkv_grid)i));
 	p->form = QKV_FORM_DIRECT;
 	p->scale = QKV_SCALE_SQRT_DK;
 	p->scale_value = 1.0;
@@ -117,8 +117,8 @@ void qkv_problem_fini(struct qkv_problem *p)
 	free(p->title);
 	free(p->notes);
 	free_tokens(p);
-	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		qkv_matrix_fini(matrix_of(p, (enum qkv_input)i));
+	for (int i = 0; i < QKV_GRID_INPUTS; i++)
+		qkv_matrix_fini(matrix_of(p, (enum qkv_grid)i));
 	free(p->mask_bits);
 	free(p->padding);
 	free_heads(p);
@@ -172,9 +172,9 @@ int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
 		}
 	}
 	dst->n = src->n;
-	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		failed |= qkv_matrix_copy(matrix_of(dst, (enum qkv_input)i),
-					  slot(src, (enum qkv_input)i)) != 0;
+	for (int i = 0; i < QKV_GRID_INPUTS; i++)
+		failed |= qkv_matrix_copy(matrix_of(dst, (enum qkv_grid)i),
+					  slot(src, (enum qkv_grid)i)) != 0;
 	dst->mask_bits = copy_bytes(src->mask_bits, n * n, &failed);
 	dst->padding = copy_bytes(src->padding, n, &failed);
 	if (!failed && src->h > 0) {
@@ -222,8 +222,8 @@ bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
 	for (int i = 0; i < a->n; i++)
 		if (!strings_equal(a->tokens[i], b->tokens[i]))
 			return false;
-	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		if (!qkv_matrix_equal(slot(a, (enum qkv_input)i), slot(b, (enum qkv_input)i)))
+	for (int i = 0; i < QKV_GRID_INPUTS; i++)
+		if (!qkv_matrix_equal(slot(a, (enum qkv_grid)i), slot(b, (enum qkv_grid)i)))
 			return false;
 	if (a->h != b->h)
 		return false;
@@ -329,46 +329,22 @@ int qkv_problem_d_model(const struct qkv_problem *p)
 	return p->form == QKV_FORM_DIRECT ? 0 : p->x.cols;
 }
 
-struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_input which)
+struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_grid which)
 {
-	bool direct = which <= QKV_INPUT_V;
+	bool direct = which <= QKV_GRID_V;
 
 	if ((p->form == QKV_FORM_DIRECT) != direct)
 		return NULL;
-	if (which == QKV_INPUT_W_O ? p->h == 0
-				   : p->h > 0 && which >= QKV_INPUT_W_Q && which <= QKV_INPUT_W_V)
+	if (which == QKV_GRID_W_O ? p->h == 0
+				   : p->h > 0 && which >= QKV_GRID_W_Q && which <= QKV_GRID_W_V)
 		return NULL;
 	return matrix_of(p, which);
 }
 
 const struct qkv_matrix *qkv_problem_input_const(const struct qkv_problem *p,
-						 enum qkv_input which)
+						 enum qkv_grid which)
 {
 	return qkv_problem_input((struct qkv_problem *)p, which);
-}
-
-const struct qkv_input_info qkv_input_info[QKV_INPUT_COUNT] = {
-	[QKV_INPUT_Q] = { "Q", "queries", "Q", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_K },
-	[QKV_INPUT_K] = { "K", "keys", "K", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_K },
-	[QKV_INPUT_V] = { "V", "values", "V", QKV_FORM_DIRECT, QKV_DIM_TOKENS, QKV_DIM_V },
-	[QKV_INPUT_X] = { "X", "token vectors", "X", QKV_FORM_PROJECTED, QKV_DIM_TOKENS,
-			  QKV_DIM_MODEL },
-	[QKV_INPUT_W_Q] = { "W_Q", "query projection", "W_Q", QKV_FORM_PROJECTED,
-			    QKV_DIM_MODEL, QKV_DIM_K },
-	[QKV_INPUT_W_K] = { "W_K", "key projection", "W_K", QKV_FORM_PROJECTED,
-			    QKV_DIM_MODEL, QKV_DIM_K },
-	[QKV_INPUT_W_V] = { "W_V", "value projection", "W_V", QKV_FORM_PROJECTED,
-			    QKV_DIM_MODEL, QKV_DIM_V },
-	/* Multi-head problems only: qkv_problem_input gives NULL in a one-head one. */
-	[QKV_INPUT_W_O] = { "W_O", "output projection", "W_O", QKV_FORM_PROJECTED,
-			    QKV_DIM_HEADS_V, QKV_DIM_MODEL },
-};
-
-const char *qkv_input_name(enum qkv_input which)
-{
-	if ((int)which < 0 || which >= QKV_INPUT_COUNT)
-		return "?";
-	return qkv_input_info[which].name;
 }
 
 static const char *const mask_names[] = {
@@ -530,8 +506,8 @@ int qkv_problem_check(const struct qkv_problem *p)
 		    p->w_k.cols != p->w_q.cols || !dim_ok(p->w_q.cols) || !dim_ok(p->w_v.cols))
 			return QKV_ESHAPE;
 	}
-	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		if (!values_in_range(slot(p, (enum qkv_input)i)))
+	for (int i = 0; i < QKV_GRID_INPUTS; i++)
+		if (!values_in_range(slot(p, (enum qkv_grid)i)))
 			return QKV_EINVAL;
 	if (!ratio_ok(p->temperature))
 		return QKV_EINVAL;

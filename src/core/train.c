@@ -887,7 +887,7 @@ int qkv_train_derive(char *buf, size_t size, const struct qkv_problem *p,
 	if (row < 0 || row >= grad->rows || col < 0 || col >= grad->cols)
 		return QKV_EINVAL;
 	x_stride = (size_t)p->x.cols;
-	qkv_buffer_put(&text, "∂L/∂%s[%d,%d] = Σ_i X[i,%d] ∂L/∂%s[i,%d] = ", name, row + 1, col + 1, row + 1,
+	qkv_buffer_put(&text, "∂L/∂%s[m%d,d%d] = Σ_i X[i,m%d] ∂L/∂%s[i,d%d] = ", name, row + 1, col + 1, row + 1,
 	    proj, col + 1);
 	put_sum(&text, p->x.values + row, x_stride, d_proj->values + col, (size_t)d_proj->cols, n,
 		true, qkv_matrix_get(grad, row, col), decimals);
@@ -897,7 +897,7 @@ int qkv_train_derive(char *buf, size_t size, const struct qkv_problem *p,
 		int j = largest_term(qkv_matrix_row_const(&b->d_scores, i), 1, tr->k.values + col,
 				     (size_t)tr->k.cols, n);
 
-		qkv_buffer_put(&text, "∂L/∂Q[%s,%d] = Σ_j ∂L/∂S[%s,j] K[j,%d] = ", token(p, i), col + 1,
+		qkv_buffer_put(&text, "∂L/∂Q[%s,d%d] = Σ_j ∂L/∂S[%s,j] K[j,d%d] = ", token(p, i), col + 1,
 		    token(p, i), col + 1);
 		put_sum(&text, qkv_matrix_row_const(&b->d_scores, i), 1, tr->k.values + col,
 			(size_t)tr->k.cols, n, false, qkv_matrix_get(&b->d_q, i, col), decimals);
@@ -908,7 +908,7 @@ int qkv_train_derive(char *buf, size_t size, const struct qkv_problem *p,
 		int q = largest_term(b->d_scores.values + j, (size_t)n, tr->q.values + col,
 				     (size_t)tr->q.cols, n);
 
-		qkv_buffer_put(&text, "∂L/∂K[%s,%d] = Σ_i ∂L/∂S[i,%s] Q[i,%d] = ", token(p, j), col + 1,
+		qkv_buffer_put(&text, "∂L/∂K[%s,d%d] = Σ_i ∂L/∂S[i,%s] Q[i,d%d] = ", token(p, j), col + 1,
 		    token(p, j), col + 1);
 		put_sum(&text, b->d_scores.values + j, (size_t)n, tr->q.values + col,
 			(size_t)tr->q.cols, n, false, qkv_matrix_get(&b->d_k, j, col), decimals);
@@ -919,7 +919,7 @@ int qkv_train_derive(char *buf, size_t size, const struct qkv_problem *p,
 		int q = largest_term(tr->weights.values + j, (size_t)n, b->d_output.values + col,
 				     (size_t)b->d_output.cols, n);
 
-		qkv_buffer_put(&text, "∂L/∂V[%s,%d] = Σ_i A[i,%s] ∂L/∂O[i,%d] = ", token(p, j), col + 1,
+		qkv_buffer_put(&text, "∂L/∂V[%s,d%d] = Σ_i A[i,%s] ∂L/∂O[i,d%d] = ", token(p, j), col + 1,
 		    token(p, j), col + 1);
 		put_sum(&text, tr->weights.values + j, (size_t)n, b->d_output.values + col,
 			(size_t)b->d_output.cols, n, false, qkv_matrix_get(&b->d_v, j, col), decimals);

@@ -180,7 +180,7 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 		escape(label, sizeof label, p->tokens[i]);
 		fprintf(out, "%s{%s}", i > 0 ? "," : "", label);
 	}
-	fputs("},\n  xlabel={keys}, ylabel={queries}, y dir=reverse, x tick label position=top,\n"
+	fputs("},\n  xlabel={keys}, ylabel={queries}, y dir=reverse, xticklabel pos=top,\n"
 	      "  xlabel near ticks, enlargelimits=false, axis on top, axis equal image,\n"
 	      "  nodes near coords={\\qkvlabel},\n"
 	      "  visualization depends on={value \\thisrow{label} \\as \\qkvlabel},\n"

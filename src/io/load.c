@@ -486,12 +486,12 @@ static int check_keys(const struct loader *ld)
 	return 0;
 }
 
-/* The form whose matrix `key` names (qkv_input_info's names), or -1. */
+/* The form whose matrix `key` names (qkv_grid_info's names), or -1. */
 static int form_of_key(const char *key)
 {
-	for (int i = 0; i < QKV_INPUT_COUNT; i++)
-		if (strcmp(key, qkv_input_info[i].name) == 0)
-			return (int)qkv_input_info[i].form;
+	for (int i = 0; i < QKV_GRID_INPUTS; i++)
+		if (strcmp(key, qkv_grid_info[i].name) == 0)
+			return (int)qkv_grid_info[i].form;
 	return -1;
 }
 
@@ -503,10 +503,10 @@ static size_t count_present(const json_t *root, enum qkv_form form,
 	size_t present = 0;
 
 	*first_missing = NULL;
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
-		const char *key = qkv_input_info[i].name;
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
+		const char *key = qkv_grid_info[i].name;
 
-		if (qkv_input_info[i].form != form || i == QKV_INPUT_W_O) /* W_O: with heads */
+		if (qkv_grid_info[i].form != form || i == QKV_GRID_W_O) /* W_O: with heads */
 			continue;
 		if (json_object_get(root, key) != NULL)
 			present++;
@@ -711,7 +711,7 @@ static int read_matrix(const struct loader *ld, struct matrix_rule *rule,
 	return 0;
 }
 
-/* Reads the form's matrices in qkv_input_info's order, by its shape rules: the
+/* Reads the form's matrices in qkv_grid_info's order, by its shape rules: the
  * first matrix with a size fixes it (Q or X fixes n; Q or W_Q d_k; V or W_V d_v;
  * X d_model), and the later ones must agree, saying which matrix set it. */
 static int read_matrices(const struct loader *ld, struct qkv_problem *p)
@@ -723,9 +723,9 @@ static int read_matrices(const struct loader *ld, struct qkv_problem *p)
 	int size[5] = { 0 };
 	char why[2][5][64]; /* [rows or columns of the setter][dimension] */
 
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
-		const struct qkv_input_info *info = &qkv_input_info[i];
-		struct qkv_matrix *m = qkv_problem_input(p, (enum qkv_input)i);
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
+		const struct qkv_grid_info *info = &qkv_grid_info[i];
+		struct qkv_matrix *m = qkv_problem_input(p, (enum qkv_grid)i);
 		struct matrix_rule rule = {
 			.key = info->name, .rows = size[info->rows], .cols = size[info->cols],
 			.cols_why = dim_names[info->cols],

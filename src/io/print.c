@@ -153,11 +153,11 @@ static void table(struct printer *pr, const struct table *tb)
 }
 
 /* An input matrix (Q, K, V, X, W_*) under a heading of its own. */
-static void write_input(struct printer *pr, enum qkv_input which)
+static void write_input(struct printer *pr, enum qkv_grid which)
 {
-	const struct qkv_input_info *info = &qkv_input_info[which];
+	const struct qkv_grid_info *info = &qkv_grid_info[which];
 	const struct qkv_matrix *m = info->form == QKV_FORM_DIRECT
-		? (which == QKV_INPUT_Q ? &pr->t->q : which == QKV_INPUT_K ? &pr->t->k : &pr->t->v)
+		? (which == QKV_GRID_Q ? &pr->t->q : which == QKV_GRID_K ? &pr->t->k : &pr->t->v)
 		: qkv_problem_input_const(pr->p, which);
 	struct table tb = {
 		.kind = TABLE_MATRIX,
@@ -185,7 +185,7 @@ static void write_projections(struct printer *pr)
 	const struct qkv_matrix *made[] = { &pr->t->q, &pr->t->k, &pr->t->v };
 
 	for (int i = 0; i < 3; i++) {
-		const struct qkv_input_info *info = &qkv_input_info[QKV_INPUT_Q + i];
+		const struct qkv_grid_info *info = &qkv_grid_info[QKV_GRID_Q + i];
 		struct table tb = { .kind = TABLE_MATRIX, .name = info->name,
 				    .tex_name = info->tex_name, .m = made[i],
 				    .row_kind = LABEL_TOKEN, .col_kind = LABEL_DIM };
@@ -222,13 +222,11 @@ static void write_statistics(struct printer *pr)
  * and after the weights the statistics of each row. */
 static void write_stage(struct printer *pr, enum qkv_stage stage)
 {
-	static const char *const tex_names[QKV_STAGE_COUNT] = {
-		[QKV_STAGE_SCORES] = "S", [QKV_STAGE_SCALED] = "S'", [QKV_STAGE_WEIGHTS] = "A",
-		[QKV_STAGE_MIX] = "a_{ij}\\, v_j", [QKV_STAGE_OUTPUT] = "O",
-	};
 	const struct qkv_trace *t = pr->t;
+	enum qkv_grid grid;
 	struct table tb = { .kind = TABLE_MATRIX, .name = qkv_stage_name(stage),
-			    .tex_name = tex_names[stage],
+			    .tex_name = qkv_grid_of_stage(stage, &grid) == 0 ? qkv_grid_info[grid].tex_name
+			    : stage == QKV_STAGE_MIX ? "a_{ij}\\, v_j" : NULL,
 			    .row_kind = LABEL_TOKEN, .col_kind = LABEL_TOKEN };
 	char line[CELL_SIZE * 2];
 
@@ -298,10 +296,10 @@ static void write_report(struct printer *pr)
 	if (pr->be->header != NULL)
 		pr->be->header(pr);
 	if (pr->stage < 0) {
-		for (int i = 0; i < QKV_INPUT_COUNT; i++)
-			if (qkv_input_info[i].form == pr->p->form &&
-			    qkv_problem_input_const(pr->p, (enum qkv_input)i) != NULL)
-				write_input(pr, (enum qkv_input)i);
+		for (int i = 0; i < QKV_GRID_INPUTS; i++)
+			if (qkv_grid_info[i].form == pr->p->form &&
+			    qkv_problem_input_const(pr->p, (enum qkv_grid)i) != NULL)
+				write_input(pr, (enum qkv_grid)i);
 	}
 	for (int s = 0; s < QKV_STAGE_COUNT && !print_stopped(pr); s++)
 		if (shows_stage(pr, (enum qkv_stage)s))

@@ -1,21 +1,25 @@
 /* print_latex.c — the printer's LaTeX format: paragraphs to paste into course
  * notes, each matrix a pmatrix after a sentence naming its rows and columns,
- * numbers in math ("1.5 \times 10^{7}"), derivations verbatim. */
+ * numbers in math ("1.5 \times 10^{7}"), derivations in typewriter type; it
+ * compiles with pdflatex and \usepackage{amsmath} alone. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/print_model.h"
 #include "qkv/format.h"
 
-/* The printer's own glyphs in LaTeX text, so a handout compiles with pdflatex too. */
+/* The printer's own glyphs (and the derivations') in LaTeX text, so a handout
+ * compiles with pdflatex and amsmath alone. */
 static const char *const latex_glyphs[][2] = {
 	{ "—", "---" }, { "×", "$\\times$" }, { "·", "$\\cdot$" }, { "Σ", "$\\Sigma$" },
 	{ "√", "$\\surd$" }, { "÷", "$\\div$" }, { "≤", "$\\le$" }, { "τ", "$\\tau$" },
-	{ "ᵀ", "$^\\top$" },
+	{ "ᵀ", "$^\\top$" }, { "−", "$-$" }, { "≈", "$\\approx$" }, { "…", "\\ldots{}" },
+	{ "∞", "$\\infty$" }, { "→", "$\\to$" },
 };
 
-/* Copies src to dst escaped for LaTeX text mode: the ten special characters and
- * the glyphs above; never cuts a character or an escape in two. */
+/* Copies src to dst escaped for LaTeX text mode: the ten special characters,
+ * < > | (the default font encoding has no glyphs for them) and the glyphs above;
+ * never cuts a character or an escape in two. */
 static void latex_escape(char *dst, size_t size, const char *src)
 {
 	size_t used = 0;
@@ -39,6 +43,9 @@ static void latex_escape(char *dst, size_t size, const char *src)
 			case '\\': with = "\\textbackslash{}"; break;
 			case '~': with = "\\textasciitilde{}"; break;
 			case '^': with = "\\textasciicircum{}"; break;
+			case '<': with = "\\textless{}"; break;
+			case '>': with = "\\textgreater{}"; break;
+			case '|': with = "\\textbar{}"; break;
 			case '&': case '%': case '$': case '#': case '_': case '{': case '}':
 				plain[0] = '\\';
 				plain[1] = *src;
@@ -136,9 +143,9 @@ static void latex_header(struct printer *pr)
 	const struct qkv_problem *p = pr->p;
 	char divisor[DIVISOR_SIZE];
 
-	fputs("% Written by qkv. Needs \\usepackage{amsmath}. The derivations are UTF-8:\n"
-	      "% XeLaTeX or LuaLaTeX, or pdflatex with \\DeclareUnicodeCharacter for\n"
-	      "% the dot, times, minus, Sigma, root and ellipsis signs they use.\n", pr->out);
+	fputs("% Written by qkv. Needs \\usepackage{amsmath}. Titles and labels are as written\n"
+	      "% (UTF-8): a script other than Latin needs XeLaTeX, LuaLaTeX or a package for it.\n",
+	      pr->out);
 	latex_heading(pr, 1, p->title != NULL ? p->title : "(untitled)");
 	if (p->notes != NULL && p->notes[0] != '\0')
 		latex_prose(pr, p->notes);
@@ -264,10 +271,41 @@ static void latex_table(struct printer *pr, const struct table *tb)
 		latex_matrix(pr, tb);
 }
 
+/* The derivation in typewriter type, a paragraph a line, escaped like the prose
+ * (not verbatim: its signs would need a preamble of their own for pdflatex, and a
+ * long line now wraps at its spaces instead of running off the page). */
 static void latex_derivation(struct printer *pr, const char *text)
 {
-	fprintf(pr->out, "\\begin{verbatim}\n%s%s\\end{verbatim}\n", text,
-		text[strlen(text) - 1] == '\n' ? "" : "\n");
+	size_t longest = 0;
+	char *line, *escaped;
+
+	for (const char *at = text; *at != '\0';) {
+		size_t length = strcspn(at, "\n");
+		if (length > longest)
+			longest = length;
+		at += length + (at[length] == '\n');
+	}
+	/* An escape is at most 18 bytes ("\textasciicircum{}") for each byte. */
+	line = malloc(longest + 1);
+	escaped = malloc(18 * longest + 1);
+	if (line == NULL || escaped == NULL) {
+		free(line);
+		free(escaped);
+		pr->out_of_memory = true;
+		return;
+	}
+	fputs("\\begin{flushleft}\\ttfamily\n", pr->out);
+	for (const char *at = text; *at != '\0';) {
+		size_t length = strcspn(at, "\n");
+		memcpy(line, at, length);
+		line[length] = '\0';
+		latex_escape(escaped, 18 * longest + 1, line);
+		fprintf(pr->out, "%s\\par\n", escaped);
+		at += length + (at[length] == '\n');
+	}
+	fputs("\\end{flushleft}\n", pr->out);
+	free(line);
+	free(escaped);
 }
 
 static int latex_sweep(FILE *out, const struct sweep_report *s)

@@ -174,11 +174,11 @@ static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
 		text_heads(&t, p);
 		text_matrix(&t, "W_O", &p->w_o);
 	} else {
-		for (int i = 0; i < QKV_INPUT_COUNT; i++)
-			if (qkv_input_info[i].form == p->form &&
-			    qkv_problem_input_const(p, (enum qkv_input)i) != NULL)
-				text_matrix(&t, qkv_input_info[i].name,
-					    qkv_problem_input_const(p, (enum qkv_input)i));
+		for (int i = 0; i < QKV_GRID_INPUTS; i++)
+			if (qkv_grid_info[i].form == p->form &&
+			    qkv_problem_input_const(p, (enum qkv_grid)i) != NULL)
+				text_matrix(&t, qkv_grid_info[i].name,
+					    qkv_problem_input_const(p, (enum qkv_grid)i));
 	}
 	text_key(&t, "scale");
 	if (p->scale == QKV_SCALE_CUSTOM)
@@ -229,8 +229,8 @@ static double estimated_bytes(const struct qkv_problem *p)
 	double bytes = 0;
 	char buf[40];
 
-	for (int i = 0; i < QKV_INPUT_COUNT; i++) {
-		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_input)i);
+	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
+		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_grid)i);
 		size_t cells, step, sampled = 0, written = 0;
 
 		if (m == NULL || m->rows == 0 || m->cols == 0)

@@ -187,24 +187,27 @@ static bool real_number(const char *text, double *out, double *half_unit)
 static int cell_ref(struct parser *ps, const char *s, struct lesson_action *a, bool inputs_only,
 		    const char **rest)
 {
-	static const struct { const char *name; enum lesson_grid grid; } grids[] = {
-		{ "W_Q", LG_W_Q }, { "W_K", LG_W_K }, { "W_V", LG_W_V }, { "W_O", LG_W_O }, { "S'", LG_S_SCALED },
-		{ "Q", LG_Q }, { "K", LG_K }, { "V", LG_V }, { "X", LG_X }, { "S", LG_S }, { "A", LG_A },
-		{ "O", LG_O }, { "concat", LG_CONCAT }, { "out", LG_OUT },
-	};
-	const char *expected = inputs_only ? "a cell of Q, K, V, X, W_Q, W_K, W_V or W_O like Q[t1,d1]"
-					   : "a cell like Q[t1,d1], A[t1,t3] or O[t2,d1] (grids Q K V X W_Q "
-					     "W_K W_V W_O S S' A O concat out)";
-	size_t i, n;
+	char expected[256], names[160] = "";
+	size_t n = 0, used = 0;
+	int g, last = inputs_only ? QKV_GRID_INPUTS - 1 : QKV_GRID_COUNT - 1;
 
-	for (i = 0; i < sizeof grids / sizeof *grids; i++) {
-		n = strlen(grids[i].name);
-		if (strncmp(s, grids[i].name, n) == 0 && s[n] == '[')
+	/* The grids are the catalogue's (qkv/grid.h), named as on screen. */
+	for (g = 0; g <= last; g++)
+		used += (size_t)snprintf(names + used, used < sizeof names ? sizeof names - used : 0, "%s%s",
+					 g == 0 ? "" : !inputs_only ? " " : g == last ? " or " : ", ",
+					 qkv_grid_name((enum qkv_grid)g));
+	if (inputs_only)
+		snprintf(expected, sizeof expected, "a cell of %s like Q[t1,d1]", names);
+	else
+		snprintf(expected, sizeof expected, "a cell like Q[t1,d1], A[t1,t3] or O[t2,d1] (grids %s)", names);
+	for (g = 0; g < QKV_GRID_COUNT; g++) {
+		n = strlen(qkv_grid_name((enum qkv_grid)g));
+		if (strncmp(s, qkv_grid_name((enum qkv_grid)g), n) == 0 && s[n] == '[')
 			break;
 	}
-	if (i == sizeof grids / sizeof *grids || (inputs_only && grids[i].grid > LG_W_O))
+	if (g == QKV_GRID_COUNT || (inputs_only && !qkv_grid_is_input((enum qkv_grid)g)))
 		return refuse(ps, "expected %s, not \"%.40s\"", expected, s);
-	a->grid = grids[i].grid;
+	a->grid = (enum qkv_grid)g;
 	s += n + 1;
 	for (int part = 0; part < 2; part++) {
 		char *out = part == 0 ? a->row : a->col;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "app/app.h"
+#include "qkv/grid.h"
 
 
 enum lesson_act {
@@ -48,18 +49,10 @@ enum lesson_act {
 	ACT_EXPECT_INFO,   /* expect info contains "…": the lines under the grids (app/info.h) */
 };
 
-/* Grids a cell names: the inputs, and the computed stages (in a multi-head problem
- * Q K V W_Q W_K W_V S S' A O are the selected head's; concat and out are stage 6's
- * and 7's, the heads side by side and Concat · W_O). */
-enum lesson_grid {
-	LG_Q, LG_K, LG_V, LG_X, LG_W_Q, LG_W_K, LG_W_V, LG_W_O, /* in the order of enum qkv_input */
-	LG_S, LG_S_SCALED, LG_A, LG_O, LG_CONCAT, LG_OUT,
-};
-
 struct lesson_action {
 	enum lesson_act act;
 	int line;           /* in the lesson file, from 1 */
-	enum lesson_grid grid;
+	enum qkv_grid grid;
 	char row[32], col[32]; /* a token's name, tN, dN, hIdJ or a number from 1 */
 	double value, tolerance;
 	int number;         /* d_k, stage (APP_STAGE_LIVE for live), mask, wrong, view, on/off, head from 1 */

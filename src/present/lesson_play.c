@@ -63,7 +63,7 @@ static void press(struct app *app, int key)
 	settle(app);
 }
 
-static void click(struct app *app, enum app_focus focus, int row, int col)
+static void click(struct app *app, enum qkv_grid focus, int row, int col)
 {
 	struct event e = { .type = EVENT_CLICK, .focus = focus, .row = row, .col = col, .now_ms = app->now_ms };
 
@@ -174,65 +174,48 @@ static int dim_index(struct replay *r, const char *text, int limit, const char *
 	return replay_refuse(r, "no column \"%s\" of %s: it has 1 to %d", text, what, limit);
 }
 
-static const char *const grid_names[] = { "Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O", "S", "S'", "A", "O",
-					  "concat", "out" };
-
 /* The matrix a grid names in app (inputs from the problem, the selected head's W
  * in a multi-head one, Q K V as used); an empty one when the problem has none. */
-static const struct qkv_matrix *grid_matrix(const struct app *app, enum lesson_grid grid)
+static const struct qkv_matrix *grid_matrix(const struct app *app, enum qkv_grid grid)
 {
 	static const struct qkv_matrix none;
-	const struct qkv_matrix *m;
+	const struct qkv_matrix *m = qkv_grid_matrix(&app->problem, &app->trace, &app->heads, app->head, grid);
 
-	switch (grid) {
-	case LG_Q: return &app->trace.q;
-	case LG_K: return &app->trace.k;
-	case LG_V: return &app->trace.v;
-	case LG_X: case LG_W_Q: case LG_W_K: case LG_W_V: case LG_W_O:
-		m = app_input(app, (enum qkv_input)grid);
-		return m != NULL ? m : &none;
-	case LG_S: return &app->trace.scores;
-	case LG_S_SCALED: return &app->trace.scaled;
-	case LG_A: return &app->trace.weights;
-	case LG_CONCAT: return &app->heads.concat;
-	case LG_OUT: return &app->heads.output;
-	case LG_O: default: return &app->trace.output;
-	}
+	return m != NULL ? m : &none;
 }
 
-static bool heads_grid(enum lesson_grid grid)
+/* True for the grids only a multi-head problem has (those its stages 6 and 7 show). */
+static bool heads_grid(enum qkv_grid grid)
 {
-	return grid == LG_W_O || grid == LG_CONCAT || grid == LG_OUT;
+	return qkv_grid_info[grid].stage > QKV_STAGE_OUTPUT;
 }
 
 /* The 0-based cell an action names, checked against the problem. */
 static int cell_place(struct replay *r, const struct app *app, const struct lesson_action *a, int *row, int *col)
 {
 	const struct qkv_matrix *m = grid_matrix(app, a->grid);
-	bool token_rows = a->grid <= LG_X || a->grid >= LG_S;
-	bool token_cols = a->grid >= LG_S && a->grid <= LG_A;
-	const char *name = grid_names[a->grid];
+	const struct qkv_grid_info *info = &qkv_grid_info[a->grid];
+	bool token_rows = info->rows == QKV_DIM_TOKENS, token_cols = info->cols == QKV_DIM_TOKENS;
+	const char *name = info->name;
 
 	if (heads_grid(a->grid) && app->problem.h < 1)
 		return replay_refuse(r, "%s is a multi-head problem's: this problem has one head", name);
 	if (m->rows == 0)
 		return replay_refuse(r, "this problem has no %s: it gives %s", name,
 				     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
-	if (a->grid == LG_W_O ? head_dim_index(r, app, a->row, m->rows, name, row) != 0
+	if (info->rows == QKV_DIM_HEADS_V ? head_dim_index(r, app, a->row, m->rows, name, row) != 0
 	    : token_rows ? token_index(r, app, a->row, row) != 0 : dim_index(r, a->row, m->rows, name, row) != 0)
 		return -1;
-	if (a->grid == LG_CONCAT ? head_dim_index(r, app, a->col, m->cols, name, col) != 0
+	if (info->cols == QKV_DIM_HEADS_V ? head_dim_index(r, app, a->col, m->cols, name, col) != 0
 	    : token_cols ? token_index(r, app, a->col, col) != 0 : dim_index(r, a->col, m->cols, name, col) != 0)
 		return -1;
 	return 0;
 }
 
-static enum app_focus grid_focus(enum lesson_grid grid)
+/* The grid that takes the cursor for a cell of grid: S, S' and A share the n×n one's. */
+static enum qkv_grid grid_focus(enum qkv_grid grid)
 {
-	static const enum app_focus focus[] = { FOCUS_Q, FOCUS_K, FOCUS_V, FOCUS_X, FOCUS_W_Q, FOCUS_W_K, FOCUS_W_V,
-						FOCUS_W_O, FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_ATTENTION, FOCUS_OUTPUT,
-						FOCUS_CONCAT, FOCUS_LAYER };
-	return focus[grid];
+	return qkv_grid_is_attention(grid) ? QKV_GRID_WEIGHTS : grid;
 }
 
 static int open_problem(struct replay *r, const struct lesson_action *a, struct app *app,
@@ -308,7 +291,7 @@ static int set_d_k(struct app *app, int target)
 			press(app, '<');
 		} else {
 			/* One column at a time; ] and [ move d_model while X has the cursor. */
-			bool on_x = app->focus == FOCUS_X;
+			bool on_x = app->focus == QKV_GRID_X;
 
 			if (on_x)
 				press(app, APP_KEY_TAB);
@@ -383,9 +366,9 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 		char text[64];
 
 		if (heads_grid(a->grid) && app->problem.h < 1)
-			return replay_refuse(r, "%s is a multi-head problem's: this problem has one head", grid_names[a->grid]);
+			return replay_refuse(r, "%s is a multi-head problem's: this problem has one head", qkv_grid_name(a->grid));
 		if (!app_focus_is_input(app, grid_focus(a->grid)))
-			return replay_refuse(r, "%s is computed here, not typed: this problem gives %s", grid_names[a->grid],
+			return replay_refuse(r, "%s is computed here, not typed: this problem gives %s", qkv_grid_name(a->grid),
 					     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
 		if (cell_place(r, app, a, &row, &col) != 0)
 			return -1;
@@ -414,7 +397,7 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 			return replay_refuse(r, "d_v cannot be made %d: %s", a->number, app->message);
 		return 0;
 	case ACT_SET_PADDING: {
-		enum app_focus tokens = app->problem.form == QKV_FORM_DIRECT ? FOCUS_Q : FOCUS_X;
+		enum qkv_grid tokens = app->problem.form == QKV_FORM_DIRECT ? QKV_GRID_Q : QKV_GRID_X;
 		bool padded;
 
 		if (token_index(r, app, a->row, &row) != 0)
@@ -471,9 +454,9 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 			return replay_refuse(r, "head %d cannot be selected: %s", a->number, app->message);
 		break;
 	case ACT_SELECT:
-		if (grid_focus(a->grid) < FOCUS_ATTENTION && !heads_grid(a->grid) &&
+		if (qkv_grid_is_input(a->grid) && !heads_grid(a->grid) &&
 		    !app_focus_is_input(app, grid_focus(a->grid)))
-			return replay_refuse(r, "%s has no cell to select here: this problem gives %s", grid_names[a->grid],
+			return replay_refuse(r, "%s has no cell to select here: this problem gives %s", qkv_grid_name(a->grid),
 					     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
 		if (cell_place(r, app, a, &row, &col) != 0)
 			return -1;
@@ -605,7 +588,7 @@ static int replay(const struct lesson *l, int last, const struct lesson_look *lo
 			if (a->act == ACT_EXPECT_CELL) {
 				char want[160];
 
-				snprintf(want, sizeof want, "%s[%s,%s] = %.10g ± %.3g", grid_names[a->grid], a->row, a->col,
+				snprintf(want, sizeof want, "%s[%s,%s] = %.10g ± %.3g", qkv_grid_name(a->grid), a->row, a->col,
 					 a->value, a->tolerance);
 				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected %s, qkv shows %s", l->path, a->line,
 					 s + 1, l->steps[s].title, want, seen);

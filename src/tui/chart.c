@@ -139,6 +139,25 @@ static int ticks_of(const struct chart_axis *a, int wanted, double out[CHART_MAX
 	return n;
 }
 
+/* Where v falls on a y axis of `rows` character rows, in dots from the bottom:
+ * the axis's ends at the middles of the bottom and the top rows (dots 1.5 and
+ * 4·rows − 2.5), where a tick's "┤" points, so a tick at either end reads true. */
+static double y_position(const struct chart_axis *a, double v, int rows)
+{
+	double p = position(a, v, 2);
+
+	return isnan(p) ? NAN : 1.5 + p * (4.0 * rows - 4.0);
+}
+
+/* The value at the middle of row `row` (0 the bottom) of a y axis of `rows` rows:
+ * what a tick label on that row stands for. */
+static double y_value_at_row(const struct chart_axis *a, int row, int rows)
+{
+	double lo = scale(a, a->min), hi = scale(a, a->max), s = lo + (hi - lo) * row / (rows - 1.0);
+
+	return a->log ? pow(10.0, s) : s;
+}
+
 /* A tick label: whole numbers in full below 10⁵, else three significant digits
  * (an exponent for very large and small values); a true minus sign on a UTF-8
  * screen. */
@@ -208,27 +227,66 @@ static void put(WINDOW *w, int y, int x, struct cell_style style, const char *te
 	mvwaddstr(w, y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
-/* The y axis: tick labels right-aligned in label_w columns, the axis rule. */
+/* What a tick at `tick` shows and on which row (from the bottom; −1 when it is off
+ * the axis): the tick's own value when it lies at the row's middle, else the value
+ * at that middle. */
+static double y_tick_shown(const struct chart *c, double tick, int plot_h, int *from_bottom)
+{
+	double p = y_position(&c->y_axis, tick, plot_h);
+
+	*from_bottom = -1;
+	if (isnan(p) || p < 0.0 || p >= plot_h * 4)
+		return NAN;
+	*from_bottom = (int)floor(p / 4.0);
+	if (fabs(p - (4.0 * *from_bottom + 1.5)) > 1e-9 * plot_h)
+		return y_value_at_row(&c->y_axis, *from_bottom, plot_h);
+	return tick;
+}
+
+/* One y tick: its label, right-aligned before the axis, and "┤" on the row
+ * from_bottom rows above the bottom one; false when the label is too wide. */
+static bool put_y_tick(WINDOW *w, const struct chart *c, int top, int plot_h, int axis_x, int label_w,
+		       int from_bottom, double value)
+{
+	char text[32];
+	int row = top + plot_h - 1 - from_bottom, cols;
+
+	tick_text(text, sizeof text, value, c->ascii);
+	cols = glyphs_columns(text);
+	if (cols > label_w)
+		return false;
+	put(w, row, axis_x - cols, palette_role(ROLE_LABEL), text);
+	put(w, row, axis_x, palette_role(ROLE_DIM), c->ascii ? "+" : "┤");
+	return true;
+}
+
+/* The y axis: the rule, and tick labels right-aligned in label_w columns. Each
+ * tick goes on the row that holds its value, labelled with the value at that
+ * row's middle, where "┤" points (the tick's own value when it lies there); the
+ * bottom and top rows, the axis's ends, are always labelled. */
 static void draw_y_axis(WINDOW *w, const struct chart *c, int top, int plot_h, int axis_x,
 			int label_w, const double *ticks, int tick_count)
 {
-	struct cell_style dim = palette_role(ROLE_DIM), label = palette_role(ROLE_LABEL);
-	char text[32];
+	struct cell_style dim = palette_role(ROLE_DIM);
+	int last_row = -1;
+	bool bottom = false, top_row = false;
 
 	for (int r = 0; r < plot_h; r++)
 		put(w, top + r, axis_x, dim, c->ascii ? "|" : "│");
 	for (int i = 0; i < tick_count; i++) {
-		double p = position(&c->y_axis, ticks[i], plot_h * 4);
-		if (isnan(p) || p < -0.5 || p > plot_h * 4 - 0.5)
+		int from_bottom;
+		double shown = y_tick_shown(c, ticks[i], plot_h, &from_bottom);
+
+		if (from_bottom < 0 || from_bottom == last_row || !put_y_tick(w, c, top, plot_h, axis_x, label_w, from_bottom, shown))
 			continue;
-		int row = top + plot_h - 1 - (int)lround(p) / 4;
-		tick_text(text, sizeof text, ticks[i], c->ascii);
-		int cols = glyphs_columns(text);
-		if (cols > label_w)
-			continue;
-		put(w, row, axis_x - cols, label, text);
-		put(w, row, axis_x, dim, c->ascii ? "+" : "┤");
+		last_row = from_bottom;
+		bottom |= from_bottom == 0;
+		top_row |= from_bottom == plot_h - 1;
 	}
+	if (!bottom)
+		put_y_tick(w, c, top, plot_h, axis_x, label_w, 0, c->y_axis.min);
+	if (!top_row)
+		put_y_tick(w, c, top, plot_h, axis_x, label_w, plot_h - 1, c->y_axis.max);
 }
 
 /* The x axis: the rule with tick marks, the labels under it, the axis label. */
@@ -276,7 +334,7 @@ static void fill_dots(struct dots *d, const struct chart *c)
 
 		for (int i = 0; i < cs->count; i++) {
 			double fx = position(&c->x_axis, cs->x[i], d->w * 2);
-			double fy = position(&c->y_axis, cs->y[i], d->h * 4);
+			double fy = y_position(&c->y_axis, cs->y[i], d->h);
 			if (isnan(fx) || isnan(fy)) {
 				have = false;
 				continue;
@@ -330,7 +388,7 @@ static void draw_plot(WINDOW *w, const struct chart *c, const struct dots *d, in
 		style.attr |= A_BOLD;
 		for (int i = 0; i < cs->count; i++) {
 			double fx = position(&c->x_axis, cs->x[i], d->w * 2);
-			double fy = position(&c->y_axis, cs->y[i], d->h * 4);
+			double fy = y_position(&c->y_axis, cs->y[i], d->h);
 			if (isnan(fx) || isnan(fy) || fx < -0.5 || fx > d->w * 2 - 0.5)
 				continue;
 			if (fy < 0)
@@ -359,8 +417,15 @@ void chart_draw(WINDOW *w, const struct chart *given)
 	if (c->height < 5 || c->width < 16)
 		return;
 	y_count = ticks_of(&c->y_axis, plot_h / 2 + 1, yt);
-	for (int i = 0; i < y_count; i++) {
-		tick_text(text, sizeof text, yt[i], c->ascii);
+	/* Room for every label drawn: the ticks' (as their rows show them) and the ends'. */
+	for (int i = 0; i < y_count + 2; i++) {
+		int from_bottom;
+		double shown = i == y_count ? c->y_axis.min : i == y_count + 1 ? c->y_axis.max
+			       : y_tick_shown(c, yt[i], plot_h, &from_bottom);
+
+		if (isnan(shown))
+			continue;
+		tick_text(text, sizeof text, shown, c->ascii);
 		int cols = glyphs_columns(text);
 		if (cols > label_w && cols <= LABEL_MAX)
 			label_w = cols;

@@ -140,7 +140,7 @@ static double panel_value(const struct app *app, const struct panel *panel, int 
 	*masked = false;
 	switch (panel->kind) {
 	case PANEL_INPUT:
-		return qkv_matrix_get(app_input(app, (enum qkv_input)panel->input), row, col);
+		return qkv_matrix_get(app_input(app, (enum qkv_grid)panel->input), row, col);
 	case PANEL_HEAD:
 		*masked = qkv_trace_is_masked(&app->heads.head[panel->input], row, col);
 		return qkv_matrix_get(&app->heads.head[panel->input].weights, row, col);
@@ -149,7 +149,7 @@ static double panel_value(const struct app *app, const struct panel *panel, int 
 	case PANEL_LAYER:
 		return qkv_matrix_get(&app->heads.output, row, col);
 	case PANEL_DERIVED:
-		return qkv_matrix_get(panel->input == QKV_INPUT_Q ? &t->q : panel->input == QKV_INPUT_K ? &t->k : &t->v,
+		return qkv_matrix_get(panel->input == QKV_GRID_Q ? &t->q : panel->input == QKV_GRID_K ? &t->k : &t->v,
 				      row, col);
 	case PANEL_SCORES:
 		*masked = qkv_trace_is_masked(t, row, col);
@@ -167,6 +167,20 @@ static double panel_value(const struct app *app, const struct panel *panel, int 
 	default:
 		return qkv_matrix_get(&t->output, row, col);
 	}
+}
+
+/* True when value, at the panel's decimals, prints like a different value of its
+ * grid (an input or derived grid: Q, K, V, X or a W), or as zero when it is not. */
+static bool panel_hides(const struct app *app, const struct panel *panel, double value)
+{
+	const struct qkv_trace *t = &app->trace;
+	const struct qkv_matrix *m = NULL;
+
+	if (panel->kind == PANEL_INPUT)
+		m = app_input(app, (enum qkv_grid)panel->input);
+	else if (panel->kind == PANEL_DERIVED)
+		m = panel->input == QKV_GRID_Q ? &t->q : panel->input == QKV_GRID_K ? &t->k : &t->v;
+	return m != NULL && qkv_format_hides(m->values, (size_t)m->rows * (size_t)m->cols, value, panel->places);
 }
 
 /* Largest magnitude in a signed panel, for the diverging ramp's ends. */
@@ -206,19 +220,19 @@ static bool cell_moved(const struct app *app, const struct panel *panel, int row
 {
 	switch (panel->kind) {
 	case PANEL_INPUT:
-		return app_moved_input(app, (enum qkv_input)panel->input, row, col);
+		return app_moved_input(app, (enum qkv_grid)panel->input, row, col);
 	case PANEL_DERIVED:
-		return app_moved(app, (enum app_grid)(APP_GRID_Q + panel->input - QKV_INPUT_Q), row, col);
+		return app_moved(app, (enum qkv_grid)(QKV_GRID_Q + panel->input - QKV_GRID_Q), row, col);
 	case PANEL_MIX:
 		return app_moved_mix(app, app_query(app), row, col);
 	case PANEL_SCORES:
-		return app_moved(app, APP_GRID_SCORES, row, col);
+		return app_moved(app, QKV_GRID_SCORES, row, col);
 	case PANEL_SCALED:
-		return app_moved(app, APP_GRID_SCALED, row, col);
+		return app_moved(app, QKV_GRID_SCALED, row, col);
 	case PANEL_WEIGHTS:
-		return app_moved(app, APP_GRID_WEIGHTS, row, col);
+		return app_moved(app, QKV_GRID_WEIGHTS, row, col);
 	case PANEL_OUTPUT:
-		return app_moved(app, APP_GRID_OUTPUT, row, col);
+		return app_moved(app, QKV_GRID_OUTPUT, row, col);
 	case PANEL_HEAD:
 		return app_moved_head_weight(app, panel->input, row, col);
 	case PANEL_CONCAT:
@@ -363,11 +377,13 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	double limit = (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) ? signed_limit(app, panel) : 1.0;
 	bool token_columns = panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED ||
 			     panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD;
-	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_INPUT_W_Q);
+	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_GRID_W_Q);
 	/* The concatenation's columns and W_O's rows come in blocks of d_v, one a head. */
 	int d_v = app->heads.d_v > 0 ? app->heads.d_v : 1;
 	bool head_columns = panel->kind == PANEL_CONCAT;
-	bool head_rows = panel->kind == PANEL_INPUT && panel->input == QKV_INPUT_W_O;
+	bool head_rows = panel->kind == PANEL_INPUT && panel->input == QKV_GRID_W_O;
+	/* X's columns and W_Q's, W_K's and W_V's rows are d_model's dimensions, m1 … */
+	bool model_columns = panel->kind == PANEL_INPUT && panel->input == QKV_GRID_X;
 
 	/* Column labels; a compact grid's whole, on every k-th column (k columns
 	 * of two make room for the longest shown). */
@@ -398,10 +414,13 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		if (token_columns)
 			snprintf(text, sizeof text, "%.*s", panel->cell_w - 1, app->problem.tokens[col]);
 		else
-			snprintf(text, sizeof text, "d%d", col + 1);
+			snprintf(text, sizeof text, "%s%d", model_columns ? "m" : "d", col + 1);
 		put_cell_in(panel->y + 1, data_x + c * panel->cell_w, panel->cell_w, panel->field_w,
 			    palette_role(ROLE_LABEL), text);
 	}
+	/* The mix's rows are keys, not queries: its label column says so. */
+	if (panel->kind == PANEL_MIX && !panel->halves)
+		put(panel->y + 1, panel->x, panel->label_w - 1, palette_role(ROLE_LABEL), "key");
 	if (panel->halves) {
 		draw_halves(app, panel, limit);
 		return;
@@ -415,7 +434,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		else if (head_rows)
 			snprintf(text, sizeof text, "h%dd%d", row / d_v + 1, row % d_v + 1);
 		else
-			snprintf(text, sizeof text, "%d", row + 1);
+			snprintf(text, sizeof text, "m%d", row + 1);
 		if (head_rows)
 			put(y, panel->x, panel->label_w - 1, palette_head(row / d_v), text);
 		else
@@ -448,7 +467,10 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				put_frame(app, panel, row, col, y, x, "—");
 				continue;
 			}
-			number_text(text, sizeof text, value, l->decimals);
+			number_text(text, sizeof text, value, panel->places > 0 ? panel->places : l->decimals);
+			/* A value that prints like a different one of its grid is marked "~". */
+			if (panel->rounded && panel_hides(app, panel, value))
+				snprintf(text + strlen(text), sizeof text - strlen(text), "~");
 			if (style.glyph[0] != '\0' && panel->cell_w >= glyphs_columns(text) + 2) {
 				size_t length = strlen(text);
 				snprintf(text + length, sizeof text - length, "%s", style.glyph);
@@ -795,11 +817,11 @@ static void draw_marker(const struct panel *panel)
 
 static void draw_panel(const struct app *app, const struct layout *l, const struct panel *panel)
 {
-	char title[96];
+	char title[200];
 	bool focused = panel_has_focus(app, panel);
 
 	blank(panel->y, panel->x, panel->h, panel->w);
-	layout_panel_title(app, panel, title, sizeof title);
+	layout_panel_title_within(app, panel, panel->w - (focused ? 2 : 0), title, sizeof title);
 	/* A title wider than its panel drops its "  rows×cols", then words. */
 	if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
 		char *size_part = strstr(title, "×") != NULL ? strrchr(title, ' ') : NULL;
@@ -807,14 +829,14 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		if (size_part != NULL && size_part > title + 1 && size_part[-1] == ' ')
 			size_part[-1] = '\0';
 		if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
-			char whole[96];
+			char whole[200];
 
 			snprintf(whole, sizeof whole, "%s", title);
 			words_fitting(title, sizeof title, whole, panel->w - (focused ? 2 : 0));
 		}
 	}
 	if (focused) {
-		char marked[112];
+		char marked[216];
 		snprintf(marked, sizeof marked, "▶ %s", title);
 		put(panel->y, panel->x, panel->w, palette_role(ROLE_FOCUS), marked);
 	} else {
@@ -1259,9 +1281,15 @@ static void draw_describe(const struct app *app, const struct layout *l)
 	y = (l->height - h) / 2;
 	draw_box(y, x, h, w, " the weights in words · D or Esc closes ");
 	for (int i = 0; i < t->n && 1 + (i + 1) * per_row <= h - 1; i++) {
-		qkv_describe_row(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals, true);
+		/* Softmax down the columns (the wrong way) made columns: those are described. */
+		bool columns = app->problem.wrong == QKV_WRONG_COLUMN_SOFTMAX;
+
+		if (columns)
+			qkv_describe_column(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals);
+		else
+			qkv_describe_row(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals, true);
 		put_wrapped(y + 1 + i * per_row, x + 2, w - 4, per_row,
-			    palette_role(i == app_query(app) ? ROLE_TITLE : ROLE_NORMAL), text);
+			    palette_role(i == (columns ? app_key(app) : app_query(app)) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
 }
 

@@ -57,6 +57,16 @@ static int number_width(const struct qkv_matrix *m, int decimals)
 	return digits + (negative ? 1 : 0);
 }
 
+/* Columns of the widest of "m1" … "m<count>" (or "d1" …). */
+static int index_label_width(int count)
+{
+	int digits = 1;
+
+	for (; count >= 10; count /= 10)
+		digits++;
+	return 1 + digits;
+}
+
 static int label_width(const struct qkv_problem *p)
 {
 	int widest = 2;
@@ -67,6 +77,22 @@ static int label_width(const struct qkv_problem *p)
 			widest = length;
 	}
 	return (widest > 8 ? 8 : widest) + 1;
+}
+
+/* The most decimals an input grid takes to tell its values apart. */
+#define MORE_PLACES 2
+
+/* The decimals an input or derived grid's numbers get: from the layout's up to
+ * MORE_PLACES more, the fewest at which its values print apart
+ * (qkv_format_places); *rounded when even those do not. */
+static int grid_places(const struct qkv_matrix *m, int decimals, bool *rounded)
+{
+	bool apart;
+	int places = qkv_format_places(m->values, (size_t)m->rows * (size_t)m->cols, decimals,
+				       decimals + MORE_PLACES, &apart);
+
+	*rounded = !apart;
+	return places;
 }
 
 /* Sets up one grid panel of the given data shape and number width. */
@@ -125,7 +151,7 @@ struct builder {
 
 /* The most panels a layout builds: the projected form's walk shows X and three
  * W's, Q K V derived, and the five stages' grids. */
-_Static_assert(LAYOUT_MAX_PANELS >= (QKV_INPUT_COUNT - 3) + 3 + 5,
+_Static_assert(LAYOUT_MAX_PANELS >= (QKV_GRID_INPUTS - 3) + 3 + 5,
 	       "room for every panel of the projected stage walk");
 /* And the multi-head layout: X and the selected head's three W's, a panel per head,
  * the concatenation, W_O, the layer's output and the heads' readout. */
@@ -150,7 +176,7 @@ int layout_panel_head(const struct app *app, const struct panel *panel)
 	case PANEL_HEAD:
 		return panel->input;
 	case PANEL_INPUT:
-		return panel->input >= QKV_INPUT_W_Q && panel->input <= QKV_INPUT_W_V ? app->head : -1;
+		return panel->input >= QKV_GRID_W_Q && panel->input <= QKV_GRID_W_V ? app->head : -1;
 	case PANEL_DERIVED:
 	case PANEL_SCORES:
 	case PANEL_SCALED:
@@ -164,16 +190,39 @@ int layout_panel_head(const struct app *app, const struct panel *panel)
 	}
 }
 
-const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
+/* The mix's title, from the most it says (form 0) to the least (MIX_TITLE_FORMS − 1):
+ * its rows are the keys j of one query's terms a_ij · v_j. */
+#define MIX_TITLE_FORMS 4
+static void mix_title(const char *query, int form, char *buf, size_t size)
 {
-	static const char *const input_titles[QKV_INPUT_COUNT] = {
-		[QKV_INPUT_Q] = "Q  queries", [QKV_INPUT_K] = "K  keys", [QKV_INPUT_V] = "V  values",
-		[QKV_INPUT_X] = "X  inputs", [QKV_INPUT_W_Q] = "W_Q", [QKV_INPUT_W_K] = "W_K", [QKV_INPUT_W_V] = "W_V",
-		[QKV_INPUT_W_O] = "W_O",
+	switch (form) {
+	case 0:
+		snprintf(buf, size, "4 mix  terms of query \"%s\": a_%s,j · v_j, one row per key j", query, query);
+		break;
+	case 1:
+		snprintf(buf, size, "4 mix  query \"%s\": a_%s,j · v_j by key j", query, query);
+		break;
+	case 2:
+		snprintf(buf, size, "4 mix  a_%s,j · v_j by key j", query);
+		break;
+	default:
+		snprintf(buf, size, "4 mix  a_%s,j · v_j", query);
+		break;
+	}
+}
+
+/* The title in the given form (only the mix's has more than one). */
+static const char *panel_title(const struct app *app, const struct panel *panel, int form, char *buf,
+			       size_t size)
+{
+	static const char *const input_titles[QKV_GRID_INPUTS] = {
+		[QKV_GRID_Q] = "Q  queries", [QKV_GRID_K] = "K  keys", [QKV_GRID_V] = "V  values",
+		[QKV_GRID_X] = "X  inputs", [QKV_GRID_W_Q] = "W_Q", [QKV_GRID_W_K] = "W_K", [QKV_GRID_W_V] = "W_V",
+		[QKV_GRID_W_O] = "W_O",
 	};
 	int head = layout_panel_head(app, panel);
-	static const char *const derived_titles[QKV_INPUT_V + 1] = {
-		[QKV_INPUT_Q] = "Q = X W_Q", [QKV_INPUT_K] = "K = X W_K", [QKV_INPUT_V] = "V = X W_V",
+	static const char *const derived_titles[QKV_GRID_V + 1] = {
+		[QKV_GRID_Q] = "Q = X W_Q", [QKV_GRID_K] = "K = X W_K", [QKV_GRID_V] = "V = X W_V",
 	};
 	char divisor[32];
 	const char *token = app->problem.tokens[app_query(app)];
@@ -202,7 +251,7 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 			snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax(S')");
 		break;
 	case PANEL_MIX:
-		snprintf(buf, size, "4 mix  a_%s,j × v_j", token);
+		mix_title(token, form, buf, size);
 		break;
 	case PANEL_OUTPUT:
 		snprintf(buf, size, live ? "output  O = A V" : "5 output  O = A V");
@@ -229,12 +278,26 @@ const char *layout_panel_title(const struct app *app, const struct panel *panel,
 	}
 	if (head >= 0) {
 		/* The head's tag first, so a cut title keeps it; drawn in the head's colour. */
-		char rest[160];
+		char rest[256];
 
 		snprintf(rest, sizeof rest, "%s", buf);
 		snprintf(buf, size, "h%d %s", head + 1, rest);
 	}
 	return buf;
+}
+
+const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size)
+{
+	return panel_title(app, panel, MIX_TITLE_FORMS - 1, buf, size);
+}
+
+const char *layout_panel_title_within(const struct app *app, const struct panel *panel, int width, char *buf,
+				      size_t size)
+{
+	for (int form = 0; panel->kind == PANEL_MIX && form < MIX_TITLE_FORMS - 1; form++)
+		if (glyphs_columns(panel_title(app, panel, form, buf, size)) <= width)
+			return buf;
+	return layout_panel_title(app, panel, buf, size);
 }
 
 /* Multi-head, live or in stages 6 and 7: every head's weights side by side (the
@@ -248,25 +311,27 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 	const struct qkv_heads_trace *t = &app->heads;
 	int label_w = label_width(p), token_w = label_w - 1, weight_w = decimals + 2 + (b->l->look.glyphs ? 1 : 0);
 	bool live = app->stage == APP_STAGE_LIVE, concat = app->stage == APP_STAGE_CONCAT;
-	const struct qkv_matrix *w_o = app_input(app, QKV_INPUT_W_O);
+	const struct qkv_matrix *w_o = app_input(app, QKV_GRID_W_O);
 	struct panel *panel;
 
 	if (live) {
-		static const int inputs[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+		static const int inputs[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V };
 
 		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
-			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
+			const struct qkv_matrix *m = app_input(app, (enum qkv_grid)inputs[i]);
 
 			panel = add(b);
+			/* X's columns and the W's rows are d_model's dimensions, m1 … */
 			grid_panel(panel, PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
-				   number_width(m, decimals), i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1, 3);
+				   number_width(m, decimals), i == 0 ? label_w : index_label_width(m->rows) + 1,
+				   i == 0 ? index_label_width(m->cols) : 3);
 			panel->priority = PRIORITY_INPUT;
 		}
 		b->groups++;
 	}
 	for (int i = 0; i < t->h; i++) {
 		if (i == app->head)
-			panel = add(b), grid_panel(panel, PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n, weight_w,
+			panel = add(b), grid_panel(panel, PANEL_WEIGHTS, QKV_GRID_WEIGHTS, -1, t->n, t->n, weight_w,
 						   label_w, token_w);
 		else
 			panel = add(b), grid_panel(panel, PANEL_HEAD, -1, i, t->n, t->n, weight_w, label_w, token_w);
@@ -275,17 +340,17 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 	if (live)
 		b->groups++;
 	panel = add(b);
-	grid_panel(panel, PANEL_CONCAT, FOCUS_CONCAT, -1, t->n, t->concat.cols, number_width(&t->concat, decimals),
+	grid_panel(panel, PANEL_CONCAT, QKV_GRID_CONCAT, -1, t->n, t->concat.cols, number_width(&t->concat, decimals),
 		   label_w, 4);
 	/* Live, the heads' weights are the picture; what they make comes after. */
 	panel->priority = concat ? PRIORITY_CURRENT : PRIORITY_CONTEXT;
 	panel = add(b);
-	grid_panel(panel, PANEL_INPUT, FOCUS_W_O, QKV_INPUT_W_O, w_o->rows, w_o->cols, number_width(w_o, decimals),
+	grid_panel(panel, PANEL_INPUT, QKV_GRID_W_O, QKV_GRID_W_O, w_o->rows, w_o->cols, number_width(w_o, decimals),
 		   5, 3);
 	panel->priority = live || concat ? PRIORITY_INPUT : PRIORITY_CONTEXT;
 	if (!concat) {
 		panel = add(b);
-		grid_panel(panel, PANEL_LAYER, FOCUS_LAYER, -1, t->n, t->output.cols,
+		grid_panel(panel, PANEL_LAYER, QKV_GRID_LAYER, -1, t->n, t->output.cols,
 			   number_width(&t->output, decimals), label_w, 3);
 		panel->priority = live ? PRIORITY_CONTEXT : PRIORITY_CURRENT;
 	}
@@ -323,6 +388,22 @@ static struct panel *grid_at(struct builder *b, enum panel_priority priority, en
 	return panel;
 }
 
+/* Adds an input or derived grid showing m: its numbers at the decimals that tell
+ * them apart (grid_places), as wide as those need, with a column for the mark of a
+ * value that still prints like another. */
+static struct panel *grid_of(struct builder *b, enum panel_priority priority, enum panel_kind kind, int focus,
+			     int input, const struct qkv_matrix *m, int decimals, int label_w, int col_label_w)
+{
+	bool rounded;
+	int places = grid_places(m, decimals, &rounded);
+	struct panel *panel = grid_at(b, priority, kind, focus, input, m->rows, m->cols,
+				      number_width(m, places) + (rounded ? 1 : 0), label_w, col_label_w);
+
+	panel->places = places;
+	panel->rounded = rounded;
+	return panel;
+}
+
 /* Chooses the panels for the form and the stage, in reading order. Live: the
  * inputs, then the weights, the output and the readout. In the stage walk the
  * current stage's grid, the grids it is computed from, the readout where the
@@ -351,45 +432,40 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	}
 
 	if (p->form == QKV_FORM_PROJECTED) {
-		static const int inputs[] = { QKV_INPUT_X, QKV_INPUT_W_Q, QKV_INPUT_W_K, QKV_INPUT_W_V };
+		static const int inputs[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V };
 		enum panel_priority w = stage == QKV_STAGE_PROJECTIONS ? PRIORITY_CONTEXT : PRIORITY_INPUT;
 
 		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
-			const struct qkv_matrix *m = app_input(app, (enum qkv_input)inputs[i]);
-			/* The W's rows are dimensions of d_model, numbered 1, 2, … */
-			grid_at(b, w, PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols, number_width(m, decimals),
-				i == 0 ? label_w : (m->rows >= 10 ? 3 : 2) + 1, digits_v + 1);
+			const struct qkv_matrix *m = app_input(app, (enum qkv_grid)inputs[i]);
+			/* X's columns and the W's rows are dimensions of d_model, m1, m2, … */
+			grid_of(b, w, PANEL_INPUT, inputs[i], inputs[i], m, decimals,
+				i == 0 ? label_w : index_label_width(m->rows) + 1,
+				i == 0 ? index_label_width(m->cols) : digits_v + 1);
 		}
 		/* X and the W's on a line of their own, Q, K and V under them. */
 		b->groups++;
-		grid_at(b, qk, PANEL_DERIVED, -1, QKV_INPUT_Q, t->n, t->d_k, number_width(&t->q, decimals), label_w,
-			digits_v + 1)->derived = true;
-		grid_at(b, qk, PANEL_DERIVED, -1, QKV_INPUT_K, t->n, t->d_k, number_width(&t->k, decimals), label_w,
-			digits_v + 1)->derived = true;
-		grid_at(b, v, PANEL_DERIVED, -1, QKV_INPUT_V, t->n, t->d_v, number_width(&t->v, decimals), label_w,
-			digits_v + 1)->derived = true;
+		grid_of(b, qk, PANEL_DERIVED, -1, QKV_GRID_Q, &t->q, decimals, label_w, digits_v + 1)->derived = true;
+		grid_of(b, qk, PANEL_DERIVED, -1, QKV_GRID_K, &t->k, decimals, label_w, digits_v + 1)->derived = true;
+		grid_of(b, v, PANEL_DERIVED, -1, QKV_GRID_V, &t->v, decimals, label_w, digits_v + 1)->derived = true;
 	} else {
-		grid_at(b, qk, PANEL_INPUT, FOCUS_Q, QKV_INPUT_Q, p->n, p->q.cols, number_width(&p->q, decimals),
-			label_w, digits_v + 1);
-		grid_at(b, qk, PANEL_INPUT, FOCUS_K, QKV_INPUT_K, p->n, p->k.cols, number_width(&p->k, decimals),
-			label_w, digits_v + 1);
-		grid_at(b, v, PANEL_INPUT, FOCUS_V, QKV_INPUT_V, p->n, p->v.cols, number_width(&p->v, decimals),
-			label_w, digits_v + 1);
+		grid_of(b, qk, PANEL_INPUT, QKV_GRID_Q, QKV_GRID_Q, &p->q, decimals, label_w, digits_v + 1);
+		grid_of(b, qk, PANEL_INPUT, QKV_GRID_K, QKV_GRID_K, &p->k, decimals, label_w, digits_v + 1);
+		grid_of(b, v, PANEL_INPUT, QKV_GRID_V, QKV_GRID_V, &p->v, decimals, label_w, digits_v + 1);
 	}
 	if (live)
 		b->groups++;
 	if (stage == QKV_STAGE_SCORES || stage == QKV_STAGE_SCALED)
-		grid_at(b, AT(QKV_STAGE_SCORES), PANEL_SCORES, FOCUS_ATTENTION, -1, t->n, t->n,
+		grid_at(b, AT(QKV_STAGE_SCORES), PANEL_SCORES, QKV_GRID_WEIGHTS, -1, t->n, t->n,
 			number_width(&t->scores, decimals), label_w, token_w);
 	if (stage == QKV_STAGE_SCALED || stage == QKV_STAGE_WEIGHTS)
-		grid_at(b, AT(QKV_STAGE_SCALED), PANEL_SCALED, FOCUS_ATTENTION, -1, t->n, t->n,
+		grid_at(b, AT(QKV_STAGE_SCALED), PANEL_SCALED, QKV_GRID_WEIGHTS, -1, t->n, t->n,
 			number_width(&t->scaled, decimals), label_w, token_w);
 	if (stage == QKV_STAGE_SCALED && app->show_stats)
 		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
 	if (live || stage >= QKV_STAGE_WEIGHTS) {
 		/* Without colour, or with only eight, a shading glyph stands beside each
 		 * weight: it needs a column. */
-		panel = grid_at(b, AT(QKV_STAGE_WEIGHTS), PANEL_WEIGHTS, FOCUS_ATTENTION, -1, t->n, t->n,
+		panel = grid_at(b, AT(QKV_STAGE_WEIGHTS), PANEL_WEIGHTS, QKV_GRID_WEIGHTS, -1, t->n, t->n,
 				decimals + 2 + (b->l->look.glyphs ? 1 : 0), label_w, token_w);
 		/* The wrong-way demonstrations show each row's and each column's sum. */
 		panel->sums = p->wrong != QKV_WRONG_NONE;
@@ -400,10 +476,10 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
 	/* The mix terms a_ij·v_jc are at most |v| in size. */
 	if (stage == QKV_STAGE_MIX)
-		grid_at(b, PRIORITY_CURRENT, PANEL_MIX, FOCUS_OUTPUT, -1, t->n, t->d_v, number_width(&t->v, decimals) + 1,
-			label_w, digits_v + 1);
+		grid_at(b, PRIORITY_CURRENT, PANEL_MIX, QKV_GRID_OUTPUT, -1, t->n, t->d_v, number_width(&t->v, decimals) + 1,
+			label_w < 4 ? 4 : label_w, digits_v + 1); /* room for "key" over its rows */
 	if (live || stage == QKV_STAGE_OUTPUT)
-		grid_at(b, PRIORITY_CURRENT, PANEL_OUTPUT, FOCUS_OUTPUT, -1, t->n, t->d_v,
+		grid_at(b, PRIORITY_CURRENT, PANEL_OUTPUT, QKV_GRID_OUTPUT, -1, t->n, t->d_v,
 			number_width(&t->output, decimals), label_w, digits_v + 1);
 	if (live && app->show_stats)
 		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
@@ -649,6 +725,32 @@ static bool drop_current(struct layout *l, const struct app *app)
 	return false;
 }
 
+/* The mix's title says more (what its rows are) where its line has room to the
+ * right of it; no other panel moves. */
+static void widen_titles(struct layout *l, const struct app *app, int width)
+{
+	for (int i = 0; i < l->count; i++) {
+		struct panel *panel = &l->panels[i];
+		char title[200];
+		int right = width, need;
+
+		if (panel->dropped || panel->kind != PANEL_MIX)
+			continue;
+		for (int j = 0; j < l->count; j++) {
+			const struct panel *other = &l->panels[j];
+
+			if (j != i && !other->dropped && other->y == panel->y && other->x > panel->x &&
+			    other->x - layout_gap(l) < right)
+				right = other->x - layout_gap(l);
+		}
+		/* 3 columns for the focus mark "▶ ", as finish_panels counts them. */
+		layout_panel_title_within(app, panel, right - panel->x - 3, title, sizeof title);
+		need = 3 + glyphs_columns(title);
+		if (need > panel->w && panel->x + need <= right)
+			panel->w = need;
+	}
+}
+
 /* One attempt at the layout, normal or tight (narrower cells and gaps, no legends
  * under the signed grids). The text's lines are reserved first; then, in turn,
  * the current grids with as many rows as fit, the notes' lines, the readout, the
@@ -792,6 +894,7 @@ static void layout_try(struct layout *l, const struct builder *chosen, const str
 		l->panels[i].x += l->left;
 		l->panels[i].y += top;
 	}
+	widen_titles(l, app, width);
 	/* The formula and derivation under the grids, where the eye already is; the
 	 * notes, the message and the keys at the foot of the screen. */
 	l->info_y = top + total + spacer;
@@ -900,7 +1003,7 @@ bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int 
 		if (x < data_x || y < data_y || y >= data_y + panel_lines(panel) ||
 		    x >= data_x + panel->shown_cols * panel->cell_w)
 			continue;
-		*focus = small_multiple ? FOCUS_ATTENTION : panel->focus;
+		*focus = small_multiple ? QKV_GRID_WEIGHTS : panel->focus;
 		*head = small_multiple ? panel->input + 1 : 0;
 		*row = panel->first_row + (panel->halves ? (y - data_y) * 2 : (y - data_y) / panel->cell_h);
 		*col = panel->first_col + (x - data_x) / panel->cell_w;

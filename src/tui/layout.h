@@ -40,7 +40,7 @@ struct panel {
 	enum panel_kind kind;
 	enum panel_priority priority;
 	int focus;          /* app focus for the cursor and clicks; -1 for none */
-	int input;          /* PANEL_INPUT / PANEL_DERIVED: the enum qkv_input */
+	int input;          /* PANEL_INPUT / PANEL_DERIVED: the enum qkv_grid */
 	int x, y, w, h;     /* on screen, title line included */
 	int rows, cols;     /* the grid's data shape */
 	int label_w, cell_w; /* cell_w: as drawn (2 when compact) */
@@ -60,6 +60,8 @@ struct panel {
 	bool dropped;       /* left out (while the layout is tried; never drawn) */
 	bool derived;       /* a read-only grid (computed from others) */
 	bool sums;          /* weights: a row-sum column and a column-sum line */
+	int places;         /* decimals of its numbers; 0: the layout's decimals */
+	bool rounded;       /* even at `places` some values print alike: those are marked */
 };
 
 /* A PANEL_READOUT's input when it compares the heads (a row a head). */
@@ -113,8 +115,13 @@ void layout_follow(struct layout *l, const struct app *app);
 /* The head a panel belongs to (0-based), or -1: a multi-head problem's other
  * heads' small multiples, and every single-head panel of the selected head. */
 int layout_panel_head(const struct app *app, const struct panel *panel);
-/* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf. */
+/* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf: its
+ * shortest form, which the panel's width is measured from. */
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size);
+/* The title in its longest form that fits in `width` columns (the mix's title
+ * says more when it has room), else its shortest. */
+const char *layout_panel_title_within(const struct app *app, const struct panel *panel, int width, char *buf,
+				      size_t size);
 /* Screen lines the panel's data rows take (half of them with half blocks, cell_h
  * lines each otherwise). */
 int panel_lines(const struct panel *panel);
@@ -127,7 +134,7 @@ bool layout_text_changed(const struct layout *l, const struct app *app);
  * scroll offsets, info and status lines): if not, the whole screen is redrawn. */
 bool layout_same(const struct layout *a, const struct layout *b);
 /* The cell under screen position (x, y): returns true and sets focus, row, col,
- * and head: 1 + the head of a small multiple (focus FOCUS_ATTENTION then, the
+ * and head: 1 + the head of a small multiple (focus QKV_GRID_WEIGHTS then, the
  * grid a head's weights are in), 0 for any other panel. */
 bool layout_hit(const struct layout *l, int x, int y, int *focus, int *row, int *col, int *head);
 

@@ -8,7 +8,8 @@
 #include "tui/glyphs.h"
 #include "tui/text.h"
 
-/* Plain words about the selected query's row of weights (equal values named together). */
+/* Plain words about the selected query's row of weights (equal values named
+ * together), or, when softmax ran down the columns, the selected key's column. */
 static void verdict(const struct app *app, int decimals, char *buf, size_t size)
 {
 	struct qkv_problem view;
@@ -18,7 +19,10 @@ static void verdict(const struct app *app, int decimals, char *buf, size_t size)
 		qkv_problem_head_view(p, app->head, &view);
 		p = &view;
 	}
-	qkv_describe_row(buf, size, p, &app->trace, app_query(app), decimals < 2 ? 2 : decimals, false);
+	if (p->wrong == QKV_WRONG_COLUMN_SOFTMAX)
+		qkv_describe_column(buf, size, p, &app->trace, app_key(app), decimals < 2 ? 2 : decimals);
+	else
+		qkv_describe_row(buf, size, p, &app->trace, app_query(app), decimals < 2 ? 2 : decimals, false);
 }
 
 void text_info(const struct app *app, int decimals, bool readout, char *formula, size_t formula_size,
@@ -33,12 +37,12 @@ void text_info(const struct app *app, int decimals, bool readout, char *formula,
 	verdict(app, decimals, words, sizeof words);
 	if (app->stage == APP_STAGE_LIVE && !readout) {
 		/* The readout did not fit: its key figures come here instead. */
-		char gradient[32];
+		char gradient[32], token[QKV_MAX_LABEL + 32];
 
 		qkv_format_number(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
 		qkv_describe_variance(variance, sizeof variance, &app->trace);
-		snprintf(formula, formula_size, "%s · ‖J‖ of %s %s  ·  %s", variance, app->problem.tokens[row],
-			 gradient, words);
+		qkv_token_words(token, sizeof token, &app->problem, row);
+		snprintf(formula, formula_size, "%s · ‖J‖ of %s %s  ·  %s", variance, token, gradient, words);
 	} else if (app->stage == APP_STAGE_LIVE) {
 		snprintf(formula, formula_size, "softmax(Q Kᵀ / %s) V  ·  %s",
 			 app->problem.scale == QKV_SCALE_NONE ? "1" : "√d_k", words);

@@ -2,7 +2,8 @@
 # tests/e2e/lib.sh — helpers for end-to-end tests that drive the real qkv in tmux and
 # read what a person would see (sourced by tests/e2e/test_*.sh, bash).
 # Every test gets its own tmux server (-L qkv-e2e-PID, no config of the user's), killed
-# on exit, so tests never touch a person's tmux and can run side by side. It prints TAP.
+# on exit, and its own XDG_RUNTIME_DIR and XDG_STATE_HOME, so tests never touch a
+# person's tmux or presenter and can run side by side. It prints TAP.
 # It must never attach to, list or kill any tmux server but its own.
 #
 #   #!/usr/bin/env bash
@@ -22,6 +23,11 @@
 
 E2E_SOCKET="qkv-e2e-$$"
 E2E_DIR=$(mktemp -d "${TMPDIR:-/tmp}/qkv-e2e.XXXXXX")
+# Private folders for the presenter's notes socket and the recovery copies, so that
+# tests running side by side (meson runs several at once) never meet there, nor a
+# person's presenter on the same machine. A test may still set its own.
+mkdir -m 700 "$E2E_DIR/xdg-runtime" "$E2E_DIR/xdg-state"
+export XDG_RUNTIME_DIR="$E2E_DIR/xdg-runtime" XDG_STATE_HOME="$E2E_DIR/xdg-state"
 E2E_COUNT=0
 E2E_FAILED=0
 E2E_TIMEOUT=${QKV_E2E_TIMEOUT:-5}

@@ -11,7 +11,8 @@
 # short; the mix's Σ is "Σ ≈" when its terms, each rounded as shown, do not add up
 # to it (on screen, in a figure and in the printout), and so is a wrong-way row or
 # column sum (whose
-# label, in ASCII, is not cut short).
+# label, in ASCII, is not cut short); a grid's decimals tell its values apart, or
+# mark the ones that still read alike.
 # Expected numbers from the closed form (awk).
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -36,6 +37,22 @@ expect_not masked ' a +0\.00 +0\.00 +0\.0 +0\.000 *$' "no entropy ratio of 0.00 
 keys masked q
 expect_exit masked 0 "q quits"
 stop masked
+
+# A grid shows the decimals that tell its values apart: K's 0.0147 and 0.0153 at two
+# places would read 0.01 and 0.02; V's 1e-5 and 1e-9 cannot be told from 0 even at
+# four, so they are marked ~ (and so is V's 0, whose text they share).
+cat >"$dir/close.json" <<'JSON'
+{"tokens": ["t1", "t2", "t3"],
+ "Q": [[1, 0], [0, 1], [1, 1]], "K": [[0.0147, 0], [0.0153, 1], [1, 1]],
+ "V": [[1, 0], [0, 1], [0.00001, 1e-9]]}
+JSON
+start close 83 22 NO_COLOR=1 "$QKV" "$dir/close.json"
+expect close 'K  keys' "the close keys are shown"
+expect close ' t1 +0\.0147 +0\.0000 ' "K[t1, d1] reads 0.0147, not 0.01"
+expect close ' t2 +0\.0153 +1\.0000 ' "K[t2, d1] reads 0.0153, not 0.02"
+expect close ' t1 +1\.00 +0\.00 .* t1 +1\.0000 +0\.0000~ *$' "Q keeps two places; V's 0 reads like its 1e-9, so it is marked too"
+expect close ' t3 +0\.0000~ +0\.0000~ *$' "V's 1e-5 and 1e-9 read 0.0000 and are marked ~"
+stop close
 
 # Three identical heads of d_k = d_v = 1 and W_O a column of ones: each head adds the
 # same share, its output for token a: A row a · V, with V = X W_V = (1, 0, 1).
@@ -141,11 +158,12 @@ keys mix Down Down Down
 for _ in 1 2 3 4; do
 	keys mix NPage
 done
-expect mix '4 mix  a_tea,j × v_j' "stage 4 for the query tea"
+expect mix '4 mix  (query "tea": )?a_tea,j · v_j( by key j)?( |$)' "stage 4 for the query tea, its terms a_tea,j · v_j"
+expect mix ' key +d1 +d2 *$' "the mix's rows are headed key: one row per key j, not queries"
 check "its d1 terms as shown add up to $TERMS, the sum is $EXACT" "$TERMS" != "$EXACT"
 expect mix " Σ ≈ +${EXACT//./\\.} " "so the sum row says Σ ≈ $EXACT"
 keys mix Up
-expect mix '4 mix  a_green,j × v_j' "Up: the query green"
+expect mix '4 mix  (query "green": )?a_green,j · v_j( by key j)?( |$)' "Up: the query green"
 expect mix ' Σ = +0\.75 +0\.50' "whose terms add up: Σ = 0.75 0.50"
 keys mix q
 expect_exit mix 0 "q quits"

@@ -60,7 +60,7 @@ keys ui Tab Tab Tab
 keys ui Down
 keys ui -l 1
 keys ui Enter
-expect ui 'W_O\[2, 1\]: 0 → 1 moves no head.s weights, 0 of 12 cells of concat and [0-9]+ of 16 of the layer output' \
+expect ui 'W_O\[h2d1, d1\]: 0 → 1 moves no head.s weights, 0 of 12 cells of concat and [0-9]+ of 16 of the layer output' \
 	"editing W_O moves the output and no head's weights"
 keys ui Down
 keys ui Tab

@@ -28,7 +28,8 @@ expect_not main '^ Eight tokens whose queries' "with a presenter screen the note
 keys main NPage
 expect main 'Step 2 of 5: Make d_k large: 512' "PageDown: step 2"
 expect main 'd_k 512 ' "d_k is 512"
-expect main 'd_k = 512: 256 new columns of Q and K drawn from N\(0,1\)' "qkv says what the step did"
+expect main 'd_k = 512 \(from 2\): 510 new columns of Q and K drawn from N\(0,1\)' \
+	"qkv says what the whole step did: 510 columns drawn, not the last press's 256"
 expect notes '^Step 2 of 5: Make d_k large' "the notes follow to step 2"
 
 keys main NPage

@@ -202,6 +202,9 @@ expect ui 'WRONG WAY' "W shows a WRONG WAY banner"
 expect ui 'mask after softmax' "the first wrong way: mask after softmax"
 keys ui W
 expect ui 'softmax down the columns' "W again: softmax down the columns"
+expect ui 'column t1: t1 and t3 tie at 0\.40; the column sums( |$)' \
+	"the verdict describes the selected key's column, which is what softmax normalised"
+expect_not ui 't1: t1 and t3 tie at 0\.40, spread over' "and no longer the row"
 w=$(weights "1 0" "$R2" 2 3 1)
 expect ui "$(cells t1 "$w")" "down the columns: weights row t1 is $w"
 w=$(weights "1 1" "$R2" 2 3 1)

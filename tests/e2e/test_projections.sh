@@ -36,8 +36,12 @@ expect ui 'Q = X W_Q' "Q is shown as derived from X"
 expect ui 'V = X W_V' "V is shown as derived from X"
 expect ui "$(cells t1 "10.00 0.00")" "V row t1 = x_t1 · 10·I = (10, 0)"
 expect ui "$(cells t2 "$(weights "0 1" "1 0;0 1;1 1")")" "weights row t2 from Q = K = X"
+# X's columns and the W's rows are d_model's dimensions, m1 m2; Q's columns d_k's, d1 d2.
+expect ui '^ +m1 +m2 +d1 +d2 +d1 +d2 +d1 +d2 *$' "X's columns read m1 m2, the W's columns d1 d2"
+expect ui '^ +t2 +0\.00 +1\.00 +m2 +0\.00 +1\.00 ' "the W's rows read m1 m2 (W_Q's row m2 beside X's row t2)"
+expect ui '^ +d1 +d2 +d1 +d2 +d1 +d2 *$' "Q's, K's and V's columns read d1 d2"
 
-# Edit X[t1, d2] to 1: x_t1 = (1, 1), so q_t1 = k_t1 = (1, 1).
+# Edit X[t1, m2] to 1: x_t1 = (1, 1), so q_t1 = k_t1 = (1, 1).
 keys ui l
 keys ui -l 1
 keys ui Enter
@@ -45,7 +49,7 @@ expect ui "$(cells t1 "1.00 1.00") .*Q = X|$(cells t1 "1.00 1.00")" "X row t1 re
 expect ui "$(cells t1 "1.00 1.00").*$(cells t1 "1.00 1.00")" "derived Q and K rows t1 follow: 1 1"
 w2=$(weights "0 1" "1 1;0 1;1 1")
 expect ui "$(cells t2 "$w2")" "weights row t2 follow the new key k_t1: $w2"
-expect ui 'X\[t1, d2\]: 0 → 1 moves Q\[t1,d2\], K\[t1,d2\], V\[t1,d2\], score row t1 and column t1' \
+expect ui 'X\[t1, m2\]: 0 → 1 moves Q\[t1,d2\], K\[t1,d2\], V\[t1,d2\], score row t1 and column t1' \
 	"the status line says what the edit of X reaches: Q, K, V of t1 and score row and column t1"
 # Row t1's scores go from (1, 0, 1) to (2, 1, 2): shifted by 1, so softmax leaves its
 # weights as they were; the other rows move.

@@ -65,8 +65,8 @@ literal() {
 	printf '%s' "$1" | sed 's/[][\.*^$()+?{}|]/\\&/g'
 }
 
-# Panel titles of the stages' grids, 1 to 5.
-TITLES=("" '1 scores  S = Q Kᵀ' '2 scaled  S / ' '3 weights  A = softmax' '4 mix  a_' '5 output  O = A V')
+# Panel titles of the stages' grids, 1 to 5 (the mix's, "4 mix  a_t1,j · v_j", has longer forms).
+TITLES=("" '1 scores  S = Q Kᵀ' '2 scaled  S / ' '3 weights  A = softmax' ',j · v_j' '5 output  O = A V')
 
 # later NAME K MESSAGE: once settled, no grid of a stage after K is on screen (the
 # walk never shows a stage before it is reached, not even as an empty box).

@@ -93,7 +93,14 @@ start walk 80 24 "$QKV" "$SAMPLES/sentence.json"
 expect walk 'Tab matrix' "sentence drawn"
 keys walk NPage NPage NPage NPage
 expect walk 'stage 4 of 5' "four PageDowns: stage 4"
-expect walk '4 mix  a_the,j × v_j( +6×2)?( |$)' "stage 4: the mix title reads whole"
+expect walk '4 mix  a_the,j · v_j( by key j)?( +6×2)?( |$)' "stage 4: the mix title reads whole"
+expect walk '^ +V  values .*4 mix  a_the,j · v_j' "stage 4: V beside the mix, on one line"
+expect walk ' key +d1 +d2 *$' "stage 4: the mix's rows are headed key"
+# The sentence has two tokens labelled the: the verdict names the first by position
+# and quotes labels, so "the" never reads as a word of the sentence.
+expect walk 't1 "the": most on "cat" \(0\.70\)' "the verdict quotes the labels and tells the two the's apart"
+expect walk '^ +the +0\.00 +0\.00 +the .* the +0\.00 +0\.00 *$' "the mix's rows are the keys, the first the"
+
 expect_not walk '(5 output  O = A V|not computed yet)' "stage 4: the output, a later stage, is absent"
 
 # --- the colour legend: there at every n, and with R it names the row's range -----------

@@ -34,9 +34,9 @@ check "the loss fell while it learned ($start_loss → $end_loss)" \
 step=$(screen ui | sed -n 's/^ ÷ √16 = 4 · step \([0-9]*\).*/\1/p')
 keys ui .
 expect ui "÷ √16 = 4 · step $((step + 1)) " ". makes one step"
-expect ui 'scaled run: ∂L/∂W_Q\[1,1\] = Σ_i X\[i,1\]' "the gradient's derivation is shown"
+expect ui 'scaled run: ∂L/∂W_Q\[m1,d1\] = Σ_i X\[i,m1\] ∂L/∂Q\[i,d1\]' "the gradient's derivation is shown"
 keys ui Tab
-expect ui '∂L/∂W_K\[1,1\]' "Tab turns to W_K's gradient"
+expect ui '∂L/∂W_K\[m1,d1\]' "Tab turns to W_K's gradient"
 keys ui L
 expect ui 'weights  softmax rows' "L returns to the stages"
 keys ui q

@@ -64,7 +64,15 @@ expect ui "softmax's normalisation, all of weights row t1, and output row t1" \
 	"the status line: through softmax's normalisation, all of weights row t1, and output row t1"
 marked=$(attributes ui " $A12 ")
 marked_t2=$(attributes ui "t2  0.20  0.40  0.40")
-sleep 2
+# The mark lasts APP_MARK_MS (1.5 s): wait for it to go, however long a loaded
+# machine takes to repaint, rather than sleep past it.
+faded=$marked
+polls=$(e2e_polls 10)
+for ((i = 0; i < polls; i++)); do
+	faded=$(attributes ui " $A12 ")
+	[ "$faded" != "$marked" ] && break
+	sleep 0.05
+done
 settle ui
 faded=$(attributes ui " $A12 ")
 faded_t2=$(attributes ui "t2  0.20  0.40  0.40")
@@ -115,8 +123,8 @@ keys sat s
 for _ in 1 2 3 4 5 6 7 8 9; do
 	keys sat -l '>'
 done
-expect sat 'd_k = 1024: 512 new columns of Q and K drawn from N\(0,1\), seed 1' \
-	"> draws the new d_k columns from N(0,1) and shows the seed"
+expect sat 'd_k = 1024 \(from 2\): 1022 new columns of Q and K drawn from N\(0,1\), seed 1' \
+	"> nine times draws 1022 new d_k columns from N(0,1), counted together, and shows the seed"
 expect sat 'is nearly one-hot' "scaling off at d_k = 1024: the selected row is nearly one-hot"
 stop sat
 finish

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# check_latex.sh — every LaTeX form qkv prints compiles with pdflatex, with no more
+# than the preamble the output's own first comment names (and the README and the
+# manual page): --print --format latex for each sample (multi-head ones included),
+# each good file of tests/data and the label fixtures of the golden files,
+# a random multi-head problem, a causal mask, labels full of LaTeX's special
+# characters, every stage and --decimals; the d_k sweep; --heatmap as a tabular and
+# as pgfplots for stages 1, 2 and 3. A document that does not compile is a failure,
+# with pdflatex's own error. Without pdflatex the whole test is skipped (scripts/test
+# installs it). Usage: check_latex.sh SOURCE_ROOT QKV. Prints TAP.
+root=$1
+qkv=$2
+case $qkv in
+/*) ;;
+*) qkv=$PWD/$qkv ;;
+esac
+if ! command -v pdflatex >/dev/null 2>&1; then
+	echo "1..0 # SKIP pdflatex is not installed (Debian: texlive-latex-base texlive-latex-recommended texlive-pictures)"
+	exit 0
+fi
+. "$root/tests/cli_harness.sh"
+cd "$tmp" || exit 1
+export LC_ALL=C.UTF-8
+
+# Labels and a title with every character LaTeX treats specially, and non-ASCII.
+cat >weird.json <<'JSON'
+{"title": "T <&> \"x\" 100% $5 #1 a_b {c} ~d ^e \\f |g",
+ "notes": "Notes with & % $ # _ { } ~ ^ \\ < > | and ü, é, √, ≈, −, …",
+ "tokens": ["a<b", "c&d", "über_long-label-%1"],
+ "Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[10, 0], [0, 10], [5, 5]]}
+JSON
+
+# compiles NAME PREAMBLE DESCRIPTION QKV-ARGS...: qkv's output, between that preamble
+# and \end{document}, compiles.
+compiles() {
+	name=$1 preamble=$2 desc=$3
+	shift 3
+	if ! "$qkv" "$@" >"$name.body" 2>"$name.err" </dev/null; then
+		not_ok "$desc: qkv exited $? ($(head -c 300 "$name.err"))"
+		return
+	fi
+	printf '\\documentclass{article}\n%s\n\\begin{document}\n' "$preamble" >"$name.tex"
+	cat "$name.body" >>"$name.tex"
+	printf '\\end{document}\n' >>"$name.tex"
+	if pdflatex -interaction=nonstopmode -halt-on-error "$name.tex" >"$name.out" 2>&1 </dev/null &&
+		[ -s "$name.pdf" ]; then
+		ok "$desc: compiles with pdflatex"
+	else
+		not_ok "$desc: compiles with pdflatex"
+		grep -A4 '^!' "$name.out" | head -n 12 | sed 's/^/# /'
+	fi
+}
+
+# The preambles the outputs name in their first comment.
+report='\usepackage{amsmath}'
+table='\usepackage[table]{xcolor}'
+pgfplots='\usepackage{pgfplots}\pgfplotsset{compat=1.16}'
+
+# Each form's first comment says what it needs; the preambles above are those.
+"$qkv" --print --format latex "$root/samples/worked-example.json" >said.tex 2>/dev/null
+if grep -q '^% Written by qkv\. Needs \\usepackage{amsmath}\.' said.tex; then
+	ok "the report's first comment names its preamble: amsmath"
+else
+	not_ok "the report's first comment names its preamble: amsmath"
+	head -n 3 said.tex | sed 's/^/# /'
+fi
+
+for problem in "$root"/samples/*.json "$root"/tests/data/good/*.json "$root"/tests/data/golden/inputs/*.json; do
+	name=${problem#"$root"/}
+	base=$(printf '%s' "${name%.json}" | tr '/' '-')
+	if [ "$base" = tests-data-golden-inputs-labels-wide ]; then
+		# Its labels are CJK, which the report's comment sends to XeLaTeX or LuaLaTeX.
+		count=$((count + 1))
+		echo "ok $count - --print --format latex $name # SKIP CJK labels: XeLaTeX or LuaLaTeX"
+		continue
+	fi
+	compiles "print-$base" "$report" "--print --format latex $name" --print --format latex "$problem"
+done
+compiles print-random-heads "$report" "--print --format latex --random --heads 2" \
+	--print --format latex --random --tokens 5 --heads 2 --dmodel 4
+compiles print-weird "$report" "--print --format latex, labels with special characters" \
+	--print --format latex weird.json
+compiles print-decimals "$report" "--print --format latex --decimals 12 --mask causal" \
+	--print --format latex --decimals 12 --mask causal "$root/samples/worked-example.json"
+compiles sweep "$report" "--sweep --format latex" --sweep --format latex --trials 2 --dk-max 16
+
+for stage in 1 2 3; do
+	compiles "table-$stage" "$table" "--heatmap --stage $stage" \
+		--format latex --heatmap --stage "$stage" "$root/samples/worked-example.json"
+	compiles "pgfplots-$stage" "$pgfplots" "--heatmap=pgfplots --stage $stage" \
+		--format latex --heatmap=pgfplots --stage "$stage" "$root/samples/worked-example.json"
+done
+compiles table-causal "$table" "--heatmap --mask causal" --format latex --heatmap --mask causal
+compiles pgfplots-causal "$pgfplots" "--heatmap=pgfplots --mask causal" --format latex --heatmap=pgfplots --mask causal
+compiles table-weird "$table" "--heatmap, labels with special characters" --format latex --heatmap weird.json
+compiles pgfplots-weird "$pgfplots" "--heatmap=pgfplots, labels with special characters" \
+	--format latex --heatmap=pgfplots weird.json
+finish
