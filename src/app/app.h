@@ -13,7 +13,7 @@
 #include "app/job.h"
 #include "app/learning.h"
 #include "app/saturation.h"
-#include "io/figure.h"
+#include "io/figure/figure.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/heads.h"

@@ -175,7 +175,7 @@ static int export_to(struct app *app, const char *path)
 	struct job *job;
 	int stage;
 
-	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
+	if (dot == NULL || print_figure_format_parse(dot + 1, &format) != 0) {
 		app_say(app, true, "%s: name the figure .svg, .pdf or .png", path);
 		return REDRAW_STATUS;
 	}

@@ -1,7 +1,7 @@
 /* builtin.c — the problem compiled into the binary, so `qkv` with no file opens the
  * course's worked example (module 2) anywhere. Its numbers come from the core's
  * qkv_problem_worked_example(); this file adds only the words around them. */
-#include "io/builtin.h"
+#include "io/problem/builtin.h"
 
 int builtin_worked_example(struct qkv_problem *p)
 {

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/cli.h"
-#include "io/figure.h"
-#include "io/quote.h"
+#include "io/cli/cli.h"
+#include "io/figure/figure.h"
+#include "io/problem/quote.h"
 #include "qkv/colour.h"
 #include "qkv/problem.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "io/print.h"
+#include "io/report/print.h"
 
 #define CLI_USAGE 2 /* the exit status of bad usage or bad input */
 

@@ -2,15 +2,15 @@
  * out once in natural units (points, the numbers at FONT_SIZE), then scaled and
  * centred into the size asked for; a canvas draws it either through cairo (PDF,
  * PNG) or as SVG elements, from the same calls. */
-#include "io/figure.h"
+#include "io/figure/figure.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/figure_canvas.h"
-#include "io/print.h"
+#include "io/figure/figure_canvas.h"
+#include "io/report/print.h"
 #include "qkv/format.h"
 
 #define FONT_SIZE 12.0        /* the numbers' size at the natural size */
@@ -64,7 +64,7 @@ void figure_options_default(struct figure_options *o)
 	};
 }
 
-int figure_format_parse(const char *name, enum figure_format *format)
+int print_figure_format_parse(const char *name, enum figure_format *format)
 {
 	enum print_format f;
 

@@ -53,7 +53,7 @@ struct figure_options {
 void figure_options_default(struct figure_options *o);
 
 /* "svg", "pdf", "png" → 0 and *format, else -1. */
-int figure_format_parse(const char *name, enum figure_format *format);
+int print_figure_format_parse(const char *name, enum figure_format *format);
 /* "WxH" (W and H numbers within FIGURE_MIN_SIDE..FIGURE_MAX_SIDE, "x" or "×")
  * → 0, else -1. */
 int figure_size_parse(const char *text, double *width, double *height);

@@ -1,6 +1,6 @@
 /* figure_canvas.c — one set of drawing calls for cairo (PDF, PNG) and for SVG
  * elements (see figure_canvas.h). */
-#include "io/figure_canvas.h"
+#include "io/figure/figure_canvas.h"
 
 #include <cairo-pdf.h>
 #include <dlfcn.h>

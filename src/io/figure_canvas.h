@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "io/figure.h"
+#include "io/figure/figure.h"
 #include "qkv/colour.h"
 
 #define CANVAS_FONT "DejaVu Sans"

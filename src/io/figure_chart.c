@@ -1,5 +1,5 @@
 /* figure_chart.c — a page of line charts (see figure_chart.h). */
-#include "io/figure_chart.h"
+#include "io/figure/figure_chart.h"
 
 #include <math.h>
 #include <stdio.h>

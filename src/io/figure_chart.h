@@ -5,8 +5,8 @@
 #ifndef QKV_IO_FIGURE_CHART_H
 #define QKV_IO_FIGURE_CHART_H
 
-#include "io/figure.h"
-#include "io/figure_canvas.h"
+#include "io/figure/figure.h"
+#include "io/figure/figure_canvas.h"
 
 #define CHART_MAX 4
 #define CHART_MAX_SERIES 4

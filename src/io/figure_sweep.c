@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io/figure.h"
-#include "io/figure_chart.h"
+#include "io/figure/figure.h"
+#include "io/figure/figure_chart.h"
 
 int figure_sweep_write(FILE *out, enum figure_format format, const struct qkv_sweep_point *points, int count,
 		       int tokens, int trials, unsigned long long seed, const struct figure_options *o, char *err,

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/figure_chart.h"
-#include "io/save.h"
+#include "io/figure/figure_chart.h"
+#include "io/problem/save.h"
 #include "qkv/error.h"
 
 static void options_of(const struct train_cli *c, struct figure_options *o)

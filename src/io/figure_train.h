@@ -3,7 +3,7 @@
 #ifndef QKV_IO_FIGURE_TRAIN_H
 #define QKV_IO_FIGURE_TRAIN_H
 
-#include "io/train_cli.h"
+#include "io/cli/train_cli.h"
 
 /* Trains as c asks and writes the figure to standard output or c->output
  * (atomically); the exit status: 0, 1 (training or drawing failed) or 2 (the

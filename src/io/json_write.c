@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "io/json_write.h"
+#include "io/problem/json_write.h"
 #include "qkv/format.h"
 
 void json_write_string(FILE *out, const char *s)

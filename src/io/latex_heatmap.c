@@ -1,11 +1,11 @@
 /* latex_heatmap.c — a stage's heatmap as a coloured LaTeX tabular or a pgfplots
  * matrix plot (see latex_heatmap.h). */
-#include "io/latex_heatmap.h"
+#include "io/report/latex_heatmap.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "io/figure.h"
+#include "io/figure/figure.h"
 #include "qkv/colour.h"
 #include "qkv/format.h"
 

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "io/json_read.h"
-#include "io/load.h"
-#include "io/quote.h"
+#include "io/problem/load.h"
+#include "io/problem/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/text.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/print_model.h"
+#include "io/report/print_model.h"
 
 /* Every format, in the order of enum print_format. */
 static const struct print_backend *const backends[] = {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "io/figure.h"
+#include "io/figure/figure.h"
 #include "qkv/attention.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "io/print_cost.h"
-#include "io/print_model.h"
+#include "io/report/print_cost.h"
+#include "io/report/print_model.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 

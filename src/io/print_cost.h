@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "io/print.h"
+#include "io/report/print.h"
 #include "qkv/cost.h"
 
 /* Writes a measured table c in format (not LaTeX). Returns 0 or -1 on a write

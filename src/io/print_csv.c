@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/json_write.h"
-#include "io/print_model.h"
+#include "io/problem/json_write.h"
+#include "io/report/print_model.h"
 #include "qkv/format.h"
 
 /* A label as a CSV field (see csv_field) into buf, at least 2·strlen(s) + 4

@@ -2,8 +2,8 @@
  * a stage of the trace, or the d_k sweep's charts, with figure.c (which lays out
  * and draws; see figure.h). Their bytes need not be text, so each lays out the
  * whole report itself (`trace`) and none writes the other reports. */
-#include "io/figure.h"
-#include "io/print_model.h"
+#include "io/figure/figure.h"
+#include "io/report/print_model.h"
 
 /* A figure's reason when it cannot be drawn, written where the caller asked. */
 static int figure_report(struct printer *pr)

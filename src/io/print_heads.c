@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/print_heads.h"
-#include "io/print_model.h"
+#include "io/report/print_heads.h"
+#include "io/report/print_model.h"
 
 /* "hIdJ": head I's output column J, for column or row i of d_v columns a head. */
 static void head_column(char *buf, size_t size, int d_v, int i)

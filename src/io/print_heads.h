@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "io/print.h"
+#include "io/report/print.h"
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/json_write.h"
-#include "io/print_model.h"
+#include "io/problem/json_write.h"
+#include "io/report/print_model.h"
 
 /* A number as every object here writes it: %.17g, null when not finite. */
 static void number17(FILE *out, double value)

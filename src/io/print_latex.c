@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/print_model.h"
+#include "io/report/print_model.h"
 #include "qkv/format.h"
 
 /* The printer's own glyphs (and the derivations') in LaTeX text, so a handout

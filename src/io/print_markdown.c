@@ -2,7 +2,7 @@
  * tables padded so that the source reads well too, fenced derivations. */
 #include <string.h>
 
-#include "io/print_model.h"
+#include "io/report/print_model.h"
 #include "qkv/format.h"
 
 /* Copies src to dst escaped for Markdown text and table cells; never cuts a

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/print_model.h"
+#include "io/report/print_model.h"
 #include "qkv/derive.h"
 #include "qkv/format.h"
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "io/print.h"
+#include "io/report/print.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/heads.h"

@@ -2,7 +2,7 @@
  * shows, with tables aligned on their columns (wide characters counted twice). */
 #include <string.h>
 
-#include "io/print_model.h"
+#include "io/report/print_model.h"
 #include "qkv/format.h"
 
 static void text_heading(struct printer *pr, int level, const char *text)

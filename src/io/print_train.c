@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/print_model.h"
-#include "io/print_train.h"
-#include "io/save.h"
+#include "io/report/print_model.h"
+#include "io/report/print_train.h"
+#include "io/problem/save.h"
 #include "qkv/error.h"
 
 bool print_train_shown_step(int step, int last, int steps_to_90)

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "io/train_cli.h"
+#include "io/cli/train_cli.h"
 #include "qkv/train.h"
 
 /* Writes the run t (already run) to out. Returns 0 or -1 on a write error. */

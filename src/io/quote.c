@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/quote.h"
+#include "io/problem/quote.h"
 #include "qkv/format.h"
 #include "qkv/text.h"
 

@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/quote.h"
-#include "io/recovery.h"
-#include "io/save.h"
+#include "io/problem/quote.h"
+#include "io/problem/recovery.h"
+#include "io/problem/save.h"
 
 #define SUFFIX ".recovery"
 #define NAME_PART_MAX 96 /* bytes of the file's own name kept in the copy's name */

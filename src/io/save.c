@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/json_write.h"
-#include "io/quote.h"
-#include "io/save.h"
+#include "io/problem/json_write.h"
+#include "io/problem/quote.h"
+#include "io/problem/save.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 

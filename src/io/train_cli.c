@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/cli.h"
-#include "io/figure.h"
-#include "io/train_cli.h"
+#include "io/cli/cli.h"
+#include "io/figure/figure.h"
+#include "io/cli/train_cli.h"
 #include "qkv/error.h"
 
 

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "io/print.h"
+#include "io/report/print.h"
 #include "qkv/train.h"
 
 struct train_cli {

@@ -9,7 +9,7 @@
 
 #include "app/view.h"
 #include "present/lesson.h"
-#include "io/quote.h"
+#include "io/problem/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/problem.h"

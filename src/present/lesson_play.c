@@ -13,8 +13,8 @@
 #include "app/info.h"
 #include "app/view.h"
 #include "present/lesson.h"
-#include "io/builtin.h"
-#include "io/load.h"
+#include "io/problem/builtin.h"
+#include "io/problem/load.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "io/quote.h"
+#include "io/problem/quote.h"
 #include "tui/record.h"
 
 struct record {

@@ -1,4 +1,4 @@
-/* fuzz_load.c — the libFuzzer target for the JSON loader (src/io/load.h).
+/* fuzz_load.c — the libFuzzer target for the JSON loader (src/io/problem/load.h).
  * Every input, however broken, must come back as 0 with a problem that passes
  * qkv_problem_check, or as -1 with one line of error and an empty problem; the
  * fast JSON reader's tree must be jansson's (or it declines); the sanitizers
@@ -9,7 +9,7 @@
 
 #include "../json_tree.h"
 #include "io/json_read.h"
-#include "io/load.h"
+#include "io/problem/load.h"
 #include "qkv/problem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
