@@ -16,8 +16,8 @@
 
 #include "app/app.h"
 #include "app/files.h"
-#include "io/load.h"
-#include "io/save.h"
+#include "io/problem/load.h"
+#include "io/problem/save.h"
 #include "qkv/attention.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "io/builtin.h"
+#include "io/problem/builtin.h"
 #include "qkv/error.h"
 #include "qkv/train.h"
 

@@ -11,7 +11,7 @@
 #include "app/history.h"
 #include "app/job.h"
 #include "app/learning.h"
-#include "io/figure.h"
+#include "io/figure/figure.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/heads.h"

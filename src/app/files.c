@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "app/files.h"
-#include "io/figure.h"
-#include "io/save.h"
+#include "io/figure/figure.h"
+#include "io/problem/save.h"
 #include "qkv/colour.h"
 
 /* What is at path, into f. */

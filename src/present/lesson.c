@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "present/lesson.h"
-#include "io/quote.h"
+#include "io/problem/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/problem.h"

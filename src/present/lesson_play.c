@@ -12,8 +12,8 @@
 #include "app/files.h"
 #include "app/info.h"
 #include "present/lesson.h"
-#include "io/builtin.h"
-#include "io/load.h"
+#include "io/problem/builtin.h"
+#include "io/problem/load.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
 
