@@ -20,7 +20,7 @@
 #include "io/cli/cli.h"
 #include "io/problem/builtin.h"
 #include "io/figure/figure.h"
-#include "io/figure_train.h"
+#include "io/cli/train_run.h"
 #include "io/report/latex_heatmap.h"
 #include "present/notes.h"
 #include "tui/notes_screen.h"
@@ -36,6 +36,7 @@
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
+#include "qkv/text.h"
 #include "tui/tui.h"
 
 #define EXIT_USAGE 2 /* bad usage or bad input */
@@ -159,32 +160,22 @@ static const char usage_bottom[] =
 	"--format, --stage, --cell and --decimals imply --print.\n"
 	"Exit status: 0 done, 1 runtime failure, 2 bad usage or bad input.\n";
 
-/* One entry of --help: the option in the first 24 columns, then text wrapped at
- * word boundaries to 79 columns, each further line indented to column 24. */
+/* One entry of --help: the option in the first 24 columns, then text broken by
+ * qkv_text_line to 79 columns, each further line indented to column 24. */
 static void help_entry(FILE *out, const char *option, const char *text)
 {
 	enum { INDENT = 24, WIDTH = 79 };
-	int column = fprintf(out, "%-*s", INDENT, option);
 
+	fprintf(out, "%-*s", INDENT, option);
 	while (*text != '\0') {
-		size_t length = strcspn(text, " ");
-		int columns = 0;
+		const char *next;
+		size_t length = qkv_text_line(text, WIDTH - INDENT, &next);
 
-		for (size_t i = 0; i < length; i++) /* UTF-8: count the first bytes only */
-			columns += ((unsigned char)text[i] & 0xc0) != 0x80;
-		if (column > INDENT && column + 1 + columns > WIDTH) {
-			fprintf(out, "\n%*s", INDENT, "");
-			column = INDENT;
-		} else if (column > INDENT) {
-			fputc(' ', out);
-			column++;
-		}
-		fwrite(text, 1, length, out);
-		column += columns;
-		text += length;
-		text += strspn(text, " ");
+		fprintf(out, "%.*s\n", (int)length, text);
+		if (*next != '\0')
+			fprintf(out, "%*s", INDENT, "");
+		text = next;
 	}
-	fputc('\n', out);
 }
 
 /* --help: the fixed parts, and the entries naming formats from the table. */
@@ -1032,7 +1023,7 @@ static int run_train(int argc, char **argv)
 		return fflush(stdout) != 0 || ferror(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
 	if (status != 0 || t.print)
-		return status != 0 ? status : t.figure ? figure_train_cli(&t) : print_train_cli(stdout, &t);
+		return status != 0 ? status : t.figure ? train_run_figure(&t) : train_run_print(stdout, &t);
 	qkv_problem_init(&problem);
 	qkv_matrix_init(&target);
 	status = qkv_train_task(&t.config, &problem, &target);

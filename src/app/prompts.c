@@ -6,6 +6,7 @@
 
 #include "app/app.h"
 #include "app/internal.h"
+#include "io/report/print.h"
 #include "qkv/text.h"
 
 static int export_to(struct app *app, const char *path);

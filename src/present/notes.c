@@ -313,39 +313,19 @@ void notes_server_close(struct notes_server *s)
 	s->lesson = NULL;
 }
 
-/* Columns of the first bytes bytes of UTF-8 text (a code point is a column). */
-static int columns_of(const char *text, size_t bytes)
-{
-	int columns = 0;
-
-	for (size_t i = 0; i < bytes; i++)
-		columns += ((unsigned char)text[i] & 0xc0) != 0x80;
-	return columns;
-}
-
-/* Writes text, its lines broken at spaces to fit width columns (0: as it is). */
+/* Writes text, its lines broken by qkv_text_line to fit width columns (0: as it
+ * is). */
 static void write_wrapped(FILE *out, const char *text, int width)
 {
 	while (*text != '\0') {
-		size_t line = strcspn(text, "\n"), start = 0;
+		const char *next;
+		size_t length = qkv_text_line(text, width > 0 ? width : INT_MAX, &next);
 
-		while (width > 0 && columns_of(text + start, line - start) > width) {
-			size_t cut = start, i;
-			int columns = 0;
-
-			for (i = start; i < line && columns <= width; i++) {
-				if (((unsigned char)text[i] & 0xc0) != 0x80)
-					columns++;
-				if (text[i] == ' ' && columns <= width + 1)
-					cut = i;
-			}
-			if (cut == start) /* one word longer than the line: it goes as it is */
-				break;
-			fprintf(out, "%.*s\n", (int)(cut - start), text + start);
-			start = cut + 1;
-		}
-		fprintf(out, "%.*s\n", (int)(line - start), text + start);
-		text += line + (text[line] == '\n');
+		fprintf(out, "%.*s\n", (int)length, text);
+		/* A newline ends this line only: the blank lines after it stay. */
+		if (text[length] == '\n')
+			next = text + length + 1;
+		text = next;
 	}
 }
 

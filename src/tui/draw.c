@@ -13,6 +13,7 @@
 #include "qkv/describe.h"
 #include "qkv/format.h"
 #include "qkv/heads.h"
+#include "qkv/text.h"
 #include "app/info.h"
 #include "app/learning.h"
 #include "app/help.h"
@@ -1022,7 +1023,7 @@ static int wrap_text(int y, int x, int width, int lines, struct cell_style style
 		return 0;
 	for (; *s != '\0'; line++) {
 		const char *rest;
-		size_t length = text_line(s, width, &rest);
+		size_t length = qkv_text_line(s, width, &rest);
 
 		if (draw && line < lines) {
 			char chunk[TEXT_MAX];
@@ -1067,12 +1068,12 @@ static void put_tail(int y, int x, int width, int lines, struct cell_style style
 	if (lines <= 0 || width <= 2)
 		return;
 	for (const char *at = s; *at != '\0' && count < 64; at = next) {
-		text_line(at, width - 2, &next);
+		qkv_text_line(at, width - 2, &next);
 		starts[count++] = at;
 	}
 	first = count > lines ? count - lines : 0;
 	for (int k = first; k < count; k++) {
-		size_t length = text_line(starts[k], width - 2, &next);
+		size_t length = qkv_text_line(starts[k], width - 2, &next);
 
 		snprintf(line, sizeof line, "%s%.*s", k == first && first > 0 ? "… " : "", (int)length, starts[k]);
 		put(y + k - first, x, width, style, line);

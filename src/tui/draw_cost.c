@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "qkv/format.h"
+#include "qkv/text.h"
 #include "tui/chart.h"
 #include "tui/draw_cost.h"
 #include "tui/glyphs.h"
@@ -27,39 +28,27 @@ static void put(int y, int x, enum palette_role role, const char *text)
 	mvaddstr(y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
-/* Writes text from (y, x) over at most `lines` lines of `width` columns, breaking
- * at spaces; returns the lines used. */
+/* Writes text from (y, x) over at most `lines` lines of `width` columns, broken
+ * by qkv_text_line; returns the lines used. */
 static int put_wrapped(int y, int x, int width, int lines, enum palette_role role, const char *text)
 {
 	char drawn[COST_TEXT_MAX];
 	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
 	int line = 0;
 
+	if (width <= 0)
+		return 0;
 	for (; line < lines && *s != '\0'; line++) {
-		const char *end = s, *cut = NULL;
+		const char *next;
 		char chunk[COST_TEXT_MAX];
-		size_t length;
-		int columns = 0;
+		size_t length = qkv_text_line(s, width, &next);
 
-		while (*end != '\0') {
-			if (((unsigned char)*end & 0xc0) != 0x80) {
-				if (columns == width)
-					break;
-				columns++;
-			}
-			if (*end == ' ')
-				cut = end;
-			end++;
-		}
-		if (*end != '\0' && cut != NULL && cut > s)
-			end = cut;
-		length = (size_t)(end - s) < sizeof chunk - 1 ? (size_t)(end - s) : sizeof chunk - 1;
+		if (length > sizeof chunk - 1)
+			length = sizeof chunk - 1;
 		memcpy(chunk, s, length);
 		chunk[length] = '\0';
 		put(y + line, x, role, chunk);
-		s = end;
-		while (*s == ' ')
-			s++;
+		s = next;
 	}
 	return line;
 }

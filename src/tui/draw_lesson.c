@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "qkv/format.h"
+#include "qkv/text.h"
 #include "tui/draw_lesson.h"
 #include "tui/glyphs.h"
 #include "tui/palette.h"
@@ -80,11 +81,11 @@ void draw_lesson(const struct app *app, const struct layout *l, const struct les
 		int width = l->width - 2;
 
 		for (int skip = 0; skip < shown * l->notes_h && *s != '\0'; skip++) {
-			text_line(s, width, &next);
+			qkv_text_line(s, width, &next);
 			s = next;
 		}
 		for (int k = 0; k < l->notes_h; k++) {
-			size_t length = *s != '\0' ? text_line(s, width, &next) : 0;
+			size_t length = *s != '\0' ? qkv_text_line(s, width, &next) : 0;
 
 			snprintf(text, sizeof text, "%.*s", (int)length, s);
 			put_line(l->notes_y + k, 1, width, palette_role(ROLE_STATUS), text);

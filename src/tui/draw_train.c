@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "qkv/format.h"
+#include "qkv/text.h"
 #include "qkv/train.h"
 #include "tui/chart.h"
 #include "tui/draw_train.h"
@@ -20,27 +21,16 @@
 static void put(int y, int x, int width, struct cell_style style, const char *s)
 {
 	char drawn[TEXT_MAX];
-	int columns = 0;
-	const char *end;
 
 	if (width <= 0)
 		return;
 	s = glyphs_text(s, drawn, sizeof drawn);
-	end = s;
-	while (*end != '\0' && *end != '\n') {
-		if (((unsigned char)*end & 0xc0) != 0x80) {
-			if (columns == width)
-				break;
-			columns++;
-		}
-		end++;
-	}
 	palette_apply(stdscr, style);
-	mvaddnstr(y, x, s, (int)(end - s));
+	mvaddnstr(y, x, s, (int)qkv_text_fit(s, width, strcspn(s, "\n")));
 }
 
-/* Writes text over at most `lines` lines of `width`, breaking at spaces and at
- * '\n'; returns the lines used. */
+/* Writes text over at most `lines` lines of `width`, broken by qkv_text_line;
+ * returns the lines used. */
 static int put_wrapped(int y, int x, int width, int lines, struct cell_style style,
 		       const char *text)
 {
@@ -48,31 +38,19 @@ static int put_wrapped(int y, int x, int width, int lines, struct cell_style sty
 	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
 	int line = 0;
 
+	if (width <= 0)
+		return 0;
 	for (; line < lines && *s != '\0'; line++) {
-		const char *end = s, *cut = NULL;
-		int columns = 0;
+		const char *next;
 		char chunk[TEXT_MAX];
-		size_t length;
+		size_t length = qkv_text_line(s, width, &next);
 
-		while (*end != '\0' && *end != '\n') {
-			if (((unsigned char)*end & 0xc0) != 0x80) {
-				if (columns == width)
-					break;
-				columns++;
-			}
-			if (*end == ' ')
-				cut = end;
-			end++;
-		}
-		if (*end != '\0' && *end != '\n' && cut != NULL && cut > s)
-			end = cut;
-		length = (size_t)(end - s) < sizeof chunk - 1 ? (size_t)(end - s) : sizeof chunk - 1;
+		if (length > sizeof chunk - 1)
+			length = sizeof chunk - 1;
 		memcpy(chunk, s, length);
 		chunk[length] = '\0';
 		put(y + line, x, width, style, chunk);
-		s = end;
-		while (*s == ' ' || *s == '\n')
-			s++;
+		s = next;
 	}
 	return line;
 }

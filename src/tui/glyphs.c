@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "qkv/format.h"
+#include "qkv/text.h"
 #include "tui/glyphs.h"
 
 const char *const glyphs_fallback_locales[] = { "C.UTF-8", "C.utf8", NULL };

@@ -18,6 +18,7 @@
 #include <wchar.h>
 
 #include "qkv/colour.h"
+#include "qkv/text.h"
 
 /* A table colour meaning "the terminal's own foreground or background". */
 #define TERM_DEFAULT (-2)
@@ -680,7 +681,7 @@ void palette_flush(void)
 			attr &= A_ATTRIBUTES & ~A_COLOR;
 			if (pair <= 0 || pair >= MAX_PAIRS || current.exact[pair].fg == -2 ||
 			    (current.exact[pair].fg < 0 && current.exact[pair].bg < 0) ||
-			    text[0] == L'\0' || wcwidth(text[0]) != 1) {
+			    text[0] == L'\0' || qkv_char_columns((unsigned long)text[0]) != 1) {
 				run_pair = -1;
 				continue;
 			}

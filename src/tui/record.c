@@ -13,7 +13,9 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "io/problem/json_write.h"
 #include "io/problem/quote.h"
+#include "qkv/text.h"
 #include "tui/record.h"
 
 struct record {
@@ -68,22 +70,6 @@ static double seconds(const struct record *r)
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - r->started.tv_sec) + (double)(now.tv_nsec - r->started.tv_nsec) / 1e9;
-}
-
-/* text as a JSON string: quotes, backslashes and control characters escaped;
- * UTF-8 as it is. */
-static void write_json_string(FILE *f, const char *text)
-{
-	fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)text; *c != '\0'; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20 || *c == 0x7f)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
 }
 
 /* "qkv: --record PATH" then the rest into err, PATH escaped (io/quote.h). */
@@ -191,7 +177,7 @@ struct record *record_open(const char *path, const struct record_files *files, i
 	r->height = height;
 	fprintf(r->file, "{\"version\": 2, \"width\": %d, \"height\": %d, \"timestamp\": %lld, \"env\": {\"TERM\": ",
 		width, height, (long long)time(NULL));
-	write_json_string(r->file, term != NULL ? term : "xterm-256color");
+	json_write_string(r->file, term != NULL ? term : "xterm-256color");
 	fputs("}, \"title\": \"qkv\"}\n", r->file);
 	if (fflush(r->file) != 0) {
 		r->failed = true;
@@ -291,7 +277,7 @@ void record_frame(struct record *r)
 			if (n == 0)
 				bytes[n++] = ' ';
 			add(r, bytes, n);
-			columns = wcwidth(wide[0]);
+			columns = qkv_char_columns((unsigned long)wide[0]);
 			if (columns == 2)
 				x++; /* the wide character covers the next cell too */
 		}
@@ -300,7 +286,7 @@ void record_frame(struct record *r)
 	if (r->failed || (r->last != NULL && strcmp(r->last, r->frame) == 0))
 		return;
 	fprintf(r->file, "[%.6f, \"o\", ", seconds(r));
-	write_json_string(r->file, r->frame);
+	json_write_string(r->file, r->frame);
 	fputs("]\n", r->file);
 	free(r->last);
 	r->last = strdup(r->frame);

@@ -4,6 +4,7 @@
 
 #include "qkv/describe.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 #include "app/info.h"
 #include "tui/glyphs.h"
 #include "tui/text.h"
@@ -81,26 +82,6 @@ const char *text_status(const struct app *app, char *buf, size_t size, bool *err
 	}
 }
 
-size_t text_line(const char *s, int width, const char **next)
-{
-	size_t line_bytes = strcspn(s, "\n");
-	/* What fits in width display columns (wide characters count two). */
-	size_t fit = width > 0 ? qkv_text_fit(s, width, line_bytes) : 0;
-	const char *end = s + (fit > 0 || line_bytes == 0 ? fit : qkv_utf8_length(s));
-	const char *cut = NULL;
-
-	for (const char *c = s; c < end; c++)
-		if (*c == ' ')
-			cut = c;
-	/* Broken at the last space that fits, unless the line is one long word. */
-	if (fit < line_bytes && cut != NULL && cut > s)
-		end = cut;
-	*next = end;
-	while (**next == ' ' || **next == '\n')
-		(*next)++;
-	return (size_t)(end - s);
-}
-
 int text_lines(const char *text, int width)
 {
 	char drawn[TEXT_NOTES_MAX];
@@ -111,7 +92,7 @@ int text_lines(const char *text, int width)
 		return 0;
 	s = glyphs_text(text, drawn, sizeof drawn);
 	while (*s != '\0') {
-		text_line(s, width, &s);
+		qkv_text_line(s, width, &s);
 		lines++;
 	}
 	return lines;

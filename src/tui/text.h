@@ -2,7 +2,7 @@
  * line with its verdict, the selected cell's derivation, the status sentence (a
  * question or the message). The layout reserves their lines before it places the
  * grids, and draw.c draws them into those lines, from the same strings, so a
- * text is never cut to make room for a grid. Also the line breaking both use. */
+ * text is never cut to make room for a grid. */
 #ifndef QKV_TUI_TEXT_H
 #define QKV_TUI_TEXT_H
 
@@ -22,12 +22,8 @@ void text_info(const struct app *app, int decimals, bool readout, char *formula,
 /* The status line's sentence: a question (y / n) or the message; NULL while a
  * file name is typed (one line of its own). *error: drawn as an error. */
 const char *text_status(const struct app *app, char *buf, size_t size, bool *error);
-/* The end of text's first line at `width` columns (broken at the last space that
- * fits, or inside a word longer than the line, or at a newline): the bytes of
- * the line; *next: where the next line starts (spaces and the newline skipped).
- * text is as drawn (through glyphs_text). */
-size_t text_line(const char *text, int width, const char **next);
-/* Lines text needs at `width` columns (0 for an empty text), as drawn. */
+/* Lines text needs at `width` columns (0 for an empty text), as drawn (through
+ * glyphs_text, broken by qkv_text_line). */
 int text_lines(const char *text, int width);
 /* The items of a line (" · " between them) that fit in `width` columns, in their
  * order: the first always, then each later one that still fits; a hint that

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "io/figure/figure_canvas.h"
-#include "io/report/print.h"
 #include "qkv/format.h"
 
 #define FONT_SIZE 12.0        /* the numbers' size at the natural size */
@@ -62,16 +61,6 @@ void figure_options_default(struct figure_options *o)
 		.stage = QKV_STAGE_WEIGHTS, .palette = QKV_PALETTE_VIRIDIS, .dark = false,
 		.decimals = 2, .cell_row = -1, .cell_col = -1, .width = 0.0, .height = 0.0,
 	};
-}
-
-int print_figure_format_parse(const char *name, enum figure_format *format)
-{
-	enum print_format f;
-
-	/* The words are the printer's table's (io/print.h): one list of formats. */
-	if (name == NULL || print_format_parse(name, &f) != 0)
-		return -1;
-	return print_format_figure(f, format);
 }
 
 /* One side of a size: a plain positive number within the limits. */
@@ -656,7 +645,7 @@ static int fig_open_for(struct fig *f, enum figure_format format, const struct q
 	int code = fig_open(f, p, t, o);
 
 	if (code != 0) {
-		canvas_open_error(code, "figure", err, err_size);
+		canvas_open_error("figure", err, err_size);
 		return -1;
 	}
 	if (format == FIGURE_PNG && !(o->width > 0.0 && o->height > 0.0)) {

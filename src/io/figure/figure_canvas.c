@@ -3,7 +3,6 @@
 #include "io/figure/figure_canvas.h"
 
 #include <cairo-pdf.h>
-#include <dlfcn.h>
 #include <fontconfig/fontconfig.h>
 #include <errno.h>
 #include <math.h>
@@ -12,107 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cairo is loaded when the first figure is drawn, not linked: its libraries
- * (pixman, freetype, fontconfig, X11, xcb, png and their own, about twenty)
- * would otherwise be mapped and relocated at every start of the program, which
- * costs more than printing a whole report; a figure is rarer than a start. */
-#define CAIRO_CALLS(X) \
-	X(cairo_arc) \
-	X(cairo_create) \
-	X(cairo_debug_reset_static_data) \
-	X(cairo_destroy) \
-	X(cairo_fill) \
-	X(cairo_image_surface_create) \
-	X(cairo_line_to) \
-	X(cairo_move_to) \
-	X(cairo_new_sub_path) \
-	X(cairo_pdf_surface_create_for_stream) \
-	X(cairo_rectangle) \
-	X(cairo_scale) \
-	X(cairo_select_font_face) \
-	X(cairo_set_dash) \
-	X(cairo_set_font_size) \
-	X(cairo_set_line_width) \
-	X(cairo_set_source_rgb) \
-	X(cairo_show_text) \
-	X(cairo_status) \
-	X(cairo_status_to_string) \
-	X(cairo_stroke) \
-	X(cairo_surface_destroy) \
-	X(cairo_surface_finish) \
-	X(cairo_surface_status) \
-	X(cairo_surface_write_to_png_stream) \
-	X(cairo_text_extents) \
-	X(cairo_translate)
-
-static struct {
-	bool loaded;
-	char error[200];
-#define CAIRO_MEMBER(name) __typeof__(name) *name;
-	CAIRO_CALLS(CAIRO_MEMBER)
-#undef CAIRO_MEMBER
-	__typeof__(FcFini) *FcFini; /* NULL: fontconfig's configuration is left at exit */
-} lib;
-
-/* Figures are drawn on threads beside the interface too: cairo is loaded once
- * (load_once), and the canvases open are counted under `canvases`, so that the
- * clean-up at exit never frees cairo's caches under a figure still drawn. */
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+/* Figures are drawn on threads beside the interface too: the canvases open are
+ * counted under `canvases`, so that the clean-up at exit (registered once, with
+ * the first canvas) never frees cairo's caches under a figure still drawn. */
+static pthread_once_t clean_up_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t canvases = PTHREAD_MUTEX_INITIALIZER;
 static int canvases_open;
 static bool released;
 
-/* dlsym's object pointer as a function pointer (POSIX guarantees it converts). */
-static bool load_symbol(void *handle, const char *name, void *function_pointer)
-{
-	void *address = dlsym(handle, name);
-
-	memcpy(function_pointer, &address, sizeof address);
-	return address != NULL;
-}
-
 static void release_fonts(void);
 
-/* Loads cairo (once: load_cairo); lib.loaded when every call above is there. */
-static void load_cairo_once(void)
+static void register_clean_up(void)
 {
-	void *cairo, *fontconfig;
-	const char *missing = NULL;
-
-	cairo = dlopen("libcairo.so.2", RTLD_NOW | RTLD_LOCAL);
-	if (cairo == NULL) {
-		const char *why = dlerror();
-
-		snprintf(lib.error, sizeof lib.error, "%s", why != NULL ? why : "libcairo.so.2 not found");
-		return;
-	}
-#define CAIRO_LOAD(name) \
-	if (missing == NULL && !load_symbol(cairo, #name, &lib.name)) \
-		missing = #name;
-	CAIRO_CALLS(CAIRO_LOAD)
-#undef CAIRO_LOAD
-	if (missing != NULL) {
-		snprintf(lib.error, sizeof lib.error, "libcairo.so.2 has no %s", missing);
-		return;
-	}
-	/* cairo's own dependency, loaded with it: only its clean-up is wanted. */
-	fontconfig = dlopen("libfontconfig.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (fontconfig != NULL && !load_symbol(fontconfig, "FcFini", &lib.FcFini))
-		lib.FcFini = NULL;
-	lib.loaded = true;
 	atexit(release_fonts);
-}
-
-/* True when cairo is loaded (loading it the first time, on any thread). */
-static bool load_cairo(void)
-{
-	pthread_once(&load_once, load_cairo_once);
-	return lib.loaded;
-}
-
-const char *canvas_unavailable(void)
-{
-	return load_cairo() ? NULL : lib.error;
 }
 
 void canvas_error(char *err, size_t err_size, const char *fmt, ...)
@@ -126,13 +37,9 @@ void canvas_error(char *err, size_t err_size, const char *fmt, ...)
 	va_end(ap);
 }
 
-void canvas_open_error(int code, const char *what, char *err, size_t err_size)
+void canvas_open_error(const char *what, char *err, size_t err_size)
 {
-	if (code == -2)
-		canvas_error(err, err_size, "cannot draw the %s: cairo could not be loaded (%s)", what,
-			     canvas_unavailable());
-	else
-		canvas_error(err, err_size, "cannot draw the %s: out of memory", what);
+	canvas_error(err, err_size, "cannot draw the %s: out of memory", what);
 }
 
 /* At exit, when no cairo object is left: cairo's font caches, then fontconfig's
@@ -145,9 +52,8 @@ static void release_fonts(void)
 	pthread_mutex_lock(&canvases);
 	if (canvases_open == 0) {
 		released = true;
-		lib.cairo_debug_reset_static_data();
-		if (lib.FcFini != NULL)
-			lib.FcFini();
+		cairo_debug_reset_static_data();
+		FcFini();
 	}
 	pthread_mutex_unlock(&canvases);
 }
@@ -157,8 +63,7 @@ int canvas_open(struct canvas *cv)
 	bool open;
 
 	memset(cv, 0, sizeof *cv);
-	if (!load_cairo())
-		return -2;
+	pthread_once(&clean_up_once, register_clean_up);
 	pthread_mutex_lock(&canvases);
 	open = !released;
 	if (open)
@@ -167,9 +72,9 @@ int canvas_open(struct canvas *cv)
 	if (!open)
 		return -1; /* the process is ending */
 	cv->open = true;
-	cv->measure_surface = lib.cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
-	cv->measure = lib.cairo_create(cv->measure_surface);
-	if (lib.cairo_status(cv->measure) != CAIRO_STATUS_SUCCESS) {
+	cv->measure_surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1);
+	cv->measure = cairo_create(cv->measure_surface);
+	if (cairo_status(cv->measure) != CAIRO_STATUS_SUCCESS) {
 		canvas_close(cv);
 		return -1;
 	}
@@ -180,9 +85,9 @@ int canvas_open(struct canvas *cv)
 void canvas_close(struct canvas *cv)
 {
 	if (cv->measure != NULL)
-		lib.cairo_destroy(cv->measure);
+		cairo_destroy(cv->measure);
 	if (cv->measure_surface != NULL)
-		lib.cairo_surface_destroy(cv->measure_surface);
+		cairo_surface_destroy(cv->measure_surface);
 	cv->measure = NULL;
 	cv->measure_surface = NULL;
 	if (cv->open) {
@@ -195,9 +100,9 @@ void canvas_close(struct canvas *cv)
 
 static void font(cairo_t *cr, double size, bool bold)
 {
-	lib.cairo_select_font_face(cr, CANVAS_FONT, CAIRO_FONT_SLANT_NORMAL,
+	cairo_select_font_face(cr, CANVAS_FONT, CAIRO_FONT_SLANT_NORMAL,
 			       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-	lib.cairo_set_font_size(cr, size);
+	cairo_set_font_size(cr, size);
 }
 
 double canvas_text_width(struct canvas *cv, const char *text, double size, bool bold)
@@ -205,7 +110,7 @@ double canvas_text_width(struct canvas *cv, const char *text, double size, bool 
 	cairo_text_extents_t e;
 
 	font(cv->measure, size, bold);
-	lib.cairo_text_extents(cv->measure, text, &e);
+	cairo_text_extents(cv->measure, text, &e);
 	return e.x_advance;
 }
 
@@ -273,16 +178,16 @@ static bool svg_stopped(struct canvas *cv)
 
 static void set_rgb(cairo_t *cr, struct qkv_rgb c)
 {
-	lib.cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+	cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
 }
 
 void canvas_rect(struct canvas *cv, double x, double y, double w, double h, struct qkv_rgb fill,
 		 const char *name)
 {
 	if (cv->cr != NULL) {
-		lib.cairo_rectangle(cv->cr, x, y, w, h);
+		cairo_rectangle(cv->cr, x, y, w, h);
 		set_rgb(cv->cr, fill);
-		lib.cairo_fill(cv->cr);
+		cairo_fill(cv->cr);
 		return;
 	}
 	if (svg_stopped(cv))
@@ -308,10 +213,10 @@ void canvas_outline(struct canvas *cv, double x, double y, double w, double h, s
 	w -= width;
 	h -= width;
 	if (cv->cr != NULL) {
-		lib.cairo_rectangle(cv->cr, x, y, w, h);
+		cairo_rectangle(cv->cr, x, y, w, h);
 		set_rgb(cv->cr, colour);
-		lib.cairo_set_line_width(cv->cr, width);
-		lib.cairo_stroke(cv->cr);
+		cairo_set_line_width(cv->cr, width);
+		cairo_stroke(cv->cr);
 		return;
 	}
 	if (svg_stopped(cv))
@@ -329,13 +234,13 @@ void canvas_line(struct canvas *cv, double x0, double y0, double x1, double y1, 
 	if (cv->cr != NULL) {
 		double dash = 3.0 * width;
 
-		lib.cairo_move_to(cv->cr, x0, y0);
-		lib.cairo_line_to(cv->cr, x1, y1);
+		cairo_move_to(cv->cr, x0, y0);
+		cairo_line_to(cv->cr, x1, y1);
 		set_rgb(cv->cr, colour);
-		lib.cairo_set_line_width(cv->cr, width);
-		lib.cairo_set_dash(cv->cr, &dash, dashed ? 1 : 0, 0.0);
-		lib.cairo_stroke(cv->cr);
-		lib.cairo_set_dash(cv->cr, NULL, 0, 0.0);
+		cairo_set_line_width(cv->cr, width);
+		cairo_set_dash(cv->cr, &dash, dashed ? 1 : 0, 0.0);
+		cairo_stroke(cv->cr);
+		cairo_set_dash(cv->cr, NULL, 0, 0.0);
 		return;
 	}
 	if (svg_stopped(cv))
@@ -358,10 +263,10 @@ void canvas_mark(struct canvas *cv, double x, double y, double r, struct qkv_rgb
 		return;
 	}
 	if (cv->cr != NULL) {
-		lib.cairo_new_sub_path(cv->cr);
-		lib.cairo_arc(cv->cr, x, y, r, 0.0, 6.283185307179586);
+		cairo_new_sub_path(cv->cr);
+		cairo_arc(cv->cr, x, y, r, 0.0, 6.283185307179586);
 		set_rgb(cv->cr, colour);
-		lib.cairo_fill(cv->cr);
+		cairo_fill(cv->cr);
 		return;
 	}
 	if (svg_stopped(cv))
@@ -381,8 +286,8 @@ void canvas_text(struct canvas *cv, double x, double y, const char *text, double
 
 		font(cv->cr, size, bold);
 		set_rgb(cv->cr, colour);
-		lib.cairo_move_to(cv->cr, anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2.0 : x - w, y);
-		lib.cairo_show_text(cv->cr, text);
+		cairo_move_to(cv->cr, anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2.0 : x - w, y);
+		cairo_show_text(cv->cr, text);
 		return;
 	}
 	if (svg_stopped(cv))
@@ -438,26 +343,26 @@ static int write_cairo(FILE *out, enum figure_format format, struct canvas *cv,
 
 	cv->stream = out;
 	if (format == FIGURE_PDF)
-		surface = lib.cairo_pdf_surface_create_for_stream(write_stream, cv, cv->out_w, cv->out_h);
+		surface = cairo_pdf_surface_create_for_stream(write_stream, cv, cv->out_w, cv->out_h);
 	else
-		surface = lib.cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(cv->out_w), (int)ceil(cv->out_h));
-	cv->cr = lib.cairo_create(surface);
-	lib.cairo_translate(cv->cr, cv->off_x, cv->off_y);
-	lib.cairo_scale(cv->cr, cv->scale, cv->scale);
+		surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(cv->out_w), (int)ceil(cv->out_h));
+	cv->cr = cairo_create(surface);
+	cairo_translate(cv->cr, cv->off_x, cv->off_y);
+	cairo_scale(cv->cr, cv->scale, cv->scale);
 	draw(cv, ctx);
-	status = lib.cairo_status(cv->cr);
-	lib.cairo_destroy(cv->cr);
+	status = cairo_status(cv->cr);
+	cairo_destroy(cv->cr);
 	cv->cr = NULL;
 	if (status == CAIRO_STATUS_SUCCESS && format == FIGURE_PNG)
-		status = lib.cairo_surface_write_to_png_stream(surface, write_stream, cv);
-	lib.cairo_surface_finish(surface);
+		status = cairo_surface_write_to_png_stream(surface, write_stream, cv);
+	cairo_surface_finish(surface);
 	if (status == CAIRO_STATUS_SUCCESS)
-		status = lib.cairo_surface_status(surface);
-	lib.cairo_surface_destroy(surface);
+		status = cairo_surface_status(surface);
+	cairo_surface_destroy(surface);
 	cv->stream = NULL;
 	/* A write error is canvas_write's to report. */
 	if (status != CAIRO_STATUS_SUCCESS && cv->write_error == 0) {
-		canvas_error(err, err_size, "cannot draw the figure: %s", lib.cairo_status_to_string(status));
+		canvas_error(err, err_size, "cannot draw the figure: %s", cairo_status_to_string(status));
 		return -1;
 	}
 	return 0;

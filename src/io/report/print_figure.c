@@ -41,3 +41,13 @@ const struct print_backend print_png_backend = {
 	.name = "png", .kind = PRINT_KIND_FIGURE, .figure_format = FIGURE_PNG, .binary = true,
 	.trace = figure_report, .sweep = figure_sweep,
 };
+
+int print_figure_format_parse(const char *name, enum figure_format *format)
+{
+	enum print_format f;
+
+	/* The words are the printer's table's (io/print.h): one list of formats. */
+	if (name == NULL || print_format_parse(name, &f) != 0)
+		return -1;
+	return print_format_figure(f, format);
+}

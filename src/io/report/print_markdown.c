@@ -4,6 +4,7 @@
 
 #include "io/report/print_model.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 
 /* Copies src to dst escaped for Markdown text and table cells; never cuts a
  * character or an escape in two. */

@@ -7,6 +7,7 @@
 
 #include "io/report/print_model.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 
 /* The printer's own glyphs (and the derivations') in LaTeX text, so a handout
  * compiles with pdflatex and amsmath alone. */

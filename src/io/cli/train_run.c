@@ -1,17 +1,21 @@
-/* figure_train.c — training as a figure (`qkv --train TASK --format svg|pdf|png`):
- * a run's loss (log axis), accuracy, gradient norm of the learnt weights and mean
- * softmax Jacobian norm over the steps; the sweep's median steps to 90% against
- * d_k (log₂ and log₁₀ axes), scaled (●) against unscaled (×). Written to standard
- * output or, with --output, atomically. */
-#include "io/figure_train.h"
-
+/* train_run.c — `qkv --train TASK` run from the command line without the interface:
+ * the run or the steps-to-90% sweep trained, then printed as text, CSV or JSON
+ * (print_train.h) or drawn as a figure (`--format svg|pdf|png`): a run's loss (log
+ * axis), accuracy, gradient norm of the learnt weights and mean softmax Jacobian
+ * norm over the steps; the sweep's median steps to 90% against d_k (log₂ and log₁₀
+ * axes), scaled (●) against unscaled (×). Written to standard output or, with
+ * --output, atomically: a failed run leaves no file. */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/cli/train_run.h"
 #include "io/figure/figure_chart.h"
 #include "io/problem/save.h"
+#include "io/report/print_train.h"
 #include "qkv/error.h"
 
 static void options_of(const struct train_cli *c, struct figure_options *o)
@@ -138,7 +142,7 @@ static int sweep_page(FILE *out, const struct train_cli *c, const struct figure_
 	return chart_page_write(out, (enum figure_format)c->figure_format, &page, o, err, err_size);
 }
 
-int figure_train_cli(const struct train_cli *c)
+int train_run_figure(const struct train_cli *c)
 {
 	struct figure_options o;
 	char err[512] = "write error", *bytes = NULL;
@@ -167,4 +171,80 @@ int figure_train_cli(const struct train_cli *c)
 		return rc == 2 ? 2 : 1;
 	}
 	return 0;
+}
+
+static int failed(const char *what, int rc)
+{
+	fprintf(stderr, "qkv: %s: %s\n", what, qkv_error_string(rc));
+	return 1;
+}
+/* Runs and prints what c asks for to out (a stream); 0, 1 after one line on a
+ * failed run, or -1 on a write error (errno says why). */
+static int run_and_print(FILE *out, const struct train_cli *c)
+{
+	int rc;
+
+	if (c->sweep) {
+		struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS];
+		struct qkv_train_sweep_point baseline[QKV_TRAIN_SWEEP_POINTS];
+		bool compare = c->config.loss != QKV_LOSS_MSE || c->config.optimizer != QKV_OPTIMIZER_SGD;
+
+		rc = qkv_train_sweep(&c->config, c->seeds, points);
+		if (rc == 0 && compare) {
+			struct qkv_train_config base = c->config;
+
+			base.loss = QKV_LOSS_MSE;
+			base.optimizer = QKV_OPTIMIZER_SGD;
+			base.lr = qkv_train_default_lr(base.loss, base.optimizer);
+			rc = qkv_train_sweep(&base, c->seeds, baseline);
+		}
+		if (rc != 0)
+			return failed("the training sweep failed", rc);
+		rc = print_train_sweep(out, &c->config, c->seeds, points, compare ? baseline : NULL,
+				       c->format);
+	} else {
+		struct qkv_train t;
+
+		rc = qkv_train_init(&t, &c->config);
+		if (rc != 0)
+			return failed("cannot start training", rc);
+		rc = qkv_train_run(&t, false);
+		if (rc != 0) {
+			qkv_train_fini(&t);
+			return failed("training stopped", rc);
+		}
+		rc = print_train_run(out, &t, c->format);
+		qkv_train_fini(&t);
+	}
+	return rc != 0 ? -1 : 0;
+}
+
+int train_run_print(FILE *out, const struct train_cli *c)
+{
+	char err[1024] = "", *bytes = NULL;
+	size_t length = 0;
+	int rc;
+
+	if (c->output != NULL && (out = open_memstream(&bytes, &length)) == NULL) {
+		fprintf(stderr, "qkv: cannot write the report: out of memory\n");
+		return 1;
+	}
+	errno = 0;
+	rc = run_and_print(out, c);
+	if (rc < 0)
+		snprintf(err, sizeof err, "cannot write the report: %s",
+			 errno != 0 ? strerror(errno) : "write error");
+	if (c->output != NULL) {
+		if (fclose(out) != 0 && rc == 0) {
+			snprintf(err, sizeof err, "cannot write the report: out of memory");
+			rc = -1;
+		}
+		/* Made whole in memory, then written atomically: a failed run leaves no file. */
+		if (rc == 0 && save_bytes(c->output, bytes, length, err, sizeof err) != 0)
+			rc = 2;
+		free(bytes);
+	}
+	if (rc < 0 || rc == 2)
+		fprintf(stderr, "qkv: %s\n", err);
+	return rc == 0 ? 0 : rc == 2 ? 2 : 1;
 }

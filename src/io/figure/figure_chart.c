@@ -207,7 +207,7 @@ int chart_page_write(FILE *out, enum figure_format format, struct chart_page *pa
 	f.side[1] = ramp.count > 0 ? ramp.steps[ramp.count - 1] : f.fg;
 	rc = canvas_open(&f.cv);
 	if (rc != 0) {
-		canvas_open_error(rc, "charts", err, err_size);
+		canvas_open_error("charts", err, err_size);
 		return -1;
 	}
 	rows = (page->count + 1) / 2;

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "io/cli/train_cli.h"
+#include "io/report/print.h"
 #include "qkv/train.h"
 
 /* Writes the run t (already run) to out. Returns 0 or -1 on a write error. */
@@ -19,11 +19,5 @@ int print_train_run(FILE *out, const struct qkv_train *t, enum print_format form
 int print_train_sweep(FILE *out, const struct qkv_train_config *c, int seeds,
 		      const struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS],
 		      const struct qkv_train_sweep_point *baseline, enum print_format format);
-
-/* Runs what c asks for (a run or a sweep) and prints it to out, or with c->output
- * to that file atomically (nothing is written when the run fails); the exit status:
- * 0, 1 with one line on stderr when a run or a write fails, 2 when the file cannot
- * be saved. */
-int print_train_cli(FILE *out, const struct train_cli *c);
 
 #endif

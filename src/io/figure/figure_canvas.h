@@ -33,14 +33,11 @@ struct canvas {
 			    is written after it */
 };
 
-/* Makes the text measurer; 0, -1 out of memory, or -2 when cairo cannot be
- * loaded (canvas_unavailable says why). canvas_close frees it. */
+/* Makes the text measurer; 0, or -1 out of memory (or the process is ending).
+ * canvas_close frees it. */
 int canvas_open(struct canvas *cv);
-/* NULL when cairo is there (it is loaded on first use), else why not (dlerror's
- * words, e.g. "libcairo.so.2: cannot open shared object file: …"). */
-const char *canvas_unavailable(void);
 /* The sentence for a canvas_open failure: "cannot draw the <what>: …". */
-void canvas_open_error(int code, const char *what, char *err, size_t err_size);
+void canvas_open_error(const char *what, char *err, size_t err_size);
 void canvas_close(struct canvas *cv);
 double canvas_text_width(struct canvas *cv, const char *text, double size, bool bold);
 

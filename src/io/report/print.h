@@ -81,4 +81,8 @@ int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *
 int print_sweep(FILE *out, const struct qkv_sweep_point *points, int count, int tokens,
 		int trials, unsigned long long seed, const struct print_options *o);
 
+/* "svg", "pdf", "png" → 0 and *format, else -1: the printer table's words for its
+ * figure formats (print_figure.c). */
+int print_figure_format_parse(const char *name, enum figure_format *format);
+
 #endif

@@ -1,6 +1,5 @@
 /* load.c — problems from JSON text (docs/DESIGN.md, "File format"), strictly.
- * jansson checks the syntax and gives the structure (io/json_read.h makes the
- * same tree faster for plainly valid text); a small scanner over the same
+ * jansson checks the syntax and gives the structure; a small scanner over the same
  * text then finds the line and column of the key or value an error is about. Every
  * error is one line, "FILE:LINE:COL: what was expected". Never prints, never exits,
  * never trusts a size before checking it against the limits, and never hands back
@@ -10,7 +9,6 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,36 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/json_read.h"
 #include "io/problem/load.h"
+#include "io/problem/load_place.h"
 #include "io/problem/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/text.h"
-
-#define LOAD_MAX_BYTES QKV_MAX_FILE_BYTES /* the largest problem file read */
-#define LOAD_MAX_QUOTE 40                  /* bytes of a bad key or token quoted */
-#define LOAD_MAX_DEPTH 5                   /* key, [head, key,] row, column */
-#define LOAD_TEXT(x) #x                    /* a limit as written in error.h */
-#define LOAD_LIMIT(x) LOAD_TEXT(x)
-
-/* Where an error is: member or element indexes from the top object down. */
-struct place {
-	int depth;
-	size_t step[LOAD_MAX_DEPTH];
-	bool key; /* the last step names an object member's key, not its value */
-};
-
-/* One load: the text (after any byte order mark), its name for messages, where
- * the message goes, and the parsed document. */
-struct loader {
-	const char *text;
-	size_t length;
-	const char *name;
-	char *err;
-	size_t err_size;
-	json_t *root;
-};
 
 /* What one matrix must look like. */
 struct matrix_rule {
@@ -70,389 +44,6 @@ static const char *const load_keys[] = {
 	"heads", "W_O", "scale", "temperature", "mask", "padding", "seed",
 };
 
-
-/* Bytes in the UTF-8 sequence starting at s (1..4), or 0 when it is not valid
- * UTF-8: the core's one check (qkv/format.h). */
-static size_t utf8_sequence(const unsigned char *s, size_t avail)
-{
-	return qkv_utf8_decode((const char *)s, avail, NULL);
-}
-
-/* Line and column (1-based, columns in characters like jansson's) of a byte offset. */
-static void offset_place(const char *text, size_t offset, int *line, int *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < offset; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
-			(*col)++;
-		}
-	}
-}
-
-/* Writes "NAME:LINE:COL: message" (or "NAME: message" when line is 0) into err.
- * Always returns -1, so callers can `return fail(...)`. */
-__attribute__((format(printf, 4, 0)))
-static int vfail(const struct loader *ld, int line, int col, const char *format, va_list args)
-{
-	char name[512];
-	int used;
-
-	if (ld->err_size == 0)
-		return -1;
-	quote_text(name, sizeof name, ld->name, strlen(ld->name), sizeof name - 16);
-	if (line > 0)
-		used = snprintf(ld->err, ld->err_size, "%s:%d:%d: ", name, line, col);
-	else
-		used = snprintf(ld->err, ld->err_size, "%s: ", name);
-	if (used >= 0 && (size_t)used < ld->err_size)
-		vsnprintf(ld->err + used, ld->err_size - (size_t)used, format, args);
-	return -1;
-}
-
-/* An error at a byte offset of the text. */
-__attribute__((format(printf, 3, 4)))
-static int fail_offset(const struct loader *ld, size_t offset, const char *format, ...)
-{
-	va_list args;
-	int line, col;
-
-	offset_place(ld->text, offset, &line, &col);
-	va_start(args, format);
-	vfail(ld, line, col, format, args);
-	va_end(args);
-	return -1;
-}
-
-/* An error with no place in the text (the file as a whole). */
-__attribute__((format(printf, 2, 3)))
-static int fail_file(const struct loader *ld, const char *format, ...)
-{
-	va_list args;
-
-	va_start(args, format);
-	vfail(ld, 0, 0, format, args);
-	va_end(args);
-	return -1;
-}
-
-/* A cursor over text that jansson has already accepted as JSON. */
-struct scan {
-	const char *s;
-	size_t length;
-	size_t pos;
-};
-
-static char scan_peek(const struct scan *c)
-{
-	return c->pos < c->length ? c->s[c->pos] : '\0';
-}
-
-static void scan_space(struct scan *c)
-{
-	while (c->pos < c->length && strchr(" \t\r\n", c->s[c->pos]) != NULL)
-		c->pos++;
-}
-
-/* Steps over a string, quotes included. */
-static void scan_string(struct scan *c)
-{
-	c->pos++;
-	while (c->pos < c->length && c->s[c->pos] != '"')
-		c->pos += c->s[c->pos] == '\\' ? 2 : 1;
-	c->pos++;
-}
-
-/* Steps over one value of any kind, without recursion (depth is counted). */
-static void scan_value(struct scan *c)
-{
-	size_t depth = 0;
-
-	do {
-		char ch = scan_peek(c);
-
-		if (ch == '"') {
-			scan_string(c);
-		} else if (ch == '{' || ch == '[') {
-			depth++;
-			c->pos++;
-		} else if (ch == '}' || ch == ']') {
-			depth--;
-			c->pos++;
-		} else if (ch == ',' || ch == ':' || strchr(" \t\r\n", ch) != NULL) {
-			c->pos++;
-		} else {
-			while (c->pos < c->length && strchr(",]} \t\r\n", c->s[c->pos]) == NULL)
-				c->pos++;
-		}
-	} while (depth > 0 && c->pos < c->length);
-}
-
-/* The byte offset of the key or value that `at` names. */
-static size_t scan_locate(const struct loader *ld, const struct place *at)
-{
-	struct scan c = { ld->text, ld->length, 0 };
-
-	scan_space(&c);
-	for (int d = 0; d < at->depth; d++) {
-		bool object = scan_peek(&c) == '{';
-		bool last = d == at->depth - 1;
-
-		c.pos++;
-		for (size_t i = 0;; i++) {
-			scan_space(&c);
-			if (object) {
-				if (i == at->step[d] && last && at->key)
-					return c.pos;
-				scan_string(&c);
-				scan_space(&c);
-				c.pos++;
-				scan_space(&c);
-			}
-			if (i == at->step[d] || c.pos >= c.length)
-				break;
-			scan_value(&c);
-			scan_space(&c);
-			c.pos++;
-		}
-	}
-	return c.pos < c.length ? c.pos : c.length;
-}
-
-/* An error about the key or value that `at` names. */
-__attribute__((format(printf, 3, 4)))
-static int fail_at(const struct loader *ld, const struct place *at, const char *format, ...)
-{
-	va_list args;
-	int line, col;
-
-	offset_place(ld->text, scan_locate(ld, at), &line, &col);
-	va_start(args, format);
-	vfail(ld, line, col, format, args);
-	va_end(args);
-	return -1;
-}
-
-/* The place of a top-level member's value (or key), with up to two more steps. */
-static struct place place_of(const struct loader *ld, const char *key, int depth, size_t row,
-			     size_t col)
-{
-	struct place at = { 1 + depth, { 0, row, col }, false };
-	const char *name;
-	json_t *value;
-
-	json_object_foreach(ld->root, name, value) {
-		if (strcmp(name, key) == 0)
-			break;
-		at.step[0]++;
-	}
-	return at;
-}
-
-/* "s" after a count other than one. */
-static const char *plural(size_t count)
-{
-	return count == 1 ? "" : "s";
-}
-
-/* "a string", "an array", ... for messages; numbers are shown by callers. */
-static const char *type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		return "an object";
-	case JSON_ARRAY:
-		return "an array";
-	case JSON_STRING:
-		return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL:
-		return "a number";
-	case JSON_TRUE:
-		return "true";
-	case JSON_FALSE:
-		return "false";
-	case JSON_NULL:
-		return "null";
-	}
-	return "something else";
-}
-
-/* Refuses NUL bytes and text that is not UTF-8, at their exact place, before
- * jansson sees the text (so binary files get a clear line, not a parse error). */
-static int check_encoding(const struct loader *ld)
-{
-	const unsigned char *s = (const unsigned char *)ld->text;
-
-	for (size_t i = 0; i < ld->length;) {
-		size_t seq;
-		uint64_t word;
-
-		/* Eight bytes at a time while they are ASCII and not NUL, as nearly every
-		 * byte of a problem file is (no high bit; no zero byte: the classic
-		 * (w − 0x01…) & ~w & 0x80… test). */
-		if (ld->length - i >= 8) {
-			memcpy(&word, s + i, sizeof word);
-			if ((word & 0x8080808080808080ULL) == 0 &&
-			    ((word - 0x0101010101010101ULL) & ~word & 0x8080808080808080ULL) == 0) {
-				i += 8;
-				continue;
-			}
-		}
-		if (s[i] != 0 && s[i] < 0x80) {
-			i++; /* ASCII */
-			continue;
-		}
-		seq = utf8_sequence(s + i, ld->length - i);
-		if (s[i] == 0)
-			return fail_offset(ld, i, "a NUL byte: a problem file is JSON text, "
-						  "not binary data");
-		if (seq == 0)
-			return fail_offset(ld, i, "byte 0x%02x is not valid UTF-8: a problem file "
-						  "is UTF-8 JSON text", s[i]);
-		i += seq;
-	}
-	return 0;
-}
-
-/* True when the text at offset is the word NaN or Infinity (any case, any sign). */
-static bool looks_non_finite(const char *text, size_t length, size_t offset)
-{
-	static const char *const words[] = { "nan", "inf", "infinity" };
-
-	if (offset < length && (text[offset] == '-' || text[offset] == '+'))
-		offset++;
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
-		size_t w = strlen(words[i]);
-
-		if (offset + w <= length && strncasecmp(text + offset, words[i], w) == 0 &&
-		    (offset + w == length || !isalnum((unsigned char)text[offset + w])))
-			return true;
-	}
-	return false;
-}
-
-/* Turns a jansson syntax error into one line, placed at the start of the token
- * jansson complains about when that token can be found, else where jansson says. */
-/* A number too large for jansson to hold: jansson's place is at or after the
- * literal, so the literal is found in the text and quoted from there, with what
- * the key it belongs to allows. */
-static int number_overflow(const struct loader *ld, size_t offset)
-{
-	const char *text = ld->text;
-	size_t start = offset < ld->length ? offset : ld->length, end, colon;
-	char literal[LOAD_MAX_QUOTE * 4 + 8], key[32] = "";
-	int depth = 0;
-
-	while (start > 0 && strchr("0123456789+-.eE", text[start - 1]) != NULL && text[start - 1] != '\0')
-		start--;
-	if (start == offset && start < ld->length && strchr("0123456789-", text[start]) == NULL) {
-		/* jansson pointed past the literal and whitespace: step back over both. */
-		while (start > 0 && strchr(" \t\r\n,]", text[start - 1]) != NULL)
-			start--;
-		while (start > 0 && strchr("0123456789+-.eE", text[start - 1]) != NULL)
-			start--;
-	}
-	end = start;
-	while (end < ld->length && strchr("0123456789+-.eE", text[end]) != NULL && text[end] != '\0')
-		end++;
-	quote_text(literal, sizeof literal, text + start, end - start, LOAD_MAX_QUOTE);
-	/* The key: back out of the arrays around the literal to the ':' before them. */
-	for (colon = start; colon > 0; colon--) {
-		char c = text[colon - 1];
-
-		if (c == ']')
-			depth++;
-		else if (c == '[')
-			depth--;
-		else if (c == ':' && depth <= 0)
-			break;
-	}
-	if (colon > 0) {
-		size_t close = colon - 1, open;
-
-		while (close > 0 && strchr(" \t\r\n", text[close - 1]) != NULL)
-			close--;
-		if (close > 0 && text[close - 1] == '"') {
-			for (open = close - 1; open > 0 && text[open - 1] != '"'; open--)
-				;
-			if (open > 0 && close - 1 - open < sizeof key)
-				snprintf(key, sizeof key, "%.*s", (int)(close - 1 - open), text + open);
-		}
-	}
-	if (strcmp(key, "seed") == 0)
-		return fail_offset(ld, start, "\"seed\" must be a whole number from 0 to 9007199254740991 "
-					      "(2^53 - 1), found %s", literal);
-	if (strcmp(key, "padding") == 0)
-		return fail_offset(ld, start, "\"padding\" holds %s, too large for a token index (0 to "
-					      "n − 1)", literal);
-	return fail_offset(ld, start, "the number %s is too large (values must be within "
-				      "±" LOAD_LIMIT(QKV_MAX_VALUE) ")", literal);
-}
-
-static int syntax_error(const struct loader *ld, const json_error_t *e)
-{
-	const char *near = strstr(e->text, " near ");
-	size_t offset = (size_t)e->position;
-	char what[JSON_ERROR_TEXT_LENGTH];
-	char token[LOAD_MAX_QUOTE * 4 + 8] = "";
-	size_t what_length = near != NULL ? (size_t)(near - e->text) : strlen(e->text);
-
-	quote_text(what, sizeof what, e->text, what_length, sizeof what);
-	if (offset > ld->length)
-		offset = ld->length;
-	if (near != NULL && near[strlen(" near ")] == '\'') {
-		const char *start = near + strlen(" near '");
-		size_t length = strlen(start);
-
-		if (length > 0 && start[length - 1] == '\'')
-			length--;
-		if (length <= offset && memcmp(ld->text + offset - length, start, length) == 0)
-			offset -= length;
-		quote_text(token, sizeof token, start, length, LOAD_MAX_QUOTE);
-	}
-	switch (json_error_code(e)) {
-	case json_error_out_of_memory:
-		return fail_file(ld, "out of memory while reading the file");
-	case json_error_stack_overflow:
-		return fail_offset(ld, offset, "nested more than %d levels deep; a problem needs "
-					       "at most 3", JSON_PARSER_MAX_DEPTH);
-	case json_error_premature_end_of_input:
-		offset = ld->length;
-		while (offset > 0 && strchr(" \t\r\n", ld->text[offset - 1]) != NULL)
-			offset--;
-		if (strcmp(what, "premature end of input") == 0)
-			return fail_offset(ld, offset, "the file ends too early, in the middle of "
-						       "a value");
-		return fail_offset(ld, offset, "the file ends too early: %s", what);
-	case json_error_end_of_input_expected:
-		return fail_offset(ld, offset, "unexpected text after the end of the JSON object: "
-					       "'%s'", token);
-	case json_error_duplicate_key:
-		return fail_offset(ld, offset, "duplicate key %s: each key may be given once", token);
-	case json_error_numeric_overflow:
-		return number_overflow(ld, offset);
-	case json_error_null_character:
-	case json_error_null_byte_in_key:
-		return fail_offset(ld, offset, "\\u0000 is not allowed in a string");
-	default:
-		break;
-	}
-	if (offset < ld->length && ld->text[offset] == '/')
-		return fail_offset(ld, offset, "comments are not allowed in JSON");
-	if (offset < ld->length && ld->text[offset] == '\'')
-		return fail_offset(ld, offset, "strings in JSON take double quotes (\"), not "
-					       "single quotes");
-	if (looks_non_finite(ld->text, ld->length, offset))
-		return fail_offset(ld, offset, "NaN and Infinity are not JSON numbers; every value "
-					       "must be a finite number");
-	if (token[0] != '\0')
-		return fail_offset(ld, offset, "invalid JSON: %s near '%s'", what, token);
-	return fail_offset(ld, offset, "invalid JSON: %s", what);
-}
 
 /* Refuses unknown keys, with a hint when only the letter case is wrong. */
 static int check_keys(const struct loader *ld)
@@ -477,9 +68,9 @@ static int check_keys(const struct loader *ld)
 			continue;
 		quote_text(quoted, sizeof quoted, key, strlen(key), LOAD_MAX_QUOTE);
 		if (hint != NULL)
-			return fail_at(ld, &at, "unknown key \"%s\" (keys are case-sensitive: did you "
+			return load_fail_at(ld, &at, "unknown key \"%s\" (keys are case-sensitive: did you "
 						"mean \"%s\"?)", quoted, hint);
-		return fail_at(ld, &at, "unknown key \"%s\"; expected title, notes, tokens, Q, K, "
+		return load_fail_at(ld, &at, "unknown key \"%s\"; expected title, notes, tokens, Q, K, "
 					"V, X, W_Q, W_K, W_V, heads, W_O, scale, temperature, "
 					"mask, padding or seed", quoted);
 	}
@@ -532,7 +123,7 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 		json_t *value;
 
 		json_object_foreach(ld->root, key, value) {
-			struct place at = place_of(ld, key, 0, 0, 0);
+			struct place at = load_place_of(ld, key, 0, 0, 0);
 
 			at.key = true;
 			int key_form = form_of_key(key);
@@ -540,16 +131,16 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 			if (key_form == QKV_FORM_DIRECT ||
 			    (key_form == QKV_FORM_PROJECTED && strcmp(key, "X") != 0 &&
 			     strcmp(key, "W_O") != 0))
-				return fail_at(ld, &at, "\"%s\" cannot be given with \"%s\": a "
+				return load_fail_at(ld, &at, "\"%s\" cannot be given with \"%s\": a "
 							"multi-head problem gives \"X\", \"heads\" "
 							"(each with \"W_Q\", \"W_K\", \"W_V\") and "
 							"\"W_O\"", key, heads ? "heads" : "W_O");
 		}
 		if (!heads)
-			return fail_at(ld, &top, "missing \"heads\": \"W_O\" projects the heads' "
+			return load_fail_at(ld, &top, "missing \"heads\": \"W_O\" projects the heads' "
 						 "outputs, so a problem with \"W_O\" gives \"heads\"");
 		if (json_object_get(ld->root, "X") == NULL || !w_o)
-			return fail_at(ld, &top, "missing \"%s\": a multi-head problem gives "
+			return load_fail_at(ld, &top, "missing \"%s\": a multi-head problem gives "
 						 "\"X\", \"heads\" and \"W_O\"",
 				       json_object_get(ld->root, "X") == NULL ? "X" : "W_O");
 		*form = QKV_FORM_PROJECTED;
@@ -570,23 +161,23 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 				first = key;
 				first_direct = is_direct;
 			} else if (is_direct != first_direct) {
-				struct place at = place_of(ld, key, 0, 0, 0);
+				struct place at = load_place_of(ld, key, 0, 0, 0);
 
 				at.key = true;
-				return fail_at(ld, &at, "\"%s\" cannot be given with \"%s\": a problem "
+				return load_fail_at(ld, &at, "\"%s\" cannot be given with \"%s\": a problem "
 							"has either Q, K, V or X, W_Q, W_K, W_V",
 					       key, first);
 			}
 		}
 	}
 	if (direct == 0 && projected == 0)
-		return fail_at(ld, &top, "no matrices: expected \"Q\", \"K\" and \"V\" (or \"X\", "
+		return load_fail_at(ld, &top, "no matrices: expected \"Q\", \"K\" and \"V\" (or \"X\", "
 					 "\"W_Q\", \"W_K\" and \"W_V\")");
 	if (direct > 0 && missing_direct != NULL)
-		return fail_at(ld, &top, "missing \"%s\": a problem gives \"Q\", \"K\" and \"V\" "
+		return load_fail_at(ld, &top, "missing \"%s\": a problem gives \"Q\", \"K\" and \"V\" "
 					 "(or \"X\", \"W_Q\", \"W_K\" and \"W_V\")", missing_direct);
 	if (projected > 0 && missing_projected != NULL)
-		return fail_at(ld, &top, "missing \"%s\": the projected form needs \"X\", \"W_Q\", "
+		return load_fail_at(ld, &top, "missing \"%s\": the projected form needs \"X\", \"W_Q\", "
 					 "\"W_K\" and \"W_V\"", missing_projected);
 	*form = direct > 0 ? QKV_FORM_DIRECT : QKV_FORM_PROJECTED;
 	return 0;
@@ -602,7 +193,7 @@ static struct place rule_place(const struct loader *ld, const struct matrix_rule
 	size_t index = 0;
 
 	if (rule->parent == NULL)
-		return place_of(ld, rule->key, depth, row, col);
+		return load_place_of(ld, rule->key, depth, row, col);
 	at = rule->base;
 	json_object_foreach((json_t *)rule->parent, name, value) {
 		if (strcmp(name, rule->key) == 0)
@@ -631,18 +222,18 @@ static int matrix_row_width(const struct loader *ld, const struct matrix_rule *r
 	size_t width;
 
 	if (!json_is_array(row))
-		return fail_at(ld, &at, "%s row %zu must be an array of numbers, found %s",
-			       who(rule), r + 1, type_name(row));
+		return load_fail_at(ld, &at, "%s row %zu must be an array of numbers, found %s",
+			       who(rule), r + 1, load_type_name(row));
 	width = json_array_size(row);
 	if (width == 0)
-		return fail_at(ld, &at, "%s row %zu is empty; expected at least one number",
+		return load_fail_at(ld, &at, "%s row %zu is empty; expected at least one number",
 			       who(rule), r + 1);
 	if (expected > 0 && width != (size_t)expected)
-		return fail_at(ld, &at, "%s row %zu has %zu number%s, expected %d (%s%s)",
-			       who(rule), r + 1, width, plural(width), expected, rule->cols_why,
+		return load_fail_at(ld, &at, "%s row %zu has %zu number%s, expected %d (%s%s)",
+			       who(rule), r + 1, width, load_plural(width), expected, rule->cols_why,
 			       rule->cols > 0 ? "" : ", as in row 1");
 	if (width > QKV_MAX_DIM)
-		return fail_at(ld, &at, "%s row %zu has %zu numbers, more than the limit of "
+		return load_fail_at(ld, &at, "%s row %zu has %zu numbers, more than the limit of "
 					"%d for %s", who(rule), r + 1, width, QKV_MAX_DIM,
 			       rule->cols_why);
 	return (int)width;
@@ -662,20 +253,20 @@ static int read_matrix(const struct loader *ld, struct matrix_rule *rule,
 	if (rule->who[0] == '\0')
 		snprintf(rule->who, sizeof rule->who, "\"%s\"", rule->key);
 	if (!json_is_array(value))
-		return fail_at(ld, &at, "%s must be a matrix (an array of rows of numbers), "
-					"found %s", who(rule), type_name(value));
+		return load_fail_at(ld, &at, "%s must be a matrix (an array of rows of numbers), "
+					"found %s", who(rule), load_type_name(value));
 	rows = json_array_size(value);
 	if (rows == 0)
-		return fail_at(ld, &at, "%s is empty; expected at least one row", who(rule));
+		return load_fail_at(ld, &at, "%s is empty; expected at least one row", who(rule));
 	if (rule->rows > 0 && rows != (size_t)rule->rows) {
 		if (rows > (size_t)rule->rows)
 			at = rule_place(ld, rule, 1, (size_t)rule->rows, 0);
-		return fail_at(ld, &at, "%s has %zu row%s, expected %d (%s)", who(rule), rows,
-			       plural(rows), rule->rows, rule->rows_why);
+		return load_fail_at(ld, &at, "%s has %zu row%s, expected %d (%s)", who(rule), rows,
+			       load_plural(rows), rule->rows, rule->rows_why);
 	}
 	if (rule->rows == 0 && rows > QKV_MAX_TOKENS) {
 		at = rule_place(ld, rule, 1, QKV_MAX_TOKENS, 0);
-		return fail_at(ld, &at, "%s has %zu rows, more than the limit of %d tokens",
+		return load_fail_at(ld, &at, "%s has %zu rows, more than the limit of %d tokens",
 			       who(rule), rows, QKV_MAX_TOKENS);
 	}
 	cols = matrix_row_width(ld, rule, json_array_get(value, 0), 0, rule->cols);
@@ -685,7 +276,7 @@ static int read_matrix(const struct loader *ld, struct matrix_rule *rule,
 		if (matrix_row_width(ld, rule, json_array_get(value, r), r, cols) < 0)
 			return -1;
 	if (qkv_matrix_zero(m, (int)rows, cols) != 0)
-		return fail_file(ld, "out of memory for %s (%zu × %d)", who(rule), rows, cols);
+		return load_fail_file(ld, "out of memory for %s (%zu × %d)", who(rule), rows, cols);
 	for (size_t r = 0; r < rows; r++) {
 		const json_t *row = json_array_get(value, r);
 
@@ -699,11 +290,11 @@ static int read_matrix(const struct loader *ld, struct matrix_rule *rule,
 			}
 			at = rule_place(ld, rule, 2, r, (size_t)c);
 			if (!json_is_number(cell))
-				return fail_at(ld, &at, "%s row %zu, column %d must be a number, "
+				return load_fail_at(ld, &at, "%s row %zu, column %d must be a number, "
 							"found %s", who(rule), r + 1, c + 1,
-					       type_name(cell));
+					       load_type_name(cell));
 			qkv_format_exact(written, sizeof written, number);
-			return fail_at(ld, &at, "%s row %zu, column %d is %s, outside the range "
+			return load_fail_at(ld, &at, "%s row %zu, column %d is %s, outside the range "
 						"±" LOAD_LIMIT(QKV_MAX_VALUE), who(rule), r + 1, c + 1,
 				       written);
 		}
@@ -766,7 +357,7 @@ static int read_heads(const struct loader *ld, struct qkv_problem *p)
 	static const char *const head_keys[] = { "W_Q", "W_K", "W_V" };
 	const char *rows_why = "d_model, the columns of \"X\"";
 	const json_t *heads = json_object_get(ld->root, "heads");
-	struct place at = place_of(ld, "heads", 0, 0, 0);
+	struct place at = load_place_of(ld, "heads", 0, 0, 0);
 	struct matrix_rule x = { .key = "X", .cols_why = "d_model" };
 	struct matrix_rule w_o = { .key = "W_O", .cols_why = "d_model, the columns of \"X\"" };
 	char w_o_why[96];
@@ -775,18 +366,18 @@ static int read_heads(const struct loader *ld, struct qkv_problem *p)
 	if (read_matrix(ld, &x, &p->x) != 0)
 		return -1;
 	if (!json_is_array(heads))
-		return fail_at(ld, &at, "\"heads\" must be an array of heads (objects with "
-					"\"W_Q\", \"W_K\" and \"W_V\"), found %s", type_name(heads));
+		return load_fail_at(ld, &at, "\"heads\" must be an array of heads (objects with "
+					"\"W_Q\", \"W_K\" and \"W_V\"), found %s", load_type_name(heads));
 	h = json_array_size(heads);
 	if (h == 0)
-		return fail_at(ld, &at, "\"heads\" is empty; expected at least one head");
+		return load_fail_at(ld, &at, "\"heads\" is empty; expected at least one head");
 	if (h > QKV_MAX_HEADS) {
-		at = place_of(ld, "heads", 1, QKV_MAX_HEADS, 0);
-		return fail_at(ld, &at, "\"heads\" has %zu heads, more than the limit of %d", h,
+		at = load_place_of(ld, "heads", 1, QKV_MAX_HEADS, 0);
+		return load_fail_at(ld, &at, "\"heads\" has %zu heads, more than the limit of %d", h,
 			       QKV_MAX_HEADS);
 	}
 	if (qkv_problem_make_heads(p, (int)h) != 0)
-		return fail_file(ld, "out of memory for %zu heads", h);
+		return load_fail_file(ld, "out of memory for %zu heads", h);
 	for (size_t i = 0; i < h; i++) {
 		const json_t *head = json_array_get(heads, i);
 		struct qkv_head *w = &p->heads[i];
@@ -796,10 +387,10 @@ static int read_heads(const struct loader *ld, struct qkv_problem *p)
 		json_t *value;
 		size_t index = 0;
 
-		at = place_of(ld, "heads", 1, i, 0);
+		at = load_place_of(ld, "heads", 1, i, 0);
 		if (!json_is_object(head))
-			return fail_at(ld, &at, "head %zu must be an object with \"W_Q\", \"W_K\" "
-						"and \"W_V\", found %s", i + 1, type_name(head));
+			return load_fail_at(ld, &at, "head %zu must be an object with \"W_Q\", \"W_K\" "
+						"and \"W_V\", found %s", i + 1, load_type_name(head));
 		json_object_foreach((json_t *)head, key, value) {
 			struct place k = at;
 
@@ -809,7 +400,7 @@ static int read_heads(const struct loader *ld, struct qkv_problem *p)
 				char quoted[LOAD_MAX_QUOTE * 4 + 8];
 
 				quote_text(quoted, sizeof quoted, key, strlen(key), LOAD_MAX_QUOTE);
-				return fail_at(ld, &k, "unknown key \"%s\" in head %zu; a head gives "
+				return load_fail_at(ld, &k, "unknown key \"%s\" in head %zu; a head gives "
 							"\"W_Q\", \"W_K\" and \"W_V\"", quoted, i + 1);
 			}
 		}
@@ -818,7 +409,7 @@ static int read_heads(const struct loader *ld, struct qkv_problem *p)
 			if (json_object_get(head, head_keys[m]) == NULL)
 				missing = head_keys[m];
 		if (missing != NULL)
-			return fail_at(ld, &at, "head %zu is missing \"%s\"; a head gives \"W_Q\", "
+			return load_fail_at(ld, &at, "head %zu is missing \"%s\"; a head gives \"W_Q\", "
 						"\"W_K\" and \"W_V\"", i + 1, missing);
 		for (int m = 0; m < 3; m++) {
 			memset(&rule[m], 0, sizeof rule[m]);
@@ -873,7 +464,7 @@ static int refuse_controls(const struct loader *ld, const struct place *at, cons
 		return 0;
 	for (size_t i = 0; i < offset; i++)
 		characters += ((unsigned char)text[i] & 0xc0) != 0x80;
-	return fail_at(ld, at, "%s contains %s (U+%04X) at character %zu; %s is one line of plain "
+	return load_fail_at(ld, at, "%s contains %s (U+%04X) at character %zu; %s is one line of plain "
 			       "text", what, point >= 0x2000 ? "a bidi or line control" : "a control character",
 		       point, characters, kind);
 }
@@ -882,49 +473,49 @@ static int refuse_controls(const struct loader *ld, const struct place *at, cons
 static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 {
 	const json_t *value = json_object_get(ld->root, "tokens");
-	struct place at = place_of(ld, "tokens", 0, 0, 0);
+	struct place at = load_place_of(ld, "tokens", 0, 0, 0);
 	char label[16], what[32];
 
 	p->tokens = calloc((size_t)p->n, sizeof *p->tokens);
 	if (p->tokens == NULL)
-		return fail_file(ld, "out of memory for %d tokens", p->n);
+		return load_fail_file(ld, "out of memory for %d tokens", p->n);
 	if (value == NULL) {
 		for (int i = 0; i < p->n; i++) {
 			snprintf(label, sizeof label, "t%d", i + 1);
 			p->tokens[i] = strdup(label);
 			if (p->tokens[i] == NULL)
-				return fail_file(ld, "out of memory for the token labels");
+				return load_fail_file(ld, "out of memory for the token labels");
 		}
 		return 0;
 	}
 	if (!json_is_array(value))
-		return fail_at(ld, &at, "\"tokens\" must be an array of %d strings, found %s", p->n,
-			       type_name(value));
+		return load_fail_at(ld, &at, "\"tokens\" must be an array of %d strings, found %s", p->n,
+			       load_type_name(value));
 	if (json_array_size(value) != (size_t)p->n)
-		return fail_at(ld, &at, "\"tokens\" has %zu label%s, expected %d (%s)",
-			       json_array_size(value), plural(json_array_size(value)), p->n,
+		return load_fail_at(ld, &at, "\"tokens\" has %zu label%s, expected %d (%s)",
+			       json_array_size(value), load_plural(json_array_size(value)), p->n,
 			       n_source(p));
 	for (int i = 0; i < p->n; i++) {
 		const json_t *item = json_array_get(value, (size_t)i);
 		size_t length;
 
-		at = place_of(ld, "tokens", 1, (size_t)i, 0);
+		at = load_place_of(ld, "tokens", 1, (size_t)i, 0);
 		if (!json_is_string(item))
-			return fail_at(ld, &at, "\"tokens\" item %d must be a string, found %s", i + 1,
-				       type_name(item));
+			return load_fail_at(ld, &at, "\"tokens\" item %d must be a string, found %s", i + 1,
+				       load_type_name(item));
 		length = json_string_length(item);
 		if (length == 0)
-			return fail_at(ld, &at, "\"tokens\" item %d is empty; a label has 1 to %d "
+			return load_fail_at(ld, &at, "\"tokens\" item %d is empty; a label has 1 to %d "
 						"bytes", i + 1, QKV_MAX_LABEL);
 		if (length > QKV_MAX_LABEL)
-			return fail_at(ld, &at, "\"tokens\" item %d is %zu bytes long; a label has 1 "
+			return load_fail_at(ld, &at, "\"tokens\" item %d is %zu bytes long; a label has 1 "
 						"to %d bytes", i + 1, length, QKV_MAX_LABEL);
 		snprintf(what, sizeof what, "\"tokens\" item %d", i + 1);
 		if (refuse_controls(ld, &at, what, "a label", item) != 0)
 			return -1;
 		/* The core's rule for a label, after the sentences above about breaking it. */
 		if (qkv_problem_set_label(p, i, json_string_value(item)) != 0)
-			return fail_file(ld, "out of memory for the token labels");
+			return load_fail_file(ld, "out of memory for the token labels");
 	}
 	return 0;
 }
@@ -933,19 +524,19 @@ static int read_tokens(const struct loader *ld, struct qkv_problem *p)
 static int read_text(const struct loader *ld, const char *key, char **out)
 {
 	const json_t *value = json_object_get(ld->root, key);
-	struct place at = place_of(ld, key, 0, 0, 0);
+	struct place at = load_place_of(ld, key, 0, 0, 0);
 	char what[16];
 
 	if (value == NULL)
 		return 0;
 	if (!json_is_string(value))
-		return fail_at(ld, &at, "\"%s\" must be a string, found %s", key, type_name(value));
+		return load_fail_at(ld, &at, "\"%s\" must be a string, found %s", key, load_type_name(value));
 	snprintf(what, sizeof what, "\"%s\"", key);
 	if (refuse_controls(ld, &at, what, strcmp(key, "title") == 0 ? "a title" : "a note", value) != 0)
 		return -1;
 	*out = strdup(json_string_value(value));
 	if (*out == NULL)
-		return fail_file(ld, "out of memory for \"%s\"", key);
+		return load_fail_file(ld, "out of memory for \"%s\"", key);
 	return 0;
 }
 
@@ -954,19 +545,19 @@ static int read_text(const struct loader *ld, const char *key, char **out)
 static int read_divisor(const struct loader *ld, const char *key, const json_t *value,
 			const char *expected, double *out)
 {
-	struct place at = place_of(ld, key, 0, 0, 0);
+	struct place at = load_place_of(ld, key, 0, 0, 0);
 	double number;
 	char written[40];
 
 	if (!json_is_number(value))
-		return fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected,
-			       type_name(value));
+		return load_fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected,
+			       load_type_name(value));
 	number = json_number_value(value);
 	qkv_format_exact(written, sizeof written, number);
 	if (!(number > 0))
-		return fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected, written);
+		return load_fail_at(ld, &at, "\"%s\" must be %s, found %s", key, expected, written);
 	if (number < QKV_MIN_TEMPERATURE || number > QKV_MAX_TEMPERATURE)
-		return fail_at(ld, &at, "\"%s\" is %s, outside the range "
+		return load_fail_at(ld, &at, "\"%s\" is %s, outside the range "
 					LOAD_LIMIT(QKV_MIN_TEMPERATURE) " to "
 					LOAD_LIMIT(QKV_MAX_TEMPERATURE), key, written);
 	*out = number;
@@ -982,7 +573,7 @@ static int read_scaling(const struct loader *ld, struct qkv_problem *p)
 
 	if (json_is_string(scale)) {
 		const char *word = json_string_value(scale);
-		struct place at = place_of(ld, "scale", 0, 0, 0);
+		struct place at = load_place_of(ld, "scale", 0, 0, 0);
 		char quoted[LOAD_MAX_QUOTE * 4 + 8];
 
 		if (strcmp(word, "sqrt_dk") == 0) {
@@ -992,7 +583,7 @@ static int read_scaling(const struct loader *ld, struct qkv_problem *p)
 		} else {
 			quote_text(quoted, sizeof quoted, word, json_string_length(scale),
 				   LOAD_MAX_QUOTE);
-			return fail_at(ld, &at, "\"scale\" must be %s, found \"%s\"", scale_expected,
+			return load_fail_at(ld, &at, "\"scale\" must be %s, found \"%s\"", scale_expected,
 				       quoted);
 		}
 	} else if (scale != NULL) {
@@ -1010,38 +601,38 @@ static int read_scaling(const struct loader *ld, struct qkv_problem *p)
 /* Reads a custom mask: n rows of n booleans, true = the key is hidden. */
 static int read_mask_matrix(const struct loader *ld, struct qkv_problem *p, const json_t *value)
 {
-	struct place at = place_of(ld, "mask", 0, 0, 0);
+	struct place at = load_place_of(ld, "mask", 0, 0, 0);
 	size_t n = (size_t)p->n;
 
 	if (json_array_size(value) != n) {
 		if (json_array_size(value) > n)
-			at = place_of(ld, "mask", 1, n, 0);
-		return fail_at(ld, &at, "\"mask\" has %zu row%s, expected %d (%s)",
-			       json_array_size(value), plural(json_array_size(value)), p->n,
+			at = load_place_of(ld, "mask", 1, n, 0);
+		return load_fail_at(ld, &at, "\"mask\" has %zu row%s, expected %d (%s)",
+			       json_array_size(value), load_plural(json_array_size(value)), p->n,
 			       n_source(p));
 	}
 	p->mask_bits = calloc(n * n, 1);
 	if (p->mask_bits == NULL)
-		return fail_file(ld, "out of memory for the mask");
+		return load_fail_file(ld, "out of memory for the mask");
 	for (size_t r = 0; r < n; r++) {
 		const json_t *row = json_array_get(value, r);
 
-		at = place_of(ld, "mask", 1, r, 0);
+		at = load_place_of(ld, "mask", 1, r, 0);
 		if (!json_is_array(row))
-			return fail_at(ld, &at, "\"mask\" row %zu must be an array of booleans, "
-						"found %s", r + 1, type_name(row));
+			return load_fail_at(ld, &at, "\"mask\" row %zu must be an array of booleans, "
+						"found %s", r + 1, load_type_name(row));
 		if (json_array_size(row) != n)
-			return fail_at(ld, &at, "\"mask\" row %zu has %zu value%s, expected %d (n)",
-				       r + 1, json_array_size(row), plural(json_array_size(row)),
+			return load_fail_at(ld, &at, "\"mask\" row %zu has %zu value%s, expected %d (n)",
+				       r + 1, json_array_size(row), load_plural(json_array_size(row)),
 				       p->n);
 		for (size_t c = 0; c < n; c++) {
 			const json_t *cell = json_array_get(row, c);
 
 			if (!json_is_boolean(cell)) {
-				at = place_of(ld, "mask", 2, r, c);
-				return fail_at(ld, &at, "\"mask\" row %zu, column %zu must be true "
+				at = load_place_of(ld, "mask", 2, r, c);
+				return load_fail_at(ld, &at, "\"mask\" row %zu, column %zu must be true "
 							"(hidden) or false (seen), found %s",
-					       r + 1, c + 1, type_name(cell));
+					       r + 1, c + 1, load_type_name(cell));
 			}
 			p->mask_bits[r * n + c] = json_is_true(cell) ? 1 : 0;
 		}
@@ -1055,7 +646,7 @@ static int read_mask(const struct loader *ld, struct qkv_problem *p)
 {
 	const char *expected = "\"none\", \"causal\" or an n×n array of booleans";
 	const json_t *value = json_object_get(ld->root, "mask");
-	struct place at = place_of(ld, "mask", 0, 0, 0);
+	struct place at = load_place_of(ld, "mask", 0, 0, 0);
 	char quoted[LOAD_MAX_QUOTE * 4 + 8];
 
 	if (value == NULL)
@@ -1063,45 +654,45 @@ static int read_mask(const struct loader *ld, struct qkv_problem *p)
 	if (json_is_array(value))
 		return read_mask_matrix(ld, p, value);
 	if (!json_is_string(value))
-		return fail_at(ld, &at, "\"mask\" must be %s, found %s", expected, type_name(value));
+		return load_fail_at(ld, &at, "\"mask\" must be %s, found %s", expected, load_type_name(value));
 	/* A custom mask is written as its matrix, never by name. */
 	if (qkv_mask_parse(json_string_value(value), &p->mask) == 0 && p->mask != QKV_MASK_CUSTOM)
 		return 0;
 	p->mask = QKV_MASK_NONE;
 	quote_text(quoted, sizeof quoted, json_string_value(value), json_string_length(value),
 		   LOAD_MAX_QUOTE);
-	return fail_at(ld, &at, "\"mask\" must be %s, found \"%s\"", expected, quoted);
+	return load_fail_at(ld, &at, "\"mask\" must be %s, found \"%s\"", expected, quoted);
 }
 
 /* Reads "padding": distinct 0-based token indexes. */
 static int read_padding(const struct loader *ld, struct qkv_problem *p)
 {
 	const json_t *value = json_object_get(ld->root, "padding");
-	struct place at = place_of(ld, "padding", 0, 0, 0);
+	struct place at = load_place_of(ld, "padding", 0, 0, 0);
 
 	if (value == NULL)
 		return 0;
 	if (!json_is_array(value))
-		return fail_at(ld, &at, "\"padding\" must be an array of token indexes (0 to %d), "
-					"found %s", p->n - 1, type_name(value));
+		return load_fail_at(ld, &at, "\"padding\" must be an array of token indexes (0 to %d), "
+					"found %s", p->n - 1, load_type_name(value));
 	p->padding = calloc((size_t)p->n, 1);
 	if (p->padding == NULL)
-		return fail_file(ld, "out of memory for the padding");
+		return load_fail_file(ld, "out of memory for the padding");
 	for (size_t i = 0; i < json_array_size(value); i++) {
 		const json_t *item = json_array_get(value, i);
 		json_int_t index;
 
-		at = place_of(ld, "padding", 1, i, 0);
+		at = load_place_of(ld, "padding", 1, i, 0);
 		if (!json_is_integer(item))
-			return fail_at(ld, &at, "\"padding\" item %zu must be a token index (an "
+			return load_fail_at(ld, &at, "\"padding\" item %zu must be a token index (an "
 						"integer from 0 to %d), found %s", i + 1, p->n - 1,
-				       type_name(item));
+				       load_type_name(item));
 		index = json_integer_value(item);
 		if (index < 0 || index >= p->n)
-			return fail_at(ld, &at, "\"padding\" item %zu is %lld, expected a token index "
+			return load_fail_at(ld, &at, "\"padding\" item %zu is %lld, expected a token index "
 						"from 0 to %d", i + 1, (long long)index, p->n - 1);
 		if (p->padding[index])
-			return fail_at(ld, &at, "\"padding\" item %zu repeats token %lld", i + 1,
+			return load_fail_at(ld, &at, "\"padding\" item %zu repeats token %lld", i + 1,
 				       (long long)index);
 		p->padding[index] = 1;
 	}
@@ -1112,7 +703,7 @@ static int read_padding(const struct loader *ld, struct qkv_problem *p)
 static int read_seed(const struct loader *ld, struct qkv_problem *p)
 {
 	const json_t *value = json_object_get(ld->root, "seed");
-	struct place at = place_of(ld, "seed", 0, 0, 0);
+	struct place at = load_place_of(ld, "seed", 0, 0, 0);
 	const char *expected = "a whole number from 0 to 9007199254740991 (2^53 - 1)";
 
 	if (value == NULL)
@@ -1125,13 +716,13 @@ static int read_seed(const struct loader *ld, struct qkv_problem *p)
 
 		quote_text(quoted, sizeof quoted, json_string_value(value), json_string_length(value),
 			   LOAD_MAX_QUOTE);
-		return fail_at(ld, &at, "\"seed\" must be %s, found \"%s\"", expected, quoted);
+		return load_fail_at(ld, &at, "\"seed\" must be %s, found \"%s\"", expected, quoted);
 	} else if (json_is_integer(value)) {
-		return fail_at(ld, &at, "\"seed\" must be %s, found %lld", expected,
+		return load_fail_at(ld, &at, "\"seed\" must be %s, found %lld", expected,
 			       (long long)json_integer_value(value));
 	} else {
-		return fail_at(ld, &at, "\"seed\" must be %s, found %s", expected,
-			       type_name(value));
+		return load_fail_at(ld, &at, "\"seed\" must be %s, found %s", expected,
+			       load_type_name(value));
 	}
 	p->seeded = true;
 	return 0;
@@ -1144,8 +735,8 @@ static int read_problem(const struct loader *ld, struct qkv_problem *p)
 	int code;
 
 	if (!json_is_object(ld->root))
-		return fail_at(ld, &top, "expected a JSON object { ... } at the top level, found %s",
-			       type_name(ld->root));
+		return load_fail_at(ld, &top, "expected a JSON object { ... } at the top level, found %s",
+			       load_type_name(ld->root));
 	if (check_keys(ld) != 0)
 		return -1;
 	code = read_form(ld, &p->form);
@@ -1159,22 +750,15 @@ static int read_problem(const struct loader *ld, struct qkv_problem *p)
 		return -1;
 	code = qkv_problem_check(p);
 	if (code != 0)
-		return fail_file(ld, "the problem does not hold together (%s)",
+		return load_fail_file(ld, "the problem does not hold together (%s)",
 				 qkv_error_string(code));
 	return 0;
 }
-
-/* jansson's allocator is the process's: while the fast reader runs it is swapped
- * for the reader's arena, so one problem is read at a time, whatever the thread
- * (a lesson's step is built beside the interface). */
-static pthread_mutex_t jansson_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int load_string(const char *text, size_t length, const char *name, struct qkv_problem *p,
 		char *err, size_t err_size)
 {
 	struct loader ld = { text, length, name, err, err_size, NULL };
-	struct json_arena *arena = NULL;
-	struct scan start;
 	json_error_t error;
 	int result;
 
@@ -1188,30 +772,17 @@ int load_string(const char *text, size_t length, const char *name, struct qkv_pr
 		ld.length -= 3;
 	}
 	if (length > (size_t)LOAD_MAX_BYTES)
-		return fail_file(&ld, "the text is larger than the limit of %ld MiB for a problem",
+		return load_fail_file(&ld, "the text is larger than the limit of %ld MiB for a problem",
 				 LOAD_MAX_BYTES / (1024 * 1024));
-	if (check_encoding(&ld) != 0)
+	if (load_check_encoding(&ld) != 0)
 		return -1;
-	start = (struct scan){ ld.text, ld.length, 0 };
-	scan_space(&start);
-	if (start.pos == ld.length)
-		return fail_offset(&ld, 0, "the file is empty; expected a JSON object { ... }");
-	/* The fast reader makes jansson's tree of plainly valid text (in an arena of
-	 * its own); anything else, and every error, is jansson's. */
-	pthread_mutex_lock(&jansson_lock);
-	ld.root = json_read_fast(ld.text, ld.length, &arena);
+	if (load_is_blank(&ld))
+		return load_fail_offset(&ld, 0, "the file is empty; expected a JSON object { ... }");
+	ld.root = json_loadb(ld.text, ld.length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
 	if (ld.root == NULL)
-		ld.root = json_loadb(ld.text, ld.length, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &error);
-	if (ld.root == NULL) {
-		pthread_mutex_unlock(&jansson_lock);
-		return syntax_error(&ld, &error);
-	}
+		return load_syntax_error(&ld, &error);
 	result = read_problem(&ld, p);
-	if (arena != NULL)
-		json_arena_free(arena);
-	else
-		json_decref(ld.root);
-	pthread_mutex_unlock(&jansson_lock);
+	json_decref(ld.root);
 	if (result != 0) {
 		qkv_problem_fini(p);
 		qkv_problem_init(p);
@@ -1227,14 +798,14 @@ static int read_all(const struct loader *ld, int fd, size_t expected, char **tex
 	char *buffer = malloc(capacity);
 
 	if (buffer == NULL)
-		return fail_file(ld, "cannot read: out of memory");
+		return load_fail_file(ld, "cannot read: out of memory");
 	for (;;) {
 		ssize_t got;
 
 		if (size > (size_t)LOAD_MAX_BYTES) {
 			/* One byte past the limit is enough to know (a pipe has no size). */
 			free(buffer);
-			return fail_file(ld, "the file is larger than the limit of %ld MiB "
+			return load_fail_file(ld, "the file is larger than the limit of %ld MiB "
 					     "for a problem", LOAD_MAX_BYTES / (1024 * 1024));
 		}
 		if (size == capacity) {
@@ -1244,7 +815,7 @@ static int read_all(const struct loader *ld, int fd, size_t expected, char **tex
 
 			if (bigger == NULL) {
 				free(buffer);
-				return fail_file(ld, "cannot read: out of memory");
+				return load_fail_file(ld, "cannot read: out of memory");
 			}
 			buffer = bigger;
 			capacity = grown;
@@ -1256,7 +827,7 @@ static int read_all(const struct loader *ld, int fd, size_t expected, char **tex
 			int saved = errno;
 
 			free(buffer);
-			return fail_file(ld, "cannot read: %s", strerror(saved));
+			return load_fail_file(ld, "cannot read: %s", strerror(saved));
 		}
 		if (got == 0)
 			break;
@@ -1279,22 +850,22 @@ int load_file(const char *path, struct qkv_problem *p, char *err, size_t err_siz
 	qkv_problem_init(p);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail_file(&ld, "cannot open: %s", strerror(errno));
+		return load_fail_file(&ld, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) != 0) {
 		int saved = errno;
 
 		close(fd);
-		return fail_file(&ld, "cannot open: %s", strerror(saved));
+		return load_fail_file(&ld, "cannot open: %s", strerror(saved));
 	}
 	if (S_ISDIR(st.st_mode)) {
 		int saved = EISDIR;
 
 		close(fd);
-		return fail_file(&ld, "cannot open: %s", strerror(saved));
+		return load_fail_file(&ld, "cannot open: %s", strerror(saved));
 	}
 	if (S_ISREG(st.st_mode) && st.st_size > LOAD_MAX_BYTES) {
 		close(fd);
-		return fail_file(&ld, "the file is larger than the limit of %ld MiB for a problem",
+		return load_fail_file(&ld, "the file is larger than the limit of %ld MiB for a problem",
 				 LOAD_MAX_BYTES / (1024 * 1024));
 	}
 	result = read_all(&ld, fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, &text, &length);

@@ -10,6 +10,7 @@
 #include "io/report/print_model.h"
 #include "qkv/derive.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 
 static const char *const stats_headings[STATS_COLUMNS] = {
 	"max weight", "at key", "entropy (nats)", "effective tokens", "Jacobian norm",

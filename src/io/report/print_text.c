@@ -4,6 +4,7 @@
 
 #include "io/report/print_model.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 
 static void text_heading(struct printer *pr, int level, const char *text)
 {

@@ -4,6 +4,7 @@
 
 #include "io/problem/json_write.h"
 #include "qkv/format.h"
+#include "qkv/text.h"
 
 void json_write_string(FILE *out, const char *s)
 {

@@ -52,8 +52,6 @@ struct figure_options {
 /* Weights, viridis, light background, 2 decimals, no selected cell, natural size. */
 void figure_options_default(struct figure_options *o);
 
-/* "svg", "pdf", "png" → 0 and *format, else -1. */
-int print_figure_format_parse(const char *name, enum figure_format *format);
 /* "WxH" (W and H numbers within FIGURE_MIN_SIDE..FIGURE_MAX_SIDE, "x" or "×")
  * → 0, else -1. */
 int figure_size_parse(const char *text, double *width, double *height);
