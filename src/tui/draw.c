@@ -923,7 +923,7 @@ static void bar_numbers(const struct app *app, int level, char *buf, size_t size
 	char scale[64], seed[48], tau[48] = "", mask[48] = "", heads[32] = "";
 
 	/* The learning view's runs, not the problem under it: > and < change their d_k. */
-	if (app->overlay == OVERLAY_LEARNING && app->learning != NULL) {
+	if (app->view == VIEW_LEARNING && app->learning != NULL) {
 		const struct qkv_train_config *c = &app->learning->config;
 
 		snprintf(buf, size, " n %d%sd_model %d%sd_k %d%sd_v %d%s÷ √%d and ÷ 1%sseed %llu%s", c->tokens,
@@ -1230,7 +1230,7 @@ static void draw_help(const struct app *app, const struct layout *l)
 	int page;
 
 	app_help_layout(&help, l->width, l->height);
-	page = app->help_page < help.pages ? app->help_page : help.pages - 1;
+	page = app->help.page < help.pages ? app->help.page : help.pages - 1;
 	if (help.pages == 1) {
 		snprintf(title, sizeof title, " keys · any key closes ");
 	} else {
@@ -1294,6 +1294,16 @@ static void draw_describe(const struct app *app, const struct layout *l)
 	}
 }
 
+/* Each view's drawing over the editor, by enum app_view_id (the app's table of
+ * views, app/view.h, has the same index). */
+static void (*const view_drawings[VIEW_COUNT])(const struct app *app, const struct layout *l) = {
+	[VIEW_HELP] = draw_help,
+	[VIEW_DESCRIBE] = draw_describe,
+	[VIEW_SATURATION] = draw_saturation,
+	[VIEW_COST] = draw_cost,
+	[VIEW_LEARNING] = draw_train,
+};
+
 void draw_frame(const struct app *app, const struct layout *l, int flags)
 {
 	if (l->too_small) {
@@ -1327,26 +1337,8 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		draw_info(app, l);
 	if (flags & REDRAW_STATUS)
 		draw_status(app, l);
-	switch (app->overlay) {
-	case OVERLAY_HELP:
-		draw_help(app, l);
-		break;
-	case OVERLAY_DESCRIBE:
-		draw_describe(app, l);
-		break;
-	case OVERLAY_SATURATION:
-		draw_saturation(app, l);
-		break;
-	case OVERLAY_LEARNING:
-		draw_train(app, l);
-		break;
-	case OVERLAY_COST:
-		draw_cost(app, l);
-		break;
-	case OVERLAY_NONE:
-	default:
-		break;
-	}
+	if (view_drawings[app->view] != NULL)
+		view_drawings[app->view](app, l);
 }
 
 /* One frame, as the interface and the benchmark make it: the palette, the layout

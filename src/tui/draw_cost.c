@@ -144,7 +144,7 @@ static void draw_charts(const struct qkv_cost *c, int y, int x, int height, int 
 
 void draw_cost(const struct app *app, const struct layout *l)
 {
-	const struct qkv_cost *c = app->cost;
+	const struct qkv_cost *c = app->cost.table;
 	int top = 2, bottom = l->notes_y - 1, width = l->width, y, x = 1;
 	char text[COST_TEXT_MAX];
 	double slope;
@@ -176,7 +176,7 @@ void draw_cost(const struct app *app, const struct layout *l)
 	y = top + 3;
 	for (int i = 0; i < c->count && y <= bottom; i++, y++)
 		table_row(y, x, &c->rows[i], true);
-	if (app->cost_running && y <= bottom) {
+	if (app->cost.running && y <= bottom) {
 		struct qkv_cost_row row;
 
 		qkv_cost_row_of(c->n, c->d_k, c->heads, &row);
@@ -193,7 +193,7 @@ void draw_cost(const struct app *app, const struct layout *l)
 			 QKV_COST_FIT_FROM_N, slope, slope);
 		y += put_wrapped(y, x, text_w, bottom - y + 1, ROLE_NORMAL, text);
 	}
-	if (!app->cost_running && isfinite(slope)) {
+	if (!app->cost.running && isfinite(slope)) {
 		for (int i = 0; i < 2 && y <= bottom; i++) {
 			qkv_cost_words(text, sizeof text, c, far_n[i]);
 			y += put_wrapped(y, x, text_w, bottom - y + 1, ROLE_TITLE, text);
@@ -201,18 +201,18 @@ void draw_cost(const struct app *app, const struct layout *l)
 	}
 	/* The charts: beside the table when wide, under the words when tall. */
 	if (c->count >= 2) {
-		int chart_bottom = bottom - (app->cost_running ? 1 : 0);
+		int chart_bottom = bottom - (app->cost.running ? 1 : 0);
 
 		if (beside && chart_bottom - (top + 1) + 1 >= CHART_MIN_HEIGHT)
 			draw_charts(c, top + 1, x + TABLE_WIDTH + 2, chart_bottom - top,
 				    width - TABLE_WIDTH - 4, chart_bottom - top >= 2 * CHART_MIN_HEIGHT,
-				    app->cost_running);
+				    app->cost.running);
 		else if (chart_bottom - (y + 1) + 1 >= CHART_MIN_HEIGHT)
-			draw_charts(c, y + 1, x, chart_bottom - y, width - 2, false, app->cost_running);
-		else if (!app->cost_running && y <= bottom)
+			draw_charts(c, y + 1, x, chart_bottom - y, width - 2, false, app->cost.running);
+		else if (!app->cost.running && y <= bottom)
 			put(y, x, ROLE_DIM, "(a larger terminal shows the log–log charts of time and memory)");
 	}
-	if (app->cost_running) {
+	if (app->cost.running) {
 		progress(text, sizeof text, c);
 		put(bottom, x, ROLE_DIM, text);
 	}
