@@ -17,20 +17,20 @@
 
 #include "app/app.h"
 #include "present/lesson.h"
-#include "io/cli.h"
-#include "io/builtin.h"
-#include "io/figure.h"
-#include "io/figure_train.h"
-#include "io/latex_heatmap.h"
+#include "io/cli/cli.h"
+#include "io/problem/builtin.h"
+#include "io/figure/figure.h"
+#include "io/cli/train_run.h"
+#include "io/report/latex_heatmap.h"
 #include "present/notes.h"
 #include "tui/notes_screen.h"
-#include "io/load.h"
-#include "io/print.h"
-#include "io/print_heads.h"
-#include "io/save.h"
-#include "io/print_train.h"
-#include "io/print_cost.h"
-#include "io/quote.h"
+#include "io/problem/load.h"
+#include "io/report/print.h"
+#include "io/report/print_heads.h"
+#include "io/problem/save.h"
+#include "io/report/print_train.h"
+#include "io/report/print_cost.h"
+#include "io/problem/quote.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"
@@ -1023,7 +1023,7 @@ static int run_train(int argc, char **argv)
 		return fflush(stdout) != 0 || ferror(stdout) ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
 	if (status != 0 || t.print)
-		return status != 0 ? status : t.figure ? figure_train_cli(&t) : print_train_cli(stdout, &t);
+		return status != 0 ? status : t.figure ? train_run_figure(&t) : train_run_print(stdout, &t);
 	qkv_problem_init(&problem);
 	qkv_matrix_init(&target);
 	status = qkv_train_task(&t.config, &problem, &target);

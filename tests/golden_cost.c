@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "io/print.h"
-#include "io/print_cost.h"
+#include "io/report/print.h"
+#include "io/report/print_cost.h"
 
 /* n = 16 … last for d_k and heads, times 1 ms below n = 256, then growing as
  * n^2.1 (not exactly quadratic, so the slope's digits show). */

@@ -16,8 +16,8 @@
 
 #include "app/app.h"
 #include "app/files.h"
-#include "io/load.h"
-#include "io/save.h"
+#include "io/problem/load.h"
+#include "io/problem/save.h"
 #include "qkv/attention.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
@@ -400,7 +400,7 @@ START_TEST(test_init_state)
 	ck_assert(!a.quit);
 	ck_assert(!a.autoplay);
 	ck_assert_int_eq(a.prompt, PROMPT_NONE);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert_int_eq(a.palette, 0);
 	ck_assert_int_eq(a.palette_count, 3);
 	ck_assert_ptr_null(a.path);
@@ -458,7 +458,7 @@ START_TEST(test_init_takes_options)
 	ck_assert_int_eq(a.palette, 2);
 	ck_assert(a.projector);
 	ck_assert(a.pace_s == 0.25);
-	ck_assert(a.clock == one_ms_clock);
+	ck_assert(a.cost.clock == one_ms_clock);
 	ck_assert_str_eq(a.message, "the terminal has 8 colours");
 	app_fini(&a);
 
@@ -469,7 +469,7 @@ START_TEST(test_init_takes_options)
 	ck_assert_int_eq(a.palette, 0);
 	ck_assert(!a.projector);
 	ck_assert(a.pace_s == 1.5); /* the manual's and --help's default */
-	ck_assert(a.clock == NULL);
+	ck_assert(a.cost.clock == NULL);
 	app_fini(&a);
 }
 END_TEST
@@ -1616,29 +1616,29 @@ START_TEST(test_overlays)
 
 	start(&a);
 	key(&a, '?');
-	ck_assert_int_eq(a.overlay, OVERLAY_HELP);
+	ck_assert_int_eq(a.view, VIEW_HELP);
 	key(&a, '?');
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	key(&a, '?');
 	key(&a, APP_KEY_ESCAPE);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	key(&a, 'D');
-	ck_assert_int_eq(a.overlay, OVERLAY_DESCRIBE);
+	ck_assert_int_eq(a.view, VIEW_DESCRIBE);
 	key(&a, 'D');
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	key(&a, 'D');
 	key(&a, APP_KEY_ESCAPE);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert_int_ne(key(&a, 'S') & REDRAW_OVERLAY, 0);
-	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
-	ck_assert_int_gt(a.sweep_count, 0);
-	ck_assert_int_le(a.sweep_count, QKV_SWEEP_MAX_POINTS);
-	ck_assert_int_eq(a.sweep[0].d_k, 1);
+	ck_assert_int_eq(a.view, VIEW_SATURATION);
+	ck_assert_int_gt(a.saturation.count, 0);
+	ck_assert_int_le(a.saturation.count, QKV_SWEEP_MAX_POINTS);
+	ck_assert_int_eq(a.saturation.sweep[0].d_k, 1);
 	key(&a, 'S');
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	key(&a, 'S');
 	key(&a, APP_KEY_ESCAPE);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert(!a.dirty);
 	app_fini(&a);
 }
@@ -2024,14 +2024,14 @@ START_TEST(test_saturation_sweep_has_enough_tokens)
 	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
 	start_with(&a, &p, NULL);
 	key(&a, 'S');
-	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert_int_eq(a.view, VIEW_SATURATION);
 	if (app_busy(&a))
 		wait_job(&a);
-	ck_assert_int_eq(a.sweep_tokens, 16);
-	ck_assert_int_gt(a.sweep_count, 5);
-	for (int k = 0; k < a.sweep_count; k++)
-		ck_assert_msg(fabs(a.sweep[k].scaled.score_variance - 1.0) < 0.25, "d_k %d: %g", a.sweep[k].d_k,
-			      a.sweep[k].scaled.score_variance);
+	ck_assert_int_eq(a.saturation.tokens, 16);
+	ck_assert_int_gt(a.saturation.count, 5);
+	for (int k = 0; k < a.saturation.count; k++)
+		ck_assert_msg(fabs(a.saturation.sweep[k].scaled.score_variance - 1.0) < 0.25, "d_k %d: %g", a.saturation.sweep[k].d_k,
+			      a.saturation.sweep[k].scaled.score_variance);
 	app_fini(&a);
 }
 END_TEST
@@ -2047,22 +2047,22 @@ START_TEST(test_large_sweep_runs_as_a_job)
 	ck_assert_int_eq(qkv_problem_random(&p, 256, 4, 4, 5), 0);
 	start_with(&a, &p, NULL);
 	key(&a, 'S');
-	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
+	ck_assert_int_eq(a.view, VIEW_SATURATION);
 	ck_assert(app_busy(&a));
-	ck_assert_int_eq(a.sweep_count, 0);
+	ck_assert_int_eq(a.saturation.count, 0);
 	wait_job(&a);
-	ck_assert_int_eq(a.sweep_tokens, 256);
-	count = qkv_sweep(256, a.sweep_trials, a.sweep_seed, a.sweep_dk_max, expected);
-	ck_assert_int_eq(a.sweep_count, count);
-	ck_assert(memcmp(a.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
+	ck_assert_int_eq(a.saturation.tokens, 256);
+	count = qkv_sweep(256, a.saturation.trials, a.saturation.seed, a.saturation.dk_max, expected);
+	ck_assert_int_eq(a.saturation.count, count);
+	ck_assert(memcmp(a.saturation.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
 	key(&a, 'l');
 	ck_assert(app_busy(&a));
-	ck_assert_int_eq(a.sweep_trials, 16);
+	ck_assert_int_eq(a.saturation.trials, 16);
 	key(&a, APP_KEY_ESCAPE);
 	ck_assert(!app_busy(&a));
-	ck_assert_int_eq(a.sweep_trials, 8);
-	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
-	ck_assert(memcmp(a.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
+	ck_assert_int_eq(a.saturation.trials, 8);
+	ck_assert_int_eq(a.view, VIEW_SATURATION);
+	ck_assert(memcmp(a.saturation.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
 	app_fini(&a);
 }
 END_TEST
@@ -2661,7 +2661,7 @@ START_TEST(test_pasted_keys_are_not_commands)
 	ck_assert(!a.dirty);
 	ck_assert(!a.editing);
 	ck_assert_int_eq(a.prompt, PROMPT_NONE);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert(qkv_problem_equal(&before, &a.problem));
 	ck_assert_ptr_nonnull(strstr(a.message, "pasted text is not a command"));
 	ck_assert(a.message_is_error);
@@ -3512,7 +3512,7 @@ START_TEST(test_clicker_during_edit)
 	app_update(&a, &(struct event){ .type = EVENT_RESIZE, .width = 200, .height = 60 });
 	key(&a, '?');
 	key(&a, APP_KEY_PAGE_DOWN);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert_int_eq(a.stage, QKV_STAGE_SCALED);
 	app_fini(&a);
 }
@@ -3761,7 +3761,7 @@ static void run_random_events(struct app *a, uint64_t seed, long events)
 	}
 	key(a, APP_KEY_ESCAPE);
 	key(a, APP_KEY_ESCAPE);
-	ck_assert(!a->editing && !a->autoplay && a->overlay == OVERLAY_NONE);
+	ck_assert(!a->editing && !a->autoplay && a->view == VIEW_NONE);
 	while (a->history.position > 0) {
 		ck_assert_int_lt(undos, a->history.count);
 		key(a, 'u');
@@ -4190,15 +4190,15 @@ START_TEST(test_cost_view_measures_in_steps)
 	int ticks = 0;
 
 	start(&a);
-	a.clock = fake_clock;
-	a.clock_context = &now;
-	a.cost_last_n = 128;
+	a.cost.clock = fake_clock;
+	a.cost.clock_context = &now;
+	a.cost.last_n = 128;
 	ck_assert_int_ne(key(&a, 'C') & REDRAW_OVERLAY, 0);
-	ck_assert_int_eq(a.overlay, OVERLAY_COST);
-	ck_assert(a.cost_running);
-	ck_assert_ptr_nonnull(a.cost);
-	ck_assert_int_eq(a.cost->count, 0); /* nothing measured by the key press itself */
-	while (a.cost_running && ticks < 100000) {
+	ck_assert_int_eq(a.view, VIEW_COST);
+	ck_assert(a.cost.running);
+	ck_assert_ptr_nonnull(a.cost.table);
+	ck_assert_int_eq(a.cost.table->count, 0); /* nothing measured by the key press itself */
+	while (a.cost.running && ticks < 100000) {
 		double before = now;
 
 		ck_assert_int_ne(tick(&a, 100) & REDRAW_OVERLAY, 0);
@@ -4206,19 +4206,19 @@ START_TEST(test_cost_view_measures_in_steps)
 		ck_assert(now - before <= APP_COST_SLICE_MS + 8.0);
 		ticks++;
 	}
-	ck_assert(!a.cost_running);
+	ck_assert(!a.cost.running);
 	ck_assert_int_gt(ticks, 2);
-	ck_assert_int_eq(a.cost->count, 4);
+	ck_assert_int_eq(a.cost.table->count, 4);
 	for (int i = 0; i < 4; i++) {
-		ck_assert_int_eq(a.cost->rows[i].n, 16 << i);
-		ck_assert(a.cost->rows[i].entries == (int64_t)(16 << i) * (16 << i));
-		ck_assert(a.cost->rows[i].ms > 0.0);
+		ck_assert_int_eq(a.cost.table->rows[i].n, 16 << i);
+		ck_assert(a.cost.table->rows[i].entries == (int64_t)(16 << i) * (16 << i));
+		ck_assert(a.cost.table->rows[i].ms > 0.0);
 	}
-	ck_assert_int_eq(a.cost->d_k, 2); /* the problem's d_k */
+	ck_assert_int_eq(a.cost.table->d_k, 2); /* the problem's d_k */
 	ck_assert_ptr_nonnull(strstr(a.message, "measured n = 16"));
 	key(&a, 'C');
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
-	ck_assert_ptr_null(a.cost);
+	ck_assert_int_eq(a.view, VIEW_NONE);
+	ck_assert_ptr_null(a.cost.table);
 	app_fini(&a);
 }
 END_TEST
@@ -4259,17 +4259,17 @@ START_TEST(test_update_starts_no_thread_reads_no_clock)
 	ck_assert(!app_busy(&a));
 	ck_assert_int_eq(qkv_problem_d_k(&a.problem), 4);
 
-	a.clock = fake_clock;
-	a.clock_context = &now;
-	a.cost_last_n = 128;
+	a.cost.clock = fake_clock;
+	a.cost.clock_context = &now;
+	a.cost.last_n = 128;
 	key(&a, 'C');
-	ck_assert(a.cost_running);
+	ck_assert(a.cost.running);
 	for (int i = 0; i < 5; i++) {
 		struct event t = { .type = EVENT_TICK, .now_ms = clock_ms += 100 };
 
 		app_update(&a, &t);
 		ck_assert(now == 0.0);
-		ck_assert_int_eq(a.cost->count, 0);
+		ck_assert_int_eq(a.cost.table->count, 0);
 	}
 	app_perform(&a, clock_ms);
 	ck_assert(now > 0.0);
@@ -4286,24 +4286,24 @@ START_TEST(test_cost_view_escape_cancels)
 
 	start(&a);
 	key(&a, 'C');
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert(a.message_is_error);
 	ck_assert_ptr_nonnull(strstr(a.message, "clock"));
-	a.clock = fake_clock;
-	a.clock_context = &now;
+	a.cost.clock = fake_clock;
+	a.cost.clock_context = &now;
 	key(&a, 'C');
 	tick(&a, 100);
-	ck_assert(a.cost_running);
+	ck_assert(a.cost.running);
 	key(&a, APP_KEY_ESCAPE);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
-	ck_assert_ptr_null(a.cost);
-	ck_assert(!a.cost_running);
+	ck_assert_int_eq(a.view, VIEW_NONE);
+	ck_assert_ptr_null(a.cost.table);
+	ck_assert(!a.cost.running);
 	ck_assert_ptr_nonnull(strstr(a.message, "cancelled at n = "));
 	/* Another view closes it the same way. */
 	key(&a, 'C');
 	key(&a, 'S');
-	ck_assert_int_eq(a.overlay, OVERLAY_SATURATION);
-	ck_assert_ptr_null(a.cost);
+	ck_assert_int_eq(a.view, VIEW_SATURATION);
+	ck_assert_ptr_null(a.cost.table);
 	app_fini(&a);
 }
 END_TEST

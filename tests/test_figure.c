@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/figure.h"
+#include "io/figure/figure.h"
 #include "qkv/attention.h"
 #include "qkv/colour.h"
 #include "qkv/problem.h"

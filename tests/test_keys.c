@@ -16,6 +16,15 @@
 #include "qkv/text.h"
 #include "qkv/problem.h"
 
+/* The key table as the app reads it: app_bindings with each view's own row. */
+static const struct app_keys *key_rows(void)
+{
+	static struct app_keys keys;
+
+	app_keys_default(&keys);
+	return &keys;
+}
+
 /* The interface's three palettes, the rest as the defaults. */
 static const struct app_options three_palettes = { .palette_count = 3 };
 
@@ -57,8 +66,8 @@ static void manual_from_table(char *buf, size_t size)
 
 	buf[0] = '\0';
 	used += (size_t)snprintf(buf, size, "%s", MARK_BEGIN);
-	for (int i = 0; i < app_binding_count; i++) {
-		const struct app_binding *b = &app_bindings[i];
+	for (int i = 0; i < key_rows()->count; i++) {
+		const struct app_binding *b = key_rows()->rows[i];
 
 		if (b->note == NULL && b->manual == NULL)
 			continue;
@@ -117,8 +126,8 @@ END_TEST
 /* Two columns of name and note fit the help box at 80 columns. */
 START_TEST(test_help_entries_fit_two_columns)
 {
-	for (int i = 0; i < app_binding_count; i++) {
-		const struct app_binding *b = &app_bindings[i];
+	for (int i = 0; i < key_rows()->count; i++) {
+		const struct app_binding *b = key_rows()->rows[i];
 
 		if (b->note == NULL)
 			continue;
@@ -191,11 +200,11 @@ START_TEST(test_help_holds_any_number)
 	static const int sizes[][2] = { { 80, 24 }, { 200, 60 }, { 60, 12 } };
 	int entries = 0, listed = 0;
 
-	for (int i = 0; i < app_binding_count; i++) {
-		if (app_bindings[i].note == NULL)
+	for (int i = 0; i < key_rows()->count; i++) {
+		if (key_rows()->rows[i]->note == NULL)
 			continue;
 		entries++;
-		ck_assert_msg(app_bindings[i].group != NULL, "%s is in the help under no heading", app_bindings[i].name);
+		ck_assert_msg(key_rows()->rows[i]->group != NULL, "%s is in the help under no heading", key_rows()->rows[i]->name);
 	}
 	app_help_layout(&help, 80, 24);
 	for (int i = 0; i < help.count; i++)
@@ -237,37 +246,37 @@ START_TEST(test_help_pages)
 	app_help_layout(&help, 80, 24);
 	ck_assert_int_eq(help.pages, 2);
 	key(&a, '?');
-	ck_assert_int_eq(a.overlay, OVERLAY_HELP);
-	ck_assert_int_eq(a.help_page, 0);
+	ck_assert_int_eq(a.view, VIEW_HELP);
+	ck_assert_int_eq(a.help.page, 0);
 	key(&a, APP_KEY_PAGE_UP); /* no page before the first: closes, and is the stage key */
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	key(&a, '?');
 	key(&a, ' ');
-	ck_assert_int_eq(a.overlay, OVERLAY_HELP);
-	ck_assert_int_eq(a.help_page, 1);
+	ck_assert_int_eq(a.view, VIEW_HELP);
+	ck_assert_int_eq(a.help.page, 1);
 	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
 	key(&a, 'p');
-	ck_assert_int_eq(a.help_page, 0);
+	ck_assert_int_eq(a.help.page, 0);
 	key(&a, 'n');
-	ck_assert_int_eq(a.help_page, 1);
+	ck_assert_int_eq(a.help.page, 1);
 	key(&a, APP_KEY_PAGE_DOWN); /* the last page: closes and steps */
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert_int_ne(a.stage, APP_STAGE_LIVE);
 	key(&a, APP_KEY_HOME);
 	key(&a, '?');
-	ck_assert_int_eq(a.help_page, 0);
+	ck_assert_int_eq(a.help.page, 0);
 	key(&a, APP_KEY_PAGE_DOWN);
-	ck_assert_int_eq(a.help_page, 1);
+	ck_assert_int_eq(a.help.page, 1);
 	resize(&a, 200, 60);
 	app_help_layout(&help, 200, 60);
 	ck_assert_int_eq(help.pages, 1);
-	ck_assert_int_eq(a.help_page, 0);
+	ck_assert_int_eq(a.help.page, 0);
 	key(&a, APP_KEY_PAGE_DOWN); /* one page: PgDn closes and steps, as before there were pages */
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert_int_ne(a.stage, APP_STAGE_LIVE);
 	key(&a, '?');
 	key(&a, 'x'); /* any other key closes */
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	app_fini(&a);
 }
 END_TEST
@@ -293,7 +302,7 @@ START_TEST(test_help_hints)
 	app_key_hints(&a, hints, sizeof hints);
 	ck_assert_str_eq(hints, " Esc close");
 	key(&a, 'q');
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert(!a.quit);
 	ck_assert_int_eq(a.prompt, PROMPT_NONE);
 	ck_assert_uint_eq(app_key_context(&a), APP_KEYS_LIVE);
@@ -310,8 +319,8 @@ static unsigned reach(unsigned context)
 /* No key does two things in one place, and every bound key is documented. */
 START_TEST(test_each_key_bound_once_and_documented)
 {
-	for (int i = 0; i < app_binding_count; i++) {
-		const struct app_binding *a = &app_bindings[i];
+	for (int i = 0; i < key_rows()->count; i++) {
+		const struct app_binding *a = key_rows()->rows[i];
 
 		if (a->handler == NULL)
 			continue;
@@ -324,8 +333,8 @@ START_TEST(test_each_key_bound_once_and_documented)
 		ck_assert_msg(a->keys[0] != 0, "%s binds no key", a->name);
 		ck_assert_msg((a->note != NULL) == (a->group != NULL), "%s: a heading without a help entry or "
 			      "the reverse", a->name);
-		for (int j = i + 1; j < app_binding_count; j++) {
-			const struct app_binding *b = &app_bindings[j];
+		for (int j = i + 1; j < key_rows()->count; j++) {
+			const struct app_binding *b = key_rows()->rows[j];
 
 			if (b->handler == NULL || (a->context & b->context) == 0)
 				continue;
@@ -341,8 +350,8 @@ END_TEST
 /* The status line only offers a key where it works. */
 START_TEST(test_hints_only_where_bound)
 {
-	for (int i = 0; i < app_binding_count; i++) {
-		const struct app_binding *b = &app_bindings[i];
+	for (int i = 0; i < key_rows()->count; i++) {
+		const struct app_binding *b = key_rows()->rows[i];
 
 		if (b->hint == NULL)
 			continue;
@@ -421,13 +430,13 @@ START_TEST(test_keys_reach_their_handlers)
 	key(&a, 'R');
 	ck_assert(a.auto_range);
 	key(&a, '?');
-	ck_assert_int_eq(a.overlay, OVERLAY_HELP);
+	ck_assert_int_eq(a.view, VIEW_HELP);
 	key(&a, '?');
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	key(&a, 'D');
-	ck_assert_int_eq(a.overlay, OVERLAY_DESCRIBE);
+	ck_assert_int_eq(a.view, VIEW_DESCRIBE);
 	key(&a, APP_KEY_ESCAPE);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	key(&a, APP_KEY_TAB);
 	ck_assert_int_eq(a.focus, QKV_GRID_K);
 	key(&a, APP_KEY_BACKTAB);
@@ -502,8 +511,8 @@ START_TEST(test_lesson_keys_from_the_table)
 
 	ck_assert_msg(lesson_parse(text, strlen(text), "t.lesson", &l, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(lesson_run_start(&run, &l, &look, &a, err, sizeof err), 0);
-	for (int i = 0; i < app_binding_count; i++) {
-		const struct app_binding *b = &app_bindings[i];
+	for (int i = 0; i < key_rows()->count; i++) {
+		const struct app_binding *b = key_rows()->rows[i];
 
 		if (!(b->context & APP_KEYS_LESSON))
 			continue;

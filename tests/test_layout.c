@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "io/load.h"
+#include "io/problem/load.h"
 #include "qkv/heads.h"
 #include "tui/glyphs.h"
 #include "tui/layout.h"

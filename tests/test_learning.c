@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "io/builtin.h"
+#include "io/problem/builtin.h"
 #include "qkv/error.h"
 #include "qkv/train.h"
 
@@ -57,7 +57,7 @@ START_TEST(test_l_opens_and_closes)
 	ck_assert_int_eq(qkv_problem_copy(&before, &a.problem), 0);
 	ck_assert_ptr_null(a.learning);
 	ck_assert_int_ne(key(&a, 'L'), REDRAW_NONE);
-	ck_assert_int_eq(a.overlay, OVERLAY_LEARNING);
+	ck_assert_int_eq(a.view, VIEW_LEARNING);
 	ck_assert_ptr_nonnull(a.learning);
 	ck_assert_int_eq(a.learning->config.task, QKV_TASK_LOOKUP);
 	ck_assert_int_eq(a.learning->runs[LEARNING_SCALED].count, 1);
@@ -72,14 +72,14 @@ START_TEST(test_l_opens_and_closes)
 			key(&a, edits[k]);
 	}
 	ck_assert(qkv_problem_equal(&before, &a.problem));
-	ck_assert_int_eq(a.overlay, OVERLAY_LEARNING);
+	ck_assert_int_eq(a.view, VIEW_LEARNING);
 	key(&a, 'L');
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	/* Open again: the runs are where they were. */
 	key(&a, 'L');
 	ck_assert_int_eq(a.learning->runs[LEARNING_SCALED].count, 1);
 	key(&a, APP_KEY_ESCAPE);
-	ck_assert_int_eq(a.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
 	qkv_problem_fini(&before);
 	app_fini(&a);
 }
@@ -167,7 +167,7 @@ START_TEST(test_dk_and_budget)
 	c.steps = 4;
 	open_app(&a);
 	ck_assert_int_eq(app_learning_open(&a, &c), 0);
-	ck_assert_int_eq(a.overlay, OVERLAY_LEARNING);
+	ck_assert_int_eq(a.view, VIEW_LEARNING);
 	key(&a, '>');
 	ck_assert_int_eq(a.learning->config.d_k, 32);
 	ck_assert_int_eq(a.learning->runs[0].now.trace.d_k, 32);

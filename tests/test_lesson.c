@@ -129,13 +129,13 @@ START_TEST(test_parse_every_action)
 	ck_assert_int_eq(a[13].number, APP_STAGE_LIVE);
 	ck_assert_int_eq(a[14].number, 3);
 	ck_assert_int_eq(a[15].grid, QKV_GRID_WEIGHTS);
-	ck_assert_int_eq(a[16].number, OVERLAY_SATURATION);
+	ck_assert_int_eq(a[16].number, VIEW_SATURATION);
 	ck_assert(a[17].value == 0.4011 && a[17].tolerance == 0.0001);
 	ck_assert_int_eq(a[18].grid, QKV_GRID_SCALED);
 	ck_assert(a[18].tolerance == 0.01);
 	/* No ±: the value stands rounded, half a unit of its last decimal either way. */
 	ck_assert(fabs(a[19].tolerance - 0.00005) < 1e-15);
-	ck_assert_int_eq(a[22].number, OVERLAY_NONE);
+	ck_assert_int_eq(a[22].number, VIEW_NONE);
 	ck_assert_str_eq(a[23].text, "d_k = 2");
 	ck_assert_int_eq(a[24].line, 34);
 	ck_assert(strstr(a[24].text, "\"Q\"") != NULL);
@@ -514,7 +514,7 @@ START_TEST(test_actions_reach_their_state)
 	ck_assert_int_eq(app.focus, QKV_GRID_OUTPUT);
 	ck_assert_int_eq(app.cursor[QKV_GRID_OUTPUT].row, 1);
 	ck_assert_int_eq(app.cursor[QKV_GRID_OUTPUT].col, 1);
-	ck_assert_int_eq(app.overlay, OVERLAY_DESCRIBE);
+	ck_assert_int_eq(app.view, VIEW_DESCRIBE);
 	ck_assert_int_eq(app.width, 80);
 	app_fini(&app);
 	lesson_free(&l);
@@ -524,22 +524,22 @@ START_TEST(test_actions_reach_their_state)
 	parse_ok("step a\nview cost\nexpect view = cost\nstep b\nview saturation\nstep c\nview none\n"
 		 "step d\nview learning\nexpect view = learning\nstep e\nview describe\n", &l);
 	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
-	ck_assert_int_eq(app.overlay, OVERLAY_COST);
-	ck_assert(app.cost_running);
+	ck_assert_int_eq(app.view, VIEW_COST);
+	ck_assert(app.cost.running);
 	app_fini(&app);
 	ck_assert_int_eq(lesson_build(&l, 1, &look80, &app, err, sizeof err), 0);
-	ck_assert_int_eq(app.overlay, OVERLAY_SATURATION);
-	ck_assert(!app.cost_running);
+	ck_assert_int_eq(app.view, VIEW_SATURATION);
+	ck_assert(!app.cost.running);
 	app_fini(&app);
 	ck_assert_int_eq(lesson_build(&l, 2, &look80, &app, err, sizeof err), 0);
-	ck_assert_int_eq(app.overlay, OVERLAY_NONE);
+	ck_assert_int_eq(app.view, VIEW_NONE);
 	app_fini(&app);
 	ck_assert_int_eq(lesson_build(&l, 3, &look80, &app, err, sizeof err), 0);
-	ck_assert_int_eq(app.overlay, OVERLAY_LEARNING);
+	ck_assert_int_eq(app.view, VIEW_LEARNING);
 	ck_assert_ptr_nonnull(app.learning);
 	app_fini(&app);
 	ck_assert_int_eq(lesson_build(&l, 4, &look80, &app, err, sizeof err), 0);
-	ck_assert_int_eq(app.overlay, OVERLAY_DESCRIBE);
+	ck_assert_int_eq(app.view, VIEW_DESCRIBE);
 	app_fini(&app);
 	lesson_free(&l);
 
@@ -672,7 +672,7 @@ static void assert_same(const struct app *a, const struct app *b, int step)
 	ck_assert_int_eq(a->problem.wrong, b->problem.wrong);
 	ck_assert_int_eq(a->problem.scale, b->problem.scale);
 	ck_assert_int_eq(a->stage, b->stage);
-	ck_assert_int_eq(a->overlay, b->overlay);
+	ck_assert_int_eq(a->view, b->view);
 	ck_assert_int_eq(a->focus, b->focus);
 	ck_assert(memcmp(a->cursor, b->cursor, sizeof a->cursor) == 0);
 	ck_assert_str_eq(a->message, b->message);

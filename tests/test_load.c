@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "io/builtin.h"
-#include "io/load.h"
+#include "io/problem/builtin.h"
+#include "io/problem/load.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "oracle.h"

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/builtin.h"
-#include "io/print.h"
+#include "io/problem/builtin.h"
+#include "io/report/print.h"
 #include "qkv/attention.h"
 #include "qkv/problem.h"
 
@@ -776,9 +776,9 @@ START_TEST(format_table)
 	ck_assert_int_eq(figure, FIGURE_SVG);
 	ck_assert_int_eq(print_format_figure(PRINT_PNG, &figure), 0);
 	ck_assert_int_eq(figure, FIGURE_PNG);
-	ck_assert_int_eq(figure_format_parse("pdf", &figure), 0);
+	ck_assert_int_eq(print_figure_format_parse("pdf", &figure), 0);
 	ck_assert_int_eq(figure, FIGURE_PDF);
-	ck_assert_int_eq(figure_format_parse("json", &figure), -1);
+	ck_assert_int_eq(print_figure_format_parse("json", &figure), -1);
 	print_format_names(names, sizeof names, -1, NULL);
 	ck_assert_str_eq(names, "text, markdown, latex, csv, json, svg, pdf or png");
 	print_format_names(names, sizeof names, PRINT_KIND_REPORT, NULL);

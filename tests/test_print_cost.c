@@ -1,4 +1,4 @@
-/* test_print_cost.c — Check suite for `qkv --cost`'s printer (src/io/print_cost.h):
+/* test_print_cost.c — Check suite for `qkv --cost`'s printer (src/io/report/print_cost.h):
  * a table with known times (6.2e-5·n² ms beyond n = 128) written in every format
  * and read back — the JSON with jansson against its exact contract, the counts
  * against their formulas written out here, the CSV by its lines, the text by the
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/print_cost.h"
+#include "io/report/print_cost.h"
 
 /* n = 16 … 4096 for d_k = 64 and h heads, times exactly quadratic from n = 256. */
 static void known_table(struct qkv_cost *c, int heads)

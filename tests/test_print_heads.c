@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/load.h"
-#include "io/print.h"
-#include "io/print_heads.h"
+#include "io/problem/load.h"
+#include "io/report/print.h"
+#include "io/report/print_heads.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/print_train.h"
+#include "io/report/print_train.h"
 #include "qkv/error.h"
 #include "qkv/train.h"
 

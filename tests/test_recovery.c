@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/builtin.h"
-#include "io/load.h"
-#include "io/recovery.h"
-#include "io/save.h"
+#include "io/problem/builtin.h"
+#include "io/problem/load.h"
+#include "io/problem/recovery.h"
+#include "io/problem/save.h"
 
 #define NOBODY 65534
 

@@ -14,8 +14,8 @@
 #include <wchar.h>
 
 #include "app/app.h"
-#include "io/builtin.h"
-#include "io/load.h"
+#include "io/problem/builtin.h"
+#include "io/problem/load.h"
 #include "tui/draw.h"
 #include "tui/glyphs.h"
 #include "tui/layout.h"

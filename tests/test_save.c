@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/builtin.h"
-#include "io/load.h"
-#include "io/save.h"
+#include "io/problem/builtin.h"
+#include "io/problem/load.h"
+#include "io/problem/save.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"
 #include "oracle.h"

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "app/help.h"
 #include "app/internal.h"
+#include "app/view.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 
@@ -239,14 +239,11 @@ int app_init_traced(struct app *app, struct qkv_problem *p, struct qkv_trace *tr
 	app->palette_count = o->palette_count > 0 ? o->palette_count : 1;
 	app->palette = o->palette >= 0 && o->palette < app->palette_count ? o->palette : 0;
 	app->projector = o->projector;
-	app->clock = o->clock;
-	app->clock_context = o->clock_context;
+	app->cost.clock = o->clock;
+	app->cost.clock_context = o->clock_context;
 	app->show_stats = true;
-	app->sweep_tokens = QKV_SWEEP_TOKENS;
-	app->sweep_trials = QKV_SWEEP_TRIALS;
-	app->sweep_dk_max = QKV_SWEEP_DK_MAX;
-	app->sweep_seed = QKV_SWEEP_SEED;
-	app->cost_last_n = APP_COST_LAST_N;
+	saturation_init(&app->saturation);
+	app->cost.last_n = APP_COST_LAST_N;
 	app->previous_differs_row = -1;
 	app->previous_differs_col = -1;
 	app->focus = app_first_input(app);
@@ -338,7 +335,7 @@ void app_fini(struct app *app)
 	app_learning_free(app);
 	for (int i = 0; i < APP_PROJECTIONS; i++)
 		qkv_matrix_fini(&app->untied[i]);
-	job_abandon(app->measure);
+	job_abandon(app->cost.measure);
 	free(app->moved_inputs);
 	free(app->path);
 	memset(app, 0, sizeof *app);
@@ -355,16 +352,15 @@ static int marks_fade(struct app *app)
 	return REDRAW_NONE;
 }
 
-/* Time passed: autoplay steps, the cost view measures (the marks fade in app_update). */
+/* Time passed: autoplay steps (the marks fade in app_update; a view's own work
+ * on ticks is its event hook's). */
 static int tick(struct app *app)
 {
-	int redraw = REDRAW_NONE;
-
 	if (app->autoplay && app->now_ms >= app->next_step_ms) {
 		app->next_step_ms = app->now_ms + (int64_t)(app->pace_s * 1000.0);
-		redraw |= walk_autoplay(app);
+		return walk_autoplay(app);
 	}
-	return redraw | view_cost_tick(app);
+	return REDRAW_NONE;
 }
 
 /* A click or a wheel turn on a cell: selects it (and nudges it). */
@@ -410,12 +406,6 @@ static bool pasted_is_text(const struct app *app, int key)
 	return app->prompt == PROMPT_NONE && app->editing && text;
 }
 
-/* The keys a presentation clicker sends: they always step the stages. */
-static bool is_stage_key(int key)
-{
-	return key == APP_KEY_PAGE_DOWN || key == APP_KEY_PAGE_UP || key == APP_KEY_HOME || key == APP_KEY_END;
-}
-
 /* A stage key during an edit: the typed value is kept when it is a number, else the
  * edit is cancelled; then the stage steps, and the status line says both. */
 static int stage_key_while_editing(struct app *app, int key)
@@ -436,7 +426,7 @@ static int stage_key_while_editing(struct app *app, int key)
 	} else {
 		snprintf(first, sizeof first, "edit of %s cancelled (“%.40s” is not a number)", place, app->edit);
 	}
-	redraw |= keys_command(app, key);
+	redraw |= view_key(app, key);
 	snprintf(then, sizeof then, "%s", app->message);
 	app_say(app, false, "%s · %s", first, then);
 	return redraw;
@@ -464,8 +454,8 @@ static int update(struct app *app, const struct event *event)
 		if (redraw >= 0)
 			return redraw;
 	}
-	if (app->overlay == OVERLAY_LEARNING && app->prompt == PROMPT_NONE) {
-		int redraw = app_learning_event(app, event);
+	if (app_views[app->view].event != NULL) {
+		int redraw = app_views[app->view].event(app, event);
 
 		if (redraw >= 0)
 			return redraw;
@@ -476,19 +466,12 @@ static int update(struct app *app, const struct event *event)
 	case EVENT_TICK:
 		return tick(app);
 	case EVENT_MEASURED:
-		return view_measured(app, event->error);
+		return REDRAW_NONE; /* no view measures (the cost view's hook takes its answers) */
 	case EVENT_JOB_DONE:
 		return REDRAW_NONE; /* no job (compute_job_event takes a job's end) */
 	case EVENT_RESIZE:
 		app->width = event->width;
 		app->height = event->height;
-		if (app->help_page > 0) {
-			struct app_help help;
-
-			app_help_layout(&help, app->width, app->height);
-			if (app->help_page >= help.pages)
-				app->help_page = help.pages - 1;
-		}
 		return REDRAW_ALL | REDRAW_LAYOUT;
 	case EVENT_LOOKED:
 	case EVENT_SAVED:
@@ -503,7 +486,7 @@ static int update(struct app *app, const struct event *event)
 	case EVENT_TRAIN_STEP:
 	case EVENT_TRAIN_RUN:
 	case EVENT_TRAIN_PAUSE:
-		return REDRAW_NONE; /* only the learning view trains */
+		return REDRAW_NONE; /* only the learning view trains (its hook) */
 	case EVENT_KEY:
 	default:
 		break;
@@ -511,7 +494,7 @@ static int update(struct app *app, const struct event *event)
 	if (app->autoplay) {
 		app->autoplay = false;
 		app_say(app, false, "autoplay stopped");
-		if (!is_stage_key(event->key))
+		if (!view_is_stage_key(event->key))
 			return REDRAW_STATUS;
 	}
 	if (event->pasted && !pasted_is_text(app, event->key)) {
@@ -520,23 +503,12 @@ static int update(struct app *app, const struct event *event)
 	}
 	if (app->prompt != PROMPT_NONE)
 		return prompt_key(app, event->key);
-	if (app->editing && is_stage_key(event->key))
+	if (app->editing && view_is_stage_key(event->key))
 		return stage_key_while_editing(app, event->key);
 	if (app->editing) {
 		const struct app_binding *b = app_binding_find(APP_KEYS_EDIT, event->key);
 
 		return b != NULL ? b->handler(app, event->key) : edit_type(app, event->key);
 	}
-	if (app->overlay == OVERLAY_HELP && event->key != '?') {
-		const struct app_binding *b = app_binding_find(APP_KEYS_HELP, event->key);
-		int redraw = b != NULL ? b->handler(app, event->key) : REDRAW_NONE;
-
-		if (redraw != REDRAW_NONE)
-			return redraw;
-		app->overlay = OVERLAY_NONE;
-		if (!is_stage_key(event->key))
-			return REDRAW_ALL;
-		return REDRAW_ALL | keys_command(app, event->key);
-	}
-	return keys_command(app, event->key);
+	return view_key(app, event->key);
 }

@@ -8,10 +8,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "app/cost.h"
 #include "app/history.h"
 #include "app/job.h"
 #include "app/learning.h"
-#include "io/figure.h"
+#include "app/saturation.h"
+#include "io/figure/figure.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/heads.h"
@@ -119,9 +121,23 @@ struct app_request {
 #define APP_STAGE_CONCAT 6 /* the heads' outputs side by side */
 #define APP_STAGE_LAYER 7  /* the output projection Concat · W_O */
 
-enum app_overlay {
-	OVERLAY_NONE, OVERLAY_HELP, OVERLAY_DESCRIBE, OVERLAY_SATURATION, OVERLAY_COST,
-	OVERLAY_LEARNING, /* L: training, scaled against unscaled (app/learning.h) */
+/* The views over the editor, one open at a time: the index of the table of views
+ * (app_views, app/view.h), which says how each opens, closes, takes its events and
+ * keys, and of the interface's table of their drawings. Lessons name them in
+ * this order (app_views[].name). */
+enum app_view_id {
+	VIEW_NONE,       /* the editor alone */
+	VIEW_HELP,       /* ?: the key table */
+	VIEW_DESCRIBE,   /* D: the weights in words */
+	VIEW_SATURATION, /* S: the d_k sweep (app/saturation.h) */
+	VIEW_COST,       /* C: the price of n² (app/cost.h) */
+	VIEW_LEARNING,   /* L: training, scaled against unscaled (app/learning.h) */
+	VIEW_COUNT,
+};
+
+/* The help's state: the page shown (app_help_layout), 0 = the first. */
+struct app_help_view {
+	int page;
 };
 
 enum app_prompt {
@@ -141,7 +157,7 @@ enum app_redraw {
 	REDRAW_OUTPUT = 1 << 2,    /* mix and output grids */
 	REDRAW_INFO = 1 << 3,      /* formula, derivation, statistics readout */
 	REDRAW_STATUS = 1 << 4,    /* title bar, stage bar, status line, prompt */
-	REDRAW_OVERLAY = 1 << 5,   /* help, describe, saturation */
+	REDRAW_OVERLAY = 1 << 5,   /* the view open over the editor */
 	REDRAW_LAYOUT = 1 << 6,    /* sizes changed: lay the screen out again */
 	REDRAW_ALL = 0x7f,
 };
@@ -196,8 +212,7 @@ struct app {
 	enum app_prompt prompt;
 	char answer[APP_EDIT_MAX * 4]; /* PROMPT_SAVE_AS: the name typed so far */
 	bool exporting;             /* the name is E's figure (.svg .pdf .png), not w's save */
-	enum app_overlay overlay;
-	int help_page;              /* OVERLAY_HELP: the page shown (app_help_layout), 0 = the first */
+	enum app_view_id view;      /* the view open over the editor, VIEW_NONE for none */
 
 	char message[APP_MESSAGE_MAX]; /* the status line's message, "" for none */
 	bool message_is_error;
@@ -234,23 +249,11 @@ struct app {
 	bool auto_range;            /* weights ramp over the row's range, not 0–1 */
 	bool show_stats;            /* the statistics readout beside the heatmap */
 
-	/* The saturation view (S): the sweep and its parameters. */
-	struct qkv_sweep_point sweep[QKV_SWEEP_MAX_POINTS];
-	int sweep_count, sweep_tokens, sweep_trials, sweep_dk_max;
-	uint64_t sweep_seed;
-
-	/* The learning view (L), or NULL until it is first opened. */
-	struct app_learning *learning;
-
-	/* The cost view (C): the price of n², measured by the caller a slice per tick on `clock`
-	 * (set by the interface, or by a test; the view refuses without one). */
-	struct job *measure;        /* JOB_COST, run by the caller; NULL while the view is closed */
-	const struct qkv_cost *cost; /* its table, as the view draws it (NULL when closed) */
-	bool cost_running;          /* measuring; Esc cancels */
-	bool measure_asked;         /* a tick asked the caller for one slice (EVENT_MEASURED) */
-	int cost_last_n;            /* the table's largest n (APP_COST_LAST_N) */
-	qkv_cost_clock clock;
-	void *clock_context;
+	/* Each view's own state (app/view.h lists the views). */
+	struct app_help_view help;         /* ? */
+	struct app_saturation saturation;  /* S */
+	struct app_cost_view cost;         /* C */
+	struct app_learning *learning;     /* L, or NULL until it is first opened */
 
 	/* A recovery copy of the file's unsaved changes from an earlier session. */
 	char *recovery;               /* its name (owned), NULL when there is none */
@@ -368,10 +371,29 @@ struct app_binding {
 	int (*handler)(struct app *app, int key); /* NULL: the edit or the question takes the key */
 	const char *manual;         /* the manual page's words when longer than the note */
 	const char *group;          /* the help's heading it is listed under (NULL: not in the help) */
+	int view;                   /* an enum app_view_id: this row is where that view's own row
+				     * (its toggle, in the table of views) stands; every other member 0 */
 };
 
 extern const struct app_binding app_bindings[];
 extern const int app_binding_count;
+
+struct app_view;
+
+/* The key table as the app reads it: app_bindings' rows in order, each view's own
+ * row (app_views[].toggle) where a row of app_bindings places it, and the rows of
+ * the views no row places after them, in the views' order. */
+#define APP_KEY_ROWS_MAX 128
+struct app_keys {
+	const struct app_binding *rows[APP_KEY_ROWS_MAX];
+	int count;
+};
+
+/* Fills keys from app_bindings and the view_count views (app_views and
+ * VIEW_COUNT for the app's own). */
+void app_keys_gather(struct app_keys *keys, const struct app_view *views, int view_count);
+/* The app's key table: app_bindings and app_views. */
+void app_keys_default(struct app_keys *keys);
 
 /* The context whose keys are in reach now (one enum app_key_context bit). */
 unsigned app_key_context(const struct app *app);
@@ -385,6 +407,9 @@ void app_figure_options(const struct app *app, struct figure_options *o);
 void app_key_hints(const struct app *app, char *buf, size_t size);
 /* The same for the bindings hinted in context (APP_KEYS_LESSON: the lesson's line). */
 void app_context_hints(const struct app *app, unsigned context, char *buf, size_t size);
+/* The same from the rows of keys. */
+void app_keys_hints(const struct app_keys *keys, const struct app *app, unsigned context, char *buf,
+		    size_t size);
 /* True when key is one of the keys of a binding in context, handled here or not. */
 bool app_key_bound(unsigned context, int key);
 

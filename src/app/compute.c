@@ -224,12 +224,12 @@ static int take_job(struct app *app)
 		return prompt_take_figure(app, job);
 	if (job->kind == JOB_SWEEP) {
 		if (rc < 0) {
-			app->sweep_tokens = app->job_tokens;
-			app->sweep_trials = app->job_trials;
+			app->saturation.tokens = app->job_tokens;
+			app->saturation.trials = app->job_trials;
 			app_say(app, true, "the sweep failed: %s", qkv_error_string(rc));
 		} else {
-			memcpy(app->sweep, job->sweep, sizeof app->sweep);
-			app->sweep_count = rc;
+			memcpy(app->saturation.sweep, job->sweep, sizeof app->saturation.sweep);
+			app->saturation.count = rc;
 			app->message[0] = '\0';
 		}
 		job_abandon(job);
@@ -355,8 +355,8 @@ static int cancel_job(struct app *app)
 		return REDRAW_STATUS;
 	}
 	if (app->job->kind == JOB_SWEEP) {
-		app->sweep_tokens = app->job_tokens;
-		app->sweep_trials = app->job_trials;
+		app->saturation.tokens = app->job_tokens;
+		app->saturation.trials = app->job_trials;
 	} else if (app->job_new_change && !app->job_is_change) {
 		history_drop_redo(&app->history); /* the cell edit's entry (a change job has none yet) */
 	}

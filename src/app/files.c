@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "app/files.h"
-#include "io/figure.h"
-#include "io/save.h"
+#include "io/figure/figure.h"
+#include "io/problem/save.h"
 #include "qkv/colour.h"
 
 /* What is at path, into f. */
@@ -50,10 +50,10 @@ static int run_work(struct app *app, int64_t now_ms)
 	}
 	if (app->job != NULL && !app->job->started)
 		job_start(app->job);
-	if (app->measure != NULL && app->measure_asked) {
+	if (app->cost.measure != NULL && app->cost.asked) {
 		struct event measured = { .type = EVENT_MEASURED, .now_ms = now_ms };
 
-		measured.error = job_slice(app->measure, APP_COST_SLICE_MS);
+		measured.error = job_slice(app->cost.measure, APP_COST_SLICE_MS);
 		redraw |= app_update(app, &measured);
 	}
 	return redraw;

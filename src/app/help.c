@@ -1,23 +1,25 @@
-/* help.c — the help overlay's geometry: which page, column and line each of the
- * key table's entries takes (see help.h). */
+/* help.c — the help view (?): its geometry, which page, column and line each of
+ * the key table's entries takes (see help.h), and its paging. */
 #include "app/help.h"
 
 #include <string.h>
 
+#include "app/internal.h"
+
 /* The key table's help entries, grouped: for each group in the order it first
  * appears, its heading then its bindings in table order. Fills items[] (name,
  * text) and returns how many. */
-static int gather(struct app_help_item *items, int max)
+static int gather(const struct app_keys *keys, struct app_help_item *items, int max)
 {
 	const char *groups[APP_HELP_MAX];
 	int group_count = 0, count = 0;
 
 	/* The groups, in the order they first appear. */
-	for (int i = 0; i < app_binding_count; i++) {
-		const char *group = app_bindings[i].group != NULL ? app_bindings[i].group : "";
+	for (int i = 0; i < keys->count; i++) {
+		const char *group = keys->rows[i]->group != NULL ? keys->rows[i]->group : "";
 		bool known = false;
 
-		if (app_bindings[i].note == NULL)
+		if (keys->rows[i]->note == NULL)
 			continue;
 		for (int g = 0; g < group_count; g++)
 			known = known || strcmp(groups[g], group) == 0;
@@ -26,8 +28,8 @@ static int gather(struct app_help_item *items, int max)
 	}
 	for (int g = 0; g < group_count && count < max; g++) {
 		items[count++] = (struct app_help_item){ .name = NULL, .text = groups[g] };
-		for (int i = 0; i < app_binding_count && count < max; i++) {
-			const struct app_binding *b = &app_bindings[i];
+		for (int i = 0; i < keys->count && count < max; i++) {
+			const struct app_binding *b = keys->rows[i];
 
 			if (b->note != NULL && strcmp(b->group != NULL ? b->group : "", groups[g]) == 0)
 				items[count++] = (struct app_help_item){ .name = b->name, .text = b->note };
@@ -67,8 +69,16 @@ static int flow(struct app_help_item *items, int count, int lines)
 
 void app_help_layout(struct app_help *help, int width, int height)
 {
+	struct app_keys keys;
+
+	app_keys_default(&keys);
+	app_help_layout_keys(help, &keys, width, height);
+}
+
+void app_help_layout_keys(struct app_help *help, const struct app_keys *keys, int width, int height)
+{
 	memset(help, 0, sizeof *help);
-	help->count = gather(help->items, APP_HELP_MAX);
+	help->count = gather(keys, help->items, APP_HELP_MAX);
 	app_help_place(help, width, height);
 }
 
@@ -116,4 +126,41 @@ void app_help_place(struct app_help *help, int width, int height)
 	help->h = lines + 3;
 	help->x = (width - help->w) / 2;
 	help->y = (height - help->h) / 2;
+}
+
+int help_open(struct app *app)
+{
+	app->help.page = 0;
+	return 0;
+}
+
+int help_event(struct app *app, const struct event *event)
+{
+	if (event->type == EVENT_RESIZE && app->help.page > 0) {
+		struct app_help help;
+
+		app_help_layout(&help, event->width, event->height);
+		if (app->help.page >= help.pages)
+			app->help.page = help.pages - 1;
+	}
+	return -1;
+}
+
+int help_page_after(const struct app *app, int key)
+{
+	struct app_help help;
+	int page = app->help.page + (key == APP_KEY_PAGE_UP || key == 'p' ? -1 : 1);
+
+	app_help_layout(&help, app->width, app->height);
+	return page >= 0 && page < help.pages ? page : -1;
+}
+
+int help_page_key(struct app *app, int key)
+{
+	int page = help_page_after(app, key);
+
+	if (page < 0)
+		return view_others(app, key);
+	app->help.page = page;
+	return REDRAW_ALL;
 }

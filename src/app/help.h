@@ -37,6 +37,8 @@ struct app_help {
  * columns (80 wide), as short as holds everything; more columns when two are not
  * enough and the screen is wide; pages when the screen holds too little. */
 void app_help_layout(struct app_help *help, int width, int height);
+/* The same from the rows of keys (app_keys_gather). */
+void app_help_layout_keys(struct app_help *help, const struct app_keys *keys, int width, int height);
 /* The same for the help->count items already in help->items (name and text set):
  * sets their page, column and line, and the box. */
 void app_help_place(struct app_help *help, int width, int height);

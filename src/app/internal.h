@@ -227,30 +227,81 @@ int prompt_save_as_enter(struct app *app, int key);
 /* A key while a question is asked: its binding in the key table; a name's text. */
 int prompt_key(struct app *app, int key);
 
-/* views.c */
-/* Keys inside the saturation view: tokens and trials of the sweep. */
-int view_saturation_key(struct app *app, int key);
-/* A tick while the cost view measures: one slice is asked of the caller, who
- * runs it on the clock (job_slice) and answers with EVENT_MEASURED. */
-int view_cost_tick(struct app *app);
-/* A slice measured (rc: job_slice's code); the view redraws with each. */
-int view_measured(struct app *app, int rc);
-/* Opens overlay, or closes it when open (starting and stopping what it runs). */
-int view_toggle(struct app *app, enum app_overlay overlay);
+/* view.c */
+/* Opens view, closing the one open, or closes it when it is the one open
+ * (starting and stopping what each runs: app_views). */
+int view_toggle(struct app *app, enum app_view_id view);
+/* Closes the view open, stopping what it runs. */
+void view_close(struct app *app);
+/* True for the keys that step the stages (a presentation clicker's). */
+bool view_is_stage_key(int key);
+/* A key the open view does not bind: what its table entry says (the editor's
+ * binding, nothing, or the view closes). */
+int view_others(struct app *app, int key);
+/* A key outside edits and questions: the open view's binding, or view_others. */
+int view_key(struct app *app, int key);
+
+/* help.c: the help view */
+/* Opening: the first page. */
+int help_open(struct app *app);
+/* A resize keeps the page within the pages there are; −1 (the app resizes). */
+int help_event(struct app *app, const struct event *event);
+/* The page PgDn Space n (or PgUp p) turns to, or −1 when there is none that way. */
+int help_page_after(const struct app *app, int key);
+/* PgDn Space n, PgUp p: that page, or, when there is none, the key closes the
+ * help as any other does. */
+int help_page_key(struct app *app, int key);
+
+/* saturation.c */
+/* The sweep's defaults. */
+void saturation_init(struct app_saturation *s);
+/* Opening: the sweep for the problem's tokens (at least 16). */
+int saturation_open(struct app *app);
+/* ↑ k / ↓ j: tokens × 2 / ÷ 2. */
+int saturation_tokens(struct app *app, int key);
+/* → l / ← h: trials × 2 / ÷ 2. */
+int saturation_trials(struct app *app, int key);
+
+/* cost.c */
+/* Opening: the measurement starts (without a clock it refuses). */
+int cost_open(struct app *app);
+/* Closing: a measurement under way is cancelled. */
+void cost_close(struct app *app);
+/* Ticks ask for a slice; EVENT_MEASURED takes one in. */
+int cost_event(struct app *app, const struct event *event);
+
+/* learning.c: the view's opening and closing, and its keys */
+int learning_open(struct app *app);
+void learning_close(struct app *app);
+/* space . n + -: runs or pauses, one step, the speed. */
+int learning_run(struct app *app, int key);
+/* r > <: both runs from step 0, with the same d_k, twice it or half. */
+int learning_restart(struct app *app, int key);
+/* Tab, the arrows and h j k l, x: the derivation's gradient matrix, cell and run. */
+int learning_cell(struct app *app, int key);
+/* E: the experiment shown, or the runs again. */
+int learning_experiment(struct app *app, int key);
 
 /* options.c */
-/* o x ] [ > < } {: tokens, d_k, d_model and d_v. */
-int options_structure_key(struct app *app, int key);
+/* o x: add a token after the cursor's / remove the cursor's. */
+int options_tokens(struct app *app, int key);
+/* ] [ } {: d_k (d_model on X) and d_v by one. */
+int options_columns(struct app *app, int key);
+/* > <: d_k doubled (new N(0,1) columns) or halved. */
+int options_double_d_k(struct app *app, int key);
 /* What a change says once made, and where the cursor then goes: the words that need
  * the new problem and its trace. The same whether the change was made between two
  * keys (edit_change_problem) or by a job (take_job). */
 void options_after_change(struct app *app, job_change change, int argument);
-/* s t T m W I z r: the scaling, temperature, mask, wrong ways, identity, padding and random values. */
-int options_key(struct app *app, int key);
-
-/* keys.c */
-/* A key outside edits and questions: its binding's handler, in the saturation
- * view that view's keys first. Unbound keys do nothing. */
-int keys_command(struct app *app, int key);
+/* s t T: the scaling on and off, the temperature down and up. */
+int options_scale(struct app *app, int key);
+/* m z: the next mask, the cursor's token as padding or not. */
+int options_mask(struct app *app, int key);
+/* W: the next wrong-way demonstration. */
+int options_wrong(struct app *app, int key);
+/* I: W_Q, W_K, W_V tied to the identity, or back. */
+int options_identity(struct app *app, int key);
+/* r: random N(0,1) values in Q, K and V. */
+int options_random(struct app *app, int key);
 
 #endif

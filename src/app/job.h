@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "io/figure.h"
+#include "io/figure/figure.h"
 #include "qkv/attention.h"
 #include "qkv/grid.h"
 #include "qkv/cost.h"

@@ -5,6 +5,7 @@
 #include "app/app.h"
 #include "app/help.h"
 #include "app/internal.h"
+#include "app/view.h"
 #include "qkv/format.h"
 
 /* Enter: edits an input's cell; on a weight of a custom mask, toggles its bit. */
@@ -110,13 +111,6 @@ static int key_autoplay(struct app *app, int key)
 	return REDRAW_STATUS;
 }
 
-/* S, C, D and ?: open or close their overlay. */
-static int key_overlay(struct app *app, int key)
-{
-	return view_toggle(app, key == 'S' ? OVERLAY_SATURATION : key == 'C' ? OVERLAY_COST
-				   : key == 'D' ? OVERLAY_DESCRIBE : OVERLAY_HELP);
-}
-
 /* P: projector mode on or off; c: the next of the interface's palettes. */
 static int key_look(struct app *app, int key)
 {
@@ -152,15 +146,6 @@ static int key_save(struct app *app, int key)
 	app->prompt = PROMPT_SAVE_AS;
 	app->answer[0] = '\0';
 	return REDRAW_STATUS;
-}
-
-/* L: opens the learning view (its own keys inside it: app/learning.c). */
-static int key_learning(struct app *app, int key)
-{
-	(void)key;
-	if (app_learning_open(app, NULL) != 0)
-		app_say(app, true, "out of memory: no learning view");
-	return REDRAW_ALL;
 }
 
 /* E: asks for the figure's name (its ending the format), as w asks for a file's;
@@ -202,12 +187,12 @@ static int key_quit(struct app *app, int key)
 	return REDRAW_NONE;
 }
 
-/* Esc: closes the overlay, or clears the message. */
+/* Esc: closes the view open, or clears the message. */
 static int key_escape(struct app *app, int key)
 {
 	(void)key;
-	if (app->overlay != OVERLAY_NONE)
-		return view_toggle(app, app->overlay);
+	if (app->view != VIEW_NONE)
+		return view_toggle(app, app->view);
 	app->message[0] = '\0';
 	return REDRAW_STATUS;
 }
@@ -220,140 +205,117 @@ static int key_redraw(struct app *app, int key)
 	return REDRAW_ALL | REDRAW_LAYOUT;
 }
 
-/* In the help, PgDn Space n and PgUp p: its next page and the one before, when
- * there is one (app_help_layout at the app's screen size; help_page_after gives
- * it, or -1); otherwise nothing, and the key closes the help as any other does. */
-static int help_page_after(const struct app *app, int key)
-{
-	struct app_help help;
-	int page = app->help_page + (key == APP_KEY_PAGE_UP || key == 'p' ? -1 : 1);
-
-	app_help_layout(&help, app->width, app->height);
-	return page >= 0 && page < help.pages ? page : -1;
-}
-
-static int key_help_page(struct app *app, int key)
-{
-	int page = help_page_after(app, key);
-
-	if (page < 0)
-		return REDRAW_NONE;
-	app->help_page = page;
-	return REDRAW_ALL;
-}
-
 /* Every key: where it works, how the help, the status line and the manual page
  * name it, and what it does. The help overlay, the status line's hints and the
  * dispatch below read this table; tests/test_keys.c checks the manual page's KEYS
- * section against it. Order: the status line's, and the help's inside a group (the
- * help's headings come in the order they first appear: src/app/help.c). A note
- * fits a help column (APP_KEY_NAME_MAX, APP_KEY_NOTE_MAX). */
+ * section against it. A view's own row, the key that opens and closes it, is in
+ * the table of views (app/view.c) and stands where a row names the view (.view).
+ * Order: the status line's, and the help's inside a group (the help's headings
+ * come in the order they first appear: src/app/help.c). A note fits a help column
+ * (APP_KEY_NAME_MAX, APP_KEY_NOTE_MAX). */
 const struct app_binding app_bindings[] = {
 	{ { APP_KEY_PAGE_DOWN, ' ', 'n' }, K_MAIN, "PgDn Space n", "next stage",
-	  "PgDn next stage", K_MAIN, key_stage, NULL, "the stage walk" },
+	  "PgDn next stage", K_MAIN, key_stage, NULL, "the stage walk", 0 },
 	{ { APP_KEY_PAGE_UP, 'p' }, K_MAIN, "PgUp p", "previous stage", "PgUp back", APP_KEYS_STAGES, key_stage,
-	  NULL, "the stage walk" },
+	  NULL, "the stage walk", 0 },
 	{ { APP_KEY_HOME, APP_KEY_END }, K_MAIN, "Home End", "all live / last stage", "Home all live",
-	  APP_KEYS_STAGES, key_home_end, NULL, "the stage walk" },
+	  APP_KEYS_STAGES, key_home_end, NULL, "the stage walk", 0 },
 	{ { 'A' }, K_MAIN, "A", "autoplay (a key stops)", "A autoplay", APP_KEYS_STAGES, key_autoplay,
-	  "autoplay through the stages, a step every --pace seconds (any key stops it)", "the stage walk" },
+	  "autoplay through the stages, a step every --pace seconds (any key stops it)", "the stage walk", 0 },
 	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l' }, K_MAIN, "arrows hjkl",
 	  "move the cursor", "arrows move the cell", APP_KEYS_STAGES, key_move,
-	  "move the cursor in the focused matrix", "cells" },
+	  "move the cursor in the focused matrix", "cells", 0 },
 	{ { APP_KEY_TAB, APP_KEY_BACKTAB }, K_MAIN, "Tab Shift-Tab", "next / previous matrix", "Tab matrix",
-	  APP_KEYS_LIVE, key_focus, NULL, "cells" },
+	  APP_KEYS_LIVE, key_focus, NULL, "cells", 0 },
 	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', ',' }, K_MAIN, "0-9 .", "type a cell's value",
 	  "0-9 edit", APP_KEYS_LIVE, key_digit,
 	  "edit the selected cell, starting with the key typed (a decimal comma is the point); Enter keeps, "
-	  "Esc cancels", "cells" },
+	  "Esc cancels", "cells", 0 },
 	{ { APP_KEY_ENTER }, K_MAIN, "Enter", "edit / mask bit", NULL, 0, key_enter,
 	  "edit the selected cell; Enter keeps, Esc cancels. On a weight in a custom mask: toggle its mask bit",
-	  "cells" },
+	  "cells", 0 },
 	{ { '+', '=', '-' }, K_MAIN, "+ -", "nudge by the step", "+/- nudge", APP_KEYS_LIVE, key_nudge,
-	  "nudge the selected cell up / down by the step (= is + too)", "cells" },
-	{ { 'u', APP_KEY_CTRL_R }, K_MAIN, "u Ctrl-R", "undo, redo", "u undo", APP_KEYS_LIVE, key_undo, NULL, "cells" },
+	  "nudge the selected cell up / down by the step (= is + too)", "cells", 0 },
+	{ { 'u', APP_KEY_CTRL_R }, K_MAIN, "u Ctrl-R", "undo, redo", "u undo", APP_KEYS_LIVE, key_undo, NULL, "cells", 0 },
 	{ { 'H', 'b' }, K_MAIN, "H b", "next head (multi-head)", "H next head", K_MAIN, key_head,
 	  "multi-head problems: select the next head (b is a key presentation clickers send); the single-head "
 	  "panels and stages 0–5 then show that head, and stages 6 (the concatenation) and 7 (the output "
-	  "Concat W_O, with each head's share of the selected cell) follow stage 5", "cells" },
-	{ { '?' }, K_MAIN, "?", "this help", "? help", K_MAIN, key_overlay, NULL, "views" },
-	{ { 'o', 'x' }, K_MAIN, "o x", "add / remove a token", NULL, 0, options_structure_key,
+	  "Concat W_O, with each head's share of the selected cell) follow stage 5", "cells", 0 },
+	{ .view = VIEW_HELP }, /* ?: the row is the view's own (app/view.c) */
+	{ { 'o', 'x' }, K_MAIN, "o x", "add / remove a token", NULL, 0, options_tokens,
 	  "add a token after the cursor's and put the cursor on it / remove the cursor's token "
-	  "(so x right after o takes the new token away again)", "the shape" },
-	{ { ']', '[', '}', '{' }, K_MAIN, "] [ } {", "d_k + / −, d_v + / −", NULL, 0, options_structure_key,
+	  "(so x right after o takes the new token away again)", "the shape", 0 },
+	{ { ']', '[', '}', '{' }, K_MAIN, "] [ } {", "d_k + / −, d_v + / −", NULL, 0, options_columns,
 	  "] and [ add / remove a column of Q and K (d_k); on X, a column of X and a row of every W "
-	  "(d_model); } and { add / remove a column of V (d_v)", "the shape" },
+	  "(d_model); } and { add / remove a column of V (d_v)", "the shape", 0 },
 	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j' }, APP_KEYS_SATURATION, "S: ↑ ↓ k j", "tokens × 2 / ÷ 2",
-	  "↑↓ tokens", APP_KEYS_SATURATION, view_saturation_key, "in the saturation view: tokens × 2 / ÷ 2",
-	  "the saturation view (S)" },
+	  "↑↓ tokens", APP_KEYS_SATURATION, saturation_tokens, "in the saturation view: tokens × 2 / ÷ 2",
+	  "the saturation view (S)", 0 },
 	{ { APP_KEY_RIGHT, 'l', APP_KEY_LEFT, 'h' }, APP_KEYS_SATURATION, "S: → ← l h", "trials × 2 / ÷ 2",
-	  "←→ trials", APP_KEYS_SATURATION, view_saturation_key, "in the saturation view: trials × 2 / ÷ 2",
-	  "the saturation view (S)" },
-	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION, options_structure_key,
+	  "←→ trials", APP_KEYS_SATURATION, saturation_trials, "in the saturation view: trials × 2 / ÷ 2",
+	  "the saturation view (S)", 0 },
+	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION, options_double_d_k,
 	  "double / halve d_k; the new columns of Q and K are drawn from N(0,1) with the seed the status line "
-	  "shows (a random problem's own seed), so the saturation lesson works from any problem", "the shape" },
+	  "shows (a random problem's own seed), so the saturation lesson works from any problem", "the shape", 0 },
 	{ { 's', 't', 'T' }, K_MAIN, "s t T", "scale on/off, τ −/+", "s scale", APP_KEYS_LIVE | APP_KEYS_SATURATION,
-	  options_key, "s: scale by √d_k or not at all; t and T: temperature τ down / up (softmax of S / (τ·√d_k))",
-	  "the computation" },
-	{ { 'm', 'z' }, K_MAIN, "m z", "mask, padding token", NULL, 0, options_key,
+	  options_scale, "s: scale by √d_k or not at all; t and T: temperature τ down / up (softmax of S / (τ·√d_k))",
+	  "the computation", 0 },
+	{ { 'm', 'z' }, K_MAIN, "m z", "mask, padding token", NULL, 0, options_mask,
 	  "m: mask none → causal → custom (in custom, Enter on a weight toggles its mask bit); z: mark the "
-	  "cursor's token as padding, no query sees it as a key (again to unmark)", "the computation" },
-	{ { 'I' }, K_MAIN, "I", "tie W's to identity", NULL, 0, options_key,
-	  "tie W_Q, W_K and W_V to the identity (Q = K = V = X) and back; problems with X only", "the computation" },
-	{ { 'W' }, K_MAIN, "W", "wrong-way demos", NULL, 0, options_key,
-	  "“wrong way” demonstrations: mask after softmax, softmax down columns", "the computation" },
-	{ { 'r' }, K_MAIN, "r", "random N(0,1) Q, K, V", NULL, 0, options_key,
-	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)", "the computation" },
-	{ { 'S' }, K_MAIN, "S", "saturation view", "S close", APP_KEYS_SATURATION, key_overlay,
-	  "saturation view: the d_k sweep, scaled against unscaled, in braille charts as tall as the screen "
-	  "allows", "views" },
-	{ { 'L' }, K_MAIN, "L", "learning view", "L close", APP_KEYS_LEARNING, key_learning,
-	  "learning view: the same task, seed and d_k trained with √d_k scaling and without, side by side "
-	  "(weights, loss, accuracy, gradient and Jacobian norms, W_Q and W_K); there space runs or pauses, "
-	  ". steps once, r starts again, > / < double or halve d_k, + / - change the speed, Tab and the "
-	  "arrows choose the gradient cell whose derivation is shown, x switches that derivation between the "
-	  "runs, and E shows the experiment: the steps to 90% over d_k = 4 … 256 for five seeds, scaled "
-	  "against unscaled, run between keys, as a table, a chart and a sentence computed from them", "views" },
-	{ { 'C' }, K_MAIN, "C", "cost of n²", NULL, 0, key_overlay,
-	  "cost view: the trace measured on this machine for n = 16 ... 4096 tokens with the problem's d_k "
-	  "(scores, bytes of S, S' and A in double and in 16-bit floats, flops, time), the fitted slope of "
-	  "log time against log n, and the extrapolation to 10,000 and 100,000 tokens in words; it measures "
-	  "a slice at a time, the interface stays live, and Esc cancels (see --cost)", "views" },
-	{ { 'D' }, K_MAIN, "D", "the weights in words", NULL, 0, key_overlay,
-	  "describe: each row's strongest key and entropy, in words", "views" },
+	  "cursor's token as padding, no query sees it as a key (again to unmark)", "the computation", 0 },
+	{ { 'I' }, K_MAIN, "I", "tie W's to identity", NULL, 0, options_identity,
+	  "tie W_Q, W_K and W_V to the identity (Q = K = V = X) and back; problems with X only", "the computation", 0 },
+	{ { 'W' }, K_MAIN, "W", "wrong-way demos", NULL, 0, options_wrong,
+	  "“wrong way” demonstrations: mask after softmax, softmax down columns", "the computation", 0 },
+	{ { 'r' }, K_MAIN, "r", "random N(0,1) Q, K, V", NULL, 0, options_random,
+	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)", "the computation", 0 },
+	{ .view = VIEW_SATURATION },
+	{ .view = VIEW_LEARNING },
+	/* Inside the learning view, its keys (app/learning.c); other keys do nothing
+	 * there but L, Esc, q, P and c. */
+	{ { ' ', '.', 'n', '+', '-' }, APP_KEYS_LEARNING, "L: space . +-", "run, step once, speed",
+	  "space run · . step · +- speed",
+	  APP_KEYS_LEARNING, learning_run,
+	  "in the learning view: space runs both trainings on ticks or pauses them, . (or n) takes one update of "
+	  "each and pauses, + and - give more or fewer updates per tick (1, 2, 5, 10, 20 or 50)", "views", 0 },
+	{ { 'r', '>', '<' }, APP_KEYS_LEARNING, "L: r > <", "again, d_k × 2 / ÷ 2", "r reset · > < d_k", APP_KEYS_LEARNING,
+	  learning_restart,
+	  "in the learning view: both runs again from step 0, with the same d_k (r), twice it (>, refused when "
+	  "it would train too slowly to watch) or half (<)", "views", 0 },
+	{ { APP_KEY_TAB, APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l', 'x' },
+	  APP_KEYS_LEARNING, "L: Tab arrows", "gradient cell, x: run", "Tab ∇W", APP_KEYS_LEARNING,
+	  learning_cell,
+	  "in the learning view: the gradient whose derivation is shown: Tab the next matrix (of W_Q, W_K, W_V), "
+	  "the arrows or h j k l its cell, x the same cell in the other run (scaled / unscaled)", "views", 0 },
+	{ { 'E' }, APP_KEYS_LEARNING, "L: E", "the experiment", "E sweep", APP_KEYS_LEARNING, learning_experiment,
+	  "in the learning view: the experiment (steps to 90% over d_k = 4 … 256 for five seeds, scaled against "
+	  "unscaled, run between keys), or the runs again", "views", 0 },
+	{ .view = VIEW_COST },
+	{ .view = VIEW_DESCRIBE },
 	{ { 'R' }, K_MAIN, "R", "colour range 0–1 / row", NULL, 0, key_range,
 	  "weights colour scale: fixed 0–1 or each row's own range (the legend then shows the selected row's "
-	  "range)", "views" },
-	{ { 'P', 'c' }, K_MAIN, "P c", "projector, palette", NULL, 0, key_look,
-	  "P: projector mode on / off; c: the next palette (viridis, projector, 8, mono)", "views" },
+	  "range)", "views", 0 },
+	{ { 'P', 'c' }, K_MAIN | APP_KEYS_LEARNING, "P c", "projector, palette", NULL, 0, key_look,
+	  "P: projector mode on / off; c: the next palette (viridis, projector, 8, mono)", "views", 0 },
 	{ { 'w' }, K_MAIN, "w", "save", NULL, 0, key_save,
 	  "save (asks first when the file changed on disk since qkv read it; without a file, asks for a name)",
-	  "file and screen" },
+	  "file and screen", 0 },
 	{ { 'E' }, K_MAIN, "E", "export a figure", NULL, 0, key_export,
 	  "export the stage on screen as a figure (the weights in the live view): asks for a name like w; its "
 	  "ending, .svg, .pdf or .png, picks the format; drawn beside the interface (Esc cancels), written "
 	  "atomically, in the palette on screen, the selected cell framed; at most 250,000 cells (in the "
-	  "learning view, E is its experiment)", "file and screen" },
+	  "learning view, E is its experiment)", "file and screen", 0 },
 	{ { APP_KEY_CTRL_S }, K_MAIN, "Ctrl-S", "nothing (w saves)", NULL, 0, key_ctrl_s,
-	  "nothing: the terminal's flow control is off while qkv runs, and w saves", "file and screen" },
-	{ { 'q', APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, K_MAIN, "q", "quit (Ctrl-C, Ctrl-\\)", "q quit",
+	  "nothing: the terminal's flow control is off while qkv runs, and w saves", "file and screen", 0 },
+	{ { 'q', APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, K_MAIN | APP_KEYS_LEARNING, "q", "quit (Ctrl-C, Ctrl-\\)", "q quit",
 	  APP_KEYS_LIVE, key_quit, "quit, as Ctrl-\\ does (asks first when there are unsaved changes)",
-	  "file and screen" },
-	{ { APP_KEY_ESCAPE }, K_MAIN, "Esc", "close, cancel", NULL, 0, key_escape,
-	  "close an overlay; cancel an edit or a question", "file and screen" },
-	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL, "file and screen" },
+	  "file and screen", 0 },
+	{ { APP_KEY_ESCAPE }, K_MAIN | APP_KEYS_LEARNING, "Esc", "close, cancel", NULL, 0, key_escape,
+	  "close an overlay; cancel an edit or a question", "file and screen", 0 },
+	{ { APP_KEY_CTRL_L }, K_MAIN, "Ctrl-L", "draw the screen again", NULL, 0, key_redraw, NULL, "file and screen", 0 },
 	{ { 0 }, K_MAIN, "click, wheel", "select, nudge a cell", NULL, 0, NULL,
 	  "the mouse: a click selects a cell (in a multi-head problem, a click on another head's weights "
-	  "selects that head too, as H does); the wheel nudges it", "file and screen" },
-	/* Inside the learning view its keys are its own (app_learning_event); these
-	 * rows are its hints, and L's manual words above say what they do. */
-	{ { ' ' }, APP_KEYS_LEARNING, "space", NULL, "space run", APP_KEYS_LEARNING, NULL, NULL, NULL },
-	{ { '.' }, APP_KEYS_LEARNING, ".", NULL, ". step", APP_KEYS_LEARNING, NULL, NULL, NULL },
-	{ { 'r' }, APP_KEYS_LEARNING, "r", NULL, "r reset", APP_KEYS_LEARNING, NULL, NULL, NULL },
-	{ { '>', '<' }, APP_KEYS_LEARNING, "> <", NULL, "> < d_k", APP_KEYS_LEARNING, NULL, NULL, NULL },
-	{ { '+', '-' }, APP_KEYS_LEARNING, "+ -", NULL, "+- speed", APP_KEYS_LEARNING, NULL, NULL, NULL },
-	{ { APP_KEY_TAB }, APP_KEYS_LEARNING, "Tab", NULL, "Tab ∇W", APP_KEYS_LEARNING, NULL, NULL, NULL },
-	{ { 'E' }, APP_KEYS_LEARNING, "E", NULL, "E sweep", APP_KEYS_LEARNING, NULL, NULL, NULL },
+	  "selects that head too, as H does); the wheel nudges it", "file and screen", 0 },
 	/* While a lesson is presented (--lesson) these keys are the lesson's own
 	 * (lesson_update, present/lesson_run.c, reads these rows): they move through its
 	 * steps; the rest reach the app. */
@@ -361,53 +323,82 @@ const struct app_binding app_bindings[] = {
 	  "PgDn next · PgUp back", APP_KEYS_LESSON, NULL,
 	  "in a lesson (--lesson): the next step / the one before, or first the next / the previous page of "
 	  "the step's notes when the screen shows them a page at a time; a step is always rebuilt from the "
-	  "lesson's start, so what was changed by hand is set aside", "a lesson (--lesson)" },
+	  "lesson's start, so what was changed by hand is set aside", "a lesson (--lesson)", 0 },
 	{ { APP_KEY_HOME, APP_KEY_END }, APP_KEYS_LESSON, "Home End", "lesson: first / last", "Home first",
-	  APP_KEYS_LESSON, NULL, "in a lesson: its first step / its last step", "a lesson (--lesson)" },
+	  APP_KEYS_LESSON, NULL, "in a lesson: its first step / its last step", "a lesson (--lesson)", 0 },
 	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9' }, APP_KEYS_LESSON, "number Enter",
 	  "lesson: go to step", "number Enter jumps", APP_KEYS_LESSON, NULL,
 	  "in a lesson: a step's number, then Enter, goes to that step (Backspace erases, Esc cancels)",
-	  "a lesson (--lesson)" },
+	  "a lesson (--lesson)", 0 },
 	/* While the help is open: its pages; any other key closes it (app_update). */
 	{ { APP_KEY_PAGE_DOWN, ' ', 'n' }, APP_KEYS_HELP, "PgDn Space n", NULL, "PgDn more", APP_KEYS_HELP,
-	  key_help_page,
+	  help_page_key,
 	  "in the help, when it has more pages than the screen shows at once: its next page (on the last page "
-	  "the key closes the help and does what it does outside it)", NULL },
-	{ { APP_KEY_PAGE_UP, 'p' }, APP_KEYS_HELP, "PgUp p", NULL, "PgUp back", APP_KEYS_HELP, key_help_page,
+	  "the key closes the help and does what it does outside it)", NULL, 0 },
+	{ { APP_KEY_PAGE_UP, 'p' }, APP_KEYS_HELP, "PgUp p", NULL, "PgUp back", APP_KEYS_HELP, help_page_key,
 	  "in the help: its page before (on the first page the key closes the help and does what it does "
-	  "outside it)", NULL },
-	{ { APP_KEY_ESCAPE }, APP_KEYS_HELP, "Esc", NULL, "Esc close", APP_KEYS_HELP, NULL, NULL, NULL },
+	  "outside it)", NULL, 0 },
+	{ { APP_KEY_ESCAPE }, APP_KEYS_HELP, "Esc", NULL, "Esc close", APP_KEYS_HELP, key_escape, "in the help: close it",
+	  NULL, 0 },
 	/* Inside an edit, the keys that are not the number typed; inside a question
 	 * every key is an answer or a name (prompt_key): these rows are its hints. */
 	{ { APP_KEY_ENTER }, APP_KEYS_EDIT, "Enter", NULL, "Enter keep", APP_KEYS_EDIT, edit_keep,
-	  "in an edit: keep the typed value (a finite number, |v| ≤ 1e12)", NULL },
+	  "in an edit: keep the typed value (a finite number, |v| ≤ 1e12)", NULL, 0 },
 	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_EDIT, "Esc Ctrl-C", NULL, "Esc cancel", APP_KEYS_EDIT,
-	  edit_cancel, "in an edit: cancel it, the cell keeps its value", NULL },
+	  edit_cancel, "in an edit: cancel it, the cell keeps its value", NULL, 0 },
 	{ { APP_KEY_BACKSPACE, APP_KEY_DELETE, APP_KEY_CTRL_U }, APP_KEYS_EDIT, "Backspace Ctrl-U", NULL,
-	  "Backspace erase", APP_KEYS_EDIT, edit_erase, "in an edit: erase the last character / all of them", NULL },
+	  "Backspace erase", APP_KEYS_EDIT, edit_erase, "in an edit: erase the last character / all of them", NULL, 0 },
 	{ { 0 }, APP_KEYS_EDIT, "digits . - + e", NULL, "digits . - e", APP_KEYS_EDIT, NULL,
 	  "in an edit: the number typed (other keys are ignored; PgDn, PgUp, Home and End keep a number "
-	  "and step the stages)", NULL },
+	  "and step the stages)", NULL, 0 },
 	{ { APP_KEY_ENTER }, APP_KEYS_SAVE_AS, "Enter", NULL, "Enter save", APP_KEYS_SAVE_AS, prompt_save_as_enter,
-	  "typing a name to save as: save there (a folder is refused, a file asks before it is overwritten)", NULL },
+	  "typing a name to save as: save there (a folder is refused, a file asks before it is overwritten)", NULL, 0 },
 	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_SAVE_AS, "Esc Ctrl-C", NULL, "Esc cancel", APP_KEYS_SAVE_AS,
-	  prompt_save_as_cancel, "typing a name to save as: do not save", NULL },
+	  prompt_save_as_cancel, "typing a name to save as: do not save", NULL, 0 },
 	{ { APP_KEY_BACKSPACE, APP_KEY_DELETE, APP_KEY_CTRL_U }, APP_KEYS_SAVE_AS, "Backspace Ctrl-U", NULL, NULL, 0,
-	  prompt_save_as_erase, "typing a name to save as: erase its last character / all of it", NULL },
+	  prompt_save_as_erase, "typing a name to save as: erase its last character / all of it", NULL, 0 },
 	{ { 'y', 'Y' }, APP_KEYS_RECOVER, "y", NULL, "y open them", APP_KEYS_RECOVER, prompt_recover_open,
-	  "asked about a recovery copy: open its changes, unsaved (u goes back to the file)", NULL },
+	  "asked about a recovery copy: open its changes, unsaved (u goes back to the file)", NULL, 0 },
 	{ { 'n', 'N' }, APP_KEYS_RECOVER, "n", NULL, "n delete the copy", APP_KEYS_RECOVER, prompt_recover_delete,
-	  "asked about a recovery copy: delete it", NULL },
+	  "asked about a recovery copy: delete it", NULL, 0 },
 	{ { APP_KEY_ESCAPE, APP_KEY_CTRL_C }, APP_KEYS_RECOVER, "Esc Ctrl-C", NULL, "Esc keep it for later",
-	  APP_KEYS_RECOVER, prompt_recover_later, "asked about a recovery copy: keep it for the next time", NULL },
+	  APP_KEYS_RECOVER, prompt_recover_later, "asked about a recovery copy: keep it for the next time", NULL, 0 },
 	{ { 'y', 'Y' }, APP_KEYS_ANSWER, "y", NULL, "y yes", APP_KEYS_ANSWER, prompt_answer_yes,
-	  "asked to quit with unsaved changes, or to save over a file: yes", NULL },
+	  "asked to quit with unsaved changes, or to save over a file: yes", NULL, 0 },
 	{ { 'n', 'N', APP_KEY_ESCAPE, APP_KEY_CTRL_C, APP_KEY_CTRL_BACKSLASH }, APP_KEYS_ANSWER, "n Esc Ctrl-C", NULL,
-	  "n no", APP_KEYS_ANSWER, prompt_answer_no, "asked to quit (Ctrl-\\ too) or to save over a file: no", NULL },
+	  "n no", APP_KEYS_ANSWER, prompt_answer_no, "asked to quit (Ctrl-\\ too) or to save over a file: no", NULL, 0 },
 };
 const int app_binding_count = (int)(sizeof app_bindings / sizeof app_bindings[0]);
 
-/* The context whose keys are in reach now (one APP_KEYS_* bit). */
+/* The rows of app_bindings, each view's own where its .view row stands, then
+ * those of the views no row places. */
+void app_keys_gather(struct app_keys *keys, const struct app_view *views, int view_count)
+{
+	bool placed[APP_KEY_ROWS_MAX] = { false };
+
+	keys->count = 0;
+	for (int i = 0; i < app_binding_count && keys->count < APP_KEY_ROWS_MAX; i++) {
+		int v = app_bindings[i].view;
+
+		if (v == 0) {
+			keys->rows[keys->count++] = &app_bindings[i];
+		} else if (v < view_count && v < APP_KEY_ROWS_MAX && !placed[v]) {
+			keys->rows[keys->count++] = &views[v].toggle;
+			placed[v] = true;
+		}
+	}
+	for (int v = 1; v < view_count && v < APP_KEY_ROWS_MAX && keys->count < APP_KEY_ROWS_MAX; v++)
+		if (!placed[v] && views[v].toggle.keys[0] != 0)
+			keys->rows[keys->count++] = &views[v].toggle;
+}
+
+void app_keys_default(struct app_keys *keys)
+{
+	app_keys_gather(keys, app_views, VIEW_COUNT);
+}
+
+/* The context whose keys are in reach now (one APP_KEYS_* bit): a question's, an
+ * edit's, the open view's own, or the editor's. */
 unsigned app_key_context(const struct app *app)
 {
 	if (app->prompt == PROMPT_SAVE_AS)
@@ -418,20 +409,19 @@ unsigned app_key_context(const struct app *app)
 		return APP_KEYS_ANSWER;
 	if (app->editing)
 		return APP_KEYS_EDIT;
-	if (app->overlay == OVERLAY_HELP)
-		return APP_KEYS_HELP;
-	if (app->overlay == OVERLAY_SATURATION)
-		return APP_KEYS_SATURATION;
-	if (app->overlay == OVERLAY_LEARNING)
-		return APP_KEYS_LEARNING;
+	if (app_views[app->view].keys != 0)
+		return app_views[app->view].keys;
 	return app->stage != APP_STAGE_LIVE ? APP_KEYS_STAGES : APP_KEYS_LIVE;
 }
 
 /* The binding of key in context, or NULL. */
 const struct app_binding *app_binding_find(unsigned context, int key)
 {
-	for (int i = 0; i < app_binding_count; i++) {
-		const struct app_binding *b = &app_bindings[i];
+	struct app_keys keys;
+
+	app_keys_default(&keys);
+	for (int i = 0; i < keys.count; i++) {
+		const struct app_binding *b = keys.rows[i];
 
 		if ((b->context & context) == 0 || b->handler == NULL)
 			continue;
@@ -442,33 +432,37 @@ const struct app_binding *app_binding_find(unsigned context, int key)
 	return NULL;
 }
 
-/* True when key is one of a binding's in context, whoever handles it (a view's
- * or a lesson's rows have no handler here). */
+/* True when key is one of a binding's in context, whoever handles it (a lesson's
+ * rows have no handler here). */
 bool app_key_bound(unsigned context, int key)
 {
-	for (int i = 0; i < app_binding_count; i++)
-		for (int k = 0; (app_bindings[i].context & context) != 0 && k < APP_BINDING_KEYS &&
-				app_bindings[i].keys[k] != 0; k++)
-			if (app_bindings[i].keys[k] == key)
+	struct app_keys keys;
+
+	app_keys_default(&keys);
+	for (int i = 0; i < keys.count; i++)
+		for (int k = 0; (keys.rows[i]->context & context) != 0 && k < APP_BINDING_KEYS &&
+				keys.rows[i]->keys[k] != 0; k++)
+			if (keys.rows[i]->keys[k] == key)
 				return true;
 	return false;
 }
 
-/* The hints of every binding hinted in context, in the table's order. */
-void app_context_hints(const struct app *app, unsigned context, char *buf, size_t size)
+/* The hints of every row of keys hinted in context, in the table's order. */
+void app_keys_hints(const struct app_keys *keys, const struct app *app, unsigned context, char *buf,
+		    size_t size)
 {
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < app_binding_count && used < size; i++) {
-		const struct app_binding *b = &app_bindings[i];
+	for (int i = 0; i < keys->count && used < size; i++) {
+		const struct app_binding *b = keys->rows[i];
 		char step[24] = "";
 
 		if ((b->hint_context & context) == 0)
 			continue;
 		if (b->handler == key_head && app->problem.h == 0)
 			continue; /* one head: H says so, the line need not */
-		if (b->handler == key_help_page && help_page_after(app, b->keys[0]) < 0)
+		if (b->handler == help_page_key && help_page_after(app, b->keys[0]) < 0)
 			continue; /* no page that way: the key closes the help */
 		if (b->handler == key_nudge) {
 			step[0] = ' ';
@@ -479,21 +473,17 @@ void app_context_hints(const struct app *app, unsigned context, char *buf, size_
 	}
 }
 
+/* The hints of every binding hinted in context, in the table's order. */
+void app_context_hints(const struct app *app, unsigned context, char *buf, size_t size)
+{
+	struct app_keys keys;
+
+	app_keys_default(&keys);
+	app_keys_hints(&keys, app, context, buf, size);
+}
+
 /* The status line's hints: every binding hinted in the context in reach. */
 void app_key_hints(const struct app *app, char *buf, size_t size)
 {
 	app_context_hints(app, app_key_context(app), buf, size);
-}
-
-/* A key outside edits and questions: its binding's handler, in the saturation
- * view that view's keys first. Unbound keys do nothing. */
-int keys_command(struct app *app, int key)
-{
-	const struct app_binding *b = NULL;
-
-	if (app->overlay == OVERLAY_SATURATION)
-		b = app_binding_find(APP_KEYS_SATURATION, key);
-	if (b == NULL)
-		b = app_binding_find(K_MAIN, key);
-	return b != NULL ? b->handler(app, key) : REDRAW_NONE;
 }

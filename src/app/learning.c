@@ -1,12 +1,14 @@
 /* learning.c — the learning view's state: two training runs side by side (scaled
  * and unscaled), their stepping on ticks and keys, the selected gradient cell,
- * and the sentence that compares them. Reached only through app_update. */
+ * and the sentence that compares them. Reached only through app_update: its keys
+ * are rows of the key table (keys.c), its opening and hook in the table of views. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "app/app.h"
+#include "app/internal.h"
 #include "app/learning.h"
 #include "qkv/error.h"
 
@@ -106,7 +108,7 @@ int app_learning_open(struct app *app, const struct qkv_train_config *c)
 	int rc;
 
 	if (l != NULL && c == NULL) {
-		app->overlay = OVERLAY_LEARNING;
+		app->view = VIEW_LEARNING;
 		return 0;
 	}
 	if (l == NULL) {
@@ -129,8 +131,24 @@ int app_learning_open(struct app *app, const struct qkv_train_config *c)
 		return rc;
 	}
 	app->learning = l;
-	app->overlay = OVERLAY_LEARNING;
+	app->view = VIEW_LEARNING;
 	return 0;
+}
+
+/* Opening from the key: the runs there are, or the default task. */
+int learning_open(struct app *app)
+{
+	if (app_learning_open(app, NULL) == 0)
+		return 0;
+	app_say(app, true, "out of memory: no learning view");
+	return -1;
+}
+
+/* Closing: the runs pause (they are kept for the next opening). */
+void learning_close(struct app *app)
+{
+	if (app->learning != NULL)
+		app->learning->running = false;
 }
 
 void app_learning_free(struct app *app)
@@ -211,7 +229,7 @@ static int restart(struct app *app, int d_k)
 		l->config.d_k = keep;
 		if (start_runs(l) != 0) {
 			app_learning_free(app);
-			app->overlay = OVERLAY_NONE;
+			app->view = VIEW_NONE;
 			note(app, true, "out of memory: the learning view closed");
 			return REDRAW_ALL;
 		}
@@ -234,86 +252,87 @@ static int move_cell(struct app_learning *l, int rows, int cols)
 	return REDRAW_OVERLAY;
 }
 
-static int learning_key(struct app *app, int key)
+/* The next of the speeds up (+) or down (-) from the present one. */
+static int change_speed(struct app *app, int key)
 {
 	struct app_learning *l = app->learning;
+	char text[64];
 	int speed = 0;
 
-	switch (key) {
-	case ' ':
-		return set_running(app, !l->running);
-	case '.':
-	case 'n':
-		l->running = false;
-		return advance(app, 1);
-	case 'r':
-		return restart(app, l->config.d_k);
-	case '>': {
-		struct qkv_train_config larger = l->config;
+	while (speed < SPEED_COUNT - 1 && speeds[speed] < l->steps_per_tick)
+		speed++;
+	speed += key == '+' ? 1 : -1;
+	speed = speed < 0 ? 0 : speed >= SPEED_COUNT ? SPEED_COUNT - 1 : speed;
+	l->steps_per_tick = speeds[speed];
+	snprintf(text, sizeof text, "%d steps per tick", l->steps_per_tick);
+	note(app, false, text);
+	return REDRAW_OVERLAY | REDRAW_STATUS;
+}
 
-		larger.d_k *= 2;
-		if (larger.d_k > QKV_MAX_DIM || qkv_train_step_work(&larger) > QKV_TRAIN_LIVE_WORK) {
-			note(app, true, "a larger d_k would train too slowly to watch here");
-			return REDRAW_STATUS;
-		}
+/* The running: space runs or pauses, . and n take one step, + and - the speed. */
+int learning_run(struct app *app, int key)
+{
+	struct app_learning *l = app->learning;
+
+	if (key == '+' || key == '-')
+		return change_speed(app, key);
+	if (key == ' ')
+		return set_running(app, !l->running);
+	l->running = false;
+	return advance(app, 1);
+}
+
+/* Both runs from step 0: r with the same d_k, > with twice it (unless it would
+ * train too slowly to watch), < with half (down to 1). */
+int learning_restart(struct app *app, int key)
+{
+	struct qkv_train_config larger = app->learning->config;
+
+	if (key == 'r')
 		return restart(app, larger.d_k);
+	if (key == '<')
+		return larger.d_k > 1 ? restart(app, larger.d_k / 2) : REDRAW_NONE;
+	larger.d_k *= 2;
+	if (larger.d_k > QKV_MAX_DIM || qkv_train_step_work(&larger) > QKV_TRAIN_LIVE_WORK) {
+		note(app, true, "a larger d_k would train too slowly to watch here");
+		return REDRAW_STATUS;
 	}
-	case '<':
-		return l->config.d_k > 1 ? restart(app, l->config.d_k / 2) : REDRAW_NONE;
-	case APP_KEY_TAB:
-		l->weight = (enum qkv_weight)((l->weight + 1) % QKV_WEIGHT_COUNT);
-		return move_cell(l, 0, 0);
-	case 'x':
+	return restart(app, larger.d_k);
+}
+
+/* The derivation's cell: Tab the next gradient matrix, the arrows and h j k l
+ * its cell, x the same cell in the other run. */
+int learning_cell(struct app *app, int key)
+{
+	struct app_learning *l = app->learning;
+	bool vertical = key == APP_KEY_UP || key == 'k' || key == APP_KEY_DOWN || key == 'j';
+	int step = key == APP_KEY_UP || key == 'k' || key == APP_KEY_LEFT || key == 'h' ? -1 : 1;
+
+	if (key == 'x') {
 		l->side = 1 - l->side;
 		return REDRAW_OVERLAY;
-	case 'E':
-		l->sweep_shown = !l->sweep_shown;
-		if (l->sweep_shown && !l->sweep_started && begin_sweep(l) != 0) {
-			l->sweep_shown = false;
-			note(app, true, "out of memory: no experiment");
-			return REDRAW_STATUS;
-		}
-		if (l->sweep_shown && !app_learning_sweep_done(l))
-			note(app, false, "the experiment runs between keys: E returns to the runs");
-		return REDRAW_OVERLAY | REDRAW_STATUS;
-	case APP_KEY_UP:
-	case 'k':
-		return move_cell(l, -1, 0);
-	case APP_KEY_DOWN:
-	case 'j':
-		return move_cell(l, 1, 0);
-	case APP_KEY_LEFT:
-	case 'h':
-		return move_cell(l, 0, -1);
-	case APP_KEY_RIGHT:
-	case 'l':
-		return move_cell(l, 0, 1);
-	case '+':
-	case '-':
-		while (speed < SPEED_COUNT - 1 && speeds[speed] < l->steps_per_tick)
-			speed++;
-		speed += key == '+' ? 1 : -1;
-		speed = speed < 0 ? 0 : speed >= SPEED_COUNT ? SPEED_COUNT - 1 : speed;
-		l->steps_per_tick = speeds[speed];
-		{
-			char text[64];
-
-			snprintf(text, sizeof text, "%d steps per tick", l->steps_per_tick);
-			note(app, false, text);
-		}
-		return REDRAW_OVERLAY | REDRAW_STATUS;
-	case 'L':
-	case APP_KEY_ESCAPE:
-		l->running = false;
-		app->overlay = OVERLAY_NONE;
-		return REDRAW_ALL;
-	case 'q':
-	case 'c':
-	case 'P':
-		return -1; /* quit, palette, projector: as everywhere */
-	default:
-		return REDRAW_NONE;
 	}
+	if (key == APP_KEY_TAB) {
+		l->weight = (enum qkv_weight)((l->weight + 1) % QKV_WEIGHT_COUNT);
+		return move_cell(l, 0, 0);
+	}
+	return move_cell(l, vertical ? step : 0, vertical ? 0 : step);
+}
+
+int learning_experiment(struct app *app, int key)
+{
+	struct app_learning *l = app->learning;
+
+	(void)key;
+	l->sweep_shown = !l->sweep_shown;
+	if (l->sweep_shown && !l->sweep_started && begin_sweep(l) != 0) {
+		l->sweep_shown = false;
+		note(app, true, "out of memory: no experiment");
+		return REDRAW_STATUS;
+	}
+	if (l->sweep_shown && !app_learning_sweep_done(l))
+		note(app, false, "the experiment runs between keys: E returns to the runs");
+	return REDRAW_OVERLAY | REDRAW_STATUS;
 }
 
 /* The steps a tick may take: the speed asked for, within the work of about two
@@ -331,7 +350,7 @@ int app_learning_event(struct app *app, const struct event *event)
 {
 	struct app_learning *l = app->learning;
 
-	if (l == NULL || app->overlay != OVERLAY_LEARNING)
+	if (l == NULL || app->view != VIEW_LEARNING || app->prompt != PROMPT_NONE)
 		return -1;
 	switch (event->type) {
 	case EVENT_TICK:
@@ -345,8 +364,6 @@ int app_learning_event(struct app *app, const struct event *event)
 		return set_running(app, true);
 	case EVENT_TRAIN_PAUSE:
 		return set_running(app, false);
-	case EVENT_KEY:
-		return learning_key(app, event->key);
 	case EVENT_CLICK:
 	case EVENT_WHEEL:
 		return REDRAW_NONE; /* the grids under the view are not there to click */

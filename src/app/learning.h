@@ -42,8 +42,9 @@ bool app_learning_sweep_done(const struct app_learning *l);
 int app_learning_open(struct app *app, const struct qkv_train_config *c);
 /* Frees the learning state (app_fini calls it). */
 void app_learning_free(struct app *app);
-/* An event while the learning view is open: returns the redraw flags, or −1 when
- * the event is not the view's (the app handles it as usual). */
+/* An event while the learning view is open (its hook in the table of views; its
+ * keys are rows of the key table): the redraw flags, or −1 when the event is not
+ * the view's (the app handles it as usual). */
 int app_learning_event(struct app *app, const struct event *event);
 
 /* The sentence under the two runs, from their numbers: where each stands, both

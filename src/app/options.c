@@ -47,84 +47,91 @@ static void d_k_run_words(struct app *app, int d_k, int target, int drawn, int z
 		qkv_buffer_put(&w, "%d zero column%s added to %s", run->zeros, run->zeros > 1 ? "s" : "", pair);
 }
 
-/* o x ] [ > < } {: tokens, d_k, d_model and d_v. */
-int options_structure_key(struct app *app, int key)
+/* o: a new token after the cursor's, and the cursor on it (options_after_change):
+ * x then removes it again. x: the cursor's token removed. */
+int options_tokens(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
-	int d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
 	char done[192];
 
-	switch (key) {
-	case 'o':
-		/* A new token after the cursor's, and the cursor on it (options_after_change): x then
-		 * removes it again. */
+	if (key == 'o')
 		return edit_change_problem(app, change_insert_token, walk_token(app), NULL);
-	case 'x':
-		if (p->n <= 1) {
-			app_say(app, true, "the last token cannot be removed");
-			return REDRAW_STATUS;
-		}
-		snprintf(done, sizeof done, "token %s removed", p->tokens[walk_token(app)]);
-		return edit_change_problem(app, change_remove_token, walk_token(app), done);
-	case ']':
-	case '[':
-		if (app->focus == QKV_GRID_X) {
-			int d_model = qkv_problem_d_model(p), target = key == ']' ? d_model + 1 : d_model - 1;
+	if (p->n <= 1) {
+		app_say(app, true, "the last token cannot be removed");
+		return REDRAW_STATUS;
+	}
+	snprintf(done, sizeof done, "token %s removed", p->tokens[walk_token(app)]);
+	return edit_change_problem(app, change_remove_token, walk_token(app), done);
+}
 
-			if (target < 1 || target > QKV_MAX_DIM) {
-				app_say(app, true, "d_model stays %d: it goes from 1 to %d", d_model, QKV_MAX_DIM);
-				return REDRAW_STATUS;
-			}
-			snprintf(done, sizeof done, "d_model = %d (X and the rows of every W)", target);
-			return edit_change_problem(app, change_d_model, target, done);
-		}
-		/* fall through */
-	case '>':
-	case '<': {
-		int target = key == ']' ? d_k + 1 : key == '[' ? d_k - 1 : key == '>' ? d_k * 2 : d_k / 2;
-		const char *pair = p->form == QKV_FORM_DIRECT ? "Q and K"
-				   : p->h > 0 ? "every head's W_Q and W_K" : "W_Q and W_K";
+/* d_k becomes target (from the keys ] [ > <), the new columns drawn or zero as
+ * the problem and the key ask. */
+static int set_d_k(struct app *app, int target, bool doubled)
+{
+	const struct qkv_problem *p = &app->problem;
+	int d_k = qkv_problem_d_k(p);
+	const char *pair = p->form == QKV_FORM_DIRECT ? "Q and K" : p->h > 0 ? "every head's W_Q and W_K" : "W_Q and W_K";
+	char done[192];
+
+	if (target < 1 || target > QKV_MAX_DIM) {
+		app_say(app, true, "d_k stays %d: it goes from 1 to %d", d_k, QKV_MAX_DIM);
+		return REDRAW_STATUS;
+	}
+	if (target < d_k) {
+		snprintf(done, sizeof done, "d_k = %d: the last %d column%s of %s dropped", target, d_k - target,
+			 d_k - target > 1 ? "s" : "", pair);
+		d_k_run_words(app, d_k, target, 0, 0, pair, 0, done, sizeof done);
+	} else if (p->seeded && p->form == QKV_FORM_DIRECT) {
+		snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu", target,
+			 target - d_k, target - d_k > 1 ? "s" : "", pair, (unsigned long long)p->seed);
+		d_k_run_words(app, d_k, target, target - d_k, 0, pair, p->seed, done, sizeof done);
+	} else if (doubled && p->h == 0) {
+		/* The saturation lesson needs N(0,1) columns, whatever the problem. */
+		snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu "
+			 "(] adds a zero column)", target, target - d_k, target - d_k > 1 ? "s" : "", pair,
+			 (unsigned long long)app->column_seed);
+		d_k_run_words(app, d_k, target, target - d_k, 0, pair, app->column_seed, done, sizeof done);
+		return edit_change_problem(app, change_draw_d_k, target, done);
+	} else {
+		snprintf(done, sizeof done, "d_k = %d: a zero column added to %s", target, pair);
+		d_k_run_words(app, d_k, target, 0, target - d_k, pair, app->column_seed, done, sizeof done);
+	}
+	return edit_change_problem(app, change_d_k, target, done);
+}
+
+/* ] [: d_k by one (on X, d_model: a column of X and a row of every W); } {: d_v by one. */
+int options_columns(struct app *app, int key)
+{
+	const struct qkv_problem *p = &app->problem;
+	int d_v = qkv_problem_d_v(p), step = key == ']' || key == '}' ? 1 : -1;
+	char done[192];
+
+	if ((key == ']' || key == '[') && app->focus != QKV_GRID_X)
+		return set_d_k(app, qkv_problem_d_k(p) + step, false);
+	if (key == ']' || key == '[') {
+		int d_model = qkv_problem_d_model(p), target = d_model + step;
 
 		if (target < 1 || target > QKV_MAX_DIM) {
-			app_say(app, true, "d_k stays %d: it goes from 1 to %d", d_k, QKV_MAX_DIM);
+			app_say(app, true, "d_model stays %d: it goes from 1 to %d", d_model, QKV_MAX_DIM);
 			return REDRAW_STATUS;
 		}
-		if (target < d_k) {
-			snprintf(done, sizeof done, "d_k = %d: the last %d column%s of %s dropped", target, d_k - target,
-				 d_k - target > 1 ? "s" : "", pair);
-			d_k_run_words(app, d_k, target, 0, 0, pair, 0, done, sizeof done);
-		} else if (p->seeded && p->form == QKV_FORM_DIRECT) {
-			snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu", target,
-				 target - d_k, target - d_k > 1 ? "s" : "", pair, (unsigned long long)p->seed);
-			d_k_run_words(app, d_k, target, target - d_k, 0, pair, p->seed, done, sizeof done);
-		} else if (key == '>' && p->h == 0) {
-			/* The saturation lesson needs N(0,1) columns, whatever the problem. */
-			snprintf(done, sizeof done, "d_k = %d: %d new column%s of %s drawn from N(0,1), seed %llu "
-				 "(] adds a zero column)", target, target - d_k, target - d_k > 1 ? "s" : "", pair,
-				 (unsigned long long)app->column_seed);
-			d_k_run_words(app, d_k, target, target - d_k, 0, pair, app->column_seed, done, sizeof done);
-			return edit_change_problem(app, change_draw_d_k, target, done);
-		} else {
-			snprintf(done, sizeof done, "d_k = %d: a zero column added to %s", target, pair);
-			d_k_run_words(app, d_k, target, 0, target - d_k, pair, app->column_seed, done, sizeof done);
-		}
-		return edit_change_problem(app, change_d_k, target, done);
+		snprintf(done, sizeof done, "d_model = %d (X and the rows of every W)", target);
+		return edit_change_problem(app, change_d_model, target, done);
 	}
-	case '}':
-	case '{': {
-		int target = key == '}' ? d_v + 1 : d_v - 1;
+	if (d_v + step < 1 || d_v + step > QKV_MAX_DIM) {
+		app_say(app, true, "d_v stays %d: it goes from 1 to %d", d_v, QKV_MAX_DIM);
+		return REDRAW_STATUS;
+	}
+	snprintf(done, sizeof done, p->h > 0 ? "d_v = %d in every head (W_O has h·d_v rows)" : "d_v = %d", d_v + step);
+	return edit_change_problem(app, change_d_v, d_v + step, done);
+}
 
-		if (target < 1 || target > QKV_MAX_DIM) {
-			app_say(app, true, "d_v stays %d: it goes from 1 to %d", d_v, QKV_MAX_DIM);
-			return REDRAW_STATUS;
-		}
-		snprintf(done, sizeof done, p->h > 0 ? "d_v = %d in every head (W_O has h·d_v rows)"
-						      : "d_v = %d", target);
-		return edit_change_problem(app, change_d_v, target, done);
-	}
-	default:
-		return -1;
-	}
+/* > <: d_k doubled (new columns from N(0,1), for the saturation lesson) or halved. */
+int options_double_d_k(struct app *app, int key)
+{
+	int d_k = qkv_problem_d_k(&app->problem);
+
+	return set_d_k(app, key == '>' ? d_k * 2 : d_k / 2, key == '>');
 }
 
 /* The query rows whose weights do not sum to 1 at two decimals, with their sums:
@@ -254,16 +261,13 @@ void options_after_change(struct app *app, job_change change, int argument)
 	}
 }
 
-/* s t T m W I z r: the scaling, temperature, mask, wrong ways, identity, padding and random values. */
-int options_key(struct app *app, int key)
+/* s: scaled by √d_k or not at all; t T: the temperature a step down or up. */
+int options_scale(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
-	static const char *const mask_names[] = { "none", "causal (query i sees keys j ≤ i)",
-						  "custom (Enter on a weight toggles it)" };
 	char done[128];
 
-	switch (key) {
-	case 's': {
+	if (key == 's') {
 		enum qkv_scale next = p->scale == QKV_SCALE_NONE ? QKV_SCALE_SQRT_DK : QKV_SCALE_NONE;
 
 		snprintf(done, sizeof done, "scaling %s", next == QKV_SCALE_NONE
@@ -271,57 +275,79 @@ int options_key(struct app *app, int key)
 			 : "on: divided by √d_k");
 		return edit_change_problem(app, change_scale, next, done);
 	}
-	case 't':
-	case 'T': {
-		int index = change_temperature_index(p->temperature, key == 't' ? -1 : 1);
+	int index = change_temperature_index(p->temperature, key == 't' ? -1 : 1);
 
-		if (index < 0) {
-			app_say(app, false, "τ stays %g: the steps go from %g to %g", p->temperature, change_temperature_step(0),
-			    change_temperature_step(change_temperature_steps() - 1));
-			return REDRAW_STATUS;
-		}
-		snprintf(done, sizeof done, "temperature τ = %g", change_temperature_step(index));
-		return edit_change_problem(app, change_temperature, index, done);
+	if (index < 0) {
+		app_say(app, false, "τ stays %g: the steps go from %g to %g", p->temperature, change_temperature_step(0),
+			change_temperature_step(change_temperature_steps() - 1));
+		return REDRAW_STATUS;
 	}
-	case 'm': {
+	snprintf(done, sizeof done, "temperature τ = %g", change_temperature_step(index));
+	return edit_change_problem(app, change_temperature, index, done);
+}
+
+/* m: the next mask (after a wrong way: options_after_change); z: the cursor's
+ * token as padding, or no longer. */
+int options_mask(struct app *app, int key)
+{
+	static const char *const mask_names[] = { "none", "causal (query i sees keys j ≤ i)",
+						  "custom (Enter on a weight toggles it)" };
+	const struct qkv_problem *p = &app->problem;
+	char done[128];
+
+	if (key == 'm') {
 		int next = (p->mask + 1) % (QKV_MASK_CUSTOM + 1);
 
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
-		return edit_change_problem(app, change_mask, next, done); /* after a wrong way: options_after_change */
+		return edit_change_problem(app, change_mask, next, done);
 	}
-	case 'W':
-		/* What the demonstration shows: options_after_change. */
-		return edit_change_problem(app, change_wrong, (p->wrong + 1) % (QKV_WRONG_COLUMN_SOFTMAX + 1), NULL);
-	case 'I':
-		if (p->h > 0) {
-			app_say(app, true, "I ties W_Q, W_K and W_V to the identity in a one-head problem; "
-				       "here each of the %d heads has its own", p->h);
-			return REDRAW_STATUS;
-		}
-		if (p->form != QKV_FORM_PROJECTED) {
-			app_say(app, true, "this problem gives Q, K and V directly: there are no projections to tie");
-			return REDRAW_STATUS;
-		}
-		if (app_projections_tied(app) && app->untied[0].rows == p->x.cols)
-			return edit_change_problem(app, change_identity, 0, "projections learned again: W_Q, W_K, W_V as they were");
-		return edit_change_problem(app, change_identity, 1, NULL); /* the words: options_after_change */
-	case 'z': {
-		int token = walk_token(app);
-		bool padding = p->padding != NULL && p->padding[token];
+	int token = walk_token(app);
+	bool padding = p->padding != NULL && p->padding[token];
 
-		snprintf(done, sizeof done, "%s %s padding%s", p->tokens[token], padding ? "is no longer" : "is now",
-			 padding ? "" : ": no query sees it as a key");
-		return edit_change_problem(app, change_padding, token, done);
+	snprintf(done, sizeof done, "%s %s padding%s", p->tokens[token], padding ? "is no longer" : "is now",
+		 padding ? "" : ": no query sees it as a key");
+	return edit_change_problem(app, change_padding, token, done);
+}
+
+/* W: the next wrong-way demonstration (what it shows: options_after_change). */
+int options_wrong(struct app *app, int key)
+{
+	(void)key;
+	return edit_change_problem(app, change_wrong, (app->problem.wrong + 1) % (QKV_WRONG_COLUMN_SOFTMAX + 1), NULL);
+}
+
+/* I: W_Q, W_K, W_V tied to the identity (the words: options_after_change), or the
+ * learned ones back. */
+int options_identity(struct app *app, int key)
+{
+	const struct qkv_problem *p = &app->problem;
+
+	(void)key;
+	if (p->h > 0) {
+		app_say(app, true, "I ties W_Q, W_K and W_V to the identity in a one-head problem; "
+			"here each of the %d heads has its own", p->h);
+		return REDRAW_STATUS;
 	}
-	case 'r':
-		if (p->form != QKV_FORM_DIRECT) {
-			app_say(app, true, "random values fill Q, K and V directly; this problem has projections");
-			return REDRAW_STATUS;
-		}
-		snprintf(done, sizeof done, "Q, K and V drawn from N(0,1), seed %llu",
-			 (unsigned long long)change_next_seed(p));
-		return edit_change_problem(app, change_random, 0, done);
-	default:
-		return -1;
+	if (p->form != QKV_FORM_PROJECTED) {
+		app_say(app, true, "this problem gives Q, K and V directly: there are no projections to tie");
+		return REDRAW_STATUS;
 	}
+	if (app_projections_tied(app) && app->untied[0].rows == p->x.cols)
+		return edit_change_problem(app, change_identity, 0, "projections learned again: W_Q, W_K, W_V as they were");
+	return edit_change_problem(app, change_identity, 1, NULL);
+}
+
+/* r: Q, K and V drawn from N(0,1) with the next seed. */
+int options_random(struct app *app, int key)
+{
+	const struct qkv_problem *p = &app->problem;
+	char done[128];
+
+	(void)key;
+	if (p->form != QKV_FORM_DIRECT) {
+		app_say(app, true, "random values fill Q, K and V directly; this problem has projections");
+		return REDRAW_STATUS;
+	}
+	snprintf(done, sizeof done, "Q, K and V drawn from N(0,1), seed %llu", (unsigned long long)change_next_seed(p));
+	return edit_change_problem(app, change_random, 0, done);
 }

@@ -6,6 +6,7 @@
 
 #include "app/app.h"
 #include "app/internal.h"
+#include "io/report/print.h"
 #include "qkv/text.h"
 
 static int export_to(struct app *app, const char *path);
@@ -175,7 +176,7 @@ static int export_to(struct app *app, const char *path)
 	struct job *job;
 	int stage;
 
-	if (dot == NULL || figure_format_parse(dot + 1, &format) != 0) {
+	if (dot == NULL || print_figure_format_parse(dot + 1, &format) != 0) {
 		app_say(app, true, "%s: name the figure .svg, .pdf or .png", path);
 		return REDRAW_STATUS;
 	}

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/view.h"
 #include "present/lesson.h"
-#include "io/quote.h"
+#include "io/problem/quote.h"
 #include "qkv/error.h"
 #include "qkv/format.h"
 #include "qkv/problem.h"
@@ -252,9 +253,15 @@ static int choice(struct parser *ps, const char *value, const char *const *names
 	return refuse(ps, "%s needs %s, not \"%.40s\"", what, list, value);
 }
 
-/* In the order of enum app_overlay. */
-const char *const lesson_view_names[] = { "none", "help", "describe", "saturation", "cost", "learning" };
-_Static_assert(sizeof lesson_view_names / sizeof *lesson_view_names == LESSON_VIEW_COUNT, "a name for every view");
+/* `view NAME` and `expect view NAME`: the names in the table of views. */
+static int view_choice(struct parser *ps, const char *value, const char *what, int *out)
+{
+	const char *names[VIEW_COUNT];
+
+	for (int v = 0; v < VIEW_COUNT; v++)
+		names[v] = app_views[v].name;
+	return choice(ps, value, names, VIEW_COUNT, what, out);
+}
 static const char *const on_off[] = { "off", "on" };
 static const char *const projection_names[] = { "learned", "identity" };
 
@@ -444,7 +451,7 @@ static int parse_expect(struct parser *ps, const char *s)
 		if (act == ACT_EXPECT_STAGE)
 			return stage_value(ps, value, "expect stage", &a->number);
 		if (act == ACT_EXPECT_VIEW)
-			return choice(ps, value, lesson_view_names, LESSON_VIEW_COUNT, "expect view", &a->number);
+			return view_choice(ps, value, "expect view", &a->number);
 		if (act == ACT_EXPECT_HEAD) {
 			if (!whole_number(value, 1, QKV_MAX_HEADS, &number))
 				return refuse(ps, "expect head needs a whole number from 1 to %d, not \"%.40s\"",
@@ -530,7 +537,7 @@ static int parse_action(struct parser *ps, const char *s)
 	if ((rest = word_is(s, "view")) != NULL) {
 		if ((a = new_action(ps, ACT_VIEW)) == NULL)
 			return refuse(ps, "out of memory");
-		return choice(ps, rest, lesson_view_names, LESSON_VIEW_COUNT, "view", &a->number);
+		return view_choice(ps, rest, "view", &a->number);
 	}
 	if ((rest = word_is(s, "head")) != NULL) {
 		long number;

@@ -21,10 +21,6 @@
 #include "app/app.h"
 #include "qkv/grid.h"
 
-/* The views a lesson names ("none", "help", … "learning"), in the order of enum
- * app_overlay: what `view` opens and `expect view` checks. */
-#define LESSON_VIEW_COUNT (OVERLAY_LEARNING + 1)
-extern const char *const lesson_view_names[LESSON_VIEW_COUNT];
 
 enum lesson_act {
 	ACT_OPEN_EXAMPLE,  /* open example */

@@ -11,9 +11,10 @@
 
 #include "app/files.h"
 #include "app/info.h"
+#include "app/view.h"
 #include "present/lesson.h"
-#include "io/builtin.h"
-#include "io/load.h"
+#include "io/problem/builtin.h"
+#include "io/problem/load.h"
 #include "qkv/error.h"
 #include "qkv/problem.h"
 
@@ -348,14 +349,13 @@ static int set_temperature(struct app *app, double target)
 
 static int apply(struct replay *r, const struct lesson_action *a, struct app *app, const struct lesson_look *look)
 {
-	static const int view_keys[] = { 0, '?', 'D', 'S', 'C', 'L' }; /* by enum app_overlay */
 	int row, col;
 
 	app->message_is_error = false;
-	if (app->overlay == OVERLAY_LEARNING && a->act != ACT_VIEW && a->act < ACT_EXPECT_CELL &&
+	if (app_views[app->view].others == VIEW_OTHERS_IGNORED && a->act != ACT_VIEW && a->act < ACT_EXPECT_CELL &&
 	    a->act != ACT_OPEN_EXAMPLE && a->act != ACT_OPEN_FILE && a->act != ACT_PROBLEM && a->act != ACT_RANDOM)
-		return replay_refuse(r, "the learning view takes every key while it is open: `view none` closes it "
-				     "before this line");
+		return replay_refuse(r, "the %s view takes every key while it is open: `view none` closes it "
+				     "before this line", app_views[app->view].name);
 	switch (a->act) {
 	case ACT_OPEN_EXAMPLE:
 	case ACT_OPEN_FILE:
@@ -464,12 +464,12 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 		break;
 	case ACT_VIEW:
 		/* A view's own key closes it, then the other view's key opens that one. */
-		if ((int)app->overlay != a->number && app->overlay != OVERLAY_NONE)
-			press(app, view_keys[app->overlay]);
-		if ((int)app->overlay != a->number)
-			press(app, view_keys[a->number]);
-		if ((int)app->overlay != a->number)
-			return replay_refuse(r, "the %s view cannot be opened: %s", lesson_view_names[a->number], app->message);
+		if ((int)app->view != a->number && app->view != VIEW_NONE)
+			press(app, app_views[app->view].toggle.keys[0]);
+		if ((int)app->view != a->number)
+			press(app, app_views[a->number].toggle.keys[0]);
+		if ((int)app->view != a->number)
+			return replay_refuse(r, "the %s view cannot be opened: %s", app_views[a->number].name, app->message);
 		break;
 	default:
 		return 0; /* expect lines change nothing */
@@ -513,8 +513,8 @@ bool lesson_expect_holds(const struct lesson *l, const struct lesson_action *a, 
 		snprintf(seen, seen_size, "%d", app->trace.d_k);
 		return app->trace.d_k == a->number;
 	case ACT_EXPECT_VIEW:
-		snprintf(seen, seen_size, "%s", lesson_view_names[app->overlay]);
-		return (int)app->overlay == a->number;
+		snprintf(seen, seen_size, "%s", app_views[app->view].name);
+		return (int)app->view == a->number;
 	case ACT_EXPECT_HEAD:
 		if (app->problem.h < 1)
 			snprintf(seen, seen_size, "one head");
@@ -606,7 +606,7 @@ static int replay(const struct lesson *l, int last, const struct lesson_look *lo
 				if (a->act == ACT_EXPECT_STAGE && a->number == APP_STAGE_LIVE)
 					snprintf(want, sizeof want, "live");
 				else if (a->act == ACT_EXPECT_VIEW)
-					snprintf(want, sizeof want, "%s", lesson_view_names[a->number]);
+					snprintf(want, sizeof want, "%s", app_views[a->number].name);
 				else
 					snprintf(want, sizeof want, "%d", a->number);
 				snprintf(line, sizeof line, "%s:%d: step %d (%s): expected %s = %s, qkv shows %s", l->path,

@@ -119,7 +119,7 @@ static struct lesson_look look_of(const struct app *app)
 {
 	struct lesson_look look = { .width = app->width, .height = app->height, .palette = app->palette,
 				    .palette_count = app->palette_count, .projector = app->projector,
-				    .clock = app->clock, .clock_context = app->clock_context };
+				    .clock = app->cost.clock, .clock_context = app->cost.clock_context };
 	return look;
 }
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "present/notes.h"
-#include "io/quote.h"
+#include "io/problem/quote.h"
 #include "qkv/text.h"
 
 /* A directory of ours that nobody else may enter or write. */

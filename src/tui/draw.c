@@ -18,6 +18,7 @@
 #include "app/learning.h"
 #include "app/help.h"
 #include "tui/draw.h"
+#include "tui/draw_internal.h"
 #include "tui/draw_cost.h"
 #include "tui/draw_saturation.h"
 #include "tui/glyphs.h"
@@ -27,7 +28,7 @@
 
 /* Writes s at (y, x) in at most `width` columns (wide characters count two),
  * cutting on a character boundary. */
-static void put(int y, int x, int width, struct cell_style style, const char *s)
+void draw_put(int y, int x, int width, struct cell_style style, const char *s)
 {
 	char drawn[TEXT_MAX];
 
@@ -40,7 +41,7 @@ static void put(int y, int x, int width, struct cell_style style, const char *s)
 
 /* Copies into buf the words of text that fit in `width` columns, never cutting a
  * word: when some are left out, the kept ones end in "…". */
-static const char *words_fitting(char *buf, size_t size, const char *text, int width)
+const char *draw_words_fitting(char *buf, size_t size, const char *text, int width)
 {
 	size_t best = 0;
 
@@ -65,16 +66,11 @@ static const char *words_fitting(char *buf, size_t size, const char *text, int w
 }
 
 /* Blanks a rectangle in the normal style. */
-static void blank(int y, int x, int h, int w)
+void draw_blank(int y, int x, int h, int w)
 {
 	palette_apply(stdscr, palette_role(ROLE_NORMAL));
 	for (int r = 0; r < h; r++)
 		mvhline(y + r, x, ' ', w);
-}
-
-static void number_text(char *buf, size_t size, double value, int decimals)
-{
-	qkv_format_number(buf, size, value, decimals);
 }
 
 /* Right-aligns text in a field `field` columns wide, centred in a cell of width w
@@ -95,11 +91,11 @@ static void put_cell_in(int y, int x, int w, int field, struct cell_style style,
 		pad = 0;
 	/* A plain cell on the blanked panel needs only its text (the common case). */
 	if (style.pair == 0 && style.attr == A_NORMAL && length < w) {
-		put(y, x + pad, length, style, text);
+		draw_put(y, x + pad, length, style, text);
 		return;
 	}
 	snprintf(cell, sizeof cell, "%*s%s%*s", pad, "", text, w - pad - length, "");
-	put(y, x, w, style, cell);
+	draw_put(y, x, w, style, cell);
 }
 
 /* Right-aligns text in a cell of width w (the last column stays a gap). */
@@ -124,11 +120,11 @@ static void fill_cell(int top, int x, int w, int h, int middle, struct cell_styl
 		if (line == middle)
 			continue;
 		if (!shade) {
-			put(top + line, x, w, style, "                                ");
+			draw_put(top + line, x, w, style, "                                ");
 			continue;
 		}
 		for (int c = 0; c < w - 1; c++)
-			put(top + line, x + c, 1, style, style.glyph);
+			draw_put(top + line, x + c, 1, style, style.glyph);
 	}
 }
 
@@ -302,8 +298,8 @@ static void put_frame(const struct app *app, const struct panel *panel, int row,
 	if (frame == FRAME_NONE || w < 2)
 		return;
 	if (pad > 0)
-		put(y, x, 1, palette_frame(frame), " ");
-	put(y, x + w - 1, 1, palette_frame(frame), " ");
+		draw_put(y, x, 1, palette_frame(frame), " ");
+	draw_put(y, x + w - 1, 1, palette_frame(frame), " ");
 }
 
 /* A compact grid in colour: each line shows two rows, the lower as a lower half
@@ -328,7 +324,7 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 				 panel->row_label_w - 1, app->problem.tokens[lower]);
 		else
 			snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[upper]);
-		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), text);
+		draw_put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), text);
 		for (int c = 0; c < panel->shown_cols; c++) {
 			int col = panel->first_col + c;
 			bool masked_upper, masked_lower = false;
@@ -366,7 +362,7 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 		if (mark_lower)
 			x += glyphs_columns(text) + 1;
 		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[row]);
-		put(panel->y + 2 + mark_line, x, panel->label_w - (x - panel->x), mark, text);
+		draw_put(panel->y + 2 + mark_line, x, panel->label_w - (x - panel->x), mark, text);
 		mvchgat(panel->y + 1, data_x + mark_col * panel->cell_w, panel->cell_w, mark.attr, legacy, &mark.pair);
 	}
 }
@@ -402,7 +398,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 			    glyphs_columns(app->problem.tokens[panel->first_col + c]) > end - x)
 				continue;
 			snprintf(text, sizeof text, "%.*s", end - x, app->problem.tokens[panel->first_col + c]);
-			put(panel->y + 1, x, end - x < k * 2 - 1 ? end - x : k * 2 - 1, palette_role(ROLE_LABEL), text);
+			draw_put(panel->y + 1, x, end - x < k * 2 - 1 ? end - x : k * 2 - 1, palette_role(ROLE_LABEL), text);
 		}
 	}
 	for (int c = 0; c < panel->shown_cols && !panel->compact; c++) {
@@ -421,7 +417,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	}
 	/* The mix's rows are keys, not queries: its label column says so. */
 	if (panel->kind == PANEL_MIX && !panel->halves)
-		put(panel->y + 1, panel->x, panel->label_w - 1, palette_role(ROLE_LABEL), "key");
+		draw_put(panel->y + 1, panel->x, panel->label_w - 1, palette_role(ROLE_LABEL), "key");
 	if (panel->halves) {
 		draw_halves(app, panel, limit);
 		return;
@@ -437,9 +433,9 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 		else
 			snprintf(text, sizeof text, "m%d", row + 1);
 		if (head_rows)
-			put(y, panel->x, panel->label_w - 1, palette_head(row / d_v), text);
+			draw_put(y, panel->x, panel->label_w - 1, palette_head(row / d_v), text);
 		else
-			put(y, panel->x, panel->label_w, palette_role(query_row ? ROLE_TITLE : ROLE_LABEL), text);
+			draw_put(y, panel->x, panel->label_w, palette_role(query_row ? ROLE_TITLE : ROLE_LABEL), text);
 		for (int c = 0; c < panel->shown_cols; c++) {
 			int col = panel->first_col + c, x = data_x + c * panel->cell_w;
 			bool masked;
@@ -458,9 +454,9 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				continue;
 			}
 			if (panel->compact) {
-				put(y, x, 2, style, style.glyph[0] != '\0' ? style.glyph : "  ");
+				draw_put(y, x, 2, style, style.glyph[0] != '\0' ? style.glyph : "  ");
 				if (style.glyph[0] != '\0')
-					put(y, x + 1, 1, style, style.glyph);
+					draw_put(y, x + 1, 1, style, style.glyph);
 				continue;
 			}
 			if (masked) {
@@ -468,7 +464,7 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 				put_frame(app, panel, row, col, y, x, "—");
 				continue;
 			}
-			number_text(text, sizeof text, value, panel->places > 0 ? panel->places : l->decimals);
+			qkv_format_number(text, sizeof text, value, panel->places > 0 ? panel->places : l->decimals);
 			/* A value that prints like a different one of its grid is marked "~". */
 			if (panel->rounded && panel_hides(app, panel, value))
 				snprintf(text + strlen(text), sizeof text - strlen(text), "~");
@@ -523,7 +519,7 @@ static void draw_compact_numbers(const struct app *app, const struct layout *l, 
 				break;
 			length += (size_t)snprintf(text + length, sizeof text - length, "%s", entry);
 		}
-		put(y + line, panel->x, panel->w, palette_role(ROLE_LABEL), text);
+		draw_put(y + line, panel->x, panel->w, palette_role(ROLE_LABEL), text);
 	}
 }
 
@@ -565,7 +561,7 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 	 * ("sumcol" cut to "sumco" in ASCII). */
 	/* Column sums are shown, not judged: those of correct attention are not 1
 	 * either (only each row of weights must add up to 1). */
-	put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL),
+	draw_put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL),
 	    glyphs_columns("Σcol") <= panel->label_w ? "Σcol" : "Σ");
 	for (int c = 0; c < panel->shown_cols; c++) {
 		double sum = qkv_trace_column_sum(t, panel->first_col + c), scale = pow(10.0, l->decimals);
@@ -598,11 +594,11 @@ static void draw_weights_legend(const struct app *app, const struct layout *l, c
 		snprintf(high, sizeof high, " %s row %s", number, app->problem.tokens[row]);
 		if (x + steps + glyphs_columns(high) > end)
 			snprintf(high, sizeof high, " %s", number);
-		put(y, panel->x, end - panel->x, palette_role(ROLE_LABEL), low);
+		draw_put(y, panel->x, end - panel->x, palette_role(ROLE_LABEL), low);
 		x = panel->x + glyphs_columns(low) + 1;
 	} else {
 		snprintf(high, sizeof high, " 1 fixed");
-		put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), low);
+		draw_put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), low);
 	}
 	/* As wide as the grid above it allows, one column a step at least. */
 	step_w = (end - x - glyphs_columns(high)) / steps;
@@ -614,10 +610,10 @@ static void draw_weights_legend(const struct app *app, const struct layout *l, c
 
 		/* With colour the glyph once (a dark shade would hide a light step). */
 		for (int i = 0; i < step_w; i++)
-			put(y, x + i, 1, style, i == 0 || palette_monochrome() ? glyph : " ");
+			draw_put(y, x + i, 1, style, i == 0 || palette_monochrome() ? glyph : " ");
 		x += step_w;
 	}
-	put(y, x, end - x, palette_role(ROLE_LABEL), high);
+	draw_put(y, x, end - x, palette_role(ROLE_LABEL), high);
 }
 
 /* The legend under a signed grid: −limit, the diverging ramp, +limit. */
@@ -630,13 +626,13 @@ static void draw_signed_legend(const struct app *app, const struct panel *panel)
 	qkv_format_number(number, sizeof number, limit, 2);
 	snprintf(low, sizeof low, "−%s ", number);
 	snprintf(high, sizeof high, " +%s", number);
-	put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
+	draw_put(y, panel->x, panel->w, palette_role(ROLE_LABEL), low);
 	x = panel->x + glyphs_columns(low);
 	for (int s = -side; s <= side && x < panel->x + panel->w - glyphs_columns(high); s++, x++) {
 		struct cell_style style = palette_signed(limit * s / side, limit);
-		put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
+		draw_put(y, x, 1, style, style.glyph[0] != '\0' ? style.glyph : " ");
 	}
-	put(y, x, panel->x + panel->w - x, palette_role(ROLE_LABEL), high);
+	draw_put(y, x, panel->x + panel->w - x, palette_role(ROLE_LABEL), high);
 }
 
 static void draw_mix_sum(const struct app *app, const struct layout *l, const struct panel *panel)
@@ -649,15 +645,16 @@ static void draw_mix_sum(const struct app *app, const struct layout *l, const st
 	/* Each term rounded on its own may not add up to the rounded sum: then "≈". */
 	for (int c = 0; c < app->trace.d_v; c++)
 		adds_up = adds_up && qkv_trace_mix_adds_up(&app->trace, app_query(app), c, l->decimals);
-	put(y, panel->x, panel->label_w, palette_role(ROLE_TITLE), adds_up ? "Σ =" : "Σ ≈");
+	draw_put(y, panel->x, panel->label_w, palette_role(ROLE_TITLE), adds_up ? "Σ =" : "Σ ≈");
 	for (int c = 0; c < panel->shown_cols; c++) {
-		number_text(text, sizeof text, qkv_matrix_get(&app->trace.output, app_query(app), panel->first_col + c),
+		qkv_format_number(text, sizeof text, qkv_matrix_get(&app->trace.output, app_query(app), panel->first_col + c),
 			    l->decimals);
 		put_cell_in(y, data_x + c * panel->cell_w, panel->cell_w, panel->field_w, palette_role(ROLE_TITLE), text);
 	}
 }
 
-static bool has_readout(const struct layout *l)
+/* True when the layout has the statistics readout beside the heatmap. */
+bool draw_has_readout(const struct layout *l)
 {
 	for (int i = 0; i < l->count; i++)
 		if (l->panels[i].kind == PANEL_READOUT)
@@ -680,24 +677,24 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 	int y = panel->y + 1;
 
 	snprintf(text, sizeof text, "%-*s  max  H/lnN   eff  ‖J‖", panel->label_w - 1, "");
-	put(y++, panel->x, panel->w, palette_role(ROLE_LABEL), text);
+	draw_put(y++, panel->x, panel->w, palette_role(ROLE_LABEL), text);
 	for (int r = 0; r < panel->shown_rows; r++) {
 		int row = panel->first_row + r;
 		const struct qkv_row_stats *s = &t->rows[row];
 
 		/* Beside the heatmap's rows, however tall they are. */
 		y = panel_row_y(panel, r);
-		number_text(a, sizeof a, s->max_weight, 2);
+		qkv_format_number(a, sizeof a, s->max_weight, 2);
 		/* H / ln N has no value for a query that sees no key (N = 0). */
 		if (s->live_keys > 0)
-			number_text(b, sizeof b, qkv_row_entropy_ratio(s), 2);
+			qkv_format_number(b, sizeof b, qkv_row_entropy_ratio(s), 2);
 		else
 			snprintf(b, sizeof b, "    —"); /* five columns, as %5s */
-		number_text(c, sizeof c, s->effective_tokens, 1);
-		number_text(d, sizeof d, s->jacobian_norm, 3);
+		qkv_format_number(c, sizeof c, s->effective_tokens, 1);
+		qkv_format_number(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
 			 app->problem.tokens[row], a, b, c, d);
-		put(y, panel->x, panel->w,
+		draw_put(y, panel->x, panel->w,
 		    palette_role(app_moved_readout(app, row) ? ROLE_MOVED : row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL),
 		    text);
 	}
@@ -711,7 +708,7 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		if (comparison != NULL)
 			*comparison = '\0';
 	}
-	put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
+	draw_put(y, panel->x, panel->w, palette_role(ROLE_DIM), text);
 }
 
 /* Multi-head: per head, what its weights look at (mean entropy; mean weight on
@@ -725,7 +722,7 @@ static void draw_heads_readout(const struct app *app, const struct panel *panel)
 	char text[96], a[16], b[16], c[16], d[16];
 	int y = panel->y + 1;
 
-	put(y++, panel->x, panel->w, palette_role(ROLE_LABEL), "      H  prev  self first");
+	draw_put(y++, panel->x, panel->w, palette_role(ROLE_LABEL), "      H  prev  self first");
 	for (int r = 0; r < panel->shown_rows && r <= t->h; r++) {
 		int row = panel->first_row + r;
 		const struct qkv_pattern *s = &averaged;
@@ -740,18 +737,18 @@ static void draw_heads_readout(const struct app *app, const struct panel *panel)
 			}
 			qkv_matrix_fini(&avg);
 		}
-		number_text(a, sizeof a, s->entropy, 2);
-		number_text(b, sizeof b, s->previous, 2);
-		number_text(c, sizeof c, s->diagonal, 2);
-		number_text(d, sizeof d, s->first, 2);
+		qkv_format_number(a, sizeof a, s->entropy, 2);
+		qkv_format_number(b, sizeof b, s->previous, 2);
+		qkv_format_number(c, sizeof c, s->diagonal, 2);
+		qkv_format_number(d, sizeof d, s->first, 2);
 		snprintf(text, sizeof text, "%-3s %5s %5s %5s %5s", "", a, b, c, d);
-		put(y, panel->x, panel->w, palette_role(row == t->h ? ROLE_ERROR : row == app->head ? ROLE_TITLE
+		draw_put(y, panel->x, panel->w, palette_role(row == t->h ? ROLE_ERROR : row == app->head ? ROLE_TITLE
 											: ROLE_NORMAL), text);
 		if (row < t->h) {
 			snprintf(text, sizeof text, "h%d", row + 1);
-			put(y, panel->x, 3, palette_head(row), text);
+			draw_put(y, panel->x, 3, palette_head(row), text);
 		} else {
-			put(y, panel->x, 3, palette_role(ROLE_ERROR), "avg");
+			draw_put(y, panel->x, 3, palette_role(ROLE_ERROR), "avg");
 		}
 		y++;
 	}
@@ -813,7 +810,7 @@ static void draw_marker(const struct panel *panel)
 	char text[160];
 
 	marker_text(panel, text, sizeof text, panel->w);
-	put(panel->y + panel->h - 1, panel->x, panel->w, palette_role(ROLE_DIM), text);
+	draw_put(panel->y + panel->h - 1, panel->x, panel->w, palette_role(ROLE_DIM), text);
 }
 
 static void draw_panel(const struct app *app, const struct layout *l, const struct panel *panel)
@@ -821,7 +818,7 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 	char title[200];
 	bool focused = panel_has_focus(app, panel);
 
-	blank(panel->y, panel->x, panel->h, panel->w);
+	draw_blank(panel->y, panel->x, panel->h, panel->w);
 	layout_panel_title_within(app, panel, panel->w - (focused ? 2 : 0), title, sizeof title);
 	/* A title wider than its panel drops its "  rows×cols", then words. */
 	if (glyphs_columns(title) + (focused ? 2 : 0) > panel->w) {
@@ -833,15 +830,15 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 			char whole[200];
 
 			snprintf(whole, sizeof whole, "%s", title);
-			words_fitting(title, sizeof title, whole, panel->w - (focused ? 2 : 0));
+			draw_words_fitting(title, sizeof title, whole, panel->w - (focused ? 2 : 0));
 		}
 	}
 	if (focused) {
 		char marked[216];
 		snprintf(marked, sizeof marked, "▶ %s", title);
-		put(panel->y, panel->x, panel->w, palette_role(ROLE_FOCUS), marked);
+		draw_put(panel->y, panel->x, panel->w, palette_role(ROLE_FOCUS), marked);
 	} else {
-		put(panel->y, panel->x, panel->w, palette_role(ROLE_TITLE), title);
+		draw_put(panel->y, panel->x, panel->w, palette_role(ROLE_TITLE), title);
 	}
 	if (layout_panel_head(app, panel) >= 0) {
 		/* The head's tag, the title's first word, in the head's colour. */
@@ -851,7 +848,7 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		snprintf(tag, sizeof tag, "h%d", head + 1);
 		at = panel->x + (focused ? 2 : 0);
 		if (at + glyphs_columns(tag) <= panel->x + panel->w)
-			put(panel->y, at, glyphs_columns(tag), palette_head(head), tag);
+			draw_put(panel->y, at, glyphs_columns(tag), palette_head(head), tag);
 	}
 	if (panel->kind == PANEL_READOUT && panel->input == LAYOUT_HEADS_READOUT) {
 		draw_heads_readout(app, panel);
@@ -877,347 +874,26 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 		draw_marker(panel);
 }
 
-static int panel_flag(const struct panel *panel)
-{
-	switch (panel->kind) {
-	case PANEL_INPUT:
-	case PANEL_DERIVED:
-		return REDRAW_INPUTS;
-	case PANEL_MIX:
-	case PANEL_OUTPUT:
-	case PANEL_CONCAT:
-	case PANEL_LAYER:
-		return REDRAW_OUTPUT;
-	case PANEL_READOUT:
-		return REDRAW_ATTENTION | REDRAW_INFO;
-	default:
-		return REDRAW_ATTENTION;
-	}
-}
-
-static const char *scale_words(const struct app *app, char *buf, size_t size)
-{
-	char divisor[32];
-	const struct qkv_problem *p = &app->problem;
-
-	number_text(divisor, sizeof divisor, app->trace.divisor, 3);
-	if (p->scale == QKV_SCALE_NONE)
-		snprintf(buf, size, "÷ %s (scaling off)", divisor);
-	else if (p->scale == QKV_SCALE_CUSTOM)
-		snprintf(buf, size, "÷ %s (custom)", divisor);
-	else if (p->temperature != 1.0)
-		snprintf(buf, size, "÷ τ√%d = %s", app->trace.d_k, divisor);
-	else
-		snprintf(buf, size, "÷ √%d = %s", app->trace.d_k, divisor);
-	return buf;
-}
-
-
-/* The title bar's right side: the problem's numbers, with " · " between them or,
- * from level 2, two spaces; at level 3 without τ and the mask when both are the
- * defaults (τ 1, no mask); at level 4 the divisor alone ("÷ 2.000"). */
-static void bar_numbers(const struct app *app, int level, char *buf, size_t size)
-{
-	const struct qkv_problem *p = &app->problem;
-	const char *dot = level >= 2 ? "  " : " · ";
-	char scale[64], seed[48], tau[48] = "", mask[48] = "", heads[32] = "";
-
-	/* The learning view's runs, not the problem under it: > and < change their d_k. */
-	if (app->overlay == OVERLAY_LEARNING && app->learning != NULL) {
-		const struct qkv_train_config *c = &app->learning->config;
-
-		snprintf(buf, size, " n %d%sd_model %d%sd_k %d%sd_v %d%s÷ √%d and ÷ 1%sseed %llu%s", c->tokens,
-			 dot, c->d_model, dot, c->d_k, dot, c->tokens, dot, c->d_k, dot,
-			 (unsigned long long)c->seed, level >= 2 ? "" : " ");
-		return;
-	}
-
-	scale_words(app, scale, sizeof scale);
-	if (level >= 4 && p->scale == QKV_SCALE_SQRT_DK && p->temperature == 1.0) {
-		/* "÷ √4 = 2.000" as "÷ 2.000": the divisor, which the stage titles repeat. */
-		char divisor[32];
-
-		number_text(divisor, sizeof divisor, app->trace.divisor, 3);
-		snprintf(scale, sizeof scale, "÷ %s", divisor);
-	}
-	snprintf(seed, sizeof seed, "%sseed %llu", dot, (unsigned long long)p->seed);
-	if (level < 3 || p->temperature != 1.0)
-		snprintf(tau, sizeof tau, "%sτ %g", dot, p->temperature);
-	if (level < 3 || p->mask != QKV_MASK_NONE || p->temperature != 1.0)
-		snprintf(mask, sizeof mask, "%smask %s", dot, qkv_mask_name(p->mask));
-	/* "modified" stands with the numbers, which always show; the title gets the rest. */
-	if (p->h > 0)
-		snprintf(heads, sizeof heads, "%sh %d", dot, p->h);
-	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%s%s%s%s%s", app->dirty ? " modified ·" : "", p->n,
-		 dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, tau, mask, p->seeded ? seed : "",
-		 heads, level >= 2 ? "" : " ");
-}
-
-static void draw_bars(const struct app *app, const struct layout *l)
-{
-	const struct qkv_problem *p = &app->problem;
-	const char *title = p->title != NULL ? p->title : "untitled";
-	char left[TEXT_MAX], right[200], stages[APP_STAGE_LAYER + 1][32];
-	int x, level, first = p->form == QKV_FORM_PROJECTED ? 0 : 1, bar = 7, last = app_last_stage(app);
-	const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
-			     : p->wrong != QKV_WRONG_NONE ? " WRONG WAY: softmax down columns "
-			     : app->projector ? "projector" : NULL;
-
-	blank(0, 0, 2, l->width);
-	/* The numbers always; the whole title when it fits (without "qkv ·", then
-	 * with tighter separators, then without the default τ and mask, then with
-	 * the divisor alone); else its first words and "…" (mid-line: the numbers
-	 * follow). */
-	for (level = 0; level < 5; level++) {
-		snprintf(left, sizeof left, level == 0 ? " qkv · %s" : level == 1 ? " %s" : "%s", title);
-		bar_numbers(app, level, right, sizeof right);
-		if (glyphs_columns(left) + glyphs_columns(right) <= l->width)
-			break;
-	}
-	if (level == 5)
-		words_fitting(left, sizeof left, title, l->width - glyphs_columns(right) - 1);
-	x = l->width - glyphs_columns(right);
-	if (x < 0)
-		x = 0;
-	palette_apply(stdscr, palette_role(ROLE_STATUS));
-	mvhline(0, 0, ' ', l->width);
-	put(0, 0, x, palette_role(ROLE_STATUS), left);
-	put(0, x, l->width - x, palette_role(ROLE_STATUS), right);
-	/* The stage bar: where the lesson is, what is still withheld. With a banner
-	 * that does not fit beside it, only the current stage keeps its name. */
-	/* A multi-head problem has two stages more: 6 concat and 7 W_O. */
-	for (int s = first; s <= last; s++) {
-		snprintf(stages[s], sizeof stages[s], " %d %s ", s,
-			 s <= QKV_STAGE_OUTPUT ? qkv_stage_name((enum qkv_stage)s)
-			 : s == APP_STAGE_CONCAT ? "concat" : "W_O");
-		bar += glyphs_columns(stages[s]) + 1;
-	}
-	if ((banner != NULL && bar + 1 + glyphs_columns(banner) > l->width) || bar > l->width)
-		for (int s = first; s <= last; s++)
-			if (s != app->stage)
-				snprintf(stages[s], sizeof stages[s], " %d ", s);
-	x = 1;
-	put(1, x, 6, palette_role(app->stage == APP_STAGE_LIVE ? ROLE_CURSOR : ROLE_DIM), " live ");
-	x += 7;
-	for (int s = first; s <= last; s++) {
-		enum palette_role role = app->stage == s ? ROLE_CURSOR
-					 : app_stage_visible(app, (enum qkv_stage)s) ? ROLE_NORMAL : ROLE_DIM;
-		put(1, x, l->width - x, palette_role(role), stages[s]);
-		x += glyphs_columns(stages[s]) + 1;
-	}
-	if (banner != NULL)
-		put(1, x + 1, l->width - x - 1, palette_role(p->wrong != QKV_WRONG_NONE ? ROLE_ERROR : ROLE_DIM), banner);
-}
-
-/* Breaks text at spaces into lines of at most `width` columns (text_line),
- * drawing the first `lines` of them from y when draw is set; a text longer than
- * that (only on a screen too small for it) keeps whole words on its last line
- * and ends in "…". Returns the lines the whole text needs. */
-static int wrap_text(int y, int x, int width, int lines, struct cell_style style, const char *text, bool draw)
-{
-	char drawn[TEXT_MAX];
-	const char *s = glyphs_text(text, drawn, sizeof drawn); /* broken where it is drawn */
-	int line = 0;
-
-	if (width <= 0)
-		return 0;
-	for (; *s != '\0'; line++) {
-		const char *rest;
-		size_t length = qkv_text_line(s, width, &rest);
-
-		if (draw && line < lines) {
-			char chunk[TEXT_MAX];
-
-			if (line == lines - 1 && *rest != '\0') {
-				/* The last line shown, with more to come: whole words and "…". */
-				char more[TEXT_MAX];
-
-				snprintf(more, sizeof more, "%s", s);
-				for (char *c = more; *c != '\0'; c++)
-					if (*c == '\n')
-						*c = ' ';
-				words_fitting(chunk, sizeof chunk, more, width);
-			} else {
-				if (length > sizeof chunk - 1)
-					length = sizeof chunk - 1;
-				memcpy(chunk, s, length);
-				chunk[length] = '\0';
-			}
-			put(y + line, x, width, style, chunk);
-		}
-		s = rest;
-	}
-	return line;
-}
-
-/* Writes text over `lines` lines from y, breaking at spaces. */
-static void put_wrapped(int y, int x, int width, int lines, struct cell_style style, const char *text)
-{
-	wrap_text(y, x, width, lines, style, text, true);
-}
-
-/* Draws the last `lines` lines text breaks into at `width` columns from y: the
- * end of a derivation, with its result, when the screen cannot hold all of it
- * ("… " starts the first line drawn when lines before it are left out). */
-static void put_tail(int y, int x, int width, int lines, struct cell_style style, const char *text)
-{
-	char drawn[TEXT_MAX], line[TEXT_MAX];
-	const char *s = glyphs_text(text, drawn, sizeof drawn), *starts[64], *next;
-	int count = 0, first;
-
-	if (lines <= 0 || width <= 2)
-		return;
-	for (const char *at = s; *at != '\0' && count < 64; at = next) {
-		qkv_text_line(at, width - 2, &next);
-		starts[count++] = at;
-	}
-	first = count > lines ? count - lines : 0;
-	for (int k = first; k < count; k++) {
-		size_t length = qkv_text_line(starts[k], width - 2, &next);
-
-		snprintf(line, sizeof line, "%s%.*s", k == first && first > 0 ? "… " : "", (int)length, starts[k]);
-		put(y + k - first, x, width, style, line);
-	}
-}
-
-/* The formula line and the derivation in the lines the layout reserved for them
- * under the grids (all they need, unless the screen is too small: then the
- * formula's first line and the derivation's last ones, with its result),
- * aligned with the grids when they fit that way. */
-static void draw_info(const struct app *app, const struct layout *l)
-{
-	char formula[TEXT_MAX], text[TEXT_MAX];
-	int x = l->width - l->left >= 100 ? l->left : 1, width = l->width - x - 1, formula_lines, derive_lines;
-
-	text_info(app, l->decimals, has_readout(l), formula, sizeof formula, text, sizeof text);
-	if (text_lines(formula, width) + text_lines(text, width) > l->info_h) {
-		x = 1;
-		width = l->width - 2;
-	}
-	blank(l->info_y, 0, l->info_h, l->width);
-	formula_lines = text_lines(formula, width);
-	derive_lines = text_lines(text, width);
-	if (formula_lines + derive_lines > l->info_h) {
-		/* Too little room: the formula whole and the derivation's end, with its
-		 * result; failing that, the end of each. */
-		int ending = derive_lines > 0 ? 1 : 0;
-
-		if (formula_lines + ending <= l->info_h) {
-			put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);
-			put_tail(l->info_y + formula_lines, x, width, l->info_h - formula_lines, palette_role(ROLE_NORMAL),
-				 text);
-		} else {
-			put_tail(l->info_y, x, width, l->info_h - ending, palette_role(ROLE_TITLE), formula);
-			put_tail(l->info_y + l->info_h - ending, x, width, ending, palette_role(ROLE_NORMAL), text);
-		}
-		return;
-	}
-	put_wrapped(l->info_y, x, width, formula_lines, palette_role(ROLE_TITLE), formula);
-	put_wrapped(l->info_y + formula_lines, x, width, derive_lines, palette_role(ROLE_NORMAL), text);
-}
-
-/* Appends text to the string in buf (cut at the buffer's end). */
-static void append(char *buf, size_t size, const char *text)
-{
-	size_t length = strlen(buf), add = strlen(text);
-
-	if (length + add >= size)
-		add = size - 1 - length;
-	memcpy(buf + length, text, add);
-	buf[length + add] = '\0';
-}
-
-/* The keys line in `width` columns: whole items (" · " between them) in their
- * order, dropping from the end those that do not fit but never the last one
- * ("q quit") nor "? help". */
-static void keys_fitting(char *buf, size_t size, const char *keys, int width)
-{
-	char items[16][96];
-	int count = 0, used;
-	const char *s = keys;
-
-	while (*s == ' ')
-		s++;
-	while (*s != '\0' && count < 16) {
-		const char *end = strstr(s, " · ");
-		size_t length = end != NULL ? (size_t)(end - s) : strlen(s);
-
-		if (length >= sizeof items[0])
-			length = sizeof items[0] - 1;
-		memcpy(items[count], s, length);
-		items[count++][length] = '\0';
-		s = end != NULL ? end + strlen(" · ") : s + strlen(s);
-	}
-	snprintf(buf, size, "%s", keys);
-	if (glyphs_columns(buf) <= width || count < 2)
-		return;
-	/* The last item and the way to help always stay. */
-	used = 1 + glyphs_columns(items[count - 1]);
-	for (int i = 0; i < count - 1; i++)
-		if (items[i][0] == '?')
-			used += glyphs_columns(items[i]) + 3;
-	buf[0] = '\0';
-	for (int i = 0; i < count - 1; i++) {
-		int w = glyphs_columns(items[i]) + 3;
-
-		if (items[i][0] != '?' && used + w > width)
-			continue;
-		if (items[i][0] != '?')
-			used += w;
-		append(buf, size, " ");
-		append(buf, size, items[i]);
-		append(buf, size, " ·");
-	}
-	append(buf, size, " ");
-	append(buf, size, items[count - 1]);
-}
-
-/* The message line (or a question) and, under it, the keys in reach now. */
-static void draw_status(const struct app *app, const struct layout *l)
-{
-	char text[TEXT_MAX], keys[TEXT_MAX];
-	const char *sentence;
-	bool error;
-	int y = l->status_y, lines = l->message_h;
-
-	/* A long message takes the lines the layout gave it, ending on the status line. */
-	blank(y - lines + 1, 0, lines + 1, l->width);
-	app_key_hints(app, keys, sizeof keys);
-	keys_fitting(text, sizeof text, keys, l->width);
-	put(y + 1, 0, l->width, palette_role(ROLE_KEY), text);
-	if (app->prompt == PROMPT_SAVE_AS) {
-		snprintf(text, sizeof text, " %s: %s_", app->exporting ? "Export figure as (.svg .pdf .png)" : "Save as",
-			 app->answer);
-		put(y, 0, l->width, palette_role(ROLE_STATUS), text);
-		return;
-	}
-	/* A question or the message, whole. */
-	sentence = text_status(app, text, sizeof text, &error);
-	if (sentence != NULL && sentence[0] != '\0')
-		put_wrapped(y - lines + 1, 1, l->width - 2, lines, palette_role(error ? ROLE_ERROR : ROLE_STATUS),
-			    sentence);
-}
-
 /* A framed box with a title, in UTF-8 line drawing (the same in every terminal
  * and in tmux's captures, unlike the alternate character set). */
 static void draw_box(int y, int x, int h, int w, const char *title)
 {
 	struct cell_style frame = palette_role(ROLE_TITLE);
 
-	blank(y, x, h, w);
+	draw_blank(y, x, h, w);
 	for (int c = 1; c < w - 1; c++) {
-		put(y, x + c, 1, frame, "─");
-		put(y + h - 1, x + c, 1, frame, "─");
+		draw_put(y, x + c, 1, frame, "─");
+		draw_put(y + h - 1, x + c, 1, frame, "─");
 	}
 	for (int r = 1; r < h - 1; r++) {
-		put(y + r, x, 1, frame, "│");
-		put(y + r, x + w - 1, 1, frame, "│");
+		draw_put(y + r, x, 1, frame, "│");
+		draw_put(y + r, x + w - 1, 1, frame, "│");
 	}
-	put(y, x, 1, frame, "┌");
-	put(y, x + w - 1, 1, frame, "┐");
-	put(y + h - 1, x, 1, frame, "└");
-	put(y + h - 1, x + w - 1, 1, frame, "┘");
-	put(y, x + 2, w - 4, frame, title);
+	draw_put(y, x, 1, frame, "┌");
+	draw_put(y, x + w - 1, 1, frame, "┐");
+	draw_put(y + h - 1, x, 1, frame, "└");
+	draw_put(y + h - 1, x + w - 1, 1, frame, "┘");
+	draw_put(y, x + 2, w - 4, frame, title);
 }
 
 /* The help box: the key table's bindings with a note, grouped under headings,
@@ -1230,7 +906,7 @@ static void draw_help(const struct app *app, const struct layout *l)
 	int page;
 
 	app_help_layout(&help, l->width, l->height);
-	page = app->help_page < help.pages ? app->help_page : help.pages - 1;
+	page = app->help.page < help.pages ? app->help.page : help.pages - 1;
 	if (help.pages == 1) {
 		snprintf(title, sizeof title, " keys · any key closes ");
 	} else {
@@ -1257,14 +933,14 @@ static void draw_help(const struct app *app, const struct layout *l)
 		if (item->page != page)
 			continue;
 		if (item->name == NULL) {
-			put(y, x, room, palette_role(ROLE_TITLE), item->text);
+			draw_put(y, x, room, palette_role(ROLE_TITLE), item->text);
 			continue;
 		}
 		/* Name and note each in its own column, however wide the glyph set draws them. */
-		put(y, x, APP_KEY_NAME_MAX, palette_role(ROLE_NORMAL), item->name);
-		put(y, x + APP_KEY_NAME_MAX + 1, room - APP_KEY_NAME_MAX - 1, palette_role(ROLE_NORMAL), item->text);
+		draw_put(y, x, APP_KEY_NAME_MAX, palette_role(ROLE_NORMAL), item->name);
+		draw_put(y, x + APP_KEY_NAME_MAX + 1, room - APP_KEY_NAME_MAX - 1, palette_role(ROLE_NORMAL), item->text);
 	}
-	put(help.y + help.h - 2, help.x + 2, help.w - 4, palette_role(ROLE_DIM),
+	draw_put(help.y + help.h - 2, help.x + 2, help.w - 4, palette_role(ROLE_DIM),
 	    "qkv --help and man qkv list the command line");
 }
 
@@ -1289,10 +965,20 @@ static void draw_describe(const struct app *app, const struct layout *l)
 			qkv_describe_column(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals);
 		else
 			qkv_describe_row(text, sizeof text, &app->problem, t, i, l->decimals < 2 ? 2 : l->decimals, true);
-		put_wrapped(y + 1 + i * per_row, x + 2, w - 4, per_row,
+		draw_put_wrapped(y + 1 + i * per_row, x + 2, w - 4, per_row,
 			    palette_role(i == (columns ? app_key(app) : app_query(app)) ? ROLE_TITLE : ROLE_NORMAL), text);
 	}
 }
+
+/* Each view's drawing over the editor, by enum app_view_id (the app's table of
+ * views, app/view.h, has the same index). */
+static void (*const view_drawings[VIEW_COUNT])(const struct app *app, const struct layout *l) = {
+	[VIEW_HELP] = draw_help,
+	[VIEW_DESCRIBE] = draw_describe,
+	[VIEW_SATURATION] = draw_saturation,
+	[VIEW_COST] = draw_cost,
+	[VIEW_LEARNING] = draw_train,
+};
 
 void draw_frame(const struct app *app, const struct layout *l, int flags)
 {
@@ -1307,7 +993,7 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		if (glyphs_columns(text) > l->width)
 			snprintf(text, sizeof text, "qkv needs a terminal of at least %d×%d.", l->need_width,
 				 l->need_height);
-		put_wrapped(l->height / 2 - 1 > 0 ? l->height / 2 - 1 : 0, 0, l->width, 3,
+		draw_put_wrapped(l->height / 2 - 1 > 0 ? l->height / 2 - 1 : 0, 0, l->width, 3,
 			    palette_role(ROLE_TITLE), text);
 		return;
 	}
@@ -1315,38 +1001,20 @@ void draw_frame(const struct app *app, const struct layout *l, int flags)
 		flags = REDRAW_ALL;
 	if (flags & REDRAW_LAYOUT || (flags & REDRAW_ALL) == REDRAW_ALL) {
 		palette_apply(stdscr, palette_role(ROLE_NORMAL));
-		blank(2, 0, l->height - 2, l->width);
+		draw_blank(2, 0, l->height - 2, l->width);
 	}
 	if (flags & REDRAW_STATUS)
 		draw_bars(app, l);
 	for (int i = 0; i < l->count; i++)
-		if (flags & panel_flag(&l->panels[i]))
+		if (flags & draw_panel_flag(&l->panels[i]))
 			draw_panel(app, l, &l->panels[i]);
 	/* The message shares its lines with the formula: a new one redraws both. */
 	if (flags & (REDRAW_INFO | REDRAW_ATTENTION | REDRAW_INPUTS | REDRAW_STATUS))
 		draw_info(app, l);
 	if (flags & REDRAW_STATUS)
 		draw_status(app, l);
-	switch (app->overlay) {
-	case OVERLAY_HELP:
-		draw_help(app, l);
-		break;
-	case OVERLAY_DESCRIBE:
-		draw_describe(app, l);
-		break;
-	case OVERLAY_SATURATION:
-		draw_saturation(app, l);
-		break;
-	case OVERLAY_LEARNING:
-		draw_train(app, l);
-		break;
-	case OVERLAY_COST:
-		draw_cost(app, l);
-		break;
-	case OVERLAY_NONE:
-	default:
-		break;
-	}
+	if (view_drawings[app->view] != NULL)
+		view_drawings[app->view](app, l);
 }
 
 /* One frame, as the interface and the benchmark make it: the palette, the layout

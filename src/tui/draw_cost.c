@@ -241,7 +241,7 @@ static void draw_charts(const struct qkv_cost *c, int y, int x, int height, int 
  * all. */
 void draw_cost(const struct app *app, const struct layout *l)
 {
-	const struct qkv_cost *c = app->cost;
+	const struct qkv_cost *c = app->cost.table;
 	int top = 2, bottom = l->notes_y - 1, width = l->width, avail = width - 2, y, x = 1;
 	char text[COST_TEXT_MAX], bytes[COST_TEXT_MAX / 4], flops[COST_TEXT_MAX / 4], formulas[COST_TEXT_MAX];
 	char cells[COST_COLUMNS][COST_CELL_MAX];
@@ -289,7 +289,7 @@ void draw_cost(const struct app *app, const struct layout *l)
 	left = table.columns > glyphs_columns(formulas) ? table.columns : glyphs_columns(formulas);
 	beside = width - 1 - left - 2 >= CHART_MIN_WIDTH;
 	text_w = beside ? left : avail;
-	if (app->cost_running) {
+	if (app->cost.running) {
 		progress(text, sizeof text, c);
 		progress_lines = put_wrapped(bottom - text_lines(text, avail) + 1, x, avail,
 					     bottom - y + 1, ROLE_DIM, text);
@@ -308,7 +308,7 @@ void draw_cost(const struct app *app, const struct layout *l)
 			 QKV_COST_FIT_FROM_N, slope, slope);
 		slope_lines = text_lines(text, text_w);
 	}
-	total = c->count + (app->cost_running ? 1 : 0);
+	total = c->count + (app->cost.running ? 1 : 0);
 	room = text_bottom - y + 1;
 	shown = room - (slope_lines > 0 ? slope_lines + 1 : 0);
 	if (shown < TABLE_MIN_ROWS)
@@ -333,7 +333,7 @@ void draw_cost(const struct app *app, const struct layout *l)
 		y++;
 	if (slope_lines > 0)
 		y += put_wrapped(y, x, text_w, text_bottom - y + 1, ROLE_NORMAL, text);
-	if (!app->cost_running && isfinite(slope)) {
+	if (!app->cost.running && isfinite(slope)) {
 		for (int i = 0, lines = 1; i < 2 && lines > 0; i++) { /* 100,000 only after 10,000 */
 			qkv_cost_words(text, sizeof text, c, far_n[i]);
 			lines = put_wrapped(y, x, text_w, text_bottom - y + 1, ROLE_TITLE, text);
@@ -344,10 +344,10 @@ void draw_cost(const struct app *app, const struct layout *l)
 	if (c->count >= 2) {
 		if (beside && text_bottom - chart_top + 1 >= CHART_MIN_HEIGHT)
 			draw_charts(c, chart_top, x + left + 2, text_bottom - chart_top + 1, width - left - 4,
-				    text_bottom - chart_top + 1 >= 2 * CHART_MIN_HEIGHT, app->cost_running);
+				    text_bottom - chart_top + 1 >= 2 * CHART_MIN_HEIGHT, app->cost.running);
 		else if (text_bottom - (y + 1) + 1 >= CHART_MIN_HEIGHT)
-			draw_charts(c, y + 1, x, text_bottom - y, width - 2, false, app->cost_running);
-		else if (!app->cost_running)
+			draw_charts(c, y + 1, x, text_bottom - y, width - 2, false, app->cost.running);
+		else if (!app->cost.running)
 			put_wrapped(y, x, avail, text_bottom - y + 1, ROLE_DIM,
 				    "(a larger terminal shows the log–log charts of time and memory)");
 	}

@@ -7,7 +7,7 @@
 #include "app/app.h"
 #include "tui/layout.h"
 
-/* Draws the view over the screen below the header (reads app->cost). */
+/* Draws the view over the screen below the header (reads app->cost.table). */
 void draw_cost(const struct app *app, const struct layout *l);
 
 #endif

@@ -58,14 +58,14 @@ static void put(int y, int x, struct cell_style style, const char *text)
 static void draw_figure(const struct app *app, const struct figure *f, int y, int x, int h, int w)
 {
 	double d_k[QKV_SWEEP_MAX_POINTS], scaled[QKV_SWEEP_MAX_POINTS], unscaled[QKV_SWEEP_MAX_POINTS];
-	int count = app->sweep_count;
+	int count = app->saturation.count;
 	struct chart_series series[2];
 	struct chart c;
 
 	for (int i = 0; i < count; i++) {
-		d_k[i] = app->sweep[i].d_k;
-		scaled[i] = f->value(&app->sweep[i].scaled);
-		unscaled[i] = f->value(&app->sweep[i].unscaled);
+		d_k[i] = app->saturation.sweep[i].d_k;
+		scaled[i] = f->value(&app->saturation.sweep[i].scaled);
+		unscaled[i] = f->value(&app->saturation.sweep[i].unscaled);
 	}
 	memset(series, 0, sizeof series);
 	series[0] = (struct chart_series){ d_k, scaled, count, scaled_style(), MARK_SCALED, "*" }; /* as the legend spells ● */
@@ -116,8 +116,8 @@ void draw_saturation(const struct app *app, const struct layout *l)
 	for (int r = top; r <= bottom; r++)
 		mvhline(r, 0, ' ', width);
 	snprintf(text, sizeof text, " saturation · Q, K ~ N(0,1) · %d tokens · %d trials · seed %llu · d_k 1…%d ",
-		 app->sweep_tokens, app->sweep_trials, (unsigned long long)app->sweep_seed,
-		 app->sweep_count > 0 ? app->sweep[app->sweep_count - 1].d_k : 0);
+		 app->saturation.tokens, app->saturation.trials, (unsigned long long)app->saturation.seed,
+		 app->saturation.count > 0 ? app->saturation.sweep[app->saturation.count - 1].d_k : 0);
 	put(top, 1, palette_role(ROLE_TITLE), text);
 	/* Each key 4 columns after the last, as wide as it is drawn (ASCII is wider). */
 	put(top + 1, 2, scaled_style(), MARK_SCALED " scaled (÷√d_k)");
@@ -125,7 +125,7 @@ void draw_saturation(const struct app *app, const struct layout *l)
 	put(top + 1, x, unscaled_style(), MARK_UNSCALED " unscaled");
 	x += glyphs_columns(MARK_UNSCALED " unscaled") + 4;
 	put(top + 1, x, palette_role(ROLE_DIM), "┊ the problem's d_k now");
-	if (app->sweep_count < 2 || h < 6) {
+	if (app->saturation.count < 2 || h < 6) {
 		put(top + 3, 2, palette_role(ROLE_NORMAL), "not enough room for the charts: make the terminal larger");
 		return;
 	}

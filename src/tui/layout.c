@@ -665,7 +665,7 @@ static struct text_need text_need(const struct app *app, int width, int decimals
 	if (need.info < 1)
 		need.info = 1;
 	need.message = text_lines(text_status(app, buf, sizeof buf, &error), width - 2);
-	if (need.message < 1 || app->overlay == OVERLAY_HELP)
+	if (need.message < 1 || app->view == VIEW_HELP)
 		need.message = 1;
 	need.notes = notes != NULL ? text_lines(notes, width - 2) : 0;
 	return need;

@@ -13,7 +13,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "io/quote.h"
+#include "io/problem/quote.h"
 #include "present/notes.h"
 #include "qkv/text.h"
 #include "tui/notes_screen.h"

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "io/json_write.h"
-#include "io/quote.h"
+#include "io/problem/json_write.h"
+#include "io/problem/quote.h"
 #include "qkv/text.h"
 #include "tui/record.h"
 

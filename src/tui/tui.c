@@ -29,9 +29,9 @@
 #include "app/files.h"
 #include "present/lesson.h"
 #include "present/notes.h"
-#include "io/load.h"
-#include "io/quote.h"
-#include "io/recovery.h"
+#include "io/problem/load.h"
+#include "io/problem/quote.h"
+#include "io/problem/recovery.h"
 #include "tui/draw.h"
 #include "tui/draw_lesson.h"
 #include "tui/glyphs.h"
@@ -744,7 +744,7 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 		/* The lesson's first step, replayed from the start (main checked that every step replays). */
 		struct lesson_look look = { .width = COLS, .height = LINES, .palette = app.palette,
 					    .palette_count = app.palette_count, .projector = app.projector,
-					    .clock = app.clock, .clock_context = app.clock_context };
+					    .clock = app.cost.clock, .clock_context = app.cost.clock_context };
 		char err[600];
 
 		app_fini(&app);
@@ -799,7 +799,7 @@ static int run(struct qkv_problem *p, const char *path, const struct tui_options
 			continue;
 		}
 		/* While a job runs, ticks come often, to take it in soon after it ends. */
-		wait_ms = app_busy(&app) || app.cost_running || (lesson != NULL && lesson_run_busy(&lesson->run))
+		wait_ms = app_busy(&app) || app.cost.running || (lesson != NULL && lesson_run_busy(&lesson->run))
 			  ? BUSY_TICK_MS : TICK_MS;
 		if (lesson != NULL)
 			notes_server_poll(&lesson->notes, lesson->run.step);

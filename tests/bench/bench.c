@@ -43,8 +43,8 @@
 
 #include "app/app.h"
 #include "present/lesson.h"
-#include "io/builtin.h"
-#include "io/save.h"
+#include "io/problem/builtin.h"
+#include "io/problem/save.h"
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"

@@ -1,4 +1,4 @@
-/* fuzz_load.c — the libFuzzer target for the JSON loader (src/io/load.h).
+/* fuzz_load.c — the libFuzzer target for the JSON loader (src/io/problem/load.h).
  * Every input, however broken, must come back as 0 with a problem that passes
  * qkv_problem_check, or as -1 with one line of error and an empty problem; the
  * sanitizers catch the rest. It must never keep state between inputs. */
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "io/load.h"
+#include "io/problem/load.h"
 #include "qkv/problem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

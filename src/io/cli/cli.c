@@ -1,0 +1,133 @@
+/* cli.c — the refusal and the option value parsers both command lines share
+ * (see cli.h). Writes only to stderr, and only one line. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/cli/cli.h"
+#include "io/figure/figure.h"
+#include "io/problem/quote.h"
+#include "qkv/colour.h"
+#include "qkv/problem.h"
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list args;
+
+	fputs("qkv: ", stderr);
+	va_start(args, fmt);
+	vfprintf(stderr, fmt, args);
+	va_end(args);
+	fputc('\n', stderr);
+	return CLI_USAGE;
+}
+
+const char *cli_quote(char out[CLI_QUOTED], const char *text)
+{
+	quote_text(out, CLI_QUOTED, text, strlen(text), 240);
+	return out;
+}
+
+int cli_parse_int(const char *option, const char *text, long low, long high, int *out)
+{
+	char *end, shown[CLI_QUOTED];
+	long value;
+
+	errno = 0;
+	value = strtol(text, &end, 10);
+	if (end == text || *end != '\0' || errno != 0 || value < low || value > high)
+		return cli_fail("--%s needs a whole number from %ld to %ld, not \"%s\"", option, low,
+				high, cli_quote(shown, text));
+	*out = (int)value;
+	return 0;
+}
+
+int cli_parse_double(const char *option, const char *text, double low, double high,
+		     double *out)
+{
+	char *end, shown[CLI_QUOTED];
+	double value;
+
+	errno = 0;
+	value = strtod(text, &end);
+	if (end == text || *end != '\0' || errno != 0 || !isfinite(value) || value < low
+	    || value > high)
+		return cli_fail("--%s needs a number from %g to %g, not \"%s\"", option, low, high,
+				cli_quote(shown, text));
+	*out = value;
+	return 0;
+}
+
+int cli_parse_seed(const char *text, uint64_t *out)
+{
+	char *end, shown[CLI_QUOTED];
+	unsigned long long value;
+
+	errno = 0;
+	value = strtoull(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 || value > QKV_MAX_SEED)
+		return cli_fail("--seed needs a whole number from 0 to %llu, not \"%s\"",
+				QKV_MAX_SEED, cli_quote(shown, text));
+	*out = (uint64_t)value;
+	return 0;
+}
+
+int cli_parse_size(const char *text, double *width, double *height)
+{
+	char shown[CLI_QUOTED];
+
+	if (figure_size_parse(text, width, height) != 0)
+		return cli_fail("--size needs WxH, two numbers from %g to %g (points; png: pixels), "
+				"like 960x540, not \"%s\"", FIGURE_MIN_SIDE, FIGURE_MAX_SIDE, cli_quote(shown, text));
+	return 0;
+}
+
+int cli_parse_background(const char *text, bool *dark)
+{
+	char shown[CLI_QUOTED];
+
+	if (strcmp(text, "light") != 0 && strcmp(text, "dark") != 0)
+		return cli_fail("--background needs light or dark, not \"%s\"", cli_quote(shown, text));
+	*dark = strcmp(text, "dark") == 0;
+	return 0;
+}
+
+int cli_parse_color(const char *text)
+{
+	static const char *const depths[] = { "auto", "truecolor", "256", "8", "mono" };
+	char shown[CLI_QUOTED];
+
+	for (size_t i = 0; i < sizeof depths / sizeof *depths; i++)
+		if (strcmp(text, depths[i]) == 0)
+			return 0;
+	return cli_fail("--color %s: expected auto, truecolor, 256, 8 or mono", cli_quote(shown, text));
+}
+
+int cli_check_palette(const char *name)
+{
+	char shown[CLI_QUOTED];
+
+	if (qkv_colour_palette_find(name) < 0)
+		return cli_fail("--palette needs viridis, projector, 8 or mono, not \"%s\"", cli_quote(shown, name));
+	return 0;
+}
+
+int cli_figure_only(const char *option)
+{
+	char figures[128];
+
+	print_format_names(figures, sizeof figures, PRINT_KIND_FIGURE, NULL);
+	return cli_fail("--%s goes with --format %s", option, figures);
+}
+
+int cli_check_binary(enum print_format format, const char *output)
+{
+	if (print_format_binary(format) && output == NULL && isatty(STDOUT_FILENO))
+		return cli_fail("--format %s writes binary data, not for a terminal: give --output FILE",
+				print_format_name(format));
+	return 0;
+}

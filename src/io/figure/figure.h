@@ -1,0 +1,118 @@
+/* figure.h — the figure of one stage of a trace, for slides and papers: the
+ * heatmap of scores, scaled scores or weights with its number in each cell, the
+ * token labels on both axes, a colour bar with ticks, the title and the formula;
+ * stage 5 draws A, V and O side by side, stage 0 the projections Q, K, V, stage
+ * 4 one query's terms a_ij · v_j and their sum. The colours are qkv/colour.h's
+ * exact ramps, stepped as the screen steps them; each number's text is black or
+ * white, whichever has the higher contrast on its cell. Masked cells are the
+ * masked grey with "—", a wrong-way demonstration's weights carry their row and
+ * column sums, the selected cell has the screen's orange-red frame.
+ *
+ * PDF and PNG are drawn by cairo (text stays text in the PDF). SVG is written as
+ * plain SVG elements — one <rect> per cell, numbers and labels as <text> — laid
+ * out with cairo's text measurements, because cairo's own SVG surface turns text
+ * into glyph outlines. All formats share one layout, so a cell sits at the same
+ * place in each at the same size. */
+#ifndef QKV_IO_FIGURE_H
+#define QKV_IO_FIGURE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "qkv/attention.h"
+#include "qkv/colour.h"
+#include "qkv/problem.h"
+#include "qkv/sweep.h"
+
+enum figure_format { FIGURE_SVG, FIGURE_PDF, FIGURE_PNG };
+
+/* The most panels a figure has (stage 5: A, V, O). */
+#define FIGURE_MAX_PANELS 3
+/* The largest --size side, points or pixels. */
+#define FIGURE_MAX_SIDE 8192.0
+#define FIGURE_MIN_SIDE 16.0
+
+struct figure_options {
+	int stage;          /* 0..5 (QKV_STAGE_*) */
+	int palette;        /* enum qkv_palette */
+	bool dark;          /* light text on a dark background */
+	int decimals;       /* 0..12 */
+	int cell_row;       /* the selected cell, framed (-1: none) */
+	int cell_col;
+	double width;       /* points (SVG, PDF) or pixels (PNG); 0: the natural size */
+	double height;
+	/* Not NULL: read between rows while the figure is laid out and drawn; once it
+	 * is true the rest is skipped and figure_bytes returns NULL ("stopped"). For a
+	 * figure drawn on a thread that may be cancelled (borrowed). */
+	const atomic_bool *stop;
+};
+
+/* Weights, viridis, light background, 2 decimals, no selected cell, natural size. */
+void figure_options_default(struct figure_options *o);
+
+/* "WxH" (W and H numbers within FIGURE_MIN_SIDE..FIGURE_MAX_SIDE, "x" or "×")
+ * → 0, else -1. */
+int figure_size_parse(const char *text, double *width, double *height);
+
+/* The stage a figure can show for this problem: stage 0 needs the projected form. */
+bool figure_stage_drawable(const struct qkv_problem *p, int stage);
+
+/* A heatmap cell's fill, as every figure and the LaTeX heatmap colour it: the
+ * masked grey; else the palette's weights step of the weight as shown, or its
+ * signed step with ±limit at the ends; `plain` when the palette has no ramp. */
+struct qkv_rgb figure_heat_fill(int palette, bool signed_values, double value, double limit, bool masked,
+				struct qkv_rgb plain);
+/* The signed ramp's limit for an n×n stage of t: the largest magnitude among the
+ * unmasked entries of m, 1 when they are all 0. */
+double figure_signed_limit(const struct qkv_trace *t, const struct qkv_matrix *m);
+
+/* Where a cell of a panel is drawn (x, y, w, h in the figure's units) and its
+ * fill, for the options given; 0, or -1 when there is no such cell. Panels are
+ * counted left to right. */
+struct figure_cell {
+	double x, y, w, h;
+	struct qkv_rgb fill;
+	char text[64];      /* the number as written ("—" when masked) */
+};
+int figure_cell(const struct qkv_problem *p, const struct qkv_trace *t,
+		const struct figure_options *o, int panel, int row, int col,
+		struct figure_cell *cell);
+/* The figure's panels and their grids' sizes (rows, cols each); returns the
+ * count. Cheap: no cairo, no layout. */
+int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t,
+		  const struct figure_options *o, int rows[FIGURE_MAX_PANELS],
+		  int cols[FIGURE_MAX_PANELS]);
+/* The most cells a figure draws, all its panels' grids together (the weights of
+ * 500 tokens): above it a figure is refused before anything is drawn or opened. */
+#define FIGURE_MAX_CELLS 250000
+/* The cells of the figure's panels' grids together; cheap (no cairo, no layout). */
+long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o);
+/* 0 when the figure has at most FIGURE_MAX_CELLS cells, else -1 with one line in
+ * err saying how many it would have and the cap. */
+int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
+		      char *err, size_t err_size);
+/* The size the figure is drawn at (the options' size, else its natural size). */
+void figure_size(const struct qkv_problem *p, const struct qkv_trace *t,
+		 const struct figure_options *o, double *width, double *height);
+
+/* Writes the figure to out. Returns 0, or -1 with one line in err (a write
+ * error, or a surface cairo could not make). */
+int figure_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
+		 const struct qkv_trace *t, const struct figure_options *o, char *err,
+		 size_t err_size);
+/* The same into memory (malloc'd, *length bytes; caller frees), or NULL with err
+ * (also when o->stop became true). */
+char *figure_bytes(enum figure_format format, const struct qkv_problem *p,
+		   const struct qkv_trace *t, const struct figure_options *o, size_t *length,
+		   char *err, size_t err_size);
+
+/* The d_k sweep (count points) as the saturation view's four charts, in the
+ * options' palette (the signed ramp's ends), background and size. 0, or -1 with
+ * one line in err. */
+int figure_sweep_write(FILE *out, enum figure_format format, const struct qkv_sweep_point *points, int count,
+		       int tokens, int trials, unsigned long long seed, const struct figure_options *o, char *err,
+		       size_t err_size);
+
+#endif

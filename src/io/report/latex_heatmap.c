@@ -1,0 +1,228 @@
+/* latex_heatmap.c — a stage's heatmap as a coloured LaTeX tabular or a pgfplots
+ * matrix plot (see latex_heatmap.h). */
+#include "io/report/latex_heatmap.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "io/figure/figure.h"
+#include "qkv/colour.h"
+#include "qkv/format.h"
+
+#define LABEL_SIZE 1536   /* a label of at most 64 bytes, each escaped to at most 20 */
+
+static const struct qkv_rgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
+
+int latex_heatmap_parse(const char *name, enum latex_heatmap_form *form)
+{
+	if (name == NULL || strcmp(name, "table") == 0)
+		*form = LATEX_HEATMAP_TABLE;
+	else if (strcmp(name, "pgfplots") == 0)
+		*form = LATEX_HEATMAP_PGFPLOTS;
+	else
+		return -1;
+	return 0;
+}
+
+/* Text for LaTeX's text mode: its ten special characters and < > | escaped
+ * (the default font encoding has no glyphs for the last three). */
+static void escape(char *dst, size_t size, const char *src)
+{
+	static const char *const special[][2] = {
+		{ "\\", "\\textbackslash{}" }, { "{", "\\{" }, { "}", "\\}" }, { "$", "\\$" },
+		{ "&", "\\&" }, { "#", "\\#" }, { "%", "\\%" }, { "_", "\\_" },
+		{ "^", "\\textasciicircum{}" }, { "~", "\\textasciitilde{}" },
+		{ "<", "\\textless{}" }, { ">", "\\textgreater{}" }, { "|", "\\textbar{}" },
+	};
+	size_t used = 0;
+
+	for (; *src != '\0'; src++) {
+		char one[2] = { *src, '\0' };
+		const char *out = one;
+		size_t length;
+
+		for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+			if (*src == special[i][0][0])
+				out = special[i][1];
+		length = strlen(out);
+		if (used + length + 1 > size)
+			break;
+		memcpy(dst + used, out, length);
+		used += length;
+	}
+	dst[used] = '\0';
+}
+
+static const struct qkv_matrix *stage_matrix(const struct qkv_trace *t, int stage)
+{
+	return stage == QKV_STAGE_SCORES ? &t->scores : stage == QKV_STAGE_SCALED ? &t->scaled : &t->weights;
+}
+
+/* The number as LaTeX math, "—" for a masked entry. */
+static void number(char *buf, size_t size, double value, int decimals, bool masked)
+{
+	char text[64];
+
+	if (masked) {
+		snprintf(buf, size, "---");
+		return;
+	}
+	qkv_format_number(text, sizeof text, value, decimals);
+	snprintf(buf, size, "$%s$", text);
+}
+
+static void header(FILE *out, const struct qkv_problem *p, int stage, int palette, const char *needs)
+{
+	char title[LABEL_SIZE * 4];
+
+	escape(title, sizeof title, p->title != NULL ? p->title : "qkv");
+	fprintf(out, "%% %s\n%% Stage %d, %s: %s. Colours: qkv's %s palette.\n%% Needs %s\n", title, stage,
+		qkv_stage_name((enum qkv_stage)stage), qkv_stage_formula((enum qkv_stage)stage),
+		qkv_colour_palette_name(palette), needs);
+}
+
+static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
+			int decimals, int palette)
+{
+	const struct qkv_matrix *m = stage_matrix(t, stage);
+	bool signed_values = stage != QKV_STAGE_WEIGHTS;
+	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
+	char label[LABEL_SIZE], text[96];
+
+	header(out, p, stage, palette, "\\usepackage[table]{xcolor} (for \\cellcolor).");
+	fprintf(out, "\\begin{tabular}{r*{%d}{c}}\n", t->n);
+	fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
+	for (int j = 0; j < t->n; j++) {
+		escape(label, sizeof label, p->tokens[j]);
+		fprintf(out, " & %s", label);
+	}
+	fputs(" \\\\\n", out);
+	for (int i = 0; i < t->n && !ferror(out); i++) {
+		escape(label, sizeof label, p->tokens[i]);
+		fputs(label, out);
+		for (int j = 0; j < t->n; j++) {
+			bool masked = qkv_trace_is_masked(t, i, j);
+			double v = qkv_matrix_get(m, i, j);
+			struct qkv_rgb fill = figure_heat_fill(palette, signed_values, v, limit, masked, white);
+			struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
+
+			number(text, sizeof text, v, decimals, masked);
+			fprintf(out, " & \\cellcolor[RGB]{%d,%d,%d}\\textcolor[RGB]{%d,%d,%d}{%s}", fill.r, fill.g,
+				fill.b, ink.r, ink.g, ink.b, text);
+		}
+		fputs(" \\\\\n", out);
+	}
+	fputs("\\end{tabular}\n", out);
+}
+
+/* The colour map: (masked grey,) then the ramp's steps, as rgb255 entries. */
+static void colormap(FILE *out, int palette, bool signed_values, bool any_masked)
+{
+	struct qkv_ramp ramp = signed_values ? qkv_colour_signed((enum qkv_palette)palette)
+					     : qkv_colour_weights((enum qkv_palette)palette);
+	struct qkv_rgb grey = qkv_colour_masked();
+
+	fputs("  colormap={qkv}{", out);
+	if (any_masked)
+		fprintf(out, "rgb255=(%d,%d,%d) ", grey.r, grey.g, grey.b);
+	if (ramp.count == 0)
+		fputs("rgb255=(255,255,255) rgb255=(255,255,255)", out);
+	for (int k = 0; k < ramp.count; k++)
+		fprintf(out, "%srgb255=(%d,%d,%d)", k > 0 ? " " : "", ramp.steps[k].r, ramp.steps[k].g,
+			ramp.steps[k].b);
+	fputs("},\n  colormap access=piecewise constant,\n", out);
+}
+
+static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
+			   int decimals, int palette)
+{
+	const struct qkv_matrix *m = stage_matrix(t, stage);
+	bool signed_values = stage != QKV_STAGE_WEIGHTS, any_masked = false;
+	struct qkv_ramp ramp = signed_values ? qkv_colour_signed((enum qkv_palette)palette)
+					     : qkv_colour_weights((enum qkv_palette)palette);
+	int steps = ramp.count > 0 ? ramp.count : 2;
+	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
+	char label[LABEL_SIZE], text[96];
+
+	for (int i = 0; i < t->n; i++)
+		for (int j = 0; j < t->n; j++)
+			any_masked |= qkv_trace_is_masked(t, i, j);
+	header(out, p, stage, palette, "\\usepackage{pgfplots} and \\pgfplotsset{compat=1.16} or later.");
+	fputs("% Each cell's colour is its step of the ramp (the meta column), so the colours\n"
+	      "% are exactly qkv's; the colour bar's ticks are the steps' edges.\n", out);
+	fputs("\\begin{tikzpicture}\n\\begin{axis}[\n", out);
+	colormap(out, palette, signed_values, any_masked);
+	fprintf(out, "  point meta min=%d, point meta max=%d,\n", any_masked ? -1 : 0, steps);
+	fputs("  colorbar,\n  colorbar style={ytick={", out);
+	if (signed_values)
+		fprintf(out, "0,%g,%d", steps / 2.0, steps);
+	else
+		for (int k = 0; k <= steps; k++)
+			fprintf(out, "%s%d", k > 0 ? "," : "", k);
+	fputs("}, yticklabels={", out);
+	if (signed_values) {
+		qkv_format_number(text, sizeof text, limit, 2);
+		fprintf(out, "$-%s$,$0$,$+%s$", text, text);
+	} else {
+		for (int k = 0; k <= steps; k++) {
+			qkv_format_number(text, sizeof text, (double)k / steps, 2);
+			fprintf(out, "%s$%s$", k > 0 ? "," : "", text);
+		}
+	}
+	fputs("}},\n  xtick={0,...,", out);
+	fprintf(out, "%d}, ytick={0,...,%d},\n  xticklabels={", t->n - 1, t->n - 1);
+	for (int j = 0; j < t->n; j++) {
+		escape(label, sizeof label, p->tokens[j]);
+		fprintf(out, "%s{%s}", j > 0 ? "," : "", label);
+	}
+	fputs("},\n  yticklabels={", out);
+	for (int i = 0; i < t->n; i++) {
+		escape(label, sizeof label, p->tokens[i]);
+		fprintf(out, "%s{%s}", i > 0 ? "," : "", label);
+	}
+	fputs("},\n  xlabel={keys}, ylabel={queries}, y dir=reverse, xticklabel pos=top,\n"
+	      "  xlabel near ticks, enlargelimits=false, axis on top, axis equal image,\n"
+	      "  nodes near coords={\\qkvlabel},\n"
+	      "  visualization depends on={value \\thisrow{label} \\as \\qkvlabel},\n"
+	      "  visualization depends on={value \\thisrow{ink} \\as \\qkvink},\n"
+	      "  every node near coord/.append style={anchor=center, text=\\qkvink},\n]\n", out);
+	fprintf(out, "\\addplot[matrix plot*, mesh/cols=%d, point meta=explicit] table[meta=step] {\n"
+		     "x y step label ink\n", t->n);
+	for (int i = 0; i < t->n && !ferror(out); i++)
+		for (int j = 0; j < t->n; j++) {
+			bool masked = qkv_trace_is_masked(t, i, j);
+			double v = qkv_matrix_get(m, i, j), step;
+			struct qkv_rgb fill = figure_heat_fill(palette, signed_values, v, limit, masked, white);
+			struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
+
+			if (masked)
+				step = -0.5;
+			else if (ramp.count == 0)
+				step = 0.5;
+			else if (signed_values)
+				step = qkv_colour_signed_step(v, limit, ramp.count / 2) + 0.5;
+			else
+				step = qkv_colour_weight_step_of(v, ramp.count) + 0.5;
+			if (masked)
+				snprintf(text, sizeof text, "---");
+			else
+				qkv_format_number(text, sizeof text, v, decimals);
+			fprintf(out, "%d %d %g {%s} %s\n", j, i, step, text,
+				ink.r == 255 ? "white" : "black");
+		}
+	fputs("};\n\\end{axis}\n\\end{tikzpicture}\n", out);
+}
+
+int latex_heatmap_write(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
+			int decimals, int palette, enum latex_heatmap_form form)
+{
+	if (stage != QKV_STAGE_SCORES && stage != QKV_STAGE_SCALED && stage != QKV_STAGE_WEIGHTS)
+		return -1;
+	if (palette < 0 || palette >= QKV_PALETTE_COUNT)
+		palette = QKV_PALETTE_VIRIDIS;
+	if (form == LATEX_HEATMAP_PGFPLOTS)
+		write_pgfplots(out, p, t, stage, decimals, palette);
+	else
+		write_table(out, p, t, stage, decimals, palette);
+	return ferror(out) ? -1 : 0;
+}

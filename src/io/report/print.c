@@ -1,0 +1,360 @@
+/* print.c — the printer: a trace written as a report (text, Markdown, LaTeX, CSV,
+ * JSON) or drawn (SVG, PDF, PNG), and the d_k sweep, for handouts, slides and
+ * scripts.
+ * This file knows the report's order (header, inputs, stages, statistics) and the
+ * formats' table; each format is a backend in its own file (print_<format>.c)
+ * and what they share is print_model.c (docs/DESIGN.md, "Printer backends"). It
+ * never computes attention itself, never changes the problem, never exits. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/report/print_model.h"
+
+/* Every format, in the order of enum print_format. */
+static const struct print_backend *const backends[] = {
+	[PRINT_TEXT] = &print_text_backend,
+	[PRINT_MARKDOWN] = &print_markdown_backend,
+	[PRINT_LATEX] = &print_latex_backend,
+	[PRINT_CSV] = &print_csv_backend,
+	[PRINT_JSON] = &print_json_backend,
+	[PRINT_SVG] = &print_svg_backend,
+	[PRINT_PDF] = &print_pdf_backend,
+	[PRINT_PNG] = &print_png_backend,
+};
+_Static_assert(sizeof backends / sizeof *backends == PRINT_FORMAT_COUNT,
+	       "one backend per print format");
+
+const struct print_backend *print_backend_of(enum print_format format)
+{
+	return format >= 0 && format < PRINT_FORMAT_COUNT ? backends[format] : NULL;
+}
+
+int print_format_parse(const char *name, enum print_format *format)
+{
+	for (int i = 0; i < PRINT_FORMAT_COUNT; i++) {
+		if (strcmp(name, backends[i]->name) == 0) {
+			*format = (enum print_format)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *print_format_name(enum print_format format)
+{
+	return format >= 0 && format < PRINT_FORMAT_COUNT ? backends[format]->name : "?";
+}
+
+enum print_kind print_format_kind(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL ? be->kind : PRINT_KIND_REPORT;
+}
+
+int print_format_figure(enum print_format format, enum figure_format *figure)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	if (be == NULL || be->kind != PRINT_KIND_FIGURE)
+		return -1;
+	*figure = (enum figure_format)be->figure_format;
+	return 0;
+}
+
+bool print_format_binary(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->binary;
+}
+
+bool print_format_trains(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->train_run != NULL && be->train_sweep != NULL;
+}
+
+bool print_format_heads(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && (be->heads != NULL || be->heads_table != NULL);
+}
+
+bool print_format_costs(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->cost != NULL;
+}
+
+void print_format_names(char *buf, size_t size, int kind, bool (*fits)(enum print_format))
+{
+	int chosen[PRINT_FORMAT_COUNT], count = 0;
+	size_t used = 0;
+
+	for (int i = 0; i < PRINT_FORMAT_COUNT; i++)
+		if ((kind < 0 || (int)backends[i]->kind == kind)
+		    && (fits == NULL || fits((enum print_format)i)))
+			chosen[count++] = i;
+	if (size > 0)
+		buf[0] = '\0';
+	for (int k = 0; k < count && used < size; k++) {
+		const char *between = k == 0 ? "" : k == count - 1 ? " or " : ", ";
+		int wrote = snprintf(buf + used, size - used, "%s%s", between, backends[chosen[k]]->name);
+
+		if (wrote < 0)
+			break;
+		used += (size_t)wrote;
+	}
+}
+
+void print_options_default(struct print_options *o)
+{
+	*o = (struct print_options){ 0 };
+	o->format = PRINT_TEXT;
+	o->stage = -1;
+	o->cell_row = 0;
+	o->cell_col = 0;
+	o->decimals = 4;
+}
+
+static void heading(struct printer *pr, int level, const char *text)
+{
+	if (pr->be->heading != NULL)
+		pr->be->heading(pr, level, text);
+}
+
+static void prose(struct printer *pr, const char *text)
+{
+	if (pr->be->prose != NULL)
+		pr->be->prose(pr, text);
+}
+
+static void end_paragraph(struct printer *pr)
+{
+	if (pr->be->end_paragraph != NULL)
+		pr->be->end_paragraph(pr);
+}
+
+static void gap(struct printer *pr)
+{
+	if (pr->be->gap != NULL)
+		pr->be->gap(pr);
+}
+
+static void table(struct printer *pr, const struct table *tb)
+{
+	if (pr->be->table != NULL && !print_stopped(pr))
+		pr->be->table(pr, tb);
+}
+
+/* An input matrix (Q, K, V, X, W_*) under a heading of its own. */
+static void write_input(struct printer *pr, enum qkv_grid which)
+{
+	const struct qkv_grid_info *info = &qkv_grid_info[which];
+	const struct qkv_matrix *m = info->form == QKV_FORM_DIRECT
+		? (which == QKV_GRID_Q ? &pr->t->q : which == QKV_GRID_K ? &pr->t->k : &pr->t->v)
+		: qkv_problem_input_const(pr->p, which);
+	struct table tb = {
+		.kind = TABLE_MATRIX,
+		.name = info->name,
+		.tex_name = info->tex_name,
+		.m = m,
+		.row_kind = info->rows == QKV_DIM_MODEL ? LABEL_MODEL : LABEL_TOKEN,
+		.col_kind = info->cols == QKV_DIM_MODEL ? LABEL_MODEL : LABEL_DIM,
+	};
+	char title[CELL_SIZE];
+
+	snprintf(title, sizeof title, "%s — %s (%d × %d)", info->name, info->role, m->rows,
+		 m->cols);
+	heading(pr, 2, title);
+	table(pr, &tb);
+	gap(pr);
+}
+
+/* Stage 0: Q, K and V as the projections made them. */
+static void write_projections(struct printer *pr)
+{
+	static const char *const captions[] = {
+		"Q = X W_Q, the queries", "K = X W_K, the keys", "V = X W_V, the values",
+	};
+	const struct qkv_matrix *made[] = { &pr->t->q, &pr->t->k, &pr->t->v };
+
+	for (int i = 0; i < 3; i++) {
+		const struct qkv_grid_info *info = &qkv_grid_info[QKV_GRID_Q + i];
+		struct table tb = { .kind = TABLE_MATRIX, .name = info->name,
+				    .tex_name = info->tex_name, .m = made[i],
+				    .row_kind = LABEL_TOKEN, .col_kind = LABEL_DIM };
+
+		if (i > 0)
+			gap(pr);
+		prose(pr, captions[i]);
+		table(pr, &tb);
+	}
+}
+
+/* Under the weights: each query's statistics, the score variance, ln n. */
+static void write_statistics(struct printer *pr)
+{
+	const struct qkv_trace *t = pr->t;
+	struct table stats = { .kind = TABLE_STATS, .name = "stats", .row_kind = LABEL_TOKEN };
+	char line[CELL_SIZE], number[NUMBER_SIZE];
+
+	heading(pr, 2, "Statistics of the weights, per query");
+	table(pr, &stats);
+	if (pr->be->prose == NULL)
+		return;
+	gap(pr);
+	print_number(pr, t->score_variance, number, sizeof number);
+	snprintf(line, sizeof line, "score variance (of the entries fed to softmax): %s", number);
+	prose(pr, line);
+	print_number(pr, log((double)t->n), number, sizeof number);
+	snprintf(line, sizeof line, "entropy of a uniform row: ln %d = %s nats", t->n, number);
+	prose(pr, line);
+	end_paragraph(pr);
+}
+
+/* One stage: its title, its matrix (or matrices), the example cell's arithmetic,
+ * and after the weights the statistics of each row. */
+static void write_stage(struct printer *pr, enum qkv_stage stage)
+{
+	const struct qkv_trace *t = pr->t;
+	enum qkv_grid grid;
+	struct table tb = { .kind = TABLE_MATRIX, .name = qkv_stage_name(stage),
+			    .tex_name = qkv_grid_of_stage(stage, &grid) == 0 ? qkv_grid_info[grid].tex_name
+			    : stage == QKV_STAGE_MIX ? "a_{ij}\\, v_j" : NULL,
+			    .row_kind = LABEL_TOKEN, .col_kind = LABEL_TOKEN };
+	char line[CELL_SIZE * 2];
+
+	if (pr->be->stage_title != NULL)
+		pr->be->stage_title(pr, stage);
+	switch (stage) {
+	case QKV_STAGE_PROJECTIONS:
+		write_projections(pr);
+		break;
+	case QKV_STAGE_SCORES:
+	case QKV_STAGE_SCALED:
+	case QKV_STAGE_WEIGHTS:
+		if (!pr->be->table_names_axes) {
+			prose(pr, "rows: queries, columns: keys");
+			end_paragraph(pr);
+		}
+		tb.row_role = "queries";
+		tb.col_role = "keys";
+		tb.m = stage == QKV_STAGE_SCORES ? &t->scores
+			: stage == QKV_STAGE_SCALED ? &t->scaled : &t->weights;
+		tb.show_masked = stage != QKV_STAGE_WEIGHTS;
+		table(pr, &tb);
+		if (stage == QKV_STAGE_WEIGHTS && pr->p->wrong != QKV_WRONG_NONE
+		    && pr->be->wrong_sums != NULL && !print_stopped(pr))
+			pr->be->wrong_sums(pr);
+		break;
+	case QKV_STAGE_MIX:
+		tb.kind = TABLE_MIX;
+		tb.col_kind = LABEL_DIM;
+		tb.query = print_clamp(pr->cell_row, 0, t->n - 1);
+		tb.row_role = "keys";
+		snprintf(line, sizeof line, "query %s: row j holds a_ij · v_j for key j; "
+			 "their sum Σ is output row %s", pr->p->tokens[tb.query],
+			 pr->p->tokens[tb.query]);
+		prose(pr, line);
+		end_paragraph(pr);
+		table(pr, &tb);
+		break;
+	case QKV_STAGE_OUTPUT:
+		tb.col_kind = LABEL_DIM;
+		tb.m = &t->output;
+		table(pr, &tb);
+		break;
+	}
+	if (pr->be->derivation != NULL) {
+		const char *text = print_derivation(pr, stage);
+
+		if (text != NULL && text[0] != '\0')
+			pr->be->derivation(pr, text);
+	}
+	gap(pr);
+	if (stage == QKV_STAGE_WEIGHTS)
+		write_statistics(pr);
+}
+
+/* Whether the report shows stage s (the projections exist only in the projected form). */
+static bool shows_stage(const struct printer *pr, enum qkv_stage s)
+{
+	if (s == QKV_STAGE_PROJECTIONS && pr->p->form != QKV_FORM_PROJECTED)
+		return false;
+	return pr->stage < 0 || pr->stage == (int)s;
+}
+
+/* The report from the backend's parts: header, inputs, stages. */
+static void write_report(struct printer *pr)
+{
+	if (pr->be->header != NULL)
+		pr->be->header(pr);
+	if (pr->stage < 0) {
+		for (int i = 0; i < QKV_GRID_INPUTS; i++)
+			if (qkv_grid_info[i].form == pr->p->form &&
+			    qkv_problem_input_const(pr->p, (enum qkv_grid)i) != NULL)
+				write_input(pr, (enum qkv_grid)i);
+	}
+	for (int s = 0; s < QKV_STAGE_COUNT && !print_stopped(pr); s++)
+		if (shows_stage(pr, (enum qkv_stage)s))
+			write_stage(pr, (enum qkv_stage)s);
+}
+
+int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
+		const struct print_options *o)
+{
+	struct figure_options figure;
+	struct printer pr = {
+		.out = out, .p = p, .t = t, .stage = o->stage,
+		.figure = o->figure != NULL ? o->figure : &figure, .err = o->err,
+		.err_size = o->err != NULL ? o->err_size : 0,
+		.decimals = print_clamp(o->decimals, 0, 12),
+		.cell_row = o->cell_row, .cell_col = o->cell_col,
+	};
+
+	figure_options_default(&figure);
+	if (t->n <= 0 || o->stage < -1 || o->stage >= QKV_STAGE_COUNT
+	    || o->format < 0 || o->format >= PRINT_FORMAT_COUNT)
+		return -1;
+	pr.be = backends[o->format];
+	pr.derivation_size = 4096;
+	pr.derivation = malloc(pr.derivation_size);
+	if (pr.derivation == NULL)
+		return -1;
+	if (pr.be->trace != NULL) {
+		if (pr.be->trace(&pr) != 0)
+			pr.out_of_memory = true;
+	} else {
+		write_report(&pr);
+	}
+	free(pr.derivation);
+	free(pr.widths);
+	if (pr.out_of_memory || fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
+
+int print_sweep(FILE *out, const struct qkv_sweep_point *points, int count, int tokens,
+		int trials, unsigned long long seed, const struct print_options *o)
+{
+	const struct print_backend *be = print_backend_of(o->format);
+	struct figure_options figure;
+	struct sweep_report s = {
+		.be = be, .points = points, .count = count, .tokens = tokens, .trials = trials, .seed = seed,
+		.figure = o->figure != NULL ? o->figure : &figure, .err = o->err,
+		.err_size = o->err != NULL ? o->err_size : 0,
+	};
+
+	figure_options_default(&figure);
+	if (count < 0 || be == NULL || be->sweep == NULL)
+		return -1;
+	if (be->sweep(out, &s) != 0 || fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}

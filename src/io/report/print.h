@@ -1,0 +1,88 @@
+/* print.h — the printer: a trace written as a report (text, Markdown, LaTeX, CSV,
+ * JSON) or drawn as a figure (SVG, PDF, PNG), and the d_k sweep as a table or its
+ * charts. Every number comes from the trace; the JSON forms follow
+ * docs/DESIGN.md's "JSON contracts" exactly. Each format is a backend of its own
+ * (print_<format>.c, print_figure.c; see print_model.h), and the table of
+ * backends in print.c is the one list of --format's words: parsing, --help and
+ * the messages read it. */
+#ifndef QKV_IO_PRINT_H
+#define QKV_IO_PRINT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "io/figure/figure.h"
+#include "qkv/attention.h"
+#include "qkv/problem.h"
+#include "qkv/sweep.h"
+
+enum print_format {
+	PRINT_TEXT,
+	PRINT_MARKDOWN,
+	PRINT_LATEX,
+	PRINT_CSV,
+	PRINT_JSON,
+	PRINT_SVG,
+	PRINT_PDF,
+	PRINT_PNG,
+	PRINT_FORMAT_COUNT,
+};
+
+/* What a format makes. */
+enum print_kind {
+	PRINT_KIND_REPORT, /* text for people or scripts (text … json) */
+	PRINT_KIND_FIGURE, /* a picture of a stage or of the sweep (svg, pdf, png) */
+};
+
+struct print_options {
+	enum print_format format;
+	int stage;     /* -1 = every stage, else 0..5 (QKV_STAGE_*; 0 = projections) */
+	int cell_row;  /* the example cell whose derivation is written (0-based) */
+	int cell_col;
+	int decimals;  /* digits after the point in text, Markdown and LaTeX */
+	/* Figure formats: how the figure is drawn (NULL: figure_options_default),
+	 * and where the reason goes when it cannot be (err_size 0: nowhere). */
+	const struct figure_options *figure;
+	char *err;
+	size_t err_size;
+};
+
+/* Parses a --format word ("text", …, "png"); returns 0 or -1. */
+int print_format_parse(const char *name, enum print_format *format);
+/* The format's --format word ("text", …). */
+const char *print_format_name(enum print_format format);
+/* What the format makes (PRINT_KIND_REPORT for a format out of range). */
+enum print_kind print_format_kind(enum print_format format);
+/* The figure format of a figure kind's format: 0 and *figure, else -1. */
+int print_format_figure(enum print_format format, enum figure_format *figure);
+/* Whether the format's bytes are not text (PDF, PNG: never to a terminal). */
+bool print_format_binary(enum print_format format);
+/* Whether the format writes a training run and sweep (--train; text, CSV, JSON). */
+bool print_format_trains(enum print_format format);
+/* Whether the format writes a multi-head problem's report (the report formats). */
+bool print_format_heads(enum print_format format);
+/* Whether the format writes --cost's table (text, Markdown, CSV, JSON). */
+bool print_format_costs(enum print_format format);
+/* The words of the formats of `kind` (every kind when kind is -1) for which
+ * `fits` holds (every one when NULL), in the table's order, as a list for people:
+ * "text, markdown, latex, csv or json". Empty when none fits. */
+void print_format_names(char *buf, size_t size, int kind, bool (*fits)(enum print_format));
+/* Sensible defaults: text, every stage, cell (0, 0), 4 decimals. */
+void print_options_default(struct print_options *o);
+
+/* Writes the report (or draws the figure) of t, computed from p, to out. Returns
+ * 0, or -1 on a write error or a figure that could not be drawn (its reason in
+ * o->err). */
+int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
+		const struct print_options *o);
+
+/* Writes a sweep table (count points) in o's format, or draws its charts (a
+ * figure format); 0, or -1 on a write error or a figure not drawn (o->err). */
+int print_sweep(FILE *out, const struct qkv_sweep_point *points, int count, int tokens,
+		int trials, unsigned long long seed, const struct print_options *o);
+
+/* "svg", "pdf", "png" → 0 and *format, else -1: the printer table's words for its
+ * figure formats (print_figure.c). */
+int print_figure_format_parse(const char *name, enum figure_format *format);
+
+#endif
