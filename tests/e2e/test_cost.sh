@@ -4,6 +4,7 @@
 # progress line says where it is), every row's scores are n² and its bytes those of
 # S, S' and A in double; then the fitted slope and the extrapolation in words; Esc
 # cancels a measurement under way. Checked as properties of the numbers on screen.
+# At 60×18 every line of the view is whole.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -48,6 +49,33 @@ expect_not ui 'the price of n²' "and the view is gone"
 keys ui q
 expect_exit ui 0 "q quits (nothing was changed)"
 stop ui
+
+# At 60×18 nothing runs past the right edge: a line that did would go on at the
+# start of the next one, so every line from the heading down starts in the view's
+# margin (column 0 blank); the heading, the formulas, the table's header, its rows
+# and the slope's sentence are each whole, while measuring and after.
+off_margin() {
+	screen "$1" | awk '/the price of n²/ { on = 1 } on && /^[^ ]/' | wc -l
+}
+start narrow 60 18 NO_COLOR=1 "$QKV"
+keys narrow C
+expect narrow 'Esc cancels' "60×18: C measures"
+check "60×18 while measuring: no line starts past the margin ($(off_margin narrow))" "$(off_margin narrow)" -eq 0
+wait_for narrow 'measured n = 16 … 4096' 90 || diag "the measurement did not end within 90 s"
+settle narrow
+expect narrow '^  the price of n² · one head, d_k = d_v = 2( · measured on this machine)? *$' \
+	"60×18: the heading is whole"
+expect narrow "^ bytes: S, S' and A \(n × n each\)" "the bytes' formula is whole"
+expect narrow 'flops: 2n²d_k \+ 2n²d_v \+ 5n² *$' "and the flops'"
+expect narrow '^ +n +scores +double +16-bit +flops +time *$' "the table's header is whole"
+# n = 4096: 4096² = 16,777,216 scores; 3 · 8 · 4096² bytes; 13 · 4096² flops (d_k = d_v = 2).
+expect narrow '^ +4096 +16,777,216 +403 MB +101 MB +218,103,808 +[0-9.e+-]+ ms *$' "the row n = 4096 is whole"
+expect narrow '^ slope of log time against log n' "the slope's sentence begins"
+expect narrow 'the bytes as n² exactly *$|^ bytes as n² exactly *$|^ exactly *$' "and ends on screen"
+check "60×18 after: no line starts past the margin ($(off_margin narrow))" "$(off_margin narrow)" -eq 0
+keys narrow Escape q
+expect_exit narrow 0 "Esc, q quits"
+stop narrow
 
 # A multi-head problem is priced as its heads: 3 heads of d_k = 2, each row's
 # scores 3·n².
