@@ -220,7 +220,7 @@ check "the copy is kept when it was not asked for" "$(copies)" -eq 1
 
 start offer 100 30 XDG_STATE_HOME="$XDG_STATE_HOME" "$QKV" --recover "$file"
 expect offer 'Unsaved changes from an earlier session are in' "--recover offers the recovery copy"
-expect offer "^ *$XDG_STATE_HOME/qkv/three\\.json-.*\\.recovery\\. *$" "the offer names the copy in full, wrapped, not cut"
+expect offer "^ *$XDG_STATE_HOME/qkv/three\\.json-[^ ]*\\.recovery\\.( |$)" "the offer names the copy in full, wrapped, not cut"
 keys offer y
 expect offer 'recovered changes are open' "y opens the recovered changes"
 expect offer '^ +t1 +1\.10 +0\.00 ' "the recovered value is there (Q[t1, d1] = 1.1)"

@@ -193,7 +193,7 @@ int recovery_write(const char *path, const struct qkv_problem *p, char *where, s
 		return -1;
 	if (localtime_r(&now, &tm) == NULL || strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm) == 0)
 		snprintf(stamp, sizeof stamp, "%lld", (long long)now);
-	text = save_string(p);
+	text = save_string_fast(p);
 	if (text == NULL) {
 		close(dir);
 		return fail(err, err_size, "out of memory for the recovery copy");

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* O_PATH, strndup() */
 #include <dirent.h>
 #include <errno.h>
+#include <locale.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@ struct text {
 	int members;
 	size_t limit;  /* the most bytes it may hold, 0 for no limit */
 	bool too_big;  /* it grew past limit: the writing stopped */
+	enum json_number_style numbers; /* the shortest text, or %.17g (one printf a number) */
 };
 
 /* True once the text has grown past its limit (then nothing more is written:
@@ -54,6 +56,16 @@ static void text_key(struct text *t, const char *key)
 	fputs(": ", t->out);
 }
 
+/* Appends a number in the text's style: %.17g straight through fprintf (save_text
+ * has put the C locale in force for it), or the shortest text that reads back. */
+static void text_number(struct text *t, double value)
+{
+	if (t->numbers == JSON_17G && isfinite(value) && !(value == 0 && signbit(value)))
+		fprintf(t->out, "%.17g", value);
+	else
+		json_write_number(t->out, value, JSON_SHORTEST); /* -0 as -0.0: its sign kept */
+}
+
 /* Appends a matrix, one row per line, rows aligned under the first. */
 static void text_matrix(struct text *t, const char *key, const struct qkv_matrix *m)
 {
@@ -66,7 +78,7 @@ static void text_matrix(struct text *t, const char *key, const struct qkv_matrix
 		for (int c = 0; c < m->cols; c++) {
 			if (c > 0)
 				fputs(", ", t->out);
-			json_write_number(t->out, qkv_matrix_get(m, r, c), JSON_SHORTEST);
+			text_number(t, qkv_matrix_get(m, r, c));
 		}
 		fputc(']', t->out);
 	}
@@ -82,7 +94,7 @@ static void text_inline_matrix(struct text *t, const struct qkv_matrix *m)
 		for (int c = 0; c < m->cols; c++) {
 			if (c > 0)
 				fputs(", ", t->out);
-			json_write_number(t->out, qkv_matrix_get(m, r, c), JSON_SHORTEST);
+			text_number(t, qkv_matrix_get(m, r, c));
 		}
 		fputc(']', t->out);
 	}
@@ -145,12 +157,13 @@ static void text_padding(struct text *t, const struct qkv_problem *p)
 		fputc(']', t->out);
 }
 
-/* The JSON text of p, at most limit bytes (0: no limit); *too_big says why NULL. */
-static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
+/* The JSON text of p, at most limit bytes (0: no limit), its numbers in the given
+ * style; *too_big says why NULL. */
+static char *write_text(const struct qkv_problem *p, size_t limit, enum json_number_style numbers, bool *too_big)
 {
 	char *s = NULL;
 	size_t length = 0;
-	struct text t = { open_memstream(&s, &length), 0, limit, false };
+	struct text t = { open_memstream(&s, &length), 0, limit, false, numbers };
 
 	*too_big = false;
 	if (t.out == NULL)
@@ -182,11 +195,11 @@ static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
 	}
 	text_key(&t, "scale");
 	if (p->scale == QKV_SCALE_CUSTOM)
-		json_write_number(t.out, p->scale_value, JSON_SHORTEST);
+		text_number(&t, p->scale_value);
 	else
 		json_write_string(t.out, p->scale == QKV_SCALE_NONE ? "none" : "sqrt_dk");
 	text_key(&t, "temperature");
-	json_write_number(t.out, p->temperature, JSON_SHORTEST);
+	text_number(&t, p->temperature);
 	if (p->mask == QKV_MASK_CUSTOM) {
 		text_mask(&t, p);
 	} else {
@@ -213,11 +226,33 @@ static char *save_text(const struct qkv_problem *p, size_t limit, bool *too_big)
 	return s;
 }
 
+/* write_text with %.17g's numbers written in the C locale's '.' whatever LC_NUMERIC
+ * says: the locale put in force once for the whole text, not once a number. */
+static char *save_text(const struct qkv_problem *p, size_t limit, enum json_number_style numbers, bool *too_big)
+{
+	locale_t c_numeric = numbers == JSON_17G ? newlocale(LC_NUMERIC_MASK, "C", (locale_t)0) : (locale_t)0;
+	locale_t before = c_numeric != (locale_t)0 ? uselocale(c_numeric) : (locale_t)0;
+	char *text = write_text(p, limit, numbers, too_big);
+
+	if (c_numeric != (locale_t)0) {
+		uselocale(before);
+		freelocale(c_numeric);
+	}
+	return text;
+}
+
 char *save_string(const struct qkv_problem *p)
 {
 	bool too_big;
 
-	return save_text(p, 0, &too_big);
+	return save_text(p, 0, JSON_SHORTEST, &too_big);
+}
+
+char *save_string_fast(const struct qkv_problem *p)
+{
+	bool too_big;
+
+	return save_text(p, 0, JSON_17G, &too_big);
 }
 
 /* The bytes of p's file, estimated from up to 4096 numbers of each matrix spread
@@ -670,7 +705,7 @@ int save_file(const char *path, const struct qkv_problem *p, char *err, size_t e
 				 "MiB qkv reads back; make the problem smaller (fewer tokens, smaller d_k "
 				 "or d_v)", estimate / (1024 * 1024), QKV_MAX_FILE_BYTES / (1024 * 1024));
 	}
-	text = save_text(p, (size_t)QKV_MAX_FILE_BYTES, &too_big);
+	text = save_text(p, (size_t)QKV_MAX_FILE_BYTES, JSON_SHORTEST, &too_big);
 	if (text == NULL) {
 		target_drop(&t);
 		if (too_big)

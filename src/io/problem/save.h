@@ -21,6 +21,10 @@ int save_bytes(const char *path, const char *bytes, size_t length, char *err, si
 /* The JSON text of p (malloc'd, caller frees), or NULL when out of memory. A seed
  * must be at most QKV_MAX_SEED; save_file refuses a problem whose seed is not. */
 char *save_string(const struct qkv_problem *p);
+/* The same with every number as %.17g writes it (it reads back exactly too, at one
+ * printf a number instead of up to three and two strtod): for a copy that must be
+ * written fast, as a recovery copy when a signal ends qkv. */
+char *save_string_fast(const struct qkv_problem *p);
 
 /* Writes all of text to fd, retrying short and interrupted writes; 0 or an
  * errno value. */
