@@ -39,10 +39,22 @@ struct matrix_rule {
 	char who[48]; /* the matrix as messages name it: "Q", or head 2 "W_Q" */
 };
 
-static const char *const load_keys[] = {
-	"title", "notes", "tokens", "Q", "K", "V", "X", "W_Q", "W_K", "W_V",
-	"heads", "W_O", "scale", "temperature", "mask", "padding", "seed",
-};
+/* The file's keys besides the inputs, whose keys are the catalogue's names
+ * (qkv/grid.h): before them, then after them. */
+static const char *const keys_before[] = { "title", "notes", "tokens" };
+static const char *const keys_after[] = { "heads", "scale", "temperature", "mask", "padding", "seed" };
+#define KEYS_BEFORE (sizeof keys_before / sizeof keys_before[0])
+#define KEY_COUNT (KEYS_BEFORE + QKV_GRID_INPUTS + sizeof keys_after / sizeof keys_after[0])
+
+/* The index'th key a problem file may have, in the order messages list them. */
+static const char *load_key(size_t index)
+{
+	if (index < KEYS_BEFORE)
+		return keys_before[index];
+	if (index < KEYS_BEFORE + QKV_GRID_INPUTS)
+		return qkv_grid_name((enum qkv_grid)(index - KEYS_BEFORE));
+	return keys_after[index - KEYS_BEFORE - QKV_GRID_INPUTS];
+}
 
 
 /* Refuses unknown keys, with a hint when only the letter case is wrong. */
@@ -58,11 +70,11 @@ static int check_keys(const struct loader *ld)
 		char quoted[LOAD_MAX_QUOTE * 4 + 8];
 		bool known = false;
 
-		for (size_t i = 0; i < sizeof load_keys / sizeof load_keys[0]; i++) {
-			if (strcmp(key, load_keys[i]) == 0)
+		for (size_t i = 0; i < KEY_COUNT; i++) {
+			if (strcmp(key, load_key(i)) == 0)
 				known = true;
-			else if (strcasecmp(key, load_keys[i]) == 0)
-				hint = load_keys[i];
+			else if (strcasecmp(key, load_key(i)) == 0)
+				hint = load_key(i);
 		}
 		if (known)
 			continue;
@@ -70,9 +82,16 @@ static int check_keys(const struct loader *ld)
 		if (hint != NULL)
 			return load_fail_at(ld, &at, "unknown key \"%s\" (keys are case-sensitive: did you "
 						"mean \"%s\"?)", quoted, hint);
-		return load_fail_at(ld, &at, "unknown key \"%s\"; expected title, notes, tokens, Q, K, "
-					"V, X, W_Q, W_K, W_V, heads, W_O, scale, temperature, "
-					"mask, padding or seed", quoted);
+		{
+			char expected[256];
+			size_t used = 0;
+
+			expected[0] = '\0';
+			for (size_t i = 0; i < KEY_COUNT && used < sizeof expected; i++)
+				used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
+							 i == 0 ? "" : i + 1 == KEY_COUNT ? " or " : ", ", load_key(i));
+			return load_fail_at(ld, &at, "unknown key \"%s\"; expected %s", quoted, expected);
+		}
 	}
 	return 0;
 }
