@@ -92,12 +92,19 @@ void draw_bars(const struct app *app, const struct layout *l)
 {
 	const struct qkv_problem *p = &app->problem;
 	const char *title = p->title != NULL ? p->title : "untitled";
-	char left[TEXT_MAX], right[200], stages[APP_STAGE_LAYER + 1][32];
+	char left[TEXT_MAX], right[200], stages[APP_STAGE_LAYER + 1][32], training[64];
 	int x, level, first = p->form == QKV_FORM_PROJECTED ? 0 : 1, bar = 7, last = app_last_stage(app);
 	const char *banner = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? " WRONG WAY: mask after softmax "
 			     : p->wrong != QKV_WRONG_NONE ? " WRONG WAY: softmax down columns "
 			     : app->projector ? "projector" : NULL;
 
+	/* The learning view trains a task of its own: the title names it, not the
+	 * problem under the view (the numbers beside it are the runs', bar_numbers). */
+	if (app->view == VIEW_LEARNING && app->learning != NULL) {
+		snprintf(training, sizeof training, "the %s task",
+			 qkv_task_name(app->learning->config.task));
+		title = training;
+	}
 	draw_blank(0, 0, 2, l->width);
 	/* The numbers always; the whole title when it fits (without "qkv ·", then
 	 * with tighter separators, then without the default τ and mask, then with

@@ -106,4 +106,14 @@ check "xent: the sentence says why the loss cannot reach 0" "$(screen xent | tr 
 	| grep -cF "xent stays above log(1 + 7/e) = $floor: outputs average one-hot values, in [0, 1]")" = 1
 keys xent q
 expect_exit xent 0 "q quits"
+
+# L over the worked example: the title names the task the view trains, not the
+# problem under it, beside the runs' numbers.
+start over 100 30 "$QKV"
+expect over '^ qkv · Three tokens, by hand' "the editor's title names its problem"
+keys over L
+expect over '^ qkv · the lookup task .*n 8 · d_model 40' "the learning view's title names its task, with its numbers"
+expect_not over 'Three tokens, by hand' "and not the problem under it"
+keys over q
+expect_exit over 0 "q quits"
 finish
