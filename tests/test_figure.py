@@ -8,11 +8,13 @@ ColorBrewer's PuOr) and the step rule docs/teaching.md states. The SVG is parsed
 XML, the PNG decoded here with zlib and struct (no imaging library), the PDF read
 for its page count. Usage: test_figure.py PATH/TO/qkv. Prints TAP."""
 
+import atexit
 import json
 import math
 import os
 import pty
 import struct
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,8 @@ FRAME = "#ff5f00"
 count = 0
 failed = 0
 tmp = tempfile.mkdtemp(prefix="qkv-figure-")
+# The folder goes at exit, whatever happened: the tests leave no file behind.
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)
 
 
 def check(condition, description, detail=""):
