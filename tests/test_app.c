@@ -2344,8 +2344,10 @@ static char *read_whole(const char *path)
 	FILE *f = fopen(path, "rb");
 	char *text = f != NULL ? calloc(1, 1 << 20) : NULL;
 
-	if (text != NULL)
-		fread(text, 1, (1 << 20) - 1, f);
+	if (text != NULL && fread(text, 1, (1 << 20) - 1, f) == 0 && ferror(f)) {
+		free(text);
+		text = NULL;
+	}
 	if (f != NULL)
 		fclose(f);
 	return text;
