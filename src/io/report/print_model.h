@@ -13,6 +13,7 @@
 #include "qkv/attention.h"
 #include "qkv/cost.h"
 #include "qkv/heads.h"
+#include "qkv/online.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 #include "qkv/train.h"
@@ -33,6 +34,7 @@ enum label_kind {
 	LABEL_TOKEN, /* the problem's token labels */
 	LABEL_DIM,   /* d1, d2, …: columns of Q, K, V, the output and the W's */
 	LABEL_MODEL, /* m1, m2, …: columns of X, rows of the W's */
+	LABEL_RUNNING, /* "m", "ℓ": the online softmax's running maximum and sum */
 };
 
 enum table_kind {
@@ -158,6 +160,11 @@ struct print_backend {
 	bool heads_numbered_rows;
 	/* --cost's table (NULL: the format does not write it). */
 	void (*cost)(FILE *out, const struct qkv_cost *c);
+	/* The online softmax's report (print_online): written whole by `online`
+	 * (JSON), or laid out from the hooks above (header, heading, prose, table,
+	 * gap) when online_from_hooks; neither: not written in this format. */
+	int (*online)(struct printer *pr, const struct qkv_online *o);
+	bool online_from_hooks;
 	/* A training run and a training sweep (NULL: not written in this format). */
 	void (*train_run)(FILE *out, const struct qkv_train *t);
 	void (*train_sweep)(FILE *out, const struct train_sweep_report *s);
