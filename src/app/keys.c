@@ -254,6 +254,17 @@ const struct app_binding app_bindings[] = {
 	{ { APP_KEY_RIGHT, 'l', APP_KEY_LEFT, 'h' }, APP_KEYS_SATURATION, "S: → ← l h", "trials × 2 / ÷ 2",
 	  "←→ trials", APP_KEYS_SATURATION, saturation_trials, "in the saturation view: trials × 2 / ÷ 2",
 	  "the saturation view (S)", 0 },
+	{ { APP_KEY_RIGHT, ' ', 'n', APP_KEY_LEFT, 'p', APP_KEY_HOME, APP_KEY_END }, APP_KEYS_ONLINE,
+	  "F: → ← n p", "next / previous tile", "→ next tile", APP_KEYS_ONLINE, online_walk_step,
+	  "in the online softmax walk: the next tile (→, Space, n), the one before (←, p), the start (Home), "
+	  "the output beside the standard row (End)", "the online softmax walk (F)", 0 },
+	{ { '+', '=', '-' }, APP_KEYS_ONLINE, "F: + -", "tile × 2 / ÷ 2", "+- tile", APP_KEYS_ONLINE,
+	  online_walk_tile, "in the online softmax walk: twice / half the keys a tile, and the walk starts again",
+	  "the online softmax walk (F)", 0 },
+	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j' }, APP_KEYS_ONLINE, "F: ↑ ↓ k j", "query before / after",
+	  "↑↓ query", APP_KEYS_ONLINE, online_walk_query,
+	  "in the online softmax walk: the query before / after, and the walk starts again",
+	  "the online softmax walk (F)", 0 },
 	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION, options_double_d_k,
 	  "double / halve d_k; the new columns of Q and K are drawn from N(0,1) with the seed the status line "
 	  "shows (a random problem's own seed), so the saturation lesson works from any problem", "the shape", 0 },

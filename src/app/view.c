@@ -47,6 +47,19 @@ const struct app_view app_views[VIEW_COUNT] = {
 			    "sentence computed from them", "views", 0 },
 		.start = learning_open, .stop = learning_close, .event = app_learning_event,
 	},
+	[VIEW_ONLINE] = {
+		.name = "online", .keys = APP_KEYS_ONLINE,
+		.toggle = { { 'F' }, K_MAIN | APP_KEYS_ONLINE, "F", "online softmax walk", "F close", APP_KEYS_ONLINE,
+			    view_toggle_key,
+			    "online softmax walk: the selected query reads its keys a tile at a time, as "
+			    "memory-efficient kernels (FlashAttention) do, never forming S, S' or A: each step shows "
+			    "the tile's scores, the running maximum m, the factor e^(m_old − m_new) that rescales ℓ "
+			    "and o when m grows, and ℓ and o before and after; the last step sets o / ℓ beside the "
+			    "standard row with their largest difference. There → Space n and ← p step, Home and "
+			    "End go to the start and the end, + and − double and halve the tile, ↑ ↓ choose the "
+			    "query; the editor's keys still edit, and the walk follows", "views", 0 },
+		.start = online_walk_open,
+	},
 };
 
 /* Closes the view open, stopping what it runs. */

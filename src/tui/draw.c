@@ -20,6 +20,7 @@
 #include "tui/draw.h"
 #include "tui/draw_internal.h"
 #include "tui/draw_cost.h"
+#include "tui/draw_online.h"
 #include "tui/draw_saturation.h"
 #include "tui/glyphs.h"
 #include "tui/draw_train.h"
@@ -978,6 +979,7 @@ static void (*const view_drawings[VIEW_COUNT])(const struct app *app, const stru
 	[VIEW_SATURATION] = draw_saturation,
 	[VIEW_COST] = draw_cost,
 	[VIEW_LEARNING] = draw_train,
+	[VIEW_ONLINE] = draw_online,
 };
 
 void draw_frame(const struct app *app, const struct layout *l, int flags)

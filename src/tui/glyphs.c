@@ -31,6 +31,7 @@ static const struct spelling spellings[] = {
 	{ "\u221a", "sqrt", true },               /* √ */
 	{ "\u03c4", "tau", false },               /* τ */
 	{ "\u03a3", "sum", false },               /* Σ */
+	{ "\u2113", "l", false },                /* ℓ (the online softmax's running sum) */
 	{ "\u2016", "||", false },                /* ‖ */
 	{ "\u00f7", "/", false },                 /* ÷ */
 	{ "\u00d7", "x", false },                 /* × */
