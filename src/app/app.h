@@ -132,6 +132,7 @@ enum app_view_id {
 	VIEW_SATURATION, /* S: the d_k sweep (app/saturation.h) */
 	VIEW_COST,       /* C: the price of n² (app/cost.h) */
 	VIEW_LEARNING,   /* L: training, scaled against unscaled (app/learning.h) */
+	VIEW_GEOMETRY,   /* G: queries and keys as arrows (app/geometry.c) */
 	VIEW_COUNT,
 };
 
@@ -354,6 +355,7 @@ enum app_key_context {
 	APP_KEYS_LEARNING = 1 << 7,   /* the learning view (its keys are its own) */
 	APP_KEYS_LESSON = 1 << 8,     /* a lesson presented: its own keys, before the others */
 	APP_KEYS_HELP = 1 << 9,       /* the help open: its paging keys (any other key closes it) */
+	APP_KEYS_GEOMETRY = 1 << 10,  /* the geometry view (its arrows, then the editor's keys) */
 };
 
 #define APP_BINDING_KEYS 16 /* keys per binding at most */

@@ -262,6 +262,10 @@ int saturation_tokens(struct app *app, int key);
 /* → l / ← h: trials × 2 / ÷ 2. */
 int saturation_trials(struct app *app, int key);
 
+/* geometry.c */
+/* The arrows and h j k l in the geometry view: the cursor, as in the editor. */
+int geometry_move(struct app *app, int key);
+
 /* cost.c */
 /* Opening: the measurement starts (without a clock it refuses). */
 int cost_open(struct app *app);
