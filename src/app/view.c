@@ -49,7 +49,7 @@ const struct app_view app_views[VIEW_COUNT] = {
 	},
 	[VIEW_GEOMETRY] = {
 		.name = "geometry", .keys = APP_KEYS_GEOMETRY,
-		.toggle = { { 'G' }, K_MAIN, "G", "queries, keys as arrows", "G close", APP_KEYS_GEOMETRY,
+		.toggle = { { 'G' }, K_MAIN, "G", "geometry view", "G close", APP_KEYS_GEOMETRY,
 			    view_toggle_key,
 			    "geometry view: every query and key as an arrow from the origin in a braille plot (points "
 			    "past a dozen tokens), queries and keys told apart by colour and mark, the selected query's "
