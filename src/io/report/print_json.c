@@ -490,4 +490,5 @@ const struct print_backend print_json_backend = {
 	.train_run = json_train_run,
 	.train_sweep = json_train_sweep,
 	.heads = json_heads,
+	.geometry = print_geometry_json,
 };
