@@ -95,4 +95,10 @@ expect pca 'this plane holds [0-9]+% of the spread; dot products are exact only 
 expect pca '↑ PC2' "d_k 64: the axes are the principal components"
 expect pca 'q_t1 · k_t1 = -?[0-9]+\.[0-9]+ [=≈] \|q\| \|k\| cos [0-9.]+°' "d_k 64: the exact dot product in words"
 stop pca
+# The geometry lesson's last step says this plane holds 24% of the spread.
+start pca8 83 22 "$QKV" --random --tokens 8 --dk 64 --seed 3
+expect pca8 'seed 3' "8 tokens, d_k 64: drawn"
+keys pca8 G
+expect pca8 'this plane holds 24% of the spread' "8 tokens, d_k 64, seed 3: the plane holds 24%, as the lesson says"
+stop pca8
 finish
