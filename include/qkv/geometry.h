@@ -3,8 +3,10 @@
  * themselves (the plane is exact); with d_k > 2 they are projected onto the plane
  * of the first two principal components of Q's and K's rows stacked together,
  * uncentred (arrows start at the origin and dot products are about the origin),
- * and the share of the spread that plane holds is stated. Q and K may have
- * different numbers of rows (queries and keys are counted apart). No I/O. */
+ * and the share of the spread that plane holds is stated (for very large Q and K
+ * the plane is found within a budget of work and may fall a little short of the
+ * principal one; the share is always the one of the plane found). Q and K may
+ * have different numbers of rows (queries and keys are counted apart). No I/O. */
 #ifndef QKV_GEOMETRY_H
 #define QKV_GEOMETRY_H
 

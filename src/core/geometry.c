@@ -3,7 +3,8 @@
  * axes of Q's and K's rows stacked, uncentred. The axes come from the Jacobi
  * eigen-decomposition of the smaller Gram matrix (MᵀM, d_k × d_k, or M Mᵀ over
  * the rows when there are fewer rows than columns); past JACOBI_MAX of both, from
- * orthogonal iteration on MᵀM. Never prints; allocates only g's storage and
+ * orthogonal iteration on MᵀM within a budget of work (the share stated is always
+ * the one of the plane found, computed from its points). Never prints; allocates only g's storage and
  * scratch it frees before returning. */
 #include <math.h>
 #include <stdbool.h>
@@ -18,10 +19,13 @@
 
 #define DEGREES (180.0 / 3.14159265358979323846)
 
-#define JACOBI_MAX 256     /* the largest Gram matrix decomposed by Jacobi rotations */
+#define JACOBI_MAX 128     /* the largest Gram matrix decomposed by Jacobi rotations (0.1 s) */
 #define JACOBI_SWEEPS 60   /* cyclic sweeps at most (it converges in far fewer) */
 #define BLOCK 6            /* vectors of the orthogonal iteration (2 wanted, 4 to converge faster) */
 #define BLOCK_ITERATIONS 2000
+/* Multiply-adds the iteration may spend (some tenths of a second): past them it
+ * stops with the plane it has, whose share is still computed from the points. */
+#define BLOCK_BUDGET 4e8
 
 const char *qkv_plane_name(enum qkv_plane plane)
 {
@@ -281,12 +285,16 @@ static void gram_schmidt(double *block, int d)
 }
 
 /* The leading axes of large problems: orthogonal iteration of BLOCK vectors on
- * MᵀM until the Ritz values settle, then Rayleigh–Ritz on the block. */
+ * MᵀM with Rayleigh–Ritz on the block, until the two leading Ritz vectors are
+ * eigenvectors to a small residual or the budget is spent. */
 static int axes_by_iteration(const struct qkv_matrix *q, const struct qkv_matrix *k, int d, double *axes)
 {
 	double *block = malloc(sizeof *block * (size_t)BLOCK * d), *image = malloc(sizeof *image * (size_t)BLOCK * d);
-	double small[BLOCK * BLOCK], vectors[BLOCK * BLOCK], values[BLOCK], before[2] = { -1.0, -1.0 };
-	int first, second;
+	double small[BLOCK * BLOCK], vectors[BLOCK * BLOCK], values[BLOCK];
+	int first, second, rows = q->rows + k->rows;
+	/* Each iteration costs 2 · rows · d multiply-adds per vector of the block. */
+	double per_iteration = 2.0 * rows * d * BLOCK;
+	int iterations = (int)fmin(BLOCK_ITERATIONS, fmax(30.0, BLOCK_BUDGET / per_iteration));
 
 	if (block == NULL || image == NULL) {
 		free(block);
@@ -297,7 +305,7 @@ static int axes_by_iteration(const struct qkv_matrix *q, const struct qkv_matrix
 		for (int c = 0; c < d; c++)
 			block[b * d + c] = cos(0.7 * (b + 1) * (c + 1)) + (c % BLOCK == b ? 1.0 : 0.0);
 	gram_schmidt(block, d);
-	for (int iteration = 0; iteration < BLOCK_ITERATIONS; iteration++) {
+	for (int iteration = 0; iteration < iterations; iteration++) {
 		for (int b = 0; b < BLOCK; b++)
 			gram_times(q, k, d, block + b * d, image + b * d);
 		for (int a = 0; a < BLOCK; a++) /* Rayleigh quotients of the block */
@@ -309,11 +317,21 @@ static int axes_by_iteration(const struct qkv_matrix *q, const struct qkv_matrix
 			}
 		jacobi(small, BLOCK, values, vectors);
 		two_largest(values, BLOCK, &first, &second);
-		bool settled = fabs(values[first] - before[0]) <= 1e-13 * values[first] &&
-			       fabs(values[second] - before[1]) <= 1e-13 * values[first];
-		before[0] = values[first];
-		before[1] = values[second];
-		if (settled || iteration + 1 == BLOCK_ITERATIONS) {
+		/* Settled when both Ritz vectors a are eigenvectors to within a residual
+		 * |MᵀM a − λ a| of 1e-10 of the largest λ (MᵀM a is the image's mix). */
+		bool settled = true;
+		for (int which = 0; which < 2; which++) {
+			int w = which == 0 ? first : second;
+			double residual = 0.0;
+			for (int c = 0; c < d; c++) {
+				double r = 0.0;
+				for (int b = 0; b < BLOCK; b++)
+					r += vectors[b * BLOCK + w] * (image[b * d + c] - values[w] * block[b * d + c]);
+				residual += r * r;
+			}
+			settled &= sqrt(residual) <= 1e-10 * fabs(values[first]);
+		}
+		if (settled || iteration + 1 == iterations) {
 			memset(axes, 0, sizeof *axes * 2 * (size_t)d);
 			for (int b = 0; b < BLOCK; b++)
 				for (int c = 0; c < d; c++) {

@@ -49,7 +49,29 @@ struct canvas {
 };
 
 static struct canvas canvas;
+/* The plane of the Q and K it was computed from (kept, so a frame that changed
+ * neither, a cursor move say, does not decompose them again). */
 static struct qkv_geometry geometry;
+static struct qkv_matrix geometry_q, geometry_k;
+static bool geometry_valid;
+
+/* Brings the plane up to date with the trace's Q and K; 0 or a QKV_E* code. */
+static int geometry_update(const struct qkv_trace *t)
+{
+	int rc;
+
+	if (geometry_valid && geometry_q.rows == t->q.rows && geometry_q.cols == t->q.cols &&
+	    geometry_k.rows == t->k.rows && geometry_k.cols == t->k.cols &&
+	    memcmp(geometry_q.values, t->q.values, sizeof *t->q.values * (size_t)t->q.rows * t->q.cols) == 0 &&
+	    memcmp(geometry_k.values, t->k.values, sizeof *t->k.values * (size_t)t->k.rows * t->k.cols) == 0)
+		return 0;
+	geometry_valid = false;
+	if ((rc = qkv_geometry_compute(&geometry, &t->q, &t->k)) != 0)
+		return rc;
+	if (qkv_matrix_copy(&geometry_q, &t->q) == 0 && qkv_matrix_copy(&geometry_k, &t->k) == 0)
+		geometry_valid = true;
+	return 0;
+}
 
 static struct cell_style query_style(void)
 {
@@ -582,7 +604,7 @@ void draw_geometry(const struct app *app, const struct layout *l)
 	palette_apply(stdscr, palette_role(ROLE_NORMAL));
 	for (int r = top; r <= bottom; r++)
 		mvhline(r, 0, ' ', width);
-	if (t->n < 1 || qkv_geometry_compute(&geometry, &t->q, &t->k) != 0) {
+	if (t->n < 1 || geometry_update(t) != 0) {
 		put(top, 1, palette_role(ROLE_ERROR), "the geometry could not be computed (out of memory)");
 		return;
 	}
