@@ -309,7 +309,7 @@ START_TEST(test_plane_sentences)
 			       "dimensions");
 	g.explained = 1.0;
 	qkv_geometry_plane_sentence(text, sizeof text, &g);
-	ck_assert_str_eq(text, "this plane holds all of the spread; dot products are exact only in d_k = 3 dimensions");
+	ck_assert_str_eq(text, "this plane holds all of the spread: the points lie in it, so its angles are exact");
 }
 END_TEST
 

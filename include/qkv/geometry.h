@@ -74,7 +74,9 @@ int qkv_geometry_dot_sentence(char *buf, size_t size, const char *query_label, c
  * rows" (d_k 2), "d_k = 1: the points are Q's and K's rows, on a line", or "this
  * plane holds 73% of the spread; dot products are exact only in d_k = 64
  * dimensions" (a share that rounds to 100% or 0% without being it says "more
- * than 99%" or "less than 1%"). Returns the length, as snprintf. */
+ * than 99%" or "less than 1%"; all of it: "this plane holds all of the spread:
+ * the points lie in it, so its angles are exact"). Returns the length, as
+ * snprintf. */
 int qkv_geometry_plane_sentence(char *buf, size_t size, const struct qkv_geometry *g);
 
 #endif

@@ -505,9 +505,11 @@ int qkv_geometry_plane_sentence(char *buf, size_t size, const struct qkv_geometr
 			qkv_buffer_put(&t, "the plane is exact: the points are Q's and K's rows");
 		return (int)t.length;
 	}
-	if (g->explained >= 1.0)
-		qkv_buffer_put(&t, "this plane holds all of the spread");
-	else if (round(percent) >= 100.0)
+	if (g->explained >= 1.0) {
+		qkv_buffer_put(&t, "this plane holds all of the spread: the points lie in it, so its angles are exact");
+		return (int)t.length;
+	}
+	if (round(percent) >= 100.0)
 		qkv_buffer_put(&t, "this plane holds more than 99%% of the spread");
 	else if (round(percent) <= 0.0)
 		qkv_buffer_put(&t, "this plane holds less than 1%% of the spread");

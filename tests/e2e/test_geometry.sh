@@ -100,5 +100,20 @@ start pca8 83 22 "$QKV" --random --tokens 8 --dk 64 --seed 3
 expect pca8 'seed 3' "8 tokens, d_k 64: drawn"
 keys pca8 G
 expect pca8 'this plane holds 24% of the spread' "8 tokens, d_k 64, seed 3: the plane holds 24%, as the lesson says"
-stop pca8
+# More keys than the table has rows: the heaviest are listed, and the last line's
+# bound holds for every key left out (its weights read from the printed CSV).
+start many 83 22 "$QKV" --random --tokens 16 --dk 64 --seed 3
+expect many 'seed 3' "16 tokens at 83×22: drawn"
+keys many G
+expect many '[0-9]+ more, each weight ≤ [0-9.]+' "16 keys at 83×22: the table ends with the keys left out"
+settle many
+listed=$(screen many | grep -oE '[◆◇·] k_t[0-9]+ ' | grep -oE 't[0-9]+' | sort -u | tr '\n' ' ') # (the sentence's key is listed too)
+read -r more bound <<<"$(screen many | sed -n 's/.* \([0-9]*\) more, each weight ≤ \([0-9.]*\).*/\1 \2/p')"
+count=$(echo "$listed" | wc -w)
+check "16 keys: $count listed and $more more make 16" "$((count + more))" -eq 16
+worst=$("$QKV" --random --tokens 16 --dk 64 --seed 3 --format csv --stage 3 | awk -F, -v listed=" $listed" '
+	$1 == "weights" && $2 == "t1" && index(listed, " " $3 " ") == 0 && $6 > m { m = $6 } END { print m + 0 }')
+check "16 keys: every key left out weighs at most $bound (the largest: $worst)" \
+	"$(awk -v w="$worst" -v b="$bound" 'BEGIN { print (w <= b) }')" = 1
+stop many
 finish
