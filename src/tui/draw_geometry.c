@@ -80,10 +80,7 @@ static struct cell_style query_style(void)
 
 static struct cell_style key_style(void)
 {
-	struct cell_style style = palette_role(ROLE_MOVED);
-
-	style.attr &= ~(attr_t)A_UNDERLINE;
-	return style;
+	return palette_key_point();
 }
 
 static struct cell_style ink_style(enum ink ink)
