@@ -270,14 +270,14 @@ const struct app_binding app_bindings[] = {
 	{ { 'r' }, K_MAIN, "r", "random N(0,1) Q, K, V", NULL, 0, options_random,
 	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)", "the computation", 0 },
 	{ .view = VIEW_SATURATION },
+	{ .view = VIEW_GEOMETRY },
 	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l' }, APP_KEYS_GEOMETRY, "G: arrows",
-	  "selected query / key", "arrows cell", APP_KEYS_GEOMETRY, geometry_move,
+	  "selected query / key", NULL, 0, geometry_move,
 	  "in the geometry view: move the cursor in the focused matrix, as in the editor (h j k l too): a row of "
 	  "Q or X, or of the weights, is the selected query, whose arrow is highlighted and onto which the keys "
 	  "are projected; a row of K, or a column of the weights, is the selected key, whose dot product with "
 	  "it is written out; 0-9 and + - edit the cell under the cursor and the arrows move with it",
-	  "the geometry view (G)", 0 },
-	{ .view = VIEW_GEOMETRY },
+	  "views", 0 },
 	{ .view = VIEW_LEARNING },
 	/* Inside the learning view, its keys (app/learning.c); other keys do nothing
 	 * there but L, Esc, q, P and c. */
