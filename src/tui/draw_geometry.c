@@ -369,7 +369,6 @@ static void draw_plot(const struct app *app, int top, int x, int h, int w)
 				label(top, left, g->x[i], g->y[i], query_style(), text);
 			}
 	} else {
-		bool done[LABELS_MAX + 1] = { false };
 		int chosen[LABELS_MAX + 1], count = 0;
 		chosen[count++] = app_key(app);
 		while (count <= LABELS_MAX) {
@@ -387,7 +386,6 @@ static void draw_plot(const struct app *app, int top, int x, int h, int w)
 			chosen[count++] = best;
 		}
 		for (int k = 0; k < count; k++) {
-			(void)done;
 			point_name(text, sizeof text, &app->problem, 'k', chosen[k]);
 			label(top, left, g->x[g->queries + chosen[k]], g->y[g->queries + chosen[k]], key_style(), text);
 		}
@@ -422,8 +420,10 @@ static void draw_plot(const struct app *app, int top, int x, int h, int w)
 	snprintf(text, sizeof text, "%s →", g->plane == QKV_PLANE_EXACT ? "d1" : "PC1");
 	if (free_from + glyphs_columns(text) < left + plot_w)
 		put(top + plot_h, left + plot_w - glyphs_columns(text), dim, text);
-	snprintf(text, sizeof text, "↑ %s", g->plane == QKV_PLANE_EXACT ? (g->d_k == 1 ? "(none)" : "d2") : "PC2");
-	label_at(top, left, 0, 0, dim, text);
+	if (g->d_k > 1) {
+		snprintf(text, sizeof text, "↑ %s", g->plane == QKV_PLANE_EXACT ? "d2" : "PC2");
+		label_at(top, left, 0, 0, dim, text);
+	}
 }
 
 /* A weight, score or dot product in a table cell: two decimals, more for a
