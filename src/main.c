@@ -851,13 +851,14 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
 			    "no --output yet)", problem_name(c, shown), p->h, names);
 	}
-	/* A heatmap draws one head's stage: refused, not ignored, for several heads. */
+	/* The geometry is one head's queries and keys: refused for several heads. */
 	if (p->h > 0 && options.stage == PRINT_STAGE_GEOMETRY) {
 		char shown[CLI_QUOTED];
 
 		return cli_fail("%s has %d heads: --stage geometry draws a single-head problem's queries and keys",
 				problem_name(c, shown), p->h);
 	}
+	/* A heatmap draws one head's stage: refused, not ignored, for several heads. */
 	if (p->h > 0 && c->given[OPT_HEATMAP]) {
 		char shown[CLI_QUOTED];
 
