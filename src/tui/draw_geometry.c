@@ -263,13 +263,13 @@ static void point_name(char *buf, size_t size, const struct qkv_problem *p, char
 		snprintf(buf, size, "%c_%d", role, token + 1);
 }
 
-/* The plot in the box (top, x, h, w): y tick labels, the plot, the x tick labels
- * on its last line. */
-static void draw_plot(const struct app *app, int top, int x, int h, int w)
+/* The plot in the box (top, x, h, w) with query and key selected: y tick labels,
+ * the plot, the x tick labels on its last line. */
+static void draw_plot(const struct app *app, int query, int key, int top, int x, int h, int w)
 {
 	const struct qkv_trace *t = &app->trace;
 	const struct qkv_geometry *g = &geometry;
-	int query = app_query(app), points = g->queries + g->keys;
+	int points = g->queries + g->keys;
 	bool arrows = g->queries <= ARROWS_MAX && g->keys <= ARROWS_MAX;
 	double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0, step_x, step_y;
 	char text[96];
@@ -318,7 +318,7 @@ static void draw_plot(const struct app *app, int top, int x, int h, int w)
 		line(-qx * s, -qy * s, qx * s, qy * s, INK_GUIDE, true, false);
 		for (int j = 0; j < g->keys; j++) {
 			double kx = g->x[g->queries + j], ky = g->y[g->queries + j], along = (kx * qx + ky * qy) / q2;
-			if (arrows || j == app_key(app))
+			if (arrows || j == key)
 				line(kx, ky, along * qx, along * qy, INK_PROJECTION, true, false);
 		}
 	}
@@ -370,7 +370,7 @@ static void draw_plot(const struct app *app, int top, int x, int h, int w)
 			}
 	} else {
 		int chosen[LABELS_MAX + 1], count = 0;
-		chosen[count++] = app_key(app);
+		chosen[count++] = key;
 		while (count <= LABELS_MAX) {
 			int best = -1;
 			for (int j = 0; j < g->keys; j++) {
@@ -470,11 +470,11 @@ static int table_columns(const struct app *app)
 /* The table beside the plot: the selected query, then for each key its dot
  * product, its scaled score and its weight; past the rows there are, the
  * heaviest keys (and the selected one) and how light the rest are. */
-static void draw_table(const struct app *app, int top, int x, int h)
+static void draw_table(const struct app *app, int query, int key, int top, int x, int h)
 {
 	const struct qkv_trace *t = &app->trace;
 	const struct qkv_problem *p = &app->problem;
-	int query = app_query(app), key = app_key(app), keys = t->k.rows, rows = h - 2, names = name_columns(app);
+	int keys = t->k.rows, rows = h - 2, names = name_columns(app);
 	char name[48], value[32], row_text[LINE_MAX], divisor[32];
 	int order[TABLE_ROWS_MAX], shown = 0;
 
@@ -661,9 +661,9 @@ void draw_geometry(const struct app *app, const struct layout *l)
 		plot_w = width - 1;
 		side = 0;
 	}
-	draw_plot(app, plot_top, 0, plot_h, plot_w);
+	draw_plot(app, query, key, plot_top, 0, plot_h, plot_w);
 	if (side > 0)
-		draw_table(app, plot_top, width - side, plot_h);
+		draw_table(app, query, key, plot_top, width - side, plot_h);
 
 	draw_put_wrapped(words_y, 1, text_w, dot_h, palette_role(ROLE_TITLE), dot);
 	draw_put_wrapped(words_y + dot_h, 1, text_w, plane_h, palette_role(ROLE_NORMAL), plane);
