@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "qkv/colour.h"
 #include "qkv/format.h"
 #include "qkv/geometry.h"
 #include "qkv/grid.h"
@@ -106,10 +107,13 @@ static void put(int y, int x, struct cell_style style, const char *text)
 	mvaddstr(y, x, glyphs_text(text, drawn, sizeof drawn));
 }
 
-/* The key's mark for its weight from the selected query: larger for more. */
+/* The key's mark for its weight from the selected query, as shown at two
+ * decimals (so 0.0975, shown 0.10, has the mark of 0.10): larger for more. */
 const char *draw_geometry_key_mark(double weight)
 {
-	return weight >= 0.3 ? MARK_KEY_HEAVY : weight >= 0.1 ? MARK_KEY_MIDDLE : MARK_KEY_LIGHT;
+	double shown = qkv_colour_shown(weight, 2);
+
+	return shown >= 0.3 ? MARK_KEY_HEAVY : shown >= 0.1 ? MARK_KEY_MIDDLE : MARK_KEY_LIGHT;
 }
 
 static bool canvas_reserve(int w, int h)

@@ -10,8 +10,9 @@
 
 /* Draws the view over the screen between the header and the notes' lines. */
 void draw_geometry(const struct app *app, const struct layout *l);
-/* A key's mark for its weight from the selected query: ◆ from 0.3, ◇ from 0.1,
- * · below (UTF-8; the drawing spells them in ASCII where it must). */
+/* A key's mark for its weight from the selected query, as shown at two decimals:
+ * ◆ from 0.30, ◇ from 0.10, · below (UTF-8; the drawing spells them in ASCII
+ * where it must). */
 const char *draw_geometry_key_mark(double weight);
 
 #endif
