@@ -123,7 +123,8 @@ static const char usage_middle[] =
 	"      --heatmap[=FORM]  LaTeX of stage 1, 2 or 3 (default 3) as a heatmap:\n"
 	"                        table (\\cellcolor cells, default) or pgfplots\n"
 	"      --stage N         only stage N: 1 scores, 2 scaled, 3 weights, 4 mix,\n"
-	"                        5 output, 0 projections (not with json: always whole)\n"
+	"                        5 output, 0 projections (not with json: always whole);\n"
+	"                        geometry: queries and keys as points in a plane\n"
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
 	"      --decimals D      digits after the point, 0 to 12 (default 4)\n"
 	"      --random          random N(0,1) Q, K, V; needs --tokens and --dk\n"
@@ -268,11 +269,15 @@ static int parse_cell(const char *text, struct cli *c)
 		    cli_quote(shown, text));
 }
 
-/* "--stage N": a number 0..5 or a stage's name. */
+/* "--stage N": a number 0..5 or a stage's name, or "geometry". */
 static int parse_stage(const char *text, int *stage)
 {
 	char shown[CLI_QUOTED];
 
+	if (strcmp(text, "geometry") == 0) {
+		*stage = PRINT_STAGE_GEOMETRY;
+		return 0;
+	}
 	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
 		char number[4];
 
@@ -282,7 +287,7 @@ static int parse_stage(const char *text, int *stage)
 			return 0;
 		}
 	}
-	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form) or a stage's name, "
+	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form), a stage's name or geometry, "
 		    "not \"%s\"", cli_quote(shown, text));
 }
 
@@ -593,6 +598,8 @@ static int check_combinations(const struct cli *c)
 	}
 	if (c->given[OPT_HEATMAP] && (c->figure || (c->given[OPT_FORMAT] && c->print.format != PRINT_LATEX)))
 		return cli_fail("--heatmap is a form of --format latex");
+	if (c->given[OPT_HEATMAP] && c->print.stage == PRINT_STAGE_GEOMETRY)
+		return cli_fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not the geometry");
 	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
 	    c->print.stage != QKV_STAGE_SCALED && c->print.stage != QKV_STAGE_WEIGHTS)
 		return cli_fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
@@ -608,8 +615,15 @@ static int check_combinations(const struct cli *c)
 	}
 	/* JSON is always the whole object: a stage, any stage, is refused rather
 	 * than ignored. */
-	if (c->given[OPT_STAGE] && c->print.format == PRINT_JSON)
-		return cli_fail("--stage does not apply to --format json: the object is always whole");
+	if (c->given[OPT_STAGE] && c->print.format == PRINT_JSON && c->print.stage != PRINT_STAGE_GEOMETRY)
+		return cli_fail("--stage does not apply to --format json: the object is always whole "
+				"(--stage geometry has an object of its own)");
+	if (c->print.stage == PRINT_STAGE_GEOMETRY && !print_format_geometry(c->print.format)) {
+		char names[128];
+
+		print_format_names(names, sizeof names, -1, print_format_geometry);
+		return cli_fail("--stage geometry is written as %s, not %s", names, print_format_name(c->print.format));
+	}
 	if (c->given[OPT_NO_SCALE] && c->given[OPT_SCALE])
 		return cli_fail("--no-scale and --scale contradict each other; give one");
 	return check_online(c);
@@ -832,7 +846,8 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	o.err = err;
 	o.err_size = sizeof err;
 	/* Too large a figure is refused before any file is opened. */
-	if (c->figure && points == NULL && figure_check_size(p, trace, &fo, err, sizeof err) != 0) {
+	if (c->figure && points == NULL && options->stage != PRINT_STAGE_GEOMETRY &&
+	    figure_check_size(p, trace, &fo, err, sizeof err) != 0) {
 		cli_fail("%s", err);
 		return EXIT_USAGE;
 	}
@@ -913,6 +928,13 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		print_format_names(names, sizeof names, -1, print_format_heads);
 		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
 			    "no --output yet)", problem_name(c, shown), p->h, names);
+	}
+	/* The geometry is one head's queries and keys: refused for several heads. */
+	if (p->h > 0 && options.stage == PRINT_STAGE_GEOMETRY) {
+		char shown[CLI_QUOTED];
+
+		return cli_fail("%s has %d heads: --stage geometry draws a single-head problem's queries and keys",
+				problem_name(c, shown), p->h);
 	}
 	/* A heatmap draws one head's stage: refused, not ignored, for several heads. */
 	if (p->h > 0 && c->given[OPT_HEATMAP]) {

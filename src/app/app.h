@@ -134,6 +134,7 @@ enum app_view_id {
 	VIEW_COST,       /* C: the price of n² (app/cost.h) */
 	VIEW_LEARNING,   /* L: training, scaled against unscaled (app/learning.h) */
 	VIEW_ONLINE,     /* F: the online softmax, tile by tile (app/online_walk.h) */
+	VIEW_GEOMETRY,   /* G: queries and keys as arrows (app/geometry.c) */
 	VIEW_COUNT,
 };
 
@@ -358,6 +359,7 @@ enum app_key_context {
 	APP_KEYS_LESSON = 1 << 8,     /* a lesson presented: its own keys, before the others */
 	APP_KEYS_HELP = 1 << 9,       /* the help open: its paging keys (any other key closes it) */
 	APP_KEYS_ONLINE = 1 << 11,    /* the online softmax walk (its steps, then the editor's keys) */
+	APP_KEYS_GEOMETRY = 1 << 10,  /* the geometry view (its arrows, then the editor's keys) */
 };
 
 #define APP_BINDING_KEYS 16 /* keys per binding at most */

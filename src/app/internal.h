@@ -273,6 +273,9 @@ int online_walk_step(struct app *app, int key);
 int online_walk_tile(struct app *app, int key);
 /* ↑ k / ↓ j: the query walked (the attention grid's cursor row). */
 int online_walk_query(struct app *app, int key);
+/* geometry.c */
+/* The arrows and h j k l in the geometry view: the cursor, as in the editor. */
+int geometry_move(struct app *app, int key);
 
 /* cost.c */
 /* Opening: the measurement starts (without a clock it refuses). */

@@ -1,6 +1,6 @@
 /* view.c — the table of views over the editor and how a view opens, closes and
  * takes the keys while it is open; each view's own state and work are in its
- * file (help.c, saturation.c, cost.c, learning.c). Nothing here names a view
+ * file (help.c, saturation.c, cost.c, learning.c, geometry.c). Nothing here names a view
  * but the table. */
 #include "app/view.h"
 #include "app/internal.h"
@@ -59,6 +59,18 @@ const struct app_view app_views[VIEW_COUNT] = {
 			    "End go to the start and the end, + and − double and halve the tile, ↑ ↓ choose the "
 			    "query; the editor's keys still edit, and the walk follows", "views", 0 },
 		.start = online_walk_open,
+	[VIEW_GEOMETRY] = {
+		.name = "geometry", .keys = APP_KEYS_GEOMETRY,
+		.toggle = { { 'G' }, K_MAIN, "G", "geometry view", "G close", APP_KEYS_GEOMETRY,
+			    view_toggle_key,
+			    "geometry view: every query and key as an arrow from the origin in a braille plot (points "
+			    "past a dozen tokens), queries and keys told apart by colour and mark, the selected query's "
+			    "arrow highlighted with each key's projection onto it, the keys' marks sized by their "
+			    "weights, and its dot product with the selected key in words (q · k = |q| |k| cos θ). With "
+			    "d_k = 2 the plane is exact; past that it is the plane of the first two principal "
+			    "components of Q's and K's rows together (uncentred), with the share of the spread it "
+			    "holds; the dot products are always the exact ones. The editor's keys work in it: Tab, "
+			    "0-9, + -, > < and s edit and the arrows move; Esc or G closes it", "views", 0 },
 	},
 };
 

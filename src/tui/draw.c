@@ -22,6 +22,7 @@
 #include "tui/draw_cost.h"
 #include "tui/draw_online.h"
 #include "tui/draw_saturation.h"
+#include "tui/draw_geometry.h"
 #include "tui/glyphs.h"
 #include "tui/draw_train.h"
 #include "tui/palette.h"
@@ -980,6 +981,7 @@ static void (*const view_drawings[VIEW_COUNT])(const struct app *app, const stru
 	[VIEW_COST] = draw_cost,
 	[VIEW_LEARNING] = draw_train,
 	[VIEW_ONLINE] = draw_online,
+	[VIEW_GEOMETRY] = draw_geometry,
 };
 
 void draw_frame(const struct app *app, const struct layout *l, int flags)

@@ -85,6 +85,13 @@ bool print_format_heads(enum print_format format)
 	return be != NULL && (be->heads != NULL || be->heads_table != NULL);
 }
 
+bool print_format_geometry(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->geometry != NULL;
+}
+
 bool print_format_costs(enum print_format format)
 {
 	const struct print_backend *be = print_backend_of(format);
@@ -327,6 +334,8 @@ int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *
 	};
 
 	figure_options_default(&figure);
+	if (o->stage == PRINT_STAGE_GEOMETRY)
+		return print_geometry(out, p, t, o);
 	if (t->n <= 0 || o->stage < -1 || o->stage >= QKV_STAGE_COUNT
 	    || o->format < 0 || o->format >= PRINT_FORMAT_COUNT)
 		return -1;

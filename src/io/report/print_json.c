@@ -535,4 +535,5 @@ const struct print_backend print_json_backend = {
 	.train_sweep = json_train_sweep,
 	.heads = json_heads,
 	.online = json_online,
+	.geometry = print_geometry_json,
 };

@@ -12,6 +12,7 @@
 #include "io/report/print.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
+#include "qkv/geometry.h"
 #include "qkv/heads.h"
 #include "qkv/online.h"
 #include "qkv/problem.h"
@@ -95,6 +96,23 @@ struct train_sweep_report {
 	const char *verdict;                          /* the sweep's sentence */
 };
 
+/* The geometry of the queries and keys as print_geometry received it
+ * (print_geometry.c): the plane, the selected query and key, their sentence. */
+struct geometry_report {
+	FILE *out;
+	const struct print_backend *be;
+	const struct qkv_problem *p;
+	const struct qkv_trace *t;
+	const struct qkv_geometry *g;
+	int query, key;
+	int decimals;
+	char dot[640];   /* "q_t3 · k_t1 = 1.00 = |q| |k| cos 45°; weight 0.25" */
+	char plane[256]; /* qkv_geometry_plane_sentence */
+	const struct figure_options *figure;
+	char *err;
+	size_t err_size;
+};
+
 /* One output format. The report is built by print.c from the hooks below, in
  * order: header; per input matrix heading, table, gap; per stage stage_title,
  * prose/captions, table, wrong_sums, derivation, gap, and after the weights the
@@ -168,6 +186,8 @@ struct print_backend {
 	/* A training run and a training sweep (NULL: not written in this format). */
 	void (*train_run)(FILE *out, const struct qkv_train *t);
 	void (*train_sweep)(FILE *out, const struct train_sweep_report *s);
+	/* --stage geometry: the queries and keys as points (NULL: not in this format). */
+	int (*geometry)(const struct geometry_report *r);
 };
 
 extern const struct print_backend print_text_backend;
@@ -178,6 +198,11 @@ extern const struct print_backend print_json_backend;
 extern const struct print_backend print_svg_backend;
 extern const struct print_backend print_pdf_backend;
 extern const struct print_backend print_png_backend;
+
+/* The geometry report of text, JSON and the figure formats (print_geometry.c). */
+int print_geometry_text(const struct geometry_report *r);
+int print_geometry_json(const struct geometry_report *r);
+int print_geometry_figure(const struct geometry_report *r);
 
 /* The backend of a format, or NULL when there is no such format. */
 const struct print_backend *print_backend_of(enum print_format format);
