@@ -58,12 +58,12 @@ START_TEST(test_steps_stop_at_the_ends)
 	start(&a, 0);
 	key(&a, 'F');
 	for (int i = 1; i <= 6; i++) {
-		key(&a, i % 2 == 0 ? ' ' : APP_KEY_RIGHT);
+		key(&a, APP_KEY_RIGHT);
 		ck_assert_int_eq(a.online.step, i < 4 ? i : 4);
 	}
 	key(&a, APP_KEY_LEFT);
 	ck_assert_int_eq(a.online.step, 3);
-	key(&a, 'p');
+	key(&a, APP_KEY_LEFT);
 	ck_assert_int_eq(a.online.step, 2);
 	key(&a, APP_KEY_HOME);
 	ck_assert_int_eq(a.online.step, 0);

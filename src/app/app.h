@@ -358,8 +358,8 @@ enum app_key_context {
 	APP_KEYS_LEARNING = 1 << 7,   /* the learning view (its keys are its own) */
 	APP_KEYS_LESSON = 1 << 8,     /* a lesson presented: its own keys, before the others */
 	APP_KEYS_HELP = 1 << 9,       /* the help open: its paging keys (any other key closes it) */
-	APP_KEYS_ONLINE = 1 << 11,    /* the online softmax walk (its steps, then the editor's keys) */
 	APP_KEYS_GEOMETRY = 1 << 10,  /* the geometry view (its arrows, then the editor's keys) */
+	APP_KEYS_ONLINE = 1 << 11,    /* the online softmax walk (its steps, then the editor's keys) */
 };
 
 #define APP_BINDING_KEYS 16 /* keys per binding at most */

@@ -267,7 +267,7 @@ int saturation_trials(struct app *app, int key);
 int online_walk_tiles(const struct app *app);
 /* Opening: before the first tile, with a tile size fitted to n. */
 int online_walk_open(struct app *app);
-/* → Space n / ← p / Home / End: the walk's steps. */
+/* → / ← / Home / End: the walk's steps. */
 int online_walk_step(struct app *app, int key);
 /* + / −: the tile size × 2 / ÷ 2 (the walk starts again). */
 int online_walk_tile(struct app *app, int key);

@@ -254,10 +254,11 @@ const struct app_binding app_bindings[] = {
 	{ { APP_KEY_RIGHT, 'l', APP_KEY_LEFT, 'h' }, APP_KEYS_SATURATION, "S: → ← l h", "trials × 2 / ÷ 2",
 	  "←→ trials", APP_KEYS_SATURATION, saturation_trials, "in the saturation view: trials × 2 / ÷ 2",
 	  "the saturation view (S)", 0 },
-	{ { APP_KEY_RIGHT, ' ', 'n', APP_KEY_LEFT, 'p', APP_KEY_HOME, APP_KEY_END }, APP_KEYS_ONLINE,
-	  "F: → ← n p", "next / previous tile", "→ next tile", APP_KEYS_ONLINE, online_walk_step,
-	  "in the online softmax walk: the next tile (→, Space, n), the one before (←, p), the start (Home), "
-	  "the output beside the standard row (End)", "the online softmax walk (F)", 0 },
+	{ { APP_KEY_RIGHT, APP_KEY_LEFT, APP_KEY_HOME, APP_KEY_END }, APP_KEYS_ONLINE,
+	  "F: → ← Home", "next / previous tile", "→ next tile", APP_KEYS_ONLINE, online_walk_step,
+	  "in the online softmax walk: the next tile (→), the one before (←), the start (Home), the output "
+	  "beside the standard row (End); PgDn, Space and n still walk the stages, and a lesson's PgDn its "
+	  "steps", "the online softmax walk (F)", 0 },
 	{ { '+', '=', '-' }, APP_KEYS_ONLINE, "F: + -", "tile × 2 / ÷ 2", "+- tile", APP_KEYS_ONLINE,
 	  online_walk_tile, "in the online softmax walk: twice / half the keys a tile, and the walk starts again",
 	  "the online softmax walk (F)", 0 },

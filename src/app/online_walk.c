@@ -25,8 +25,8 @@ int online_walk_open(struct app *app)
 	return 0;
 }
 
-/* → Space n: the next tile (then the output beside the standard row); ← p: the
- * one before; Home and End: the start and the comparison. */
+/* →: the next tile (then the output beside the standard row); ←: the one
+ * before; Home and End: the start and the comparison. */
 int online_walk_step(struct app *app, int key)
 {
 	int last = online_walk_tiles(app) + 1, step = app->online.step;
@@ -35,7 +35,7 @@ int online_walk_step(struct app *app, int key)
 		step = 0;
 	else if (key == APP_KEY_END)
 		step = last;
-	else if (key == APP_KEY_LEFT || key == 'p')
+	else if (key == APP_KEY_LEFT)
 		step--;
 	else
 		step++;

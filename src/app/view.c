@@ -55,10 +55,11 @@ const struct app_view app_views[VIEW_COUNT] = {
 			    "memory-efficient kernels (FlashAttention) do, never forming S, S' or A: each step shows "
 			    "the tile's scores, the running maximum m, the factor e^(m_old − m_new) that rescales ℓ "
 			    "and o when m grows, and ℓ and o before and after; the last step sets o / ℓ beside the "
-			    "standard row with their largest difference. There → Space n and ← p step, Home and "
+			    "standard row with their largest difference. There → and ← step, Home and "
 			    "End go to the start and the end, + and − double and halve the tile, ↑ ↓ choose the "
 			    "query; the editor's keys still edit, and the walk follows", "views", 0 },
 		.start = online_walk_open,
+	},
 	[VIEW_GEOMETRY] = {
 		.name = "geometry", .keys = APP_KEYS_GEOMETRY,
 		.toggle = { { 'G' }, K_MAIN, "G", "geometry view", "G close", APP_KEYS_GEOMETRY,

@@ -47,7 +47,7 @@ expect walk 'online softmax · query "t1" · tiles of 1 key · step 0 of 4' "F o
 expect walk 'Nothing is read yet: m = −∞, ℓ = 0 and o = 0' "step 0 says nothing is read"
 keys walk Right
 says walk "m: −∞ → $m, the first score seen, so there is nothing to rescale" "tile 1: m becomes 1/√2 = $m, nothing to rescale"
-keys walk Space
+keys walk Right
 says walk "m stays $m (no score above it), so nothing is rescaled." "tile 2: s' = 0 leaves m"
 says walk "ℓ: 1.0000 → $l2." "tile 2: ℓ = 1 + e^(−1/√2) = $l2"
 says walk "o: (10.0000, 0.0000) → $o2." "tile 2: o = (10, 0) + e^(−1/√2)·(0, 10) = $o2"
