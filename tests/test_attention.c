@@ -19,6 +19,7 @@
 #include "fixtures.h"
 #include "lcg.h"
 #include "oracle.h"
+#include "tap_main.h"
 
 #define MAX_N 48 /* largest n the tests below build */
 
@@ -1186,10 +1187,5 @@ static Suite *attention_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(attention_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(attention_suite());
 }

@@ -12,6 +12,8 @@
 #include "qkv/cost.h"
 #include "qkv/error.h"
 
+#include "tap_main.h"
+
 START_TEST(test_row_formulas)
 {
 	static const int widths[] = { 1, 8, 64, 512, 4096 };
@@ -264,10 +266,5 @@ static Suite *cost_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cost_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(cost_suite());
 }

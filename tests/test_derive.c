@@ -14,6 +14,7 @@
 #include "qkv/error.h"
 
 #include "lcg.h"
+#include "tap_main.h"
 
 static struct qkv_problem problem;
 static struct qkv_trace trace;
@@ -957,12 +958,5 @@ static Suite *derive_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(derive_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(derive_suite());
 }

@@ -18,6 +18,7 @@
 
 #include "fixtures.h"
 #include "lcg.h"
+#include "tap_main.h"
 
 /* A multi-head problem of n tokens, h heads, all entries from g. */
 static void build_heads(struct qkv_problem *p, int n, int h, int d_model, int d_k, int d_v,
@@ -679,10 +680,5 @@ static Suite *heads_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(heads_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(heads_suite());
 }

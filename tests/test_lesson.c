@@ -25,6 +25,8 @@
 #include "present/notes.h"
 #include "tui/notes_screen.h"
 
+#include "tap_main.h"
+
 static struct lesson_look look80 = { .width = 80, .height = 24, .palette_count = 1 };
 
 static void parse_ok(const char *text, struct lesson *l)
@@ -1423,12 +1425,5 @@ static Suite *lesson_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(lesson_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(lesson_suite());
 }

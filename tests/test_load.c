@@ -20,6 +20,7 @@
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "oracle.h"
+#include "tap_main.h"
 
 #define BAD_DIR "tests/data/bad"
 #define MAX_BAD 512
@@ -768,20 +769,15 @@ static Suite *load_suite(void)
 int main(void)
 {
 	const char *root = getenv("QKV_SOURCE_ROOT");
-	SRunner *sr;
-	int failed;
+	int status;
 
 	if (root == NULL || chdir(root) != 0) {
 		fprintf(stderr, "test_load: set QKV_SOURCE_ROOT to the source tree\n");
 		return 1;
 	}
 	list_bad_files();
-	sr = srunner_create(load_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = run_tap(load_suite());
 	for (int i = 0; i < bad_count; i++)
 		free(bad_names[i]);
-	return failed == 0 ? 0 : 1;
+	return status;
 }

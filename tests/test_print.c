@@ -19,6 +19,8 @@
 #include "qkv/attention.h"
 #include "qkv/problem.h"
 
+#include "tap_main.h"
+
 /* The worked example's weights and outputs, from the closed form. */
 struct expected {
 	double weights[3][3];
@@ -1204,12 +1206,5 @@ static Suite *print_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(print_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(print_suite());
 }

@@ -23,6 +23,7 @@
 #include "qkv/error.h"
 #include "qkv/heads.h"
 #include "oracle.h"
+#include "tap_main.h"
 
 /* A fresh temporary folder for one test; removed by remove_folder(). */
 static void make_folder(char *folder, size_t size)
@@ -910,17 +911,9 @@ static Suite *save_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
-
 	if (getenv("QKV_SOURCE_ROOT") == NULL) {
 		fprintf(stderr, "test_save: set QKV_SOURCE_ROOT to the source tree\n");
 		return 1;
 	}
-	sr = srunner_create(save_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_tap(save_suite());
 }

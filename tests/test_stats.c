@@ -16,6 +16,7 @@
 #include "qkv/problem.h"
 
 #include "lcg.h"
+#include "tap_main.h"
 
 #define MAX_COUNT 64 /* longest row the tests build */
 
@@ -343,10 +344,5 @@ static Suite *stats_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(stats_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(stats_suite());
 }
