@@ -25,6 +25,7 @@
 #include "present/notes.h"
 #include "tui/notes_screen.h"
 
+#include "slurp.h"
 #include "tap_main.h"
 
 static struct lesson_look look80 = { .width = 80, .height = 24, .palette_count = 1 };
@@ -1122,25 +1123,6 @@ START_TEST(test_notes_stale_socket_replaced)
 	remove_runtime();
 }
 END_TEST
-
-/* Reads the whole file at path (NUL-terminated, the caller frees), or NULL. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text;
-	long size;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	text = calloc((size_t)size + 1, 1);
-	if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size)
-		text[0] = '\0';
-	fclose(f);
-	return text;
-}
 
 static double seconds_now(void)
 {

@@ -23,6 +23,7 @@
 #include "qkv/error.h"
 #include "qkv/heads.h"
 #include "oracle.h"
+#include "slurp.h"
 #include "tap_main.h"
 
 /* A fresh temporary folder for one test; removed by remove_folder(). */
@@ -64,27 +65,6 @@ static int folder_entries(const char *folder)
 			count++;
 	closedir(dir);
 	return count;
-}
-
-/* The whole content of a file (malloc'd), or NULL. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *text;
-	long size;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	text = calloc((size_t)size + 1, 1);
-	if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size) {
-		free(text);
-		text = NULL;
-	}
-	fclose(f);
-	return text;
 }
 
 static void write_text(const char *path, const char *text)
