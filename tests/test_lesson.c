@@ -952,13 +952,15 @@ START_TEST(test_notes_follow_three_steps)
 
 	snprintf(output, sizeof output, "%s/notes.txt", runtime);
 	child = follow_in_child(&l, output, stdout);
+	/* Each step goes down the socket as a line, read in order by the notes screen
+	 * (the server tells a follower the step as it takes it in): no pause between
+	 * steps, only the wait (up to 5 s) for the notes screen to connect. */
 	for (int step = 0; step < 3; step++) {
-		for (int i = 0; i < 50 && !notes_server_followed(&server); i++) {
+		for (int i = 0; i < 500 && !notes_server_followed(&server); i++) {
 			notes_server_poll(&server, step);
 			pause_ms(10);
 		}
 		notes_server_poll(&server, step);
-		pause_ms(50);
 	}
 	ck_assert(notes_server_followed(&server));
 	notes_server_close(&server);
@@ -1014,7 +1016,6 @@ START_TEST(test_notes_other_lesson)
 		notes_server_poll(&server, 0);
 		pause_ms(10);
 	}
-	pause_ms(50);
 	notes_server_close(&server);
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	f = fopen(output, "r");
@@ -1070,7 +1071,6 @@ START_TEST(test_notes_long_lesson_path)
 		notes_server_poll(&server, 1);
 		pause_ms(10);
 	}
-	pause_ms(50);
 	notes_server_close(&server);
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
