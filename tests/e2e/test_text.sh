@@ -16,7 +16,6 @@ json_string() {
 
 # Every sample starts at once (their start-ups overlap); then each settled screen is
 # read once, and the checks read that frame in the shell itself.
-shopt -s extglob
 for file in "$SAMPLES"/*.json; do
 	start "$(basename "$file" .json)" 80 24 "$QKV" "$file"
 done
@@ -28,10 +27,12 @@ for file in "$SAMPLES"/*.json; do
 	settle "$name"
 	frame=$(screen "$name")
 	mapfile -t lines <<<"$frame"
-	# The note, however it wraps (runs of spaces squeezed to one on both sides).
+	# The note, however it wraps (on both sides the words joined by single spaces).
 	if [ -n "$note" ]; then
-		flat=${frame//$'\n'/ }
-		if [[ ${flat//+( )/ } == *"${note//+( )/ }"* ]]; then
+		read -ra words <<<"${frame//$'\n'/ }"
+		flat="${words[*]}"
+		read -ra words <<<"$note"
+		if [[ $flat == *"${words[*]}"* ]]; then
 			pass "$name: the note shows whole at 80×24"
 		else
 			fail "$name: the note shows whole at 80×24"
@@ -40,11 +41,11 @@ for file in "$SAMPLES"/*.json; do
 		fi
 	fi
 	# The title, whole.
-	bar=${lines[0]##+( )}
+	bar=${lines[0]#"${lines[0]%%[! ]*}"}
 	bar=${bar#qkv · }
 	shown=${bar%%  n *}
 	shown=${shown% n *}
-	shown=${shown%%+( )}
+	shown=${shown%"${shown##*[! ]}"}
 	check "$name: the title shows whole at 80 columns ($shown)" "$shown" = "$title"
 	# Every "…" follows a whole word.
 	cut=""
@@ -59,7 +60,6 @@ for file in "$SAMPLES"/*.json; do
 	[[ ${lines[23]} =~ \?\ help\ ·\ q\ quit\ *$ ]] && kept=1
 	check "$name: the keys line keeps ? help and q quit" "$kept" -eq 1
 done
-shopt -u extglob
 # (the sessions end with the server, at the end: killing the last one would end
 # the server while the next one starts)
 
