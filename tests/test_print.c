@@ -1114,11 +1114,11 @@ END_TEST
 
 /* --- the online softmax's report ------------------------------------------------- */
 
-/* The online report of the worked example, with tiles of `tile` keys (with a custom
- * mask that hides every key from query t1 when hide_t1), malloc'd. */
+/* The online report of the worked example (the fixture's p), with tiles of `tile`
+ * keys (with a custom mask that hides every key from query t1 when hide_t1),
+ * malloc'd. */
 static char *render_online(enum print_format format, int tile, bool hide_t1)
 {
-	struct qkv_problem p;
 	struct qkv_online online;
 	struct print_options o = options(format, -1);
 	char *text = NULL;
@@ -1126,9 +1126,7 @@ static char *render_online(enum print_format format, int tile, bool hide_t1)
 	FILE *out = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(out);
-	qkv_problem_init(&p);
 	qkv_online_init(&online);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	if (hide_t1) {
 		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
 		memset(p.mask_bits, 0, 9);
@@ -1138,7 +1136,6 @@ static char *render_online(enum print_format format, int tile, bool hide_t1)
 	ck_assert_int_eq(print_online(out, &p, &online, &o), 0);
 	fclose(out);
 	qkv_online_fini(&online);
-	qkv_problem_fini(&p);
 	return text;
 }
 
@@ -1290,6 +1287,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, write_error_stops_at_once);
 	suite_add_tcase(s, tc);
 	online = tcase_create("online");
+	tcase_add_checked_fixture(online, case_setup, case_teardown);
 	tcase_add_test(online, online_text);
 	tcase_add_test(online, online_json);
 	tcase_add_test(online, online_csv);
