@@ -479,7 +479,7 @@ static void draw_table(const struct app *app, int query, int key, int top, int x
 	const struct qkv_trace *t = &app->trace;
 	const struct qkv_problem *p = &app->problem;
 	int keys = t->k.rows, rows = h - 2, names = name_columns(app);
-	char name[48], value[32], row_text[LINE_MAX], divisor[32];
+	char name[48], value[32], row_text[LINE_MAX], divisor[48];
 	int order[TABLE_ROWS_MAX], shown = 0;
 
 	point_name(name, sizeof name, p, 'q', query);
