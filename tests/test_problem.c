@@ -121,7 +121,7 @@ END_TEST
 
 START_TEST(test_input_names)
 {
-	const char *names[QKV_GRID_INPUTS] = {"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O"};
+	const char *names[QKV_GRID_INPUTS] = {"Q", "K", "V", "X", "X_q", "W_Q", "W_K", "W_V", "W_O"};
 	for (int i = 0; i < QKV_GRID_INPUTS; i++)
 		ck_assert_str_eq(qkv_grid_name((enum qkv_grid)i), names[i]);
 }
@@ -136,13 +136,14 @@ START_TEST(test_inputs_by_form)
 	ck_assert_int_eq(qkv_problem_worked_example(&direct), 0);
 	build_projected(&projected, 3, 4, 2, 5);
 	struct qkv_matrix *const direct_matrices[3] = {&direct.q, &direct.k, &direct.v};
-	struct qkv_matrix *const projected_matrices[4] = {&projected.x, &projected.w_q,
+	/* X_q belongs to cross-attention only (NULL here, tested with it below). */
+	struct qkv_matrix *const projected_matrices[5] = {&projected.x, NULL, &projected.w_q,
 							  &projected.w_k, &projected.w_v};
 	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		enum qkv_grid which = (enum qkv_grid)i;
 		const struct qkv_matrix *in_direct = i < 3 ? direct_matrices[i] : NULL;
 		/* W_O belongs to multi-head problems only (test_heads.c). */
-		const struct qkv_matrix *in_projected = i < 3 || i > 6 ? NULL : projected_matrices[i - 3];
+		const struct qkv_matrix *in_projected = i < 3 || i > 7 ? NULL : projected_matrices[i - 3];
 		ck_assert_msg(qkv_problem_input(&direct, which) == in_direct,
 			      "qkv_problem_input(direct, %s)", qkv_grid_name(which));
 		ck_assert_msg(qkv_problem_input_const(&direct, which) == in_direct,

@@ -491,6 +491,7 @@ START_TEST(too_big_to_read_back_is_refused)
 	ck_assert_int_eq(qkv_matrix_zero(&p.w_k, QKV_MAX_DIM, QKV_MAX_DIM), 0);
 	ck_assert_int_eq(qkv_matrix_zero(&p.w_v, QKV_MAX_DIM, 2), 0);
 	p.n = 4;
+	p.m = 4;
 	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
 	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0, "%s", err);
 	ck_assert_int_eq(folder_entries(folder), 1);
