@@ -106,6 +106,11 @@ int qkv_problem_random(struct qkv_problem *p, int n, int d_k, int d_v, uint64_t 
  * Q m×d_k, K n×d_k, V n×d_v of N(0,1) entries drawn from seed exactly as
  * qkv_problem_random draws them (the same seed gives the same rows). */
 int qkv_problem_random_cross(struct qkv_problem *p, int m, int n, int d_k, int d_v, uint64_t seed);
+/* Makes a self-attention problem of at least max(m, n) tokens (no causal mask) a
+ * cross-attention one: its first m tokens' rows become the queries q1…qm (Q, or
+ * X_q = X's rows), its first n the keys and values. On failure p is emptied;
+ * QKV_EINVAL for sizes out of range. */
+int qkv_problem_cut_cross(struct qkv_problem *p, int m, int n);
 
 /* True when p has a sequence of queries of its own (cross-attention). */
 bool qkv_problem_is_cross(const struct qkv_problem *p);

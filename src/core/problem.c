@@ -354,7 +354,17 @@ int qkv_problem_random_cross(struct qkv_problem *p, int m, int n, int d_k, int d
 	/* The draw of max(m, n) tokens, cut to m queries and n keys and values. */
 	rc = qkv_problem_random(p, m > n ? m : n, d_k, d_v, seed);
 	if (rc == 0)
-		rc = qkv_problem_make_cross(p);
+		rc = qkv_problem_cut_cross(p, m, n);
+	return rc;
+}
+
+int qkv_problem_cut_cross(struct qkv_problem *p, int m, int n)
+{
+	int rc;
+
+	if (m < 1 || n < 1 || m > p->n || n > p->n || p->mask == QKV_MASK_CAUSAL)
+		return QKV_EINVAL;
+	rc = qkv_problem_make_cross(p);
 	while (rc == 0 && p->m > m)
 		rc = qkv_problem_remove_query(p, p->m - 1);
 	while (rc == 0 && p->n > n)
