@@ -354,6 +354,40 @@ START_TEST(heads_round_trip)
 }
 END_TEST
 
+/* Cross-attention reads back the same: m ≠ n, m = n (its query_tokens keep it
+ * cross), a custom m × n mask and padding, the projected form's X_q, and heads. */
+START_TEST(cross_round_trip)
+{
+	char folder[64];
+	struct qkv_problem p;
+	char *text;
+
+	make_folder(folder, sizeof folder);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random_cross(&p, 2, 5, 3, 2, 4), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
+	p.mask_bits[1 * 5 + 4] = 1;
+	p.padding = calloc(5, 1);
+	ck_assert_ptr_nonnull(p.padding);
+	p.padding[3] = 1;
+	round_trip(&p, folder, "cross.json");
+	text = save_string(&p);
+	ck_assert_ptr_nonnull(strstr(text, "\"query_tokens\": [\"q1\", \"q2\"]"));
+	free(text);
+	ck_assert_int_eq(qkv_problem_random_cross(&p, 3, 3, 2, 2, 4), 0);
+	round_trip(&p, folder, "cross-square.json");
+	ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 2, 4, 9), 0);
+	ck_assert_int_eq(qkv_problem_cut_cross(&p, 3, 2), 0);
+	ck_assert_int_eq(p.x_q.rows, 3);
+	round_trip(&p, folder, "cross-heads.json");
+	text = save_string(&p);
+	ck_assert_ptr_nonnull(strstr(text, "\n  \"X_q\": [["));
+	free(text);
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+END_TEST
+
 /* A label typed in a broken encoding is saved as U+FFFD, so the file still loads. */
 START_TEST(invalid_utf8_label_still_loads)
 {
@@ -886,6 +920,7 @@ static Suite *save_suite(void)
 	tcase_add_test(trip, options_round_trip);
 	tcase_add_test(trip, projected_form_round_trip);
 	tcase_add_test(trip, heads_round_trip);
+	tcase_add_test(trip, cross_round_trip);
 	tcase_add_test(trip, invalid_utf8_label_still_loads);
 	suite_add_tcase(s, trip);
 

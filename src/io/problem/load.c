@@ -797,7 +797,8 @@ static int read_padding(const struct loader *ld, struct qkv_problem *p)
 		index = json_integer_value(item);
 		if (index < 0 || index >= p->n)
 			return load_fail_at(ld, &at, "\"padding\" item %zu is %lld, expected a token index "
-						"from 0 to %d", i + 1, (long long)index, p->n - 1);
+						"from 0 to %d%s", i + 1, (long long)index, p->n - 1,
+				       qkv_problem_is_cross(p) ? " (padding hides keys, not queries)" : "");
 		if (p->padding[index])
 			return load_fail_at(ld, &at, "\"padding\" item %zu repeats token %lld", i + 1,
 				       (long long)index);
