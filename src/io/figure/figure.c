@@ -554,19 +554,22 @@ static void draw_sums(struct fig *f, const struct panel *pn)
 	       ANCHOR_MIDDLE, NULL);
 	canvas_text(cv, pn->grid_x - 0.5 * fs, y_sum + pn->cell_h / 2.0 + 0.35 * fs, "\u03a3col", fs, true, f->error,
 	       ANCHOR_END, NULL);
-	for (int i = 0; i < pn->rows; i++) {
-		double row = weight_sum(f, true, i);
+	/* Row i's sum, then column i's (m rows and n columns in cross-attention). */
+	for (int i = 0; i < pn->rows || i < pn->cols; i++) {
+		if (i < pn->rows) {
+			double row = weight_sum(f, true, i);
 
-		weight_sum_text(f, true, i, text, sizeof text);
-		canvas_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y + (i + 0.5) * pn->cell_h + 0.35 * fs, text, fs,
-		       false, fabs(row - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
-	}
-	for (int i = 0; i < pn->cols; i++) {
-		double col = weight_sum(f, false, i);
+			weight_sum_text(f, true, i, text, sizeof text);
+			canvas_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y + (i + 0.5) * pn->cell_h + 0.35 * fs, text,
+			       fs, false, fabs(row - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
+		}
+		if (i < pn->cols) {
+			double col = weight_sum(f, false, i);
 
-		weight_sum_text(f, false, i, text, sizeof text);
-		canvas_text(cv, pn->grid_x + (i + 0.5) * pn->cell_w, y_sum + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
-		       false, fabs(col - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
+			weight_sum_text(f, false, i, text, sizeof text);
+			canvas_text(cv, pn->grid_x + (i + 0.5) * pn->cell_w, y_sum + pn->cell_h / 2.0 + 0.35 * fs, text,
+			       fs, false, fabs(col - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
+		}
 	}
 }
 

@@ -398,15 +398,17 @@ void print_sizes(const struct printer *pr, char *buf, size_t size)
 {
 	const struct qkv_problem *p = pr->p;
 	char queries[48] = "";
+	/* Self-attention's line is as it always was ("n = 1 tokens" too). */
+	const char *tokens = qkv_problem_is_cross(p) && pr->t->n == 1 ? "token" : "tokens";
 
 	if (qkv_problem_is_cross(p))
 		snprintf(queries, sizeof queries, "m = %d quer%s, ", pr->t->m, pr->t->m == 1 ? "y" : "ies");
 	if (p->form == QKV_FORM_PROJECTED)
-		snprintf(buf, size, "%sn = %d tokens, d_model = %d, d_k = %d, d_v = %d", queries,
-			 pr->t->n, qkv_problem_d_model(p), pr->t->d_k, pr->t->d_v);
+		snprintf(buf, size, "%sn = %d %s, d_model = %d, d_k = %d, d_v = %d", queries,
+			 pr->t->n, tokens, qkv_problem_d_model(p), pr->t->d_k, pr->t->d_v);
 	else
-		snprintf(buf, size, "%sn = %d tokens, d_k = %d, d_v = %d", queries,
-			 pr->t->n, pr->t->d_k, pr->t->d_v);
+		snprintf(buf, size, "%sn = %d %s, d_k = %d, d_v = %d", queries,
+			 pr->t->n, tokens, pr->t->d_k, pr->t->d_v);
 }
 
 void print_facts(struct printer *pr, const char *bullet, const char *legend)
