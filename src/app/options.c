@@ -314,6 +314,12 @@ int options_mask(struct app *app, int key)
 	if (key == 'm') {
 		int next = (p->mask + 1) % (QKV_MASK_CUSTOM + 1);
 
+		/* Cross-attention of m ≠ n has no causal order between its sequences. */
+		if (next == QKV_MASK_CAUSAL && p->m != p->n) {
+			snprintf(done, sizeof done, "mask: %s; causal is passed over: %d queries and %d keys have "
+				 "no order between them", mask_names[QKV_MASK_CUSTOM], p->m, p->n);
+			return edit_change_problem(app, change_mask, QKV_MASK_CUSTOM, done);
+		}
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
 		return edit_change_problem(app, change_mask, next, done);
 	}
