@@ -1337,6 +1337,14 @@ START_TEST(test_random_cross_draws_the_same_rows)
 		ck_assert(qkv_matrix_get(&cross.k, 3, c) == qkv_matrix_get(&self.k, 3, c));
 	}
 	ck_assert_int_eq(qkv_problem_random_cross(&cross, 0, 4, 3, 2, 77), QKV_EINVAL);
+	/* Stage 0 names where the queries come from. */
+	ck_assert_str_eq(qkv_stage_formula_of(&cross, QKV_STAGE_PROJECTIONS, false),
+			 "Q = X_q W_Q,  K = X W_K,  V = X W_V");
+	ck_assert_str_eq(qkv_stage_formula_of(&self, QKV_STAGE_PROJECTIONS, false),
+			 qkv_stage_formula(QKV_STAGE_PROJECTIONS));
+	self.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	ck_assert_str_eq(qkv_stage_formula_of(&self, QKV_STAGE_WEIGHTS, true), "A = softmax(S') down the columns");
+	ck_assert_str_eq(qkv_stage_formula_of(&self, QKV_STAGE_WEIGHTS, false), "A = softmax(S') by rows");
 	qkv_trace_fini(&a);
 	qkv_trace_fini(&b);
 	qkv_problem_fini(&self);

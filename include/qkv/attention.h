@@ -30,6 +30,10 @@ const char *qkv_stage_formula(enum qkv_stage stage);
  * way says what it does ("A = softmax(S') down the columns", "A = softmax(S') over
  * every key, then the mask"); otherwise qkv_stage_formula. */
 const char *qkv_stage_formula_computed(enum qkv_stage stage, enum qkv_wrong wrong);
+/* The formula of p's stage: in cross-attention stage 0 says its queries come from
+ * X_q ("Q = X_q W_Q,  K = X W_K,  V = X W_V"); otherwise qkv_stage_formula, or
+ * qkv_stage_formula_computed with p's mistake when `computed`. */
+const char *qkv_stage_formula_of(const struct qkv_problem *p, enum qkv_stage stage, bool computed);
 
 /* Per query row: what the softmax made of it. */
 struct qkv_row_stats {

@@ -100,11 +100,11 @@ void walk_say_stage(struct app *app)
 	else if (app->problem.h > 0)
 		app_say(app, false, "stage %d of %d: %s — %s (head %d)", app->stage, last,
 		    qkv_stage_name((enum qkv_stage)app->stage),
-		    qkv_stage_formula_computed((enum qkv_stage)app->stage, app->problem.wrong), app->head + 1);
+		    qkv_stage_formula_of(&app->problem, (enum qkv_stage)app->stage, true), app->head + 1);
 	else
 		app_say(app, false, "stage %d of %d: %s — %s", app->stage, last,
 		    qkv_stage_name((enum qkv_stage)app->stage),
-		    qkv_stage_formula_computed((enum qkv_stage)app->stage, app->problem.wrong));
+		    qkv_stage_formula_of(&app->problem, (enum qkv_stage)app->stage, true));
 }
 
 /* The next (direction 1) or previous (−1) stage of the walk, and its name said. */

@@ -44,6 +44,13 @@ const char *qkv_stage_formula_computed(enum qkv_stage stage, enum qkv_wrong wron
 	return qkv_stage_formula(stage);
 }
 
+const char *qkv_stage_formula_of(const struct qkv_problem *p, enum qkv_stage stage, bool computed)
+{
+	if (stage == QKV_STAGE_PROJECTIONS && qkv_problem_is_cross(p))
+		return "Q = X_q W_Q,  K = X W_K,  V = X W_V";
+	return computed ? qkv_stage_formula_computed(stage, p->wrong) : qkv_stage_formula(stage);
+}
+
 void qkv_trace_init(struct qkv_trace *t)
 {
 	memset(t, 0, sizeof *t);

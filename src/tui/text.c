@@ -50,10 +50,10 @@ void text_info(const struct app *app, int decimals, bool readout, char *formula,
 	} else if (app->stage < QKV_STAGE_WEIGHTS) {
 		/* Before stage 3 the weights are withheld, and so is what they say. */
 		snprintf(formula, formula_size, "stage %d of %d · %s:  %s", app->stage, app_last_stage(app),
-			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula_computed((enum qkv_stage)app->stage, app->problem.wrong));
+			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula_of(&app->problem, (enum qkv_stage)app->stage, true));
 	} else {
 		snprintf(formula, formula_size, "stage %d of %d · %s:  %s  ·  %s", app->stage, app_last_stage(app),
-			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula_computed((enum qkv_stage)app->stage, app->problem.wrong),
+			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula_of(&app->problem, (enum qkv_stage)app->stage, true),
 			 words);
 	}
 }

@@ -433,7 +433,7 @@ static void layout(struct fig *f)
 
 	snprintf(f->title, sizeof f->title, "%s", f->p->title != NULL && f->p->title[0] != '\0' ? f->p->title : "qkv");
 	snprintf(f->subtitle, sizeof f->subtitle, "Stage %d \u2014 %s: %s", f->o.stage,
-		 qkv_stage_name((enum qkv_stage)f->o.stage), qkv_stage_formula((enum qkv_stage)f->o.stage));
+		 qkv_stage_name((enum qkv_stage)f->o.stage), qkv_stage_formula_of(f->p, (enum qkv_stage)f->o.stage, false));
 	divisor_words(f, divisor, sizeof divisor);
 	if (f->p->seeded)
 		snprintf(seed, sizeof seed, ", seed %llu", (unsigned long long)f->p->seed);

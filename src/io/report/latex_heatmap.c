@@ -77,7 +77,7 @@ static void header(FILE *out, const struct qkv_problem *p, int stage, int palett
 
 	escape(title, sizeof title, p->title != NULL ? p->title : "qkv");
 	fprintf(out, "%% %s\n%% Stage %d, %s: %s. Colours: qkv's %s palette.\n%% Needs %s\n", title, stage,
-		qkv_stage_name((enum qkv_stage)stage), qkv_stage_formula((enum qkv_stage)stage),
+		qkv_stage_name((enum qkv_stage)stage), qkv_stage_formula_of(p, (enum qkv_stage)stage, false),
 		qkv_colour_palette_name(palette), needs);
 }
 

@@ -318,7 +318,7 @@ void print_stage_title_text(const struct printer *pr, enum qkv_stage stage,
 	char divisor[DIVISOR_SIZE];
 
 	snprintf(buf, size, "Stage %d — %s: %s%s%s", (int)stage, qkv_stage_name(stage), quote,
-		 qkv_stage_formula(stage), quote);
+		 qkv_stage_formula_of(pr->p, stage, false), quote);
 	if (stage == QKV_STAGE_SCALED) {
 		size_t used = strlen(buf);
 		print_divisor_text(pr, divisor, sizeof divisor);
