@@ -20,6 +20,8 @@ struct qkv_pattern {
 
 struct qkv_heads_trace {
 	int h, m, n, d_model, d_v;  /* m queries (n in self-attention), n keys */
+	bool cross;                 /* cross-attention: no query is a key, so the
+				       previous token and the token itself mean nothing */
 	struct qkv_trace *head;     /* h single-head traces, head[i] of head i+1 */
 	struct qkv_matrix concat;   /* m × (h·d_v): head outputs side by side */
 	struct qkv_matrix output;   /* m × d_model: Concat · W_O */
@@ -90,7 +92,8 @@ int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
 		      struct qkv_pattern *out);
 
 /* What averaging loses, in one sentence computed from the numbers: for the
- * previous token, the token itself and the first token, the averaged pattern's
+ * previous token, the token itself and the first token (in cross-attention the
+ * first key alone), the averaged pattern's
  * weight against the heads that give it the most (every head showing that value
  * named), then that averaging dilutes each head's pattern, or, when every head has
  * the same weights, that it loses nothing. Returns the length or -1. */

@@ -176,6 +176,7 @@ int qkv_heads_attention(const struct qkv_problem *p, struct qkv_heads_trace *t)
 		return rc;
 	t->m = m;
 	t->n = p->n;
+	t->cross = qkv_problem_is_cross(p);
 	t->d_v = d_v;
 	t->d_model = d_model;
 	t->h = h;
@@ -425,7 +426,8 @@ int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace
 		return -1;
 	buf[0] = '\0';
 	qkv_buffer_put(&out, "averaged into one pattern, the mean weight on ");
-	for (int k = 0; k < 3; k++) {
+	/* Across two sequences only the first key is the same word for every query. */
+	for (int k = t->cross ? 2 : 0; k < 3; k++) {
 		double best = -1.0;
 		char mine[32], top[32], v[32];
 		int tied = 0, named = 0;
@@ -440,8 +442,8 @@ int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace
 			qkv_format_number(v, sizeof v, pattern_score(&t->pattern[i], k), decimals);
 			tied += strcmp(v, top) == 0;
 		}
-		qkv_buffer_put(&out, "%s%s is %s (head%s ", k == 0 ? "" : k == 1 ? ", on " : " and on ",
-			       names[k], mine, tied > 1 ? "s" : "");
+		qkv_buffer_put(&out, "%s%s is %s (head%s ", k == 0 || t->cross ? "" : k == 1 ? ", on " : " and on ",
+			       t->cross ? "the first key" : names[k], mine, tied > 1 ? "s" : "");
 		for (int i = 0; i < t->h; i++) {
 			qkv_format_number(v, sizeof v, pattern_score(&t->pattern[i], k), decimals);
 			if (strcmp(v, top) != 0)

@@ -747,6 +747,11 @@ static void draw_heads_readout(const struct app *app, const struct panel *panel)
 		qkv_format_number(a, sizeof a, s->entropy, 2);
 		qkv_format_number(b, sizeof b, s->previous, 2);
 		qkv_format_number(c, sizeof c, s->diagonal, 2);
+		/* Cross-attention has no previous token or token itself among its keys. */
+		if (t->cross) {
+			snprintf(b, sizeof b, "—");
+			snprintf(c, sizeof c, "—");
+		}
 		qkv_format_number(d, sizeof d, s->first, 2);
 		snprintf(text, sizeof text, "%-3s %5s %5s %5s %5s", "", a, b, c, d);
 		draw_put(y, panel->x, panel->w, palette_role(row == t->h ? ROLE_ERROR : row == app->head ? ROLE_TITLE
