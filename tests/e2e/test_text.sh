@@ -40,7 +40,7 @@ for file in "$SAMPLES"/*.json; do
 	# The title, whole.
 	bar=$(row "$name" 0 | sed 's/^ *//; s/^qkv · //')
 	# The numbers start at n (at m, the queries, in cross-attention).
-	shown=${bar%%  m [0-9]*}
+	shown=${bar%% m [0-9]*}
 	shown=${shown%%  n *}
 	shown=$(printf '%s' "${shown% n *}" | sed 's/ *$//')
 	check "$name: the title shows whole at 80 columns ($shown)" "$shown" = "$title"
