@@ -34,6 +34,7 @@
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"
+#include "qkv/online.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 #include "qkv/text.h"
@@ -57,6 +58,7 @@ enum opt {
 	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND, OPT_HEATMAP,
 	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD, OPT_FORCE, OPT_RECOVER,
 	OPT_COST, OPT_HEADS,
+	OPT_ALGORITHM, OPT_TILE,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -100,6 +102,8 @@ static const struct option long_options[] = {
 	{ "recover", no_argument, NULL, OPT_BASE + OPT_RECOVER },
 	{ "cost", no_argument, NULL, OPT_BASE + OPT_COST },
 	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
+	{ "algorithm", required_argument, NULL, OPT_BASE + OPT_ALGORITHM },
+	{ "tile", required_argument, NULL, OPT_BASE + OPT_TILE },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -120,7 +124,8 @@ static const char usage_middle[] =
 	"      --heatmap[=FORM]  LaTeX of stage 1, 2 or 3 (default 3) as a heatmap:\n"
 	"                        table (\\cellcolor cells, default) or pgfplots\n"
 	"      --stage N         only stage N: 1 scores, 2 scaled, 3 weights, 4 mix,\n"
-	"                        5 output, 0 projections (not with json: always whole)\n"
+	"                        5 output, 0 projections (not with json: always whole);\n"
+	"                        geometry: queries and keys as points in a plane\n"
 	"      --cell I,J        the cell whose arithmetic is written out, from 1\n"
 	"      --decimals D      digits after the point, 0 to 12 (default 4)\n"
 	"      --random          random N(0,1) Q, K, V; needs --tokens and --dk\n"
@@ -160,7 +165,7 @@ static const char usage_bottom[] =
 	"  -h, --help            this text\n"
 	"  -V, --version         the version\n"
 	"\n"
-	"--format, --stage, --cell and --decimals imply --print.\n"
+	"--format, --stage, --cell, --decimals and --algorithm imply --print.\n"
 	"Exit status: 0 done, 1 runtime failure, 2 bad usage or bad input.\n";
 
 /* One entry of --help: the option in the first 24 columns, then text broken by
@@ -184,7 +189,7 @@ static void help_entry(FILE *out, const char *option, const char *text)
 /* --help: the fixed parts, and the entries naming formats from the table. */
 static void usage(FILE *out)
 {
-	char reports[128], figures[128], trains[128], costs[128], text[640];
+	char reports[128], figures[128], trains[128], costs[128], onlines[128], text[640];
 
 	print_format_names(reports, sizeof reports, PRINT_KIND_REPORT, NULL);
 	print_format_names(figures, sizeof figures, PRINT_KIND_FIGURE, NULL);
@@ -207,6 +212,13 @@ static void usage(FILE *out)
 		 "scores, bytes, flops, time, slope; --dk D (default 64), --heads H, --format %s",
 		 costs);
 	help_entry(out, "      --cost", text);
+	print_format_names(onlines, sizeof onlines, PRINT_KIND_REPORT, print_format_online);
+	snprintf(text, sizeof text, "standard (default) or online: the online softmax, which never "
+		 "forms S, S' or A; its report (--format %s) has the output and each query's m and ℓ",
+		 onlines);
+	help_entry(out, "      --algorithm A", text);
+	help_entry(out, "      --tile B", "with --algorithm online: keys read at a time (default "
+		   STR(QKV_ONLINE_DEFAULT_TILE) ")");
 	fputs(usage_bottom, out);
 }
 
@@ -228,6 +240,8 @@ struct cli {
 	double size_w, size_h;
 	bool dark;
 	enum latex_heatmap_form heatmap;
+	bool online; /* --algorithm online */
+	int tile;    /* --tile */
 };
 
 /* "--name" of an option, for messages. */
@@ -258,11 +272,15 @@ static int parse_cell(const char *text, struct cli *c)
 		    cli_quote(shown, text));
 }
 
-/* "--stage N": a number 0..5 or a stage's name. */
+/* "--stage N": a number 0..5 or a stage's name, or "geometry". */
 static int parse_stage(const char *text, int *stage)
 {
 	char shown[CLI_QUOTED];
 
+	if (strcmp(text, "geometry") == 0) {
+		*stage = PRINT_STAGE_GEOMETRY;
+		return 0;
+	}
 	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
 		char number[4];
 
@@ -272,7 +290,7 @@ static int parse_stage(const char *text, int *stage)
 			return 0;
 		}
 	}
-	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form) or a stage's name, "
+	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form), a stage's name or geometry, "
 		    "not \"%s\"", cli_quote(shown, text));
 }
 
@@ -374,6 +392,13 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return 0;
 	case OPT_HEADS:
 		return cli_parse_int(opt_name(o), arg, 1, QKV_COST_MAX_HEADS, &c->heads);
+	case OPT_ALGORITHM:
+		if (strcmp(arg, "standard") != 0 && strcmp(arg, "online") != 0)
+			return cli_fail("--algorithm takes standard or online, not \"%s\"", cli_quote(shown, arg));
+		c->online = strcmp(arg, "online") == 0;
+		return 0;
+	case OPT_TILE:
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_TOKENS, &c->tile);
 	default:
 		return 0;
 	}
@@ -394,7 +419,35 @@ static bool wants_print(const struct cli *c)
 {
 	return c->given[OPT_PRINT] || c->given[OPT_FORMAT] || c->given[OPT_STAGE]
 		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS] || c->given[OPT_OUTPUT]
-		|| c->given[OPT_SIZE] || c->given[OPT_BACKGROUND] || c->given[OPT_HEATMAP];
+		|| c->given[OPT_SIZE] || c->given[OPT_BACKGROUND] || c->given[OPT_HEATMAP]
+		|| c->given[OPT_ALGORITHM] || c->given[OPT_TILE];
+}
+
+/* --algorithm online writes a report of its own: no stages, no cell, no figure;
+ * --tile goes with it. 0 or EXIT_USAGE. */
+static int check_online(const struct cli *c)
+{
+	static const enum opt not_online[] = { OPT_STAGE, OPT_CELL, OPT_HEATMAP };
+	char names[128];
+	int o;
+
+	if (c->given[OPT_TILE] && !c->online)
+		return cli_fail("--tile goes with --algorithm online: it is how many keys it reads at a time");
+	if (!c->online)
+		return 0;
+	o = first_given(c, not_online, sizeof not_online / sizeof *not_online);
+	if (o >= 0)
+		return cli_fail("--%s does not apply to --algorithm online: it never forms S, S' or A, "
+				"so its report has no stages", opt_name((enum opt)o));
+	if (!print_format_online(c->print.format)) {
+		print_format_names(names, sizeof names, -1, print_format_online);
+		return cli_fail("--algorithm online writes %s, not %s", names,
+				print_format_name(c->print.format));
+	}
+	if (c->wrong == QKV_WRONG_COLUMN_SOFTMAX)
+		return cli_fail("--algorithm online reads each query's keys in turn; the softmax down "
+				"the columns (--wrong column-softmax) needs whole columns");
+	return 0;
 }
 
 /* A lesson brings its own problems: only the interface's looks go with --lesson,
@@ -467,6 +520,7 @@ static int check_combinations(const struct cli *c)
 		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_QUERIES, OPT_DK, OPT_DV, OPT_HEADS,
 		OPT_DMODEL, OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_HEATMAP, OPT_RECORD, OPT_FORCE,
+		OPT_ALGORITHM, OPT_TILE,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
 	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_QUERIES, OPT_DK, OPT_DV, OPT_SEED,
@@ -558,6 +612,8 @@ static int check_combinations(const struct cli *c)
 	}
 	if (c->given[OPT_HEATMAP] && (c->figure || (c->given[OPT_FORMAT] && c->print.format != PRINT_LATEX)))
 		return cli_fail("--heatmap is a form of --format latex");
+	if (c->given[OPT_HEATMAP] && c->print.stage == PRINT_STAGE_GEOMETRY)
+		return cli_fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not the geometry");
 	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
 	    c->print.stage != QKV_STAGE_SCALED && c->print.stage != QKV_STAGE_WEIGHTS)
 		return cli_fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
@@ -573,11 +629,18 @@ static int check_combinations(const struct cli *c)
 	}
 	/* JSON is always the whole object: a stage, any stage, is refused rather
 	 * than ignored. */
-	if (c->given[OPT_STAGE] && c->print.format == PRINT_JSON)
-		return cli_fail("--stage does not apply to --format json: the object is always whole");
+	if (c->given[OPT_STAGE] && c->print.format == PRINT_JSON && c->print.stage != PRINT_STAGE_GEOMETRY)
+		return cli_fail("--stage does not apply to --format json: the object is always whole "
+				"(--stage geometry has an object of its own)");
+	if (c->print.stage == PRINT_STAGE_GEOMETRY && !print_format_geometry(c->print.format)) {
+		char names[128];
+
+		print_format_names(names, sizeof names, -1, print_format_geometry);
+		return cli_fail("--stage geometry is written as %s, not %s", names, print_format_name(c->print.format));
+	}
 	if (c->given[OPT_NO_SCALE] && c->given[OPT_SCALE])
 		return cli_fail("--no-scale and --scale contradict each other; give one");
-	return 0;
+	return check_online(c);
 }
 
 /* The first length bytes of text (at most 64 of them), escaped for a message. */
@@ -673,7 +736,8 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 }
 
 static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
-			const struct print_options *options, const struct qkv_sweep_point *points, int count);
+			const struct qkv_online *online, const struct print_options *options,
+			const struct qkv_sweep_point *points, int count);
 
 /* Runs the d_k sweep and prints it (or draws it); the exit status. */
 static int run_sweep(const struct cli *c)
@@ -685,7 +749,7 @@ static int run_sweep(const struct cli *c)
 		cli_fail("the sweep failed: %s", qkv_error_string(count));
 		return count == QKV_EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
-	return write_output(c, NULL, NULL, &c->print, points, count);
+	return write_output(c, NULL, NULL, NULL, &c->print, points, count);
 }
 
 /* Fills p from the file, a random draw or the built-in example; the exit status. */
@@ -789,7 +853,8 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
  * --output atomically (made in memory first). 0, or the exit status with one line
  * written: EXIT_USAGE when --output cannot be written, else EXIT_FAILURE. */
 static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
-			const struct print_options *options, const struct qkv_sweep_point *points, int count)
+			const struct qkv_online *online, const struct print_options *options,
+			const struct qkv_sweep_point *points, int count)
 {
 	struct figure_options fo;
 	struct print_options o = *options;
@@ -811,7 +876,8 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	o.err = err;
 	o.err_size = sizeof err;
 	/* Too large a figure is refused before any file is opened. */
-	if (c->figure && points == NULL && figure_check_size(p, trace, &fo, err, sizeof err) != 0) {
+	if (c->figure && points == NULL && options->stage != PRINT_STAGE_GEOMETRY &&
+	    figure_check_size(p, trace, &fo, err, sizeof err) != 0) {
 		cli_fail("%s", err);
 		return EXIT_USAGE;
 	}
@@ -824,6 +890,8 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 		rc = print_sweep(out, points, count, c->tokens, c->trials, (unsigned long long)c->seed, &o);
 	else if (c->given[OPT_HEATMAP])
 		rc = latex_heatmap_write(out, p, trace, fo.stage, fo.decimals, fo.palette, c->heatmap);
+	else if (online != NULL)
+		rc = print_online(out, p, online, &o);
 	else
 		rc = print_trace(out, p, trace, &o);
 	if (rc != 0 && err[0] == '\0') /* a figure says why itself */
@@ -844,6 +912,25 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	return rc == 0 ? 0 : rc == EXIT_USAGE ? EXIT_USAGE : EXIT_FAILURE;
 }
 
+/* Computes the output the online way (--algorithm online) and prints it; the exit
+ * status. */
+static int run_online(const struct cli *c, const struct qkv_problem *p, const struct print_options *options)
+{
+	struct qkv_online online;
+	int status, rc;
+
+	qkv_online_init(&online);
+	rc = qkv_online_attention(p, c->given[OPT_TILE] ? c->tile : QKV_ONLINE_DEFAULT_TILE, &online);
+	if (rc != 0) {
+		cli_fail("cannot compute the attention online: %s", qkv_error_string(rc));
+		status = EXIT_FAILURE;
+	} else {
+		status = write_output(c, p, NULL, &online, options, NULL, 0);
+	}
+	qkv_online_fini(&online);
+	return status;
+}
+
 /* Computes the trace and prints it; the exit status. */
 static int run_print(const struct cli *c, const struct qkv_problem *p)
 {
@@ -859,12 +946,25 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	static char out_buffer[1 << 16];
 
 	setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
+	if (p->h > 0 && c->online) {
+		char shown[CLI_QUOTED];
+
+		return cli_fail("%s has %d heads: --algorithm online computes a single head's attention",
+				problem_name(c, shown), p->h);
+	}
 	if (p->h > 0 && (!print_format_heads(options.format) || c->output != NULL)) {
 		char names[128], shown[CLI_QUOTED];
 
 		print_format_names(names, sizeof names, -1, print_format_heads);
 		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
 			    "no --output yet)", problem_name(c, shown), p->h, names);
+	}
+	/* The geometry is one head's queries and keys: refused for several heads. */
+	if (p->h > 0 && options.stage == PRINT_STAGE_GEOMETRY) {
+		char shown[CLI_QUOTED];
+
+		return cli_fail("%s has %d heads: --stage geometry draws a single-head problem's queries and keys",
+				problem_name(c, shown), p->h);
 	}
 	/* A heatmap draws one head's stage: refused, not ignored, for several heads. */
 	if (p->h > 0 && c->given[OPT_HEATMAP]) {
@@ -893,13 +993,15 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		qkv_heads_trace_fini(&heads);
 		return status;
 	}
+	if (c->online)
+		return run_online(c, p, &options);
 	qkv_trace_init(&trace);
 	rc = qkv_attention(p, &trace);
 	if (rc != 0) {
 		cli_fail("cannot compute the attention: %s", qkv_error_string(rc));
 		status = EXIT_FAILURE;
 	} else {
-		status = write_output(c, p, &trace, &options, NULL, 0);
+		status = write_output(c, p, &trace, NULL, &options, NULL, 0);
 	}
 	qkv_trace_fini(&trace);
 	return status;

@@ -4,8 +4,8 @@
 # (text, markdown, latex, csv, json) — and the label fixtures in golden/inputs/ —
 # whole and stage by stage, and a set of option
 # combinations (--cell, --decimals, --wrong, --no-scale, --scale, --temperature,
-# --mask, --random seeds, --sweep), cross-attention (--random --queries),
-# multi-head problems drawn at random, training
+# --mask, --random seeds, --sweep), --stage geometry, cross-attention (--random
+# --queries), multi-head problems drawn at random, training
 # runs and sweeps (--train), and --cost's tables (printed by the golden_cost helper
 # from fixed times, since a measured clock differs from run to run). Each group is
 # one file: for every run, the
@@ -101,6 +101,20 @@ for format in $formats; do
 	run "$group" --format "$format" --cell 3,4 --decimals 2 samples/cross-attention.json
 	run "$group" --format "$format" --mask causal samples/cross-attention.json
 	run "$group" --format "$format" --wrong mask-after-softmax --stage 3 tests/data/good/cross.json
+done
+
+# --stage geometry: the queries and keys as points (text and JSON; the other
+# formats refuse it), exact for d_k ≤ 2, a principal plane past that.
+for format in $formats; do
+	group=geometry.$format
+	run "$group" --format "$format" --stage geometry
+	run "$group" --format "$format" --stage geometry --cell 3,1
+	run "$group" --format "$format" --stage geometry --cell 1,3 --mask causal
+	run "$group" --format "$format" --stage geometry --random --tokens 5 --dk 3 --seed 7
+	run "$group" --format "$format" --stage geometry --random --tokens 4 --dk 8 --seed 3 --cell 2,4 --decimals 2
+	run "$group" --format "$format" --stage geometry --random --tokens 3 --dk 1 --seed 9
+	run "$group" --format "$format" --stage geometry samples/previous-token.json
+	run "$group" --format "$format" --stage geometry samples/heads-two.json
 done
 
 # Training: runs and sweeps in every format (those --train does not write are refused).

@@ -21,6 +21,7 @@
 #include "qkv/attention.h"
 #include "qkv/describe.h"
 #include "qkv/error.h"
+#include "qkv/geometry.h"
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
@@ -2161,6 +2162,76 @@ START_TEST(test_large_sweep_runs_as_a_job)
 }
 END_TEST
 
+/* --- the geometry view -------------------------------------------------------- */
+
+/* G opens the geometry view; its arrows are the cursor's, so ↓ ↓ selects q_t3;
+ * an edit of Q moves q_t3's point and its weights (softmax of the new scores,
+ * written out here), + nudges it on, > makes the plane a principal one, s drops
+ * the scale, Tab and ↓ select a key, and Esc and G close it. */
+START_TEST(test_geometry_view_follows_edits)
+{
+	struct app a;
+	struct qkv_geometry g;
+	double scores[3], weights[3];
+
+	start(&a);
+	qkv_geometry_init(&g);
+	key(&a, 'G');
+	ck_assert_int_eq(a.view, VIEW_GEOMETRY);
+	ck_assert_int_eq(app_key_context(&a), APP_KEYS_GEOMETRY);
+	key(&a, APP_KEY_DOWN);
+	key(&a, 'j');
+	ck_assert_int_eq(app_query(&a), 2);
+	ck_assert_int_eq(qkv_geometry_compute(&g, &a.trace.q, &a.trace.k), 0);
+	ck_assert_double_eq(g.x[2], 1.0);
+	ck_assert_double_eq(g.y[2], 1.0);
+	/* Q[t3, d1] = 2: q_t3 = (2, 1), scores (2, 1, 3). */
+	key(&a, '2');
+	ck_assert(a.editing);
+	key(&a, APP_KEY_ENTER);
+	ck_assert(!a.editing);
+	ck_assert_int_eq(a.view, VIEW_GEOMETRY);
+	ck_assert_int_eq(qkv_geometry_compute(&g, &a.trace.q, &a.trace.k), 0);
+	ck_assert_double_eq(g.x[2], 2.0);
+	ck_assert_double_eq(g.y[2], 1.0);
+	scores[0] = 2, scores[1] = 1, scores[2] = 3;
+	expected_softmax(scores, NULL, 3, sqrt(2.0), weights);
+	for (int j = 0; j < 3; j++)
+		ck_assert_double_eq_tol(qkv_matrix_get(&a.trace.weights, 2, j), weights[j], 1e-12);
+	key(&a, '+');
+	ck_assert_int_eq(qkv_geometry_compute(&g, &a.trace.q, &a.trace.k), 0);
+	ck_assert_double_eq_tol(g.x[2], 2.1, 1e-12);
+	/* s: no scale; the weights are softmax of the scores themselves. */
+	key(&a, 's');
+	ck_assert_double_eq(a.trace.divisor, 1.0);
+	scores[0] = 2.1, scores[2] = 3.1;
+	expected_softmax(scores, NULL, 3, 1.0, weights);
+	for (int j = 0; j < 3; j++)
+		ck_assert_double_eq_tol(qkv_matrix_get(&a.trace.weights, 2, j), weights[j], 1e-12);
+	/* Tab to K, ↓: the selected key is k_t2, the query stays t3. */
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, QKV_GRID_K);
+	key(&a, APP_KEY_DOWN);
+	ck_assert_int_eq(app_key(&a), 1);
+	ck_assert_int_eq(app_query(&a), 2);
+	/* > doubles d_k: four columns, a principal plane holding part of the spread. */
+	key(&a, '>');
+	ck_assert_int_eq(a.trace.d_k, 4);
+	ck_assert_int_eq(a.view, VIEW_GEOMETRY);
+	ck_assert_int_eq(qkv_geometry_compute(&g, &a.trace.q, &a.trace.k), 0);
+	ck_assert_int_eq(g.plane, QKV_PLANE_PCA);
+	ck_assert(g.explained > 0.0 && g.explained <= 1.0);
+	key(&a, APP_KEY_ESCAPE);
+	ck_assert_int_eq(a.view, VIEW_NONE);
+	key(&a, 'G');
+	ck_assert_int_eq(a.view, VIEW_GEOMETRY);
+	key(&a, 'G');
+	ck_assert_int_eq(a.view, VIEW_NONE);
+	qkv_geometry_fini(&g);
+	app_fini(&a);
+}
+END_TEST
+
 /* --- saving ------------------------------------------------------------------ */
 
 /* A fresh folder under the temporary directory; path receives its name. */
@@ -2438,8 +2509,10 @@ static char *read_whole(const char *path)
 	FILE *f = fopen(path, "rb");
 	char *text = f != NULL ? calloc(1, 1 << 20) : NULL;
 
-	if (text != NULL)
-		fread(text, 1, (1 << 20) - 1, f);
+	if (text != NULL && fread(text, 1, (1 << 20) - 1, f) == 0 && ferror(f)) {
+		free(text);
+		text = NULL;
+	}
 	if (f != NULL)
 		fclose(f);
 	return text;
@@ -4597,6 +4670,7 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_save_as_onto_a_folder);
 	tcase_add_test(files, test_changed_on_disk_asks);
 	tcase_add_test(interface, test_ctrl_c_is_q);
+	tcase_add_test(interface, test_geometry_view_follows_edits);
 	tcase_add_test(interface, test_pasted_keys_are_not_commands);
 	suite_add_tcase(s, files);
 

@@ -14,6 +14,7 @@
 #include <curses.h>
 
 #include "tui/chart.h"
+#include "tui/draw_geometry.h"
 #include "tui/glyphs.h"
 
 static SCREEN *screen;
@@ -273,6 +274,19 @@ START_TEST(test_ascii_from_the_glyph_set)
 }
 END_TEST
 
+/* The geometry view's key marks follow the weight as shown at two decimals, so a
+ * weight that reads 0.10 has the mark of 0.10: ◆ from 0.30, ◇ from 0.10, · below. */
+START_TEST(test_geometry_key_marks)
+{
+	ck_assert_str_eq(draw_geometry_key_mark(1.0), "◆");
+	ck_assert_str_eq(draw_geometry_key_mark(0.2951), "◆"); /* shown 0.30 */
+	ck_assert_str_eq(draw_geometry_key_mark(0.2949), "◇"); /* shown 0.29 */
+	ck_assert_str_eq(draw_geometry_key_mark(0.0975), "◇"); /* shown 0.10 */
+	ck_assert_str_eq(draw_geometry_key_mark(0.0949), "·"); /* shown 0.09 */
+	ck_assert_str_eq(draw_geometry_key_mark(0.0), "·");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chart");
@@ -288,6 +302,7 @@ int main(void)
 	tcase_add_test(tc, test_fit_axis);
 	tcase_add_test(tc, test_ascii);
 	tcase_add_test(tc, test_ascii_from_the_glyph_set);
+	tcase_add_test(tc, test_geometry_key_marks);
 	suite_add_tcase(s, tc);
 	runner = srunner_create(s);
 	srunner_set_tap(runner, "-");

@@ -66,6 +66,25 @@ expect_refusal "--cost with a FILE" 2 "qkv: " --cost a.json
 expect_refusal "--cost in LaTeX" 2 "qkv: " --cost --format latex
 expect_refusal "--heads without --cost" 2 "qkv: " --print --heads 4
 expect_refusal "a bad --heads" 2 "qkv: " --cost --heads 0
+
+# The online softmax: its own report; what it cannot write is refused in one line.
+expect_success "--algorithm online --tile 1" --algorithm online --tile 1
+grep -q "^Online softmax, tiles of 1 key$" "$tmp/out" && ! grep -q "Stage" "$tmp/out" &&
+	ok "--algorithm online: the online report, no stages" ||
+	not_ok "--algorithm online: the online report, no stages"
+expect_success "--algorithm online --format json" --algorithm online --format json "$root/samples/causal.json"
+expect_success "--algorithm standard is the usual report" --algorithm standard
+grep -q "Stage 5 — output" "$tmp/out" && ok "--algorithm standard reaches stage 5" ||
+	not_ok "--algorithm standard reaches stage 5"
+expect_refusal "--algorithm fast" 2 "qkv: --algorithm takes standard or online" --algorithm fast
+expect_refusal "--tile without online" 2 "qkv: --tile goes with --algorithm online" --tile 4
+expect_refusal "--tile 0" 2 "qkv: " --algorithm online --tile 0
+expect_refusal "online with --stage" 2 "qkv: --stage does not apply to --algorithm online" --algorithm online --stage 3
+expect_refusal "online in LaTeX" 2 "qkv: --algorithm online writes text, markdown, csv or json, not latex" --algorithm online --format latex
+expect_refusal "online as a figure" 2 "qkv: --algorithm online writes" --algorithm online --format svg
+expect_refusal "online with the column softmax" 2 "qkv: --algorithm online reads each query's keys" --algorithm online --wrong column-softmax
+expect_refusal "online with heads" 2 "qkv: the random problem has 2 heads: --algorithm online" --algorithm online --random --tokens 4 --heads 2 --dmodel 4
+expect_refusal "online with --sweep" 2 "qkv: --algorithm does not apply to --sweep" --sweep --algorithm online
 expect_refusal "two files" 2 "qkv: " --print a.json b.json
 expect_refusal "a missing file" 2 "$tmp/missing.json" --print "$tmp/missing.json"
 printf '{ "Q": [[1, 2]],\n  "K": [[1, 2, 3]] }\n' >"$tmp/bad.json"

@@ -10,6 +10,7 @@
 #include "io/figure/figure.h"
 #include "qkv/attention.h"
 #include "qkv/colour.h"
+#include "qkv/geometry.h"
 #include "qkv/problem.h"
 
 static bool rgb_is(struct qkv_rgb c, unsigned hex)
@@ -295,6 +296,70 @@ START_TEST(test_cross_figures)
 }
 END_TEST
 
+/* The geometry figure of the worked example, q_t3 selected: the wide arrow is
+ * q_t3 = (1, 1), as far across as up (equal units), the line of q_t3 and the three
+ * keys' projections onto it are dashed, every point is labelled, the sentence is
+ * under the plot; PDF and PNG draw too. */
+START_TEST(test_geometry_figure)
+{
+	static const char *const magic[] = { "<?xml", "%PDF-", "\x89PNG" };
+	struct qkv_problem p;
+	struct qkv_trace t;
+	struct qkv_geometry g;
+	struct figure_options o;
+	const char *dot = "q_t3 · k_t1 = 1.00 = |q| |k| cos 45°; weight 0.25";
+	char err[256], *svg = NULL;
+	size_t length = 0;
+	double x1, y1, x2, y2;
+	int dashed = 0, wide = 0;
+
+	worked(&p, &t);
+	qkv_geometry_init(&g);
+	ck_assert_int_eq(qkv_geometry_compute(&g, &t.q, &t.k), 0);
+	figure_options_default(&o);
+	for (int format = 0; format < 3; format++) {
+		FILE *out = open_memstream(&svg, &length);
+
+		ck_assert_ptr_nonnull(out);
+		ck_assert_int_eq(figure_geometry_write(out, (enum figure_format)format, &p, &t, &g, 2, 0, dot,
+						       "the plane is exact", &o, err, sizeof err), 0);
+		fclose(out);
+		ck_assert(length > 100 && memcmp(svg, magic[format], strlen(magic[format])) == 0);
+		if (format != FIGURE_SVG) {
+			free(svg);
+			continue;
+		}
+		for (const char *at = svg; (at = strstr(at, "<line")) != NULL; at++) {
+			char element[512];
+			snprintf(element, sizeof element, "%.*s", (int)(strchr(at, '>') - at), at);
+			if (strstr(element, "stroke-dasharray") != NULL)
+				dashed++;
+			if (strstr(element, "stroke-width=\"3.000\"") != NULL) {
+				wide++;
+				ck_assert_int_eq(sscanf(at, "<line x1=\"%lf\" y1=\"%lf\" x2=\"%lf\" y2=\"%lf\"", &x1, &y1, &x2,
+							&y2), 4);
+			}
+		}
+		ck_assert_int_eq(wide, 1);
+		ck_assert_double_eq_tol(x2 - x1, y1 - y2, 1e-2);
+		ck_assert(x2 > x1);
+		ck_assert_int_eq(dashed, 4);
+		for (int i = 1; i <= 3; i++) {
+			char label[16];
+			snprintf(label, sizeof label, ">q_t%d<", i);
+			ck_assert_msg(strstr(svg, label) != NULL, "%s", label);
+			snprintf(label, sizeof label, ">k_t%d<", i);
+			ck_assert_msg(strstr(svg, label) != NULL, "%s", label);
+		}
+		ck_assert(strstr(svg, "q_t3 · k_t1 = 1.00 = |q| |k| cos 45°; weight 0.25") != NULL);
+		free(svg);
+	}
+	qkv_geometry_fini(&g);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *figure_suite(void)
 {
 	Suite *s = suite_create("figure");
@@ -309,6 +374,7 @@ static Suite *figure_suite(void)
 	tcase_add_test(tc, test_cell_text_and_fill);
 	tcase_add_test(tc, test_every_stage_format_palette);
 	tcase_add_test(tc, test_cross_figures);
+	tcase_add_test(tc, test_geometry_figure);
 	suite_add_tcase(s, tc);
 	return s;
 }

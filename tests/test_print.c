@@ -17,6 +17,7 @@
 #include "io/problem/builtin.h"
 #include "io/report/print.h"
 #include "qkv/attention.h"
+#include "qkv/online.h"
 #include "qkv/problem.h"
 
 /* The worked example's weights and outputs, from the closed form. */
@@ -1163,6 +1164,145 @@ START_TEST(write_error_stops_at_once)
 }
 END_TEST
 
+/* --- the online softmax's report ------------------------------------------------- */
+
+/* The online report of the worked example, with tiles of `tile` keys (with a custom
+ * mask that hides every key from query t1 when hide_t1), malloc'd. */
+static char *render_online(enum print_format format, int tile, bool hide_t1)
+{
+	struct qkv_problem p;
+	struct qkv_online online;
+	struct print_options o = options(format, -1);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(out);
+	qkv_problem_init(&p);
+	qkv_online_init(&online);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+	if (hide_t1) {
+		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
+		memset(p.mask_bits, 0, 9);
+		memset(p.mask_bits, 1, 3);
+	}
+	ck_assert_int_eq(qkv_online_attention(&p, tile, &online), 0);
+	ck_assert_int_eq(print_online(out, &p, &online, &o), 0);
+	fclose(out);
+	qkv_online_fini(&online);
+	qkv_problem_fini(&p);
+	return text;
+}
+
+/* The worked example read online: each query's m is its largest scaled score and
+ * ℓ = Σ e^(s' − m), from the closed form; the output rows are the closed form's;
+ * no stage of S, S' or A is written. */
+START_TEST(online_text)
+{
+	struct expected x;
+	char *text = render_online(PRINT_TEXT, 1, false);
+	double running[3][2];
+
+	expected_worked(&x, false);
+	for (int i = 0; i < 3; i++) {
+		running[i][0] = fmax(fmax(x.scaled[i][0], x.scaled[i][1]), x.scaled[i][2]);
+		running[i][1] = 0.0;
+		for (int j = 0; j < 3; j++)
+			running[i][1] += exp(x.scaled[i][j] - running[i][0]);
+	}
+	ck_assert_ptr_nonnull(strstr(text, "Online softmax, tiles of 1 key\n"));
+	ck_assert_ptr_nonnull(strstr(text, "S, S' and A would take 216 bytes more."));
+	for (int i = 0; i < 3; i++) {
+		static const char *const prefix[3] = { "  t1 ", "  t2 ", "  t3 " };
+		static const char *const label[3] = { "t1", "t2", "t3" };
+
+		check_row(text, "m and ℓ at the end", prefix[i], " ", label[i], running[i], NULL, 2, 4);
+		check_row(text, "O — output (3 × 2)", prefix[i], " ", label[i], x.output[i], NULL, 2, 4);
+	}
+	ck_assert_ptr_null(strstr(text, "Stage"));
+	free(text);
+}
+END_TEST
+
+/* JSON: the facts, "algorithm", "tile", "bytes", "max" and "sum" per query,
+ * the output; no "scores", "scaled", "weights" or "stats". */
+START_TEST(online_json)
+{
+	struct expected x;
+	char *text = render_online(PRINT_JSON, 2, false);
+	json_t *root = parse(text);
+	double output[6];
+
+	expected_worked(&x, false);
+	for (int i = 0; i < 3; i++)
+		for (int c = 0; c < 2; c++)
+			output[i * 2 + c] = x.output[i][c];
+	ck_assert_str_eq(json_string_value(json_object_get(root, "algorithm")), "online");
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "tile")), 2);
+	/* Q, K, V 3×2 each, O 3×2, m and ℓ 3 each, a tile's 2 scores and o's 2. */
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "bytes")), 8 * (4 * 6 + 6 + 2 + 2));
+	check_json_matrix(root, "output", output, 3, 2, 1e-12);
+	for (int i = 0; i < 3; i++) {
+		double m = fmax(fmax(x.scaled[i][0], x.scaled[i][1]), x.scaled[i][2]), sum = 0.0;
+
+		for (int j = 0; j < 3; j++)
+			sum += exp(x.scaled[i][j] - m);
+		ck_assert_double_eq_tol(json_number_value(json_array_get(json_object_get(root, "max"), (size_t)i)),
+					m, 1e-15);
+		ck_assert_double_eq_tol(json_number_value(json_array_get(json_object_get(root, "sum"), (size_t)i)),
+					sum, 1e-14);
+	}
+	ck_assert_ptr_null(json_object_get(root, "scores"));
+	ck_assert_ptr_null(json_object_get(root, "scaled"));
+	ck_assert_ptr_null(json_object_get(root, "weights"));
+	ck_assert_ptr_null(json_object_get(root, "stats"));
+	json_decref(root);
+	free(text);
+}
+END_TEST
+
+/* A query that sees no key: m is −∞ (null in JSON), ℓ 0 and its output row 0. */
+START_TEST(online_query_that_sees_nothing)
+{
+	char *text = render_online(PRINT_JSON, 1, true);
+	json_t *root = parse(text);
+
+	ck_assert(json_is_null(json_array_get(json_object_get(root, "max"), 0)));
+	ck_assert(json_number_value(json_array_get(json_object_get(root, "sum"), 0)) == 0.0);
+	ck_assert(json_number_value(json_array_get(json_array_get(json_object_get(root, "output"), 0), 0)) == 0.0);
+	ck_assert(json_is_number(json_array_get(json_object_get(root, "max"), 1)));
+	json_decref(root);
+	free(text);
+	text = render_online(PRINT_TEXT, 1, true);
+	ck_assert_ptr_nonnull(strstr(text, "  t1    -inf  0.0000\n"));
+	free(text);
+}
+END_TEST
+
+/* CSV: the running values and the output as rows of the usual columns. */
+START_TEST(online_csv)
+{
+	char *text = render_online(PRINT_CSV, 3, false);
+
+	ck_assert(strncmp(text, "stage,row_token,col_label,row,col,value\n", 40) == 0);
+	ck_assert_ptr_nonnull(strstr(text, "\nrunning,t1,m,1,1,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nrunning,t3,ℓ,3,2,"));
+	ck_assert_int_eq(count(text, "\noutput,"), 6);
+	ck_assert_int_eq(count(text, "\nscores,") + count(text, "\nweights,"), 0);
+	free(text);
+}
+END_TEST
+
+/* Which formats write it: the reports but LaTeX; no figure. */
+START_TEST(online_formats)
+{
+	ck_assert(print_format_online(PRINT_TEXT) && print_format_online(PRINT_MARKDOWN));
+	ck_assert(print_format_online(PRINT_CSV) && print_format_online(PRINT_JSON));
+	ck_assert(!print_format_online(PRINT_LATEX) && !print_format_online(PRINT_SVG));
+	ck_assert(!print_format_online(PRINT_PDF) && !print_format_online(PRINT_PNG));
+}
+END_TEST
+
 /* One query "who" attending to three keys a, b, c (q = (1, 0), keys (0,0), (1,0),
  * (2,0), values (1,0), (0,1), (1,1)), in the given format, malloc'd. Its weights
  * are e^(x/√2) / Σ for x = 0, 1, 2 (the closed form below). */
@@ -1248,7 +1388,7 @@ END_TEST
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
-	TCase *tc = tcase_create("print");
+	TCase *tc = tcase_create("print"), *online;
 
 	tcase_add_test(tc, text_header_and_stages);
 	tcase_add_test(tc, text_weights_and_scaled);
@@ -1282,6 +1422,13 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, latex_long_escaped_labels);
 	tcase_add_test(tc, write_error_stops_at_once);
 	suite_add_tcase(s, tc);
+	online = tcase_create("online");
+	tcase_add_test(online, online_text);
+	tcase_add_test(online, online_json);
+	tcase_add_test(online, online_csv);
+	tcase_add_test(online, online_query_that_sees_nothing);
+	tcase_add_test(online, online_formats);
+	suite_add_tcase(s, online);
 	return s;
 }
 

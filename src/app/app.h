@@ -12,6 +12,7 @@
 #include "app/history.h"
 #include "app/job.h"
 #include "app/learning.h"
+#include "app/online_walk.h"
 #include "app/saturation.h"
 #include "io/figure/figure.h"
 #include "qkv/attention.h"
@@ -132,6 +133,8 @@ enum app_view_id {
 	VIEW_SATURATION, /* S: the d_k sweep (app/saturation.h) */
 	VIEW_COST,       /* C: the price of n² (app/cost.h) */
 	VIEW_LEARNING,   /* L: training, scaled against unscaled (app/learning.h) */
+	VIEW_ONLINE,     /* F: the online softmax, tile by tile (app/online_walk.h) */
+	VIEW_GEOMETRY,   /* G: queries and keys as arrows (app/geometry.c) */
 	VIEW_COUNT,
 };
 
@@ -254,6 +257,7 @@ struct app {
 	struct app_saturation saturation;  /* S */
 	struct app_cost_view cost;         /* C */
 	struct app_learning *learning;     /* L, or NULL until it is first opened */
+	struct app_online_walk online;     /* F */
 
 	/* A recovery copy of the file's unsaved changes from an earlier session. */
 	char *recovery;               /* its name (owned), NULL when there is none */
@@ -354,6 +358,8 @@ enum app_key_context {
 	APP_KEYS_LEARNING = 1 << 7,   /* the learning view (its keys are its own) */
 	APP_KEYS_LESSON = 1 << 8,     /* a lesson presented: its own keys, before the others */
 	APP_KEYS_HELP = 1 << 9,       /* the help open: its paging keys (any other key closes it) */
+	APP_KEYS_GEOMETRY = 1 << 10,  /* the geometry view (its arrows, then the editor's keys) */
+	APP_KEYS_ONLINE = 1 << 11,    /* the online softmax walk (its steps, then the editor's keys) */
 };
 
 #define APP_BINDING_KEYS 16 /* keys per binding at most */

@@ -268,6 +268,21 @@ int saturation_tokens(struct app *app, int key);
 /* → l / ← h: trials × 2 / ÷ 2. */
 int saturation_trials(struct app *app, int key);
 
+/* online_walk.c */
+/* ⌈keys / B⌉: the tiles of the walk. */
+int online_walk_tiles(const struct app *app);
+/* Opening: before the first tile, with a tile size fitted to n. */
+int online_walk_open(struct app *app);
+/* → / ← / Home / End: the walk's steps. */
+int online_walk_step(struct app *app, int key);
+/* + / −: the tile size × 2 / ÷ 2 (the walk starts again). */
+int online_walk_tile(struct app *app, int key);
+/* ↑ k / ↓ j: the query walked (the attention grid's cursor row). */
+int online_walk_query(struct app *app, int key);
+/* geometry.c */
+/* The arrows and h j k l in the geometry view: the cursor, as in the editor. */
+int geometry_move(struct app *app, int key);
+
 /* cost.c */
 /* Opening: the measurement starts (without a clock it refuses). */
 int cost_open(struct app *app);

@@ -226,15 +226,15 @@ const struct app_binding app_bindings[] = {
 	  "move the cursor", "arrows move the cell", APP_KEYS_STAGES, key_move,
 	  "move the cursor in the focused matrix", "cells", 0 },
 	{ { APP_KEY_TAB, APP_KEY_BACKTAB }, K_MAIN, "Tab Shift-Tab", "next / previous matrix", "Tab matrix",
-	  APP_KEYS_LIVE, key_focus, NULL, "cells", 0 },
+	  APP_KEYS_LIVE | APP_KEYS_GEOMETRY, key_focus, NULL, "cells", 0 },
 	{ { '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '.', ',' }, K_MAIN, "0-9 .", "type a cell's value",
-	  "0-9 edit", APP_KEYS_LIVE, key_digit,
+	  "0-9 edit", APP_KEYS_LIVE | APP_KEYS_GEOMETRY, key_digit,
 	  "edit the selected cell, starting with the key typed (a decimal comma is the point); Enter keeps, "
 	  "Esc cancels", "cells", 0 },
 	{ { APP_KEY_ENTER }, K_MAIN, "Enter", "edit / mask bit", NULL, 0, key_enter,
 	  "edit the selected cell; Enter keeps, Esc cancels. On a weight in a custom mask: toggle its mask bit",
 	  "cells", 0 },
-	{ { '+', '=', '-' }, K_MAIN, "+ -", "nudge by the step", "+/- nudge", APP_KEYS_LIVE, key_nudge,
+	{ { '+', '=', '-' }, K_MAIN, "+ -", "nudge by the step", "+/- nudge", APP_KEYS_LIVE | APP_KEYS_GEOMETRY, key_nudge,
 	  "nudge the selected cell up / down by the step (= is + too)", "cells", 0 },
 	{ { 'u', APP_KEY_CTRL_R }, K_MAIN, "u Ctrl-R", "undo, redo", "u undo", APP_KEYS_LIVE, key_undo, NULL, "cells", 0 },
 	{ { 'H', 'b' }, K_MAIN, "H b", "next head (multi-head)", "H next head", K_MAIN, key_head,
@@ -255,10 +255,22 @@ const struct app_binding app_bindings[] = {
 	{ { APP_KEY_RIGHT, 'l', APP_KEY_LEFT, 'h' }, APP_KEYS_SATURATION, "S: → ← l h", "trials × 2 / ÷ 2",
 	  "←→ trials", APP_KEYS_SATURATION, saturation_trials, "in the saturation view: trials × 2 / ÷ 2",
 	  "the saturation view (S)", 0 },
-	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION, options_double_d_k,
+	{ { APP_KEY_RIGHT, APP_KEY_LEFT, APP_KEY_HOME, APP_KEY_END }, APP_KEYS_ONLINE,
+	  "F: → ← Home", "next / previous tile", "→ next tile", APP_KEYS_ONLINE, online_walk_step,
+	  "in the online softmax walk: the next tile (→), the one before (←), the start (Home), the output "
+	  "beside the standard row (End); PgDn, Space and n still walk the stages, and a lesson's PgDn its "
+	  "steps", "the online softmax walk (F)", 0 },
+	{ { '+', '=', '-' }, APP_KEYS_ONLINE, "F: + -", "tile × 2 / ÷ 2", "+- tile", APP_KEYS_ONLINE,
+	  online_walk_tile, "in the online softmax walk: twice / half the keys a tile, and the walk starts again",
+	  "the online softmax walk (F)", 0 },
+	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j' }, APP_KEYS_ONLINE, "F: ↑ ↓ k j", "query before / after",
+	  "↑↓ query", APP_KEYS_ONLINE, online_walk_query,
+	  "in the online softmax walk: the query before / after, and the walk starts again",
+	  "the online softmax walk (F)", 0 },
+	{ { '>', '<' }, K_MAIN, "> <", "d_k × 2 / ÷ 2", "> < d_k", APP_KEYS_SATURATION | APP_KEYS_GEOMETRY, options_double_d_k,
 	  "double / halve d_k; the new columns of Q and K are drawn from N(0,1) with the seed the status line "
 	  "shows (a random problem's own seed), so the saturation lesson works from any problem", "the shape", 0 },
-	{ { 's', 't', 'T' }, K_MAIN, "s t T", "scale on/off, τ −/+", "s scale", APP_KEYS_LIVE | APP_KEYS_SATURATION,
+	{ { 's', 't', 'T' }, K_MAIN, "s t T", "scale on/off, τ −/+", "s scale", APP_KEYS_LIVE | APP_KEYS_SATURATION | APP_KEYS_GEOMETRY,
 	  options_scale, "s: scale by √d_k or not at all; t and T: temperature τ down / up (softmax of S / (τ·√d_k))",
 	  "the computation", 0 },
 	{ { 'm', 'z' }, K_MAIN, "m z", "mask, padding token", NULL, 0, options_mask,
@@ -271,6 +283,14 @@ const struct app_binding app_bindings[] = {
 	{ { 'r' }, K_MAIN, "r", "random N(0,1) Q, K, V", NULL, 0, options_random,
 	  "fill Q, K and V with seeded random N(0,1) values (the seed is shown)", "the computation", 0 },
 	{ .view = VIEW_SATURATION },
+	{ .view = VIEW_GEOMETRY },
+	{ { APP_KEY_UP, 'k', APP_KEY_DOWN, 'j', APP_KEY_LEFT, 'h', APP_KEY_RIGHT, 'l' }, APP_KEYS_GEOMETRY, "G: arrows",
+	  "selected query / key", NULL, 0, geometry_move,
+	  "in the geometry view: move the cursor in the focused matrix, as in the editor (h j k l too): a row of "
+	  "Q or X, or of the weights, is the selected query, whose arrow is highlighted and onto which the keys "
+	  "are projected; a row of K, or a column of the weights, is the selected key, whose dot product with "
+	  "it is written out; 0-9 and + - edit the cell under the cursor and the arrows move with it",
+	  "views", 0 },
 	{ .view = VIEW_LEARNING },
 	/* Inside the learning view, its keys (app/learning.c); other keys do nothing
 	 * there but L, Esc, q, P and c. */

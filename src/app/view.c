@@ -1,6 +1,6 @@
 /* view.c — the table of views over the editor and how a view opens, closes and
  * takes the keys while it is open; each view's own state and work are in its
- * file (help.c, saturation.c, cost.c, learning.c). Nothing here names a view
+ * file (help.c, saturation.c, cost.c, learning.c, geometry.c). Nothing here names a view
  * but the table. */
 #include "app/view.h"
 #include "app/internal.h"
@@ -46,6 +46,32 @@ const struct app_view app_views[VIEW_COUNT] = {
 			    "256 for five seeds, scaled against unscaled, run between keys, as a table, a chart and a "
 			    "sentence computed from them", "views", 0 },
 		.start = learning_open, .stop = learning_close, .event = app_learning_event,
+	},
+	[VIEW_ONLINE] = {
+		.name = "online", .keys = APP_KEYS_ONLINE,
+		.toggle = { { 'F' }, K_MAIN | APP_KEYS_ONLINE, "F", "online softmax walk", "F close", APP_KEYS_ONLINE,
+			    view_toggle_key,
+			    "online softmax walk: the selected query reads its keys a tile at a time, as "
+			    "memory-efficient kernels (FlashAttention) do, never forming S, S' or A: each step shows "
+			    "the tile's scores, the running maximum m, the factor e^(m_old − m_new) that rescales ℓ "
+			    "and o when m grows, and ℓ and o before and after; the last step sets o / ℓ beside the "
+			    "standard row with their largest difference. There → and ← step, Home and "
+			    "End go to the start and the end, + and − double and halve the tile, ↑ ↓ choose the "
+			    "query; the editor's keys still edit, and the walk follows", "views", 0 },
+		.start = online_walk_open,
+	},
+	[VIEW_GEOMETRY] = {
+		.name = "geometry", .keys = APP_KEYS_GEOMETRY,
+		.toggle = { { 'G' }, K_MAIN, "G", "geometry view", "G close", APP_KEYS_GEOMETRY,
+			    view_toggle_key,
+			    "geometry view: every query and key as an arrow from the origin in a braille plot (points "
+			    "past a dozen tokens), queries and keys told apart by colour and mark, the selected query's "
+			    "arrow highlighted with each key's projection onto it, the keys' marks sized by their "
+			    "weights, and its dot product with the selected key in words (q · k = |q| |k| cos θ). With "
+			    "d_k = 2 the plane is exact; past that it is the plane of the first two principal "
+			    "components of Q's and K's rows together (uncentred), with the share of the spread it "
+			    "holds; the dot products are always the exact ones. The editor's keys work in it: Tab, "
+			    "0-9, + -, > < and s edit and the arrows move; Esc or G closes it", "views", 0 },
 	},
 };
 

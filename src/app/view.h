@@ -1,5 +1,5 @@
 /* view.h — the table of views over the editor (help, describe, saturation, cost,
- * learning), indexed by enum app_view_id: for each, its name, where its keys
+ * learning, geometry), indexed by enum app_view_id: for each, its name, where its keys
  * live, the row of the key table that opens and closes it, and what it does on
  * opening, closing and on the events that are its own. Opening, closing, Esc,
  * the key context and app_update's dispatch read this table and name no view.
@@ -11,7 +11,7 @@
 
 /* What a key not bound in the view's own context does while it is open. */
 enum app_view_others {
-	VIEW_OTHERS_EDITOR, /* reaches the editor's keys (saturation, describe, cost) */
+	VIEW_OTHERS_EDITOR, /* reaches the editor's keys (saturation, describe, cost, geometry) */
 	VIEW_OTHERS_CLOSE,  /* closes the view; a stage key then steps the stages (help) */
 	VIEW_OTHERS_IGNORED, /* does nothing: the view's keys are all there is (learning) */
 };

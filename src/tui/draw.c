@@ -20,7 +20,9 @@
 #include "tui/draw.h"
 #include "tui/draw_internal.h"
 #include "tui/draw_cost.h"
+#include "tui/draw_online.h"
 #include "tui/draw_saturation.h"
+#include "tui/draw_geometry.h"
 #include "tui/glyphs.h"
 #include "tui/draw_train.h"
 #include "tui/palette.h"
@@ -992,6 +994,8 @@ static void (*const view_drawings[VIEW_COUNT])(const struct app *app, const stru
 	[VIEW_SATURATION] = draw_saturation,
 	[VIEW_COST] = draw_cost,
 	[VIEW_LEARNING] = draw_train,
+	[VIEW_ONLINE] = draw_online,
+	[VIEW_GEOMETRY] = draw_geometry,
 };
 
 void draw_frame(const struct app *app, const struct layout *l, int flags)

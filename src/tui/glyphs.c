@@ -31,6 +31,7 @@ static const struct spelling spellings[] = {
 	{ "\u221a", "sqrt", true },               /* √ */
 	{ "\u03c4", "tau", false },               /* τ */
 	{ "\u03a3", "sum", false },               /* Σ */
+	{ "\u2113", "l", false },                /* ℓ (the online softmax's running sum) */
 	{ "\u2016", "||", false },                /* ‖ */
 	{ "\u00f7", "/", false },                 /* ÷ */
 	{ "\u00d7", "x", false },                 /* × */
@@ -74,6 +75,10 @@ static const struct spelling spellings[] = {
 	{ "\u25cf", "*", false },                 /* ● as the charts' ASCII marks have it */
 	{ "\u25cb", "o", false },                 /* ○ */
 	{ "\u25c6", "#", false },                 /* ◆ (● is * already) */
+	{ "\u25c9", "@", false },                 /* ◉ the geometry view's selected query */
+	{ "\u25c7", "+", false },                 /* ◇ */
+	{ "\u03b8", "theta", false },             /* θ */
+	{ "\u00b0", " deg", false },              /* ° */
 	{ "\u2580", "#", false },                 /* ▀ */
 	{ "\u2588", "@", false },                 /* █ */
 	{ "\u2593", "%", false },                 /* ▓ */

@@ -147,6 +147,7 @@ static struct {
 	struct cell_style weight_halves[MAX_WEIGHT_STEPS][MAX_WEIGHT_STEPS];
 	struct cell_style sign_halves[MAX_SIGNED_STEPS][MAX_SIGNED_STEPS];
 	struct cell_style heads[8]; /* the heads' colours */
+	struct cell_style key_point; /* the geometry view's keys (queries: ROLE_LABEL) */
 	struct cell_style tint;   /* the selected uncoloured cell's background */
 	struct cell_style tint_bar, moved_bar;   /* frames: selected, moved */
 	int ramp_pairs[MAX_WEIGHT_STEPS + MAX_SIGNED_STEPS];   /* pairs of heat colours */
@@ -429,6 +430,18 @@ void palette_use(int index, bool projector)
 			current.heads[i] = style;
 		}
 	}
+	/* Keys in the geometry view: magenta #d700af on the terminal's own background
+	 * (4.5:1 on black and on white, as ROLE_LABEL's teal for the queries); eight
+	 * colours: magenta; mono: bold (the marks tell keys from queries). */
+	current.key_point = (struct cell_style){ A_BOLD, 0, "" };
+	if (!current.mono) {
+		struct term_colour fg = current.eight ? (struct term_colour){ COLOR_MAGENTA, -1 } : term_index(163);
+		struct term_colour bg = term_index(TERM_DEFAULT);
+
+		if (current.eight)
+			bg.rgb = -1;
+		current.key_point = (struct cell_style){ current.bold ? A_BOLD : A_NORMAL, make_pair(fg, bg), "" };
+	}
 	current.tint = current.roles[ROLE_FOCUS];
 	current.tint_bar = current.moved_bar = (struct cell_style){ A_REVERSE, 0, "" };
 	if (!current.mono) {
@@ -465,6 +478,13 @@ struct cell_style palette_head(int head)
 	if (!current.ready || head < 0)
 		return plain;
 	return current.heads[head % 8];
+}
+
+struct cell_style palette_key_point(void)
+{
+	struct cell_style plain = { A_BOLD, 0, "" };
+
+	return current.ready ? current.key_point : plain;
 }
 
 struct cell_style palette_weight(double weight)

@@ -91,6 +91,9 @@ struct cell_style palette_moved(struct cell_style style);
 /* Multi-head: head i's colour (its tag on every panel of the head, its block of
  * the concatenation and of W_O); eight hues, then again. Mono: bold underline. */
 struct cell_style palette_head(int head);
+/* The geometry view's keys: a foreground on the terminal's own background (its
+ * queries are ROLE_LABEL's); mono: bold. */
+struct cell_style palette_key_point(void);
 /* The style of a frame's blank columns: orange-red around the selected cell,
  * magenta around a moved value (mono: reverse video). */
 struct cell_style palette_frame(enum cell_frame frame);

@@ -141,7 +141,7 @@ keys ui Space
 expect ui 'keys · page 2 of 2 · PgUp back · any other key closes' "Space turns to the help's second page"
 expect ui '^ PgUp back · Esc close *$' "on the last page the status line offers PgUp back and Esc"
 expect ui 'q +quit' "help lists quit"
-E2E_TIMEOUT=1 expect ui '│ a lesson \(--lesson\) ' "the second page's last heading"
+E2E_TIMEOUT=1 expect ui '(│|  ) a lesson \(--lesson\) ' "the second page's last heading"
 E2E_TIMEOUT=1 expect ui 'number Enter +lesson: go to step +│ *$' "at 80×24 the help's last entry is whole, inside the box"
 E2E_TIMEOUT=1 expect ui 'qkv --help and man qkv list the command line' "the second page's footer shows"
 keys ui PPage

@@ -23,6 +23,7 @@
 
 #include "qkv/attention.h"
 #include "qkv/colour.h"
+#include "qkv/geometry.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
@@ -107,6 +108,17 @@ int figure_write(FILE *out, enum figure_format format, const struct qkv_problem 
 char *figure_bytes(enum figure_format format, const struct qkv_problem *p,
 		   const struct qkv_trace *t, const struct figure_options *o, size_t *length,
 		   char *err, size_t err_size);
+
+/* The geometry g of t's queries and keys (qkv/geometry.h) as a figure: arrows
+ * (points past a dozen tokens) labelled by token, the selected query's arrow
+ * wide with each key's projection onto it, and under the plot the sentences dot
+ * (its dot product with the selected key) and plane (what the plane is), in the
+ * options' palette (the signed ramp's two ends), background and size. 0, or -1
+ * with one line in err. */
+int figure_geometry_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
+			  const struct qkv_trace *t, const struct qkv_geometry *g, int query, int key,
+			  const char *dot, const char *plane, const struct figure_options *o, char *err,
+			  size_t err_size);
 
 /* The d_k sweep (count points) as the saturation view's four charts, in the
  * options' palette (the signed ramp's ends), background and size. 0, or -1 with

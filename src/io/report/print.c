@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "io/report/print_model.h"
+#include "qkv/format.h"
 
 /* Every format, in the order of enum print_format. */
 static const struct print_backend *const backends[] = {
@@ -84,11 +85,25 @@ bool print_format_heads(enum print_format format)
 	return be != NULL && (be->heads != NULL || be->heads_table != NULL);
 }
 
+bool print_format_geometry(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && be->geometry != NULL;
+}
+
 bool print_format_costs(enum print_format format)
 {
 	const struct print_backend *be = print_backend_of(format);
 
 	return be != NULL && be->cost != NULL;
+}
+
+bool print_format_online(enum print_format format)
+{
+	const struct print_backend *be = print_backend_of(format);
+
+	return be != NULL && (be->online != NULL || be->online_from_hooks);
 }
 
 void print_format_names(char *buf, size_t size, int kind, bool (*fits)(enum print_format))
@@ -321,6 +336,8 @@ int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *
 	};
 
 	figure_options_default(&figure);
+	if (o->stage == PRINT_STAGE_GEOMETRY)
+		return print_geometry(out, p, t, o);
 	if (t->n <= 0 || t->m <= 0 || o->stage < -1 || o->stage >= QKV_STAGE_COUNT
 	    || o->format < 0 || o->format >= PRINT_FORMAT_COUNT)
 		return -1;
@@ -336,6 +353,90 @@ int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *
 		write_report(&pr);
 	}
 	free(pr.derivation);
+	free(pr.widths);
+	if (pr.out_of_memory || fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
+
+/* The online softmax's report from the backend's parts: the header and the inputs
+ * as in a trace's report, then what the algorithm kept and the output. */
+static void write_online(struct printer *pr, const struct qkv_online *o)
+{
+	struct qkv_matrix running;
+	struct table tb = { .kind = TABLE_MATRIX, .name = "running", .tex_name = NULL,
+			    .m = &running, .row_kind = LABEL_QUERY, .col_kind = LABEL_RUNNING };
+	char line[CELL_SIZE], bytes[NUMBER_SIZE], matrices[NUMBER_SIZE];
+	double *values = malloc((size_t)o->queries * 2 * sizeof *values);
+
+	if (values == NULL) {
+		pr->out_of_memory = true;
+		return;
+	}
+
+	if (pr->be->header != NULL)
+		pr->be->header(pr);
+	for (int i = 0; i < QKV_GRID_INPUTS; i++)
+		if (qkv_grid_info[i].form == pr->p->form && qkv_problem_input_const(pr->p, (enum qkv_grid)i) != NULL)
+			write_input(pr, (enum qkv_grid)i);
+	snprintf(line, sizeof line, "Online softmax, tiles of %d key%s", o->tile, o->tile == 1 ? "" : "s");
+	heading(pr, 2, line);
+	/* A sentence a line: the text format does not break lines. */
+	prose(pr, "S, S' and A are never formed: each query reads its keys a tile at a time.");
+	prose(pr, "It keeps m, the largest scaled score s' so far, and ℓ = Σe^(s'−m).");
+	prose(pr, "It also keeps o = Σe^(s'−m)·v, the output row before the division by ℓ.");
+	prose(pr, "A tile that raises m multiplies ℓ and o by e^(m_old−m_new).");
+	prose(pr, "So o / ℓ is softmax(S')·V's row: exact, up to the rounding of doubles.");
+	qkv_format_grouped(bytes, sizeof bytes, (long long)o->bytes);
+	qkv_format_grouped(matrices, sizeof matrices,
+			   (long long)(3 * sizeof(double) * (size_t)o->queries * (size_t)o->keys));
+	snprintf(line, sizeof line, "Held: %s bytes: Q, K and V as used, O, m, ℓ, a tile's scores and o.",
+		 bytes);
+	prose(pr, line);
+	snprintf(line, sizeof line, "S, S' and A would take %s bytes more.", matrices);
+	prose(pr, line);
+	end_paragraph(pr);
+	for (int i = 0; i < o->queries; i++) {
+		values[2 * i] = o->max[i];
+		values[2 * i + 1] = o->sum[i];
+	}
+	running = (struct qkv_matrix){ .rows = o->queries, .cols = 2, .values = values };
+	heading(pr, 2, "m and ℓ at the end, per query");
+	table(pr, &tb);
+	gap(pr);
+	free(values);
+	snprintf(line, sizeof line, "O — output (%d × %d)", o->output.rows, o->output.cols);
+	heading(pr, 2, line);
+	tb = (struct table){ .kind = TABLE_MATRIX, .name = "output", .tex_name = "O", .m = &o->output,
+			     .row_kind = LABEL_QUERY, .col_kind = LABEL_DIM };
+	table(pr, &tb);
+	gap(pr);
+}
+
+int print_online(FILE *out, const struct qkv_problem *p, const struct qkv_online *online,
+		 const struct print_options *o)
+{
+	/* The printer's model reads a trace: this one has the sizes, the divisor and
+	 * Q, K, V and O (borrowed from the online result), and no n × n matrix. */
+	struct qkv_trace t = {
+		.m = online->queries, .n = online->keys, .d_k = online->d_k, .d_v = online->d_v,
+		.divisor = online->divisor, .q = online->q, .k = online->k, .v = online->v,
+		.output = online->output,
+	};
+	struct printer pr = {
+		.out = out, .p = p, .t = &t, .stage = -1,
+		.decimals = print_clamp(o->decimals, 0, 12),
+	};
+
+	if (online->queries <= 0 || !print_format_online(o->format))
+		return -1;
+	pr.be = backends[o->format];
+	if (pr.be->online != NULL) {
+		if (pr.be->online(&pr, online) != 0)
+			pr.out_of_memory = true;
+	} else {
+		write_online(&pr, online);
+	}
 	free(pr.widths);
 	if (pr.out_of_memory || fflush(out) != 0 || ferror(out))
 		return -1;

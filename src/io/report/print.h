@@ -13,6 +13,7 @@
 
 #include "io/figure/figure.h"
 #include "qkv/attention.h"
+#include "qkv/online.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 
@@ -34,9 +35,14 @@ enum print_kind {
 	PRINT_KIND_FIGURE, /* a picture of a stage or of the sweep (svg, pdf, png) */
 };
 
+/* --stage geometry: not a stage of the computation but a view of stage 1's
+ * inputs, the queries and keys as points in a plane (print_geometry). */
+#define PRINT_STAGE_GEOMETRY 16
+
 struct print_options {
 	enum print_format format;
-	int stage;     /* -1 = every stage, else 0..5 (QKV_STAGE_*; 0 = projections) */
+	int stage;     /* -1 = every stage, else 0..5 (QKV_STAGE_*; 0 = projections),
+			* or PRINT_STAGE_GEOMETRY */
 	int cell_row;  /* the example cell whose derivation is written (0-based) */
 	int cell_col;
 	int decimals;  /* digits after the point in text, Markdown and LaTeX */
@@ -61,6 +67,10 @@ bool print_format_binary(enum print_format format);
 bool print_format_trains(enum print_format format);
 /* Whether the format writes a multi-head problem's report (the report formats). */
 bool print_format_heads(enum print_format format);
+/* Whether the format writes the online softmax's report (text, Markdown, CSV, JSON). */
+bool print_format_online(enum print_format format);
+/* Whether the format writes --stage geometry (text, JSON, the figures). */
+bool print_format_geometry(enum print_format format);
 /* Whether the format writes --cost's table (text, Markdown, CSV, JSON). */
 bool print_format_costs(enum print_format format);
 /* The words of the formats of `kind` (every kind when kind is -1) for which
@@ -75,6 +85,19 @@ void print_options_default(struct print_options *o);
  * o->err). */
 int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
 		const struct print_options *o);
+
+/* Writes the report of the online softmax o, computed from p, to out: the problem's
+ * facts and inputs, what the algorithm kept (each query's m and ℓ, the bytes it
+ * held) and the output; no S, S' or A, which it never forms. o->figure, o->stage
+ * and the cell are not used. Returns 0, or -1 on a write error or a format that
+ * does not write it (print_format_online). */
+int print_online(FILE *out, const struct qkv_problem *p, const struct qkv_online *online,
+		 const struct print_options *o);
+/* Writes the geometry of t's queries and keys (--stage geometry) in o's format,
+ * or draws it; the selected query and key are o's cell (row, column). 0, or -1
+ * on a write error, a format without it, or a figure not drawn (o->err). */
+int print_geometry(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
+		   const struct print_options *o);
 
 /* Writes a sweep table (count points) in o's format, or draws its charts (a
  * figure format); 0, or -1 on a write error or a figure not drawn (o->err). */

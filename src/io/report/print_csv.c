@@ -360,4 +360,5 @@ const struct print_backend print_csv_backend = {
 	.train_sweep = csv_train_sweep,
 	.heads_table = csv_heads_table,
 	.heads_numbered_rows = true,
+	.online_from_hooks = true,
 };

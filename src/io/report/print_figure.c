@@ -29,17 +29,17 @@ static int figure_sweep(FILE *out, const struct sweep_report *s)
 
 const struct print_backend print_svg_backend = {
 	.name = "svg", .kind = PRINT_KIND_FIGURE, .figure_format = FIGURE_SVG,
-	.trace = figure_report, .sweep = figure_sweep,
+	.trace = figure_report, .sweep = figure_sweep, .geometry = print_geometry_figure,
 };
 
 const struct print_backend print_pdf_backend = {
 	.name = "pdf", .kind = PRINT_KIND_FIGURE, .figure_format = FIGURE_PDF, .binary = true,
-	.trace = figure_report, .sweep = figure_sweep,
+	.trace = figure_report, .sweep = figure_sweep, .geometry = print_geometry_figure,
 };
 
 const struct print_backend print_png_backend = {
 	.name = "png", .kind = PRINT_KIND_FIGURE, .figure_format = FIGURE_PNG, .binary = true,
-	.trace = figure_report, .sweep = figure_sweep,
+	.trace = figure_report, .sweep = figure_sweep, .geometry = print_geometry_figure,
 };
 
 int print_figure_format_parse(const char *name, enum figure_format *format)

@@ -108,7 +108,7 @@ static void json_stats(FILE *out, const char *indent, const struct qkv_trace *t)
 static void json_mask(struct printer *pr)
 {
 	const struct qkv_problem *p = pr->p;
-	int m = pr->t->m, n = pr->t->n;
+	int m = p->m, n = p->n;
 
 	if (p->mask != QKV_MASK_CUSTOM || p->mask_bits == NULL) {
 		fprintf(pr->out, ",\n  \"mask\": \"%s\",\n", qkv_mask_name(p->mask));
@@ -147,9 +147,9 @@ static void json_labels(FILE *out, const struct qkv_problem *p)
 	fprintf(out, "],\n  \"m\": %d,", p->m);
 }
 
-/* The trace object, plus "scale" and "temperature" (and "padding" and "wrong"
- * when there are any). */
-static int json_trace(struct printer *pr)
+/* The object's opening and its facts: title, tokens, sizes, divisor, "scale",
+ * "temperature", the mask (and "padding" and "wrong" when there are any). */
+static void json_facts(struct printer *pr)
 {
 	const struct qkv_problem *p = pr->p;
 	const struct qkv_trace *t = pr->t;
@@ -181,6 +181,15 @@ static int json_trace(struct printer *pr)
 	}
 	if (p->wrong != QKV_WRONG_NONE)
 		fprintf(pr->out, "  \"wrong\": \"%s\",\n", qkv_wrong_name(p->wrong));
+}
+
+/* The trace object. */
+static int json_trace(struct printer *pr)
+{
+	const struct qkv_problem *p = pr->p;
+	const struct qkv_trace *t = pr->t;
+
+	json_facts(pr);
 	/* The projected form keeps what it was computed from: X and the W's. */
 	if (p->form == QKV_FORM_PROJECTED) {
 		json_matrix(pr, "X", &p->x, false);
@@ -199,6 +208,43 @@ static int json_trace(struct printer *pr)
 	json_matrix(pr, "output", &t->output, false);
 	if (!print_stopped(pr))
 		json_stats(pr->out, "  ", t);
+	fputs("}\n", pr->out);
+	return 0;
+}
+
+/* The online softmax's object: the trace object's facts and inputs, then
+ * "algorithm", "tile", "bytes", the output and each query's "max" (m, null when
+ * the query sees no key) and "sum" (ℓ); no scores, scaled or weights. */
+static int json_online(struct printer *pr, const struct qkv_online *o)
+{
+	const struct qkv_problem *p = pr->p;
+
+	json_facts(pr);
+	fprintf(pr->out, "  \"algorithm\": \"online\",\n  \"tile\": %d,\n  \"bytes\": %zu,\n",
+		o->tile, o->bytes);
+	if (p->form == QKV_FORM_PROJECTED) {
+		json_matrix(pr, "X", &p->x, false);
+		if (qkv_problem_is_cross(p))
+			json_matrix(pr, "X_q", &p->x_q, false);
+		json_matrix(pr, "W_Q", &p->w_q, false);
+		json_matrix(pr, "W_K", &p->w_k, false);
+		json_matrix(pr, "W_V", &p->w_v, false);
+	}
+	json_matrix(pr, "Q", &o->q, false);
+	json_matrix(pr, "K", &o->k, false);
+	json_matrix(pr, "V", &o->v, false);
+	json_matrix(pr, "output", &o->output, false);
+	for (int key = 0; key < 2 && !print_stopped(pr); key++) {
+		const double *values = key == 0 ? o->max : o->sum;
+
+		fprintf(pr->out, "  \"%s\": [", key == 0 ? "max" : "sum");
+		for (int i = 0; i < o->queries; i++) {
+			if (i > 0)
+				fputs(", ", pr->out);
+			number17(pr->out, values[i]);
+		}
+		fputs(key == 0 ? "],\n" : "]\n", pr->out);
+	}
 	fputs("}\n", pr->out);
 	return 0;
 }
@@ -506,4 +552,6 @@ const struct print_backend print_json_backend = {
 	.train_run = json_train_run,
 	.train_sweep = json_train_sweep,
 	.heads = json_heads,
+	.online = json_online,
+	.geometry = print_geometry_json,
 };

@@ -214,4 +214,5 @@ const struct print_backend print_markdown_backend = {
 	.heads_heading = md_heads_heading,
 	.heads_table = md_heads_table,
 	.heads_sentence = md_heads_sentence,
+	.online_from_hooks = true,
 };

@@ -57,6 +57,9 @@ void print_label(const struct printer *pr, enum label_kind kind, int index, char
 	case LABEL_MODEL:
 		snprintf(buf, size, "m%d", index + 1);
 		break;
+	case LABEL_RUNNING:
+		snprintf(buf, size, "%s", index == 0 ? "m" : "ℓ");
+		break;
 	}
 }
 
@@ -330,6 +333,9 @@ int print_masked_pairs(const struct qkv_trace *t)
 {
 	int count = 0;
 
+	/* The online softmax's report holds no n × n matrix to mark. */
+	if (t->masked == NULL)
+		return 0;
 	for (int i = 0; i < t->m; i++)
 		for (int j = 0; j < t->n; j++)
 			count += qkv_trace_is_masked(t, i, j);

@@ -12,7 +12,9 @@
 #include "io/report/print.h"
 #include "qkv/attention.h"
 #include "qkv/cost.h"
+#include "qkv/geometry.h"
 #include "qkv/heads.h"
+#include "qkv/online.h"
 #include "qkv/problem.h"
 #include "qkv/sweep.h"
 #include "qkv/train.h"
@@ -34,6 +36,7 @@ enum label_kind {
 	LABEL_QUERY, /* the queries' labels: the tokens' in self-attention */
 	LABEL_DIM,   /* d1, d2, …: columns of Q, K, V, the output and the W's */
 	LABEL_MODEL, /* m1, m2, …: columns of X, rows of the W's */
+	LABEL_RUNNING, /* "m", "ℓ": the online softmax's running maximum and sum */
 };
 
 enum table_kind {
@@ -92,6 +95,23 @@ struct train_sweep_report {
 	const struct qkv_train_sweep_point *points;   /* QKV_TRAIN_SWEEP_POINTS */
 	const struct qkv_train_sweep_point *baseline; /* MSE + SGD to compare with, or NULL */
 	const char *verdict;                          /* the sweep's sentence */
+};
+
+/* The geometry of the queries and keys as print_geometry received it
+ * (print_geometry.c): the plane, the selected query and key, their sentence. */
+struct geometry_report {
+	FILE *out;
+	const struct print_backend *be;
+	const struct qkv_problem *p;
+	const struct qkv_trace *t;
+	const struct qkv_geometry *g;
+	int query, key;
+	int decimals;
+	char dot[640];   /* "q_t3 · k_t1 = 1.00 = |q| |k| cos 45°; weight 0.25" */
+	char plane[256]; /* qkv_geometry_plane_sentence */
+	const struct figure_options *figure;
+	char *err;
+	size_t err_size;
 };
 
 /* One output format. The report is built by print.c from the hooks below, in
@@ -159,9 +179,16 @@ struct print_backend {
 	bool heads_numbered_rows;
 	/* --cost's table (NULL: the format does not write it). */
 	void (*cost)(FILE *out, const struct qkv_cost *c);
+	/* The online softmax's report (print_online): written whole by `online`
+	 * (JSON), or laid out from the hooks above (header, heading, prose, table,
+	 * gap) when online_from_hooks; neither: not written in this format. */
+	int (*online)(struct printer *pr, const struct qkv_online *o);
+	bool online_from_hooks;
 	/* A training run and a training sweep (NULL: not written in this format). */
 	void (*train_run)(FILE *out, const struct qkv_train *t);
 	void (*train_sweep)(FILE *out, const struct train_sweep_report *s);
+	/* --stage geometry: the queries and keys as points (NULL: not in this format). */
+	int (*geometry)(const struct geometry_report *r);
 };
 
 extern const struct print_backend print_text_backend;
@@ -172,6 +199,11 @@ extern const struct print_backend print_json_backend;
 extern const struct print_backend print_svg_backend;
 extern const struct print_backend print_pdf_backend;
 extern const struct print_backend print_png_backend;
+
+/* The geometry report of text, JSON and the figure formats (print_geometry.c). */
+int print_geometry_text(const struct geometry_report *r);
+int print_geometry_json(const struct geometry_report *r);
+int print_geometry_figure(const struct geometry_report *r);
 
 /* The backend of a format, or NULL when there is no such format. */
 const struct print_backend *print_backend_of(enum print_format format);

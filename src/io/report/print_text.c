@@ -293,4 +293,6 @@ const struct print_backend print_text_backend = {
 	.heads_heading = text_heads_heading,
 	.heads_table = text_heads_table,
 	.heads_sentence = text_heads_sentence,
+	.online_from_hooks = true,
+	.geometry = print_geometry_text,
 };
