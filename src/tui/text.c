@@ -42,7 +42,7 @@ void text_info(const struct app *app, int decimals, bool readout, char *formula,
 
 		qkv_format_number(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
 		qkv_describe_variance(variance, sizeof variance, &app->trace);
-		qkv_token_words(token, sizeof token, &app->problem, row);
+		qkv_query_words(token, sizeof token, &app->problem, row);
 		snprintf(formula, formula_size, "%s · ‖J‖ of %s %s  ·  %s", variance, token, gradient, words);
 	} else if (app->stage == APP_STAGE_LIVE) {
 		snprintf(formula, formula_size, "softmax(Q Kᵀ / %s) V  ·  %s",

@@ -2,7 +2,8 @@
 # test_cross.sh — cross-attention as a person sees it: the lesson "A decoder reads
 # an encoder" paged through on a projector's 83×22 and on 120×40 (the heatmap 3 × 4
 # with the decoder's words down and the encoder's across, the output's 3 rows, the
-# padded key, every step's title; no line cut short with "…"), then the sample
+# padded key, every step's title; no line cut short with "…"), every step on the
+# smallest screen, 60×18, with no word cut, then the sample
 # edited by hand: o and x on Q add and remove a query, on K a token, m passing the
 # causal mask over while the lengths differ.
 # shellcheck source=SCRIPTDIR/lib.sh
@@ -44,6 +45,27 @@ for size in "83 22" "120 40"; do
 	keys "$name" q
 	expect_exit "$name" 0 "$size: q ends the lesson"
 done
+
+# The smallest screen qkv draws on: every step there, no word cut.
+start small 60 18 "$QKV" --lesson "$LESSON"
+for step in 1 2 3 4 5 6; do
+	expect small "Step $step of 6" "60×18: step $step shows"
+	settle small
+	cut=$(screen small | grep -E '[^ ]…' | head -n 1)
+	check "60×18: no word cut at step $step${cut:+ ($cut)}" -z "$cut"
+	# Notes longer than the screen turn a page first.
+	if screen small | grep -q 'notes 1 of 2'; then
+		keys small NPage
+		expect small "Step $step of 6.*notes 2 of 2" "60×18: step $step's notes turn a page"
+	fi
+	# Live, the readout's figures move to the formula line: they name the query.
+	if [ "$step" = 6 ]; then
+		expect small '‖J‖ of "sleeps"' "60×18: the gradient's figure names the query, not a token"
+	fi
+	keys small NPage
+done
+keys small q
+expect_exit small 0 "60×18: q ends the lesson"
 
 # By hand: the two sequences edited apart.
 start edit 120 40 "$QKV" samples/cross-attention.json
