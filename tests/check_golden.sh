@@ -4,8 +4,7 @@
 # (text, markdown, latex, csv, json) — and the label fixtures in golden/inputs/ —
 # whole and stage by stage, and a set of option
 # combinations (--cell, --decimals, --wrong, --no-scale, --scale, --temperature,
-# --mask, --random seeds, --sweep), --stage geometry, cross-attention (--random
-# --queries), multi-head problems drawn at random, training
+# --mask, --random seeds, --sweep), --stage geometry, multi-head problems drawn at random, training
 # runs and sweeps (--train), and --cost's tables (printed by the golden_cost helper
 # from fixed times, since a measured clock differs from run to run). Each group is
 # one file: for every run, the
@@ -89,18 +88,6 @@ for format in $formats; do
 	run "$group" --format "$format" --random --tokens 3 --heads 3 --dmodel 3 --seed 2 --cell 3,1 --decimals 2
 	run "$group" --format "$format" --cell 2,2 --decimals 6 samples/heads-two.json
 	run "$group" --format "$format" --stage 3 samples/heads-three-ways.json
-done
-
-# Cross-attention (m queries, n keys): random draws, options and cells, every format.
-for format in $formats; do
-	group=cross.$format
-	run "$group" --format "$format" --random --queries 2 --tokens 5 --dk 3 --seed 7
-	run "$group" --format "$format" --random --queries 4 --tokens 1 --dk 2 --dv 3 --seed 8 --cell 4,2
-	run "$group" --format "$format" --random --queries 1 --tokens 3 --dk 2 --seed 9 --wrong column-softmax
-	run "$group" --format "$format" --random --queries 3 --tokens 2 --heads 2 --dmodel 4 --seed 10
-	run "$group" --format "$format" --cell 3,4 --decimals 2 samples/cross-attention.json
-	run "$group" --format "$format" --mask causal samples/cross-attention.json
-	run "$group" --format "$format" --wrong mask-after-softmax --stage 3 tests/data/good/cross.json
 done
 
 # --stage geometry: the queries and keys as points (text and JSON; the other

@@ -86,10 +86,16 @@ static int check_keys(const struct loader *ld)
 			char expected[256];
 			size_t used = 0;
 
+			/* Self-attention's keys, as always; cross-attention's two more
+			 * (query_tokens, X_q) are known above but not listed. */
 			expected[0] = '\0';
-			for (size_t i = 0; i < KEY_COUNT && used < sizeof expected; i++)
+			for (size_t i = 0, listed = 0; i < KEY_COUNT && used < sizeof expected; i++) {
+				if (strcmp(load_key(i), "query_tokens") == 0 || strcmp(load_key(i), "X_q") == 0)
+					continue;
 				used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
-							 i == 0 ? "" : i + 1 == KEY_COUNT ? " or " : ", ", load_key(i));
+							 listed++ == 0 ? "" : i + 1 == KEY_COUNT ? " or " : ", ",
+							 load_key(i));
+			}
 			return load_fail_at(ld, &at, "unknown key \"%s\"; expected %s", quoted, expected);
 		}
 	}
@@ -375,6 +381,16 @@ static int read_matrices(const struct loader *ld, struct qkv_problem *p)
 			rule.rows_why = why[0][info->rows];
 		if (rule.cols > 0)
 			rule.cols_why = why[1][info->cols];
+		/* A K of other rows than Q beside a V of Q's rows is self-attention's K
+		 * gone wrong, not cross-attention: it is K that is refused. */
+		if (i == QKV_GRID_K && !cross) {
+			const json_t *v = json_object_get(ld->root, "V");
+
+			if (json_is_array(v) && json_array_size(v) == (size_t)size[QKV_DIM_QUERIES]) {
+				rule.rows = size[QKV_DIM_QUERIES];
+				rule.rows_why = "n, the rows of \"Q\"";
+			}
+		}
 		if (read_matrix(ld, &rule, m) != 0)
 			return -1;
 		/* The sizes this matrix fixes, and how a later one is told about them. A
