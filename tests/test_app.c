@@ -28,6 +28,7 @@
 
 #include "lcg.h"
 #include "oracle.h"
+#include "tap_main.h"
 
 /* The interface's three palettes, the rest as the defaults. */
 static const struct app_options three_palettes = { .palette_count = 3 };
@@ -4710,12 +4711,5 @@ static Suite *app_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(app_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(app_suite());
 }

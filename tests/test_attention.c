@@ -19,6 +19,7 @@
 #include "fixtures.h"
 #include "lcg.h"
 #include "oracle.h"
+#include "tap_main.h"
 
 #define MAX_N 48 /* largest n the tests below build */
 
@@ -114,12 +115,53 @@ static void expect_reference(const struct qkv_problem *p, const struct qkv_trace
 	}
 }
 
-START_TEST(test_worked_example_closed_form)
+/* The case under test, for every test that works on one problem and its trace:
+ * the tests' generator g, the sizes drawn from it, the problem p built from it and
+ * its trace t. A checked fixture empties p and t before each case (each turn of a
+ * loop test) and frees them after it, so a case builds and reads, and never frees. */
+static struct lcg g;
+static int n, d_k, d_v;
+static struct qkv_problem p;
+static struct qkv_trace t;
+
+static void case_setup(void)
 {
-	struct qkv_problem p;
-	struct qkv_trace t;
 	qkv_problem_init(&p);
 	qkv_trace_init(&t);
+}
+
+static void case_teardown(void)
+{
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+
+/* p: a direct-form problem of n tokens, d_k and d_v (Q, K in [-qk, qk)), from g
+ * seeded with seed. */
+static void build_seeded(uint64_t seed, int tokens, int key_size, int value_size, double qk)
+{
+	g.state = seed;
+	n = tokens;
+	d_k = key_size;
+	d_v = value_size;
+	qkv_problem_fini(&p);
+	build_direct(&p, n, d_k, d_v, qk, &g);
+}
+
+/* As build_seeded, the sizes drawn from g first, in this order: n in [n_min, n_max],
+ * d_k in [1, d_k_max], d_v in [1, d_v_max]. */
+static void draw_case(uint64_t seed, int n_min, int n_max, int d_k_max, int d_v_max, double qk)
+{
+	g.state = seed;
+	n = lcg_int(&g, n_min, n_max);
+	d_k = lcg_int(&g, 1, d_k_max);
+	d_v = lcg_int(&g, 1, d_v_max);
+	qkv_problem_fini(&p);
+	build_direct(&p, n, d_k, d_v, qk, &g);
+}
+
+START_TEST(test_worked_example_closed_form)
+{
 	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(t.n, 3);
@@ -161,19 +203,12 @@ START_TEST(test_worked_example_closed_form)
 	 * hand-rounded (0.38, 0.19, 0.42). */
 	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 0, 0), 0.40111209268, 1e-10);
 	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 0, 1), 0.19777581464, 1e-10);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_scores_are_q_k_transposed)
 {
-	struct lcg g = {300u + (uint64_t)_i};
-	int n = lcg_int(&g, 1, 20), d_k = lcg_int(&g, 1, 40), d_v = lcg_int(&g, 1, 9);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, n, d_k, d_v, 2.0, &g);
-	qkv_trace_init(&t);
+	draw_case(300u + (uint64_t)_i, 1, 20, 40, 9, 2.0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(t.n, n);
 	ck_assert_int_eq(t.d_k, d_k);
@@ -194,19 +229,12 @@ START_TEST(test_scores_are_q_k_transposed)
 						1e-15 * d_k * (1.0 + magnitude));
 		}
 	expect_reference(&p, &t, 1e-12);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_rows_sum_to_one)
 {
-	struct lcg g = {500u + (uint64_t)_i};
-	int n = lcg_int(&g, 1, MAX_N), d_k = lcg_int(&g, 1, 64), d_v = lcg_int(&g, 1, 8);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, n, d_k, d_v, 3.0, &g);
-	qkv_trace_init(&t);
+	draw_case(500u + (uint64_t)_i, 1, MAX_N, 64, 8, 3.0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	for (int i = 0; i < n; i++) {
 		double sum = 0.0;
@@ -219,14 +247,12 @@ START_TEST(test_rows_sum_to_one)
 		ck_assert_double_eq_tol(t.rows[i].weight_sum, 1.0, 1e-12);
 		ck_assert_int_eq(t.rows[i].live_keys, n);
 	}
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_softmax_row_shift_invariant)
 {
-	struct lcg g = {700u + (uint64_t)_i};
+	g.state = 700u + (uint64_t)_i;
 	int count = lcg_int(&g, 1, 30);
 	double x[30], shifted[30], a[30], b[30];
 	/* Dyadic values and an integer shift: x + c is exact, so the results must be
@@ -294,11 +320,8 @@ END_TEST
  * With scale NONE the scaled row shifts by c_i and nothing after it changes. */
 START_TEST(test_score_row_shift_through_inputs)
 {
-	struct lcg g = {900u + (uint64_t)_i};
-	int n = lcg_int(&g, 2, 16), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 5);
-	struct qkv_problem p;
 	struct qkv_trace before, after;
-	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	draw_case(900u + (uint64_t)_i, 2, 16, 8, 5, 2.0);
 	p.scale = QKV_SCALE_NONE;
 	qkv_trace_init(&before);
 	qkv_trace_init(&after);
@@ -320,7 +343,6 @@ START_TEST(test_score_row_shift_through_inputs)
 	}
 	qkv_trace_fini(&before);
 	qkv_trace_fini(&after);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -328,11 +350,9 @@ END_TEST
  * permutes the weight columns and leaves the output unchanged. */
 START_TEST(test_permuting_keys_and_values)
 {
-	struct lcg g = {1100u + (uint64_t)_i};
-	int n = lcg_int(&g, 2, 24), d_k = lcg_int(&g, 1, 16), d_v = lcg_int(&g, 1, 6);
-	struct qkv_problem p, permuted;
-	struct qkv_trace t, u;
-	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	struct qkv_problem permuted;
+	struct qkv_trace u;
+	draw_case(1100u + (uint64_t)_i, 2, 24, 16, 6, 2.0);
 	qkv_problem_init(&permuted);
 	ck_assert_int_eq(qkv_problem_copy(&permuted, &p), 0);
 	int order[MAX_N];
@@ -350,7 +370,6 @@ START_TEST(test_permuting_keys_and_values)
 		for (int c = 0; c < d_v; c++)
 			qkv_matrix_set(&permuted.v, j, c, qkv_matrix_get(&p.v, order[j], c));
 	}
-	qkv_trace_init(&t);
 	qkv_trace_init(&u);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(qkv_attention(&permuted, &u), 0);
@@ -365,20 +384,14 @@ START_TEST(test_permuting_keys_and_values)
 			ck_assert_double_eq_tol(qkv_matrix_get(&u.output, i, c),
 						qkv_matrix_get(&t.output, i, c), 1e-12);
 	}
-	qkv_trace_fini(&t);
 	qkv_trace_fini(&u);
-	qkv_problem_fini(&p);
 	qkv_problem_fini(&permuted);
 }
 END_TEST
 
 START_TEST(test_custom_mask_exact_zeros)
 {
-	struct lcg g = {1300u + (uint64_t)_i};
-	int n = lcg_int(&g, 2, 20), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, n, d_k, d_v, 3.0, &g);
+	draw_case(1300u + (uint64_t)_i, 2, 20, 8, 4, 3.0);
 	clear_custom_mask(&p);
 	int live[MAX_N];
 	for (int i = 0; i < n; i++) {
@@ -393,7 +406,6 @@ START_TEST(test_custom_mask_exact_zeros)
 		}
 	}
 	ck_assert_int_eq(qkv_problem_check(&p), 0);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	for (int i = 0; i < n; i++) {
 		double sum = 0.0;
@@ -411,20 +423,13 @@ START_TEST(test_custom_mask_exact_zeros)
 		ck_assert_int_eq(t.rows[i].live_keys, live[i]);
 	}
 	expect_reference(&p, &t, 1e-12);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_causal_mask)
 {
-	struct lcg g = {1500u + (uint64_t)_i};
-	int n = lcg_int(&g, 2, 20), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, n, d_k, d_v, 3.0, &g);
+	draw_case(1500u + (uint64_t)_i, 2, 20, 8, 4, 3.0);
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	/* The first query sees only itself. */
 	ck_assert(qkv_matrix_get(&t.weights, 0, 0) == 1.0);
@@ -443,22 +448,20 @@ START_TEST(test_causal_mask)
 		ck_assert_int_eq(t.rows[i].live_keys, i + 1);
 	}
 	expect_reference(&p, &t, 1e-12);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 /* True when every number in the trace is finite. */
-static bool trace_all_finite(const struct qkv_trace *t)
+static bool trace_all_finite(const struct qkv_trace *trace)
 {
-	if (!qkv_matrix_all_finite(&t->q) || !qkv_matrix_all_finite(&t->k) ||
-	    !qkv_matrix_all_finite(&t->v) || !qkv_matrix_all_finite(&t->scores) ||
-	    !qkv_matrix_all_finite(&t->scaled) || !qkv_matrix_all_finite(&t->weights) ||
-	    !qkv_matrix_all_finite(&t->output) || !isfinite(t->score_variance) ||
-	    !isfinite(t->divisor))
+	if (!qkv_matrix_all_finite(&trace->q) || !qkv_matrix_all_finite(&trace->k) ||
+	    !qkv_matrix_all_finite(&trace->v) || !qkv_matrix_all_finite(&trace->scores) ||
+	    !qkv_matrix_all_finite(&trace->scaled) || !qkv_matrix_all_finite(&trace->weights) ||
+	    !qkv_matrix_all_finite(&trace->output) || !isfinite(trace->score_variance) ||
+	    !isfinite(trace->divisor))
 		return false;
-	for (int i = 0; i < t->n; i++) {
-		const struct qkv_row_stats *r = &t->rows[i];
+	for (int i = 0; i < trace->n; i++) {
+		const struct qkv_row_stats *r = &trace->rows[i];
 		if (!isfinite(r->max_weight) || !isfinite(r->entropy) ||
 		    !isfinite(r->effective_tokens) || !isfinite(r->jacobian_norm) ||
 		    !isfinite(r->weight_sum))
@@ -471,12 +474,7 @@ static bool trace_all_finite(const struct qkv_trace *t)
  * one-hot rows, and nothing may become NaN or Inf. */
 START_TEST(test_huge_scores_saturate_cleanly)
 {
-	struct lcg g = {1700u + (uint64_t)_i};
-	int n = lcg_int(&g, 2, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, n, d_k, d_v, 1e6, &g);
-	qkv_trace_init(&t);
+	draw_case(1700u + (uint64_t)_i, 2, 12, 8, 4, 1e6);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert(trace_all_finite(&t));
 	for (int i = 0; i < n; i++) {
@@ -493,8 +491,6 @@ START_TEST(test_huge_scores_saturate_cleanly)
 		ck_assert_double_eq_tol(t.rows[i].entropy, 0.0, 1e-9);
 		ck_assert_double_eq_tol(t.rows[i].jacobian_norm, 0.0, 1e-9);
 	}
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -502,34 +498,24 @@ END_TEST
  * scaling and the smallest temperature. */
 START_TEST(test_extreme_limits_stay_finite)
 {
-	struct lcg g = {1900};
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, 6, 512, 3, QKV_MAX_VALUE, &g);
+	build_seeded(1900, 6, 512, 3, QKV_MAX_VALUE);
 	for (int j = 0; j < 3; j++)
 		qkv_matrix_set(&p.v, 0, j, QKV_MAX_VALUE);
 	p.scale = QKV_SCALE_NONE;
 	p.temperature = QKV_MIN_TEMPERATURE;
 	ck_assert_int_eq(qkv_problem_check(&p), 0);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert(trace_all_finite(&t));
 	for (int i = 0; i < 6; i++)
 		ck_assert_double_eq_tol(t.rows[i].weight_sum, 1.0, 1e-12);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_fully_masked_row)
 {
-	struct lcg g = {2100};
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, 5, 3, 2, 2.0, &g);
+	build_seeded(2100, 5, 3, 2, 2.0);
 	clear_custom_mask(&p);
 	memset(p.mask_bits + 1 * 5, 1, 5);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert(trace_all_finite(&t));
 	for (int j = 0; j < 5; j++)
@@ -544,8 +530,6 @@ START_TEST(test_fully_masked_row)
 		if (i != 1)
 			ck_assert_double_eq_tol(t.rows[i].weight_sum, 1.0, 1e-12);
 	expect_reference(&p, &t, 1e-12);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -559,36 +543,29 @@ START_TEST(test_mix_adds_up)
 {
 	static const double q[] = { 1, 0, 0, 1, 1, 1, 1, -1 }, k[] = { 1, 1, 0, 1, 1, 0, 1, -1 };
 	static const double v[] = { 1, 0, 0, 1, 1, 1, 2, 0 };
-	struct lcg g = { 2600 };
-	struct qkv_problem p;
-	struct qkv_trace t;
 	double z = 0.0, a[4];
 
 	for (int j = 0; j < 4; j++)
 		z += exp((j == 0 ? 0.0 : j == 1 ? -1.0 : j == 2 ? 1.0 : 2.0) / sqrt(2.0));
 	for (int j = 0; j < 4; j++)
 		a[j] = exp((j == 0 ? 0.0 : j == 1 ? -1.0 : j == 2 ? 1.0 : 2.0) / sqrt(2.0)) / z;
-	qkv_problem_init(&p);
 	give_labels(&p, 4);
 	p.form = QKV_FORM_DIRECT;
 	ck_assert_int_eq(qkv_matrix_set_all(&p.q, 4, 2, q), 0);
 	ck_assert_int_eq(qkv_matrix_set_all(&p.k, 4, 2, k), 0);
 	ck_assert_int_eq(qkv_matrix_set_all(&p.v, 4, 2, v), 0);
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert(llround(100 * a[0]) + llround(100 * a[2]) + llround(200 * a[3]) !=
 		  llround(100 * (a[0] + a[2] + 2 * a[3])));
 	ck_assert(!qkv_trace_mix_adds_up(&t, 3, 0, 2));
 	ck_assert(qkv_trace_mix_adds_up(&t, 3, 1, 2)); /* d2: 0.06 + 0.27 = 0.33 */
 	ck_assert(qkv_trace_mix_adds_up(&t, 3, 0, 5));
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
+	g.state = 2600;
 	for (int trial = 0; trial < 20; trial++) {
-		int n = 2 + trial % 6;
-
+		n = 2 + trial % 6;
+		qkv_problem_fini(&p);
 		build_direct(&p, n, 3, 2, 2.0, &g);
-		qkv_trace_init(&t);
 		ck_assert_int_eq(qkv_attention(&p, &t), 0);
 		for (int i = 0; i < n; i++)
 			for (int c = 0; c < 2; c++) {
@@ -603,21 +580,15 @@ START_TEST(test_mix_adds_up)
 				}
 				ck_assert(qkv_trace_mix_adds_up(&t, i, c, 2) == (shown == llround(100 * sum)));
 			}
-		qkv_trace_fini(&t);
-		qkv_problem_fini(&p);
 	}
 }
 END_TEST
 
 START_TEST(test_padding_everything)
 {
-	struct lcg g = {2300};
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, 4, 3, 2, 2.0, &g);
+	build_seeded(2300, 4, 3, 2, 2.0);
 	ensure_padding(&p);
 	memset(p.padding, 1, 4);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(t.n, 4);
 	ck_assert(trace_all_finite(&t));
@@ -640,19 +611,16 @@ START_TEST(test_padding_everything)
 		ck_assert_int_eq(t.rows[i].live_keys, 3);
 	}
 	expect_reference(&p, &t, 1e-12);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_projected_form)
 {
-	struct lcg g = {2500u + (uint64_t)_i};
-	int n = lcg_int(&g, 1, 10), d_model = lcg_int(&g, 1, 12);
-	int d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 6);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	qkv_problem_init(&p);
+	g.state = 2500u + (uint64_t)_i;
+	n = lcg_int(&g, 1, 10);
+	int d_model = lcg_int(&g, 1, 12);
+	d_k = lcg_int(&g, 1, 8);
+	d_v = lcg_int(&g, 1, 6);
 	give_labels(&p, n);
 	p.form = QKV_FORM_PROJECTED;
 	fill(&p.x, n, d_model, 2.0, &g);
@@ -663,7 +631,6 @@ START_TEST(test_projected_form)
 	ck_assert_int_eq(qkv_problem_d_k(&p), d_k);
 	ck_assert_int_eq(qkv_problem_d_v(&p), d_v);
 	ck_assert_int_eq(qkv_problem_d_model(&p), d_model);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(t.d_k, d_k);
 	ck_assert_int_eq(t.d_v, d_v);
@@ -690,21 +657,14 @@ START_TEST(test_projected_form)
 		for (int c = 0; c < d_v; c++)
 			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, i, c), output[i][c], 1e-11);
 	}
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_mix_cells)
 {
-	struct lcg g = {2700u + (uint64_t)_i};
-	int n = lcg_int(&g, 1, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 6);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	draw_case(2700u + (uint64_t)_i, 1, 12, 8, 6, 2.0);
 	if (_i % 2 == 1)
 		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	for (int i = 0; i < n; i++)
 		for (int c = 0; c < d_v; c++) {
@@ -718,20 +678,13 @@ START_TEST(test_mix_cells)
 			}
 			ck_assert_double_eq_tol(sum, qkv_matrix_get(&t.output, i, c), 1e-12);
 		}
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_wrong_column_softmax)
 {
-	struct lcg g = {2900u + (uint64_t)_i};
-	int n = lcg_int(&g, 2, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	draw_case(2900u + (uint64_t)_i, 2, 12, 8, 4, 2.0);
 	p.wrong = QKV_WRONG_COLUMN_SOFTMAX;
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert(trace_all_finite(&t));
 	for (int j = 0; j < n; j++) {
@@ -754,8 +707,6 @@ START_TEST(test_wrong_column_softmax)
 				out += qkv_matrix_get(&t.weights, i, j) * qkv_matrix_get(&p.v, j, c);
 			ck_assert_double_eq_tol(qkv_matrix_get(&t.output, i, c), out, 1e-12);
 		}
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -764,15 +715,10 @@ END_TEST
  * and all the columns together hold what all the rows hold, n (each row sums to 1). */
 START_TEST(test_column_sums)
 {
-	struct lcg g = {3100u + (uint64_t)_i};
-	int n = lcg_int(&g, 2, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
-	struct qkv_problem p;
-	struct qkv_trace t;
 	double total = 0.0, first = 0.0;
 
-	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	draw_case(3100u + (uint64_t)_i, 2, 12, 8, 4, 2.0);
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert(qkv_trace_column_sum(&t, n - 1) == qkv_matrix_get(&t.weights, n - 1, n - 1));
 	for (int i = n - 1; i >= 0; i--)
@@ -781,8 +727,6 @@ START_TEST(test_column_sums)
 	for (int j = 0; j < n; j++)
 		total += qkv_trace_column_sum(&t, j);
 	ck_assert_double_eq_tol(total, (double)n, 1e-12);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -790,14 +734,9 @@ END_TEST
  * so row i keeps only the share of an unmasked softmax that fell on keys ≤ i. */
 START_TEST(test_wrong_mask_after_softmax)
 {
-	struct lcg g = {3100u + (uint64_t)_i};
-	int n = lcg_int(&g, 2, 12), d_k = lcg_int(&g, 1, 8), d_v = lcg_int(&g, 1, 4);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, n, d_k, d_v, 2.0, &g);
+	draw_case(3100u + (uint64_t)_i, 2, 12, 8, 4, 2.0);
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
 	p.wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert(trace_all_finite(&t));
 	for (int i = 0; i < n; i++) {
@@ -822,18 +761,12 @@ START_TEST(test_wrong_mask_after_softmax)
 		else
 			ck_assert_double_eq_tol(sum, 1.0, 1e-12);
 	}
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_scale_and_temperature)
 {
-	struct lcg g = {3300};
-	struct qkv_problem p;
-	struct qkv_trace t;
-	build_direct(&p, 6, 9, 3, 2.0, &g);
-	qkv_trace_init(&t);
+	build_seeded(3300, 6, 9, 3, 2.0);
 	const struct {
 		enum qkv_scale scale;
 		double scale_value, temperature, divisor;
@@ -871,17 +804,11 @@ START_TEST(test_scale_and_temperature)
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	for (int i = 0; i < 6; i++)
 		ck_assert(t.rows[i].max_weight <= sharp[i] + 1e-15);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(test_rejects_bad_problem)
 {
-	struct qkv_problem p;
-	struct qkv_trace t;
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(t.n, 3);
@@ -892,15 +819,13 @@ START_TEST(test_rejects_bad_problem)
 	p.temperature = 0.0;
 	ck_assert_int_eq(qkv_attention(&p, &t), QKV_EINVAL);
 	ck_assert_int_eq(t.n, 0);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 /* A trace reused for a smaller problem holds exactly what a fresh one would. */
 START_TEST(test_trace_reuse)
 {
-	struct lcg g = {3500};
+	g.state = 3500;
 	struct qkv_problem big, small;
 	struct qkv_trace reused, fresh;
 	build_direct(&big, 30, 12, 7, 2.0, &g);
@@ -979,9 +904,9 @@ static void expect_same_trace(const struct qkv_trace *a, const struct qkv_trace 
 
 /* A value for an edited cell: ordinary, large enough to saturate, exactly 0 or −0,
  * or the value already there. */
-static double edit_value(struct lcg *g, double present)
+static double edit_value(struct lcg *from, double present)
 {
-	switch (lcg_int(g, 0, 9)) {
+	switch (lcg_int(from, 0, 9)) {
 	case 0:
 		return 0.0;
 	case 1:
@@ -989,9 +914,9 @@ static double edit_value(struct lcg *g, double present)
 	case 2:
 		return present;
 	case 3:
-		return 400.0 * lcg_signed(g);
+		return 400.0 * lcg_signed(from);
 	default:
-		return 3.0 * lcg_signed(g);
+		return 3.0 * lcg_signed(from);
 	}
 }
 
@@ -1003,21 +928,19 @@ static double edit_value(struct lcg *g, double present)
  * bands. */
 START_TEST(test_incremental_equals_full)
 {
-	struct lcg g = {4100u + (uint64_t)_i};
 	bool projected = _i % 2 == 1;
 	int mask = (_i / 2) % 4, wrong = (_i / 8) % 3;
 	bool big = _i % 5 == 4;
-	int n = big ? lcg_int(&g, 65, 80) : lcg_int(&g, 1, 12);
-	int d_k = big ? lcg_int(&g, 60, 70) : lcg_int(&g, 1, 9);
-	int d_v = big ? lcg_int(&g, 60, 70) : lcg_int(&g, 1, 6);
 	int edits = big ? 150 : 500;
-	struct qkv_problem p;
 	struct qkv_trace live, full;
 
+	g.state = 4100u + (uint64_t)_i;
+	n = big ? lcg_int(&g, 65, 80) : lcg_int(&g, 1, 12);
+	d_k = big ? lcg_int(&g, 60, 70) : lcg_int(&g, 1, 9);
+	d_v = big ? lcg_int(&g, 60, 70) : lcg_int(&g, 1, 6);
 	if (projected) {
 		int d_model = big ? lcg_int(&g, 60, 70) : lcg_int(&g, 1, 10);
 
-		qkv_problem_init(&p);
 		give_labels(&p, n);
 		p.form = QKV_FORM_PROJECTED;
 		fill(&p.x, n, d_model, 2.0, &g);
@@ -1063,7 +986,6 @@ START_TEST(test_incremental_equals_full)
 	}
 	qkv_trace_fini(&live);
 	qkv_trace_fini(&full);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -1071,11 +993,9 @@ END_TEST
  * of range) computes the trace whole instead, and a bad problem is refused. */
 START_TEST(test_incremental_falls_back)
 {
-	struct lcg g = {4200};
-	struct qkv_problem p;
 	struct qkv_trace live, full;
 
-	build_direct(&p, 5, 3, 2, 2.0, &g);
+	build_seeded(4200, 5, 3, 2, 2.0);
 	qkv_trace_init(&live);
 	qkv_trace_init(&full);
 	ck_assert_int_eq(qkv_attention_update(&p, &live, QKV_GRID_Q, 0, 0), 0); /* no trace yet */
@@ -1095,7 +1015,6 @@ START_TEST(test_incremental_falls_back)
 	ck_assert_int_eq(live.n, 0);
 	qkv_trace_fini(&live);
 	qkv_trace_fini(&full);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -1104,11 +1023,7 @@ END_TEST
  * key's cell every row's softmax and A V, a W_Q cell the whole trace. */
 START_TEST(test_update_cost)
 {
-	struct lcg g = {4300};
-	struct qkv_problem p;
-	double n = 40, d_k = 8, d_v = 6;
-
-	build_direct(&p, 40, 8, 6, 1.0, &g);
+	build_seeded(4300, 40, 8, 6, 1.0);
 	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_Q), n * (d_k + d_v + 3), 1e-9);
 	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_V), n * n, 1e-9);
 	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_K), n * d_k + n * n * (d_v + 3), 1e-9);
@@ -1125,7 +1040,6 @@ START_TEST(test_update_cost)
 	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_W_Q),
 				n * n * (d_k + d_v + 3) + n * 10 * (2 * d_k + d_v), 1e-9);
 	ck_assert_double_eq_tol(qkv_attention_update_cost(&p, QKV_GRID_W_V), n * 10 + n * n, 1e-9);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -1449,6 +1363,7 @@ static Suite *attention_suite(void)
 {
 	Suite *s = suite_create("attention");
 	TCase *values = tcase_create("values");
+	tcase_add_checked_fixture(values, case_setup, case_teardown);
 	tcase_add_test(values, test_worked_example_closed_form);
 	tcase_add_loop_test(values, test_scores_are_q_k_transposed, 0, 20);
 	tcase_add_loop_test(values, test_projected_form, 0, 12);
@@ -1456,6 +1371,7 @@ static Suite *attention_suite(void)
 	tcase_add_test(values, test_stage_names);
 	suite_add_tcase(s, values);
 	TCase *properties = tcase_create("properties");
+	tcase_add_checked_fixture(properties, case_setup, case_teardown);
 	tcase_add_loop_test(properties, test_rows_sum_to_one, 0, 30);
 	tcase_add_loop_test(properties, test_softmax_row_shift_invariant, 0, 20);
 	tcase_add_test(properties, test_softmax_row_values_and_hidden);
@@ -1463,6 +1379,7 @@ static Suite *attention_suite(void)
 	tcase_add_loop_test(properties, test_permuting_keys_and_values, 0, 15);
 	suite_add_tcase(s, properties);
 	TCase *masks = tcase_create("masks_and_extremes");
+	tcase_add_checked_fixture(masks, case_setup, case_teardown);
 	tcase_add_loop_test(masks, test_custom_mask_exact_zeros, 0, 15);
 	tcase_add_loop_test(masks, test_causal_mask, 0, 10);
 	tcase_add_loop_test(masks, test_huge_scores_saturate_cleanly, 0, 15);
@@ -1472,6 +1389,7 @@ static Suite *attention_suite(void)
 	tcase_add_test(masks, test_mix_adds_up);
 	suite_add_tcase(s, masks);
 	TCase *variants = tcase_create("variants");
+	tcase_add_checked_fixture(variants, case_setup, case_teardown);
 	tcase_add_loop_test(variants, test_wrong_column_softmax, 0, 10);
 	tcase_add_loop_test(variants, test_column_sums, 0, 10);
 	tcase_add_loop_test(variants, test_wrong_mask_after_softmax, 0, 10);
@@ -1480,6 +1398,7 @@ static Suite *attention_suite(void)
 	tcase_add_test(variants, test_trace_reuse);
 
 	TCase *incremental = tcase_create("incremental");
+	tcase_add_checked_fixture(incremental, case_setup, case_teardown);
 	tcase_set_timeout(incremental, 60);
 	tcase_add_loop_test(incremental, test_incremental_equals_full, 0, 24);
 	tcase_add_test(incremental, test_incremental_falls_back);
@@ -1499,10 +1418,5 @@ static Suite *attention_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(attention_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(attention_suite());
 }

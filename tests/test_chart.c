@@ -17,6 +17,8 @@
 #include "tui/draw_geometry.h"
 #include "tui/glyphs.h"
 
+#include "tap_main.h"
+
 static SCREEN *screen;
 static FILE *out, *in;
 
@@ -291,8 +293,6 @@ int main(void)
 {
 	Suite *s = suite_create("chart");
 	TCase *tc = tcase_create("chart");
-	SRunner *runner;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_braille_code_points);
@@ -304,10 +304,5 @@ int main(void)
 	tcase_add_test(tc, test_ascii_from_the_glyph_set);
 	tcase_add_test(tc, test_geometry_key_marks);
 	suite_add_tcase(s, tc);
-	runner = srunner_create(s);
-	srunner_set_tap(runner, "-");
-	srunner_run_all(runner, CK_SILENT);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(s);
 }

@@ -15,6 +15,7 @@
 #include "qkv/colour.h"
 #include "qkv/format.h"
 #include "lcg.h"
+#include "tap_main.h"
 
 /* ---- the test's own colour maths ---------------------------------------------- */
 
@@ -466,10 +467,5 @@ static Suite *colour_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(colour_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(colour_suite());
 }

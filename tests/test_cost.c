@@ -12,6 +12,8 @@
 #include "qkv/cost.h"
 #include "qkv/error.h"
 
+#include "tap_main.h"
+
 START_TEST(test_row_formulas)
 {
 	static const int widths[] = { 1, 8, 64, 512, 4096 };
@@ -148,32 +150,34 @@ START_TEST(test_extrapolation_uses_n_squared)
 }
 END_TEST
 
+/* One number in words, by one of the word helpers. */
+struct word_case {
+	int (*words)(char *buf, size_t size, double value);
+	double value;
+	const char *expected;
+};
+
 START_TEST(test_word_helpers)
 {
+	static const struct word_case cases[] = {
+		{ qkv_cost_count_words, 4096.0, "4,096" },
+		{ qkv_cost_count_words, 999999.0, "999,999" },
+		{ qkv_cost_count_words, 16777216.0, "16.8 million" },
+		{ qkv_cost_count_words, 1e10, "10 billion" },
+		{ qkv_cost_bytes_words, 512.0, "512 B" },
+		{ qkv_cost_bytes_words, 999.7, "1 kB" },
+		{ qkv_cost_bytes_words, 402653184.0, "403 MB" },
+		{ qkv_cost_time_words, 0.42, "0.42 ms" },
+		{ qkv_cost_time_words, 90e3, "1.5 min" },
+		{ qkv_cost_time_words, 9000e3, "2.5 h" },
+		{ qkv_cost_time_words, 4 * 86400e3, "4 days" },
+	};
 	char text[64];
 
-	qkv_cost_count_words(text, sizeof text, 4096.0);
-	ck_assert_str_eq(text, "4,096");
-	qkv_cost_count_words(text, sizeof text, 999999.0);
-	ck_assert_str_eq(text, "999,999");
-	qkv_cost_count_words(text, sizeof text, 16777216.0);
-	ck_assert_str_eq(text, "16.8 million");
-	qkv_cost_count_words(text, sizeof text, 1e10);
-	ck_assert_str_eq(text, "10 billion");
-	qkv_cost_bytes_words(text, sizeof text, 512.0);
-	ck_assert_str_eq(text, "512 B");
-	qkv_cost_bytes_words(text, sizeof text, 999.7);
-	ck_assert_str_eq(text, "1 kB");
-	qkv_cost_bytes_words(text, sizeof text, 402653184.0);
-	ck_assert_str_eq(text, "403 MB");
-	qkv_cost_time_words(text, sizeof text, 0.42);
-	ck_assert_str_eq(text, "0.42 ms");
-	qkv_cost_time_words(text, sizeof text, 90e3);
-	ck_assert_str_eq(text, "1.5 min");
-	qkv_cost_time_words(text, sizeof text, 9000e3);
-	ck_assert_str_eq(text, "2.5 h");
-	qkv_cost_time_words(text, sizeof text, 4 * 86400e3);
-	ck_assert_str_eq(text, "4 days");
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cases[i].words(text, sizeof text, cases[i].value);
+		ck_assert_str_eq(text, cases[i].expected);
+	}
 }
 END_TEST
 
@@ -264,10 +268,5 @@ static Suite *cost_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(cost_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(cost_suite());
 }

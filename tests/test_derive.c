@@ -2,6 +2,7 @@
  * course's worked example. Expected texts are built here from the closed form
  * (e^{1/√2} and friends computed with libm), never from the code under test. */
 #include <check.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "qkv/error.h"
 
 #include "lcg.h"
+#include "tap_main.h"
 
 static struct qkv_problem problem;
 static struct qkv_trace trace;
@@ -260,25 +262,33 @@ static double effective(const double *a, int count)
 	return exp(h);
 }
 
+/* Row i of the fixture's trace in words (the long sentence when full) reads exactly
+ * as format and what follows print. */
+__attribute__((format(printf, 3, 4)))
+static void expect_row_words(int i, bool full, const char *format, ...)
+{
+	char expected[512];
+	va_list args;
+
+	va_start(args, format);
+	vsnprintf(expected, sizeof expected, format, args);
+	va_end(args);
+	qkv_describe_row(text, sizeof text, &problem, &trace, i, 2, full);
+	ck_assert_str_eq(text, expected);
+}
+
 /* Row t1 reads 0.40 0.20 0.40: t1 and t3 are named together, never "most on t1". */
 START_TEST(ties_are_named_together)
 {
 	double row[3] = { a_self(), a_other(), a_self() };
-	char expected[256];
 
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
-	snprintf(expected, sizeof expected, "t1: t1 and t3 tie at %.2f, spread over %.1f of 3", a_self(),
-		 effective(row, 3));
-	ck_assert_str_eq(text, expected);
+	expect_row_words(0, false, "t1: t1 and t3 tie at %.2f, spread over %.1f of 3", a_self(),
+			 effective(row, 3));
 	ck_assert(strstr(text, "most on") == NULL);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 1, 2, false);
-	snprintf(expected, sizeof expected, "t2: t2 and t3 tie at %.2f, spread over %.1f of 3", a_self(),
-		 effective(row, 3));
-	ck_assert_str_eq(text, expected);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
-	snprintf(expected, sizeof expected, "t1 looks most at t1 and t3 (%.2f each), then t2 (%.2f); "
-		 "spread over %.1f of 3 tokens.", a_self(), a_other(), effective(row, 3));
-	ck_assert_str_eq(text, expected);
+	expect_row_words(1, false, "t2: t2 and t3 tie at %.2f, spread over %.1f of 3", a_self(),
+			 effective(row, 3));
+	expect_row_words(0, true, "t1 looks most at t1 and t3 (%.2f each), then t2 (%.2f); "
+			 "spread over %.1f of 3 tokens.", a_self(), a_other(), effective(row, 3));
 }
 END_TEST
 
@@ -288,7 +298,7 @@ END_TEST
 START_TEST(token_words_quote_and_tell_repeats_apart)
 {
 	double row[3] = { a_self(), a_other(), a_self() };
-	char expected[256], words[96];
+	char words[96];
 
 	ck_assert_int_eq(qkv_problem_set_label(&problem, 0, "the"), 0);
 	ck_assert_int_eq(qkv_problem_set_label(&problem, 2, "dog"), 0);
@@ -296,18 +306,14 @@ START_TEST(token_words_quote_and_tell_repeats_apart)
 	ck_assert_str_eq(words, "t2");
 	qkv_token_words(words, sizeof words, &problem, 0);
 	ck_assert_str_eq(words, "\"the\"");
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
-	snprintf(expected, sizeof expected, "\"the\": \"the\" and \"dog\" tie at %.2f, spread over %.1f of 3",
-		 a_self(), effective(row, 3));
-	ck_assert_str_eq(text, expected);
+	expect_row_words(0, false, "\"the\": \"the\" and \"dog\" tie at %.2f, spread over %.1f of 3",
+			 a_self(), effective(row, 3));
 	/* Two tokens labelled dog: each is named by its position too. */
 	ck_assert_int_eq(qkv_problem_set_label(&problem, 1, "dog"), 0);
 	qkv_token_words(words, sizeof words, &problem, 2);
 	ck_assert_str_eq(words, "t3 \"dog\"");
-	qkv_describe_row(text, sizeof text, &problem, &trace, 1, 2, false);
-	snprintf(expected, sizeof expected, "t2 \"dog\": t2 \"dog\" and t3 \"dog\" tie at %.2f, spread over %.1f of 3",
-		 a_self(), effective(row, 3));
-	ck_assert_str_eq(text, expected);
+	expect_row_words(1, false, "t2 \"dog\": t2 \"dog\" and t3 \"dog\" tie at %.2f, spread over %.1f of 3",
+			 a_self(), effective(row, 3));
 	/* A label that names another position is not taken for that position. */
 	ck_assert_int_eq(qkv_problem_set_label(&problem, 0, "t3"), 0);
 	qkv_token_words(words, sizeof words, &problem, 0);
@@ -320,15 +326,10 @@ START_TEST(a_single_leader_then_a_tie)
 {
 	double r = sqrt(2.0), e1 = exp(1 / r), e3 = exp(2 / r), z = 2 * e1 + e3;
 	double row[3] = { e1 / z, e1 / z, e3 / z };
-	char expected[256];
 
-	qkv_describe_row(text, sizeof text, &problem, &trace, 2, 2, false);
-	snprintf(expected, sizeof expected, "t3: most on t3 (%.2f), spread over %.1f of 3", row[2], effective(row, 3));
-	ck_assert_str_eq(text, expected);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 2, 2, true);
-	snprintf(expected, sizeof expected, "t3 looks most at t3 (%.2f), then t1 and t2 (%.2f each); "
-		 "spread over %.1f of 3 tokens.", row[2], row[0], effective(row, 3));
-	ck_assert_str_eq(text, expected);
+	expect_row_words(2, false, "t3: most on t3 (%.2f), spread over %.1f of 3", row[2], effective(row, 3));
+	expect_row_words(2, true, "t3 looks most at t3 (%.2f), then t1 and t2 (%.2f each); "
+			 "spread over %.1f of 3 tokens.", row[2], row[0], effective(row, 3));
 }
 END_TEST
 
@@ -338,23 +339,17 @@ START_TEST(uniform_and_masked_rows)
 {
 	qkv_matrix_set(&problem.q, 0, 0, 0.0);
 	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
-	ck_assert_str_eq(text, "t1: uniform, 0.33 on each of 3");
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
-	ck_assert_str_eq(text, "t1 spreads evenly: 0.33 on each of its 3 keys.");
+	expect_row_words(0, false, "t1: uniform, 0.33 on each of 3");
+	expect_row_words(0, true, "t1 spreads evenly: 0.33 on each of its 3 keys.");
 	ck_assert_int_eq(qkv_problem_set_mask(&problem, QKV_MASK_CAUSAL), 0);
 	ck_assert_int_eq(qkv_attention(&problem, &trace), 0);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
-	ck_assert_str_eq(text, "t1 sees only t1 (1.00)");
+	expect_row_words(0, false, "t1 sees only t1 (1.00)");
 	/* t2 = (0, 1) against k1 = (1, 0) and k2 = (0, 1): 1 / (1 + e^{1/√2}) and the rest. */
 	{
 		double w = 1.0 / (1.0 + exp(1.0 / sqrt(2.0))), row[2] = { w, 1 - w };
-		char expected[128];
 
-		qkv_describe_row(text, sizeof text, &problem, &trace, 1, 2, false);
-		snprintf(expected, sizeof expected, "t2: most on t2 (%.2f), spread over %.1f of 2", 1 - w,
-			 effective(row, 2));
-		ck_assert_str_eq(text, expected);
+		expect_row_words(1, false, "t2: most on t2 (%.2f), spread over %.1f of 2", 1 - w,
+				 effective(row, 2));
 	}
 }
 END_TEST
@@ -501,17 +496,12 @@ static void set_row(const double *w)
 START_TEST(a_lead_the_rounding_hides_gets_its_digits)
 {
 	double w[3] = { 0.404, 0.400, 0.196 };
-	char expected[256];
 
 	set_row(w);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
-	snprintf(expected, sizeof expected, "t1: t1 0.404 just ahead of t2 0.400, spread over %.1f of 3",
-		 effective(w, 3));
-	ck_assert_str_eq(text, expected);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
-	snprintf(expected, sizeof expected, "t1 looks most at t1 (0.404), just ahead of t2 (0.400); "
-		 "spread over %.1f of 3 tokens.", effective(w, 3));
-	ck_assert_str_eq(text, expected);
+	expect_row_words(0, false, "t1: t1 0.404 just ahead of t2 0.400, spread over %.1f of 3",
+			 effective(w, 3));
+	expect_row_words(0, true, "t1 looks most at t1 (0.404), just ahead of t2 (0.400); "
+			 "spread over %.1f of 3 tokens.", effective(w, 3));
 }
 END_TEST
 
@@ -520,20 +510,15 @@ END_TEST
 START_TEST(near_uniform_rows_are_not_uniform)
 {
 	double w[3] = { 0.334, 0.333, 0.333 }, v[3] = { 0.3349, 0.3351, 0.33 };
-	char expected[256];
 
 	set_row(w);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, false);
-	snprintf(expected, sizeof expected, "t1: t1 0.334 just ahead of t2 and t3 0.333 each, spread over %.1f of 3",
-		 effective(w, 3));
-	ck_assert_str_eq(text, expected);
+	expect_row_words(0, false, "t1: t1 0.334 just ahead of t2 and t3 0.333 each, spread over %.1f of 3",
+			 effective(w, 3));
 	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
 	ck_assert(strstr(text, "evenly") == NULL);
 	set_row(v);
-	qkv_describe_row(text, sizeof text, &problem, &trace, 0, 2, true);
-	snprintf(expected, sizeof expected, "t1 looks most at t2 (0.34), then t1 (0.33); "
-		 "spread over %.1f of 3 tokens.", effective(v, 3));
-	ck_assert_str_eq(text, expected);
+	expect_row_words(0, true, "t1 looks most at t2 (0.34), then t1 (0.33); "
+			 "spread over %.1f of 3 tokens.", effective(v, 3));
 	qkv_describe_self(text, sizeof text, &problem, &trace, 2);
 	ck_assert(strstr(text, "t1 attends most to t2 (0.34; itself 0.33)") != NULL);
 }
@@ -957,12 +942,5 @@ static Suite *derive_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(derive_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(derive_suite());
 }

@@ -13,6 +13,8 @@
 #include "qkv/geometry.h"
 #include "qkv/problem.h"
 
+#include "tap_main.h"
+
 static bool rgb_is(struct qkv_rgb c, unsigned hex)
 {
 	return c.r == (hex >> 16 & 0xff) && c.g == (hex >> 8 & 0xff) && c.b == (hex & 0xff);
@@ -381,12 +383,5 @@ static Suite *figure_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(figure_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(figure_suite());
 }

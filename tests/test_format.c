@@ -20,6 +20,7 @@
 
 #include "qkv/format.h"
 #include "rounds.h"
+#include "tap_main.h"
 
 /* The test's own generator (a 64-bit LCG, Knuth's MMIX constants). */
 struct lcg {
@@ -661,10 +662,5 @@ static Suite *format_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(format_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(format_suite());
 }

@@ -16,6 +16,7 @@
 #include "qkv/problem.h"
 
 #include "lcg.h"
+#include "tap_main.h"
 
 #define TOL 1e-9
 
@@ -332,10 +333,5 @@ static Suite *geometry_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(geometry_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(geometry_suite());
 }

@@ -14,6 +14,8 @@
 #include "app/help.h"
 #include "tui/glyphs.h"
 
+#include "tap_main.h"
+
 /* The key table as the app reads it: app_bindings with each view's own row. */
 static const struct app_keys *key_rows(void)
 {
@@ -316,10 +318,5 @@ static Suite *glyphs_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(glyphs_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(glyphs_suite());
 }

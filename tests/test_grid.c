@@ -13,6 +13,8 @@
 #include "qkv/heads.h"
 #include "qkv/problem.h"
 
+#include "tap_main.h"
+
 /* The count a dimension rule stands for in p (the selected head's d_k and d_v). */
 static int dimension(const struct qkv_problem *p, enum qkv_dim dim)
 {
@@ -160,18 +162,11 @@ int main(void)
 {
 	Suite *s = suite_create("grid");
 	TCase *c = tcase_create("catalogue");
-	SRunner *r;
-	int failed;
 
 	tcase_add_test(c, test_names_unique_and_parsed);
 	tcase_add_test(c, test_shapes_follow_the_rules);
 	tcase_add_test(c, test_stages_find_their_grids);
 	tcase_add_test(c, test_lessons_know_every_grid);
 	suite_add_tcase(s, c);
-	r = srunner_create(s);
-	srunner_set_tap(r, "-");
-	srunner_run_all(r, CK_SILENT);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed == 0 ? 0 : 1;
+	return run_tap(s);
 }

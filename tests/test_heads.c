@@ -18,6 +18,7 @@
 
 #include "fixtures.h"
 #include "lcg.h"
+#include "tap_main.h"
 
 /* A multi-head problem of n tokens, h heads, all entries from g. */
 static void build_heads(struct qkv_problem *p, int n, int h, int d_model, int d_k, int d_v,
@@ -51,6 +52,24 @@ static void single_of_head(struct qkv_problem *s, const struct qkv_problem *p, i
 
 #define CLOSE(a, b) ck_assert_double_eq_tol((a), (b), 1e-12)
 
+/* p (initialised here): the two-head problem of the closed form below, X = I,
+ * head 1 W_Q = W_K = W_V = (1, 0)ᵀ, head 2 W_Q = (0, 2)ᵀ, W_K = (0, 1)ᵀ,
+ * W_V = (0, 3)ᵀ, and W_O = [[1,2],[3,4]]. */
+static void build_two_heads(struct qkv_problem *p)
+{
+	qkv_problem_init(p);
+	give_labels(p, 2);
+	ck_assert_int_eq(qkv_problem_make_heads(p, 2), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->x, 2, 2, (double[]){ 1, 0, 0, 1 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->heads[0].w_q, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->heads[0].w_k, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->heads[0].w_v, 2, 1, (double[]){ 1, 0 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->heads[1].w_q, 2, 1, (double[]){ 0, 2 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->heads[1].w_k, 2, 1, (double[]){ 0, 1 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->heads[1].w_v, 2, 1, (double[]){ 0, 3 }), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&p->w_o, 2, 2, (double[]){ 1, 2, 3, 4 }), 0);
+}
+
 /* X = I₂; head 1 reads the first coordinate (W_Q = W_K = W_V = e₁), head 2 the
  * second (W_Q = 2e₂, W_K = e₂, W_V = 3e₂); d_k = 1, so the divisor is 1.
  * Head 1: S = [[1,0],[0,0]], A = [[e/(e+1), 1/(e+1)], [½, ½]], V = [1, 0]ᵀ,
@@ -64,19 +83,8 @@ START_TEST(test_two_heads_closed_form)
 	struct qkv_heads_trace t;
 	const double e = exp(1.0), e2 = exp(2.0);
 	const double h1[2] = { e / (e + 1), 0.5 }, h2[2] = { 1.5, 3 * e2 / (1 + e2) };
-	static const double x[] = { 1, 0, 0, 1 }, wo[] = { 1, 2, 3, 4 };
 
-	qkv_problem_init(&p);
-	give_labels(&p, 2);
-	ck_assert_int_eq(qkv_problem_make_heads(&p, 2), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.x, 2, 2, x), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_q, 2, 1, (double[]){ 1, 0 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_k, 2, 1, (double[]){ 1, 0 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_v, 2, 1, (double[]){ 1, 0 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_q, 2, 1, (double[]){ 0, 2 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_k, 2, 1, (double[]){ 0, 1 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_v, 2, 1, (double[]){ 0, 3 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.w_o, 2, 2, wo), 0);
+	build_two_heads(&p);
 	qkv_heads_trace_init(&t);
 	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
 	ck_assert_int_eq(t.h, 2);
@@ -555,17 +563,7 @@ START_TEST(test_cost_and_average_words)
 	char line[512];
 	const double e = exp(1.0), e2 = exp(2.0);
 
-	qkv_problem_init(&p);
-	give_labels(&p, 2);
-	ck_assert_int_eq(qkv_problem_make_heads(&p, 2), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.x, 2, 2, (double[]){ 1, 0, 0, 1 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_q, 2, 1, (double[]){ 1, 0 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_k, 2, 1, (double[]){ 1, 0 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[0].w_v, 2, 1, (double[]){ 1, 0 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_q, 2, 1, (double[]){ 0, 2 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_k, 2, 1, (double[]){ 0, 1 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.heads[1].w_v, 2, 1, (double[]){ 0, 3 }), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.w_o, 2, 2, (double[]){ 1, 2, 3, 4 }), 0);
+	build_two_heads(&p);
 	qkv_heads_trace_init(&t);
 	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
 	/* n²·h = 8 scores; h·n²·d_k = 8 multiply-adds; h·d_k = 2 = d_model. */
@@ -696,10 +694,5 @@ static Suite *heads_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(heads_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(heads_suite());
 }

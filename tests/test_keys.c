@@ -16,6 +16,8 @@
 #include "qkv/text.h"
 #include "qkv/problem.h"
 
+#include "tap_main.h"
+
 /* The key table as the app reads it: app_bindings with each view's own row. */
 static const struct app_keys *key_rows(void)
 {
@@ -574,12 +576,5 @@ static Suite *keys_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(keys_suite());
-	int failed;
-
-	srunner_set_tap(runner, "-");
-	srunner_run_all(runner, CK_SILENT);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(keys_suite());
 }

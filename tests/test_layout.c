@@ -19,6 +19,7 @@
 #include "tui/layout.h"
 #include "tui/text.h"
 #include "lcg.h"
+#include "tap_main.h"
 
 #define TRIALS 3000
 
@@ -195,17 +196,10 @@ int main(void)
 {
 	Suite *s = suite_create("layout");
 	TCase *tc = tcase_create("property");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, the_layout_holds_on_every_screen);
 	tcase_add_test(tc, the_worked_example_walk_fits_a_projector);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_tap(s);
 }

@@ -14,6 +14,8 @@
 #include "qkv/error.h"
 #include "qkv/train.h"
 
+#include "tap_main.h"
+
 static int64_t clock_ms = 1000;
 
 static int send(struct app *a, struct event *e)
@@ -429,12 +431,5 @@ static Suite *learning_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(learning_suite());
-	int failed;
-
-	srunner_set_tap(runner, "-");
-	srunner_run_all(runner, CK_SILENT);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(learning_suite());
 }

@@ -25,6 +25,9 @@
 #include "present/notes.h"
 #include "tui/notes_screen.h"
 
+#include "slurp.h"
+#include "tap_main.h"
+
 static struct lesson_look look80 = { .width = 80, .height = 24, .palette_count = 1 };
 
 static void parse_ok(const char *text, struct lesson *l)
@@ -939,6 +942,27 @@ static void pause_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
+/* Forks a notes screen following l, its stream into (stdout or stderr) written to
+ * the file output; returns the child, which exits with the notes screen's status
+ * (9 when output cannot be opened). */
+static pid_t follow_in_child(const struct lesson *l, const char *output, FILE *into)
+{
+	pid_t child = fork();
+
+	ck_assert(child >= 0);
+	if (child == 0) {
+		int status;
+
+		if (freopen(output, "w", into) == NULL)
+			_exit(9);
+		status = notes_screen_follow(l);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(status);
+	}
+	return child;
+}
+
 START_TEST(test_notes_follow_three_steps)
 {
 	struct lesson l;
@@ -963,23 +987,16 @@ START_TEST(test_notes_follow_three_steps)
 	ck_assert(strstr(err, "another lesson is being presented") != NULL);
 
 	snprintf(output, sizeof output, "%s/notes.txt", runtime);
-	child = fork();
-	ck_assert(child >= 0);
-	if (child == 0) {
-		if (freopen(output, "w", stdout) == NULL)
-			_exit(9);
-		status = notes_screen_follow(&l);
-		fflush(stdout);
-		fflush(stderr);
-		_exit(status);
-	}
+	child = follow_in_child(&l, output, stdout);
+	/* Each step goes down the socket as a line, read in order by the notes screen
+	 * (the server tells a follower the step as it takes it in): no pause between
+	 * steps, only the wait (up to 5 s) for the notes screen to connect. */
 	for (int step = 0; step < 3; step++) {
-		for (int i = 0; i < 50 && !notes_server_followed(&server); i++) {
+		for (int i = 0; i < 500 && !notes_server_followed(&server); i++) {
 			notes_server_poll(&server, step);
 			pause_ms(10);
 		}
 		notes_server_poll(&server, step);
-		pause_ms(50);
 	}
 	ck_assert(notes_server_followed(&server));
 	notes_server_close(&server);
@@ -1030,20 +1047,11 @@ START_TEST(test_notes_other_lesson)
 	load_shipped("saturation", &mine);
 	ck_assert_msg(notes_server_open(&server, shown.path, shown.step_count, err, sizeof err) == 0, "%s", err);
 	snprintf(output, sizeof output, "%s/other.txt", runtime);
-	child = fork();
-	ck_assert(child >= 0);
-	if (child == 0) {
-		if (freopen(output, "w", stdout) == NULL)
-			_exit(9);
-		status = notes_screen_follow(&mine);
-		fflush(stdout);
-		_exit(status);
-	}
+	child = follow_in_child(&mine, output, stdout);
 	for (int i = 0; i < 100 && !notes_server_followed(&server); i++) {
 		notes_server_poll(&server, 0);
 		pause_ms(10);
 	}
-	pause_ms(50);
 	notes_server_close(&server);
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	f = fopen(output, "r");
@@ -1094,20 +1102,11 @@ START_TEST(test_notes_long_lesson_path)
 	ck_assert_msg(notes_server_open(&server, l.path, l.step_count, err, sizeof err) == 0, "%s", err);
 	ck_assert_str_eq(server.lesson, folder); /* the folders are real: the path is its own full path */
 	snprintf(output, sizeof output, "%s/long.txt", runtime);
-	child = fork();
-	ck_assert(child >= 0);
-	if (child == 0) {
-		if (freopen(output, "w", stdout) == NULL)
-			_exit(9);
-		status = notes_screen_follow(&l);
-		fflush(stdout);
-		_exit(status);
-	}
+	child = follow_in_child(&l, output, stdout);
 	for (int i = 0; i < 100 && !notes_server_followed(&server); i++) {
 		notes_server_poll(&server, 1);
 		pause_ms(10);
 	}
-	pause_ms(50);
 	notes_server_close(&server);
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -1161,25 +1160,6 @@ START_TEST(test_notes_stale_socket_replaced)
 }
 END_TEST
 
-/* Reads the whole file at path (NUL-terminated, the caller frees), or NULL. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text;
-	long size;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	rewind(f);
-	text = calloc((size_t)size + 1, 1);
-	if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size)
-		text[0] = '\0';
-	fclose(f);
-	return text;
-}
-
 static double seconds_now(void)
 {
 	struct timespec t;
@@ -1210,15 +1190,7 @@ START_TEST(test_notes_follower_falls_behind)
 	snprintf(address.sun_path, sizeof address.sun_path, "%s", server.path);
 	ck_assert_int_eq(connect(idle, (struct sockaddr *)&address, sizeof address), 0);
 	snprintf(output, sizeof output, "%s/behind.txt", runtime);
-	child = fork();
-	ck_assert(child >= 0);
-	if (child == 0) {
-		if (freopen(output, "w", stdout) == NULL)
-			_exit(9);
-		status = notes_screen_follow(&l);
-		fflush(stdout);
-		_exit(status);
-	}
+	child = follow_in_child(&l, output, stdout);
 	/* Both followers in, then the notes screen stopped. */
 	for (int i = 0; i < 500; i++) {
 		int count = 0;
@@ -1270,15 +1242,7 @@ START_TEST(test_notes_end_is_said)
 	parse_ok("step one\nnote first\n", &l);
 	ck_assert_msg(notes_server_open(&server, "t.lesson", l.step_count, err, sizeof err) == 0, "%s", err);
 	snprintf(output, sizeof output, "%s/end.txt", runtime);
-	child = fork();
-	ck_assert(child >= 0);
-	if (child == 0) {
-		if (freopen(output, "w", stdout) == NULL)
-			_exit(9);
-		status = notes_screen_follow(&l);
-		fflush(stdout);
-		_exit(status);
-	}
+	child = follow_in_child(&l, output, stdout);
 	for (int i = 0; i < 500 && !notes_server_followed(&server); i++) {
 		notes_server_poll(&server, 0);
 		pause_ms(10);
@@ -1361,15 +1325,7 @@ START_TEST(test_notes_nothing_running)
 	private_runtime();
 	parse_ok("step a\nnote b\n", &l);
 	snprintf(output, sizeof output, "%s/err.txt", runtime);
-	child = fork();
-	if (child == 0) {
-		if (freopen(output, "w", stderr) == NULL)
-			_exit(9);
-		status = notes_screen_follow(&l);
-		fflush(stdout);
-		fflush(stderr);
-		_exit(status);
-	}
+	child = follow_in_child(&l, output, stderr);
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
 	f = fopen(output, "r");
@@ -1460,12 +1416,5 @@ static Suite *lesson_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(lesson_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(lesson_suite());
 }

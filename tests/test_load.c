@@ -20,6 +20,8 @@
 #include "qkv/attention.h"
 #include "qkv/error.h"
 #include "oracle.h"
+#include "slurp.h"
+#include "tap_main.h"
 
 #define BAD_DIR "tests/data/bad"
 #define MAX_BAD 512
@@ -27,31 +29,6 @@
 /* The bad corpus, listed once before the suite runs (a loop test per file). */
 static char *bad_names[MAX_BAD];
 static int bad_count;
-
-/* Reads a whole small file into a malloc'd string, or NULL. */
-static char *slurp(const char *path, size_t *length)
-{
-	FILE *f = fopen(path, "rb");
-	char *text;
-	long size;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	text = malloc((size_t)size + 1);
-	if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size) {
-		free(text);
-		text = NULL;
-	}
-	if (text != NULL)
-		text[size] = '\0';
-	if (length != NULL)
-		*length = (size_t)size;
-	fclose(f);
-	return text;
-}
 
 /* Loads path, failing the test with the loader's message if it is refused. */
 static void must_load(const char *path, struct qkv_problem *p)
@@ -383,7 +360,7 @@ START_TEST(bad_file_gives_expected_line)
 	snprintf(path, sizeof path, BAD_DIR "/%s", name);
 	snprintf(expected_path, sizeof expected_path, BAD_DIR "/%.*s.expected",
 		 (int)(strlen(name) - 5), name);
-	expected = slurp(expected_path, &length);
+	expected = slurp_sized(expected_path, &length);
 	ck_assert_msg(expected != NULL, "%s has no .expected file", path);
 	ck_assert_msg(length > 0 && expected[length - 1] == '\n' &&
 		      strchr(expected, '\n') == expected + length - 1,
@@ -848,20 +825,15 @@ static Suite *load_suite(void)
 int main(void)
 {
 	const char *root = getenv("QKV_SOURCE_ROOT");
-	SRunner *sr;
-	int failed;
+	int status;
 
 	if (root == NULL || chdir(root) != 0) {
 		fprintf(stderr, "test_load: set QKV_SOURCE_ROOT to the source tree\n");
 		return 1;
 	}
 	list_bad_files();
-	sr = srunner_create(load_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = run_tap(load_suite());
 	for (int i = 0; i < bad_count; i++)
 		free(bad_names[i]);
-	return failed == 0 ? 0 : 1;
+	return status;
 }

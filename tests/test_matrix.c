@@ -12,6 +12,7 @@
 
 #include "lcg.h"
 #include "oracle.h"
+#include "tap_main.h"
 
 
 /* Fills m (already sized) with distinct recognisable values: 10·row + col + 1. */
@@ -412,10 +413,5 @@ static Suite *matrix_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(matrix_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(matrix_suite());
 }

@@ -19,6 +19,7 @@
 
 #include "fixtures.h"
 #include "lcg.h"
+#include "tap_main.h"
 
 /* --- the largest block asked for, through the linker's --wrap ------------------- */
 
@@ -395,12 +396,5 @@ static Suite *online_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(online_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(online_suite());
 }

@@ -20,6 +20,8 @@
 #include "qkv/online.h"
 #include "qkv/problem.h"
 
+#include "tap_main.h"
+
 /* The worked example's weights and outputs, from the closed form. */
 struct expected {
 	double weights[3][3];
@@ -160,6 +162,39 @@ static void check_row(const char *text, const char *after, const char *prefix,
 		else
 			ck_assert_str_eq(word[j + first], fixed(number, values[j], decimals));
 	}
+}
+
+/* The problem and trace of a case that changes the worked example (or replaces it)
+ * before printing: a checked fixture loads the worked example before each case and
+ * frees both after it. */
+static struct qkv_problem p;
+static struct qkv_trace t;
+
+static void case_setup(void)
+{
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(builtin_worked_example(&p), 0);
+}
+
+static void case_teardown(void)
+{
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+
+/* p's trace, computed into t, printed with o: the report, malloc'd. */
+static char *print_case(const struct print_options *o)
+{
+	char *report = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&report, &size);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(print_trace(out, &p, &t, o), 0);
+	fclose(out);
+	return report;
 }
 
 START_TEST(text_header_and_stages)
@@ -424,27 +459,16 @@ END_TEST
 START_TEST(latex_escapes)
 {
 	struct print_options o = options(PRINT_LATEX, QKV_STAGE_SCORES);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
+	char *text;
 
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_problem_set_title(&p, "50% of {a} & $b_c #1 ~^\\"), 0);
 	ck_assert_int_eq(qkv_problem_set_label(&p, 0, "x_1"), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
-	fclose(out);
+	text = print_case(&o);
 	ck_assert_ptr_nonnull(strstr(text, "50\\% of \\{a\\} \\& \\$b\\_c \\#1 "
 				     "\\textasciitilde{}\\textasciicircum{}\\textbackslash{}}"));
 	ck_assert_ptr_nonnull(strstr(text, "\\texttt{x\\_1}"));
 	ck_assert_ptr_null(strstr(text, "x_1}"));
 	free(text);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -490,23 +514,12 @@ END_TEST
 START_TEST(csv_quotes_labels)
 {
 	struct print_options o = options(PRINT_CSV, QKV_STAGE_OUTPUT);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
+	char *text;
 
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_problem_set_label(&p, 1, "a,\"b\""), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
-	fclose(out);
+	text = print_case(&o);
 	ck_assert_ptr_nonnull(strstr(text, "\noutput,\"a,\"\"b\"\"\",d1,2,1,"));
 	free(text);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -649,19 +662,10 @@ END_TEST
 START_TEST(json_strings)
 {
 	struct print_options o = options(PRINT_JSON, -1);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
+	char *text;
 
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_problem_set_title(&p, "a \"quoted\" \\ title\n\x01 é \xff \x7f end"), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
-	fclose(out);
+	text = print_case(&o);
 	/* Control characters, DEL among them, are escaped as the saver escapes them
 	 * (one writer): nothing raw reaches a terminal that shows the JSON. */
 	ck_assert_ptr_nonnull(strstr(text, "\\u0001 é \\ufffd \\u007f end"));
@@ -670,8 +674,6 @@ START_TEST(json_strings)
 			 "a \"quoted\" \\ title\n\x01 é \xef\xbf\xbd \x7f end");
 	json_decref(root);
 	free(text);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -679,18 +681,11 @@ END_TEST
 START_TEST(json_round_trip)
 {
 	struct print_options o = options(PRINT_JSON, -1);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
+	char *text;
 
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
+	qkv_problem_fini(&p); /* not the worked example */
 	ck_assert_int_eq(qkv_problem_random(&p, 5, 7, 3, 42), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
-	fclose(out);
+	text = print_case(&o);
 	json_t *root = parse(text);
 	json_t *weights = json_object_get(root, "weights");
 	json_t *q = json_object_get(root, "Q");
@@ -706,8 +701,6 @@ START_TEST(json_round_trip)
 	ck_assert(json_is_null(json_object_get(root, "title")));
 	json_decref(root);
 	free(text);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -715,20 +708,13 @@ END_TEST
 START_TEST(write_error)
 {
 	struct print_options o = options(PRINT_TEXT, -1);
-	struct qkv_problem p;
-	struct qkv_trace t;
 	FILE *out = fopen("/dev/full", "w");
 
 	if (out == NULL)
 		return;
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	ck_assert_int_eq(print_trace(out, &p, &t, &o), -1);
 	fclose(out);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -882,24 +868,15 @@ END_TEST
 START_TEST(test_json_custom_mask_and_padding)
 {
 	struct print_options o = options(PRINT_JSON, -1);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
+	char *text;
 	json_t *root, *mask, *padding;
 
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
 	p.mask_bits[0 * 3 + 1] = 0; /* the causal start, with (t1, t2) opened */
 	p.padding = calloc(3, 1);
 	ck_assert_ptr_nonnull(p.padding);
 	p.padding[2] = 1;
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
-	fclose(out);
+	text = print_case(&o);
 	root = parse(text);
 	mask = json_object_get(root, "mask");
 	ck_assert(json_is_array(mask));
@@ -923,8 +900,6 @@ START_TEST(test_json_custom_mask_and_padding)
 	}
 	json_decref(root);
 	free(text);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -935,21 +910,12 @@ END_TEST
 START_TEST(test_wrong_way_sums)
 {
 	struct print_options o = options(PRINT_CSV, -1);
-	struct qkv_problem p;
-	struct qkv_trace t;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
+	char *text;
 	double e = exp(1.0 / sqrt(2.0));
 
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
 	p.wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
-	fclose(out);
+	text = print_case(&o);
 	ck_assert_double_eq_tol(strtod(csv_value(text, "row_sum,t1,,1,0,"), NULL), e / (2 * e + 1), 1e-15);
 	ck_assert_double_eq_tol(strtod(csv_value(text, "row_sum,t2,,2,0,"), NULL), (1 + e) / (2 * e + 1), 1e-15);
 	ck_assert_double_eq_tol(strtod(csv_value(text, "row_sum,t3,,3,0,"), NULL), 1.0, 1e-15);
@@ -957,10 +923,7 @@ START_TEST(test_wrong_way_sums)
 	free(text);
 
 	o = options(PRINT_TEXT, 3);
-	text = NULL;
-	out = open_memstream(&text, &size);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
-	fclose(out);
+	text = print_case(&o);
 	{
 		char expected[256];
 
@@ -969,8 +932,6 @@ START_TEST(test_wrong_way_sums)
 		ck_assert_msg(strstr(text, expected) != NULL, "no \"%s\" in\n%s", expected, text);
 	}
 	free(text);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -1039,23 +1000,17 @@ START_TEST(wrong_sums_long_lines)
 {
 	enum { N = 400 };
 	struct print_options o = options(PRINT_TEXT, QKV_STAGE_WEIGHTS);
-	struct qkv_problem p;
-	struct qkv_trace t;
 	char *text = NULL, *line = malloc(65536), *expected = malloc(65536);
-	size_t size = 0, used = 0;
-	FILE *out = open_memstream(&text, &size);
+	size_t used = 0;
 	double total = 0;
 	int count = 0;
 
 	ck_assert_ptr_nonnull(line);
 	ck_assert_ptr_nonnull(expected);
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
+	qkv_problem_fini(&p); /* not the worked example */
 	ck_assert_int_eq(qkv_problem_random(&p, N, 1, 1, 3), 0);
 	p.wrong = QKV_WRONG_COLUMN_SOFTMAX;
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
-	fclose(out);
+	text = print_case(&o);
 	used = (size_t)snprintf(expected, 65536, "  each column's sum:");
 	for (int i = 0; i < N; i++)
 		used += (size_t)snprintf(expected + used, 65536 - used, " %s 1.0000", p.tokens[i]);
@@ -1076,8 +1031,6 @@ START_TEST(wrong_sums_long_lines)
 	free(line);
 	free(expected);
 	free(text);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -1134,11 +1087,8 @@ static ssize_t failing_write(void *cookie, const char *buf, size_t size)
  * write error's. */
 START_TEST(write_error_stops_at_once)
 {
-	struct qkv_problem p;
-	struct qkv_trace t;
 
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
+	qkv_problem_fini(&p); /* not the worked example */
 	ck_assert_int_eq(qkv_problem_random(&p, 300, 8, 8, 5), 0);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
 	for (int f = 0; f < PRINT_FORMAT_COUNT; f++) {
@@ -1159,18 +1109,16 @@ START_TEST(write_error_stops_at_once)
 			ck_assert_str_eq(err, "cannot write the figure: No space left on device");
 		fclose(out);
 	}
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 /* --- the online softmax's report ------------------------------------------------- */
 
-/* The online report of the worked example, with tiles of `tile` keys (with a custom
- * mask that hides every key from query t1 when hide_t1), malloc'd. */
+/* The online report of the worked example (the fixture's p), with tiles of `tile`
+ * keys (with a custom mask that hides every key from query t1 when hide_t1),
+ * malloc'd. */
 static char *render_online(enum print_format format, int tile, bool hide_t1)
 {
-	struct qkv_problem p;
 	struct qkv_online online;
 	struct print_options o = options(format, -1);
 	char *text = NULL;
@@ -1178,9 +1126,7 @@ static char *render_online(enum print_format format, int tile, bool hide_t1)
 	FILE *out = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(out);
-	qkv_problem_init(&p);
 	qkv_online_init(&online);
-	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	if (hide_t1) {
 		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
 		memset(p.mask_bits, 0, 9);
@@ -1190,7 +1136,6 @@ static char *render_online(enum print_format format, int tile, bool hide_t1)
 	ck_assert_int_eq(print_online(out, &p, &online, &o), 0);
 	fclose(out);
 	qkv_online_fini(&online);
-	qkv_problem_fini(&p);
 	return text;
 }
 
@@ -1390,6 +1335,8 @@ static Suite *print_suite(void)
 	Suite *s = suite_create("print");
 	TCase *tc = tcase_create("print"), *online;
 
+	tcase_add_checked_fixture(tc, case_setup, case_teardown);
+
 	tcase_add_test(tc, text_header_and_stages);
 	tcase_add_test(tc, text_weights_and_scaled);
 	tcase_add_test(tc, text_causal_mask);
@@ -1423,6 +1370,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, write_error_stops_at_once);
 	suite_add_tcase(s, tc);
 	online = tcase_create("online");
+	tcase_add_checked_fixture(online, case_setup, case_teardown);
 	tcase_add_test(online, online_text);
 	tcase_add_test(online, online_json);
 	tcase_add_test(online, online_csv);
@@ -1434,12 +1382,5 @@ static Suite *print_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(print_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(print_suite());
 }

@@ -12,6 +12,8 @@
 
 #include "io/report/print_cost.h"
 
+#include "tap_main.h"
+
 /* n = 16 … 4096 for d_k = 64 and h heads, times exactly quadratic from n = 256. */
 static void known_table(struct qkv_cost *c, int heads)
 {
@@ -173,10 +175,5 @@ static Suite *print_cost_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(print_cost_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(print_cost_suite());
 }

@@ -19,6 +19,8 @@
 #include "qkv/error.h"
 #include "qkv/heads.h"
 
+#include "tap_main.h"
+
 /* A sample problem by name, loaded, with its multi-head trace. */
 static void load_sample(const char *name, struct qkv_problem *p, struct qkv_heads_trace *t)
 {
@@ -618,10 +620,5 @@ static Suite *print_heads_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(print_heads_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(print_heads_suite());
 }

@@ -13,6 +13,8 @@
 #include "qkv/error.h"
 #include "qkv/train.h"
 
+#include "tap_main.h"
+
 /* Writes with `print` into memory and returns the text (caller frees). */
 static char *print_run(const struct qkv_train *t, enum print_format format)
 {
@@ -286,12 +288,5 @@ static Suite *print_train_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(print_train_suite());
-	int failed;
-
-	srunner_set_tap(runner, "-");
-	srunner_run_all(runner, CK_SILENT);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(print_train_suite());
 }

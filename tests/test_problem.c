@@ -15,6 +15,7 @@
 #include "qkv/problem.h"
 #include "fixtures.h"
 #include "oracle.h"
+#include "tap_main.h"
 
 /* The worked example of module 2, typed in from the course. */
 static const double example_q[6] = {1, 0, 0, 1, 1, 1};
@@ -983,10 +984,5 @@ static Suite *problem_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(problem_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(problem_suite());
 }

@@ -21,6 +21,8 @@
 #include "io/problem/recovery.h"
 #include "io/problem/save.h"
 
+#include "tap_main.h"
+
 #define NOBODY 65534
 
 static char root[PATH_MAX];  /* this test's folder */
@@ -363,12 +365,5 @@ static Suite *recovery_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(recovery_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_tap(recovery_suite());
 }

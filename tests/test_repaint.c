@@ -23,6 +23,7 @@
 
 #include "lcg.h"
 #include "rounds.h"
+#include "tap_main.h"
 
 /* One cell of the virtual screen: its characters, attributes and colour pair. */
 struct cell {
@@ -374,8 +375,6 @@ int main(void)
 {
 	Suite *s = suite_create("repaint");
 	TCase *tc = tcase_create("repaint");
-	SRunner *runner;
-	int failed;
 
 	setlocale(LC_CTYPE, "C.UTF-8");
 	tcase_set_timeout(tc, 400);
@@ -384,10 +383,5 @@ int main(void)
 	tcase_add_test(tc, random_events_match_repaint);
 	tcase_add_test(tc, small_multiple_click_selects_head);
 	suite_add_tcase(s, tc);
-	runner = srunner_create(s);
-	srunner_set_tap(runner, "-");
-	srunner_run_all(runner, CK_SILENT);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(s);
 }

@@ -10,6 +10,8 @@
 
 #include "qkv/rng.h"
 
+#include "tap_main.h"
+
 /* splitmix64 (Steele, Lea & Flood; Vigna's public-domain reference): advances x
  * and returns the next output. */
 static uint64_t reference_splitmix64(uint64_t *x)
@@ -256,10 +258,5 @@ static Suite *rng_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(rng_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(rng_suite());
 }

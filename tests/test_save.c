@@ -23,6 +23,8 @@
 #include "qkv/error.h"
 #include "qkv/heads.h"
 #include "oracle.h"
+#include "slurp.h"
+#include "tap_main.h"
 
 /* A fresh temporary folder for one test; removed by remove_folder(). */
 static void make_folder(char *folder, size_t size)
@@ -65,27 +67,6 @@ static int folder_entries(const char *folder)
 	return count;
 }
 
-/* The whole content of a file (malloc'd), or NULL. */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *text;
-	long size;
-
-	if (f == NULL)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	text = calloc((size_t)size + 1, 1);
-	if (text != NULL && fread(text, 1, (size_t)size, f) != (size_t)size) {
-		free(text);
-		text = NULL;
-	}
-	fclose(f);
-	return text;
-}
-
 static void write_text(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "wb");
@@ -109,14 +90,29 @@ static void round_trip(const struct qkv_problem *p, const char *folder, const ch
 	qkv_problem_fini(&back);
 }
 
-START_TEST(worked_example_round_trip_and_format)
-{
-	char folder[64], path[1024];
-	struct qkv_problem p;
-	char *text, *sample;
+/* Each case's temporary folder and problem: a checked fixture makes the folder and
+ * empties the problem before the case, and frees the problem and removes the folder
+ * (with the files directly inside it) after it. */
+static char folder[64];
+static struct qkv_problem p;
 
+static void case_setup(void)
+{
 	make_folder(folder, sizeof folder);
 	qkv_problem_init(&p);
+}
+
+static void case_teardown(void)
+{
+	qkv_problem_fini(&p);
+	remove_folder(folder);
+}
+
+START_TEST(worked_example_round_trip_and_format)
+{
+	char path[1024];
+	char *text, *sample;
+
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	round_trip(&p, folder, "worked.json");
 	/* The sample was written by hand in the saved format: one matrix row per line. */
@@ -134,8 +130,6 @@ START_TEST(worked_example_round_trip_and_format)
 	ck_assert_int_eq(folder_entries(folder), 1);
 	free(sample);
 	free(text);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -143,24 +137,22 @@ END_TEST
  * it gives back the same bytes: a teacher who saves an untouched sample sees no diff. */
 START_TEST(samples_save_back_unchanged)
 {
-	char folder[1024], path[1200], err[512];
+	char samples[1024], path[1200], err[512];
 	const char *root = getenv("QKV_SOURCE_ROOT");
 	struct dirent *entry;
-	struct qkv_problem p;
 	int count = 0;
 	DIR *dir;
 
-	snprintf(folder, sizeof folder, "%s/samples", root);
-	dir = opendir(folder);
+	snprintf(samples, sizeof samples, "%s/samples", root);
+	dir = opendir(samples);
 	ck_assert_ptr_nonnull(dir);
-	qkv_problem_init(&p);
 	while ((entry = readdir(dir)) != NULL) {
 		size_t length = strlen(entry->d_name);
 		char *original, *saved;
 
 		if (length < 6 || strcmp(entry->d_name + length - 5, ".json") != 0)
 			continue;
-		snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
+		snprintf(path, sizeof path, "%s/%s", samples, entry->d_name);
 		ck_assert_msg(load_file(path, &p, err, sizeof err) == 0, "%s", err);
 		original = slurp(path);
 		saved = save_string(&p);
@@ -170,7 +162,6 @@ START_TEST(samples_save_back_unchanged)
 		count++;
 	}
 	closedir(dir);
-	qkv_problem_fini(&p);
 	ck_assert_int_ge(count, 8);
 }
 END_TEST
@@ -185,13 +176,10 @@ START_TEST(awkward_doubles_round_trip)
 		nextafter(1.0, 0), 123456789.12345679, -2.5e11, 0.30000000000000004, acos(-1.0),
 	};
 	size_t count = sizeof awkward / sizeof awkward[0];
-	char folder[64];
-	struct qkv_problem p, back;
+	struct qkv_problem back;
 	char *text;
 	char err[512];
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	qkv_problem_init(&back);
 	ck_assert_int_eq(qkv_problem_random(&p, 5, 4, 4, 42), 0);
 	for (size_t i = 0; i < count; i++) {
@@ -215,8 +203,6 @@ START_TEST(awkward_doubles_round_trip)
 	ck_assert(signbit(qkv_matrix_get(&back.q, 2, 0)));
 	free(text);
 	qkv_problem_fini(&back);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -224,11 +210,10 @@ END_TEST
  * refuses it with a clear line rather than reading something else. */
 START_TEST(huge_value_saved_exactly_but_refused)
 {
-	struct qkv_problem p, back;
+	struct qkv_problem back;
 	char err[512];
 	char *text, *at;
 
-	qkv_problem_init(&p);
 	qkv_problem_init(&back);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	qkv_matrix_set(&p.v, 1, 1, -2.5e300);
@@ -241,18 +226,13 @@ START_TEST(huge_value_saved_exactly_but_refused)
 	ck_assert_str_eq(err, "big.json:12:13: \"V\" row 2, column 2 is -2.5e+300, outside the "
 			      "range ±1e12");
 	free(text);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(options_round_trip)
 {
-	char folder[64];
-	struct qkv_problem p;
 	size_t n;
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(qkv_problem_random(&p, 4, 3, 2, QKV_MAX_SEED), 0);
 	n = (size_t)p.n;
 	/* Custom mask with an irregular pattern, padding, custom scale, big seed. */
@@ -282,8 +262,6 @@ START_TEST(options_round_trip)
 	p.scale = QKV_SCALE_SQRT_DK;
 	round_trip(&p, folder, "options.json");
 	ck_assert_int_eq(folder_entries(folder), 1);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -293,12 +271,8 @@ START_TEST(projected_form_round_trip)
 	static const double w_q[] = { 1.0 / 7, 2, 0.5, -1, 3, 4 };
 	static const double w_k[] = { 0, 1, 1, 0, 0.3, 0.3 };
 	static const double w_v[] = { 5, 6, 7, 8, 9, 10, 11, 12, 13 };
-	char folder[64];
-	struct qkv_problem p;
 	char *text;
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(qkv_problem_random(&p, 2, 1, 1, 7), 0);
 	p.seeded = false;
 	qkv_matrix_fini(&p.q);
@@ -322,8 +296,6 @@ START_TEST(projected_form_round_trip)
 	ck_assert_ptr_nonnull(strstr(text, "\"W_V\": [[5, 6, 7],\n          [8, 9, 10],\n"));
 	ck_assert_ptr_nonnull(strstr(text, "\\u0001"));
 	free(text);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -331,12 +303,8 @@ END_TEST
  * the same, options included. */
 START_TEST(heads_round_trip)
 {
-	char folder[64];
-	struct qkv_problem p;
 	char *text;
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 3, 6, 11), 0);
 	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
 	p.temperature = 0.5;
@@ -349,8 +317,6 @@ START_TEST(heads_round_trip)
 	ck_assert_ptr_nonnull(strstr(text, "\n  \"W_O\": [["));
 	ck_assert_ptr_null(strstr(text, "\"Q\""));
 	free(text);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -391,11 +357,10 @@ END_TEST
 /* A label typed in a broken encoding is saved as U+FFFD, so the file still loads. */
 START_TEST(invalid_utf8_label_still_loads)
 {
-	struct qkv_problem p, back;
+	struct qkv_problem back;
 	char err[512];
 	char *text;
 
-	qkv_problem_init(&p);
 	qkv_problem_init(&back);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(qkv_problem_set_label(&p, 1, "caf\xe9"), 0);
@@ -409,19 +374,15 @@ START_TEST(invalid_utf8_label_still_loads)
 	ck_assert_ptr_nonnull(strstr(text, "\"title\": \"a\\u0001b\\u007fc\\td\\\"e\\\\\""));
 	free(text);
 	qkv_problem_fini(&back);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
 START_TEST(keeps_mode_of_existing_file)
 {
 	static const mode_t modes[] = { 0600, 0640, 0664, 0444 };
-	char folder[64], path[1024], err[512];
-	struct qkv_problem p;
+	char path[1024], err[512];
 	struct stat st;
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	snprintf(path, sizeof path, "%s/mode.json", folder);
 	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
@@ -432,20 +393,15 @@ START_TEST(keeps_mode_of_existing_file)
 		ck_assert_int_eq(st.st_mode & 07777, modes[i]);
 		unlink(path);
 	}
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
 START_TEST(new_file_follows_umask)
 {
-	char folder[64], path[1024], err[512];
-	struct qkv_problem p;
+	char path[1024], err[512];
 	struct stat st;
 	mode_t old = umask(077);
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	snprintf(path, sizeof path, "%s/private.json", folder);
 	ck_assert_int_eq(save_file(path, &p, err, sizeof err), 0);
@@ -457,19 +413,15 @@ START_TEST(new_file_follows_umask)
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0644);
 	umask(old);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
 START_TEST(saving_through_a_link_keeps_the_link)
 {
-	char folder[64], target[1024], link[1024], err[512];
-	struct qkv_problem p, back;
+	char target[1024], link[1024], err[512];
+	struct qkv_problem back;
 	struct stat st;
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	qkv_problem_init(&back);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	snprintf(target, sizeof target, "%s/real.json", folder);
@@ -483,8 +435,6 @@ START_TEST(saving_through_a_link_keeps_the_link)
 	ck_assert(qkv_problem_equal(&p, &back));
 	ck_assert_int_eq(folder_entries(folder), 2);
 	qkv_problem_fini(&back);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -493,15 +443,12 @@ END_TEST
  * and the folder are as before. */
 START_TEST(too_big_to_read_back_is_refused)
 {
-	char folder[64], path[1024], expected[1200], err[1200];
-	struct qkv_problem p;
+	char path[1024], expected[1200], err[1200];
 	char *before;
 	int mib;
 
-	make_folder(folder, sizeof folder);
 	snprintf(path, sizeof path, "%s/big.json", folder);
 	write_text(path, "the file that was there\n");
-	qkv_problem_init(&p);
 	ck_assert_int_eq(qkv_problem_random(&p, QKV_MAX_TOKENS, QKV_MAX_DIM, QKV_MAX_DIM, 7), 0);
 	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
 	/* 3 × 2^22 numbers of about 19 characters and ", ": some 250 MiB. */
@@ -529,8 +476,6 @@ START_TEST(too_big_to_read_back_is_refused)
 	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
 	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0, "%s", err);
 	ck_assert_int_eq(folder_entries(folder), 1);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -538,10 +483,9 @@ END_TEST
  * file's name is cut to fit, and none is left behind. */
 START_TEST(longest_file_name_saves)
 {
-	char folder[64], name[256], path[1024], err[1024];
-	struct qkv_problem p, back;
+	char name[256], path[1024], err[1024];
+	struct qkv_problem back;
 
-	make_folder(folder, sizeof folder);
 	for (int length = 249; length <= 255; length++) {
 		memset(name, 'a', (size_t)length - 5);
 		memcpy(name + length - 5, ".json", 6);
@@ -557,7 +501,6 @@ START_TEST(longest_file_name_saves)
 		qkv_problem_fini(&p);
 		qkv_problem_fini(&back);
 	}
-	remove_folder(folder);
 }
 END_TEST
 
@@ -565,15 +508,13 @@ END_TEST
  * stays a link. */
 START_TEST(dangling_link_makes_its_file)
 {
-	char folder[64], link[1024], made[1024], err[1024];
-	struct qkv_problem p, back;
+	char link[1024], made[1024], err[1024];
+	struct qkv_problem back;
 	struct stat st;
 
-	make_folder(folder, sizeof folder);
 	snprintf(link, sizeof link, "%s/link.json", folder);
 	snprintf(made, sizeof made, "%s/made.json", folder);
 	ck_assert_int_eq(symlink("made.json", link), 0);
-	qkv_problem_init(&p);
 	qkv_problem_init(&back);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_msg(save_file(link, &p, err, sizeof err) == 0, "%s", err);
@@ -584,9 +525,7 @@ START_TEST(dangling_link_makes_its_file)
 	ck_assert_msg(load_file(link, &back, err, sizeof err) == 0, "%s", err);
 	ck_assert(qkv_problem_equal(&p, &back));
 	ck_assert_int_eq(folder_entries(folder), 2);
-	qkv_problem_fini(&p);
 	qkv_problem_fini(&back);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -594,17 +533,15 @@ END_TEST
  * when it exists and made when it does not; the links stay links. */
 START_TEST(chain_of_links_reaches_its_file)
 {
-	char folder[64], first[1024], second[1024], end[1024], err[1024];
-	struct qkv_problem p, back;
+	char first[1024], second[1024], end[1024], err[1024];
+	struct qkv_problem back;
 	struct stat st;
 
-	make_folder(folder, sizeof folder);
 	snprintf(first, sizeof first, "%s/first.json", folder);
 	snprintf(second, sizeof second, "%s/second.json", folder);
 	snprintf(end, sizeof end, "%s/end.json", folder);
 	ck_assert_int_eq(symlink("second.json", first), 0);
 	ck_assert_int_eq(symlink("end.json", second), 0);
-	qkv_problem_init(&p);
 	qkv_problem_init(&back);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	for (int round = 0; round < 2; round++) { /* end.json missing, then there */
@@ -620,9 +557,7 @@ START_TEST(chain_of_links_reaches_its_file)
 		ck_assert_int_eq(folder_entries(folder), 3);
 		p.temperature = 2;
 	}
-	qkv_problem_fini(&p);
 	qkv_problem_fini(&back);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -633,14 +568,12 @@ END_TEST
  * another user needs root: skipped (passes) otherwise. */
 START_TEST(other_users_link_in_sticky_folder_refused)
 {
-	char folder[64], sticky[128], victim[1024], link[1024], expected[1400], err[1400];
-	struct qkv_problem p;
+	char sticky[128], victim[1024], link[1024], expected[1400], err[1400];
 	struct stat st;
 	char *text;
 
 	if (geteuid() != 0)
 		return;
-	make_folder(folder, sizeof folder);
 	snprintf(sticky, sizeof sticky, "%s/tmp", folder);
 	ck_assert_int_eq(mkdir(sticky, 0700), 0);
 	ck_assert_int_eq(chmod(sticky, 01777), 0);
@@ -649,7 +582,6 @@ START_TEST(other_users_link_in_sticky_folder_refused)
 	write_text(victim, "the victim's file\n");
 	ck_assert_int_eq(symlink(victim, link), 0);
 	ck_assert_int_eq(lchown(link, 4242, 4242), 0);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 
 	ck_assert_int_eq(save_file(link, &p, err, sizeof err), -1);
@@ -691,10 +623,8 @@ START_TEST(other_users_link_in_sticky_folder_refused)
 	ck_assert_str_eq(text, "three\n");
 	free(text);
 
-	qkv_problem_fini(&p);
 	unlink(link);
 	rmdir(sticky);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -703,11 +633,10 @@ END_TEST
  * nobody reads is said to be so, at once. */
 START_TEST(pipes_and_devices_written_straight)
 {
-	char folder[64], fifo[1024], err[1024], got[16] = "";
+	char fifo[1024], err[1024], got[16] = "";
 	struct stat st;
 	int reader;
 
-	make_folder(folder, sizeof folder);
 	snprintf(fifo, sizeof fifo, "%s/pipe", folder);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	ck_assert_int_eq(save_bytes(fifo, "abc", 3, err, sizeof err), -1);
@@ -727,7 +656,6 @@ START_TEST(pipes_and_devices_written_straight)
 	ck_assert_msg(save_bytes("/dev/null", "abc", 3, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(stat("/dev/null", &st), 0);
 	ck_assert(S_ISCHR(st.st_mode));
-	remove_folder(folder);
 }
 END_TEST
 
@@ -735,12 +663,10 @@ END_TEST
  * removes such files once they are a minute old, and nothing else. */
 START_TEST(stale_temporary_files_are_removed)
 {
-	char folder[64], path[1024], old_temp[1024], new_temp[1024], other[1024], err[1024];
-	struct qkv_problem p;
+	char path[1024], old_temp[1024], new_temp[1024], other[1024], err[1024];
 	struct timespec times[2] = { { 0, 0 }, { 0, 0 } };
 	struct stat st;
 
-	make_folder(folder, sizeof folder);
 	snprintf(path, sizeof path, "%s/three.json", folder);
 	snprintf(old_temp, sizeof old_temp, "%s/.three.json.qkv-Ab12Cd", folder);
 	snprintf(new_temp, sizeof new_temp, "%s/.three.json.qkv-Ef34Gh", folder);
@@ -751,26 +677,20 @@ START_TEST(stale_temporary_files_are_removed)
 	times[0].tv_sec = times[1].tv_sec = time(NULL) - 120;
 	ck_assert_int_eq(utimensat(AT_FDCWD, old_temp, times, 0), 0);
 	ck_assert_int_eq(utimensat(AT_FDCWD, other, times, 0), 0);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_msg(save_file(path, &p, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_ne(stat(old_temp, &st), 0);
 	ck_assert_int_eq(stat(new_temp, &st), 0);
 	ck_assert_int_eq(stat(other, &st), 0);
 	ck_assert_int_eq(folder_entries(folder), 3);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
 START_TEST(directory_path_fails_cleanly)
 {
-	char folder[64], expected[1024], err[512];
-	struct qkv_problem p;
+	char expected[1024], err[512];
 	struct stat st;
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	ck_assert_int_eq(save_file(folder, &p, err, sizeof err), -1);
 	snprintf(expected, sizeof expected, "%s: cannot save: it is a folder, not a file", folder);
@@ -778,8 +698,6 @@ START_TEST(directory_path_fails_cleanly)
 	ck_assert_int_eq(stat(folder, &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));
 	ck_assert_int_eq(folder_entries(folder), 0);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -787,12 +705,10 @@ END_TEST
  * written; 2^53 − 1 itself saves as a plain JSON integer and reads back. */
 START_TEST(seed_above_the_limit_is_refused)
 {
-	char folder[64], path[1024], expected[1200], err[1200];
-	struct qkv_problem p, back;
+	char path[1024], expected[1200], err[1200];
+	struct qkv_problem back;
 	char *text;
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	qkv_problem_init(&back);
 	ck_assert_int_eq(qkv_problem_random(&p, 2, 2, 2, 1), 0);
 	p.seed = 9007199254740992ULL; /* 2^53 */
@@ -809,18 +725,13 @@ START_TEST(seed_above_the_limit_is_refused)
 	ck_assert(back.seeded && back.seed == 9007199254740991ULL);
 	free(text);
 	qkv_problem_fini(&back);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
 START_TEST(missing_folder_fails_cleanly)
 {
-	char folder[64], path[1024], expected[1200], err[1200];
-	struct qkv_problem p;
+	char path[1024], expected[1200], err[1200];
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	snprintf(path, sizeof path, "%s/no-such-folder/p.json", folder);
 	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
@@ -828,8 +739,6 @@ START_TEST(missing_folder_fails_cleanly)
 		 "(%s)", path, strerror(ENOENT));
 	ck_assert_str_eq(err, expected);
 	ck_assert_int_eq(folder_entries(folder), 0);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -837,19 +746,14 @@ END_TEST
  * override U+202E) is quoted escaped, one way (\xHH, \uXXXX), in the message. */
 START_TEST(message_escapes_the_name)
 {
-	char folder[64], path[1024], expected[1400], err[1400];
-	struct qkv_problem p;
+	char path[1024], expected[1400], err[1400];
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	snprintf(path, sizeof path, "%s/gone\x1b[2J/p\x9b\xe2\x80\xae.json", folder);
 	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
 	snprintf(expected, sizeof expected, "%s/gone\\x1b[2J/p\\x9b\\u202E.json: cannot save: cannot create a "
 		 "file in its folder (%s)", folder, strerror(ENOENT));
 	ck_assert_str_eq(err, expected);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -858,11 +762,9 @@ END_TEST
 START_TEST(refused_folder_leaves_original)
 {
 	const char *path = "/proc/self/comm";
-	struct qkv_problem p;
 	char err[512];
 	char *before, *after;
 
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	before = slurp(path);
 	ck_assert_ptr_nonnull(before);
@@ -873,7 +775,6 @@ START_TEST(refused_folder_leaves_original)
 	ck_assert_str_eq(before, after);
 	free(before);
 	free(after);
-	qkv_problem_fini(&p);
 }
 END_TEST
 
@@ -881,14 +782,11 @@ END_TEST
  * cannot fail and is skipped (refused_folder_leaves_original covers it there). */
 START_TEST(read_only_folder_leaves_original)
 {
-	char folder[64], path[1024], expected[1200], err[1200];
-	struct qkv_problem p;
+	char path[1024], expected[1200], err[1200];
 	char *after;
 
 	if (geteuid() == 0)
 		return;
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	snprintf(path, sizeof path, "%s/kept.json", folder);
 	write_text(path, "the original");
@@ -902,8 +800,6 @@ START_TEST(read_only_folder_leaves_original)
 	ck_assert_int_eq(folder_entries(folder), 1);
 	ck_assert_int_eq(chmod(folder, 0755), 0);
 	free(after);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
 }
 END_TEST
 
@@ -913,6 +809,8 @@ static Suite *save_suite(void)
 	TCase *trip = tcase_create("round-trip");
 	TCase *files = tcase_create("files");
 
+	tcase_add_checked_fixture(trip, case_setup, case_teardown);
+	tcase_add_checked_fixture(files, case_setup, case_teardown);
 	tcase_add_test(trip, worked_example_round_trip_and_format);
 	tcase_add_test(trip, samples_save_back_unchanged);
 	tcase_add_test(trip, awkward_doubles_round_trip);
@@ -946,17 +844,9 @@ static Suite *save_suite(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
-
 	if (getenv("QKV_SOURCE_ROOT") == NULL) {
 		fprintf(stderr, "test_save: set QKV_SOURCE_ROOT to the source tree\n");
 		return 1;
 	}
-	sr = srunner_create(save_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return run_tap(save_suite());
 }

@@ -16,6 +16,7 @@
 #include "qkv/problem.h"
 
 #include "lcg.h"
+#include "tap_main.h"
 
 #define MAX_COUNT 64 /* longest row the tests build */
 
@@ -224,6 +225,16 @@ START_TEST(test_worked_example_stats)
 }
 END_TEST
 
+/* The scaled score q_i · k_j / √d_k of a direct-form problem, by a loop written here. */
+static double scaled_here(const struct qkv_problem *problem, int i, int j)
+{
+	double dot = 0.0;
+
+	for (int c = 0; c < problem->q.cols; c++)
+		dot += qkv_matrix_get(&problem->q, i, c) * qkv_matrix_get(&problem->k, j, c);
+	return dot / sqrt((double)problem->q.cols);
+}
+
 /* The trace's score variance is the population variance of the unmasked scaled
  * entries (computed here in two passes), and its row statistics are those of
  * its weight rows. Loop index: no mask, causal, random custom mask. */
@@ -253,28 +264,19 @@ START_TEST(test_trace_score_variance_and_rows)
 	ck_assert_int_eq(qkv_problem_check(&p), 0);
 	qkv_trace_init(&t);
 	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	double divisor = sqrt((double)d_k), sum = 0.0, squares = 0.0;
+	double sum = 0.0, squares = 0.0;
 	int count = 0;
 	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++) {
-			if (qkv_problem_is_masked(&p, i, j))
-				continue;
-			double dot = 0.0;
-			for (int c = 0; c < d_k; c++)
-				dot += qkv_matrix_get(&p.q, i, c) * qkv_matrix_get(&p.k, j, c);
-			sum += dot / divisor;
-			count++;
-		}
+		for (int j = 0; j < n; j++)
+			if (!qkv_problem_is_masked(&p, i, j)) {
+				sum += scaled_here(&p, i, j);
+				count++;
+			}
 	double mean = sum / count;
 	for (int i = 0; i < n; i++)
-		for (int j = 0; j < n; j++) {
-			if (qkv_problem_is_masked(&p, i, j))
-				continue;
-			double dot = 0.0;
-			for (int c = 0; c < d_k; c++)
-				dot += qkv_matrix_get(&p.q, i, c) * qkv_matrix_get(&p.k, j, c);
-			squares += (dot / divisor - mean) * (dot / divisor - mean);
-		}
+		for (int j = 0; j < n; j++)
+			if (!qkv_problem_is_masked(&p, i, j))
+				squares += (scaled_here(&p, i, j) - mean) * (scaled_here(&p, i, j) - mean);
 	ck_assert_double_eq_tol(t.score_variance, squares / count, 1e-12);
 	for (int i = 0; i < n; i++) {
 		const double *a = qkv_matrix_row_const(&t.weights, i);
@@ -343,10 +345,5 @@ static Suite *stats_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(stats_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(stats_suite());
 }

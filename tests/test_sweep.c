@@ -11,6 +11,8 @@
 #include "qkv/error.h"
 #include "qkv/sweep.h"
 
+#include "tap_main.h"
+
 /* The run most laws are checked on. */
 #define LAW_TOKENS 16
 #define LAW_TRIALS 256
@@ -215,10 +217,5 @@ static Suite *sweep_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(sweep_suite());
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(sweep_suite());
 }

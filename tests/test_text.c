@@ -10,6 +10,8 @@
 
 #include "qkv/text.h"
 
+#include "tap_main.h"
+
 /* Terminal columns of UTF-8 text: one per ordinary code point, whatever its byte
  * length (1 to 4 bytes here), so multi-byte glyphs line up with ASCII. */
 START_TEST(test_text_columns)
@@ -177,12 +179,5 @@ static Suite *text_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(text_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(text_suite());
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lcg.h"
+#include "tap_main.h"
 #include "qkv/error.h"
 #include "qkv/train.h"
 
@@ -757,12 +758,5 @@ static Suite *train_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(train_suite());
-	int failed;
-
-	srunner_set_tap(runner, "-");
-	srunner_run_all(runner, CK_SILENT);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(train_suite());
 }

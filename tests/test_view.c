@@ -14,6 +14,8 @@
 #include "app/view.h"
 #include "qkv/problem.h"
 
+#include "tap_main.h"
+
 /* A key context no real view or state uses. */
 #define KEYS_ABOUT (1u << 15)
 
@@ -171,12 +173,5 @@ static Suite *view_suite(void)
 
 int main(void)
 {
-	SRunner *runner = srunner_create(view_suite());
-	int failed;
-
-	srunner_set_tap(runner, "-");
-	srunner_run_all(runner, CK_SILENT);
-	failed = srunner_ntests_failed(runner);
-	srunner_free(runner);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(view_suite());
 }

@@ -10,6 +10,8 @@
 #include "app/app.h"
 #include "qkv/problem.h"
 
+#include "tap_main.h"
+
 static int key(struct app *a, int k)
 {
 	static int64_t now = 1000;
@@ -150,12 +152,5 @@ static Suite *walk_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(walk_suite());
-	int failed;
-
-	srunner_set_tap(sr, "-");
-	srunner_run_all(sr, CK_SILENT);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return run_tap(walk_suite());
 }

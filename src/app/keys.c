@@ -256,7 +256,7 @@ const struct app_binding app_bindings[] = {
 	  "←→ trials", APP_KEYS_SATURATION, saturation_trials, "in the saturation view: trials × 2 / ÷ 2",
 	  "the saturation view (S)", 0 },
 	{ { APP_KEY_RIGHT, APP_KEY_LEFT, APP_KEY_HOME, APP_KEY_END }, APP_KEYS_ONLINE,
-	  "F: → ← Home", "next / previous tile", "→ next tile", APP_KEYS_ONLINE, online_walk_step,
+	  "F: → ←", "next / previous tile", "→ next tile", APP_KEYS_ONLINE, online_walk_step,
 	  "in the online softmax walk: the next tile (→), the one before (←), the start (Home), the output "
 	  "beside the standard row (End); PgDn, Space and n still walk the stages, and a lesson's PgDn its "
 	  "steps", "the online softmax walk (F)", 0 },

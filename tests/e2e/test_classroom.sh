@@ -14,21 +14,24 @@ cd "$QKV_SOURCE_ROOT" || exit 1
 RUN="$E2E_DIR/run"
 mkdir -m 700 "$RUN"
 
-# The last line of the screen (the lesson's line: step, notes page, keys).
-last_line() {
-	screen "$1" | sed -n '$p'
-}
-
-# look NAME WHAT: checks the screen of NAME as it is now.
+# look NAME WHAT FRAME: checks FRAME, the screen of NAME as it is now, line by line
+# in the shell (this runs for every session at every step). The last line of a
+# frame, ${frame##*$'\n'}, is the lesson's line: step, notes page, keys.
 look() {
-	local name=$1 what=$2 shown problems="" titles markers
-	shown=$(screen "$name")
-	grep -q 'needs a terminal of at least' <<<"$shown" && problems+=" the size refusal;"
-	grep -q '…[[:space:]]*$' <<<"$shown" && problems+=" a line ending in …: $(grep '…[[:space:]]*$' <<<"$shown" | head -n 1);"
-	titles=$(grep -cE '  [0-9]+×[0-9]+( |$)' <<<"$shown")
-	markers=$(grep -cE '[↑↓←→] [0-9]+' <<<"$shown")
+	local name=$1 what=$2 shown=$3 problems="" line refused=0 cut="" titles=0 markers=0 last
+	local -a lines
+	mapfile -t lines <<<"$shown"
+	for line in "${lines[@]}"; do
+		[[ $line == *'needs a terminal of at least'* ]] && refused=1
+		[[ -z $cut && $line =~ …[[:space:]]*$ ]] && cut=$line
+		[[ $line =~ \ \ [0-9]+×[0-9]+(\ |$) ]] && titles=$((titles + 1))
+		[[ $line =~ [↑↓←→]\ [0-9]+ ]] && markers=$((markers + 1))
+	done
+	[ "$refused" -eq 1 ] && problems+=" the size refusal;"
+	[ -n "$cut" ] && problems+=" a line ending in …: $cut;"
 	[ "$titles" -gt 0 ] && [ "$markers" -eq 0 ] && problems+=" a grid shows part of its rows×columns with no scroll marker;"
-	check "$what, $(sed -n '$p' <<<"$shown" | sed 's/^ //'): drawn whole${problems:+ (${problems})}" -z "$problems"
+	last=${shown##*$'\n'}
+	check "$what, ${last# }: drawn whole${problems:+ (${problems})}" -z "$problems"
 	[ -n "$problems" ] && e2e_dump "$name"
 }
 
@@ -56,8 +59,9 @@ active=("${names[@]}")
 for ((round = 0; round < 40 && ${#active[@]} > 0; round++)); do
 	next=()
 	for name in "${active[@]}"; do
-		last[$name]=$(last_line "$name")
-		look "$name" "${what[$name]}"
+		frame=$(screen "$name")
+		last[$name]=${frame##*$'\n'}
+		look "$name" "${what[$name]}" "$frame"
 		# Done at the last step, on the last page of its notes (or with none).
 		if [[ ${last[$name]} =~ Step\ ([0-9]+)\ of\ ([0-9]+) ]] &&
 			[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && [[ ${last[$name]} != *"reads on"* ]]; then
@@ -72,7 +76,8 @@ for ((round = 0; round < 40 && ${#active[@]} > 0; round++)); do
 	# is still being built), the frame is whole.
 	for name in "${active[@]}"; do
 		for ((w = 0; w < 200; w++)); do
-			now=$(last_line "$name")
+			now=$(screen "$name")
+			now=${now##*$'\n'}
 			[ "$now" != "${last[$name]}" ] && [[ $now != *building* ]] && break
 			sleep 0.05
 		done

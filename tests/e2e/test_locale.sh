@@ -59,10 +59,10 @@ keys ascii '?'
 expect ascii '^ *\+- keys \. page 1 of 2 \. PgDn more \. any other key closes -+\+$' \
 	"ASCII: the help box's top is + and -, and says its page"
 expect ascii '^ *\| PgDn Space n' "ASCII: the help box's sides are |"
-expect ascii '  S: -> <- l h  trials x 2 / / 2 ' "ASCII: a name drawn wider in ASCII keeps its note in the note's column"
 ascii_only ascii "ASCII: the help"
 keys ascii NPage
 expect ascii '^ *\+- keys \. page 2 of 2 \. PgUp back \. any other key closes -+\+$' "ASCII: PgDn turns the help's page"
+expect ascii ' S: -> <- l h  trials x 2 / / 2 ' "ASCII: a name drawn wider in ASCII keeps its note in the note's column"
 expect ascii 's t T +scale on/off, tau -/\+ .*\|$' "ASCII: the help's temperature line fits inside its box"
 ascii_only ascii "ASCII: the help's second page"
 keys ascii Escape NPage

@@ -67,7 +67,10 @@ keys small q
 expect_exit small 0 "q quits with status 0 after the resizes"
 
 # --- colour and NO_COLOR -----------------------------------------------------------
+# The three start together (so their start-ups overlap) and are read in turn.
 start colour 80 24 "$QKV"
+start xterm8 80 24 TERM=xterm "$QKV"
+start mono 80 24 NO_COLOR=1 "$QKV"
 expect colour 'weights  softmax rows' "with colour: the screen is drawn"
 settle colour
 n=$(screen_color colour | colour_sgr)
@@ -76,7 +79,6 @@ keys colour q
 expect_exit colour 0 "with colour: q quits"
 
 # TERM=xterm has 8 colours: colour, but never a 256-colour sequence.
-start xterm8 80 24 TERM=xterm "$QKV"
 expect xterm8 'weights  softmax rows' "TERM=xterm: the screen is drawn"
 settle xterm8
 n=$(screen_color xterm8 | colour_sgr)
@@ -86,7 +88,6 @@ check "TERM=xterm: no 256-colour sequences ($n lines)" "$n" -eq 0
 keys xterm8 q
 expect_exit xterm8 0 "TERM=xterm: q quits"
 
-start mono 80 24 NO_COLOR=1 "$QKV"
 expect mono 'weights  softmax rows' "NO_COLOR: the screen is drawn"
 settle mono
 n=$(screen_color mono | colour_sgr)
@@ -184,11 +185,23 @@ done
 # --- Hundreds of resizes in a row -------------------------------------------------
 # A window dragged about sends a storm of SIGWINCH; qkv must keep up, stay whole and
 # exit cleanly (under the sanitizer build a leak or overflow would fail the exit).
+# The 300 sizes are set on the pane's terminal itself, 2 ms apart, and each reaches
+# qkv as a SIGWINCH: tmux passes a pane's new size on at most every quarter second,
+# so of 300 resize-window commands (some ten seconds of them) fewer than one in
+# eight reached the program. Then tmux sets the pane's own size again.
 start storm 80 24 "$QKV"
 expect storm 'weights  softmax rows' "before the storm: the full screen"
-for ((i = 0; i < 300; i++)); do
-	resize storm $((30 + (i * 37) % 190)) $((8 + (i * 13) % 55))
-done
+storm_tty=$(e2e_tmux display -p -t storm '#{pane_tty}')
+python3 - "$storm_tty" <<'STORM'
+import fcntl, os, struct, sys, termios, time
+terminal = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+for i in range(300):
+    rows, cols = 8 + (i * 13) % 55, 30 + (i * 37) % 190
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    time.sleep(0.002)
+os.close(terminal)
+STORM
+check "the storm: 300 sizes set on qkv's terminal" $? -eq 0
 resize storm 100 30
 expect storm 'weights  softmax rows' "after 300 resizes the full screen is back at 100×30"
 expect storm 'Q  queries' "after 300 resizes the Q grid is drawn"

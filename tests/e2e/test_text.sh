@@ -14,22 +14,25 @@ json_string() {
 	sed -n "s/^ *\"$2\": \"\\(.*\\)\",\$/\\1/p" "$1" | head -n 1 | sed 's/\\"/"/g'
 }
 
-# joined NAME: the screen as one line, runs of spaces squeezed to one.
-joined() {
-	screen "$1" | tr '\n' ' ' | tr -s ' '
-}
-
+# Every sample starts at once (their start-ups overlap); then each settled screen is
+# read once, and the checks read that frame in the shell itself.
+for file in "$SAMPLES"/*.json; do
+	start "$(basename "$file" .json)" 80 24 "$QKV" "$file"
+done
 for file in "$SAMPLES"/*.json; do
 	name=$(basename "$file" .json)
 	note=$(json_string "$file" notes)
 	title=$(json_string "$file" title)
-	start "$name" 80 24 "$QKV" "$file"
 	expect "$name" 'Tab matrix' "$name: the screen is drawn"
 	settle "$name"
-	# The note, however it wraps.
+	frame=$(screen "$name")
+	mapfile -t lines <<<"$frame"
+	# The note, however it wraps (on both sides the words joined by single spaces).
 	if [ -n "$note" ]; then
-		squeezed=$(printf '%s' "$note" | tr -s ' ')
-		if [[ $(joined "$name") == *"$squeezed"* ]]; then
+		read -ra words <<<"${frame//$'\n'/ }"
+		flat="${words[*]}"
+		read -ra words <<<"$note"
+		if [[ $flat == *"${words[*]}"* ]]; then
 			pass "$name: the note shows whole at 80×24"
 		else
 			fail "$name: the note shows whole at 80×24"
@@ -38,17 +41,26 @@ for file in "$SAMPLES"/*.json; do
 		fi
 	fi
 	# The title, whole.
-	bar=$(row "$name" 0 | sed 's/^ *//; s/^qkv · //')
+	bar=${lines[0]#"${lines[0]%%[! ]*}"}
+	bar=${bar#qkv · }
 	# The numbers start at n (at m, the queries, in cross-attention).
 	shown=${bar%% m [0-9]*}
 	shown=${shown%%  n *}
-	shown=$(printf '%s' "${shown% n *}" | sed 's/ *$//')
+	shown=${shown% n *}
+	shown=${shown%"${shown##*[! ]}"}
 	check "$name: the title shows whole at 80 columns ($shown)" "$shown" = "$title"
 	# Every "…" follows a whole word.
-	cut=$(screen "$name" | grep -E '[^ ]…' | head -n 1)
+	cut=""
+	for line in "${lines[@]}"; do
+		if [[ $line =~ [^\ ]… ]]; then
+			cut=$line
+			break
+		fi
+	done
 	check "$name: no line ends in a cut word${cut:+ ($cut)}" -z "$cut"
-	last=$(row "$name" 23)
-	check "$name: the keys line keeps ? help and q quit" -n "$(printf '%s' "$last" | grep -E '\? help · q quit *$')"
+	kept=0
+	[[ ${lines[23]} =~ \?\ help\ ·\ q\ quit\ *$ ]] && kept=1
+	check "$name: the keys line keeps ? help and q quit" "$kept" -eq 1
 done
 # (the sessions end with the server, at the end: killing the last one would end
 # the server while the next one starts)
