@@ -1062,23 +1062,23 @@ END_TEST
 
 /* A direct cross-attention problem: m queries q0…, n keys w0…, Q m×d_k and K n×d_k
  * in [-qk, qk), V n×d_v in [-5, 5). */
-static void build_cross(struct qkv_problem *p, int m, int n, int d_k, int d_v, double qk,
-			struct lcg *g)
+static void build_cross(struct qkv_problem *cp, int m, int keys, int dk, int dv, double qk,
+			struct lcg *gen)
 {
-	qkv_problem_init(p);
-	give_labels(p, n);
-	p->m = m;
-	p->query_tokens = calloc((size_t)m, sizeof *p->query_tokens);
-	ck_assert_ptr_nonnull(p->query_tokens);
+	qkv_problem_init(cp);
+	give_labels(cp, keys);
+	cp->m = m;
+	cp->query_tokens = calloc((size_t)m, sizeof *cp->query_tokens);
+	ck_assert_ptr_nonnull(cp->query_tokens);
 	for (int i = 0; i < m; i++) {
-		p->query_tokens[i] = malloc(16);
-		ck_assert_ptr_nonnull(p->query_tokens[i]);
-		snprintf(p->query_tokens[i], 16, "q%d", i);
+		cp->query_tokens[i] = malloc(16);
+		ck_assert_ptr_nonnull(cp->query_tokens[i]);
+		snprintf(cp->query_tokens[i], 16, "q%d", i);
 	}
-	fill(&p->q, m, d_k, qk, g);
-	fill(&p->k, n, d_k, qk, g);
-	fill(&p->v, n, d_v, 5.0, g);
-	ck_assert_int_eq(qkv_problem_check(p), 0);
+	fill(&cp->q, m, dk, qk, gen);
+	fill(&cp->k, keys, dk, qk, gen);
+	fill(&cp->v, keys, dv, 5.0, gen);
+	ck_assert_int_eq(qkv_problem_check(cp), 0);
 }
 
 /* m queries against n keys, m ≠ n (m = 1 and n = 1 among them), with no mask, a
@@ -1086,50 +1086,50 @@ static void build_cross(struct qkv_problem *p, int m, int n, int d_k, int d_v, d
  * shapes m×n and m×d_v, rows of weights summing to 1 over their live keys. */
 START_TEST(test_cross_matches_reference)
 {
-	struct lcg g = {7100u + (uint64_t)_i};
-	int m = _i < 4 ? 1 : lcg_int(&g, 1, 9), n = _i >= 4 && _i < 8 ? 1 : lcg_int(&g, 1, 9);
-	int d_k = lcg_int(&g, 1, 5), d_v = lcg_int(&g, 1, 4), mask = _i % 3;
-	struct qkv_problem p;
-	struct qkv_trace t;
+	struct lcg gen = {7100u + (uint64_t)_i};
+	int m = _i < 4 ? 1 : lcg_int(&gen, 1, 9), keys = _i >= 4 && _i < 8 ? 1 : lcg_int(&gen, 1, 9);
+	int dk = lcg_int(&gen, 1, 5), dv = lcg_int(&gen, 1, 4), mask = _i % 3;
+	struct qkv_problem cp;
+	struct qkv_trace tr;
 
-	if (m == n)
-		n++;
-	build_cross(&p, m, n, d_k, d_v, 2.0, &g);
+	if (m == keys)
+		keys++;
+	build_cross(&cp, m, keys, dk, dv, 2.0, &gen);
 	if (mask == 1) {
-		clear_custom_mask(&p);
-		for (int c = 0; c < m * n; c++)
-			p.mask_bits[c] = (unsigned char)(lcg_int(&g, 0, 3) == 0);
+		clear_custom_mask(&cp);
+		for (int c = 0; c < m * keys; c++)
+			cp.mask_bits[c] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
 	} else if (mask == 2) {
-		ensure_padding(&p);
-		for (int j = 0; j < n; j++)
-			p.padding[j] = (unsigned char)(lcg_int(&g, 0, 2) == 0);
+		ensure_padding(&cp);
+		for (int j = 0; j < keys; j++)
+			cp.padding[j] = (unsigned char)(lcg_int(&gen, 0, 2) == 0);
 	}
-	qkv_trace_init(&t);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(t.m, m);
-	ck_assert_int_eq(t.n, n);
-	ck_assert_int_eq(t.scores.rows, m);
-	ck_assert_int_eq(t.scores.cols, n);
-	ck_assert_int_eq(t.weights.rows, m);
-	ck_assert_int_eq(t.weights.cols, n);
-	ck_assert_int_eq(t.output.rows, m);
-	ck_assert_int_eq(t.output.cols, d_v);
-	expect_reference(&p, &t, 1e-12);
+	qkv_trace_init(&tr);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), 0);
+	ck_assert_int_eq(tr.m, m);
+	ck_assert_int_eq(tr.n, keys);
+	ck_assert_int_eq(tr.scores.rows, m);
+	ck_assert_int_eq(tr.scores.cols, keys);
+	ck_assert_int_eq(tr.weights.rows, m);
+	ck_assert_int_eq(tr.weights.cols, keys);
+	ck_assert_int_eq(tr.output.rows, m);
+	ck_assert_int_eq(tr.output.cols, dv);
+	expect_reference(&cp, &tr, 1e-12);
 	for (int i = 0; i < m; i++) {
 		double sum = 0.0;
 		int live = 0;
 
-		for (int j = 0; j < n; j++) {
-			sum += qkv_matrix_get(&t.weights, i, j);
-			live += !qkv_problem_is_masked(&p, i, j);
-			if (qkv_problem_is_masked(&p, i, j))
-				ck_assert(qkv_matrix_get(&t.weights, i, j) == 0.0);
+		for (int j = 0; j < keys; j++) {
+			sum += qkv_matrix_get(&tr.weights, i, j);
+			live += !qkv_problem_is_masked(&cp, i, j);
+			if (qkv_problem_is_masked(&cp, i, j))
+				ck_assert(qkv_matrix_get(&tr.weights, i, j) == 0.0);
 		}
-		ck_assert_int_eq(t.rows[i].live_keys, live);
+		ck_assert_int_eq(tr.rows[i].live_keys, live);
 		ck_assert_double_eq_tol(sum, live > 0 ? 1.0 : 0.0, 1e-12);
 	}
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
+	qkv_trace_fini(&tr);
+	qkv_problem_fini(&cp);
 }
 END_TEST
 
@@ -1142,26 +1142,26 @@ START_TEST(test_cross_one_query_closed_form)
 	static const double k[] = { 0, 0, 1, 0, 2, 0 };
 	static const double v[] = { 1, 0, 0, 1, 1, 1 };
 	double z = exp(0.0) + exp(1.0 / sqrt(2.0)) + exp(2.0 / sqrt(2.0));
-	struct qkv_problem p;
-	struct qkv_trace t;
-	struct lcg g = {1};
+	struct qkv_problem cp;
+	struct qkv_trace tr;
+	struct lcg gen = {1};
 
-	build_cross(&p, 1, 3, 2, 2, 1.0, &g);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.q, 1, 2, q), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.k, 3, 2, k), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.v, 3, 2, v), 0);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 0, 0), 1.0 / z, 1e-15);
-	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 0, 1), exp(1.0 / sqrt(2.0)) / z, 1e-15);
-	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 0, 2), exp(sqrt(2.0)) / z, 1e-15);
+	build_cross(&cp, 1, 3, 2, 2, 1.0, &gen);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.q, 1, 2, q), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.k, 3, 2, k), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.v, 3, 2, v), 0);
+	qkv_trace_init(&tr);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), 0);
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.weights, 0, 0), 1.0 / z, 1e-15);
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.weights, 0, 1), exp(1.0 / sqrt(2.0)) / z, 1e-15);
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.weights, 0, 2), exp(sqrt(2.0)) / z, 1e-15);
 	/* O = a_1 (1, 0) + a_2 (0, 1) + a_3 (1, 1). */
-	ck_assert_double_eq_tol(qkv_matrix_get(&t.output, 0, 0), (1.0 + exp(sqrt(2.0))) / z, 1e-15);
-	ck_assert_double_eq_tol(qkv_matrix_get(&t.output, 0, 1),
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.output, 0, 0), (1.0 + exp(sqrt(2.0))) / z, 1e-15);
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.output, 0, 1),
 				(exp(1.0 / sqrt(2.0)) + exp(sqrt(2.0))) / z, 1e-15);
-	ck_assert_int_eq(t.rows[0].argmax, 2);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
+	ck_assert_int_eq(tr.rows[0].argmax, 2);
+	qkv_trace_fini(&tr);
+	qkv_problem_fini(&cp);
 }
 END_TEST
 
@@ -1170,34 +1170,34 @@ END_TEST
  * mask, padding, mistake, scale and temperature: the same trace, byte for byte. */
 START_TEST(test_cross_of_same_rows_is_self_attention)
 {
-	struct lcg g = {7300u + (uint64_t)_i};
+	struct lcg gen = {7300u + (uint64_t)_i};
 	bool projected = _i % 2 == 1;
-	int n = lcg_int(&g, 1, 10), d_k = lcg_int(&g, 1, 6), d_v = lcg_int(&g, 1, 5);
+	int keys = lcg_int(&gen, 1, 10), dk = lcg_int(&gen, 1, 6), dv = lcg_int(&gen, 1, 5);
 	int mask = (_i / 2) % 4;
 	struct qkv_problem self, cross;
 	struct qkv_trace a, b;
 
 	if (projected) {
-		int d_model = lcg_int(&g, 1, 7);
+		int d_model = lcg_int(&gen, 1, 7);
 
 		qkv_problem_init(&self);
-		give_labels(&self, n);
+		give_labels(&self, keys);
 		self.form = QKV_FORM_PROJECTED;
-		fill(&self.x, n, d_model, 2.0, &g);
-		fill(&self.w_q, d_model, d_k, 1.0, &g);
-		fill(&self.w_k, d_model, d_k, 1.0, &g);
-		fill(&self.w_v, d_model, d_v, 1.0, &g);
+		fill(&self.x, keys, d_model, 2.0, &gen);
+		fill(&self.w_q, d_model, dk, 1.0, &gen);
+		fill(&self.w_k, d_model, dk, 1.0, &gen);
+		fill(&self.w_v, d_model, dv, 1.0, &gen);
 	} else {
-		build_direct(&self, n, d_k, d_v, 2.0, &g);
+		build_direct(&self, keys, dk, dv, 2.0, &gen);
 	}
 	if (mask == 1) {
 		clear_custom_mask(&self);
-		for (int c = 0; c < n * n; c++)
-			self.mask_bits[c] = (unsigned char)(lcg_int(&g, 0, 3) == 0);
+		for (int c = 0; c < keys * keys; c++)
+			self.mask_bits[c] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
 	} else if (mask == 2) {
 		ensure_padding(&self);
-		for (int j = 0; j < n; j++)
-			self.padding[j] = (unsigned char)(lcg_int(&g, 0, 3) == 0);
+		for (int j = 0; j < keys; j++)
+			self.padding[j] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
 	} else if (mask == 3) {
 		ck_assert_int_eq(qkv_problem_set_mask(&self, QKV_MASK_CAUSAL), 0);
 	}
@@ -1270,62 +1270,62 @@ END_TEST
  * W's) kept up to date by qkv_attention_update equal a full recompute, bit for bit. */
 START_TEST(test_cross_incremental_equals_full)
 {
-	struct lcg g = {7500u + (uint64_t)_i};
+	struct lcg gen = {7500u + (uint64_t)_i};
 	bool projected = _i % 2 == 1;
-	int m = lcg_int(&g, 1, 9), n = lcg_int(&g, 1, 9), d_k = lcg_int(&g, 1, 6), d_v = lcg_int(&g, 1, 5);
-	struct qkv_problem p;
+	int m = lcg_int(&gen, 1, 9), keys = lcg_int(&gen, 1, 9), dk = lcg_int(&gen, 1, 6), dv = lcg_int(&gen, 1, 5);
+	struct qkv_problem cp;
 	struct qkv_trace live, full;
 
 	if (projected) {
-		int d_model = lcg_int(&g, 1, 7);
+		int d_model = lcg_int(&gen, 1, 7);
 
-		qkv_problem_init(&p);
-		give_labels(&p, n);
-		p.form = QKV_FORM_PROJECTED;
-		fill(&p.x, n, d_model, 2.0, &g);
-		fill(&p.w_q, d_model, d_k, 1.0, &g);
-		fill(&p.w_k, d_model, d_k, 1.0, &g);
-		fill(&p.w_v, d_model, d_v, 1.0, &g);
-		ck_assert_int_eq(qkv_problem_make_cross(&p), 0);
-		fill(&p.x_q, m, d_model, 2.0, &g);
-		for (int i = p.m; i < m; i++)
-			ck_assert_int_eq(qkv_problem_insert_query(&p, i, NULL), 0);
-		while (p.m > m)
-			ck_assert_int_eq(qkv_problem_remove_query(&p, p.m - 1), 0);
-		fill(&p.x_q, m, d_model, 2.0, &g);
+		qkv_problem_init(&cp);
+		give_labels(&cp, keys);
+		cp.form = QKV_FORM_PROJECTED;
+		fill(&cp.x, keys, d_model, 2.0, &gen);
+		fill(&cp.w_q, d_model, dk, 1.0, &gen);
+		fill(&cp.w_k, d_model, dk, 1.0, &gen);
+		fill(&cp.w_v, d_model, dv, 1.0, &gen);
+		ck_assert_int_eq(qkv_problem_make_cross(&cp), 0);
+		fill(&cp.x_q, m, d_model, 2.0, &gen);
+		for (int i = cp.m; i < m; i++)
+			ck_assert_int_eq(qkv_problem_insert_query(&cp, i, NULL), 0);
+		while (cp.m > m)
+			ck_assert_int_eq(qkv_problem_remove_query(&cp, cp.m - 1), 0);
+		fill(&cp.x_q, m, d_model, 2.0, &gen);
 	} else {
-		build_cross(&p, m, n, d_k, d_v, 2.0, &g);
+		build_cross(&cp, m, keys, dk, dv, 2.0, &gen);
 	}
 	if (_i % 3 == 1) {
-		clear_custom_mask(&p);
-		for (int c = 0; c < m * n; c++)
-			p.mask_bits[c] = (unsigned char)(lcg_int(&g, 0, 3) == 0);
+		clear_custom_mask(&cp);
+		for (int c = 0; c < m * keys; c++)
+			cp.mask_bits[c] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
 	} else if (_i % 3 == 2) {
-		ensure_padding(&p);
-		for (int j = 0; j < n; j++)
-			p.padding[j] = (unsigned char)(lcg_int(&g, 0, 3) == 0);
+		ensure_padding(&cp);
+		for (int j = 0; j < keys; j++)
+			cp.padding[j] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
 	}
-	p.wrong = (enum qkv_wrong)((_i / 6) % 3);
-	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	cp.wrong = (enum qkv_wrong)((_i / 6) % 3);
+	ck_assert_int_eq(qkv_problem_check(&cp), 0);
 	qkv_trace_init(&live);
 	qkv_trace_init(&full);
-	ck_assert_int_eq(qkv_attention(&p, &live), 0);
+	ck_assert_int_eq(qkv_attention(&cp, &live), 0);
 	for (int e = 0; e < 400; e++) {
 		static const enum qkv_grid direct[] = {QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V};
 		static const enum qkv_grid proj[] = {QKV_GRID_X, QKV_GRID_X_Q, QKV_GRID_W_Q, QKV_GRID_W_K,
 						      QKV_GRID_W_V};
-		enum qkv_grid which = projected ? proj[lcg_int(&g, 0, 4)] : direct[lcg_int(&g, 0, 2)];
-		struct qkv_matrix *mx = qkv_problem_input(&p, which);
-		int row = lcg_int(&g, 0, mx->rows - 1), col = lcg_int(&g, 0, mx->cols - 1);
+		enum qkv_grid which = projected ? proj[lcg_int(&gen, 0, 4)] : direct[lcg_int(&gen, 0, 2)];
+		struct qkv_matrix *mx = qkv_problem_input(&cp, which);
+		int row = lcg_int(&gen, 0, mx->rows - 1), col = lcg_int(&gen, 0, mx->cols - 1);
 
-		qkv_matrix_set(mx, row, col, edit_value(&g, qkv_matrix_get(mx, row, col)));
-		ck_assert_int_eq(qkv_attention_update(&p, &live, which, row, col), 0);
-		ck_assert_int_eq(qkv_attention(&p, &full), 0);
+		qkv_matrix_set(mx, row, col, edit_value(&gen, qkv_matrix_get(mx, row, col)));
+		ck_assert_int_eq(qkv_attention_update(&cp, &live, which, row, col), 0);
+		ck_assert_int_eq(qkv_attention(&cp, &full), 0);
 		expect_same_trace(&live, &full);
 	}
 	qkv_trace_fini(&live);
 	qkv_trace_fini(&full);
-	qkv_problem_fini(&p);
+	qkv_problem_fini(&cp);
 }
 END_TEST
 
@@ -1333,29 +1333,29 @@ END_TEST
  * by qkv_attention and by set_mask; with m = n it hides keys j > i. */
 START_TEST(test_cross_causal_needs_m_equal_n)
 {
-	struct lcg g = {7700};
-	struct qkv_problem p;
-	struct qkv_trace t;
+	struct lcg gen = {7700};
+	struct qkv_problem cp;
+	struct qkv_trace tr;
 
-	build_cross(&p, 2, 3, 2, 2, 1.0, &g);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), QKV_EINVAL);
-	ck_assert_int_eq(p.mask, QKV_MASK_NONE);
-	p.mask = QKV_MASK_CAUSAL;
-	ck_assert_int_eq(qkv_problem_check(&p), QKV_EINVAL);
-	ck_assert_int_eq(qkv_attention(&p, &t), QKV_EINVAL);
-	ck_assert_int_eq(t.m, 0);
-	p.mask = QKV_MASK_NONE;
-	ck_assert_int_eq(qkv_problem_insert_query(&p, 2, "late"), 0);
-	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert(qkv_trace_is_masked(&t, 0, 1) && !qkv_trace_is_masked(&t, 1, 1));
+	build_cross(&cp, 2, 3, 2, 2, 1.0, &gen);
+	qkv_trace_init(&tr);
+	ck_assert_int_eq(qkv_problem_set_mask(&cp, QKV_MASK_CAUSAL), QKV_EINVAL);
+	ck_assert_int_eq(cp.mask, QKV_MASK_NONE);
+	cp.mask = QKV_MASK_CAUSAL;
+	ck_assert_int_eq(qkv_problem_check(&cp), QKV_EINVAL);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), QKV_EINVAL);
+	ck_assert_int_eq(tr.m, 0);
+	cp.mask = QKV_MASK_NONE;
+	ck_assert_int_eq(qkv_problem_insert_query(&cp, 2, "late"), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&cp, QKV_MASK_CAUSAL), 0);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), 0);
+	ck_assert(qkv_trace_is_masked(&tr, 0, 1) && !qkv_trace_is_masked(&tr, 1, 1));
 	/* Neither side grows alone under it. */
-	ck_assert_int_eq(qkv_problem_insert_query(&p, 0, NULL), QKV_EINVAL);
-	ck_assert_int_eq(qkv_problem_insert_token(&p, 0, NULL), QKV_EINVAL);
-	ck_assert_int_eq(qkv_problem_remove_token(&p, 0), QKV_EINVAL);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
+	ck_assert_int_eq(qkv_problem_insert_query(&cp, 0, NULL), QKV_EINVAL);
+	ck_assert_int_eq(qkv_problem_insert_token(&cp, 0, NULL), QKV_EINVAL);
+	ck_assert_int_eq(qkv_problem_remove_token(&cp, 0), QKV_EINVAL);
+	qkv_trace_fini(&tr);
+	qkv_problem_fini(&cp);
 }
 END_TEST
 

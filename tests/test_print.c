@@ -1256,28 +1256,28 @@ static char *render_cross(enum print_format format, int stage)
 	static const double q[] = { 1, 0 }, k[] = { 0, 0, 1, 0, 2, 0 }, v[] = { 1, 0, 0, 1, 1, 1 };
 	static const char *const keys[] = { "a", "b", "c" };
 	struct print_options o = options(format, stage);
-	struct qkv_problem p;
-	struct qkv_trace t;
+	struct qkv_problem cp;
+	struct qkv_trace tr;
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(out);
-	qkv_problem_init(&p);
-	qkv_trace_init(&t);
-	ck_assert_int_eq(qkv_problem_random_cross(&p, 1, 3, 2, 2, 1), 0);
-	p.seeded = false;
-	ck_assert_int_eq(qkv_matrix_set_all(&p.q, 1, 2, q), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.k, 3, 2, k), 0);
-	ck_assert_int_eq(qkv_matrix_set_all(&p.v, 3, 2, v), 0);
-	ck_assert_int_eq(qkv_problem_set_query_label(&p, 0, "who"), 0);
+	qkv_problem_init(&cp);
+	qkv_trace_init(&tr);
+	ck_assert_int_eq(qkv_problem_random_cross(&cp, 1, 3, 2, 2, 1), 0);
+	cp.seeded = false;
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.q, 1, 2, q), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.k, 3, 2, k), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.v, 3, 2, v), 0);
+	ck_assert_int_eq(qkv_problem_set_query_label(&cp, 0, "who"), 0);
 	for (int j = 0; j < 3; j++)
-		ck_assert_int_eq(qkv_problem_set_label(&p, j, keys[j]), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, &o), 0);
+		ck_assert_int_eq(qkv_problem_set_label(&cp, j, keys[j]), 0);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), 0);
+	ck_assert_int_eq(print_trace(out, &cp, &tr, &o), 0);
 	fclose(out);
-	qkv_trace_fini(&t);
-	qkv_problem_fini(&p);
+	qkv_trace_fini(&tr);
+	qkv_problem_fini(&cp);
 	return text;
 }
 

@@ -324,33 +324,33 @@ END_TEST
  * cross), a custom m × n mask and padding, the projected form's X_q, and heads. */
 START_TEST(cross_round_trip)
 {
-	char folder[64];
-	struct qkv_problem p;
+	char dir[64];
+	struct qkv_problem cp;
 	char *text;
 
-	make_folder(folder, sizeof folder);
-	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_random_cross(&p, 2, 5, 3, 2, 4), 0);
-	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
-	p.mask_bits[1 * 5 + 4] = 1;
-	p.padding = calloc(5, 1);
-	ck_assert_ptr_nonnull(p.padding);
-	p.padding[3] = 1;
-	round_trip(&p, folder, "cross.json");
-	text = save_string(&p);
+	make_folder(dir, sizeof dir);
+	qkv_problem_init(&cp);
+	ck_assert_int_eq(qkv_problem_random_cross(&cp, 2, 5, 3, 2, 4), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&cp, QKV_MASK_CUSTOM), 0);
+	cp.mask_bits[1 * 5 + 4] = 1;
+	cp.padding = calloc(5, 1);
+	ck_assert_ptr_nonnull(cp.padding);
+	cp.padding[3] = 1;
+	round_trip(&cp, dir, "cross.json");
+	text = save_string(&cp);
 	ck_assert_ptr_nonnull(strstr(text, "\"query_tokens\": [\"q1\", \"q2\"]"));
 	free(text);
-	ck_assert_int_eq(qkv_problem_random_cross(&p, 3, 3, 2, 2, 4), 0);
-	round_trip(&p, folder, "cross-square.json");
-	ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 2, 4, 9), 0);
-	ck_assert_int_eq(qkv_problem_cut_cross(&p, 3, 2), 0);
-	ck_assert_int_eq(p.x_q.rows, 3);
-	round_trip(&p, folder, "cross-heads.json");
-	text = save_string(&p);
+	ck_assert_int_eq(qkv_problem_random_cross(&cp, 3, 3, 2, 2, 4), 0);
+	round_trip(&cp, dir, "cross-square.json");
+	ck_assert_int_eq(qkv_problem_random_heads(&cp, 4, 2, 4, 9), 0);
+	ck_assert_int_eq(qkv_problem_cut_cross(&cp, 3, 2), 0);
+	ck_assert_int_eq(cp.x_q.rows, 3);
+	round_trip(&cp, dir, "cross-heads.json");
+	text = save_string(&cp);
 	ck_assert_ptr_nonnull(strstr(text, "\n  \"X_q\": [["));
 	free(text);
-	qkv_problem_fini(&p);
-	remove_folder(folder);
+	qkv_problem_fini(&cp);
+	remove_folder(dir);
 }
 END_TEST
 
