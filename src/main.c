@@ -51,7 +51,7 @@
 /* Every option; the order is that of long_options below. */
 enum opt {
 	OPT_PRINT, OPT_FORMAT, OPT_STAGE, OPT_CELL, OPT_DECIMALS,
-	OPT_RANDOM, OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_DMODEL,
+	OPT_RANDOM, OPT_TOKENS, OPT_QUERIES, OPT_DK, OPT_DV, OPT_SEED, OPT_DMODEL,
 	OPT_SWEEP, OPT_TRIALS, OPT_DK_MAX,
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
@@ -73,6 +73,7 @@ static const struct option long_options[] = {
 	{ "decimals", required_argument, NULL, OPT_BASE + OPT_DECIMALS },
 	{ "random", no_argument, NULL, OPT_BASE + OPT_RANDOM },
 	{ "tokens", required_argument, NULL, OPT_BASE + OPT_TOKENS },
+	{ "queries", required_argument, NULL, OPT_BASE + OPT_QUERIES },
 	{ "dk", required_argument, NULL, OPT_BASE + OPT_DK },
 	{ "dv", required_argument, NULL, OPT_BASE + OPT_DV },
 	{ "seed", required_argument, NULL, OPT_BASE + OPT_SEED },
@@ -129,6 +130,8 @@ static const char usage_middle[] =
 	"      --decimals D      digits after the point, 0 to 12 (default 4)\n"
 	"      --random          random N(0,1) Q, K, V; needs --tokens and --dk\n"
 	"      --tokens N        tokens for --random, or for --sweep (default " STR(QKV_SWEEP_TOKENS) ")\n"
+	"      --queries M       with --random: cross-attention, M queries q1…qM attending\n"
+	"                        to the N tokens t1…tN (the keys and values)\n"
 	"      --dk D            d_k for --random, 1 to 4096\n"
 	"      --dv D            d_v for --random (default: d_k)\n"
 	"      --dmodel D        with --random --heads H: d_model, d_k = d_v = D/H;\n"
@@ -225,7 +228,7 @@ struct cli {
 	const char *file;
 	struct print_options print;
 	int cell_i, cell_j; /* 1-based, as typed */
-	int tokens, d_k, d_v, trials, d_k_max, heads, d_model;
+	int tokens, queries, d_k, d_v, trials, d_k_max, heads, d_model;
 	uint64_t seed;
 	double scale, temperature, pace;
 	enum qkv_mask mask;
@@ -348,6 +351,8 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return cli_parse_int(opt_name(o), arg, 0, 12, &c->print.decimals);
 	case OPT_TOKENS:
 		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_TOKENS, &c->tokens);
+	case OPT_QUERIES:
+		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_TOKENS, &c->queries);
 	case OPT_DK:
 		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_DIM, &c->d_k);
 	case OPT_DV:
@@ -512,14 +517,14 @@ static int run_cost(const struct cli *c)
 static int check_combinations(const struct cli *c)
 {
 	static const enum opt not_with_sweep[] = {
-		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_DK, OPT_DV, OPT_HEADS, OPT_DMODEL,
-		OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
+		OPT_STAGE, OPT_CELL, OPT_DECIMALS, OPT_RANDOM, OPT_QUERIES, OPT_DK, OPT_DV, OPT_HEADS,
+		OPT_DMODEL, OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 		OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_HEATMAP, OPT_RECORD, OPT_FORCE,
 		OPT_ALGORITHM, OPT_TILE,
 	};
 	static const enum opt sweep_only[] = { OPT_TRIALS, OPT_DK_MAX };
-	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_DK, OPT_DV, OPT_SEED, OPT_HEADS,
-					       OPT_DMODEL };
+	static const enum opt drawn_only[] = { OPT_TOKENS, OPT_QUERIES, OPT_DK, OPT_DV, OPT_SEED,
+					       OPT_HEADS, OPT_DMODEL };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD,
 						   OPT_FORCE, OPT_RECOVER };
 	char shown[CLI_QUOTED];
@@ -573,6 +578,13 @@ static int check_combinations(const struct cli *c)
 		if (c->file != NULL)
 			return cli_fail("--random draws its own problem; it reads no FILE (\"%s\")",
 				    cli_quote(shown, c->file));
+		if (c->given[OPT_QUERIES] && !c->given[OPT_TOKENS])
+			return cli_fail("--random --queries M needs --tokens N: the M queries attend to N "
+				    "tokens");
+		if (c->given[OPT_QUERIES] && c->given[OPT_MASK] && c->mask == QKV_MASK_CAUSAL &&
+		    c->queries != c->tokens)
+			return cli_fail("--mask causal needs as many queries as tokens (query i sees keys "
+				    "1 to i); --queries %d and --tokens %d differ", c->queries, c->tokens);
 		if (c->given[OPT_HEADS] || c->given[OPT_DMODEL]) {
 			if (c->given[OPT_DK] || c->given[OPT_DV])
 				return cli_fail("--%s does not go with --heads: each head's d_k and d_v "
@@ -588,10 +600,12 @@ static int check_combinations(const struct cli *c)
 				return cli_fail("--dmodel %d is not divisible by --heads %d: each of the %d "
 					    "heads gets d_k = d_v = d_model / h, a whole number",
 					    c->d_model, c->heads, c->heads);
-			if ((long)c->tokens * c->d_model > 4L * 1024 * 1024)
+			if ((long)(c->tokens > c->queries ? c->tokens : c->queries) * c->d_model >
+			    4L * 1024 * 1024)
 				return cli_fail("--random --heads with %d tokens and d_model %d is more "
 					    "than 4194304 numbers of X; fewer --tokens or a smaller "
-					    "--dmodel", c->tokens, c->d_model);
+					    "--dmodel", c->tokens > c->queries ? c->tokens : c->queries,
+					    c->d_model);
 		} else if (!c->given[OPT_TOKENS] || !c->given[OPT_DK]) {
 			return cli_fail("--random needs --tokens N and --dk D");
 		}
@@ -752,10 +766,15 @@ static int make_problem(const struct cli *c, struct qkv_problem *p)
 		return EXIT_SUCCESS;
 	}
 	if (c->given[OPT_RANDOM]) {
+		/* Cross-attention: the draw of max(M, N) tokens, cut to M queries and N keys. */
+		int drawn = c->given[OPT_QUERIES] && c->queries > c->tokens ? c->queries : c->tokens;
+
 		if (c->given[OPT_HEADS])
-			rc = qkv_problem_random_heads(p, c->tokens, c->heads, c->d_model, c->seed);
+			rc = qkv_problem_random_heads(p, drawn, c->heads, c->d_model, c->seed);
 		else
-			rc = qkv_problem_random(p, c->tokens, c->d_k, c->d_v, c->seed);
+			rc = qkv_problem_random(p, drawn, c->d_k, c->d_v, c->seed);
+		if (rc == 0 && c->given[OPT_QUERIES])
+			rc = qkv_problem_cut_cross(p, c->queries, c->tokens);
 		if (rc == 0) {
 			/* The sizes and the seed change later; the header shows them live. */
 			rc = qkv_problem_set_title(p, "Random N(0,1) problem");
@@ -783,6 +802,14 @@ static int apply_overrides(const struct cli *c, struct qkv_problem *p)
 		p->temperature = c->temperature;
 	if (c->given[OPT_WRONG])
 		p->wrong = c->wrong;
+	if (c->given[OPT_MASK] && c->mask == QKV_MASK_CAUSAL && p->m != p->n) {
+		char shown[CLI_QUOTED];
+
+		cli_fail("--mask causal needs as many queries as keys (query i sees keys 1 to i); %s has "
+			 "%d quer%s and %d key%s", c->file != NULL ? cli_quote(shown, c->file) : "the problem",
+			 p->m, p->m == 1 ? "y" : "ies", p->n, p->n == 1 ? "" : "s");
+		return EXIT_USAGE;
+	}
 	if (c->given[OPT_MASK] && qkv_problem_set_mask(p, c->mask) != 0) {
 		cli_fail("cannot set the mask: out of memory");
 		return EXIT_FAILURE;
@@ -810,7 +837,10 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 	if (c->print.stage == QKV_STAGE_PROJECTIONS && p->form != QKV_FORM_PROJECTED)
 		return cli_fail("--stage 0 (projections) needs a problem given as X, W_Q, W_K, W_V; "
 			    "%s gives Q, K, V", problem_name(c, shown));
-	if (c->cell_i > p->n)
+	if (c->cell_i > p->m && qkv_problem_is_cross(p))
+		return cli_fail("--cell %d,%d: %s has %d quer%s", c->cell_i, c->cell_j,
+			    problem_name(c, shown), p->m, p->m == 1 ? "y" : "ies");
+	if (c->cell_i > p->n && !qkv_problem_is_cross(p))
 		return cli_fail("--cell %d,%d: %s has %d tokens", c->cell_i, c->cell_j,
 			    problem_name(c, shown), p->n);
 	if (c->cell_j > widest)

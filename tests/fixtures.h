@@ -17,6 +17,7 @@
 static inline void give_labels(struct qkv_problem *p, int n)
 {
 	p->n = n;
+	p->m = n;
 	p->tokens = calloc((size_t)n, sizeof *p->tokens);
 	ck_assert_ptr_nonnull(p->tokens);
 	for (int i = 0; i < n; i++) {

@@ -246,6 +246,7 @@ static void assert_trace_current(const struct app *a)
 		ck_assert_int_eq(qkv_attention(&a->problem, &fresh), 0);
 	}
 	ck_assert_int_eq(a->trace.n, fresh.n);
+	ck_assert_int_eq(a->trace.m, fresh.m);
 	ck_assert_int_eq(a->trace.d_k, fresh.d_k);
 	ck_assert_int_eq(a->trace.d_v, fresh.d_v);
 	ck_assert(a->trace.divisor == fresh.divisor);
@@ -256,7 +257,7 @@ static void assert_trace_current(const struct app *a)
 	ck_assert(qkv_matrix_equal(&a->trace.q, &fresh.q));
 	ck_assert(qkv_matrix_equal(&a->trace.k, &fresh.k));
 	ck_assert(qkv_matrix_equal(&a->trace.v, &fresh.v));
-	for (int i = 0; i < fresh.n; i++) {
+	for (int i = 0; i < fresh.m; i++) {
 		ck_assert(memcmp(&a->trace.rows[i].entropy, &fresh.rows[i].entropy, sizeof(double)) == 0);
 		ck_assert(memcmp(&a->trace.rows[i].jacobian_norm, &fresh.rows[i].jacobian_norm,
 				 sizeof(double)) == 0);
@@ -1195,6 +1196,99 @@ START_TEST(test_remove_token)
 	assert_all_cursors_inside(&a);
 	assert_trace_current(&a);
 	ck_assert(qkv_matrix_get(&a.trace.weights, 0, 0) == 1.0);
+	app_fini(&a);
+}
+END_TEST
+
+static void start_text(struct app *a, const char *text);
+
+/* Cross-attention: 2 queries "a" "b" (Q 2 × 2) and 3 tokens x y z (K, V 3 × 2). */
+static const char cross_text[] =
+	"{\"query_tokens\": [\"a\", \"b\"], \"tokens\": [\"x\", \"y\", \"z\"],"
+	" \"Q\": [[1, 0], [0, 1]], \"K\": [[1, 0], [0, 1], [1, 1]], \"V\": [[10, 0], [0, 10], [5, 5]]}";
+
+/* o and x edit the two sequences apart: on Q a query (a row of Q and of A and O),
+ * on K or V a token (a row of K and V, a column of A), each leaving the other's
+ * length; the trace stays current and the cursors inside their m × n grids. */
+START_TEST(test_cross_queries_and_tokens_apart)
+{
+	struct app a;
+	int rows, cols;
+
+	start_text(&a, cross_text);
+	ck_assert_int_eq(a.focus, QKV_GRID_Q);
+	app_focus_shape(&a, QKV_GRID_WEIGHTS, &rows, &cols);
+	ck_assert_int_eq(rows, 2);
+	ck_assert_int_eq(cols, 3);
+	key(&a, 'o');
+	ck_assert_int_eq(a.problem.m, 3);
+	ck_assert_int_eq(a.problem.n, 3);
+	ck_assert_int_eq(a.trace.weights.rows, 3);
+	ck_assert_int_eq(a.trace.output.rows, 3);
+	ck_assert_str_eq(a.problem.query_tokens[1], "q3");
+	ck_assert_str_eq(a.problem.query_tokens[2], "b");
+	ck_assert_int_eq(a.cursor[QKV_GRID_Q].row, 1);
+	ck_assert_ptr_nonnull(strstr(a.message, "query q3 added after a"));
+	assert_trace_current(&a);
+	assert_all_cursors_inside(&a);
+	key(&a, 'x');
+	ck_assert_int_eq(a.problem.m, 2);
+	ck_assert_str_eq(a.problem.query_tokens[1], "b");
+	key(&a, APP_KEY_TAB); /* K */
+	ck_assert_int_eq(a.focus, QKV_GRID_K);
+	key(&a, 'j');
+	key(&a, 'o');
+	ck_assert_int_eq(a.problem.m, 2);
+	ck_assert_int_eq(a.problem.n, 4);
+	ck_assert_int_eq(a.trace.weights.cols, 4);
+	ck_assert_str_eq(a.problem.tokens[2], "t4");
+	ck_assert_int_eq(a.cursor[QKV_GRID_K].row, 2);
+	ck_assert_int_eq(a.cursor[QKV_GRID_WEIGHTS].col, 2);
+	assert_trace_current(&a);
+	assert_all_cursors_inside(&a);
+	key(&a, 'x');
+	key(&a, 'x');
+	ck_assert_int_eq(a.problem.n, 2);
+	ck_assert_int_eq(a.problem.m, 2);
+	ck_assert_str_eq(a.problem.tokens[1], "y");
+	/* z pads the key under the cursor: its column of A becomes 0 for every query. */
+	key(&a, 'z');
+	ck_assert(a.problem.padding != NULL && a.problem.padding[1]);
+	for (int i = 0; i < 2; i++)
+		ck_assert(qkv_matrix_get(&a.trace.weights, i, 1) == 0.0);
+	assert_trace_current(&a);
+	/* Undo brings each back. */
+	key(&a, 'u');
+	key(&a, 'u');
+	key(&a, 'u');
+	ck_assert_int_eq(a.problem.n, 4);
+	app_fini(&a);
+}
+END_TEST
+
+/* A causal mask ties the two lengths: m refuses it while m ≠ n (the problem
+ * unchanged), and with it o and x say why they do nothing. */
+START_TEST(test_cross_causal_ties_lengths)
+{
+	struct app a;
+
+	start_text(&a, cross_text);
+	key(&a, 'm'); /* causal passed over: 2 queries, 3 keys */
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_CUSTOM);
+	ck_assert_ptr_nonnull(strstr(a.message, "causal is passed over: 2 queries and 3 keys"));
+	assert_trace_current(&a);
+	key(&a, 'm'); /* none */
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_NONE);
+	key(&a, APP_KEY_TAB);
+	key(&a, 'x'); /* 2 queries, 2 keys */
+	ck_assert_int_eq(a.problem.n, 2);
+	key(&a, 'm');
+	ck_assert_int_eq(a.problem.mask, QKV_MASK_CAUSAL);
+	ck_assert(qkv_trace_is_masked(&a.trace, 0, 1));
+	key(&a, 'o');
+	ck_assert_int_eq(a.problem.n, 2);
+	ck_assert(a.message_is_error);
+	ck_assert_ptr_nonnull(strstr(a.message, "causal mask needs as many queries as keys"));
 	app_fini(&a);
 }
 END_TEST
@@ -4521,6 +4615,8 @@ static Suite *app_suite(void)
 
 	tcase_add_test(structure, test_insert_token);
 	tcase_add_test(structure, test_remove_token);
+	tcase_add_test(structure, test_cross_queries_and_tokens_apart);
+	tcase_add_test(structure, test_cross_causal_ties_lengths);
 	tcase_add_test(structure, test_remove_last_row_moves_cursor);
 	tcase_add_test(structure, test_d_k_columns);
 	tcase_add_test(structure, test_d_v_columns);

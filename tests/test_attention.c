@@ -51,22 +51,25 @@ static void clear_custom_mask(struct qkv_problem *p)
 {
 	ck_assert_int_eq(qkv_problem_set_mask(p, QKV_MASK_CUSTOM), 0);
 	ck_assert_ptr_nonnull(p->mask_bits);
-	memset(p->mask_bits, 0, (size_t)p->n * (size_t)p->n);
+	memset(p->mask_bits, 0, (size_t)p->m * (size_t)p->n);
 }
 
 /* The reference computation, written independently here: s = q_i·k_j by a plain
- * loop, divided by `divisor`, softmax over the keys visible to query i (the
- * hidden pattern is read from qkv_problem_is_masked, tested in test_problem),
- * and out = A V. Fully hidden rows become 0. */
+ * loop over the m queries (rows of q) and n keys (rows of k), divided by
+ * `divisor`, softmax over the keys visible to query i (the hidden pattern is read
+ * from qkv_problem_is_masked, tested in test_problem), and out = A V. Fully
+ * hidden rows become 0. */
 static void reference(const struct qkv_matrix *q, const struct qkv_matrix *k,
 		      const struct qkv_matrix *v, double divisor, const struct qkv_problem *p,
 		      double scaled[MAX_N][MAX_N], double weights[MAX_N][MAX_N],
 		      double output[MAX_N][MAX_N])
 {
-	int n = q->rows;
+	int m = q->rows, n = k->rows;
+	ck_assert_int_le(m, MAX_N);
 	ck_assert_int_le(n, MAX_N);
+	ck_assert_int_eq(v->rows, n);
 	ck_assert_int_le(v->cols, MAX_N);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < m; i++) {
 		double max = -INFINITY;
 		for (int j = 0; j < n; j++) {
 			double dot = 0.0;
@@ -98,7 +101,8 @@ static void expect_reference(const struct qkv_problem *p, const struct qkv_trace
 	static double scaled[MAX_N][MAX_N], weights[MAX_N][MAX_N], output[MAX_N][MAX_N];
 	reference(&p->q, &p->k, &p->v, qkv_problem_divisor(p), p, scaled, weights, output);
 	ck_assert_int_eq(t->n, p->n);
-	for (int i = 0; i < p->n; i++) {
+	ck_assert_int_eq(t->m, p->m);
+	for (int i = 0; i < p->m; i++) {
 		for (int j = 0; j < p->n; j++) {
 			ck_assert_double_eq_tol(qkv_matrix_get(&t->scaled, i, j), scaled[i][j],
 						tolerance * (1.0 + fabs(scaled[i][j])));
@@ -866,16 +870,16 @@ static const char *trace_difference(const struct qkv_trace *a, const struct qkv_
 					 &b->weights, &b->output, &b->k_t};
 	static const char *const names[] = {"Q", "K", "V", "S", "S'", "A", "O", "Kt"};
 
-	if (a->n != b->n || a->d_k != b->d_k || a->d_v != b->d_v)
+	if (a->m != b->m || a->n != b->n || a->d_k != b->d_k || a->d_v != b->d_v)
 		return "sizes";
 	if (!same_bits(&a->divisor, &b->divisor, 1))
 		return "divisor";
 	for (int m = 0; m < 8; m++)
 		if (!qkv_matrix_equal(ma[m], mb[m]))
 			return names[m];
-	if (memcmp(a->masked, b->masked, (size_t)a->n * (size_t)a->n) != 0)
+	if (memcmp(a->masked, b->masked, (size_t)a->m * (size_t)a->n) != 0)
 		return "mask";
-	for (int i = 0; i < a->n; i++) {
+	for (int i = 0; i < a->m; i++) {
 		const struct qkv_row_stats *x = &a->rows[i], *y = &b->rows[i];
 
 		if (!same_bits(&x->max_weight, &y->max_weight, 1) || !same_bits(&x->entropy, &y->entropy, 1) ||
@@ -1054,6 +1058,307 @@ START_TEST(test_stage_names)
 END_TEST
 
 /* The suite: exact values, properties, masks and extremes, variants. */
+/* --- cross-attention: m queries, n keys ----------------------------------------- */
+
+/* A direct cross-attention problem: m queries q0…, n keys w0…, Q m×d_k and K n×d_k
+ * in [-qk, qk), V n×d_v in [-5, 5). */
+static void build_cross(struct qkv_problem *cp, int m, int keys, int dk, int dv, double qk,
+			struct lcg *gen)
+{
+	qkv_problem_init(cp);
+	give_labels(cp, keys);
+	cp->m = m;
+	cp->query_tokens = calloc((size_t)m, sizeof *cp->query_tokens);
+	ck_assert_ptr_nonnull(cp->query_tokens);
+	for (int i = 0; i < m; i++) {
+		cp->query_tokens[i] = malloc(16);
+		ck_assert_ptr_nonnull(cp->query_tokens[i]);
+		snprintf(cp->query_tokens[i], 16, "q%d", i);
+	}
+	fill(&cp->q, m, dk, qk, gen);
+	fill(&cp->k, keys, dk, qk, gen);
+	fill(&cp->v, keys, dv, 5.0, gen);
+	ck_assert_int_eq(qkv_problem_check(cp), 0);
+}
+
+/* m queries against n keys, m ≠ n (m = 1 and n = 1 among them), with no mask, a
+ * custom m×n mask or padded keys: every stage against the reference, the trace's
+ * shapes m×n and m×d_v, rows of weights summing to 1 over their live keys. */
+START_TEST(test_cross_matches_reference)
+{
+	struct lcg gen = {7100u + (uint64_t)_i};
+	int m = _i < 4 ? 1 : lcg_int(&gen, 1, 9), keys = _i >= 4 && _i < 8 ? 1 : lcg_int(&gen, 1, 9);
+	int dk = lcg_int(&gen, 1, 5), dv = lcg_int(&gen, 1, 4), mask = _i % 3;
+	struct qkv_problem cp;
+	struct qkv_trace tr;
+
+	if (m == keys)
+		keys++;
+	build_cross(&cp, m, keys, dk, dv, 2.0, &gen);
+	if (mask == 1) {
+		clear_custom_mask(&cp);
+		for (int c = 0; c < m * keys; c++)
+			cp.mask_bits[c] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
+	} else if (mask == 2) {
+		ensure_padding(&cp);
+		for (int j = 0; j < keys; j++)
+			cp.padding[j] = (unsigned char)(lcg_int(&gen, 0, 2) == 0);
+	}
+	qkv_trace_init(&tr);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), 0);
+	ck_assert_int_eq(tr.m, m);
+	ck_assert_int_eq(tr.n, keys);
+	ck_assert_int_eq(tr.scores.rows, m);
+	ck_assert_int_eq(tr.scores.cols, keys);
+	ck_assert_int_eq(tr.weights.rows, m);
+	ck_assert_int_eq(tr.weights.cols, keys);
+	ck_assert_int_eq(tr.output.rows, m);
+	ck_assert_int_eq(tr.output.cols, dv);
+	expect_reference(&cp, &tr, 1e-12);
+	for (int i = 0; i < m; i++) {
+		double sum = 0.0;
+		int live = 0;
+
+		for (int j = 0; j < keys; j++) {
+			sum += qkv_matrix_get(&tr.weights, i, j);
+			live += !qkv_problem_is_masked(&cp, i, j);
+			if (qkv_problem_is_masked(&cp, i, j))
+				ck_assert(qkv_matrix_get(&tr.weights, i, j) == 0.0);
+		}
+		ck_assert_int_eq(tr.rows[i].live_keys, live);
+		ck_assert_double_eq_tol(sum, live > 0 ? 1.0 : 0.0, 1e-12);
+	}
+	qkv_trace_fini(&tr);
+	qkv_problem_fini(&cp);
+}
+END_TEST
+
+/* The same numbers by a second method: one query attending to n keys is the
+ * softmax of its n dot products, written here in closed form for q = (1, 0),
+ * keys (a_j, 0): weights e^(a_j/√2) / Σ e^(a_k/√2). */
+START_TEST(test_cross_one_query_closed_form)
+{
+	static const double q[] = { 1, 0 };
+	static const double k[] = { 0, 0, 1, 0, 2, 0 };
+	static const double v[] = { 1, 0, 0, 1, 1, 1 };
+	double z = exp(0.0) + exp(1.0 / sqrt(2.0)) + exp(2.0 / sqrt(2.0));
+	struct qkv_problem cp;
+	struct qkv_trace tr;
+	struct lcg gen = {1};
+
+	build_cross(&cp, 1, 3, 2, 2, 1.0, &gen);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.q, 1, 2, q), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.k, 3, 2, k), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.v, 3, 2, v), 0);
+	qkv_trace_init(&tr);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), 0);
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.weights, 0, 0), 1.0 / z, 1e-15);
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.weights, 0, 1), exp(1.0 / sqrt(2.0)) / z, 1e-15);
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.weights, 0, 2), exp(sqrt(2.0)) / z, 1e-15);
+	/* O = a_1 (1, 0) + a_2 (0, 1) + a_3 (1, 1). */
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.output, 0, 0), (1.0 + exp(sqrt(2.0))) / z, 1e-15);
+	ck_assert_double_eq_tol(qkv_matrix_get(&tr.output, 0, 1),
+				(exp(1.0 / sqrt(2.0)) + exp(sqrt(2.0))) / z, 1e-15);
+	ck_assert_int_eq(tr.rows[0].argmax, 2);
+	qkv_trace_fini(&tr);
+	qkv_problem_fini(&cp);
+}
+END_TEST
+
+/* Cross-attention with m = n whose queries are the tokens themselves (Q given as
+ * the same rows, or X_q = X) is self-attention, bit for bit, whatever the form,
+ * mask, padding, mistake, scale and temperature: the same trace, byte for byte. */
+START_TEST(test_cross_of_same_rows_is_self_attention)
+{
+	struct lcg gen = {7300u + (uint64_t)_i};
+	bool projected = _i % 2 == 1;
+	int keys = lcg_int(&gen, 1, 10), dk = lcg_int(&gen, 1, 6), dv = lcg_int(&gen, 1, 5);
+	int mask = (_i / 2) % 4;
+	struct qkv_problem self, cross;
+	struct qkv_trace a, b;
+
+	if (projected) {
+		int d_model = lcg_int(&gen, 1, 7);
+
+		qkv_problem_init(&self);
+		give_labels(&self, keys);
+		self.form = QKV_FORM_PROJECTED;
+		fill(&self.x, keys, d_model, 2.0, &gen);
+		fill(&self.w_q, d_model, dk, 1.0, &gen);
+		fill(&self.w_k, d_model, dk, 1.0, &gen);
+		fill(&self.w_v, d_model, dv, 1.0, &gen);
+	} else {
+		build_direct(&self, keys, dk, dv, 2.0, &gen);
+	}
+	if (mask == 1) {
+		clear_custom_mask(&self);
+		for (int c = 0; c < keys * keys; c++)
+			self.mask_bits[c] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
+	} else if (mask == 2) {
+		ensure_padding(&self);
+		for (int j = 0; j < keys; j++)
+			self.padding[j] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
+	} else if (mask == 3) {
+		ck_assert_int_eq(qkv_problem_set_mask(&self, QKV_MASK_CAUSAL), 0);
+	}
+	self.wrong = (enum qkv_wrong)((_i / 8) % 3);
+	self.scale = (enum qkv_scale)(_i % 3);
+	self.scale_value = 0.7;
+	self.temperature = _i % 4 == 3 ? 0.4 : 1.0;
+	qkv_problem_init(&cross);
+	ck_assert_int_eq(qkv_problem_copy(&cross, &self), 0);
+	ck_assert_int_eq(qkv_problem_make_cross(&cross), 0);
+	ck_assert(qkv_problem_is_cross(&cross));
+	ck_assert(!qkv_problem_is_cross(&self));
+	ck_assert(!qkv_problem_equal(&cross, &self));
+	ck_assert_int_eq(qkv_problem_check(&cross), 0);
+	qkv_trace_init(&a);
+	qkv_trace_init(&b);
+	ck_assert_int_eq(qkv_attention(&self, &a), 0);
+	ck_assert_int_eq(qkv_attention(&cross, &b), 0);
+	expect_same_trace(&a, &b);
+	qkv_trace_fini(&a);
+	qkv_trace_fini(&b);
+	qkv_problem_fini(&self);
+	qkv_problem_fini(&cross);
+}
+END_TEST
+
+/* A random cross problem draws the rows a self-attention draw of the same seed
+ * has: m = n gives that trace, bit for bit, and other sizes its first rows. */
+START_TEST(test_random_cross_draws_the_same_rows)
+{
+	struct qkv_problem self, cross;
+	struct qkv_trace a, b;
+
+	qkv_problem_init(&self);
+	qkv_problem_init(&cross);
+	ck_assert_int_eq(qkv_problem_random(&self, 5, 3, 2, 77), 0);
+	ck_assert_int_eq(qkv_problem_random_cross(&cross, 5, 5, 3, 2, 77), 0);
+	ck_assert(qkv_problem_is_cross(&cross));
+	ck_assert_str_eq(cross.query_tokens[4], "q5");
+	ck_assert_str_eq(cross.tokens[4], "t5");
+	qkv_trace_init(&a);
+	qkv_trace_init(&b);
+	ck_assert_int_eq(qkv_attention(&self, &a), 0);
+	ck_assert_int_eq(qkv_attention(&cross, &b), 0);
+	expect_same_trace(&a, &b);
+	ck_assert_int_eq(qkv_problem_random_cross(&cross, 2, 4, 3, 2, 77), 0);
+	ck_assert_int_eq(cross.m, 2);
+	ck_assert_int_eq(cross.n, 4);
+	for (int c = 0; c < 3; c++) {
+		ck_assert(qkv_matrix_get(&cross.q, 1, c) == qkv_matrix_get(&self.q, 1, c));
+		ck_assert(qkv_matrix_get(&cross.k, 3, c) == qkv_matrix_get(&self.k, 3, c));
+	}
+	ck_assert_int_eq(qkv_problem_random_cross(&cross, 0, 4, 3, 2, 77), QKV_EINVAL);
+	/* Stage 0 names where the queries come from. */
+	ck_assert_str_eq(qkv_stage_formula_of(&cross, QKV_STAGE_PROJECTIONS, false),
+			 "Q = X_q W_Q,  K = X W_K,  V = X W_V");
+	ck_assert_str_eq(qkv_stage_formula_of(&self, QKV_STAGE_PROJECTIONS, false),
+			 qkv_stage_formula(QKV_STAGE_PROJECTIONS));
+	self.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	ck_assert_str_eq(qkv_stage_formula_of(&self, QKV_STAGE_WEIGHTS, true), "A = softmax(S') down the columns");
+	ck_assert_str_eq(qkv_stage_formula_of(&self, QKV_STAGE_WEIGHTS, false), "A = softmax(S') by rows");
+	qkv_trace_fini(&a);
+	qkv_trace_fini(&b);
+	qkv_problem_fini(&self);
+	qkv_problem_fini(&cross);
+}
+END_TEST
+
+/* Single-cell edits of every input of a cross problem (Q, K, V; or X, X_q and the
+ * W's) kept up to date by qkv_attention_update equal a full recompute, bit for bit. */
+START_TEST(test_cross_incremental_equals_full)
+{
+	struct lcg gen = {7500u + (uint64_t)_i};
+	bool projected = _i % 2 == 1;
+	int m = lcg_int(&gen, 1, 9), keys = lcg_int(&gen, 1, 9), dk = lcg_int(&gen, 1, 6), dv = lcg_int(&gen, 1, 5);
+	struct qkv_problem cp;
+	struct qkv_trace live, full;
+
+	if (projected) {
+		int d_model = lcg_int(&gen, 1, 7);
+
+		qkv_problem_init(&cp);
+		give_labels(&cp, keys);
+		cp.form = QKV_FORM_PROJECTED;
+		fill(&cp.x, keys, d_model, 2.0, &gen);
+		fill(&cp.w_q, d_model, dk, 1.0, &gen);
+		fill(&cp.w_k, d_model, dk, 1.0, &gen);
+		fill(&cp.w_v, d_model, dv, 1.0, &gen);
+		ck_assert_int_eq(qkv_problem_make_cross(&cp), 0);
+		fill(&cp.x_q, m, d_model, 2.0, &gen);
+		for (int i = cp.m; i < m; i++)
+			ck_assert_int_eq(qkv_problem_insert_query(&cp, i, NULL), 0);
+		while (cp.m > m)
+			ck_assert_int_eq(qkv_problem_remove_query(&cp, cp.m - 1), 0);
+		fill(&cp.x_q, m, d_model, 2.0, &gen);
+	} else {
+		build_cross(&cp, m, keys, dk, dv, 2.0, &gen);
+	}
+	if (_i % 3 == 1) {
+		clear_custom_mask(&cp);
+		for (int c = 0; c < m * keys; c++)
+			cp.mask_bits[c] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
+	} else if (_i % 3 == 2) {
+		ensure_padding(&cp);
+		for (int j = 0; j < keys; j++)
+			cp.padding[j] = (unsigned char)(lcg_int(&gen, 0, 3) == 0);
+	}
+	cp.wrong = (enum qkv_wrong)((_i / 6) % 3);
+	ck_assert_int_eq(qkv_problem_check(&cp), 0);
+	qkv_trace_init(&live);
+	qkv_trace_init(&full);
+	ck_assert_int_eq(qkv_attention(&cp, &live), 0);
+	for (int e = 0; e < 400; e++) {
+		static const enum qkv_grid direct[] = {QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V};
+		static const enum qkv_grid proj[] = {QKV_GRID_X, QKV_GRID_X_Q, QKV_GRID_W_Q, QKV_GRID_W_K,
+						      QKV_GRID_W_V};
+		enum qkv_grid which = projected ? proj[lcg_int(&gen, 0, 4)] : direct[lcg_int(&gen, 0, 2)];
+		struct qkv_matrix *mx = qkv_problem_input(&cp, which);
+		int row = lcg_int(&gen, 0, mx->rows - 1), col = lcg_int(&gen, 0, mx->cols - 1);
+
+		qkv_matrix_set(mx, row, col, edit_value(&gen, qkv_matrix_get(mx, row, col)));
+		ck_assert_int_eq(qkv_attention_update(&cp, &live, which, row, col), 0);
+		ck_assert_int_eq(qkv_attention(&cp, &full), 0);
+		expect_same_trace(&live, &full);
+	}
+	qkv_trace_fini(&live);
+	qkv_trace_fini(&full);
+	qkv_problem_fini(&cp);
+}
+END_TEST
+
+/* A causal mask needs as many queries as keys: refused otherwise, by the check,
+ * by qkv_attention and by set_mask; with m = n it hides keys j > i. */
+START_TEST(test_cross_causal_needs_m_equal_n)
+{
+	struct lcg gen = {7700};
+	struct qkv_problem cp;
+	struct qkv_trace tr;
+
+	build_cross(&cp, 2, 3, 2, 2, 1.0, &gen);
+	qkv_trace_init(&tr);
+	ck_assert_int_eq(qkv_problem_set_mask(&cp, QKV_MASK_CAUSAL), QKV_EINVAL);
+	ck_assert_int_eq(cp.mask, QKV_MASK_NONE);
+	cp.mask = QKV_MASK_CAUSAL;
+	ck_assert_int_eq(qkv_problem_check(&cp), QKV_EINVAL);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), QKV_EINVAL);
+	ck_assert_int_eq(tr.m, 0);
+	cp.mask = QKV_MASK_NONE;
+	ck_assert_int_eq(qkv_problem_insert_query(&cp, 2, "late"), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&cp, QKV_MASK_CAUSAL), 0);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), 0);
+	ck_assert(qkv_trace_is_masked(&tr, 0, 1) && !qkv_trace_is_masked(&tr, 1, 1));
+	/* Neither side grows alone under it. */
+	ck_assert_int_eq(qkv_problem_insert_query(&cp, 0, NULL), QKV_EINVAL);
+	ck_assert_int_eq(qkv_problem_insert_token(&cp, 0, NULL), QKV_EINVAL);
+	ck_assert_int_eq(qkv_problem_remove_token(&cp, 0), QKV_EINVAL);
+	qkv_trace_fini(&tr);
+	qkv_problem_fini(&cp);
+}
+END_TEST
+
 static Suite *attention_suite(void)
 {
 	Suite *s = suite_create("attention");
@@ -1098,7 +1403,15 @@ static Suite *attention_suite(void)
 	tcase_add_loop_test(incremental, test_incremental_equals_full, 0, 24);
 	tcase_add_test(incremental, test_incremental_falls_back);
 	tcase_add_test(incremental, test_update_cost);
+	tcase_add_loop_test(incremental, test_cross_incremental_equals_full, 0, 18);
 	suite_add_tcase(s, incremental);
+	TCase *cross = tcase_create("cross");
+	tcase_add_loop_test(cross, test_cross_matches_reference, 0, 24);
+	tcase_add_test(cross, test_cross_one_query_closed_form);
+	tcase_add_loop_test(cross, test_cross_of_same_rows_is_self_attention, 0, 24);
+	tcase_add_test(cross, test_random_cross_draws_the_same_rows);
+	tcase_add_test(cross, test_cross_causal_needs_m_equal_n);
+	suite_add_tcase(s, cross);
 	suite_add_tcase(s, variants);
 	return s;
 }

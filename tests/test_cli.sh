@@ -251,6 +251,15 @@ expect_refusal "--heads without --dmodel" 2 "qkv: --random --heads needs --token
 expect_refusal "--heads without --random" 2 "qkv: --heads goes with --cost or --random" --heads 2 --dmodel 4 --print
 expect_refusal "a multi-head problem too large to recompute between keys" 2 "qkv: the random problem's 8 heads take 2147 million multiply-adds a change" --random --tokens 1024 --heads 8 --dmodel 512
 expect_refusal "--heads 0" 2 "qkv: --heads" --random --tokens 4 --heads 0 --dmodel 4 --print
+# Cross-attention's options: --queries with --random and --tokens; causal only with m = n.
+expect_refusal "--queries without --tokens" 2 "qkv: --random --queries M needs --tokens N" --random --queries 2 --dk 2 --print
+expect_refusal "--queries without --random" 2 "qkv: --queries goes with --random" --queries 2 --print
+expect_refusal "--queries with a causal mask of other lengths" 2 "qkv: --mask causal needs as many queries as tokens" --random --queries 2 --tokens 3 --dk 2 --mask causal --print
+expect_refusal "--mask causal on a cross-attention file" 2 "qkv: --mask causal needs as many queries as keys (query i sees keys 1 to i); $root/samples/cross-attention.json has 3 queries and 4 keys" --mask causal "$root/samples/cross-attention.json"
+expect_refusal "--cell past the queries" 2 "qkv: --cell 4,1: $root/samples/cross-attention.json has 3 queries" --cell 4,1 "$root/samples/cross-attention.json"
+run --random --queries 2 --tokens 5 --dk 3 --seed 7 --format json
+grep -q '^  "query_tokens": \["q1", "q2"\],$' "$tmp/out" && grep -q '^  "m": 2,$' "$tmp/out" && grep -q '^  "n": 5,$' "$tmp/out" &&
+	ok "--random --queries 2 --tokens 5: 2 queries q1 q2 over 5 tokens" || not_ok "--random --queries 2 --tokens 5: 2 queries q1 q2 over 5 tokens"
 
 # Writing --help or --version where it cannot go: a sentence and status 1.
 for option in --help --version; do

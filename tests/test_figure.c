@@ -259,6 +259,45 @@ START_TEST(test_every_stage_format_palette)
 }
 END_TEST
 
+/* Cross-attention: 2 queries over 5 keys. Stage 5's panels are A (2 × 5), V (5 × 2)
+ * and O (2 × 2), the heatmap's rows the queries'; every stage, format and palette
+ * draws, with a custom mask and the wrong ways (row and column sums of other
+ * lengths). A cell's fill and text are its weight's. */
+START_TEST(test_cross_figures)
+{
+	struct qkv_problem p;
+	struct qkv_trace t;
+	struct figure_options o;
+	struct figure_cell cell;
+	int rows[FIGURE_MAX_PANELS], cols[FIGURE_MAX_PANELS];
+	char text[32];
+
+	qkv_problem_init(&p);
+	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_problem_random_cross(&p, 2, 5, 3, 2, 7), 0);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	figure_options_default(&o);
+	o.stage = QKV_STAGE_OUTPUT;
+	ck_assert_int_eq(figure_panels(&p, &t, &o, rows, cols), 3);
+	ck_assert_int_eq(rows[0], 2);
+	ck_assert_int_eq(cols[0], 5);
+	ck_assert_int_eq(rows[1], 5);
+	ck_assert_int_eq(rows[2], 2);
+	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 1, 4, &cell), 0);
+	snprintf(text, sizeof text, "%.2f", qkv_matrix_get(&t.weights, 1, 4));
+	ck_assert_str_eq(cell.text, text);
+	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 2, 0, &(struct figure_cell){ 0 }), -1);
+	qkv_trace_fini(&t);
+	draw_all(&p, QKV_STAGE_SCORES);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
+	p.wrong = QKV_WRONG_COLUMN_SOFTMAX;
+	draw_all(&p, QKV_STAGE_SCORES);
+	p.wrong = QKV_WRONG_MASK_AFTER_SOFTMAX;
+	draw_all(&p, QKV_STAGE_SCORES);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 /* The geometry figure of the worked example, q_t3 selected: the wide arrow is
  * q_t3 = (1, 1), as far across as up (equal units), the line of q_t3 and the three
  * keys' projections onto it are dashed, every point is labelled, the sentence is
@@ -336,6 +375,7 @@ static Suite *figure_suite(void)
 	tcase_add_test(tc, test_cells_tile);
 	tcase_add_test(tc, test_cell_text_and_fill);
 	tcase_add_test(tc, test_every_stage_format_palette);
+	tcase_add_test(tc, test_cross_figures);
 	tcase_add_test(tc, test_geometry_figure);
 	suite_add_tcase(s, tc);
 	return s;

@@ -19,7 +19,8 @@
 static int dimension(const struct qkv_problem *p, enum qkv_dim dim)
 {
 	switch (dim) {
-	case QKV_DIM_TOKENS: return p->n;
+	case QKV_DIM_QUERIES: return p->m;
+	case QKV_DIM_KEYS: return p->n;
 	case QKV_DIM_MODEL: return qkv_problem_d_model(p);
 	case QKV_DIM_K: return qkv_problem_d_k(p);
 	case QKV_DIM_V: return qkv_problem_d_v(p);
@@ -46,10 +47,11 @@ START_TEST(test_names_unique_and_parsed)
 END_TEST
 
 /* Every grid a problem has is there with the shape of its rules; the ones it has
- * not are NULL. Three forms: direct (Q K V given), projected, multi-head. */
+ * not are NULL. Five forms: direct (Q K V given), projected, multi-head, and
+ * cross-attention direct (2 queries, 5 keys) and multi-head (3 queries, 4 keys). */
 START_TEST(test_shapes_follow_the_rules)
 {
-	for (int form = 0; form < 3; form++) {
+	for (int form = 0; form < 5; form++) {
 		struct qkv_problem p;
 		struct qkv_trace t;
 		struct qkv_heads_trace heads;
@@ -69,8 +71,17 @@ START_TEST(test_shapes_follow_the_rules)
 
 			qkv_problem_head_view(&p, 0, &view);
 			ck_assert_int_eq(qkv_attention(&view, &t), 0);
+		} else if (form == 3) {
+			ck_assert_int_eq(qkv_problem_random_cross(&p, 2, 5, 3, 2, 14), 0);
+			ck_assert_int_eq(qkv_attention(&p, &t), 0);
 		} else {
 			ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 3, 6, 13), 0);
+			if (form == 4) {
+				ck_assert_int_eq(qkv_problem_make_cross(&p), 0);
+				ck_assert_int_eq(qkv_problem_remove_query(&p, 0), 0);
+				ck_assert_int_eq(p.m, 3);
+				ck_assert_int_eq(p.x_q.rows, 3);
+			}
 			ck_assert_int_eq(qkv_heads_attention(&p, &heads), 0);
 			head = 2;
 			struct qkv_problem view;
@@ -83,7 +94,7 @@ START_TEST(test_shapes_follow_the_rules)
 			const struct qkv_matrix *m = qkv_grid_matrix(&p, &t, &heads, head, (enum qkv_grid)g);
 			bool has = qkv_grid_in_trace((enum qkv_grid)g) ||
 				   (info->source == QKV_SOURCE_INPUT && p.form == info->form &&
-				    (g != QKV_GRID_W_O || p.h > 0)) ||
+				    (g != QKV_GRID_W_O || p.h > 0) && (g != QKV_GRID_X_Q || qkv_problem_is_cross(&p))) ||
 				   (info->source == QKV_SOURCE_HEADS && p.h > 0);
 
 			if (qkv_grid_is_input((enum qkv_grid)g) && g <= QKV_GRID_V)

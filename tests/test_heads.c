@@ -579,6 +579,23 @@ START_TEST(test_cost_and_average_words)
 	ck_assert_msg(strstr(line, "on the previous token is 0.31 (head 1: 0.50)") != NULL, "%s", line);
 	ck_assert_msg(strstr(line, ": each head's pattern is diluted by the others, so no single pattern "
 			      "does what the heads do side by side") != NULL, "%s", line);
+	/* Cross-attention, one query (X_q = X's second row) over the two tokens:
+	 * m·n·h = 4 scores; only the first key is named, no previous token nor itself.
+	 * The query's rows: head 1 (½, ½), head 2 (1, e²)/(1 + e²). */
+	ck_assert_int_eq(qkv_problem_make_cross(&p), 0);
+	ck_assert_int_eq(qkv_problem_remove_query(&p, 0), 0);
+	ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+	ck_assert(t.cross);
+	ck_assert_int_eq(t.m, 1);
+	ck_assert_int_eq(t.concat.rows, 1);
+	ck_assert_int_gt(qkv_heads_cost_words(line, sizeof line, &t), 0);
+	ck_assert_str_eq(line, "cost: m·n·h = 4 scores a layer; Q Kᵀ: h·m·n·d_k = 4 multiply-adds, as "
+			       "for one head of width h·d_k = 2 = d_model");
+	ck_assert_int_eq(qkv_heads_average(&t, &avg, &s), 0);
+	CLOSE(s.first, (0.5 + 1 / (1 + e2)) / 2);
+	ck_assert_int_gt(qkv_heads_average_words(line, sizeof line, &t, &s, 2), 0);
+	ck_assert_msg(strstr(line, "the mean weight on the first key is 0.31 (head 1: 0.50)") != NULL, "%s", line);
+	ck_assert_msg(strstr(line, "previous") == NULL && strstr(line, "itself") == NULL, "%s", line);
 	qkv_matrix_fini(&avg);
 	qkv_heads_trace_fini(&t);
 	qkv_problem_fini(&p);

@@ -656,6 +656,41 @@ START_TEST(test_inline_problem_and_random)
 }
 END_TEST
 
+/* Cross-attention in a lesson: cells name queries by their own labels (rows of Q,
+ * X_q, A, O) and tokens by theirs (rows of K, V, X, columns of A); set writes X_q;
+ * padding names a key. The weights: query b = (0, 1)·W, keys x, y, z as in the
+ * file: q_b = X_q[b] W_Q. */
+START_TEST(test_cross_cells)
+{
+	struct lesson l;
+	struct app app;
+	char err[600];
+
+	parse_ok("step a\nproblem\n"
+		 "{ \"query_tokens\": [\"a\", \"b\"], \"tokens\": [\"x\", \"y\", \"z\"],\n"
+		 "  \"X\": [[1, 0], [0, 1], [1, 1]], \"X_q\": [[1, 0], [0, 2]],\n"
+		 "  \"W_Q\": [[1, 0], [0, 1]], \"W_K\": [[1, 0], [0, 1]], \"W_V\": [[1], [0]] }\nend\n"
+		 "select X_q[b,m2]\nexpect X_q[b,m2] = 2 ± 0\nexpect X[z,m1] = 1 ± 0\n"
+		 "set X_q[b,m2] = 0\nstage weights\nexpect A[b,x] = 0.3333\n"
+		 "set padding[z] = on\nexpect A[a,z] = 0 ± 0\n", &l);
+	ck_assert_int_eq(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_int_eq(app.problem.m, 2);
+	ck_assert_int_eq(app.problem.n, 3);
+	ck_assert(qkv_matrix_get(&app.problem.x_q, 1, 1) == 0.0);
+	ck_assert(app.problem.padding != NULL && app.problem.padding[2]);
+	/* q_a = (1, 0): scores (1, 0, 1)/√2 over x, y (z padded): e^(1/√2) / (e^(1/√2) + 1). */
+	ck_assert(fabs(qkv_matrix_get(&app.trace.weights, 0, 0) - exp(M_SQRT1_2) / (exp(M_SQRT1_2) + 1)) < 1e-12);
+	app_fini(&app);
+	lesson_free(&l);
+	/* A query's label is not a token's, nor the other way round. */
+	parse_ok("step a\nproblem\n{ \"query_tokens\": [\"a\"], \"Q\": [[1]], \"K\": [[1], [2]], \"V\": [[1], [0]] }\n"
+		 "end\nselect A[t1,a]\n", &l);
+	ck_assert_int_ne(lesson_build(&l, 0, &look80, &app, err, sizeof err), 0);
+	ck_assert_msg(strstr(err, "no query \"t1\" in this problem: its queries are a … a (or 1 to 1)") != NULL, "%s", err);
+	lesson_free(&l);
+}
+END_TEST
+
 /* Two apps show the same thing: problem, trace, and where everything is. */
 static void assert_same(const struct app *a, const struct app *b, int step)
 {
@@ -688,7 +723,8 @@ static int key(struct lesson_run *run, struct app *app, int k)
 	return lesson_update(run, app, &e);
 }
 
-static const char *const shipped[] = { "worked-example", "projections", "masks", "saturation", "learning", "heads" };
+static const char *const shipped[] = { "worked-example", "projections", "masks", "saturation", "learning", "heads",
+					"cross-attention" };
 
 static void load_shipped(const char *name, struct lesson *l)
 {
@@ -1357,6 +1393,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(replay, test_actions_reach_their_state);
 	tcase_add_test(replay, test_heads_actions);
 	tcase_add_test(replay, test_inline_problem_and_random);
+	tcase_add_test(replay, test_cross_cells);
 	tcase_add_test(replay, test_d_k_step_counts_the_whole_step);
 	tcase_add_loop_test(replay, test_replay_forward_equals_backward, 0, (int)(sizeof shipped / sizeof *shipped));
 	tcase_add_test(replay, test_exploration_then_next_step);

@@ -702,6 +702,85 @@ START_TEST(heads_file_loads)
 }
 END_TEST
 
+/* Loads text (named name) into p, failing the test with the loader's message. */
+static void must_load_text(const char *text, const char *name, struct qkv_problem *p)
+{
+	char err[512];
+
+	qkv_problem_init(p);
+	ck_assert_msg(load_string(text, strlen(text), name, p, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(qkv_problem_check(p), 0);
+}
+
+/* Cross-attention files: a Q of other rows than K is one, with labels q1…qm and
+ * t1…tn; "query_tokens" makes one of any sizes; the mask is m × n; padding hides
+ * keys; a projected one gives X_q (single- or multi-head); and a file without
+ * them is self-attention as always (m = n, no labels of its own). */
+START_TEST(cross_files_load)
+{
+	struct qkv_problem p;
+
+	must_load_text("{\"Q\": [[1, 0]], \"K\": [[1, 0], [0, 1], [1, 1]], \"V\": [[1], [2], [3]]}",
+		       "one-query", &p);
+	ck_assert(qkv_problem_is_cross(&p));
+	ck_assert_int_eq(p.m, 1);
+	ck_assert_int_eq(p.n, 3);
+	ck_assert_str_eq(p.query_tokens[0], "q1");
+	ck_assert_str_eq(p.tokens[2], "t3");
+	qkv_problem_fini(&p);
+
+	must_load_text("{\"Q\": [[1, 0], [0, 1], [2, 2]], \"K\": [[1, 0]], \"V\": [[7]]}", "one-key", &p);
+	ck_assert_int_eq(p.m, 3);
+	ck_assert_int_eq(p.n, 1);
+	ck_assert_str_eq(p.query_tokens[2], "q3");
+	qkv_problem_fini(&p);
+
+	must_load_text("{\"Q\": [[1, 0], [0, 1]], \"K\": [[1, 0], [0, 1]], \"V\": [[1], [2]]}", "self", &p);
+	ck_assert(!qkv_problem_is_cross(&p));
+	ck_assert_int_eq(p.m, 2);
+	qkv_problem_fini(&p);
+
+	must_load_text("{\"query_tokens\": [\"a\", \"b\"], \"Q\": [[1, 0], [0, 1]], \"K\": [[1, 0], [0, 1]],"
+		       " \"V\": [[1], [2]], \"mask\": \"causal\"}", "same-sizes", &p);
+	ck_assert(qkv_problem_is_cross(&p));
+	ck_assert_str_eq(p.query_tokens[1], "b");
+	ck_assert_str_eq(p.tokens[1], "t2");
+	ck_assert_int_eq(p.mask, QKV_MASK_CAUSAL);
+	qkv_problem_fini(&p);
+
+	must_load("tests/data/good/cross.json", &p);
+	ck_assert_int_eq(p.m, 2);
+	ck_assert_int_eq(p.n, 3);
+	ck_assert_str_eq(p.query_tokens[1], "Hund");
+	ck_assert_str_eq(p.tokens[2], "barks");
+	ck_assert_int_eq(p.mask, QKV_MASK_CUSTOM);
+	ck_assert(qkv_problem_is_masked(&p, 0, 2) && !qkv_problem_is_masked(&p, 1, 2));
+	ck_assert(qkv_problem_is_masked(&p, 1, 0)); /* padding: key 0 from every query */
+	ck_assert(!qkv_problem_is_masked(&p, 0, 1));
+	qkv_problem_fini(&p);
+
+	must_load_text("{\"X\": [[1, 0], [0, 1], [1, 1]], \"X_q\": [[2, 0]], \"W_Q\": [[1, 0], [0, 1]],"
+		       " \"W_K\": [[1, 0], [0, 1]], \"W_V\": [[2], [3]], \"query_tokens\": [\"who\"]}",
+		       "projected", &p);
+	ck_assert(qkv_problem_is_cross(&p));
+	ck_assert_int_eq(p.m, 1);
+	ck_assert_int_eq(p.n, 3);
+	ck_assert(qkv_matrix_get(&p.x_q, 0, 0) == 2.0);
+	ck_assert_str_eq(p.query_tokens[0], "who");
+	qkv_problem_fini(&p);
+
+	must_load_text("{\"X\": [[1, 0], [0, 1]], \"X_q\": [[1, 1], [2, 0], [0, 2]],\n"
+		       " \"heads\": [{\"W_Q\": [[1], [0]], \"W_K\": [[1], [0]], \"W_V\": [[1], [0]]}],\n"
+		       " \"W_O\": [[1, 2]]}", "heads", &p);
+	ck_assert_int_eq(p.h, 1);
+	ck_assert_int_eq(p.m, 3);
+	ck_assert_int_eq(p.n, 2);
+	ck_assert_str_eq(p.query_tokens[0], "q1");
+	ck_assert(qkv_matrix_get(&p.x_q, 2, 1) == 2.0);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *load_suite(void)
 {
 	Suite *s = suite_create("load");
@@ -712,6 +791,7 @@ static Suite *load_suite(void)
 	tcase_add_test(samples, worked_example_file_matches_course);
 	tcase_add_test(samples, builtin_has_words);
 	tcase_add_test(samples, heads_file_loads);
+	tcase_add_test(samples, cross_files_load);
 	tcase_add_test(samples, every_sample_loads_small_and_annotated);
 	tcase_add_test(samples, exact_match_sample_picks_one_key);
 	tcase_add_test(samples, uniform_sample_averages);

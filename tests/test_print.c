@@ -1248,6 +1248,88 @@ START_TEST(online_formats)
 }
 END_TEST
 
+/* One query "who" attending to three keys a, b, c (q = (1, 0), keys (0,0), (1,0),
+ * (2,0), values (1,0), (0,1), (1,1)), in the given format, malloc'd. Its weights
+ * are e^(x/√2) / Σ for x = 0, 1, 2 (the closed form below). */
+static char *render_cross(enum print_format format, int stage)
+{
+	static const double q[] = { 1, 0 }, k[] = { 0, 0, 1, 0, 2, 0 }, v[] = { 1, 0, 0, 1, 1, 1 };
+	static const char *const keys[] = { "a", "b", "c" };
+	struct print_options o = options(format, stage);
+	struct qkv_problem cp;
+	struct qkv_trace tr;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(out);
+	qkv_problem_init(&cp);
+	qkv_trace_init(&tr);
+	ck_assert_int_eq(qkv_problem_random_cross(&cp, 1, 3, 2, 2, 1), 0);
+	cp.seeded = false;
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.q, 1, 2, q), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.k, 3, 2, k), 0);
+	ck_assert_int_eq(qkv_matrix_set_all(&cp.v, 3, 2, v), 0);
+	ck_assert_int_eq(qkv_problem_set_query_label(&cp, 0, "who"), 0);
+	for (int j = 0; j < 3; j++)
+		ck_assert_int_eq(qkv_problem_set_label(&cp, j, keys[j]), 0);
+	ck_assert_int_eq(qkv_attention(&cp, &tr), 0);
+	ck_assert_int_eq(print_trace(out, &cp, &tr, &o), 0);
+	fclose(out);
+	qkv_trace_fini(&tr);
+	qkv_problem_fini(&cp);
+	return text;
+}
+
+/* Cross-attention in every format: the query's own label on the rows of S, S',
+ * A, O and the statistics, the keys' on the columns; one row of weights from the
+ * closed form; the sizes say m and n. */
+START_TEST(cross_in_every_format)
+{
+	double z = 1.0 + exp(1.0 / sqrt(2.0)) + exp(sqrt(2.0));
+	double a[3] = { 1.0 / z, exp(1.0 / sqrt(2.0)) / z, exp(sqrt(2.0)) / z };
+	char *text, line[512], expected[64];
+	json_t *root;
+
+	text = render_cross(PRINT_TEXT, -1);
+	ck_assert_ptr_nonnull(strstr(text, "\nm = 1 query, n = 3 tokens, d_k = 2, d_v = 2\n"));
+	ck_assert_ptr_nonnull(find_line(strstr(text, "Stage 3"), "  who ", line, sizeof line));
+	snprintf(expected, sizeof expected, "  who  %s  %s  %s", fixed((char[32]){ 0 }, a[0], 4),
+		 fixed((char[32]){ 0 }, a[1], 4), fixed((char[32]){ 0 }, a[2], 4));
+	ck_assert_str_eq(line, expected);
+	ck_assert_ptr_nonnull(strstr(text, "query who: row j holds a_ij · v_j for key j"));
+	ck_assert_ptr_nonnull(strstr(text, "S[who,a] = q_who · k_a = "));
+	ck_assert_int_eq(count(text, "\n  c "), 3); /* rows of K, V and the mix */
+	free(text);
+
+	text = render_cross(PRINT_CSV, -1);
+	ck_assert_double_eq_tol(strtod(csv_value(text, "\nweights,who,c,1,3,"), NULL), a[2], 1e-15);
+	ck_assert_double_eq_tol(strtod(csv_value(text, "\noutput,who,d1,1,1,"), NULL), a[0] + a[2], 1e-15);
+	ck_assert_ptr_nonnull(strstr(text, "\nstats,who,max_weight,1,1,"));
+	free(text);
+
+	text = render_cross(PRINT_JSON, -1);
+	root = parse(text);
+	ck_assert_int_eq((int)json_integer_value(json_object_get(root, "m")), 1);
+	ck_assert_int_eq((int)json_integer_value(json_object_get(root, "n")), 3);
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(root, "query_tokens"), 0)), "who");
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(root, "tokens"), 2)), "c");
+	check_json_matrix(root, "weights", a, 1, 3, 1e-15);
+	check_json_matrix(root, "output", (double[]){ a[0] + a[2], a[1] + a[2] }, 1, 2, 1e-15);
+	ck_assert_int_eq((int)json_array_size(json_object_get(json_object_get(root, "stats"), "rows")), 1);
+	json_decref(root);
+	free(text);
+
+	text = render_cross(PRINT_MARKDOWN, QKV_STAGE_WEIGHTS);
+	ck_assert_ptr_nonnull(strstr(text, "| who |"));
+	free(text);
+	text = render_cross(PRINT_LATEX, -1);
+	ck_assert_ptr_nonnull(strstr(text, "$m = 1$ query ("));
+	ck_assert_ptr_nonnull(strstr(text, "$n = 3$ tokens ("));
+	free(text);
+}
+END_TEST
+
 static Suite *print_suite(void)
 {
 	Suite *s = suite_create("print");
@@ -1270,6 +1352,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, csv_cells);
 	tcase_add_test(tc, csv_quotes_labels);
 	tcase_add_test(tc, json_contract);
+	tcase_add_test(tc, cross_in_every_format);
 	tcase_add_test(tc, json_contract_causal);
 	tcase_add_test(tc, json_strings);
 	tcase_add_test(tc, json_round_trip);

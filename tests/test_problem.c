@@ -122,7 +122,7 @@ END_TEST
 
 START_TEST(test_input_names)
 {
-	const char *names[QKV_GRID_INPUTS] = {"Q", "K", "V", "X", "W_Q", "W_K", "W_V", "W_O"};
+	const char *names[QKV_GRID_INPUTS] = {"Q", "K", "V", "X", "X_q", "W_Q", "W_K", "W_V", "W_O"};
 	for (int i = 0; i < QKV_GRID_INPUTS; i++)
 		ck_assert_str_eq(qkv_grid_name((enum qkv_grid)i), names[i]);
 }
@@ -137,13 +137,14 @@ START_TEST(test_inputs_by_form)
 	ck_assert_int_eq(qkv_problem_worked_example(&direct), 0);
 	build_projected(&projected, 3, 4, 2, 5);
 	struct qkv_matrix *const direct_matrices[3] = {&direct.q, &direct.k, &direct.v};
-	struct qkv_matrix *const projected_matrices[4] = {&projected.x, &projected.w_q,
+	/* X_q belongs to cross-attention only (NULL here, tested with it below). */
+	struct qkv_matrix *const projected_matrices[5] = {&projected.x, NULL, &projected.w_q,
 							  &projected.w_k, &projected.w_v};
 	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		enum qkv_grid which = (enum qkv_grid)i;
 		const struct qkv_matrix *in_direct = i < 3 ? direct_matrices[i] : NULL;
 		/* W_O belongs to multi-head problems only (test_heads.c). */
-		const struct qkv_matrix *in_projected = i < 3 || i > 6 ? NULL : projected_matrices[i - 3];
+		const struct qkv_matrix *in_projected = i < 3 || i > 7 ? NULL : projected_matrices[i - 3];
 		ck_assert_msg(qkv_problem_input(&direct, which) == in_direct,
 			      "qkv_problem_input(direct, %s)", qkv_grid_name(which));
 		ck_assert_msg(qkv_problem_input_const(&direct, which) == in_direct,
@@ -783,6 +784,162 @@ START_TEST(test_projected_rejects_shapes)
 END_TEST
 
 /* The suite: construction, edits, validation, options. */
+/* --- cross-attention ------------------------------------------------------------ */
+
+/* The worked example made cross-attention, then cut to 2 queries and 3 keys:
+ * rows of Q stay queries, rows of K and V keys, the labels follow. */
+static void cross_example(struct qkv_problem *p)
+{
+	qkv_problem_init(p);
+	ck_assert_int_eq(qkv_problem_worked_example(p), 0);
+	ck_assert_int_eq(qkv_problem_make_cross(p), 0);
+	ck_assert_int_eq(qkv_problem_remove_query(p, 2), 0);
+	ck_assert_int_eq(qkv_problem_set_query_label(p, 0, "der"), 0);
+	ck_assert_int_eq(qkv_problem_set_query_label(p, 1, "Hund"), 0);
+	ck_assert_int_eq(qkv_problem_check(p), 0);
+}
+
+/* Queries and keys are edited apart: a query is a row of Q (and of the mask), a
+ * key a row of K and V (and a column of the mask); each keeps the other side's
+ * values, labels and mask bits. */
+START_TEST(test_cross_insert_and_remove_apart)
+{
+	struct qkv_problem p;
+
+	cross_example(&p);
+	ck_assert_int_eq(p.m, 2);
+	ck_assert_int_eq(p.n, 3);
+	ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CUSTOM), 0);
+	memset(p.mask_bits, 0, 6);
+	p.mask_bits[0 * 3 + 2] = 1; /* der cannot see t3 */
+	p.mask_bits[1 * 3 + 0] = 1; /* Hund cannot see t1 */
+	ck_assert_int_eq(qkv_problem_insert_query(&p, 1, "kleine"), 0);
+	ck_assert_int_eq(p.m, 3);
+	ck_assert_int_eq(p.n, 3);
+	ck_assert_int_eq(p.q.rows, 3);
+	ck_assert_int_eq(p.k.rows, 3);
+	ck_assert_str_eq(p.query_tokens[1], "kleine");
+	ck_assert_str_eq(p.query_tokens[2], "Hund");
+	ck_assert(qkv_matrix_get(&p.q, 1, 0) == 0.0 && qkv_matrix_get(&p.q, 1, 1) == 0.0);
+	ck_assert(qkv_matrix_get(&p.q, 2, 0) == 0.0 && qkv_matrix_get(&p.q, 2, 1) == 1.0);
+	ck_assert(qkv_problem_is_masked(&p, 0, 2) && qkv_problem_is_masked(&p, 2, 0));
+	for (int j = 0; j < 3; j++)
+		ck_assert(!qkv_problem_is_masked(&p, 1, j));
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	/* A key before t2: a column of the mask, the queries untouched. */
+	ck_assert_int_eq(qkv_problem_insert_token(&p, 1, "mid"), 0);
+	ck_assert_int_eq(p.m, 3);
+	ck_assert_int_eq(p.n, 4);
+	ck_assert_int_eq(p.q.rows, 3);
+	ck_assert_int_eq(p.k.rows, 4);
+	ck_assert_int_eq(p.v.rows, 4);
+	ck_assert_str_eq(p.tokens[1], "mid");
+	ck_assert_str_eq(p.query_tokens[0], "der");
+	ck_assert(qkv_problem_is_masked(&p, 0, 3) && qkv_problem_is_masked(&p, 2, 0));
+	for (int i = 0; i < 3; i++)
+		ck_assert(!qkv_problem_is_masked(&p, i, 1));
+	ck_assert(qkv_matrix_get(&p.v, 3, 0) == 5.0);
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	ck_assert_int_eq(qkv_problem_remove_token(&p, 0), 0);
+	ck_assert_int_eq(p.n, 3);
+	ck_assert_int_eq(p.m, 3);
+	ck_assert(!qkv_problem_is_masked(&p, 2, 0)); /* t1 was the hidden one */
+	ck_assert(qkv_problem_is_masked(&p, 0, 2));
+	ck_assert_int_eq(qkv_problem_remove_query(&p, 0), 0);
+	ck_assert_int_eq(p.m, 2);
+	ck_assert_str_eq(p.query_tokens[0], "kleine");
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 3; j++)
+			ck_assert(!qkv_problem_is_masked(&p, i, j));
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	/* One of each stays. */
+	ck_assert_int_eq(qkv_problem_remove_query(&p, 0), 0);
+	ck_assert_int_eq(qkv_problem_remove_query(&p, 0), QKV_EINVAL);
+	ck_assert_int_eq(qkv_problem_remove_token(&p, 0), 0);
+	ck_assert_int_eq(qkv_problem_remove_token(&p, 0), 0);
+	ck_assert_int_eq(qkv_problem_remove_token(&p, 0), QKV_EINVAL);
+	ck_assert_int_eq(p.m, 1);
+	ck_assert_int_eq(p.n, 1);
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	/* Default labels: q<m+1> and t<n+1>. */
+	ck_assert_int_eq(qkv_problem_insert_query(&p, 1, NULL), 0);
+	ck_assert_str_eq(p.query_tokens[1], "q2");
+	ck_assert_int_eq(qkv_problem_insert_token(&p, 1, NULL), 0);
+	ck_assert_str_eq(p.tokens[1], "t2");
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* Self-attention has no queries of its own: the query functions refuse, labels of
+ * queries are the tokens', and make_cross copies them (and X into X_q). */
+START_TEST(test_cross_from_self)
+{
+	struct qkv_problem p, copy;
+
+	qkv_problem_init(&p);
+	qkv_problem_init(&copy);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	ck_assert(!qkv_problem_is_cross(&p));
+	ck_assert_int_eq(p.m, 3);
+	ck_assert_str_eq(qkv_problem_query_label(&p, 1), "t2");
+	ck_assert_int_eq(qkv_problem_insert_query(&p, 0, NULL), QKV_EINVAL);
+	ck_assert_int_eq(qkv_problem_remove_query(&p, 0), QKV_EINVAL);
+	ck_assert_ptr_null(qkv_problem_input(&p, QKV_GRID_X_Q));
+	ck_assert_int_eq(qkv_problem_insert_token(&p, 3, NULL), 0);
+	ck_assert_int_eq(p.m, 4); /* a token is a query too */
+	ck_assert_int_eq(qkv_problem_make_cross(&p), 0);
+	ck_assert_int_eq(qkv_problem_make_cross(&p), QKV_EINVAL);
+	ck_assert_str_eq(qkv_problem_query_label(&p, 1), "t2");
+	ck_assert_int_eq(qkv_problem_set_query_label(&p, 1, "Q2"), 0);
+	ck_assert_str_eq(qkv_problem_query_label(&p, 1), "Q2");
+	ck_assert_str_eq(p.tokens[1], "t2");
+	/* Copies and equality see the queries. */
+	ck_assert_int_eq(qkv_problem_copy(&copy, &p), 0);
+	ck_assert(qkv_problem_equal(&copy, &p));
+	ck_assert_int_eq(qkv_problem_set_query_label(&copy, 1, "other"), 0);
+	ck_assert(!qkv_problem_equal(&copy, &p));
+	qkv_problem_fini(&p);
+	qkv_problem_fini(&copy);
+
+	build_projected(&p, 3, 4, 2, 5);
+	ck_assert_int_eq(qkv_problem_make_cross(&p), 0);
+	ck_assert_ptr_eq(qkv_problem_input(&p, QKV_GRID_X_Q), &p.x_q);
+	ck_assert(qkv_matrix_equal(&p.x_q, &p.x));
+	ck_assert_int_eq(qkv_problem_remove_query(&p, 0), 0);
+	ck_assert_int_eq(p.x_q.rows, 2);
+	ck_assert_int_eq(p.x.rows, 3);
+	ck_assert_int_eq(qkv_problem_set_d_model(&p, 6), 0);
+	ck_assert_int_eq(p.x_q.cols, 6);
+	ck_assert_int_eq(qkv_problem_check(&p), 0);
+	/* X_q must have d_model columns and m rows. */
+	ck_assert_int_eq(qkv_matrix_resize(&p.x_q, 2, 5), 0);
+	ck_assert_int_eq(qkv_problem_check(&p), QKV_ESHAPE);
+	ck_assert_int_eq(qkv_matrix_resize(&p.x_q, 3, 6), 0);
+	ck_assert_int_eq(qkv_problem_check(&p), QKV_ESHAPE);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* In self-attention m is n; a cross problem's Q has m rows, K and V n. */
+START_TEST(test_cross_check_shapes)
+{
+	struct qkv_problem p;
+
+	cross_example(&p);
+	p.m = 3;
+	ck_assert_int_eq(qkv_problem_check(&p), QKV_ESHAPE);
+	p.m = 2;
+	ck_assert_int_eq(qkv_matrix_resize(&p.v, 2, 2), 0);
+	ck_assert_int_eq(qkv_problem_check(&p), QKV_ESHAPE);
+	qkv_problem_fini(&p);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_worked_example(&p), 0);
+	p.m = 2;
+	ck_assert_int_eq(qkv_problem_check(&p), QKV_ESHAPE);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
 static Suite *problem_suite(void)
 {
 	Suite *s = suite_create("problem");
@@ -802,6 +959,9 @@ static Suite *problem_suite(void)
 	tcase_add_test(editing, test_insert_token_keeps_mask_bits);
 	tcase_add_test(editing, test_set_d_k_and_d_v_plain);
 	tcase_add_test(editing, test_labels);
+	tcase_add_test(editing, test_cross_insert_and_remove_apart);
+	tcase_add_test(editing, test_cross_from_self);
+	tcase_add_test(editing, test_cross_check_shapes);
 	suite_add_tcase(s, editing);
 	TCase *checking = tcase_create("checking");
 	tcase_set_timeout(checking, 30);

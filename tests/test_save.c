@@ -320,6 +320,40 @@ START_TEST(heads_round_trip)
 }
 END_TEST
 
+/* Cross-attention reads back the same: m ≠ n, m = n (its query_tokens keep it
+ * cross), a custom m × n mask and padding, the projected form's X_q, and heads. */
+START_TEST(cross_round_trip)
+{
+	char dir[64];
+	struct qkv_problem cp;
+	char *text;
+
+	make_folder(dir, sizeof dir);
+	qkv_problem_init(&cp);
+	ck_assert_int_eq(qkv_problem_random_cross(&cp, 2, 5, 3, 2, 4), 0);
+	ck_assert_int_eq(qkv_problem_set_mask(&cp, QKV_MASK_CUSTOM), 0);
+	cp.mask_bits[1 * 5 + 4] = 1;
+	cp.padding = calloc(5, 1);
+	ck_assert_ptr_nonnull(cp.padding);
+	cp.padding[3] = 1;
+	round_trip(&cp, dir, "cross.json");
+	text = save_string(&cp);
+	ck_assert_ptr_nonnull(strstr(text, "\"query_tokens\": [\"q1\", \"q2\"]"));
+	free(text);
+	ck_assert_int_eq(qkv_problem_random_cross(&cp, 3, 3, 2, 2, 4), 0);
+	round_trip(&cp, dir, "cross-square.json");
+	ck_assert_int_eq(qkv_problem_random_heads(&cp, 4, 2, 4, 9), 0);
+	ck_assert_int_eq(qkv_problem_cut_cross(&cp, 3, 2), 0);
+	ck_assert_int_eq(cp.x_q.rows, 3);
+	round_trip(&cp, dir, "cross-heads.json");
+	text = save_string(&cp);
+	ck_assert_ptr_nonnull(strstr(text, "\n  \"X_q\": [["));
+	free(text);
+	qkv_problem_fini(&cp);
+	remove_folder(dir);
+}
+END_TEST
+
 /* A label typed in a broken encoding is saved as U+FFFD, so the file still loads. */
 START_TEST(invalid_utf8_label_still_loads)
 {
@@ -438,6 +472,7 @@ START_TEST(too_big_to_read_back_is_refused)
 	ck_assert_int_eq(qkv_matrix_zero(&p.w_k, QKV_MAX_DIM, QKV_MAX_DIM), 0);
 	ck_assert_int_eq(qkv_matrix_zero(&p.w_v, QKV_MAX_DIM, 2), 0);
 	p.n = 4;
+	p.m = 4;
 	ck_assert_int_eq(save_file(path, &p, err, sizeof err), -1);
 	ck_assert_msg(strncmp(err, expected, strlen(expected)) == 0, "%s", err);
 	ck_assert_int_eq(folder_entries(folder), 1);
@@ -783,6 +818,7 @@ static Suite *save_suite(void)
 	tcase_add_test(trip, options_round_trip);
 	tcase_add_test(trip, projected_form_round_trip);
 	tcase_add_test(trip, heads_round_trip);
+	tcase_add_test(trip, cross_round_trip);
 	tcase_add_test(trip, invalid_utf8_label_still_loads);
 	suite_add_tcase(s, trip);
 

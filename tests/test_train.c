@@ -25,6 +25,7 @@ static void random_problem(struct qkv_problem *p, struct qkv_matrix *target, str
 	qkv_problem_init(p);
 	p->form = QKV_FORM_PROJECTED;
 	p->n = n;
+	p->m = n;
 	p->tokens = calloc((size_t)n, sizeof *p->tokens);
 	for (int i = 0; i < n; i++) {
 		p->tokens[i] = malloc(16);

@@ -30,6 +30,10 @@ const char *qkv_stage_formula(enum qkv_stage stage);
  * way says what it does ("A = softmax(S') down the columns", "A = softmax(S') over
  * every key, then the mask"); otherwise qkv_stage_formula. */
 const char *qkv_stage_formula_computed(enum qkv_stage stage, enum qkv_wrong wrong);
+/* The formula of p's stage: in cross-attention stage 0 says its queries come from
+ * X_q ("Q = X_q W_Q,  K = X W_K,  V = X W_V"); otherwise qkv_stage_formula, or
+ * qkv_stage_formula_computed with p's mistake when `computed`. */
+const char *qkv_stage_formula_of(const struct qkv_problem *p, enum qkv_stage stage, bool computed);
 
 /* Per query row: what the softmax made of it. */
 struct qkv_row_stats {
@@ -43,15 +47,16 @@ struct qkv_row_stats {
 };
 
 struct qkv_trace {
-	int n, d_k, d_v;
+	int m, n, d_k, d_v;        /* m queries (n in self-attention), n keys */
 	double divisor;            /* what the scores were divided by */
-	struct qkv_matrix q, k, v; /* as used (after projection in the projected form) */
-	struct qkv_matrix scores;  /* n×n, Q Kᵀ (computed also where masked) */
-	struct qkv_matrix scaled;  /* n×n, scores / divisor */
-	struct qkv_matrix weights; /* n×n, softmax rows; exactly 0 where masked */
-	struct qkv_matrix output;  /* n×d_v, weights · V */
-	unsigned char *masked;     /* n×n, 1 where the key is hidden from the query */
-	struct qkv_row_stats *rows; /* n entries */
+	struct qkv_matrix q, k, v; /* as used (after projection in the projected form):
+				      q m×d_k, k n×d_k, v n×d_v */
+	struct qkv_matrix scores;  /* m×n, Q Kᵀ (computed also where masked) */
+	struct qkv_matrix scaled;  /* m×n, scores / divisor */
+	struct qkv_matrix weights; /* m×n, softmax rows; exactly 0 where masked */
+	struct qkv_matrix output;  /* m×d_v, weights · V */
+	unsigned char *masked;     /* m×n, 1 where the key is hidden from the query */
+	struct qkv_row_stats *rows; /* m entries */
 	double score_variance;     /* population variance of the unmasked scaled entries */
 	struct qkv_matrix k_t;     /* scratch: Kᵀ, reused */
 	double *moments;           /* per row: count, sum and squared deviations of the
@@ -67,7 +72,7 @@ void qkv_trace_fini(struct qkv_trace *t);
 /* Computes every stage of p into t, reusing t's storage. p must pass
  * qkv_problem_check(). Returns 0, QKV_ENOMEM, or QKV_ESHAPE/QKV_EINVAL for a
  * problem that does not check, QKV_EINVAL for a multi-head one (see heads.h).
- * On failure t holds no valid trace (t->n = 0). */
+ * On failure t holds no valid trace (t->n = 0, t->m = 0). */
 int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t);
 
 /* Brings t up to date after one cell, (row, col) of input `which`, changed in p,
@@ -75,7 +80,8 @@ int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t);
  * Recomputes only what the cell reaches — a Q cell its query's row of S, S', A,
  * O and statistics; a V cell one column of O; a K cell its key's column of S,
  * then every row's softmax and output; an X cell its token's q, k, v, row and
- * column of S, then every row; a W_V cell a column of V and of O; a W_Q or W_K
+ * column of S, then every row (in cross-attention its k and v and column of S);
+ * an X_q cell its query's q and row of everything; a W_V cell a column of V and of O; a W_Q or W_K
  * cell a column of Q or K, then everything — by the same arithmetic in the same
  * order as qkv_attention, so t is bit-for-bit what qkv_attention would give.
  * When t does not fit p (sizes, divisor, no trace yet) it computes t whole.
@@ -85,12 +91,12 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 
 /* The multiply-adds (exponentials counted as one) qkv_attention_update needs
  * after one cell of `which` changed in p: n·(d_k + d_v) for a query's cell
- * (softmax by rows), n² for a value's, n²·d_v and more for a key's, and the
+ * (softmax by rows), m·n for a value's, m·n·d_v and more for a key's, and the
  * whole trace's where the cell reaches every score (a W_Q or W_K cell). For
  * deciding whether an edit is quick enough to make between two key presses. */
 double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_grid which);
 
-/* Stage 4 for one cell, without storing the n×n×d_v cube: a_ij · v_jc. */
+/* Stage 4 for one cell, without storing the m×n×d_v cube: a_ij · v_jc. */
 double qkv_trace_mix(const struct qkv_trace *t, int query, int key, int col);
 
 /* True when the mix's terms of column col, each rounded to `decimals` places

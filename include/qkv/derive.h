@@ -11,7 +11,7 @@
 
 /* Writes the derivation of cell (row, col) of `stage` into buf (size bytes,
  * always NUL-terminated when size > 0), with numbers at `decimals` places.
- * Cells: PROJECTIONS (row = token, col = column of Q), SCORES/SCALED/WEIGHTS
+ * Cells: PROJECTIONS (row = query, col = column of Q), SCORES/SCALED/WEIGHTS
  * (row = query, col = key), MIX and OUTPUT (row = query, col = column of V).
  * p is the problem the trace was computed from (for labels and options).
  * Returns the full length the text needs (as snprintf), or QKV_EINVAL when the

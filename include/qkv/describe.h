@@ -19,6 +19,10 @@
  * third token labelled t3 (its own position), "cat" for any other label, t2 "dog"
  * when another token has that label too. Returns the length, as snprintf. */
 int qkv_token_words(char *buf, size_t size, const struct qkv_problem *p, int token);
+/* A query as a sentence names it: qkv_token_words in self-attention; in
+ * cross-attention the same rule over the queries' labels, q2 being the second
+ * query's position. */
+int qkv_query_words(char *buf, size_t size, const struct qkv_problem *p, int query);
 
 /* Entropy over the log of the keys the row can see: 1 for a uniform row over its
  * visible keys, 0 for one-hot; 0 when fewer than two keys are visible. */
@@ -45,7 +49,9 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 int qkv_describe_column(char *buf, size_t size, const struct qkv_problem *p, const struct qkv_trace *t, int col,
 			int decimals);
 
-/* Whether each token attends most to itself, at `decimals` places (or enough to
+/* In cross-attention, where no query is a key: "2 queries over 3 keys: q1 →
+ * t3; q2 → a tie of 2" (the first three queries). Otherwise whether
+ * each token attends most to itself, at `decimals` places (or enough to
  * tell the two values named apart): "every token
  * attends most to itself", or which do not and where they look instead
  * ("t1 attends most to t2 (0.73; itself 0.25)", "t2 ties itself with t3 at 0.40"). */

@@ -24,7 +24,8 @@ enum qkv_form {
 
 /* What a grid's rows or columns count. */
 enum qkv_dim {
-	QKV_DIM_TOKENS,  /* n */
+	QKV_DIM_QUERIES, /* m: the queries (n in self-attention, where they are the tokens) */
+	QKV_DIM_KEYS,    /* n: the tokens that give the keys and values */
 	QKV_DIM_MODEL,   /* d_model (the projected form's token vectors) */
 	QKV_DIM_K,       /* d_k */
 	QKV_DIM_V,       /* d_v */
@@ -40,6 +41,7 @@ enum qkv_grid {
 	QKV_GRID_K,
 	QKV_GRID_V,
 	QKV_GRID_X,
+	QKV_GRID_X_Q,     /* cross-attention's queries' sequence (projected form) */
 	QKV_GRID_W_Q,
 	QKV_GRID_W_K,
 	QKV_GRID_W_V,
@@ -70,10 +72,11 @@ struct qkv_grid_info {
 	const char *role;     /* "query projection": what it is, in words */
 	const char *tex_name; /* "W_Q", "S'": in LaTeX math */
 	enum qkv_grid_source source;
-	enum qkv_form form;   /* an input's: the form of problem that gives it */
+	enum qkv_form form;   /* an input's: the form of problem that gives it (X_q: a
+				 cross-attention one) */
 	int stage;            /* the stage that shows it: an enum qkv_stage, 6 for Concat
 				 and 7 for the layer output and W_O (multi-head) */
-	enum qkv_dim rows, cols; /* its shape: X is tokens × d_model, W_V d_model × d_v */
+	enum qkv_dim rows, cols; /* its shape: X is keys × d_model, S queries × keys */
 };
 extern const struct qkv_grid_info qkv_grid_info[QKV_GRID_COUNT];
 
@@ -89,14 +92,14 @@ int qkv_grid_of_stage(int stage, enum qkv_grid *grid);
 bool qkv_grid_is_input(enum qkv_grid grid);
 /* True for the grids of a single-head trace: Q, K and V as used, S, S', A, O. */
 bool qkv_grid_in_trace(enum qkv_grid grid);
-/* True for the n × n grids of a trace (S, S', A): query by key. */
+/* True for the m × n grids of a trace (S, S', A): query by key. */
 bool qkv_grid_is_attention(enum qkv_grid grid);
 
-/* The matrix of grid: X and the W's from p (in a multi-head problem W_Q, W_K and
+/* The matrix of grid: X, X_q and the W's from p (in a multi-head problem W_Q, W_K and
  * W_V are head's), Q, K and V as used and S, S', A, O from trace (the single-head
  * trace, or the selected head's as the caller keeps it), Concat and the layer
  * output from heads. NULL when there is none (W_O of a one-head problem, X of a
- * direct one, Concat without heads, a NULL trace or heads). */
+ * direct one, X_q of self-attention, Concat without heads, a NULL trace or heads). */
 const struct qkv_matrix *qkv_grid_matrix(const struct qkv_problem *p, const struct qkv_trace *trace,
 					 const struct qkv_heads_trace *heads, int head, enum qkv_grid grid);
 

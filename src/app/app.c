@@ -45,10 +45,14 @@ void app_cell_name(const struct app *app, enum qkv_grid focus, int row, int col,
 {
 	const char *name = app_focus_name(focus);
 
+	/* Q's and X_q's rows are the queries', the others' the tokens'. */
+	const char *label = qkv_grid_info[focus].rows == QKV_DIM_QUERIES ? qkv_problem_query_label(&app->problem, row)
+									  : app->problem.tokens[row];
+
 	if (focus <= QKV_GRID_V)
-		snprintf(buf, size, "%s[%s, d%d]", name, app->problem.tokens[row], col + 1);
-	else if (focus == QKV_GRID_X)
-		snprintf(buf, size, "%s[%s, m%d]", name, app->problem.tokens[row], col + 1);
+		snprintf(buf, size, "%s[%s, d%d]", name, label, col + 1);
+	else if (focus == QKV_GRID_X || focus == QKV_GRID_X_Q)
+		snprintf(buf, size, "%s[%s, m%d]", name, label, col + 1);
 	else if (focus == QKV_GRID_W_O && app->heads.d_v > 0)
 		snprintf(buf, size, "%s[h%dd%d, d%d]", name, row / app->heads.d_v + 1, row % app->heads.d_v + 1,
 			 col + 1);
@@ -64,6 +68,8 @@ bool app_focus_is_input(const struct app *app, enum qkv_grid focus)
 	/* The form's inputs from the table of matrices; W_O only where there are heads. */
 	if ((int)focus < 0 || !qkv_grid_is_input(focus) || qkv_grid_info[focus].form != app->problem.form)
 		return false;
+	if (focus == QKV_GRID_X_Q)
+		return qkv_problem_is_cross(&app->problem);
 	return focus != QKV_GRID_W_O || app->problem.h > 0;
 }
 
@@ -99,10 +105,10 @@ void app_focus_shape(const struct app *app, enum qkv_grid focus, int *rows, int 
 		*rows = m->rows;
 		*cols = m->cols;
 	} else if (focus == QKV_GRID_WEIGHTS) {
-		*rows = app->trace.n;
+		*rows = app->trace.m;
 		*cols = app->trace.n;
 	} else if (focus == QKV_GRID_OUTPUT) {
-		*rows = app->trace.n;
+		*rows = app->trace.m;
 		*cols = app->trace.d_v;
 	} else if (focus == QKV_GRID_CONCAT && app->heads.h > 0) {
 		*rows = app->heads.concat.rows;
@@ -140,7 +146,8 @@ enum qkv_grid app_first_input(const struct app *app)
 	return app->problem.form == QKV_FORM_DIRECT ? QKV_GRID_Q : QKV_GRID_X;
 }
 
-/* The selected query: the attention cursor's row. */
+/* The selected query: the attention cursor's row (or a query's row of Q or X_q;
+ * in self-attention X's rows are the queries too). */
 int app_query(const struct app *app)
 {
 	if (app->focus == QKV_GRID_OUTPUT || app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
@@ -148,15 +155,18 @@ int app_query(const struct app *app)
 	if (app->focus == QKV_GRID_W_O)
 		return app->cursor[QKV_GRID_LAYER].row;
 	if (app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_K || app->focus == QKV_GRID_V ||
-	    app->focus == QKV_GRID_W_Q || app->focus == QKV_GRID_W_K || app->focus == QKV_GRID_W_V)
+	    app->focus == QKV_GRID_W_Q || app->focus == QKV_GRID_W_K || app->focus == QKV_GRID_W_V ||
+	    (app->focus == QKV_GRID_X && qkv_problem_is_cross(&app->problem)))
 		return app->cursor[QKV_GRID_WEIGHTS].row;
 	return app->cursor[app->focus].row;
 }
 
-/* The selected key: the attention cursor's column. */
+/* The selected key: the attention cursor's column (or a key's row of K, V, or of
+ * X in cross-attention). */
 int app_key(const struct app *app)
 {
-	if (app->focus == QKV_GRID_K || app->focus == QKV_GRID_V)
+	if (app->focus == QKV_GRID_K || app->focus == QKV_GRID_V ||
+	    (app->focus == QKV_GRID_X && qkv_problem_is_cross(&app->problem)))
 		return app->cursor[app->focus].row;
 	return app->cursor[QKV_GRID_WEIGHTS].col;
 }

@@ -231,11 +231,11 @@ struct app {
 	size_t moved_inputs_capacity;
 	int64_t mark_until_ms;
 	struct qkv_matrix previous[QKV_GRID_COUNT]; /* the trace before the last change */
-	unsigned char *previous_masked;             /* its n × n mask */
+	unsigned char *previous_masked;             /* its m × n mask */
 	size_t previous_masked_capacity;
 	struct qkv_row_stats *previous_rows;        /* its per-row statistics */
 	int previous_rows_capacity;
-	int previous_n;
+	int previous_m, previous_n;                 /* its queries and keys */
 	bool previous_valid;
 	/* Where previous may differ from the trace: row ≥ 0, only that row of S, S', A
 	 * and O (a query's edit); col ≥ 0, only that column of O (a value's edit);

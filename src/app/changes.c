@@ -53,6 +53,20 @@ int change_remove_token(struct qkv_problem *p, int at, const struct job_change_c
 	return qkv_problem_remove_token(p, at);
 }
 
+/* Cross-attention: a new query after query `after` (a zero row of Q or X_q). */
+int change_insert_query(struct qkv_problem *p, int after, const struct job_change_context *c)
+{
+	(void)c;
+	return qkv_problem_insert_query(p, after + 1, NULL);
+}
+
+/* Cross-attention: removes query at. */
+int change_remove_query(struct qkv_problem *p, int at, const struct job_change_context *c)
+{
+	(void)c;
+	return qkv_problem_remove_query(p, at);
+}
+
 /* d_k becomes d_k: columns of Q and K (or W_Q and W_K) dropped or added as zeros. */
 int change_d_k(struct qkv_problem *p, int d_k, const struct job_change_context *c)
 {
@@ -130,7 +144,9 @@ int change_random(struct qkv_problem *p, int unused, const struct job_change_con
 	if (p->form != QKV_FORM_DIRECT)
 		return QKV_EINVAL;
 	qkv_problem_init(&fresh);
-	rc = qkv_problem_random(&fresh, p->n, p->q.cols, p->v.cols, seed);
+	/* Cross-attention draws its m queries' rows and n keys' rows alike. */
+	rc = qkv_problem_is_cross(p) ? qkv_problem_random_cross(&fresh, p->m, p->n, p->q.cols, p->v.cols, seed)
+				     : qkv_problem_random(&fresh, p->n, p->q.cols, p->v.cols, seed);
 	if (rc == 0) {
 		/* The fresh draw's matrices are exchanged with the problem's, not
 		 * copied: nothing to allocate, so nothing can fail half-way. */

@@ -12,11 +12,11 @@ double compute_trace_cost(const struct qkv_problem *p)
 {
 	if (p->h > 0)
 		return qkv_heads_cost(p);
-	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
-	double cost = n * n * (d_k + d_v);
+	double m = p->m, n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
+	double cost = m * n * (d_k + d_v);
 
 	if (p->form == QKV_FORM_PROJECTED)
-		cost += n * qkv_problem_d_model(p) * (2 * d_k + d_v);
+		cost += (m * d_k + n * (d_k + d_v)) * qkv_problem_d_model(p);
 	return cost;
 }
 

@@ -246,7 +246,7 @@ int edit_nudge(struct app *app, enum qkv_grid focus, int row, int col, double de
 void edit_say_undone(struct app *app, bool redo)
 {
 	char reach[APP_MESSAGE_MAX];
-	bool same_shape = app->previous_valid && app->previous_n == app->trace.n &&
+	bool same_shape = app->previous_valid && app->previous_n == app->trace.n && app->previous_m == app->trace.m &&
 			  app->previous[QKV_GRID_OUTPUT].cols == app->trace.output.cols;
 
 	reach[0] = '\0';

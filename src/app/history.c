@@ -102,7 +102,7 @@ int history_push_cell(struct history *h, enum qkv_grid input, int row, int col,
 /* Bytes a problem's matrices hold, for the budget. */
 static size_t problem_bytes(const struct qkv_problem *p)
 {
-	size_t total = sizeof *p + (size_t)p->n * (size_t)p->n;
+	size_t total = sizeof *p + (size_t)p->m * (size_t)p->n;
 
 	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		const struct qkv_matrix *m = qkv_problem_input_const(p, (enum qkv_grid)i);

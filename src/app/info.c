@@ -21,7 +21,8 @@ static void derivation_line(const struct app *app, int decimals, char *buf, size
 	}
 	switch (stage) {
 	case QKV_STAGE_PROJECTIONS:
-		row = app->cursor[QKV_GRID_X].row;
+		/* q's row: a row of X_q in cross-attention, of X otherwise. */
+		row = app->cursor[qkv_problem_is_cross(&app->problem) ? QKV_GRID_X_Q : QKV_GRID_X].row;
 		col = app->cursor[QKV_GRID_W_Q].col;
 		break;
 	case QKV_STAGE_MIX:

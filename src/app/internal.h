@@ -145,6 +145,12 @@ int change_temperature_index(double temperature, int direction);
 int change_insert_token(struct qkv_problem *p, int after, const struct job_change_context *c);
 /* Removes token at. */
 int change_remove_token(struct qkv_problem *p, int at, const struct job_change_context *c);
+/* Cross-attention: a query after query `after`, or query `at` removed. */
+int change_insert_query(struct qkv_problem *p, int after, const struct job_change_context *c);
+int change_remove_query(struct qkv_problem *p, int at, const struct job_change_context *c);
+/* True when the cursor is on cross-attention's queries (Q, X_q, or the rows of
+ * S, S', A and O) rather than its tokens (K, V, X): what o, x and z act on. */
+bool walk_on_queries(const struct app *app);
 /* d_k becomes d_k: columns of Q and K (or W_Q and W_K) dropped or added as zeros. */
 int change_d_k(struct qkv_problem *p, int d_k, const struct job_change_context *c);
 /* d_v becomes d_v. */

@@ -95,7 +95,11 @@ static int copy_matrix(struct job *job, struct qkv_matrix *to, const struct qkv_
 /* The problem's matrix slot `which` (whatever the form). */
 static struct qkv_matrix *slot(struct qkv_problem *p, int which)
 {
-	struct qkv_matrix *slots[QKV_GRID_INPUTS] = { &p->q, &p->k, &p->v, &p->x, &p->w_q, &p->w_k, &p->w_v, &p->w_o };
+	struct qkv_matrix *slots[QKV_GRID_INPUTS] = {
+		[QKV_GRID_Q] = &p->q, [QKV_GRID_K] = &p->k, [QKV_GRID_V] = &p->v, [QKV_GRID_X] = &p->x,
+		[QKV_GRID_X_Q] = &p->x_q, [QKV_GRID_W_Q] = &p->w_q, [QKV_GRID_W_K] = &p->w_k,
+		[QKV_GRID_W_V] = &p->w_v, [QKV_GRID_W_O] = &p->w_o,
+	};
 
 	return slots[which];
 }

@@ -244,7 +244,8 @@ const struct app_binding app_bindings[] = {
 	{ .view = VIEW_HELP }, /* ?: the row is the view's own (app/view.c) */
 	{ { 'o', 'x' }, K_MAIN, "o x", "add / remove a token", NULL, 0, options_tokens,
 	  "add a token after the cursor's and put the cursor on it / remove the cursor's token "
-	  "(so x right after o takes the new token away again)", "the shape", 0 },
+	  "(so x right after o takes the new token away again); in cross-attention a query on Q, X_q, "
+	  "the weights and the output, a token (a key) on K, V and X", "the shape", 0 },
 	{ { ']', '[', '}', '{' }, K_MAIN, "] [ } {", "d_k + / −, d_v + / −", NULL, 0, options_columns,
 	  "] and [ add / remove a column of Q and K (d_k); on X, a column of X and a row of every W "
 	  "(d_model); } and { add / remove a column of V (d_v)", "the shape", 0 },

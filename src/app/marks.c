@@ -110,7 +110,7 @@ static void mark_matrix(unsigned char *flags, const struct qkv_matrix *now,
 int marks_heads(struct app *app, bool mark)
 {
 	const struct qkv_heads_trace *t = &app->heads;
-	size_t nn = (size_t)t->n * (size_t)t->n;
+	size_t nn = (size_t)t->m * (size_t)t->n;
 
 	if (reserve_bytes(&app->moved_head_weights, &app->moved_head_capacity,
 			  nn * (size_t)t->h + 1) != 0 ||
@@ -135,11 +135,11 @@ int marks_heads(struct app *app, bool mark)
 /* True when head's weight (query, key) moved in the last change and is still marked. */
 bool app_moved_head_weight(const struct app *app, int head, int query, int key)
 {
-	size_t n = (size_t)app->heads.n;
+	size_t m = (size_t)app->heads.m, n = (size_t)app->heads.n;
 
 	if (!marks_live(app) || head < 0 || head >= app->heads.h || app->moved_head_weights == NULL)
 		return false;
-	return app->moved_head_weights[n * n * (size_t)head + (size_t)query * n + (size_t)key] != 0;
+	return app->moved_head_weights[m * n * (size_t)head + (size_t)query * n + (size_t)key] != 0;
 }
 
 /* True when the concatenation's cell moved in the last change and is still marked. */
@@ -184,30 +184,31 @@ static int keep_reach(struct app *app, int row, int col)
 		qkv_matrix_set(&app->previous[QKV_GRID_OUTPUT], i, col, qkv_matrix_get(&t->output, i, col));
 	if (qkv_matrix_copy(&app->previous[QKV_GRID_V], &t->v) != 0)
 		return QKV_ENOMEM;
-	memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
+	memcpy(app->previous_rows, t->rows, (size_t)t->m * sizeof *t->rows);
 	return 0;
 }
 
 /* Keeps t's mask and per-row statistics beside the kept grids, and says the kept
- * trace is valid (for n tokens). */
+ * trace is valid (for m queries and n tokens). */
 static int keep_masks_and_rows(struct app *app, const struct qkv_trace *t)
 {
-	size_t cells = (size_t)t->n * (size_t)t->n;
+	size_t cells = (size_t)t->m * (size_t)t->n;
 
 	if (reserve_bytes(&app->previous_masked, &app->previous_masked_capacity, cells > 0 ? cells : 1) != 0)
 		return QKV_ENOMEM;
 	if (cells > 0)
 		memcpy(app->previous_masked, t->masked, cells);
-	if (t->n > app->previous_rows_capacity) {
-		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)t->n * sizeof *rows);
+	if (t->m > app->previous_rows_capacity) {
+		struct qkv_row_stats *rows = realloc(app->previous_rows, (size_t)t->m * sizeof *rows);
 
 		if (rows == NULL)
 			return QKV_ENOMEM;
 		app->previous_rows = rows;
-		app->previous_rows_capacity = t->n;
+		app->previous_rows_capacity = t->m;
 	}
-	if (t->n > 0)
-		memcpy(app->previous_rows, t->rows, (size_t)t->n * sizeof *t->rows);
+	if (t->m > 0)
+		memcpy(app->previous_rows, t->rows, (size_t)t->m * sizeof *t->rows);
+	app->previous_m = t->m;
 	app->previous_n = t->n;
 	app->previous_valid = t->n > 0;
 	return 0;
@@ -230,6 +231,7 @@ static int keep_previous(struct app *app, int only_row, int only_col)
 	 * and the statistics) is all there is to copy; 1,024 tokens would otherwise
 	 * copy 24 MB per key press. */
 	if ((only_row >= 0 || only_col >= 0) && app->previous_valid && app->previous_n == t->n &&
+	    app->previous_m == t->m &&
 	    (differs_row >= 0 || differs_col >= 0) && keep_reach(app, differs_row, differs_col) == 0)
 		return 0;
 	app->previous_valid = false;
@@ -277,7 +279,7 @@ int marks_keep_taking(struct app *app, struct qkv_trace *old)
 void marks_mark(struct app *app, int only_row, int only_col)
 {
 	const struct qkv_trace *t = &app->trace;
-	bool same_n = app->previous_valid && app->previous_n == t->n;
+	bool same_n = app->previous_valid && app->previous_n == t->n && app->previous_m == t->m;
 
 	for (int g = 0; g < QKV_GRID_COUNT; g++) {
 		if (!qkv_grid_in_trace((enum qkv_grid)g))
@@ -410,9 +412,9 @@ bool app_moved_mix(const struct app *app, int query, int key, int col)
 	size_t cell;
 	bool masked, was;
 
-	if (!marks_live(app) || !app->previous_valid || app->previous_n != t->n || w->rows != t->n ||
-	    w->cols != t->n || v->rows != t->v.rows || v->cols != t->v.cols || query < 0 || query >= t->n ||
-	    key < 0 || key >= t->n || col < 0 || col >= t->d_v)
+	if (!marks_live(app) || !app->previous_valid || app->previous_n != t->n || app->previous_m != t->m ||
+	    w->rows != t->m || w->cols != t->n || v->rows != t->v.rows || v->cols != t->v.cols || query < 0 ||
+	    query >= t->m || key < 0 || key >= t->n || col < 0 || col >= t->d_v)
 		return false;
 	cell = (size_t)query * (size_t)t->n + (size_t)key;
 	masked = t->masked[cell] != 0;
@@ -426,8 +428,8 @@ bool app_moved_readout(const struct app *app, int row)
 {
 	const struct qkv_row_stats *now, *was;
 
-	if (!marks_live(app) || !app->previous_valid || app->previous_n != app->trace.n || row < 0 ||
-	    row >= app->trace.n)
+	if (!marks_live(app) || !app->previous_valid || app->previous_n != app->trace.n ||
+	    app->previous_m != app->trace.m || row < 0 || row >= app->trace.m)
 		return false;
 	now = &app->trace.rows[row];
 	was = &app->previous_rows[row];
@@ -487,10 +489,13 @@ static bool cell_moved_now(const struct app *app, enum qkv_grid grid, int row, i
 	return app->moved[grid][(size_t)row * (size_t)m->cols + (size_t)col] != 0;
 }
 
-/* The name of row i (a token) or column i (a token for the attention grids, d1… else). */
+/* The name of row i (a query, or a token for K and V) or column i (a key for the
+ * attention grids, d1… else). */
 static void index_name(const struct app *app, enum qkv_grid grid, bool column, int i, char *buf, size_t size)
 {
-	if (!column || qkv_grid_is_attention(grid))
+	if (!column && qkv_grid_info[grid].rows == QKV_DIM_QUERIES)
+		snprintf(buf, size, "%s", qkv_problem_query_label(&app->problem, i));
+	else if (!column || qkv_grid_is_attention(grid))
 		snprintf(buf, size, "%s", app->problem.tokens[i]);
 	else
 		snprintf(buf, size, "d%d", i + 1);
@@ -740,11 +745,11 @@ static void add_smallest_move(struct qkv_buffer *w, const struct app *app)
 	if (at_grid < 0 || ratio >= 1.0)
 		return;
 	if (at_grid == QKV_GRID_WEIGHTS)
-		qkv_buffer_put(w, "; A[%s,%s] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
-		    app->problem.tokens[at_col], smallest);
+		qkv_buffer_put(w, "; A[%s,%s] moved by only %.1g, below the shown digits",
+		    qkv_problem_query_label(&app->problem, at_row), app->problem.tokens[at_col], smallest);
 	else
-		qkv_buffer_put(w, "; O[%s,d%d] moved by only %.1g, below the shown digits", app->problem.tokens[at_row],
-		    at_col + 1, smallest);
+		qkv_buffer_put(w, "; O[%s,d%d] moved by only %.1g, below the shown digits",
+		    qkv_problem_query_label(&app->problem, at_row), at_col + 1, smallest);
 }
 
 /* "moves score row t1 and, through softmax's normalisation, all of weights row t1,
@@ -764,7 +769,7 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 	for (int i = 0; i < t->h; i++) {
 		long cells = 0;
 
-		for (int r = 0; r < t->n; r++)
+		for (int r = 0; r < t->m; r++)
 			for (int c = 0; c < t->n; c++)
 				cells += app_moved_head_weight(app, i, r, c);
 		weights += cells;
@@ -788,7 +793,7 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 		for (int i = 0, k = 0; i < t->h; i++) {
 			long cells = 0;
 
-			for (int r = 0; r < t->n; r++)
+			for (int r = 0; r < t->m; r++)
 				for (int c = 0; c < t->n; c++)
 					cells += app_moved_head_weight(app, i, r, c);
 			if (cells > 0)
@@ -801,7 +806,7 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 	for (int i = 0; i < t->h; i++) {
 		bool moved = false;
 
-		for (int r = 0; r < t->n && !moved; r++)
+		for (int r = 0; r < t->m && !moved; r++)
 			for (int c = 0; c < t->concat.cols / t->h && !moved; c++)
 				moved = app_moved_concat(app, r, i * (t->concat.cols / t->h) + c);
 		still += !moved;
@@ -813,7 +818,7 @@ static void heads_reach_words(const struct app *app, char *buf, size_t size)
 		for (int i = 0; i < t->h; i++) {
 			bool moved = false;
 
-			for (int r = 0; r < t->n && !moved; r++)
+			for (int r = 0; r < t->m && !moved; r++)
 				for (int c = 0; c < t->concat.cols / t->h && !moved; c++)
 					moved = app_moved_concat(app, r, i * (t->concat.cols / t->h) + c);
 			if (!moved)

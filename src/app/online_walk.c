@@ -60,7 +60,7 @@ int online_walk_query(struct app *app, int key)
 	struct app_cursor *cursor = &app->cursor[QKV_GRID_WEIGHTS];
 	int up = key == APP_KEY_UP || key == 'k';
 
-	cursor->row = app_clamp(cursor->row + (up ? -1 : 1), 0, app->trace.n > 0 ? app->trace.n - 1 : 0);
+	cursor->row = app_clamp(cursor->row + (up ? -1 : 1), 0, app->trace.m > 0 ? app->trace.m - 1 : 0);
 	app->online.step = 0;
 	return REDRAW_OVERLAY | REDRAW_STATUS | REDRAW_ATTENTION;
 }

@@ -52,13 +52,23 @@ static void d_k_run_words(struct app *app, int d_k, int target, int drawn, int z
 int options_tokens(struct app *app, int key)
 {
 	const struct qkv_problem *p = &app->problem;
+	bool queries = walk_on_queries(app);
 	char done[192];
 
-	if (key == 'o')
-		return edit_change_problem(app, change_insert_token, walk_token(app), NULL);
-	if (p->n <= 1) {
-		app_say(app, true, "the last token cannot be removed");
+	/* Cross-attention's sides have lengths of their own, which a causal mask ties. */
+	if (qkv_problem_is_cross(p) && p->mask == QKV_MASK_CAUSAL) {
+		app_say(app, true, "the causal mask needs as many queries as keys: m to change the mask first");
 		return REDRAW_STATUS;
+	}
+	if (key == 'o')
+		return edit_change_problem(app, queries ? change_insert_query : change_insert_token, walk_token(app), NULL);
+	if (queries ? p->m <= 1 : p->n <= 1) {
+		app_say(app, true, "the last %s cannot be removed", queries ? "query" : "token");
+		return REDRAW_STATUS;
+	}
+	if (queries) {
+		snprintf(done, sizeof done, "query %s removed", p->query_tokens[walk_token(app)]);
+		return edit_change_problem(app, change_remove_query, walk_token(app), done);
 	}
 	snprintf(done, sizeof done, "token %s removed", p->tokens[walk_token(app)]);
 	return edit_change_problem(app, change_remove_token, walk_token(app), done);
@@ -106,7 +116,7 @@ int options_columns(struct app *app, int key)
 	int d_v = qkv_problem_d_v(p), step = key == ']' || key == '}' ? 1 : -1;
 	char done[192];
 
-	if ((key == ']' || key == '[') && app->focus != QKV_GRID_X)
+	if ((key == ']' || key == '[') && app->focus != QKV_GRID_X && app->focus != QKV_GRID_X_Q)
 		return set_d_k(app, qkv_problem_d_k(p) + step, false);
 	if (key == ']' || key == '[') {
 		int d_model = qkv_problem_d_model(p), target = d_model + step;
@@ -142,25 +152,26 @@ static int rows_off_one(const struct app *app, struct qkv_buffer *w)
 	int count = 0, named = 0;
 	char sum[32];
 
-	for (int i = 0; i < t->n; i++) {
+	for (int i = 0; i < t->m; i++) {
 		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
 		count += strcmp(sum, "1.00") != 0;
 	}
 	if (count == 0)
 		return 0;
 	qkv_buffer_put(w, count == 1 ? "row " : count <= NAMES_MAX ? "rows " : "%d rows, ", count);
-	for (int i = 0; i < t->n && named < NAMES_MAX; i++) {
+	for (int i = 0; i < t->m && named < NAMES_MAX; i++) {
 		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
 		if (strcmp(sum, "1.00") == 0)
 			continue;
-		qkv_buffer_put(w, "%s%s", named == 0 ? "" : named + 1 == count ? " and " : ", ", app->problem.tokens[i]);
+		qkv_buffer_put(w, "%s%s", named == 0 ? "" : named + 1 == count ? " and " : ", ",
+			       qkv_problem_query_label(&app->problem, i));
 		named++;
 	}
 	if (count > NAMES_MAX)
 		qkv_buffer_put(w, ", …");
 	qkv_buffer_put(w, " (Σ ");
 	named = 0;
-	for (int i = 0; i < t->n && named < NAMES_MAX; i++) {
+	for (int i = 0; i < t->m && named < NAMES_MAX; i++) {
 		qkv_format_number(sum, sizeof sum, t->rows[i].weight_sum, 2);
 		if (strcmp(sum, "1.00") == 0)
 			continue;
@@ -180,7 +191,7 @@ static bool columns_sum_to_one(const struct app *app)
 	for (int j = 0; j < t->n; j++) {
 		double sum = 0.0;
 
-		for (int i = 0; i < t->n; i++)
+		for (int i = 0; i < t->m; i++)
 			sum += qkv_matrix_get(&t->weights, i, j);
 		qkv_format_number(text, sizeof text, sum, 2);
 		if (strcmp(text, "1.00") != 0)
@@ -192,7 +203,7 @@ static bool columns_sum_to_one(const struct app *app)
 /* True when some query does not see some key. */
 static bool any_key_masked(const struct app *app)
 {
-	size_t cells = (size_t)app->trace.n * (size_t)app->trace.n;
+	size_t cells = (size_t)app->trace.m * (size_t)app->trace.n;
 
 	for (size_t i = 0; i < cells; i++)
 		if (app->trace.masked[i])
@@ -245,6 +256,10 @@ void options_after_change(struct app *app, job_change change, int argument)
 		walk_to_token(app, argument + 1);
 		app_say(app, false, "token %s added after %s; the cursor is on it (x removes it)", p->tokens[argument + 1],
 		    p->tokens[argument]);
+	} else if (change == change_insert_query && argument + 1 < p->m) {
+		walk_to_token(app, argument + 1);
+		app_say(app, false, "query %s added after %s; the cursor is on it (x removes it)",
+		    p->query_tokens[argument + 1], p->query_tokens[argument]);
 	} else if (change == change_mask && p->wrong != QKV_WRONG_NONE) {
 		char prefix[64];
 
@@ -257,7 +272,8 @@ void options_after_change(struct app *app, job_change change, int argument)
 		char words[APP_MESSAGE_MAX - 64];
 
 		qkv_describe_self(words, sizeof words, &app->problem, &app->trace, 2);
-		app_say(app, false, "W_Q = W_K = W_V = identity, so Q = K = V = X: %s", words);
+		app_say(app, false, "W_Q = W_K = W_V = identity, so %s: %s",
+		    qkv_problem_is_cross(&app->problem) ? "Q = X_q and K = V = X" : "Q = K = V = X", words);
 	}
 }
 
@@ -298,10 +314,17 @@ int options_mask(struct app *app, int key)
 	if (key == 'm') {
 		int next = (p->mask + 1) % (QKV_MASK_CUSTOM + 1);
 
+		/* Cross-attention of m ≠ n has no causal order between its sequences. */
+		if (next == QKV_MASK_CAUSAL && p->m != p->n) {
+			snprintf(done, sizeof done, "mask: %s; causal is passed over: %d queries and %d keys have "
+				 "no order between them", mask_names[QKV_MASK_CUSTOM], p->m, p->n);
+			return edit_change_problem(app, change_mask, QKV_MASK_CUSTOM, done);
+		}
 		snprintf(done, sizeof done, "mask: %s", mask_names[next]);
 		return edit_change_problem(app, change_mask, next, done);
 	}
-	int token = walk_token(app);
+	/* Padding hides a key: in cross-attention a token, whatever the cursor's side. */
+	int token = qkv_problem_is_cross(p) ? app_key(app) : walk_token(app);
 	bool padding = p->padding != NULL && p->padding[token];
 
 	snprintf(done, sizeof done, "%s %s padding%s", p->tokens[token], padding ? "is no longer" : "is now",

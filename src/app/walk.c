@@ -14,10 +14,13 @@ int walk_move_cursor(struct app *app, int d_row, int d_col)
 	app_focus_shape(app, app->focus, &rows, &cols);
 	c->row = app_clamp(c->row + d_row, 0, rows - 1);
 	c->col = app_clamp(c->col + d_col, 0, cols - 1);
-	/* The attention cursor follows the query or key being edited. */
-	if (app->focus == QKV_GRID_Q || app->focus == QKV_GRID_X)
+	/* The attention cursor follows the query or key being edited (X's rows are
+	 * keys in cross-attention, whose queries are X_q's). */
+	bool cross = qkv_problem_is_cross(&app->problem);
+
+	if (app->focus == QKV_GRID_Q || app->focus == QKV_GRID_X_Q || (app->focus == QKV_GRID_X && !cross))
 		app->cursor[QKV_GRID_WEIGHTS].row = c->row;
-	if (app->focus == QKV_GRID_K || app->focus == QKV_GRID_V)
+	if (app->focus == QKV_GRID_K || app->focus == QKV_GRID_V || (app->focus == QKV_GRID_X && cross))
 		app->cursor[QKV_GRID_WEIGHTS].col = c->row;
 	if (app->focus == QKV_GRID_V)
 		app->cursor[QKV_GRID_OUTPUT].col = c->col;
@@ -32,9 +35,10 @@ int walk_move_cursor(struct app *app, int d_row, int d_col)
 int walk_cycle_focus(struct app *app, int direction)
 {
 	static const enum qkv_grid direct[] = { QKV_GRID_Q, QKV_GRID_K, QKV_GRID_V, QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
-	static const enum qkv_grid projected[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
+	/* X_q (cross-attention's) is passed over where the problem has none. */
+	static const enum qkv_grid projected[] = { QKV_GRID_X, QKV_GRID_X_Q, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
 						    QKV_GRID_WEIGHTS, QKV_GRID_OUTPUT };
-	static const enum qkv_grid heads[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
+	static const enum qkv_grid heads[] = { QKV_GRID_X, QKV_GRID_X_Q, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V,
 						QKV_GRID_WEIGHTS, QKV_GRID_CONCAT, QKV_GRID_W_O, QKV_GRID_LAYER };
 	static const enum qkv_grid layer[] = { QKV_GRID_WEIGHTS, QKV_GRID_CONCAT, QKV_GRID_W_O, QKV_GRID_LAYER };
 	bool multi = app->problem.h > 0, late = multi && app->stage >= APP_STAGE_CONCAT;
@@ -58,7 +62,10 @@ int walk_cycle_focus(struct app *app, int direction)
 	for (int i = 0; i < count; i++)
 		if (order[i] == app->focus)
 			at = i;
-	app->focus = order[(at + direction + count) % count];
+	at = (at + direction + count) % count;
+	if (order[at] == QKV_GRID_X_Q && !qkv_problem_is_cross(&app->problem))
+		at = (at + direction + count) % count;
+	app->focus = order[at];
 	return walk_move_cursor(app, 0, 0);
 }
 
@@ -93,11 +100,11 @@ void walk_say_stage(struct app *app)
 	else if (app->problem.h > 0)
 		app_say(app, false, "stage %d of %d: %s — %s (head %d)", app->stage, last,
 		    qkv_stage_name((enum qkv_stage)app->stage),
-		    qkv_stage_formula_computed((enum qkv_stage)app->stage, app->problem.wrong), app->head + 1);
+		    qkv_stage_formula_of(&app->problem, (enum qkv_stage)app->stage, true), app->head + 1);
 	else
 		app_say(app, false, "stage %d of %d: %s — %s", app->stage, last,
 		    qkv_stage_name((enum qkv_stage)app->stage),
-		    qkv_stage_formula_computed((enum qkv_stage)app->stage, app->problem.wrong));
+		    qkv_stage_formula_of(&app->problem, (enum qkv_stage)app->stage, true));
 }
 
 /* The next (direction 1) or previous (−1) stage of the walk, and its name said. */
@@ -155,9 +162,19 @@ int walk_step_head(struct app *app, int direction)
 	return walk_select_head(app, (app->head + direction + h) % h);
 }
 
+/* Whether the cursor is on cross-attention's queries rather than its tokens. */
+bool walk_on_queries(const struct app *app)
+{
+	return qkv_problem_is_cross(&app->problem) && app->focus != QKV_GRID_K && app->focus != QKV_GRID_V &&
+	       app->focus != QKV_GRID_X;
+}
+
 /* The token the cursor is on (the selected query off the token grids). */
 int walk_token(const struct app *app)
 {
+	/* Cross-attention: the query the cursor is on, or the token (key) it is on. */
+	if (qkv_problem_is_cross(&app->problem))
+		return walk_on_queries(app) ? app_query(app) : app_key(app);
 	if (app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_OUTPUT ||
 	    app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
 		return app->cursor[app->focus].row;
@@ -170,8 +187,12 @@ int walk_token(const struct app *app)
 /* Puts the cursors that follow a token (the focused token grid's, the query's) on it. */
 void walk_to_token(struct app *app, int token)
 {
-	if (app->focus == QKV_GRID_Q || app->focus == QKV_GRID_K || app->focus == QKV_GRID_V || app->focus == QKV_GRID_X ||
-	    app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_OUTPUT ||
+	if (qkv_problem_is_cross(&app->problem) && !walk_on_queries(app)) {
+		/* A key: K's, V's or X's row is the one under the cursor. */
+		app->cursor[app->focus].row = token;
+		app->cursor[QKV_GRID_WEIGHTS].col = token;
+	} else if (app->focus == QKV_GRID_Q || app->focus == QKV_GRID_X_Q || app->focus == QKV_GRID_K ||
+		   app->focus == QKV_GRID_V || app->focus == QKV_GRID_X || app->focus == QKV_GRID_WEIGHTS || app->focus == QKV_GRID_OUTPUT ||
 	    app->focus == QKV_GRID_CONCAT || app->focus == QKV_GRID_LAYER)
 		app->cursor[app->focus].row = token;
 	else

@@ -44,6 +44,13 @@ const char *qkv_stage_formula_computed(enum qkv_stage stage, enum qkv_wrong wron
 	return qkv_stage_formula(stage);
 }
 
+const char *qkv_stage_formula_of(const struct qkv_problem *p, enum qkv_stage stage, bool computed)
+{
+	if (stage == QKV_STAGE_PROJECTIONS && qkv_problem_is_cross(p))
+		return "Q = X_q W_Q,  K = X W_K,  V = X W_V";
+	return computed ? qkv_stage_formula_computed(stage, p->wrong) : qkv_stage_formula(stage);
+}
+
 void qkv_trace_init(struct qkv_trace *t)
 {
 	memset(t, 0, sizeof *t);
@@ -160,21 +167,21 @@ void qkv_row_stats_of(const double *a, const unsigned char *hidden, int count,
 	stats->jacobian_norm = jacobian_norm(a, hidden, count, m);
 }
 
-/* Makes room in the trace's per-row arrays for n queries. */
-static int trace_reserve(struct qkv_trace *t, int n)
+/* Makes room in the trace's per-row arrays for m queries of n keys. */
+static int trace_reserve(struct qkv_trace *t, int m, int n)
 {
-	if ((size_t)n * (size_t)n > (size_t)t->masked_capacity) {
-		unsigned char *masked = malloc((size_t)n * (size_t)n);
+	if ((size_t)m * (size_t)n > (size_t)t->masked_capacity) {
+		unsigned char *masked = malloc((size_t)m * (size_t)n);
 
 		if (masked == NULL)
 			return QKV_ENOMEM;
 		free(t->masked);
 		t->masked = masked;
-		t->masked_capacity = n * n;
+		t->masked_capacity = m * n;
 	}
-	if (n > t->rows_capacity) {
-		struct qkv_row_stats *rows = malloc((size_t)n * sizeof *rows);
-		double *moments = malloc((size_t)n * 3 * sizeof *moments);
+	if (m > t->rows_capacity) {
+		struct qkv_row_stats *rows = malloc((size_t)m * sizeof *rows);
+		double *moments = malloc((size_t)m * 3 * sizeof *moments);
 
 		if (rows == NULL || moments == NULL) {
 			free(rows);
@@ -185,9 +192,16 @@ static int trace_reserve(struct qkv_trace *t, int n)
 		free(t->moments);
 		t->rows = rows;
 		t->moments = moments;
-		t->rows_capacity = n;
+		t->rows_capacity = m;
 	}
 	return 0;
+}
+
+/* The sequence the queries come from in the projected form: X_q in
+ * cross-attention, X in self-attention. */
+static const struct qkv_matrix *query_sequence(const struct qkv_problem *p)
+{
+	return qkv_problem_is_cross(p) ? &p->x_q : &p->x;
 }
 
 /* Q, K, V as used: copies in the direct form, products in the projected form. */
@@ -203,7 +217,7 @@ static int trace_inputs(const struct qkv_problem *p, struct qkv_trace *t)
 			rc = qkv_matrix_copy(&t->v, &p->v);
 		return rc;
 	}
-	rc = qkv_matrix_multiply(&t->q, &p->x, &p->w_q);
+	rc = qkv_matrix_multiply(&t->q, query_sequence(p), &p->w_q);
 	if (rc == 0)
 		rc = qkv_matrix_multiply(&t->k, &p->x, &p->w_k);
 	if (rc == 0)
@@ -212,10 +226,10 @@ static int trace_inputs(const struct qkv_problem *p, struct qkv_trace *t)
 }
 
 /* The wrong way on purpose: softmax down each column (over the queries that see
- * the key), so columns sum to 1 and rows do not. Uses k_t as n×n scratch. */
+ * the key), so columns sum to 1 and rows do not. Uses k_t as n×m scratch. */
 static int column_softmax(struct qkv_trace *t)
 {
-	int n = t->n, rc;
+	int m = t->m, n = t->n, rc;
 	unsigned char *hidden_column = t->masked; /* reread per column below */
 
 	rc = qkv_matrix_transpose(&t->k_t, &t->scaled);
@@ -225,16 +239,16 @@ static int column_softmax(struct qkv_trace *t)
 		double *column = qkv_matrix_row(&t->k_t, j);
 		double max = -INFINITY, sum = 0.0;
 
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < m; i++)
 			if (!hidden_column[(size_t)i * (size_t)n + (size_t)j] && column[i] > max)
 				max = column[i];
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < m; i++) {
 			double e = hidden_column[(size_t)i * (size_t)n + (size_t)j] ? 0.0
 										: exp(column[i] - max);
 			qkv_matrix_set(&t->weights, i, j, e);
 			sum += e;
 		}
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < m; i++)
 			if (sum > 0.0)
 				qkv_matrix_set(&t->weights, i, j, qkv_matrix_get(&t->weights, i, j) / sum);
 	}
@@ -261,26 +275,25 @@ static void weights_row(const struct qkv_problem *p, struct qkv_trace *t, int i)
 /* Stage 3 with the variant the problem asks for. */
 static int trace_weights(const struct qkv_problem *p, struct qkv_trace *t)
 {
-	int n = t->n;
-	int rc = qkv_matrix_resize(&t->weights, n, n); /* every entry is written below */
+	int rc = qkv_matrix_resize(&t->weights, t->m, t->n); /* every entry is written below */
 
 	if (rc != 0)
 		return rc;
 	if (p->wrong == QKV_WRONG_COLUMN_SOFTMAX)
 		return column_softmax(t);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < t->m; i++)
 		weights_row(p, t, i);
 	return 0;
 }
 
 /* Which keys each query cannot see: none at all without a mask or padding. */
-static void trace_mask(const struct qkv_problem *p, struct qkv_trace *t, int n)
+static void trace_mask(const struct qkv_problem *p, struct qkv_trace *t, int m, int n)
 {
 	if (p->mask == QKV_MASK_NONE && p->padding == NULL) {
-		memset(t->masked, 0, (size_t)n * (size_t)n);
+		memset(t->masked, 0, (size_t)m * (size_t)n);
 		return;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < m; i++)
 		for (int j = 0; j < n; j++)
 			t->masked[(size_t)i * (size_t)n + (size_t)j] = qkv_problem_is_masked(p, i, j);
 }
@@ -317,14 +330,14 @@ static double unmasked_variance(const struct qkv_trace *t)
 {
 	double count = 0.0, sum = 0.0, squares = 0.0, mean;
 
-	for (int i = 0; i < t->n; i++) {
+	for (int i = 0; i < t->m; i++) {
 		count += t->moments[3 * i];
 		sum += t->moments[3 * i + 1];
 	}
 	if (count == 0.0)
 		return 0.0;
 	mean = sum / count;
-	for (int i = 0; i < t->n; i++) {
+	for (int i = 0; i < t->m; i++) {
 		double c = t->moments[3 * i], d;
 
 		if (c == 0.0)
@@ -338,7 +351,7 @@ static double unmasked_variance(const struct qkv_trace *t)
 /* Stages 1 to 5 and the statistics from the trace's Q, K, V and mask. */
 static int trace_stages(const struct qkv_problem *p, struct qkv_trace *t)
 {
-	int n = t->n;
+	int m = t->m, n = t->n;
 	/* Stages 1 and 2: S = Q Kᵀ via a transposed copy of K, then S / divisor. */
 	int rc = qkv_matrix_transpose(&t->k_t, &t->k);
 
@@ -347,7 +360,7 @@ static int trace_stages(const struct qkv_problem *p, struct qkv_trace *t)
 	if (rc == 0)
 		rc = qkv_matrix_copy(&t->scaled, &t->scores);
 	if (rc == 0) {
-		size_t total = (size_t)n * (size_t)n;
+		size_t total = (size_t)m * (size_t)n;
 		double divisor = t->divisor, *scaled = t->scaled.values;
 
 		for (size_t i = 0; i < total; i++)
@@ -359,9 +372,10 @@ static int trace_stages(const struct qkv_problem *p, struct qkv_trace *t)
 		rc = qkv_matrix_multiply(&t->output, &t->weights, &t->v);
 	if (rc != 0) {
 		t->n = 0;
+		t->m = 0;
 		return rc;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < m; i++) {
 		qkv_row_stats_of(qkv_matrix_row_const(&t->weights, i),
 				 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
 		row_moments(t, i);
@@ -373,14 +387,15 @@ static int trace_stages(const struct qkv_problem *p, struct qkv_trace *t)
 int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
 {
 	int rc = qkv_problem_check(p);
-	int n = p->n;
+	int m = p->m, n = p->n;
 
 	t->n = 0;
+	t->m = 0;
 	if (rc == 0 && p->h > 0)
 		rc = QKV_EINVAL; /* a multi-head problem: qkv_heads_attention, head by head */
 	if (rc != 0)
 		return rc;
-	rc = trace_reserve(t, n);
+	rc = trace_reserve(t, m, n);
 	if (rc == 0)
 		rc = trace_inputs(p, t);
 	if (rc != 0)
@@ -388,7 +403,8 @@ int qkv_attention(const struct qkv_problem *p, struct qkv_trace *t)
 	t->d_k = t->q.cols;
 	t->d_v = t->v.cols;
 	t->divisor = qkv_problem_divisor(p);
-	trace_mask(p, t, n);
+	trace_mask(p, t, m, n);
+	t->m = m;
 	t->n = n;
 	return trace_stages(p, t);
 }
@@ -422,7 +438,7 @@ static int trace_from_scaled(const struct qkv_problem *p, struct qkv_trace *t, i
 	if (row >= 0)
 		row_moments(t, row);
 	else
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < t->m; i++)
 			row_moments(t, i);
 	if (row >= 0 && p->wrong != QKV_WRONG_COLUMN_SOFTMAX) {
 		weights_row(p, t, row);
@@ -433,12 +449,13 @@ static int trace_from_scaled(const struct qkv_problem *p, struct qkv_trace *t, i
 		rc = trace_weights(p, t);
 		if (rc == 0)
 			rc = qkv_matrix_multiply(&t->output, &t->weights, &t->v);
-		for (int i = 0; rc == 0 && i < n; i++)
+		for (int i = 0; rc == 0 && i < t->m; i++)
 			qkv_row_stats_of(qkv_matrix_row_const(&t->weights, i),
 					 t->masked + (size_t)i * (size_t)n, n, &t->rows[i]);
 	}
 	if (rc != 0) {
 		t->n = 0;
+		t->m = 0;
 		return rc;
 	}
 	t->score_variance = unmasked_variance(t);
@@ -467,7 +484,7 @@ static void scores_of_key(struct qkv_trace *t, int j)
 {
 	for (int c = 0; c < t->d_k; c++)
 		qkv_matrix_set(&t->k_t, c, j, qkv_matrix_get(&t->k, j, c));
-	for (int i = 0; i < t->n; i++)
+	for (int i = 0; i < t->m; i++)
 		score_entry(t, i, j);
 }
 
@@ -475,7 +492,7 @@ static void scores_of_key(struct qkv_trace *t, int j)
  * changed cell of p is all that separates them. */
 static bool trace_matches(const struct qkv_problem *p, const struct qkv_trace *t)
 {
-	return t->n > 0 && t->n == p->n && t->d_k == qkv_problem_d_k(p) &&
+	return t->n > 0 && t->n == p->n && t->m == p->m && t->d_k == qkv_problem_d_k(p) &&
 	       t->d_v == qkv_problem_d_v(p) && t->divisor == qkv_problem_divisor(p) &&
 	       t->k_t.rows == t->d_k && t->k_t.cols == t->n;
 }
@@ -494,6 +511,7 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 	value = qkv_matrix_get(changed, row, col);
 	if (!isfinite(value) || fabs(value) > QKV_MAX_VALUE) {
 		t->n = 0;
+		t->m = 0;
 		return QKV_EINVAL;
 	}
 	switch (which) {
@@ -509,7 +527,7 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 		qkv_matrix_set(&t->v, row, col, qkv_matrix_get(changed, row, col));
 		return qkv_matrix_multiply_col(&t->output, &t->weights, &t->v, col);
 	case QKV_GRID_X: /* one token's q, k and v: its scores row and column */
-		rc = qkv_matrix_multiply_row(&t->q, &p->x, &p->w_q, row);
+		rc = qkv_problem_is_cross(p) ? 0 : qkv_matrix_multiply_row(&t->q, &p->x, &p->w_q, row);
 		if (rc == 0)
 			rc = qkv_matrix_multiply_row(&t->k, &p->x, &p->w_k, row);
 		if (rc == 0)
@@ -517,10 +535,17 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 		if (rc != 0)
 			break;
 		scores_of_key(t, row); /* Kᵀ first: the query's row reads it */
-		scores_of_query(p, t, row);
+		if (!qkv_problem_is_cross(p)) /* in cross-attention the token is no query */
+			scores_of_query(p, t, row);
 		return trace_from_scaled(p, t, -1);
+	case QKV_GRID_X_Q: /* one query's q: its row of everything */
+		rc = qkv_matrix_multiply_row(&t->q, &p->x_q, &p->w_q, row);
+		if (rc != 0)
+			break;
+		scores_of_query(p, t, row);
+		return trace_from_scaled(p, t, row);
 	case QKV_GRID_W_Q: /* a column of every query: every score */
-		rc = qkv_matrix_multiply_col(&t->q, &p->x, &p->w_q, col);
+		rc = qkv_matrix_multiply_col(&t->q, query_sequence(p), &p->w_q, col);
 		return rc == 0 ? trace_stages(p, t) : rc;
 	case QKV_GRID_W_K: /* a column of every key: every score */
 		rc = qkv_matrix_multiply_col(&t->k, &p->x, &p->w_k, col);
@@ -533,30 +558,36 @@ int qkv_attention_update(const struct qkv_problem *p, struct qkv_trace *t, enum 
 	default:
 		return qkv_attention(p, t);
 	}
-	if (rc != 0)
+	if (rc != 0) {
 		t->n = 0;
+		t->m = 0;
+	}
 	return rc;
 }
 
 double qkv_attention_update_cost(const struct qkv_problem *p, enum qkv_grid which)
 {
-	double n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p), d_model = qkv_problem_d_model(p);
+	double m = p->m, n = p->n, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
+	double d_model = qkv_problem_d_model(p);
 	/* Every row's softmax and statistics, A V, and the variance: what a change of
 	 * every score row costs after the scores themselves. */
-	double rows = n * n * (d_v + 3.0);
-	double whole = n * n * (d_k + d_v + 3.0) + n * d_model * (2.0 * d_k + d_v);
+	double rows = m * n * (d_v + 3.0);
+	double whole = m * n * (d_k + d_v + 3.0) + (m * d_k + n * (d_k + d_v)) * d_model;
 
 	switch (which) {
 	case QKV_GRID_Q:
 		return p->wrong == QKV_WRONG_COLUMN_SOFTMAX ? n * d_k + rows : n * (d_k + d_v + 3.0);
+	case QKV_GRID_X_Q:
+		return d_model * d_k + (p->wrong == QKV_WRONG_COLUMN_SOFTMAX ? n * d_k + rows
+									      : n * (d_k + d_v + 3.0));
 	case QKV_GRID_K:
-		return n * d_k + rows;
+		return m * d_k + rows;
 	case QKV_GRID_V:
-		return n * n;
+		return m * n;
 	case QKV_GRID_X:
-		return d_model * (2.0 * d_k + d_v) + 2.0 * n * d_k + rows;
+		return d_model * (2.0 * d_k + d_v) + (m + n) * d_k + rows;
 	case QKV_GRID_W_V:
-		return n * d_model + n * n;
+		return n * d_model + m * n;
 	case QKV_GRID_W_Q:
 	case QKV_GRID_W_K:
 	default:
@@ -584,7 +615,7 @@ double qkv_trace_column_sum(const struct qkv_trace *t, int key)
 {
 	double sum = 0.0;
 
-	for (int i = 0; i < t->n; i++)
+	for (int i = 0; i < t->m; i++)
 		sum += qkv_matrix_get(&t->weights, i, key);
 	return sum;
 }

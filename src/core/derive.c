@@ -131,24 +131,33 @@ static void put_dot(struct qkv_buffer *t, const double *a, const double *b, size
 	}
 }
 
+/* A key's (a token's) label. */
 static const char *label(const struct qkv_problem *p, int token)
 {
 	return p->tokens != NULL && token < p->n ? p->tokens[token] : "?";
 }
 
-/* Stage 0: q_ic = x_i · column c of W_Q. */
+/* A query's label: its own in cross-attention, its token's otherwise. */
+static const char *qlabel(const struct qkv_problem *p, int query)
+{
+	return p->tokens != NULL && query < p->m ? qkv_problem_query_label(p, query) : "?";
+}
+
+/* Stage 0: q_ic = x_i · column c of W_Q (x from X_q in cross-attention). */
 static void derive_projection(struct qkv_buffer *t, const struct qkv_problem *p,
 			      const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	qkv_buffer_put(t, "q[%s,d%d] = x_%s · W_Q column %d = ", label(p, row), col + 1, label(p, row), col + 1);
-	put_dot(t, qkv_matrix_row_const(&p->x, row), p->w_q.values + col, (size_t)p->w_q.cols,
-		p->x.cols, qkv_matrix_get(&tr->q, row, col), decimals);
+	const struct qkv_matrix *x = qkv_problem_is_cross(p) ? &p->x_q : &p->x;
+
+	qkv_buffer_put(t, "q[%s,d%d] = x_%s · W_Q column %d = ", qlabel(p, row), col + 1, qlabel(p, row), col + 1);
+	put_dot(t, qkv_matrix_row_const(x, row), p->w_q.values + col, (size_t)p->w_q.cols,
+		x->cols, qkv_matrix_get(&tr->q, row, col), decimals);
 }
 
 static void derive_score(struct qkv_buffer *t, const struct qkv_problem *p,
 			 const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	qkv_buffer_put(t, "S[%s,%s] = q_%s · k_%s = ", label(p, row), label(p, col), label(p, row),
+	qkv_buffer_put(t, "S[%s,%s] = q_%s · k_%s = ", qlabel(p, row), label(p, col), qlabel(p, row),
 	    label(p, col));
 	put_dot(t, qkv_matrix_row_const(&tr->q, row), qkv_matrix_row_const(&tr->k, col), 1,
 		tr->d_k, qkv_matrix_get(&tr->scores, row, col), decimals);
@@ -189,7 +198,7 @@ static void put_divisor_origin(struct qkv_buffer *t, const struct qkv_problem *p
 static void derive_scaled(struct qkv_buffer *t, const struct qkv_problem *p,
 			  const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	qkv_buffer_put(t, "S'[%s,%s] = S[%s,%s] / ", label(p, row), label(p, col), label(p, row),
+	qkv_buffer_put(t, "S'[%s,%s] = S[%s,%s] / ", qlabel(p, row), label(p, col), qlabel(p, row),
 	    label(p, col));
 	put_divisor_origin(t, p, tr, decimals);
 	double score, divisor;
@@ -209,7 +218,7 @@ static void derive_weight(struct qkv_buffer *t, const struct qkv_problem *p,
 {
 	bool down_column = p->wrong == QKV_WRONG_COLUMN_SOFTMAX;
 	bool mask_later = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX;
-	int n = tr->n, shown = 0;
+	int n = down_column ? tr->m : tr->n, shown = 0; /* the queries down a column */
 	double max = 0.0, sum = 0.0, shown_sum = 0.0, exponent;
 	struct shown top, total;
 	bool first = true;
@@ -228,7 +237,7 @@ static void derive_weight(struct qkv_buffer *t, const struct qkv_problem *p,
 		qkv_buffer_put(t, "WRONG WAY, softmax down column %s: ", label(p, col));
 	else if (mask_later)
 		qkv_buffer_put(t, "WRONG WAY, softmax over every key, mask after: ");
-	qkv_buffer_put(t, "A[%s,%s] = e^(S' − max) / Σ e^(S' − max) = e^", label(p, row), label(p, col));
+	qkv_buffer_put(t, "A[%s,%s] = e^(S' − max) / Σ e^(S' − max) = e^", qlabel(p, row), label(p, col));
 	exponent = put_number(t, qkv_matrix_get(&tr->scaled, row, col) - max, decimals, true);
 	qkv_buffer_put(t, " / (");
 	for (int k = 0; k < n; k++) {
@@ -373,7 +382,7 @@ static void derive_mix(struct qkv_buffer *t, const struct qkv_problem *p,
 	double sum;
 	bool adds_up;
 
-	qkv_buffer_put(t, "o_%s = ", label(p, row));
+	qkv_buffer_put(t, "o_%s = ", qlabel(p, row));
 	if (tr->rows[row].live_keys == 0) {
 		/* No terms to write out: the sum over no keys. */
 		put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
@@ -405,9 +414,9 @@ static void derive_mix(struct qkv_buffer *t, const struct qkv_problem *p,
 static void derive_output(struct qkv_buffer *t, const struct qkv_problem *p,
 			  const struct qkv_trace *tr, int row, int col, int decimals)
 {
-	qkv_buffer_put(t, "O[%s,d%d] = ", label(p, row), col + 1);
+	qkv_buffer_put(t, "O[%s,d%d] = ", qlabel(p, row), col + 1);
 	put_number(t, qkv_matrix_get(&tr->output, row, col), decimals, false);
-	qkv_buffer_put(t, "; o_%s = ", label(p, row));
+	qkv_buffer_put(t, "; o_%s = ", qlabel(p, row));
 	put_vector(t, qkv_matrix_row_const(&tr->output, row), tr->d_v, decimals);
 	if (tr->rows[row].live_keys == 0) {
 		qkv_buffer_put(t, ": every key is masked, so nothing is mixed");
@@ -426,7 +435,7 @@ int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
 
 	if (size > 0)
 		buf[0] = '\0';
-	if (t->n < 1 || row < 0 || row >= t->n || col < 0)
+	if (t->n < 1 || t->m < 1 || row < 0 || row >= t->m || col < 0)
 		return QKV_EINVAL;
 	switch (stage) {
 	case QKV_STAGE_PROJECTIONS:
@@ -449,7 +458,7 @@ int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
 	if (stage == QKV_STAGE_WEIGHTS && qkv_trace_is_masked(t, row, col) &&
 	    p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX) {
 		qkv_buffer_put(&text, "WRONG WAY: A[%s,%s] took its share in softmax, then the mask set it to 0, "
-			   "so row %s no longer sums to 1", label(p, row), label(p, col), label(p, row));
+			   "so row %s no longer sums to 1", qlabel(p, row), label(p, col), qlabel(p, row));
 		return (int)text.length;
 	}
 	if (stage >= QKV_STAGE_SCORES && stage <= QKV_STAGE_WEIGHTS && qkv_trace_is_masked(t, row, col)) {
@@ -457,7 +466,7 @@ int qkv_derive(char *buf, size_t size, const struct qkv_problem *p,
 
 		qkv_grid_of_stage(stage, &grid);
 		qkv_buffer_put(&text, "%s[%s,%s]: masked: −∞ before softmax, weight 0", qkv_grid_name(grid),
-			       label(p, row), label(p, col));
+			       qlabel(p, row), label(p, col));
 		return (int)text.length;
 	}
 	switch (stage) {

@@ -29,33 +29,49 @@ double qkv_row_entropy_ratio(const struct qkv_row_stats *s)
 	return s->live_keys > 1 ? s->entropy / log((double)s->live_keys) : 0.0;
 }
 
-static const char *label(const struct qkv_problem *p, int token)
+/* The words of item i of count labels whose positions are prefix1, prefix2, …. */
+static int item_words(char *buf, size_t size, char *const *labels, int count, char prefix, int i)
 {
-	return p->tokens != NULL && token >= 0 && token < p->n ? p->tokens[token] : "?";
+	const char *label = labels != NULL && i >= 0 && i < count ? labels[i] : "?";
+	char position[24];
+	bool repeated = false;
+
+	snprintf(position, sizeof position, "%c%d", prefix, i + 1);
+	if (strcmp(label, position) == 0)
+		return snprintf(buf, size, "%s", position);
+	for (int j = 0; labels != NULL && j < count && !repeated; j++)
+		repeated = j != i && strcmp(labels[j], label) == 0;
+	if (repeated)
+		return snprintf(buf, size, "%s \"%s\"", position, label);
+	return snprintf(buf, size, "\"%s\"", label);
 }
 
 int qkv_token_words(char *buf, size_t size, const struct qkv_problem *p, int token)
 {
-	char position[24];
-	bool repeated = false;
+	return item_words(buf, size, p->tokens, p->n, 't', token);
+}
 
-	snprintf(position, sizeof position, "t%d", token + 1);
-	if (strcmp(label(p, token), position) == 0)
-		return snprintf(buf, size, "%s", position);
-	for (int i = 0; p->tokens != NULL && i < p->n && !repeated; i++)
-		repeated = i != token && strcmp(p->tokens[i], label(p, token)) == 0;
-	if (repeated)
-		return snprintf(buf, size, "%s \"%s\"", position, label(p, token));
-	return snprintf(buf, size, "\"%s\"", label(p, token));
+int qkv_query_words(char *buf, size_t size, const struct qkv_problem *p, int query)
+{
+	if (!qkv_problem_is_cross(p))
+		return qkv_token_words(buf, size, p, query);
+	return item_words(buf, size, p->query_tokens, p->m, 'q', query);
 }
 
 /* Room for a token's words: its label, quotes and its position. */
 #define WORDS_SIZE (QKV_MAX_LABEL + 32)
 
-/* The token's words (qkv_token_words) in buf, WORDS_SIZE bytes. */
+/* The token's (a key's) words (qkv_token_words) in buf, WORDS_SIZE bytes. */
 static const char *name(const struct qkv_problem *p, int token, char *buf)
 {
 	qkv_token_words(buf, WORDS_SIZE, p, token);
+	return buf;
+}
+
+/* A query's words (qkv_query_words) in buf, WORDS_SIZE bytes. */
+static const char *qname(const struct qkv_problem *p, int query, char *buf)
+{
+	qkv_query_words(buf, WORDS_SIZE, p, query);
 	return buf;
 }
 
@@ -82,6 +98,12 @@ static double weight(const struct qkv_trace *t, int row, int key)
 	return qkv_matrix_get(&t->weights, row, key);
 }
 
+/* How many entries the ranked line has: the keys of a row, the queries of a column. */
+static int line_length(const struct ranking *r)
+{
+	return r->by_column ? r->t->m : r->t->n;
+}
+
 /* The ranked line's entry j (key j of the row, or query j of the column). */
 static double entry(const struct ranking *r, int j)
 {
@@ -102,10 +124,9 @@ static bool after(double w, int key, double value, int value_key)
 /* The next key in falling order after (below, below_key), or −1. */
 static int next_key(const struct ranking *r, double below, int below_key)
 {
-	const struct qkv_trace *t = r->t;
 	int best = -1;
 
-	for (int j = 0; j < t->n; j++) {
+	for (int j = 0; j < line_length(r); j++) {
 		double w = entry(r, j);
 
 		if (hidden(r, j) || !after(w, j, below, below_key))
@@ -124,7 +145,6 @@ static int next_key(const struct ranking *r, double below, int below_key)
  * costs a pass, not a pass per key. */
 static bool next_group(struct ranking *r, int *keys, int capacity, int *count, double *value)
 {
-	const struct qkv_trace *t = r->t;
 	int key = next_key(r, r->below, r->below_key);
 	int members[QKV_MAX_TOKENS], m = 0, last;
 	double first;
@@ -134,7 +154,7 @@ static bool next_group(struct ranking *r, int *keys, int capacity, int *count, d
 		return false;
 	first = entry(r, key);
 	*value = first;
-	for (int j = 0; j < t->n && m < QKV_MAX_TOKENS; j++) {
+	for (int j = 0; j < line_length(r) && m < QKV_MAX_TOKENS; j++) {
 		double w = entry(r, j);
 
 		if (hidden(r, j) || !after(w, j, r->below, r->below_key) ||
@@ -193,20 +213,23 @@ static int places_apart(double a, double b, int decimals)
 	return d;
 }
 
-/* "t1", "t1 and t3", "t1, t2 and t4", "6 keys (t1, t2, t3, …)". */
-static void put_names(struct qkv_buffer *out, const struct qkv_problem *p, const int *keys, int count)
+/* "t1", "t1 and t3", "t1, t2 and t4", "6 keys (t1, t2, t3, …)"; queries' names
+ * when `queries` (a column's ranking). */
+static void put_names(struct qkv_buffer *out, const struct qkv_problem *p, const int *keys, int count,
+		      bool queries)
 {
 	char words[WORDS_SIZE];
 
 	if (count > NAMED_MAX) {
-		qkv_buffer_put(out, "%d keys (", count);
+		qkv_buffer_put(out, "%d %s (", count, queries ? "queries" : "keys");
 		for (int i = 0; i < NAMED_MAX - 1; i++)
-			qkv_buffer_put(out, "%s, ", name(p, keys[i], words));
+			qkv_buffer_put(out, "%s, ", queries ? qname(p, keys[i], words) : name(p, keys[i], words));
 		qkv_buffer_put(out, "…)");
 		return;
 	}
 	for (int i = 0; i < count; i++)
-		qkv_buffer_put(out, "%s%s", i == 0 ? "" : i + 1 == count ? " and " : ", ", name(p, keys[i], words));
+		qkv_buffer_put(out, "%s%s", i == 0 ? "" : i + 1 == count ? " and " : ", ",
+			       queries ? qname(p, keys[i], words) : name(p, keys[i], words));
 }
 
 int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
@@ -220,13 +243,13 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	char top_shown[48], second_shown[48], eff[48], own_words[WORDS_SIZE], other_words[WORDS_SIZE];
 	bool more, close;
 
-	if (row < 0 || row >= t->n)
+	if (row < 0 || row >= t->m)
 		return 0;
 	s = &t->rows[row];
 	ranking_start(&r, t, row);
 	if (!next_group(&r, top, NAMED_MAX + 1, &top_count, &top_value)) {
 		qkv_buffer_put(&out, long_form ? "%s sees no key (all masked)." : "%s sees no key: every key is masked",
-		    name(p, row, own_words));
+		    qname(p, row, own_words));
 		return (int)out.length;
 	}
 	more = next_group(&r, second, NAMED_MAX + 1, &second_count, &second_value);
@@ -237,41 +260,41 @@ int qkv_describe_row(char *buf, size_t size, const struct qkv_problem *p,
 	qkv_format_number(second_shown, sizeof second_shown, second_value, places);
 	qkv_format_number(eff, sizeof eff, s->effective_tokens, 1);
 	if (top_count == 1 && !more) {
-		qkv_buffer_put(&out, "%s sees only %s (%s)%s", name(p, row, own_words), name(p, top[0], other_words), top_shown,
+		qkv_buffer_put(&out, "%s sees only %s (%s)%s", qname(p, row, own_words), name(p, top[0], other_words), top_shown,
 		    long_form ? "." : "");
 		return (int)out.length;
 	}
 	if (!more) {
 		qkv_buffer_put(&out, long_form ? "%s spreads evenly: %s on each of its %d keys." : "%s: uniform, %s on each of %d",
-		    name(p, row, own_words), top_shown, top_count);
+		    qname(p, row, own_words), top_shown, top_count);
 		return (int)out.length;
 	}
 	if (!long_form) {
 		if (top_count == 1 && s->max_weight > 0.95) {
-			qkv_buffer_put(&out, "%s is nearly one-hot: %s on %s", name(p, row, own_words), top_shown, name(p, top[0], other_words));
+			qkv_buffer_put(&out, "%s is nearly one-hot: %s on %s", qname(p, row, own_words), top_shown, name(p, top[0], other_words));
 		} else if (close) {
 			/* "t1: t1 0.404 just ahead of t2 0.400": a lead the rounding would hide. */
-			qkv_buffer_put(&out, "%s: ", name(p, row, own_words));
-			put_names(&out, p, top, top_count);
+			qkv_buffer_put(&out, "%s: ", qname(p, row, own_words));
+			put_names(&out, p, top, top_count, false);
 			qkv_buffer_put(&out, top_count > 1 ? " %s each just ahead of " : " %s just ahead of ", top_shown);
-			put_names(&out, p, second, second_count);
+			put_names(&out, p, second, second_count, false);
 			qkv_buffer_put(&out, second_count > 1 ? " %s each" : " %s", second_shown);
 			qkv_buffer_put(&out, ", spread over %s of %d", eff, s->live_keys);
 		} else if (top_count == 1) {
-			qkv_buffer_put(&out, "%s: most on %s (%s), spread over %s of %d", name(p, row, own_words), name(p, top[0], other_words),
+			qkv_buffer_put(&out, "%s: most on %s (%s), spread over %s of %d", qname(p, row, own_words), name(p, top[0], other_words),
 			    top_shown, eff, s->live_keys);
 		} else {
-			qkv_buffer_put(&out, "%s: ", name(p, row, own_words));
-			put_names(&out, p, top, top_count);
+			qkv_buffer_put(&out, "%s: ", qname(p, row, own_words));
+			put_names(&out, p, top, top_count, false);
 			qkv_buffer_put(&out, " tie at %s, spread over %s of %d", top_shown, eff, s->live_keys);
 		}
 		return (int)out.length;
 	}
-	qkv_buffer_put(&out, "%s looks most at ", name(p, row, own_words));
-	put_names(&out, p, top, top_count);
+	qkv_buffer_put(&out, "%s looks most at ", qname(p, row, own_words));
+	put_names(&out, p, top, top_count, false);
 	qkv_buffer_put(&out, top_count > 1 ? " (%s each), %s " : " (%s), %s ", top_shown,
 	    close ? "just ahead of" : "then");
-	put_names(&out, p, second, second_count);
+	put_names(&out, p, second, second_count, false);
 	qkv_buffer_put(&out, second_count > 1 ? " (%s each); " : " (%s); ", second_shown);
 	qkv_buffer_put(&out, "spread over %s of %d tokens%s.", eff, s->live_keys,
 	    top_count == 1 && s->max_weight > 0.95 ? ": nearly one-hot" : "");
@@ -296,7 +319,7 @@ int qkv_describe_column(char *buf, size_t size, const struct qkv_problem *p, con
 		qkv_buffer_put(&out, "column %s: masked for every query", name(p, col, own_words));
 		return (int)out.length;
 	}
-	for (int i = 0; i < t->n; i++)
+	for (int i = 0; i < t->m; i++)
 		sum += qkv_trace_is_masked(t, i, col) ? 0.0 : weight(t, i, col);
 	more = next_group(&r, second, NAMED_MAX + 1, &second_count, &second_value);
 	places = more ? places_apart(top_value, second_value, decimals) : decimals;
@@ -304,22 +327,51 @@ int qkv_describe_column(char *buf, size_t size, const struct qkv_problem *p, con
 	qkv_format_number(second_shown, sizeof second_shown, second_value, places);
 	qkv_buffer_put(&out, "column %s: ", name(p, col, own_words));
 	if (top_count == 1 && !more) {
-		qkv_buffer_put(&out, "only %s (%s)", name(p, top[0], other_words), top_shown);
+		qkv_buffer_put(&out, "only %s (%s)", qname(p, top[0], other_words), top_shown);
 	} else if (!more) {
 		qkv_buffer_put(&out, "uniform, %s for each of %d queries", top_shown, top_count);
 	} else if (places > decimals) {
-		put_names(&out, p, top, top_count);
+		put_names(&out, p, top, top_count, true);
 		qkv_buffer_put(&out, top_count > 1 ? " %s each just ahead of " : " %s just ahead of ", top_shown);
-		put_names(&out, p, second, second_count);
+		put_names(&out, p, second, second_count, true);
 		qkv_buffer_put(&out, second_count > 1 ? " %s each" : " %s", second_shown);
 	} else if (top_count == 1) {
-		qkv_buffer_put(&out, "largest at %s (%s)", name(p, top[0], other_words), top_shown);
+		qkv_buffer_put(&out, "largest at %s (%s)", qname(p, top[0], other_words), top_shown);
 	} else {
-		put_names(&out, p, top, top_count);
+		put_names(&out, p, top, top_count, true);
 		qkv_buffer_put(&out, " tie at %s", top_shown);
 	}
 	if (same_value(sum, 1.0))
 		qkv_buffer_put(&out, "; the column sums to 1");
+	return (int)out.length;
+}
+
+/* Cross-attention's counterpart of the self-attention claim: no query is a key,
+ * so say where each query looks most (the first three; a tie is counted). */
+static int describe_across(char *buf, size_t size, const struct qkv_problem *p, const struct qkv_trace *t)
+{
+	struct qkv_buffer out = text_start(buf, size);
+	char own_words[WORDS_SIZE], key_words[WORDS_SIZE];
+
+	qkv_buffer_put(&out, "%d quer%s over %d keys:", t->m, t->m == 1 ? "y" : "ies", t->n);
+	for (int i = 0; i < t->m; i++) {
+		struct ranking r;
+		int top[NAMED_MAX + 1], count;
+		double value;
+
+		if (i == 3) {
+			qkv_buffer_put(&out, " …");
+			break;
+		}
+		ranking_start(&r, t, i);
+		qkv_buffer_put(&out, "%s %s → ", i > 0 ? ";" : "", qname(p, i, own_words));
+		if (!next_group(&r, top, NAMED_MAX + 1, &count, &value))
+			qkv_buffer_put(&out, "no key");
+		else if (count == 1)
+			qkv_buffer_put(&out, "%s", name(p, top[0], key_words));
+		else
+			qkv_buffer_put(&out, "a tie of %d", count);
+	}
 	return (int)out.length;
 }
 
@@ -330,6 +382,8 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 	int selfish = 0, told = 0;
 	char own_words[WORDS_SIZE];
 
+	if (qkv_problem_is_cross(p))
+		return describe_across(buf, size, p, t);
 	for (int i = 0; i < t->n; i++) {
 		struct ranking r;
 		int top[NAMED_MAX + 1], count;
@@ -378,11 +432,11 @@ int qkv_describe_self(char *buf, size_t size, const struct qkv_problem *p,
 				others[other_count++] = top[k];
 		if (tied) {
 			qkv_buffer_put(&out, "; %s ties itself with ", name(p, i, own_words));
-			put_names(&out, p, others, count - 1 > other_count ? count - 1 : other_count);
+			put_names(&out, p, others, count - 1 > other_count ? count - 1 : other_count, false);
 			qkv_buffer_put(&out, " at %s", shown);
 		} else {
 			qkv_buffer_put(&out, "; %s attends most to ", name(p, i, own_words));
-			put_names(&out, p, others, count > other_count ? count : other_count);
+			put_names(&out, p, others, count > other_count ? count : other_count, false);
 			if (qkv_trace_is_masked(t, i, i))
 				qkv_buffer_put(&out, " (%s; itself masked)", shown);
 			else
@@ -400,7 +454,7 @@ int qkv_describe_variance(char *buf, size_t size, const struct qkv_trace *t)
 
 	int live = 0;
 
-	for (int i = 0; i < t->n; i++)
+	for (int i = 0; i < t->m; i++)
 		live += t->rows[i].live_keys;
 	/* With every score masked, no entry reaches softmax: no variance to give. */
 	if (live == 0)

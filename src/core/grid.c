@@ -14,11 +14,14 @@
 #define PROJECTED QKV_FORM_PROJECTED
 
 const struct qkv_grid_info qkv_grid_info[QKV_GRID_COUNT] = {
-	[QKV_GRID_Q] = { "Q", "queries", "Q", IN, DIRECT, QKV_STAGE_PROJECTIONS, QKV_DIM_TOKENS, QKV_DIM_K },
-	[QKV_GRID_K] = { "K", "keys", "K", IN, DIRECT, QKV_STAGE_PROJECTIONS, QKV_DIM_TOKENS, QKV_DIM_K },
-	[QKV_GRID_V] = { "V", "values", "V", IN, DIRECT, QKV_STAGE_PROJECTIONS, QKV_DIM_TOKENS, QKV_DIM_V },
-	[QKV_GRID_X] = { "X", "token vectors", "X", IN, PROJECTED, QKV_STAGE_PROJECTIONS, QKV_DIM_TOKENS,
+	[QKV_GRID_Q] = { "Q", "queries", "Q", IN, DIRECT, QKV_STAGE_PROJECTIONS, QKV_DIM_QUERIES, QKV_DIM_K },
+	[QKV_GRID_K] = { "K", "keys", "K", IN, DIRECT, QKV_STAGE_PROJECTIONS, QKV_DIM_KEYS, QKV_DIM_K },
+	[QKV_GRID_V] = { "V", "values", "V", IN, DIRECT, QKV_STAGE_PROJECTIONS, QKV_DIM_KEYS, QKV_DIM_V },
+	[QKV_GRID_X] = { "X", "token vectors", "X", IN, PROJECTED, QKV_STAGE_PROJECTIONS, QKV_DIM_KEYS,
 			 QKV_DIM_MODEL },
+	/* Cross-attention only: qkv_problem_input gives NULL in self-attention. */
+	[QKV_GRID_X_Q] = { "X_q", "query vectors", "X_q", IN, PROJECTED, QKV_STAGE_PROJECTIONS, QKV_DIM_QUERIES,
+			   QKV_DIM_MODEL },
 	[QKV_GRID_W_Q] = { "W_Q", "query projection", "W_Q", IN, PROJECTED, QKV_STAGE_PROJECTIONS, QKV_DIM_MODEL,
 			   QKV_DIM_K },
 	[QKV_GRID_W_K] = { "W_K", "key projection", "W_K", IN, PROJECTED, QKV_STAGE_PROJECTIONS, QKV_DIM_MODEL,
@@ -27,15 +30,15 @@ const struct qkv_grid_info qkv_grid_info[QKV_GRID_COUNT] = {
 			   QKV_DIM_V },
 	/* Multi-head problems only: qkv_problem_input gives NULL in a one-head one. */
 	[QKV_GRID_W_O] = { "W_O", "output projection", "W_O", IN, PROJECTED, 7, QKV_DIM_HEADS_V, QKV_DIM_MODEL },
-	[QKV_GRID_SCORES] = { "S", "scores", "S", TRACED, DIRECT, QKV_STAGE_SCORES, QKV_DIM_TOKENS, QKV_DIM_TOKENS },
-	[QKV_GRID_SCALED] = { "S'", "scaled scores", "S'", TRACED, DIRECT, QKV_STAGE_SCALED, QKV_DIM_TOKENS,
-			      QKV_DIM_TOKENS },
-	[QKV_GRID_WEIGHTS] = { "A", "attention weights", "A", TRACED, DIRECT, QKV_STAGE_WEIGHTS, QKV_DIM_TOKENS,
-			       QKV_DIM_TOKENS },
-	[QKV_GRID_OUTPUT] = { "O", "output", "O", TRACED, DIRECT, QKV_STAGE_OUTPUT, QKV_DIM_TOKENS, QKV_DIM_V },
+	[QKV_GRID_SCORES] = { "S", "scores", "S", TRACED, DIRECT, QKV_STAGE_SCORES, QKV_DIM_QUERIES, QKV_DIM_KEYS },
+	[QKV_GRID_SCALED] = { "S'", "scaled scores", "S'", TRACED, DIRECT, QKV_STAGE_SCALED, QKV_DIM_QUERIES,
+			      QKV_DIM_KEYS },
+	[QKV_GRID_WEIGHTS] = { "A", "attention weights", "A", TRACED, DIRECT, QKV_STAGE_WEIGHTS, QKV_DIM_QUERIES,
+			       QKV_DIM_KEYS },
+	[QKV_GRID_OUTPUT] = { "O", "output", "O", TRACED, DIRECT, QKV_STAGE_OUTPUT, QKV_DIM_QUERIES, QKV_DIM_V },
 	[QKV_GRID_CONCAT] = { "concat", "the heads' outputs side by side", "\\mathrm{Concat}", HEADS, PROJECTED, 6,
-			      QKV_DIM_TOKENS, QKV_DIM_HEADS_V },
-	[QKV_GRID_LAYER] = { "out", "layer output", "\\mathrm{Concat}\\,W_O", HEADS, PROJECTED, 7, QKV_DIM_TOKENS,
+			      QKV_DIM_QUERIES, QKV_DIM_HEADS_V },
+	[QKV_GRID_LAYER] = { "out", "layer output", "\\mathrm{Concat}\\,W_O", HEADS, PROJECTED, 7, QKV_DIM_QUERIES,
 			     QKV_DIM_MODEL },
 };
 
@@ -98,6 +101,7 @@ const struct qkv_matrix *qkv_grid_matrix(const struct qkv_problem *p, const stru
 							: NULL;
 		return qkv_problem_input_const(p, grid);
 	case QKV_GRID_X:
+	case QKV_GRID_X_Q:
 	case QKV_GRID_W_O: return qkv_problem_input_const(p, grid);
 	case QKV_GRID_SCORES: return trace != NULL ? &trace->scores : NULL;
 	case QKV_GRID_SCALED: return trace != NULL ? &trace->scaled : NULL;

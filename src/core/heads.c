@@ -56,6 +56,7 @@ struct qkv_matrix *qkv_problem_head_input(struct qkv_problem *p, int i, enum qkv
 		return NULL;
 	switch (which) {
 	case QKV_GRID_X: return &p->x;
+	case QKV_GRID_X_Q: return qkv_problem_is_cross(p) ? &p->x_q : NULL;
 	case QKV_GRID_W_Q: return &p->heads[i].w_q;
 	case QKV_GRID_W_K: return &p->heads[i].w_k;
 	case QKV_GRID_W_V: return &p->heads[i].w_v;
@@ -94,19 +95,21 @@ static int reserve(struct qkv_heads_trace *t, int h)
 
 double qkv_heads_cost(const struct qkv_problem *p)
 {
-	double n = p->n, d_model = p->x.cols, d_k = qkv_problem_d_k(p), d_v = qkv_problem_d_v(p);
-	double h = p->h;
+	double m = p->m, n = p->n, d_model = p->x.cols, d_k = qkv_problem_d_k(p);
+	double d_v = qkv_problem_d_v(p), h = p->h;
 
-	return h * (n * d_model * (2.0 * d_k + d_v) + n * n * (d_k + d_v)) + n * h * d_v * d_model;
+	return h * ((m * d_k + n * (d_k + d_v)) * d_model + m * n * (d_k + d_v)) + m * h * d_v * d_model;
 }
 
 void qkv_pattern_of(const struct qkv_matrix *weights, const unsigned char *masked,
 		    struct qkv_pattern *out)
 {
-	int n = weights->rows, live_rows = 0;
+	/* m queries by n keys; the diagonal and the previous key are those of the
+	 * queries that have them (all of them in self-attention, m = n). */
+	int m = weights->rows, n = weights->cols, live_rows = 0, diagonals = 0, previous_count = 0;
 	double entropy = 0.0, previous = 0.0, diagonal = 0.0, first = 0.0;
 
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < m; i++) {
 		const double *a = qkv_matrix_row_const(weights, i);
 		struct qkv_row_stats stats;
 
@@ -116,20 +119,25 @@ void qkv_pattern_of(const struct qkv_matrix *weights, const unsigned char *maske
 			entropy += stats.entropy;
 			live_rows++;
 		}
-		diagonal += a[i];
+		if (i < n) {
+			diagonal += a[i];
+			diagonals++;
+		}
 		first += a[0];
-		if (i > 0)
+		if (i > 0 && i - 1 < n) {
 			previous += a[i - 1];
+			previous_count++;
+		}
 	}
 	out->entropy = live_rows > 0 ? entropy / live_rows : 0.0;
-	out->previous = n > 1 ? previous / (n - 1) : 0.0;
-	out->diagonal = n > 0 ? diagonal / n : 0.0;
-	out->first = n > 0 ? first / n : 0.0;
+	out->previous = previous_count > 0 ? previous / previous_count : 0.0;
+	out->diagonal = diagonals > 0 ? diagonal / diagonals : 0.0;
+	out->first = m > 0 ? first / m : 0.0;
 }
 
 int qkv_heads_attention(const struct qkv_problem *p, struct qkv_heads_trace *t)
 {
-	int rc = qkv_problem_check(p), h = p->h, n = p->n, d_v, d_model;
+	int rc = qkv_problem_check(p), h = p->h, m = p->m, d_v, d_model;
 
 	t->h = 0;
 	if (rc == 0 && h < 1)
@@ -147,11 +155,11 @@ int qkv_heads_attention(const struct qkv_problem *p, struct qkv_heads_trace *t)
 		rc = qkv_attention(&view, &t->head[i]);
 	}
 	if (rc == 0)
-		rc = qkv_matrix_zero(&t->concat, n, h * d_v);
+		rc = qkv_matrix_zero(&t->concat, m, h * d_v);
 	if (rc != 0)
 		return rc;
 	for (int i = 0; i < h; i++)
-		for (int r = 0; r < n; r++)
+		for (int r = 0; r < m; r++)
 			memcpy(qkv_matrix_row(&t->concat, r) + (size_t)i * (size_t)d_v,
 			       qkv_matrix_row_const(&t->head[i].output, r),
 			       (size_t)d_v * sizeof(double));
@@ -166,7 +174,9 @@ int qkv_heads_attention(const struct qkv_problem *p, struct qkv_heads_trace *t)
 	}
 	if (rc != 0)
 		return rc;
-	t->n = n;
+	t->m = m;
+	t->n = p->n;
+	t->cross = qkv_problem_is_cross(p);
 	t->d_v = d_v;
 	t->d_model = d_model;
 	t->h = h;
@@ -313,7 +323,7 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 	size_t length;
 	int d_v = t->d_v;
 
-	if (size == 0 || t->h < 1 || row < 0 || row >= t->n || decimals < 0 || decimals > 12)
+	if (size == 0 || t->h < 1 || row < 0 || row >= t->m || decimals < 0 || decimals > 12)
 		return -1;
 	if (stage == 6) {
 		int head, c;
@@ -326,11 +336,11 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 		if (d_v == 1)
 			return snprintf(buf, size, "concat[%s, %d] = head %d's output[%s, d1] = %s: "
 					"column %d of concat is head %d's output, as it came out of its "
-					"attention", p->tokens[row], col + 1, head + 1, p->tokens[row],
+					"attention", qkv_problem_query_label(p, row), col + 1, head + 1, qkv_problem_query_label(p, row),
 					number, col + 1, head + 1);
 		return snprintf(buf, size, "concat[%s, %d] = head %d's output[%s, d%d] = %s: columns "
 				"%d–%d of concat are head %d's output, as it came out of its attention",
-				p->tokens[row], col + 1, head + 1, p->tokens[row], c + 1, number,
+				qkv_problem_query_label(p, row), col + 1, head + 1, qkv_problem_query_label(p, row), c + 1, number,
 				head * d_v + 1, head * d_v + d_v, head + 1);
 	}
 	if (stage != 7 || col < 0 || col >= t->output.cols || t->h > QKV_MAX_HEADS)
@@ -343,7 +353,7 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 			shares[i] = qkv_matrix_get(&t->contrib[i], row, col);
 		total = qkv_round_shares(shares, t->h, decimals, units);
 		length = (size_t)snprintf(buf, size, "out[%s, d%d] = Σ_k concat[%s, k] · W_O[k, d%d] = ",
-					  p->tokens[row], col + 1, p->tokens[row], col + 1);
+					  qkv_problem_query_label(p, row), col + 1, qkv_problem_query_label(p, row), col + 1);
 		for (int i = 0; i < t->h && length < size; i++) {
 			units_text(number, sizeof number, units[i], decimals);
 			length += (size_t)snprintf(buf + length, size - length, "%shead %d %s",
@@ -373,15 +383,15 @@ int qkv_heads_derive(char *buf, size_t size, const struct qkv_problem *p,
 int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
 		      struct qkv_pattern *out)
 {
-	int n = t->n, rc;
+	int m = t->m, n = t->n, rc;
 
 	if (t->h < 1)
 		return QKV_EINVAL;
-	rc = qkv_matrix_zero(avg, n, n);
+	rc = qkv_matrix_zero(avg, m, n);
 	if (rc != 0)
 		return rc;
 	for (int i = 0; i < t->h; i++)
-		for (size_t c = 0; c < (size_t)n * (size_t)n; c++)
+		for (size_t c = 0; c < (size_t)m * (size_t)n; c++)
 			avg->values[c] += t->head[i].weights.values[c] / t->h;
 	/* Every head has the same mask, so head 1's says which keys are hidden. */
 	qkv_pattern_of(avg, t->head[0].masked, out);
@@ -392,7 +402,7 @@ int qkv_heads_average(const struct qkv_heads_trace *t, struct qkv_matrix *avg,
  * that very pattern and loses nothing. */
 static bool heads_weights_equal(const struct qkv_heads_trace *t)
 {
-	size_t count = (size_t)t->n * (size_t)t->n;
+	size_t count = (size_t)t->m * (size_t)t->n;
 
 	for (int i = 1; i < t->h; i++)
 		for (size_t c = 0; c < count; c++)
@@ -416,7 +426,8 @@ int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace
 		return -1;
 	buf[0] = '\0';
 	qkv_buffer_put(&out, "averaged into one pattern, the mean weight on ");
-	for (int k = 0; k < 3; k++) {
+	/* Across two sequences only the first key is the same word for every query. */
+	for (int k = t->cross ? 2 : 0; k < 3; k++) {
 		double best = -1.0;
 		char mine[32], top[32], v[32];
 		int tied = 0, named = 0;
@@ -431,8 +442,8 @@ int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace
 			qkv_format_number(v, sizeof v, pattern_score(&t->pattern[i], k), decimals);
 			tied += strcmp(v, top) == 0;
 		}
-		qkv_buffer_put(&out, "%s%s is %s (head%s ", k == 0 ? "" : k == 1 ? ", on " : " and on ",
-			       names[k], mine, tied > 1 ? "s" : "");
+		qkv_buffer_put(&out, "%s%s is %s (head%s ", k == 0 || t->cross ? "" : k == 1 ? ", on " : " and on ",
+			       t->cross ? "the first key" : names[k], mine, tied > 1 ? "s" : "");
 		for (int i = 0; i < t->h; i++) {
 			qkv_format_number(v, sizeof v, pattern_score(&t->pattern[i], k), decimals);
 			if (strcmp(v, top) != 0)
@@ -455,15 +466,16 @@ int qkv_heads_average_words(char *buf, size_t size, const struct qkv_heads_trace
 
 int qkv_heads_cost_words(char *buf, size_t size, const struct qkv_heads_trace *t)
 {
-	long n = t->n, h = t->h, d_k = t->h > 0 ? t->head[0].d_k : 0;
-	long scores = n * n * h, madds = h * n * n * d_k;
+	long m = t->m, n = t->n, h = t->h, d_k = t->h > 0 ? t->head[0].d_k : 0;
+	long scores = m * n * h, madds = h * m * n * d_k;
+	bool square = m == n;
 	int length;
 
 	if (size == 0 || t->h < 1)
 		return -1;
-	length = snprintf(buf, size, "cost: n²·h = %ld scores a layer; Q Kᵀ: h·n²·d_k = %ld "
+	length = snprintf(buf, size, "cost: %s·h = %ld scores a layer; Q Kᵀ: h·%s·d_k = %ld "
 				     "multiply-adds, as for one head of width h·d_k = %ld%s",
-			  scores, madds, h * d_k,
+			  square ? "n²" : "m·n", scores, square ? "n²" : "m·n", madds, h * d_k,
 			  h * d_k == t->d_model ? " = d_model" : "");
 	return length < (int)size ? length : (int)size - 1;
 }

@@ -33,6 +33,7 @@ static struct qkv_matrix *matrix_of(struct qkv_problem *p, enum qkv_grid which)
 	case QKV_GRID_K: return &p->k;
 	case QKV_GRID_V: return &p->v;
 	case QKV_GRID_X: return &p->x;
+	case QKV_GRID_X_Q: return &p->x_q;
 	case QKV_GRID_W_Q: return &p->w_q;
 	case QKV_GRID_W_K: return &p->w_k;
 	case QKV_GRID_W_V: return &p->w_v;
@@ -103,13 +104,20 @@ int qkv_problem_make_heads(struct qkv_problem *p, int h)
 	return 0;
 }
 
+static void free_labels(char **labels, int count)
+{
+	if (labels != NULL)
+		for (int i = 0; i < count; i++)
+			free(labels[i]);
+	free(labels);
+}
+
 static void free_tokens(struct qkv_problem *p)
 {
-	if (p->tokens != NULL)
-		for (int i = 0; i < p->n; i++)
-			free(p->tokens[i]);
-	free(p->tokens);
+	free_labels(p->tokens, p->n);
 	p->tokens = NULL;
+	free_labels(p->query_tokens, p->m);
+	p->query_tokens = NULL;
 }
 
 void qkv_problem_fini(struct qkv_problem *p)
@@ -123,6 +131,25 @@ void qkv_problem_fini(struct qkv_problem *p)
 	free(p->padding);
 	free_heads(p);
 	qkv_problem_init(p);
+}
+
+/* A copy of count labels (NULL for none); sets *failed when memory runs out. */
+static char **copy_labels(char *const *labels, int count, bool *failed)
+{
+	char **copy;
+
+	if (labels == NULL || count <= 0)
+		return NULL;
+	copy = calloc((size_t)count, sizeof *copy);
+	if (copy == NULL) {
+		*failed = true;
+		return NULL;
+	}
+	for (int i = 0; i < count; i++) {
+		copy[i] = copy_string(labels[i]);
+		*failed |= labels[i] != NULL && copy[i] == NULL;
+	}
+	return copy;
 }
 
 static void *copy_bytes(const void *from, size_t size, bool *failed)
@@ -142,7 +169,7 @@ static void *copy_bytes(const void *from, size_t size, bool *failed)
 int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
 {
 	bool failed = false;
-	size_t n = (size_t)src->n;
+	size_t n = (size_t)src->n, m = (size_t)src->m;
 
 	if (dst == src)
 		return 0;
@@ -159,23 +186,14 @@ int qkv_problem_copy(struct qkv_problem *dst, const struct qkv_problem *src)
 	dst->notes = copy_string(src->notes);
 	failed = (src->title != NULL && dst->title == NULL) ||
 		 (src->notes != NULL && dst->notes == NULL);
-	if (src->tokens != NULL && n > 0) {
-		dst->tokens = calloc(n, sizeof *dst->tokens);
-		if (dst->tokens == NULL) {
-			failed = true;
-		} else {
-			dst->n = src->n;
-			for (size_t i = 0; i < n; i++) {
-				dst->tokens[i] = copy_string(src->tokens[i]);
-				failed |= src->tokens[i] != NULL && dst->tokens[i] == NULL;
-			}
-		}
-	}
+	dst->tokens = copy_labels(src->tokens, src->n, &failed);
+	dst->query_tokens = copy_labels(src->query_tokens, src->m, &failed);
 	dst->n = src->n;
+	dst->m = src->m;
 	for (int i = 0; i < QKV_GRID_INPUTS; i++)
 		failed |= qkv_matrix_copy(matrix_of(dst, (enum qkv_grid)i),
 					  slot(src, (enum qkv_grid)i)) != 0;
-	dst->mask_bits = copy_bytes(src->mask_bits, n * n, &failed);
+	dst->mask_bits = copy_bytes(src->mask_bits, m * n, &failed);
 	dst->padding = copy_bytes(src->padding, n, &failed);
 	if (!failed && src->h > 0) {
 		failed = qkv_problem_make_heads(dst, src->h) != 0;
@@ -210,9 +228,10 @@ static bool bytes_equal(const unsigned char *a, const unsigned char *b, size_t s
 
 bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
 {
-	size_t n = (size_t)a->n;
+	size_t n = (size_t)a->n, m = (size_t)a->m;
 
-	if (a->n != b->n || a->form != b->form || a->scale != b->scale ||
+	if (a->n != b->n || a->m != b->m || (a->query_tokens == NULL) != (b->query_tokens == NULL) ||
+	    a->form != b->form || a->scale != b->scale ||
 	    a->temperature != b->temperature || a->mask != b->mask || a->wrong != b->wrong ||
 	    a->seeded != b->seeded || (a->seeded && a->seed != b->seed) ||
 	    (a->scale == QKV_SCALE_CUSTOM && a->scale_value != b->scale_value))
@@ -221,6 +240,9 @@ bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
 		return false;
 	for (int i = 0; i < a->n; i++)
 		if (!strings_equal(a->tokens[i], b->tokens[i]))
+			return false;
+	for (int i = 0; a->query_tokens != NULL && i < a->m; i++)
+		if (!strings_equal(a->query_tokens[i], b->query_tokens[i]))
 			return false;
 	for (int i = 0; i < QKV_GRID_INPUTS; i++)
 		if (!qkv_matrix_equal(slot(a, (enum qkv_grid)i), slot(b, (enum qkv_grid)i)))
@@ -233,25 +255,36 @@ bool qkv_problem_equal(const struct qkv_problem *a, const struct qkv_problem *b)
 		    !qkv_matrix_equal(&a->heads[i].w_v, &b->heads[i].w_v))
 			return false;
 	return bytes_equal(a->padding, b->padding, n) &&
-	       (a->mask != QKV_MASK_CUSTOM || bytes_equal(a->mask_bits, b->mask_bits, n * n));
+	       (a->mask != QKV_MASK_CUSTOM || bytes_equal(a->mask_bits, b->mask_bits, m * n));
 }
 
-/* Gives p n tokens labelled t1…tn (p must have none). */
-static int default_tokens(struct qkv_problem *p, int n)
+/* count labels prefix1…prefix<count> into *labels (which must be NULL). */
+static int default_labels(char ***labels, int count, char prefix)
 {
 	char label[16];
 
-	p->tokens = calloc((size_t)n, sizeof *p->tokens);
-	if (p->tokens == NULL)
+	*labels = calloc((size_t)count, sizeof **labels);
+	if (*labels == NULL)
 		return QKV_ENOMEM;
-	p->n = n;
-	for (int i = 0; i < n; i++) {
-		snprintf(label, sizeof label, "t%d", i + 1);
-		p->tokens[i] = copy_string(label);
-		if (p->tokens[i] == NULL)
+	for (int i = 0; i < count; i++) {
+		snprintf(label, sizeof label, "%c%d", prefix, i + 1);
+		(*labels)[i] = copy_string(label);
+		if ((*labels)[i] == NULL)
 			return QKV_ENOMEM;
 	}
 	return 0;
+}
+
+/* Gives p n tokens labelled t1…tn (p must have none), which are its queries too. */
+static int default_tokens(struct qkv_problem *p, int n)
+{
+	int rc = default_labels(&p->tokens, n, 't');
+
+	if (p->tokens != NULL) {
+		p->n = n;
+		p->m = n;
+	}
+	return rc;
 }
 
 int qkv_problem_worked_example(struct qkv_problem *p)
@@ -310,6 +343,74 @@ int qkv_problem_random(struct qkv_problem *p, int n, int d_k, int d_v, uint64_t 
 	return 0;
 }
 
+int qkv_problem_random_cross(struct qkv_problem *p, int m, int n, int d_k, int d_v, uint64_t seed)
+{
+	int rc;
+
+	if (m < 1 || n < 1 || d_k < 1 || d_v < 1)
+		return QKV_EINVAL;
+	if (m > QKV_MAX_TOKENS || n > QKV_MAX_TOKENS)
+		return QKV_ELIMIT;
+	/* The draw of max(m, n) tokens, cut to m queries and n keys and values. */
+	rc = qkv_problem_random(p, m > n ? m : n, d_k, d_v, seed);
+	if (rc == 0)
+		rc = qkv_problem_cut_cross(p, m, n);
+	return rc;
+}
+
+int qkv_problem_cut_cross(struct qkv_problem *p, int m, int n)
+{
+	int rc;
+
+	if (m < 1 || n < 1 || m > p->n || n > p->n || p->mask == QKV_MASK_CAUSAL)
+		return QKV_EINVAL;
+	rc = qkv_problem_make_cross(p);
+	while (rc == 0 && p->m > m)
+		rc = qkv_problem_remove_query(p, p->m - 1);
+	while (rc == 0 && p->n > n)
+		rc = qkv_problem_remove_token(p, p->n - 1);
+	for (int i = 0; rc == 0 && i < m; i++) {
+		char label[16];
+
+		snprintf(label, sizeof label, "q%d", i + 1);
+		rc = qkv_problem_set_query_label(p, i, label);
+	}
+	if (rc != 0)
+		qkv_problem_fini(p);
+	return rc;
+}
+
+bool qkv_problem_is_cross(const struct qkv_problem *p)
+{
+	return p->query_tokens != NULL;
+}
+
+const char *qkv_problem_query_label(const struct qkv_problem *p, int i)
+{
+	return p->query_tokens != NULL ? p->query_tokens[i] : p->tokens[i];
+}
+
+int qkv_problem_make_cross(struct qkv_problem *p)
+{
+	bool failed = false;
+	char **labels;
+
+	if (p->query_tokens != NULL || p->tokens == NULL || p->m != p->n)
+		return QKV_EINVAL;
+	labels = copy_labels(p->tokens, p->n, &failed);
+	if (!failed && labels != NULL && p->form == QKV_FORM_PROJECTED &&
+	    qkv_matrix_copy(&p->x_q, &p->x) != 0)
+		failed = true;
+	if (failed || labels == NULL) {
+		free_labels(labels, p->n);
+		qkv_matrix_fini(&p->x_q);
+		qkv_matrix_init(&p->x_q);
+		return QKV_ENOMEM;
+	}
+	p->query_tokens = labels;
+	return 0;
+}
+
 int qkv_problem_d_k(const struct qkv_problem *p)
 {
 	if (p->h > 0)
@@ -334,6 +435,8 @@ struct qkv_matrix *qkv_problem_input(struct qkv_problem *p, enum qkv_grid which)
 	bool direct = which <= QKV_GRID_V;
 
 	if ((p->form == QKV_FORM_DIRECT) != direct)
+		return NULL;
+	if (which == QKV_GRID_X_Q && p->query_tokens == NULL)
 		return NULL;
 	if (which == QKV_GRID_W_O ? p->h == 0
 				   : p->h > 0 && which >= QKV_GRID_W_Q && which <= QKV_GRID_W_V)
@@ -456,6 +559,8 @@ static int check_heads(const struct qkv_problem *p)
 		return QKV_ELIMIT;
 	if (p->x.rows != p->n || !dim_ok(d_model) || !dim_ok(d_k) || !dim_ok(d_v))
 		return QKV_ESHAPE;
+	if (p->query_tokens != NULL && (p->x_q.rows != p->m || p->x_q.cols != d_model))
+		return QKV_ESHAPE;
 	for (int i = 0; i < p->h; i++) {
 		const struct qkv_head *head = &p->heads[i];
 
@@ -476,19 +581,28 @@ static int check_heads(const struct qkv_problem *p)
 
 int qkv_problem_check(const struct qkv_problem *p)
 {
-	int n = p->n;
+	int n = p->n, m = p->m;
+	bool cross = p->query_tokens != NULL;
 
-	if (n > QKV_MAX_TOKENS)
+	if (n > QKV_MAX_TOKENS || m > QKV_MAX_TOKENS)
 		return QKV_ELIMIT;
-	if (n < 1 || p->tokens == NULL)
+	if (n < 1 || m < 1 || p->tokens == NULL || (!cross && m != n))
 		return QKV_ESHAPE;
 	for (int i = 0; i < n; i++)
 		if (p->tokens[i] == NULL)
 			return QKV_ESHAPE;
+	for (int i = 0; cross && i < m; i++)
+		if (p->query_tokens[i] == NULL)
+			return QKV_ESHAPE;
+	/* X_q belongs to projected cross-attention alone. */
+	if ((!cross || p->form == QKV_FORM_DIRECT) && (p->x_q.rows != 0 || p->x_q.cols != 0))
+		return QKV_ESHAPE;
+	if (p->mask == QKV_MASK_CAUSAL && m != n)
+		return QKV_EINVAL;
 	if (p->form == QKV_FORM_DIRECT) {
 		if (p->q.cols > QKV_MAX_DIM || p->v.cols > QKV_MAX_DIM)
 			return QKV_ELIMIT;
-		if (p->q.rows != n || p->k.rows != n || p->v.rows != n ||
+		if (p->q.rows != m || p->k.rows != n || p->v.rows != n ||
 		    p->k.cols != p->q.cols || !dim_ok(p->q.cols) || !dim_ok(p->v.cols))
 			return QKV_ESHAPE;
 	} else if (p->h > 0) {
@@ -502,6 +616,7 @@ int qkv_problem_check(const struct qkv_problem *p)
 		if (d_model > QKV_MAX_DIM || p->w_q.cols > QKV_MAX_DIM || p->w_v.cols > QKV_MAX_DIM)
 			return QKV_ELIMIT;
 		if (p->x.rows != n || !dim_ok(d_model) || p->w_q.rows != d_model ||
+		    (cross && (p->x_q.rows != m || p->x_q.cols != d_model)) ||
 		    p->w_k.rows != d_model || p->w_v.rows != d_model ||
 		    p->w_k.cols != p->w_q.cols || !dim_ok(p->w_q.cols) || !dim_ok(p->w_v.cols))
 			return QKV_ESHAPE;
@@ -518,7 +633,8 @@ int qkv_problem_check(const struct qkv_problem *p)
 	return 0;
 }
 
-/* Grows a byte array of old_count to new_count, zero-filling; 0 or QKV_ENOMEM. */
+/* Grows a byte array to new_count bytes (the new ones undefined; NULL stays
+ * NULL); 0 or QKV_ENOMEM. */
 static int grow_bytes(unsigned char **bytes, size_t new_count)
 {
 	unsigned char *grown;
@@ -532,114 +648,212 @@ static int grow_bytes(unsigned char **bytes, size_t new_count)
 	return 0;
 }
 
-/* The token rows: Q, K, V in the direct form, X in the projected form. */
-static int token_matrices(struct qkv_problem *p, struct qkv_matrix *out[3])
+/* Re-lays rows×cols mask bits (storage already grown) with a zero row inserted
+ * before row_at and a zero column before col_at (either -1 for none), from the
+ * last entry backwards so nothing is overwritten before it moves. */
+static void bits_insert(unsigned char *bits, size_t rows, size_t cols, long row_at, long col_at)
 {
-	if (p->form == QKV_FORM_DIRECT) {
-		out[0] = &p->q;
-		out[1] = &p->k;
-		out[2] = &p->v;
-		return 3;
+	size_t new_cols = cols + (col_at >= 0), new_rows = rows + (row_at >= 0);
+
+	for (size_t r = rows; r-- > 0;) {
+		size_t to_row = row_at >= 0 && r >= (size_t)row_at ? r + 1 : r;
+
+		for (size_t c = cols; c-- > 0;) {
+			size_t to_col = col_at >= 0 && c >= (size_t)col_at ? c + 1 : c;
+
+			bits[to_row * new_cols + to_col] = bits[r * cols + c];
+		}
 	}
+	for (size_t i = 0; row_at >= 0 && i < new_cols; i++)
+		bits[(size_t)row_at * new_cols + i] = 0;
+	for (size_t i = 0; col_at >= 0 && i < new_rows; i++)
+		bits[i * new_cols + (size_t)col_at] = 0;
+}
+
+/* Re-lays rows×cols mask bits without row row_at and column col_at (either -1). */
+static void bits_remove(unsigned char *bits, size_t rows, size_t cols, long row_at, long col_at)
+{
+	size_t to = 0;
+
+	for (size_t r = 0; r < rows; r++)
+		for (size_t c = 0; c < cols; c++)
+			if ((row_at < 0 || r != (size_t)row_at) && (col_at < 0 || c != (size_t)col_at))
+				bits[to++] = bits[r * cols + c];
+}
+
+/* The rows that belong to a token: Q, K, V in the direct form, X in the projected
+ * form; in cross-attention, where the queries are apart, K and V, or X. */
+static int token_matrices(struct qkv_problem *p, struct qkv_matrix *out[3], uint32_t streams[3])
+{
+	int count = 0;
+
+	if (p->form == QKV_FORM_DIRECT) {
+		if (p->query_tokens == NULL) {
+			streams[count] = STREAM_Q;
+			out[count++] = &p->q;
+		}
+		streams[count] = STREAM_K;
+		out[count++] = &p->k;
+		streams[count] = STREAM_V;
+		out[count++] = &p->v;
+		return count;
+	}
+	streams[0] = 0;
 	out[0] = &p->x;
 	return 1;
+}
+
+/* Inserts a label before at into an array of count labels (NULL label: prefix and
+ * count + 1). 0 or QKV_ENOMEM, with the array unchanged. */
+static int labels_insert(char ***labels, int count, int at, const char *label, char prefix)
+{
+	char fallback[16], **grown, *name;
+
+	if (label == NULL) {
+		snprintf(fallback, sizeof fallback, "%c%d", prefix, count + 1);
+		label = fallback;
+	}
+	name = copy_string(label);
+	if (name == NULL)
+		return QKV_ENOMEM;
+	grown = realloc(*labels, ((size_t)count + 1) * sizeof *grown);
+	if (grown == NULL) {
+		free(name);
+		return QKV_ENOMEM;
+	}
+	*labels = grown;
+	memmove(grown + at + 1, grown + at, ((size_t)count - (size_t)at) * sizeof *grown);
+	grown[at] = name;
+	return 0;
+}
+
+static void labels_remove(char **labels, int count, int at)
+{
+	free(labels[at]);
+	memmove(labels + at, labels + at + 1, ((size_t)count - (size_t)at - 1) * sizeof *labels);
+}
+
+/* Inserts a zero row before at in count matrices; 0 or QKV_ENOMEM (none changed). */
+static int rows_insert(struct qkv_matrix *const *rows, int count, int at)
+{
+	for (int i = 0; i < count; i++) {
+		if (qkv_matrix_insert_row(rows[i], at) != 0) {
+			for (int j = 0; j < i; j++)
+				qkv_matrix_remove_row(rows[j], at);
+			return QKV_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* A random problem's new row: a fresh address per insertion, so it is a new draw. */
+static void draw_row(const struct qkv_problem *p, struct qkv_matrix *m, uint32_t stream,
+		     uint32_t address, int at)
+{
+	for (int c = 0; c < m->cols; c++)
+		qkv_matrix_set(m, at, c, qkv_rng_cell_normal(p->seed, stream, address, (uint32_t)c));
 }
 
 int qkv_problem_insert_token(struct qkv_problem *p, int at, const char *label)
 {
 	struct qkv_matrix *rows[3];
-	int count = token_matrices(p, rows);
-	size_t n = (size_t)p->n;
-	char fallback[16];
-	char **tokens;
-	char *name;
+	uint32_t streams[3];
+	int count = token_matrices(p, rows, streams);
+	bool cross = p->query_tokens != NULL;
+	size_t n = (size_t)p->n, m = (size_t)p->m;
 
-	if (at < 0 || at > p->n)
+	if (at < 0 || at > p->n || (cross && p->mask == QKV_MASK_CAUSAL))
 		return QKV_EINVAL;
 	if (p->n + 1 > QKV_MAX_TOKENS)
 		return QKV_ELIMIT;
-	if (label == NULL) {
-		snprintf(fallback, sizeof fallback, "t%d", p->n + 1);
-		label = fallback;
-	}
-	name = copy_string(label);
-	tokens = realloc(p->tokens, (n + 1) * sizeof *tokens);
-	if (name == NULL || tokens == NULL) {
-		free(name);
-		if (tokens != NULL)
-			p->tokens = tokens;
+	if (grow_bytes(&p->padding, n + 1) != 0 ||
+	    grow_bytes(&p->mask_bits, (cross ? m : m + 1) * (n + 1)) != 0)
+		return QKV_ENOMEM;
+	if (labels_insert(&p->tokens, p->n, at, label, 't') != 0)
+		return QKV_ENOMEM;
+	if (rows_insert(rows, count, at) != 0) {
+		labels_remove(p->tokens, p->n + 1, at);
 		return QKV_ENOMEM;
 	}
-	p->tokens = tokens;
-	if (grow_bytes(&p->padding, n + 1) != 0 || grow_bytes(&p->mask_bits, (n + 1) * (n + 1)) != 0) {
-		free(name);
-		return QKV_ENOMEM;
-	}
-	for (int i = 0; i < count; i++) {
-		if (qkv_matrix_insert_row(rows[i], at) != 0) {
-			for (int j = 0; j < i; j++)
-				qkv_matrix_remove_row(rows[j], at);
-			free(name);
-			return QKV_ENOMEM;
-		}
-	}
-	memmove(tokens + at + 1, tokens + at, (n - (size_t)at) * sizeof *tokens);
-	tokens[at] = name;
 	if (p->padding != NULL) {
 		memmove(p->padding + at + 1, p->padding + at, n - (size_t)at);
 		p->padding[at] = 0;
 	}
-	if (p->mask_bits != NULL) {
-		/* Re-lay the n×n bits as (n+1)×(n+1), from the last row backwards. */
-		for (size_t r = n; r-- > 0;) {
-			size_t to_row = r >= (size_t)at ? r + 1 : r;
-			for (size_t c = n; c-- > 0;) {
-				size_t to_col = c >= (size_t)at ? c + 1 : c;
-				p->mask_bits[to_row * (n + 1) + to_col] = p->mask_bits[r * n + c];
-			}
-		}
-		for (size_t i = 0; i <= n; i++) {
-			p->mask_bits[(size_t)at * (n + 1) + i] = 0;
-			p->mask_bits[i * (n + 1) + (size_t)at] = 0;
-		}
-	}
+	if (p->mask_bits != NULL)
+		bits_insert(p->mask_bits, m, n, cross ? -1 : at, at);
 	p->n++;
-	if (p->seeded && p->form == QKV_FORM_DIRECT) {
-		/* A fresh address per insertion, so the new row is a new draw. */
-		uint32_t address = 0x10000u + (uint32_t)p->n;
-		uint32_t streams[3] = { STREAM_Q, STREAM_K, STREAM_V };
-
-		for (int i = 0; i < 3; i++)
-			for (int c = 0; c < rows[i]->cols; c++)
-				qkv_matrix_set(rows[i], at, c,
-					       qkv_rng_cell_normal(p->seed, streams[i], address, (uint32_t)c));
-	}
+	if (!cross)
+		p->m++;
+	if (p->seeded && p->form == QKV_FORM_DIRECT)
+		for (int i = 0; i < count; i++)
+			draw_row(p, rows[i], streams[i], 0x10000u + (uint32_t)p->n, at);
 	return 0;
 }
 
 int qkv_problem_remove_token(struct qkv_problem *p, int at)
 {
 	struct qkv_matrix *rows[3];
-	int count = token_matrices(p, rows);
+	uint32_t streams[3];
+	int count = token_matrices(p, rows, streams);
+	bool cross = p->query_tokens != NULL;
 	size_t n = (size_t)p->n;
 
-	if (at < 0 || at >= p->n || p->n <= 1)
+	if (at < 0 || at >= p->n || p->n <= 1 || (cross && p->mask == QKV_MASK_CAUSAL))
 		return QKV_EINVAL;
 	for (int i = 0; i < count; i++)
 		qkv_matrix_remove_row(rows[i], at);
-	free(p->tokens[at]);
-	memmove(p->tokens + at, p->tokens + at + 1, (n - (size_t)at - 1) * sizeof *p->tokens);
+	labels_remove(p->tokens, p->n, at);
 	if (p->padding != NULL)
 		memmove(p->padding + at, p->padding + at + 1, n - (size_t)at - 1);
-	if (p->mask_bits != NULL) {
-		size_t to = 0;
-
-		for (size_t r = 0; r < n; r++)
-			for (size_t c = 0; c < n; c++)
-				if (r != (size_t)at && c != (size_t)at)
-					p->mask_bits[to++] = p->mask_bits[r * n + c];
-	}
+	if (p->mask_bits != NULL)
+		bits_remove(p->mask_bits, (size_t)p->m, n, cross ? -1 : at, at);
 	p->n--;
+	if (!cross)
+		p->m--;
+	return 0;
+}
+
+/* The queries' own rows in cross-attention: Q, or X_q. */
+static struct qkv_matrix *query_matrix(struct qkv_problem *p)
+{
+	return p->form == QKV_FORM_DIRECT ? &p->q : &p->x_q;
+}
+
+int qkv_problem_insert_query(struct qkv_problem *p, int at, const char *label)
+{
+	struct qkv_matrix *rows[1] = { query_matrix(p) };
+	size_t n = (size_t)p->n, m = (size_t)p->m;
+
+	if (p->query_tokens == NULL || at < 0 || at > p->m || p->mask == QKV_MASK_CAUSAL)
+		return QKV_EINVAL;
+	if (p->m + 1 > QKV_MAX_TOKENS)
+		return QKV_ELIMIT;
+	if (grow_bytes(&p->mask_bits, (m + 1) * n) != 0)
+		return QKV_ENOMEM;
+	if (labels_insert(&p->query_tokens, p->m, at, label, 'q') != 0)
+		return QKV_ENOMEM;
+	if (rows_insert(rows, 1, at) != 0) {
+		labels_remove(p->query_tokens, p->m + 1, at);
+		return QKV_ENOMEM;
+	}
+	if (p->mask_bits != NULL)
+		bits_insert(p->mask_bits, m, n, at, -1);
+	p->m++;
+	if (p->seeded && p->form == QKV_FORM_DIRECT)
+		draw_row(p, rows[0], STREAM_Q, 0x20000u + (uint32_t)p->m, at);
+	return 0;
+}
+
+int qkv_problem_remove_query(struct qkv_problem *p, int at)
+{
+	if (p->query_tokens == NULL || at < 0 || at >= p->m || p->m <= 1 ||
+	    p->mask == QKV_MASK_CAUSAL)
+		return QKV_EINVAL;
+	qkv_matrix_remove_row(query_matrix(p), at);
+	labels_remove(p->query_tokens, p->m, at);
+	if (p->mask_bits != NULL)
+		bits_remove(p->mask_bits, (size_t)p->m, (size_t)p->n, at, -1);
+	p->m--;
 	return 0;
 }
 
@@ -773,6 +987,10 @@ int qkv_problem_set_d_model(struct qkv_problem *p, int d_model)
 		return QKV_ELIMIT;
 	if (qkv_matrix_resize(&p->x, p->x.rows, d_model) != 0)
 		return QKV_ENOMEM;
+	if (p->query_tokens != NULL && qkv_matrix_resize(&p->x_q, p->x_q.rows, d_model) != 0) {
+		qkv_matrix_resize(&p->x, p->x.rows, old_cols);
+		return QKV_ENOMEM;
+	}
 	if (p->h > 0)
 		return set_head_size(p, 'm', d_model);
 	for (int i = 0; i < 3; i++) {
@@ -780,6 +998,8 @@ int qkv_problem_set_d_model(struct qkv_problem *p, int d_model)
 			for (int j = 0; j < i; j++)
 				qkv_matrix_resize(w[j], old_cols, w[j]->cols);
 			qkv_matrix_resize(&p->x, p->x.rows, old_cols);
+			if (p->query_tokens != NULL)
+				qkv_matrix_resize(&p->x_q, p->x_q.rows, old_cols);
 			return QKV_ENOMEM;
 		}
 	}
@@ -810,6 +1030,20 @@ int qkv_problem_set_label(struct qkv_problem *p, int token, const char *label)
 	return replace_string(&p->tokens[token], label);
 }
 
+int qkv_problem_set_query_label(struct qkv_problem *p, int query, const char *label)
+{
+	size_t length;
+
+	if (p->query_tokens == NULL)
+		return qkv_problem_set_label(p, query, label);
+	if (query < 0 || query >= p->m || label == NULL)
+		return QKV_EINVAL;
+	length = strlen(label);
+	if (length < 1 || length > QKV_MAX_LABEL)
+		return QKV_EINVAL;
+	return replace_string(&p->query_tokens[query], label);
+}
+
 int qkv_problem_set_title(struct qkv_problem *p, const char *title)
 {
 	return replace_string(&p->title, title);
@@ -822,13 +1056,15 @@ int qkv_problem_set_notes(struct qkv_problem *p, const char *notes)
 
 int qkv_problem_set_mask(struct qkv_problem *p, enum qkv_mask mask)
 {
-	size_t n = (size_t)p->n;
+	size_t n = (size_t)p->n, m = (size_t)p->m;
 
+	if (mask == QKV_MASK_CAUSAL && p->m != p->n)
+		return QKV_EINVAL;
 	if (mask == QKV_MASK_CUSTOM && p->mask_bits == NULL) {
-		p->mask_bits = calloc(n * n > 0 ? n * n : 1, 1);
+		p->mask_bits = calloc(m * n > 0 ? m * n : 1, 1);
 		if (p->mask_bits == NULL)
 			return QKV_ENOMEM;
-		for (size_t r = 0; r < n; r++)
+		for (size_t r = 0; r < m; r++)
 			for (size_t c = r + 1; c < n; c++)
 				p->mask_bits[r * n + c] = 1;
 	}

@@ -202,6 +202,7 @@ int qkv_train_task(const struct qkv_train_config *c, struct qkv_problem *p,
 	qkv_problem_fini(p);
 	p->form = QKV_FORM_PROJECTED;
 	p->n = n;
+	p->m = n;
 	p->tokens = calloc((size_t)n, sizeof *p->tokens);
 	if (p->tokens == NULL)
 		return QKV_ENOMEM;

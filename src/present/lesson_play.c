@@ -118,24 +118,29 @@ static int start(struct replay *r, struct app *app, bool live, struct qkv_proble
 }
 
 /* "t2" (a token's label), or a number from 1; the 0-based row. */
-static int token_index(struct replay *r, const struct app *app, const char *text, int *out)
+static int token_index(struct replay *r, const struct app *app, const char *text, bool queries, int *out)
 {
 	const struct qkv_problem *p = &app->problem;
+	/* A query in cross-attention is one of its own labels; else a token. */
+	bool own = queries && qkv_problem_is_cross(p);
+	int count = own ? p->m : p->n;
+	char *const *labels = own ? p->query_tokens : p->tokens;
 	char *end;
 	long number;
 
-	for (int i = 0; i < p->n; i++)
-		if (strcmp(p->tokens[i], text) == 0) {
+	for (int i = 0; i < count; i++)
+		if (strcmp(labels[i], text) == 0) {
 			*out = i;
 			return 0;
 		}
 	number = strtol(text, &end, 10);
-	if (end != text && *end == '\0' && number >= 1 && number <= p->n) {
+	if (end != text && *end == '\0' && number >= 1 && number <= count) {
 		*out = (int)number - 1;
 		return 0;
 	}
-	return replay_refuse(r, "no token \"%s\" in this problem: its tokens are %s … %s (or 1 to %d)", text,
-			     p->tokens[0], p->tokens[p->n - 1], p->n);
+	return replay_refuse(r, "no %s \"%s\" in this problem: its %s are %s … %s (or 1 to %d)",
+			     own ? "query" : "token", text, own ? "queries" : "tokens", labels[0],
+			     labels[count - 1], count);
 }
 
 /* "h2d1" (head 2's first column of d_v, as the screen labels the concatenation's
@@ -195,7 +200,8 @@ static int cell_place(struct replay *r, const struct app *app, const struct less
 {
 	const struct qkv_matrix *m = grid_matrix(app, a->grid);
 	const struct qkv_grid_info *info = &qkv_grid_info[a->grid];
-	bool token_rows = info->rows == QKV_DIM_TOKENS, token_cols = info->cols == QKV_DIM_TOKENS;
+	bool token_rows = info->rows == QKV_DIM_QUERIES || info->rows == QKV_DIM_KEYS;
+	bool token_cols = info->cols == QKV_DIM_QUERIES || info->cols == QKV_DIM_KEYS;
 	const char *name = info->name;
 
 	if (heads_grid(a->grid) && app->problem.h < 1)
@@ -204,10 +210,10 @@ static int cell_place(struct replay *r, const struct app *app, const struct less
 		return replay_refuse(r, "this problem has no %s: it gives %s", name,
 				     app->problem.form == QKV_FORM_DIRECT ? "Q, K and V" : "X and W_Q, W_K, W_V");
 	if (info->rows == QKV_DIM_HEADS_V ? head_dim_index(r, app, a->row, m->rows, name, row) != 0
-	    : token_rows ? token_index(r, app, a->row, row) != 0 : dim_index(r, a->row, m->rows, name, row) != 0)
+	    : token_rows ? token_index(r, app, a->row, info->rows == QKV_DIM_QUERIES, row) != 0 : dim_index(r, a->row, m->rows, name, row) != 0)
 		return -1;
 	if (info->cols == QKV_DIM_HEADS_V ? head_dim_index(r, app, a->col, m->cols, name, col) != 0
-	    : token_cols ? token_index(r, app, a->col, col) != 0 : dim_index(r, a->col, m->cols, name, col) != 0)
+	    : token_cols ? token_index(r, app, a->col, info->cols == QKV_DIM_QUERIES, col) != 0 : dim_index(r, a->col, m->cols, name, col) != 0)
 		return -1;
 	return 0;
 }
@@ -397,10 +403,12 @@ static int apply(struct replay *r, const struct lesson_action *a, struct app *ap
 			return replay_refuse(r, "d_v cannot be made %d: %s", a->number, app->message);
 		return 0;
 	case ACT_SET_PADDING: {
-		enum qkv_grid tokens = app->problem.form == QKV_FORM_DIRECT ? QKV_GRID_Q : QKV_GRID_X;
+		/* Padding hides keys: in cross-attention a row of K, not of Q. */
+		enum qkv_grid tokens = app->problem.form != QKV_FORM_DIRECT ? QKV_GRID_X
+				       : qkv_problem_is_cross(&app->problem) ? QKV_GRID_K : QKV_GRID_Q;
 		bool padded;
 
-		if (token_index(r, app, a->row, &row) != 0)
+		if (token_index(r, app, a->row, false, &row) != 0)
 			return -1;
 		padded = app->problem.padding != NULL && app->problem.padding[row];
 		if (padded != (a->number == 1)) {

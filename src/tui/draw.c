@@ -322,10 +322,10 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 		bool has_lower = lower < panel->first_row + panel->shown_rows;
 
 		if (has_lower)
-			snprintf(text, sizeof text, "%.*s/%.*s", panel->row_label_w - 1, app->problem.tokens[upper],
-				 panel->row_label_w - 1, app->problem.tokens[lower]);
+			snprintf(text, sizeof text, "%.*s/%.*s", panel->row_label_w - 1, layout_row_label(app, panel, upper),
+				 panel->row_label_w - 1, layout_row_label(app, panel, lower));
 		else
-			snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[upper]);
+			snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, layout_row_label(app, panel, upper));
 		draw_put(y, panel->x, panel->label_w, palette_role(ROLE_LABEL), text);
 		for (int c = 0; c < panel->shown_cols; c++) {
 			int col = panel->first_col + c;
@@ -360,10 +360,11 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 		int row = panel->first_row + 2 * mark_line + (mark_lower ? 1 : 0), x = panel->x;
 		short legacy = (short)(mark.pair <= SHRT_MAX ? mark.pair : 0);
 
-		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[panel->first_row + 2 * mark_line]);
+		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1,
+			 layout_row_label(app, panel, panel->first_row + 2 * mark_line));
 		if (mark_lower)
 			x += glyphs_columns(text) + 1;
-		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, app->problem.tokens[row]);
+		snprintf(text, sizeof text, "%.*s", panel->row_label_w - 1, layout_row_label(app, panel, row));
 		draw_put(panel->y + 2 + mark_line, x, panel->label_w - (x - panel->x), mark, text);
 		mvchgat(panel->y + 1, data_x + mark_col * panel->cell_w, panel->cell_w, mark.attr, legacy, &mark.pair);
 	}
@@ -377,12 +378,14 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	bool token_columns = panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED ||
 			     panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD;
 	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_GRID_W_Q);
+	/* The rows of S, S', A, O, Q (and X_q) are queries; those of K, V, X and the mix keys. */
+	bool query_rows = layout_query_rows(panel);
 	/* The concatenation's columns and W_O's rows come in blocks of d_v, one a head. */
 	int d_v = app->heads.d_v > 0 ? app->heads.d_v : 1;
 	bool head_columns = panel->kind == PANEL_CONCAT;
 	bool head_rows = panel->kind == PANEL_INPUT && panel->input == QKV_GRID_W_O;
 	/* X's columns and W_Q's, W_K's and W_V's rows are d_model's dimensions, m1 … */
-	bool model_columns = panel->kind == PANEL_INPUT && panel->input == QKV_GRID_X;
+	bool model_columns = panel->kind == PANEL_INPUT && (panel->input == QKV_GRID_X || panel->input == QKV_GRID_X_Q);
 
 	/* Column labels; a compact grid's whole, on every k-th column (k columns
 	 * of two make room for the longest shown). */
@@ -426,10 +429,10 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 	}
 	for (int r = 0; r < panel->shown_rows; r++) {
 		int row = panel->first_row + r, y = panel_row_y(panel, r), top = panel->y + 2 + r * panel->cell_h;
-		bool query_row = token_rows && panel->kind != PANEL_MIX && row == app_query(app);
+		bool query_row = token_rows && query_rows && row == app_query(app);
 
 		if (token_rows)
-			snprintf(text, sizeof text, "%.*s", panel->label_w - 1, app->problem.tokens[row]);
+			snprintf(text, sizeof text, "%.*s", panel->label_w - 1, layout_row_label(app, panel, row));
 		else if (head_rows)
 			snprintf(text, sizeof text, "h%dd%d", row / d_v + 1, row % d_v + 1);
 		else
@@ -494,14 +497,17 @@ static void draw_compact_numbers(const struct app *app, const struct layout *l, 
 		size_t length;
 		int used[8], count = 0;
 
+		/* The row is the query's (its entries the keys), the column the key's. */
+		int entries = line == 0 ? app->trace.n : app->trace.m;
+
 		length = (size_t)snprintf(text, sizeof text, line == 0 ? "row %s, largest:" : "col %s, largest:",
-					  app->problem.tokens[line == 0 ? query : key]);
+					  line == 0 ? qkv_problem_query_label(&app->problem, query) : app->problem.tokens[key]);
 		/* The eight largest entries of the line, each once, while they fit. */
-		for (int k = 0; k < 8 && k < app->trace.n; k++) {
+		for (int k = 0; k < 8 && k < entries; k++) {
 			int best = -1;
 			double best_value = 0.0;
 
-			for (int j = 0; j < app->trace.n; j++) {
+			for (int j = 0; j < entries; j++) {
 				bool masked, taken = false;
 				double v = panel_value(app, panel, line == 0 ? query : j, line == 0 ? j : key, &masked);
 
@@ -516,7 +522,8 @@ static void draw_compact_numbers(const struct app *app, const struct layout *l, 
 				break;
 			used[count++] = best;
 			qkv_format_number(number, sizeof number, best_value, l->decimals);
-			snprintf(entry, sizeof entry, " %s %s", app->problem.tokens[best], number);
+			snprintf(entry, sizeof entry, " %s %s",
+				 line == 0 ? app->problem.tokens[best] : qkv_problem_query_label(&app->problem, best), number);
 			if (glyphs_columns(text) + glyphs_columns(entry) > panel->w || length + strlen(entry) >= sizeof text)
 				break;
 			length += (size_t)snprintf(text + length, sizeof text - length, "%s", entry);
@@ -570,7 +577,7 @@ static void draw_weight_sums(const struct app *app, const struct layout *l, cons
 		long long shown = 0;
 		int col = panel->first_col + c;
 
-		for (int i = 0; i < t->n; i++)
+		for (int i = 0; i < t->m; i++)
 			shown += llround(qkv_matrix_get(&t->weights, i, col) * scale);
 		weight_sum_text(text, sizeof text, sum, shown, l->decimals);
 		put_cell_in(y, data_x + c * panel->cell_w, panel->cell_w, panel->field_w, palette_role(ROLE_NORMAL),
@@ -593,7 +600,7 @@ static void draw_weights_legend(const struct app *app, const struct layout *l, c
 		row_range(app, row, &from, &to);
 		qkv_format_number(low, sizeof low, from, l->decimals);
 		qkv_format_number(number, sizeof number, to, l->decimals);
-		snprintf(high, sizeof high, " %s row %s", number, app->problem.tokens[row]);
+		snprintf(high, sizeof high, " %s row %s", number, qkv_problem_query_label(&app->problem, row));
 		if (x + steps + glyphs_columns(high) > end)
 			snprintf(high, sizeof high, " %s", number);
 		draw_put(y, panel->x, end - panel->x, palette_role(ROLE_LABEL), low);
@@ -695,7 +702,7 @@ static void draw_readout(const struct app *app, const struct panel *panel)
 		qkv_format_number(c, sizeof c, s->effective_tokens, 1);
 		qkv_format_number(d, sizeof d, s->jacobian_norm, 3);
 		snprintf(text, sizeof text, "%-*.*s %5s %5s %5s %6s", panel->label_w - 1, panel->label_w - 1,
-			 app->problem.tokens[row], a, b, c, d);
+			 qkv_problem_query_label(&app->problem, row), a, b, c, d);
 		draw_put(y, panel->x, panel->w,
 		    palette_role(app_moved_readout(app, row) ? ROLE_MOVED : row == app_query(app) ? ROLE_TITLE : ROLE_NORMAL),
 		    text);
@@ -742,6 +749,11 @@ static void draw_heads_readout(const struct app *app, const struct panel *panel)
 		qkv_format_number(a, sizeof a, s->entropy, 2);
 		qkv_format_number(b, sizeof b, s->previous, 2);
 		qkv_format_number(c, sizeof c, s->diagonal, 2);
+		/* Cross-attention has no previous token or token itself among its keys. */
+		if (t->cross) {
+			snprintf(b, sizeof b, "—");
+			snprintf(c, sizeof c, "—");
+		}
 		qkv_format_number(d, sizeof d, s->first, 2);
 		snprintf(text, sizeof text, "%-3s %5s %5s %5s %5s", "", a, b, c, d);
 		draw_put(y, panel->x, panel->w, palette_role(row == t->h ? ROLE_ERROR : row == app->head ? ROLE_TITLE
@@ -951,7 +963,9 @@ static void draw_describe(const struct app *app, const struct layout *l)
 {
 	const struct qkv_trace *t = &app->trace;
 	int w = l->width - 4 < 100 ? l->width - 4 : 100;
-	int per_row = w - 4 >= 90 ? 1 : 2, h = t->n * per_row + 2;
+	/* A line per query, or per key when the columns are described. */
+	int lines = app->problem.wrong == QKV_WRONG_COLUMN_SOFTMAX ? t->n : t->m;
+	int per_row = w - 4 >= 90 ? 1 : 2, h = lines * per_row + 2;
 	char text[TEXT_MAX];
 	int y, x = (l->width - w) / 2;
 
@@ -959,7 +973,7 @@ static void draw_describe(const struct app *app, const struct layout *l)
 		h = l->height - 2;
 	y = (l->height - h) / 2;
 	draw_box(y, x, h, w, " the weights in words · D or Esc closes ");
-	for (int i = 0; i < t->n && 1 + (i + 1) * per_row <= h - 1; i++) {
+	for (int i = 0; i < lines && 1 + (i + 1) * per_row <= h - 1; i++) {
 		/* Softmax down the columns (the wrong way) made columns: those are described. */
 		bool columns = app->problem.wrong == QKV_WRONG_COLUMN_SOFTMAX;
 

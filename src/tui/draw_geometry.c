@@ -261,8 +261,12 @@ static void mark(int top, int left, double x, double y, struct cell_style style,
 /* "q_t3" or "k_t1", the token's own label (its number when the label is long). */
 static void point_name(char *buf, size_t size, const struct qkv_problem *p, char role, int token)
 {
-	if (token < p->n && glyphs_columns(p->tokens[token]) <= 12)
-		snprintf(buf, size, "%c_%s", role, p->tokens[token]);
+	/* A query by its own label in cross-attention. */
+	const char *label = role == 'q' ? (token < p->m ? qkv_problem_query_label(p, token) : NULL)
+					: (token < p->n ? p->tokens[token] : NULL);
+
+	if (label != NULL && glyphs_columns(label) <= 12)
+		snprintf(buf, size, "%c_%s", role, label);
 	else
 		snprintf(buf, size, "%c_%d", role, token + 1);
 }
@@ -577,7 +581,9 @@ static void cell_words(const struct app *app, char *buf, size_t size)
 	const struct qkv_matrix *m = app_focus_matrix(app, app->focus);
 	char row[80], value[32];
 
-	if (info->rows == QKV_DIM_TOKENS && c->row < app->problem.n)
+	if (info->rows == QKV_DIM_QUERIES && c->row < app->problem.m)
+		snprintf(row, sizeof row, "%s", qkv_problem_query_label(&app->problem, c->row));
+	else if (info->rows == QKV_DIM_KEYS && c->row < app->problem.n)
 		snprintf(row, sizeof row, "%s", app->problem.tokens[c->row]);
 	else
 		snprintf(row, sizeof row, "%d", c->row + 1);

@@ -54,7 +54,7 @@ static void bar_numbers(const struct app *app, int level, char *buf, size_t size
 {
 	const struct qkv_problem *p = &app->problem;
 	const char *dot = level >= 2 ? "  " : " · ";
-	char scale[64], seed[48], tau[48] = "", mask[48] = "", heads[32] = "";
+	char scale[64], seed[48], tau[48] = "", mask[48] = "", heads[32] = "", queries[32] = "";
 
 	/* The learning view's runs, not the problem under it: > and < change their d_k. */
 	if (app->view == VIEW_LEARNING && app->learning != NULL) {
@@ -82,8 +82,11 @@ static void bar_numbers(const struct app *app, int level, char *buf, size_t size
 	/* "modified" stands with the numbers, which always show; the title gets the rest. */
 	if (p->h > 0)
 		snprintf(heads, sizeof heads, "%sh %d", dot, p->h);
-	snprintf(buf, size, "%s n %d%sd_k %d%sd_v %d%s%s%s%s%s%s%s", app->dirty ? " modified ·" : "", p->n,
-		 dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, tau, mask, p->seeded ? seed : "",
+	/* Cross-attention's m queries before its n tokens. */
+	if (qkv_problem_is_cross(p))
+		snprintf(queries, sizeof queries, " m %d%s", p->m, dot);
+	snprintf(buf, size, "%s%s n %d%sd_k %d%sd_v %d%s%s%s%s%s%s%s", app->dirty ? " modified ·" : "", queries,
+		 p->n, dot, app->trace.d_k, dot, app->trace.d_v, dot, scale, tau, mask, p->seeded ? seed : "",
 		 heads, level >= 2 ? "" : " ");
 }
 

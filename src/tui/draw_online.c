@@ -99,7 +99,7 @@ static int walk_compute(const struct app *app, struct walk *w)
 	w->keys = t->n;
 	w->d_v = t->d_v;
 	w->query = app->cursor[QKV_GRID_WEIGHTS].row;
-	if (w->query < 0 || w->query >= t->n)
+	if (w->query < 0 || w->query >= t->m)
 		w->query = 0;
 	w->tile = app->online.tile < 1 ? 1 : app->online.tile > t->n ? t->n : app->online.tile;
 	w->tiles = (t->n + w->tile - 1) / w->tile;
@@ -371,9 +371,10 @@ void draw_online(const struct app *app, const struct layout *l)
 	if (app->trace.n <= 0 || walk_compute(app, &w) != 0)
 		return;
 	snprintf(title, sizeof title, " online softmax · query \"%s\" · tiles of %d key%s · step %d of %d ",
-		 app->problem.tokens[w.query], w.tile, w.tile == 1 ? "" : "s", w.step, w.tiles + 1);
+		 qkv_problem_query_label(&app->problem, w.query), w.tile, w.tile == 1 ? "" : "s", w.step, w.tiles + 1);
 	if (glyphs_columns(title) > width - 2)
-		snprintf(title, sizeof title, " online · \"%s\" · tile %d · step %d/%d ", app->problem.tokens[w.query],
+		snprintf(title, sizeof title, " online · \"%s\" · tile %d · step %d/%d ",
+			 qkv_problem_query_label(&app->problem, w.query),
 			 w.tile, w.step, w.tiles + 1);
 	y = top + draw_wrapped(top, 1, width - 2, 2, palette_role(ROLE_TITLE), title);
 	y += draw_wrapped(y, 1, width - 2, 3, palette_role(ROLE_DIM),

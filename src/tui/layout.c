@@ -67,6 +67,7 @@ static int index_label_width(int count)
 	return 1 + digits;
 }
 
+/* The row labels' width: the tokens' and, in cross-attention, the queries'. */
 static int label_width(const struct qkv_problem *p)
 {
 	int widest = 2;
@@ -76,7 +77,33 @@ static int label_width(const struct qkv_problem *p)
 		if (length > widest)
 			widest = length;
 	}
+	for (int i = 0; qkv_problem_is_cross(p) && i < p->m; i++) {
+		int length = (int)strlen(p->query_tokens[i]);
+		if (length > widest)
+			widest = length;
+	}
 	return (widest > 8 ? 8 : widest) + 1;
+}
+
+bool layout_query_rows(const struct panel *panel)
+{
+	switch (panel->kind) {
+	case PANEL_INPUT:
+	case PANEL_DERIVED:
+		return panel->input >= 0 && panel->input < QKV_GRID_INPUTS &&
+		       qkv_grid_info[panel->input].rows == QKV_DIM_QUERIES;
+	case PANEL_MIX:
+		return false; /* one query's terms, a row per key */
+	case PANEL_READOUT:
+		return panel->input != LAYOUT_HEADS_READOUT;
+	default:
+		return true;
+	}
+}
+
+const char *layout_row_label(const struct app *app, const struct panel *panel, int row)
+{
+	return layout_query_rows(panel) ? qkv_problem_query_label(&app->problem, row) : app->problem.tokens[row];
 }
 
 /* The most decimals an input grid takes to tell its values apart. */
@@ -217,24 +244,25 @@ static const char *panel_title(const struct app *app, const struct panel *panel,
 {
 	static const char *const input_titles[QKV_GRID_INPUTS] = {
 		[QKV_GRID_Q] = "Q  queries", [QKV_GRID_K] = "K  keys", [QKV_GRID_V] = "V  values",
-		[QKV_GRID_X] = "X  inputs", [QKV_GRID_W_Q] = "W_Q", [QKV_GRID_W_K] = "W_K", [QKV_GRID_W_V] = "W_V",
-		[QKV_GRID_W_O] = "W_O",
+		[QKV_GRID_X] = "X  inputs", [QKV_GRID_X_Q] = "X_q  queries", [QKV_GRID_W_Q] = "W_Q",
+		[QKV_GRID_W_K] = "W_K", [QKV_GRID_W_V] = "W_V", [QKV_GRID_W_O] = "W_O",
 	};
 	int head = layout_panel_head(app, panel);
 	static const char *const derived_titles[QKV_GRID_V + 1] = {
 		[QKV_GRID_Q] = "Q = X W_Q", [QKV_GRID_K] = "K = X W_K", [QKV_GRID_V] = "V = X W_V",
 	};
 	char divisor[32];
-	const char *token = app->problem.tokens[app_query(app)];
-	bool live = app->stage == APP_STAGE_LIVE;
+	const char *token = qkv_problem_query_label(&app->problem, app_query(app));
+	bool live = app->stage == APP_STAGE_LIVE, cross = qkv_problem_is_cross(&app->problem);
 
 	qkv_format_number(divisor, sizeof divisor, app->trace.divisor, 3);
 	switch (panel->kind) {
 	case PANEL_INPUT:
-		snprintf(buf, size, "%s", input_titles[panel->input]);
+		/* In cross-attention X holds the keys' and values' tokens. */
+		snprintf(buf, size, "%s", cross && panel->input == QKV_GRID_X ? "X  tokens" : input_titles[panel->input]);
 		break;
 	case PANEL_DERIVED:
-		snprintf(buf, size, "%s", derived_titles[panel->input]);
+		snprintf(buf, size, "%s", cross && panel->input == QKV_GRID_Q ? "Q = X_q W_Q" : derived_titles[panel->input]);
 		break;
 	case PANEL_SCORES:
 		snprintf(buf, size, "1 scores  S = Q Kᵀ");
@@ -315,32 +343,35 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 	struct panel *panel;
 
 	if (live) {
-		static const int inputs[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V };
+		static const int inputs[] = { QKV_GRID_X, QKV_GRID_X_Q, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V };
 
 		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_grid)inputs[i]);
+			bool sequence = inputs[i] == QKV_GRID_X || inputs[i] == QKV_GRID_X_Q;
 
+			if (m == NULL) /* X_q: cross-attention's */
+				continue;
 			panel = add(b);
 			/* X's columns and the W's rows are d_model's dimensions, m1 … */
 			grid_panel(panel, PANEL_INPUT, inputs[i], inputs[i], m->rows, m->cols,
-				   number_width(m, decimals), i == 0 ? label_w : index_label_width(m->rows) + 1,
-				   i == 0 ? index_label_width(m->cols) : 3);
+				   number_width(m, decimals), sequence ? label_w : index_label_width(m->rows) + 1,
+				   sequence ? index_label_width(m->cols) : 3);
 			panel->priority = PRIORITY_INPUT;
 		}
 		b->groups++;
 	}
 	for (int i = 0; i < t->h; i++) {
 		if (i == app->head)
-			panel = add(b), grid_panel(panel, PANEL_WEIGHTS, QKV_GRID_WEIGHTS, -1, t->n, t->n, weight_w,
+			panel = add(b), grid_panel(panel, PANEL_WEIGHTS, QKV_GRID_WEIGHTS, -1, t->m, t->n, weight_w,
 						   label_w, token_w);
 		else
-			panel = add(b), grid_panel(panel, PANEL_HEAD, -1, i, t->n, t->n, weight_w, label_w, token_w);
+			panel = add(b), grid_panel(panel, PANEL_HEAD, -1, i, t->m, t->n, weight_w, label_w, token_w);
 		panel->priority = live ? PRIORITY_CURRENT : concat ? PRIORITY_CONTEXT : PRIORITY_INPUT;
 	}
 	if (live)
 		b->groups++;
 	panel = add(b);
-	grid_panel(panel, PANEL_CONCAT, QKV_GRID_CONCAT, -1, t->n, t->concat.cols, number_width(&t->concat, decimals),
+	grid_panel(panel, PANEL_CONCAT, QKV_GRID_CONCAT, -1, t->m, t->concat.cols, number_width(&t->concat, decimals),
 		   label_w, 4);
 	/* Live, the heads' weights are the picture; what they make comes after. */
 	panel->priority = concat ? PRIORITY_CURRENT : PRIORITY_CONTEXT;
@@ -350,7 +381,7 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 	panel->priority = live || concat ? PRIORITY_INPUT : PRIORITY_CONTEXT;
 	if (!concat) {
 		panel = add(b);
-		grid_panel(panel, PANEL_LAYER, QKV_GRID_LAYER, -1, t->n, t->output.cols,
+		grid_panel(panel, PANEL_LAYER, QKV_GRID_LAYER, -1, t->m, t->output.cols,
 			   number_width(&t->output, decimals), label_w, 3);
 		panel->priority = live ? PRIORITY_CONTEXT : PRIORITY_CURRENT;
 	}
@@ -432,15 +463,19 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	}
 
 	if (p->form == QKV_FORM_PROJECTED) {
-		static const int inputs[] = { QKV_GRID_X, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V };
+		static const int inputs[] = { QKV_GRID_X, QKV_GRID_X_Q, QKV_GRID_W_Q, QKV_GRID_W_K, QKV_GRID_W_V };
 		enum panel_priority w = stage == QKV_STAGE_PROJECTIONS ? PRIORITY_CONTEXT : PRIORITY_INPUT;
 
 		for (int i = 0; i < (int)(sizeof inputs / sizeof inputs[0]); i++) {
 			const struct qkv_matrix *m = app_input(app, (enum qkv_grid)inputs[i]);
+			bool sequence = inputs[i] == QKV_GRID_X || inputs[i] == QKV_GRID_X_Q;
+
+			if (m == NULL) /* X_q: cross-attention's */
+				continue;
 			/* X's columns and the W's rows are dimensions of d_model, m1, m2, … */
 			grid_of(b, w, PANEL_INPUT, inputs[i], inputs[i], m, decimals,
-				i == 0 ? label_w : index_label_width(m->rows) + 1,
-				i == 0 ? index_label_width(m->cols) : digits_v + 1);
+				sequence ? label_w : index_label_width(m->rows) + 1,
+				sequence ? index_label_width(m->cols) : digits_v + 1);
 		}
 		/* X and the W's on a line of their own, Q, K and V under them. */
 		b->groups++;
@@ -455,17 +490,17 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	if (live)
 		b->groups++;
 	if (stage == QKV_STAGE_SCORES || stage == QKV_STAGE_SCALED)
-		grid_at(b, AT(QKV_STAGE_SCORES), PANEL_SCORES, QKV_GRID_WEIGHTS, -1, t->n, t->n,
+		grid_at(b, AT(QKV_STAGE_SCORES), PANEL_SCORES, QKV_GRID_WEIGHTS, -1, t->m, t->n,
 			number_width(&t->scores, decimals), label_w, token_w);
 	if (stage == QKV_STAGE_SCALED || stage == QKV_STAGE_WEIGHTS)
-		grid_at(b, AT(QKV_STAGE_SCALED), PANEL_SCALED, QKV_GRID_WEIGHTS, -1, t->n, t->n,
+		grid_at(b, AT(QKV_STAGE_SCALED), PANEL_SCALED, QKV_GRID_WEIGHTS, -1, t->m, t->n,
 			number_width(&t->scaled, decimals), label_w, token_w);
 	if (stage == QKV_STAGE_SCALED && app->show_stats)
-		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
+		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->m, 4, 6, label_w, 6);
 	if (live || stage >= QKV_STAGE_WEIGHTS) {
 		/* Without colour, or with only eight, a shading glyph stands beside each
 		 * weight: it needs a column. */
-		panel = grid_at(b, AT(QKV_STAGE_WEIGHTS), PANEL_WEIGHTS, QKV_GRID_WEIGHTS, -1, t->n, t->n,
+		panel = grid_at(b, AT(QKV_STAGE_WEIGHTS), PANEL_WEIGHTS, QKV_GRID_WEIGHTS, -1, t->m, t->n,
 				decimals + 2 + (b->l->look.glyphs ? 1 : 0), label_w, token_w);
 		/* The wrong-way demonstrations show each row's and each column's sum. */
 		panel->sums = p->wrong != QKV_WRONG_NONE;
@@ -473,16 +508,16 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 			panel->label_w = panel->row_label_w = 5; /* room for the column sums' label, "Σcol" */
 	}
 	if (stage == QKV_STAGE_WEIGHTS && app->show_stats)
-		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
+		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->m, 4, 6, label_w, 6);
 	/* The mix terms a_ij·v_jc are at most |v| in size. */
 	if (stage == QKV_STAGE_MIX)
 		grid_at(b, PRIORITY_CURRENT, PANEL_MIX, QKV_GRID_OUTPUT, -1, t->n, t->d_v, number_width(&t->v, decimals) + 1,
 			label_w < 4 ? 4 : label_w, digits_v + 1); /* room for "key" over its rows */
 	if (live || stage == QKV_STAGE_OUTPUT)
-		grid_at(b, PRIORITY_CURRENT, PANEL_OUTPUT, QKV_GRID_OUTPUT, -1, t->n, t->d_v,
+		grid_at(b, PRIORITY_CURRENT, PANEL_OUTPUT, QKV_GRID_OUTPUT, -1, t->m, t->d_v,
 			number_width(&t->output, decimals), label_w, digits_v + 1);
 	if (live && app->show_stats)
-		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->n, 4, 6, label_w, 6);
+		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->m, 4, 6, label_w, 6);
 #undef AT
 	b->groups++;
 	finish_panels(b, app);

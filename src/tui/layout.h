@@ -115,6 +115,11 @@ void layout_follow(struct layout *l, const struct app *app);
 /* The head a panel belongs to (0-based), or -1: a multi-head problem's other
  * heads' small multiples, and every single-head panel of the selected head. */
 int layout_panel_head(const struct app *app, const struct panel *panel);
+/* True when the panel's rows are queries (S, S', A, O, Q, X_q, the readout …),
+ * false when they are tokens as keys and values (K, V, X, the mix) or numbered. */
+bool layout_query_rows(const struct panel *panel);
+/* The label of a token row of the panel: a query's, or a token's. */
+const char *layout_row_label(const struct app *app, const struct panel *panel, int row);
 /* The panel's title ("Q  queries", "2 scaled  S / 1.414", …) into buf: its
  * shortest form, which the panel's width is measured from. */
 const char *layout_panel_title(const struct app *app, const struct panel *panel, char *buf, size_t size);

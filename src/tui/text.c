@@ -42,7 +42,7 @@ void text_info(const struct app *app, int decimals, bool readout, char *formula,
 
 		qkv_format_number(gradient, sizeof gradient, app->trace.rows[row].jacobian_norm, 3);
 		qkv_describe_variance(variance, sizeof variance, &app->trace);
-		qkv_token_words(token, sizeof token, &app->problem, row);
+		qkv_query_words(token, sizeof token, &app->problem, row);
 		snprintf(formula, formula_size, "%s · ‖J‖ of %s %s  ·  %s", variance, token, gradient, words);
 	} else if (app->stage == APP_STAGE_LIVE) {
 		snprintf(formula, formula_size, "softmax(Q Kᵀ / %s) V  ·  %s",
@@ -50,10 +50,10 @@ void text_info(const struct app *app, int decimals, bool readout, char *formula,
 	} else if (app->stage < QKV_STAGE_WEIGHTS) {
 		/* Before stage 3 the weights are withheld, and so is what they say. */
 		snprintf(formula, formula_size, "stage %d of %d · %s:  %s", app->stage, app_last_stage(app),
-			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula_computed((enum qkv_stage)app->stage, app->problem.wrong));
+			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula_of(&app->problem, (enum qkv_stage)app->stage, true));
 	} else {
 		snprintf(formula, formula_size, "stage %d of %d · %s:  %s  ·  %s", app->stage, app_last_stage(app),
-			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula_computed((enum qkv_stage)app->stage, app->problem.wrong),
+			 qkv_stage_name((enum qkv_stage)app->stage), qkv_stage_formula_of(&app->problem, (enum qkv_stage)app->stage, true),
 			 words);
 	}
 }

@@ -43,7 +43,9 @@ for file in "$SAMPLES"/*.json; do
 	# The title, whole.
 	bar=${lines[0]#"${lines[0]%%[! ]*}"}
 	bar=${bar#qkv · }
-	shown=${bar%%  n *}
+	# The numbers start at n (at m, the queries, in cross-attention).
+	shown=${bar%% m [0-9]*}
+	shown=${shown%%  n *}
 	shown=${shown% n *}
 	shown=${shown%"${shown##*[! ]}"}
 	check "$name: the title shows whole at 80 columns ($shown)" "$shown" = "$title"

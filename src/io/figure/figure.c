@@ -19,7 +19,8 @@
 #define MIX_SUM_ABOUT_LABEL "\u03a3 \u2248 O"
 
 enum panel_colour { COLOUR_PLAIN, COLOUR_WEIGHTS, COLOUR_SIGNED };
-enum label_kind { LABELS_TOKENS, LABELS_DIMS };
+/* The tokens' labels (the keys'), the queries' (the same in self-attention), d1…. */
+enum label_kind { LABELS_TOKENS, LABELS_QUERIES, LABELS_DIMS };
 
 struct panel {
 	char title[160];
@@ -133,7 +134,7 @@ static void label_text(const struct fig *f, enum label_kind kind, int index, cha
 		snprintf(buf, size, "d%d", index + 1);
 		return;
 	}
-	s = f->p->tokens[index];
+	s = kind == LABELS_QUERIES ? qkv_problem_query_label(f->p, index) : f->p->tokens[index];
 	while (s[used] != '\0') {
 		if (((unsigned char)s[used] & 0xc0) != 0x80 && chars++ == LABEL_CHARS)
 			break;
@@ -185,7 +186,7 @@ double figure_signed_limit(const struct qkv_trace *t, const struct qkv_matrix *m
 {
 	double limit = 0.0;
 
-	for (int r = 0; r < t->n; r++)
+	for (int r = 0; r < t->m; r++)
 		for (int c = 0; c < t->n; c++)
 			if (!qkv_trace_is_masked(t, r, c) && fabs(qkv_matrix_get(m, r, c)) > limit)
 				limit = fabs(qkv_matrix_get(m, r, c));
@@ -220,7 +221,7 @@ static void weight_sum_text(const struct fig *f, bool rows, int i, char *buf, si
 	long long shown = 0;
 	char number[48];
 
-	for (int j = 0; j < f->t->n; j++)
+	for (int j = 0; j < (rows ? f->t->n : f->t->m); j++)
 		shown += llround((rows ? qkv_matrix_get(&f->t->weights, i, j) : qkv_matrix_get(&f->t->weights, j, i)) *
 				 scale);
 	qkv_format_number(number, sizeof number, sum, f->o.decimals);
@@ -254,26 +255,27 @@ static void make_panels(struct fig *f)
 	f->count = 0;
 	switch (f->o.stage) {
 	case QKV_STAGE_PROJECTIONS:
-		add_panel(f, "Q = X W_Q", &t->q, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		add_panel(f, qkv_problem_is_cross(f->p) ? "Q = X_q W_Q" : "Q = X W_Q", &t->q, COLOUR_PLAIN,
+			  LABELS_QUERIES, LABELS_DIMS, false);
 		add_panel(f, "K = X W_K", &t->k, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
 		add_panel(f, "V = X W_V", &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
 		break;
 	case QKV_STAGE_SCORES:
 		add_panel(f, "S (rows: queries, columns: keys)", &t->scores, COLOUR_SIGNED,
-			  LABELS_TOKENS, LABELS_TOKENS, true);
+			  LABELS_QUERIES, LABELS_TOKENS, true);
 		f->panels[0].selectable = true;
 		break;
 	case QKV_STAGE_SCALED:
 		add_panel(f, "S' (rows: queries, columns: keys)", &t->scaled, COLOUR_SIGNED,
-			  LABELS_TOKENS, LABELS_TOKENS, true);
+			  LABELS_QUERIES, LABELS_TOKENS, true);
 		f->panels[0].selectable = true;
 		break;
 	case QKV_STAGE_MIX: {
-		int query = f->o.cell_row >= 0 && f->o.cell_row < t->n ? f->o.cell_row : 0;
+		int query = f->o.cell_row >= 0 && f->o.cell_row < t->m ? f->o.cell_row : 0;
 		struct panel *pn;
 
 		snprintf(title, sizeof title, "a_ij \u00b7 v_j for query %s (rows: keys j)",
-			 f->p->tokens[query]);
+			 qkv_problem_query_label(f->p, query));
 		add_panel(f, title, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
 		pn = &f->panels[0];
 		pn->m = NULL;
@@ -282,16 +284,16 @@ static void make_panels(struct fig *f)
 		break;
 	}
 	case QKV_STAGE_OUTPUT:
-		add_panel(f, "A (weights)", &t->weights, COLOUR_WEIGHTS, LABELS_TOKENS, LABELS_TOKENS, true);
+		add_panel(f, "A (weights)", &t->weights, COLOUR_WEIGHTS, LABELS_QUERIES, LABELS_TOKENS, true);
 		f->panels[0].sums = weights_sums;
 		add_panel(f, "V", &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
-		add_panel(f, "O = A V", &t->output, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		add_panel(f, "O = A V", &t->output, COLOUR_PLAIN, LABELS_QUERIES, LABELS_DIMS, false);
 		f->panels[2].selectable = true;
 		break;
 	case QKV_STAGE_WEIGHTS:
 	default:
 		add_panel(f, "A (rows: queries, columns: keys)", &t->weights,
-			  COLOUR_WEIGHTS, LABELS_TOKENS, LABELS_TOKENS, true);
+			  COLOUR_WEIGHTS, LABELS_QUERIES, LABELS_TOKENS, true);
 		f->panels[0].sums = weights_sums;
 		f->panels[0].selectable = true;
 		break;
@@ -351,13 +353,14 @@ static void layout_panel(struct fig *f, struct panel *pn)
 			qkv_format_number(text, sizeof text, cell_value(f, pn, r, c), f->o.decimals);
 			widest = fmax(widest, text_width(f, text, fs, f->bold_numbers));
 		}
-	if (pn->sums)
-		for (int i = 0; i < pn->rows; i++) {
-			weight_sum_text(f, true, i, text, sizeof text);
-			widest = fmax(widest, text_width(f, text, fs, false));
-			weight_sum_text(f, false, i, text, sizeof text);
-			widest = fmax(widest, text_width(f, text, fs, false));
-		}
+	for (int i = 0; pn->sums && i < pn->rows; i++) {
+		weight_sum_text(f, true, i, text, sizeof text);
+		widest = fmax(widest, text_width(f, text, fs, false));
+	}
+	for (int i = 0; pn->sums && i < pn->cols; i++) {
+		weight_sum_text(f, false, i, text, sizeof text);
+		widest = fmax(widest, text_width(f, text, fs, false));
+	}
 	for (int c = 0; c < pn->cols; c++) {
 		label_text(f, pn->col_labels, c, text, sizeof text);
 		widest = fmax(widest, text_width(f, text, fs, false));
@@ -423,18 +426,20 @@ static void divisor_words(const struct fig *f, char *buf, size_t size)
 static void layout(struct fig *f)
 {
 	const double fs = FONT_SIZE, margin = 1.2 * fs, gap = 1.6 * fs;
-	char divisor[160], seed[48] = "";
+	char divisor[160], seed[48] = "", queries[48] = "";
 	const char *mask = f->p->mask == QKV_MASK_CAUSAL ? "causal mask"
 			   : f->p->mask == QKV_MASK_CUSTOM ? "custom mask" : "no mask";
 	double x = margin, top = margin + 4.6 * fs, tallest = 0.0;
 
 	snprintf(f->title, sizeof f->title, "%s", f->p->title != NULL && f->p->title[0] != '\0' ? f->p->title : "qkv");
 	snprintf(f->subtitle, sizeof f->subtitle, "Stage %d \u2014 %s: %s", f->o.stage,
-		 qkv_stage_name((enum qkv_stage)f->o.stage), qkv_stage_formula((enum qkv_stage)f->o.stage));
+		 qkv_stage_name((enum qkv_stage)f->o.stage), qkv_stage_formula_of(f->p, (enum qkv_stage)f->o.stage, false));
 	divisor_words(f, divisor, sizeof divisor);
 	if (f->p->seeded)
 		snprintf(seed, sizeof seed, ", seed %llu", (unsigned long long)f->p->seed);
-	snprintf(f->facts, sizeof f->facts, "%d tokens, d_k = %d, d_v = %d%s; %s; %s%s", f->t->n, f->t->d_k,
+	if (qkv_problem_is_cross(f->p))
+		snprintf(queries, sizeof queries, "%d quer%s of ", f->t->m, f->t->m == 1 ? "y" : "ies");
+	snprintf(f->facts, sizeof f->facts, "%s%d tokens, d_k = %d, d_v = %d%s; %s; %s%s", queries, f->t->n, f->t->d_k,
 		 f->t->d_v, seed, divisor, mask,
 		 f->p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? "; WRONG WAY: mask after softmax"
 		 : f->p->wrong == QKV_WRONG_COLUMN_SOFTMAX ? "; WRONG WAY: softmax down columns" : "");
@@ -549,15 +554,22 @@ static void draw_sums(struct fig *f, const struct panel *pn)
 	       ANCHOR_MIDDLE, NULL);
 	canvas_text(cv, pn->grid_x - 0.5 * fs, y_sum + pn->cell_h / 2.0 + 0.35 * fs, "\u03a3col", fs, true, f->error,
 	       ANCHOR_END, NULL);
-	for (int i = 0; i < pn->rows; i++) {
-		double row = weight_sum(f, true, i), col = weight_sum(f, false, i);
+	/* Row i's sum, then column i's (m rows and n columns in cross-attention). */
+	for (int i = 0; i < pn->rows || i < pn->cols; i++) {
+		if (i < pn->rows) {
+			double row = weight_sum(f, true, i);
 
-		weight_sum_text(f, true, i, text, sizeof text);
-		canvas_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y + (i + 0.5) * pn->cell_h + 0.35 * fs, text, fs,
-		       false, fabs(row - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
-		weight_sum_text(f, false, i, text, sizeof text);
-		canvas_text(cv, pn->grid_x + (i + 0.5) * pn->cell_w, y_sum + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
-		       false, fabs(col - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
+			weight_sum_text(f, true, i, text, sizeof text);
+			canvas_text(cv, x_sum + pn->cell_w / 2.0, pn->grid_y + (i + 0.5) * pn->cell_h + 0.35 * fs, text,
+			       fs, false, fabs(row - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
+		}
+		if (i < pn->cols) {
+			double col = weight_sum(f, false, i);
+
+			weight_sum_text(f, false, i, text, sizeof text);
+			canvas_text(cv, pn->grid_x + (i + 0.5) * pn->cell_w, y_sum + pn->cell_h / 2.0 + 0.35 * fs, text,
+			       fs, false, fabs(col - 1.0) > SUM_TOLERANCE ? f->error : f->fg, ANCHOR_MIDDLE, "sum");
+		}
 	}
 }
 

@@ -93,10 +93,10 @@ static double reach_in(const struct geometry_fig *f, double dx, double dy)
 	return isfinite(t) ? t : 0.0;
 }
 
-/* "q_t3" or "k_t1". */
+/* "q_t3" or "k_t1" (a query by its own label in cross-attention). */
 static void name(char *buf, size_t size, const struct qkv_problem *p, char role, int token)
 {
-	snprintf(buf, size, "%c_%s", role, p->tokens[token]);
+	snprintf(buf, size, "%c_%s", role, role == 'q' ? qkv_problem_query_label(p, token) : p->tokens[token]);
 }
 
 static void draw(struct canvas *cv, void *ctx)

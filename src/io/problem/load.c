@@ -41,7 +41,7 @@ struct matrix_rule {
 
 /* The file's keys besides the inputs, whose keys are the catalogue's names
  * (qkv/grid.h): before them, then after them. */
-static const char *const keys_before[] = { "title", "notes", "tokens" };
+static const char *const keys_before[] = { "title", "notes", "tokens", "query_tokens" };
 static const char *const keys_after[] = { "heads", "scale", "temperature", "mask", "padding", "seed" };
 #define KEYS_BEFORE (sizeof keys_before / sizeof keys_before[0])
 #define KEY_COUNT (KEYS_BEFORE + QKV_GRID_INPUTS + sizeof keys_after / sizeof keys_after[0])
@@ -86,10 +86,16 @@ static int check_keys(const struct loader *ld)
 			char expected[256];
 			size_t used = 0;
 
+			/* Self-attention's keys, as always; cross-attention's two more
+			 * (query_tokens, X_q) are known above but not listed. */
 			expected[0] = '\0';
-			for (size_t i = 0; i < KEY_COUNT && used < sizeof expected; i++)
+			for (size_t i = 0, listed = 0; i < KEY_COUNT && used < sizeof expected; i++) {
+				if (strcmp(load_key(i), "query_tokens") == 0 || strcmp(load_key(i), "X_q") == 0)
+					continue;
 				used += (size_t)snprintf(expected + used, sizeof expected - used, "%s%s",
-							 i == 0 ? "" : i + 1 == KEY_COUNT ? " or " : ", ", load_key(i));
+							 listed++ == 0 ? "" : i + 1 == KEY_COUNT ? " or " : ", ",
+							 load_key(i));
+			}
 			return load_fail_at(ld, &at, "unknown key \"%s\"; expected %s", quoted, expected);
 		}
 	}
@@ -116,7 +122,8 @@ static size_t count_present(const json_t *root, enum qkv_form form,
 	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		const char *key = qkv_grid_info[i].name;
 
-		if (qkv_grid_info[i].form != form || i == QKV_GRID_W_O) /* W_O: with heads */
+		/* W_O comes with heads, X_q with a sequence of queries of its own. */
+		if (qkv_grid_info[i].form != form || i == QKV_GRID_W_O || i == QKV_GRID_X_Q)
 			continue;
 		if (json_object_get(root, key) != NULL)
 			present++;
@@ -149,7 +156,7 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 
 			if (key_form == QKV_FORM_DIRECT ||
 			    (key_form == QKV_FORM_PROJECTED && strcmp(key, "X") != 0 &&
-			     strcmp(key, "W_O") != 0))
+			     strcmp(key, "X_q") != 0 && strcmp(key, "W_O") != 0))
 				return load_fail_at(ld, &at, "\"%s\" cannot be given with \"%s\": a "
 							"multi-head problem gives \"X\", \"heads\" "
 							"(each with \"W_Q\", \"W_K\", \"W_V\") and "
@@ -192,6 +199,13 @@ static int read_form(const struct loader *ld, enum qkv_form *form)
 	if (direct == 0 && projected == 0)
 		return load_fail_at(ld, &top, "no matrices: expected \"Q\", \"K\" and \"V\" (or \"X\", "
 					 "\"W_Q\", \"W_K\" and \"W_V\")");
+	if (direct > 0 && json_object_get(ld->root, "X_q") != NULL) {
+		struct place at = load_place_of(ld, "X_q", 0, 0, 0);
+
+		at.key = true;
+		return load_fail_at(ld, &at, "\"X_q\" cannot be given with \"Q\": in the direct form "
+					"\"Q\" gives the queries");
+	}
 	if (direct > 0 && missing_direct != NULL)
 		return load_fail_at(ld, &top, "missing \"%s\": a problem gives \"Q\", \"K\" and \"V\" "
 					 "(or \"X\", \"W_Q\", \"W_K\" and \"W_V\")", missing_direct);
@@ -321,21 +335,41 @@ static int read_matrix(const struct loader *ld, struct matrix_rule *rule,
 	return 0;
 }
 
+/* True when the file gives a sequence of queries of its own (cross-attention):
+ * "query_tokens" or "X_q". A direct problem whose "K" has other rows than its
+ * "Q" is one too, which read_matrices finds. */
+static bool declares_queries(const struct loader *ld)
+{
+	return json_object_get(ld->root, "query_tokens") != NULL ||
+	       json_object_get(ld->root, "X_q") != NULL;
+}
+
 /* Reads the form's matrices in qkv_grid_info's order, by its shape rules: the
- * first matrix with a size fixes it (Q or X fixes n; Q or W_Q d_k; V or W_V d_v;
- * X d_model), and the later ones must agree, saying which matrix set it. */
+ * first matrix with a size fixes it (Q or X_q fixes m; K or X fixes n; Q or W_Q
+ * d_k; V or W_V d_v; X d_model), and the later ones must agree, saying which
+ * matrix set it. In self-attention the queries are the tokens: m = n. */
 static int read_matrices(const struct loader *ld, struct qkv_problem *p)
 {
 	static const char *const dim_names[] = {
-		[QKV_DIM_TOKENS] = "n", [QKV_DIM_MODEL] = "d_model",
+		[QKV_DIM_QUERIES] = "m", [QKV_DIM_KEYS] = "n", [QKV_DIM_MODEL] = "d_model",
 		[QKV_DIM_K] = "d_k", [QKV_DIM_V] = "d_v", [QKV_DIM_HEADS_V] = "h·d_v",
 	};
-	int size[5] = { 0 };
-	char why[2][5][64]; /* [rows or columns of the setter][dimension] */
+	int size[6] = { 0 };
+	char why[2][6][64]; /* [rows or columns of the setter][dimension] */
+	bool cross = declares_queries(ld);
 
+	if (cross && p->form == QKV_FORM_PROJECTED && json_object_get(ld->root, "X_q") == NULL) {
+		struct place at = load_place_of(ld, "query_tokens", 0, 0, 0);
+
+		at.key = true;
+		return load_fail_at(ld, &at, "\"query_tokens\" labels the rows of \"X_q\", which is "
+					"missing: a projected problem with queries of its own gives "
+					"\"X_q\" (m × d_model)");
+	}
 	for (int i = 0; i < QKV_GRID_INPUTS; i++) {
 		const struct qkv_grid_info *info = &qkv_grid_info[i];
-		struct qkv_matrix *m = qkv_problem_input(p, (enum qkv_grid)i);
+		struct qkv_matrix *m = i != QKV_GRID_X_Q ? qkv_problem_input(p, (enum qkv_grid)i)
+			: cross && p->form == QKV_FORM_PROJECTED ? &p->x_q : NULL;
 		struct matrix_rule rule = {
 			.key = info->name, .rows = size[info->rows], .cols = size[info->cols],
 			.cols_why = dim_names[info->cols],
@@ -347,15 +381,36 @@ static int read_matrices(const struct loader *ld, struct qkv_problem *p)
 			rule.rows_why = why[0][info->rows];
 		if (rule.cols > 0)
 			rule.cols_why = why[1][info->cols];
+		/* A K of other rows than Q beside a V of Q's rows is self-attention's K
+		 * gone wrong, not cross-attention: it is K that is refused. */
+		if (i == QKV_GRID_K && !cross) {
+			const json_t *v = json_object_get(ld->root, "V");
+
+			if (json_is_array(v) && json_array_size(v) == (size_t)size[QKV_DIM_QUERIES]) {
+				rule.rows = size[QKV_DIM_QUERIES];
+				rule.rows_why = "n, the rows of \"Q\"";
+			}
+		}
 		if (read_matrix(ld, &rule, m) != 0)
 			return -1;
-		/* The sizes this matrix fixes, and how a later one is told about them. */
+		/* The sizes this matrix fixes, and how a later one is told about them. A
+		 * direct problem's K of other rows than its Q makes it cross-attention;
+		 * of the same rows, self-attention's n is the rows of Q, as it always was. */
 		if (size[info->rows] == 0) {
+			const char *setter = info->name, *whose = ",";
+
 			size[info->rows] = m->rows;
-			snprintf(why[0][info->rows], sizeof why[0][info->rows], "%s, the rows of \"%s\"",
-				 dim_names[info->rows], info->name);
-			snprintf(why[1][info->rows], sizeof why[1][info->rows], "%s, the rows of \"%s\"",
-				 dim_names[info->rows], info->name);
+			if (i == QKV_GRID_K)
+				cross |= m->rows != size[QKV_DIM_QUERIES];
+			if (i == QKV_GRID_K && !cross)
+				setter = "Q";
+			else if (cross && info->rows == QKV_DIM_QUERIES)
+				whose = ", the queries:";
+			else if (cross && info->rows == QKV_DIM_KEYS)
+				whose = ", the keys:";
+			for (int w = 0; w < 2; w++)
+				snprintf(why[w][info->rows], sizeof why[w][info->rows], "%s%s the rows of \"%s\"",
+					 dim_names[info->rows], whose, setter);
 		}
 		if (size[info->cols] == 0) {
 			size[info->cols] = m->cols;
@@ -365,8 +420,9 @@ static int read_matrices(const struct loader *ld, struct qkv_problem *p)
 				 dim_names[info->cols], info->name);
 		}
 	}
-	p->n = size[QKV_DIM_TOKENS];
-	return 0;
+	p->n = size[QKV_DIM_KEYS];
+	p->m = size[QKV_DIM_QUERIES] > 0 ? size[QKV_DIM_QUERIES] : p->n;
+	return cross ? 1 : 0;
 }
 
 /* Reads X, every head's W_Q, W_K, W_V and W_O: X fixes n and d_model, head 1's
@@ -384,6 +440,19 @@ static int read_heads(const struct loader *ld, struct qkv_problem *p)
 
 	if (read_matrix(ld, &x, &p->x) != 0)
 		return -1;
+	if (json_object_get(ld->root, "X_q") != NULL) {
+		struct matrix_rule x_q = { .key = "X_q", .cols = p->x.cols, .cols_why = "d_model, as in \"X\"" };
+
+		if (read_matrix(ld, &x_q, &p->x_q) != 0)
+			return -1;
+	} else if (json_object_get(ld->root, "query_tokens") != NULL) {
+		struct place q = load_place_of(ld, "query_tokens", 0, 0, 0);
+
+		q.key = true;
+		return load_fail_at(ld, &q, "\"query_tokens\" labels the rows of \"X_q\", which is "
+					"missing: a projected problem with queries of its own gives "
+					"\"X_q\" (m × d_model)");
+	}
 	if (!json_is_array(heads))
 		return load_fail_at(ld, &at, "\"heads\" must be an array of heads (objects with "
 					"\"W_Q\", \"W_K\" and \"W_V\"), found %s", load_type_name(heads));
@@ -459,13 +528,25 @@ static int read_heads(const struct loader *ld, struct qkv_problem *p)
 	if (read_matrix(ld, &w_o, &p->w_o) != 0)
 		return -1;
 	p->n = p->x.rows;
-	return 0;
+	p->m = p->x_q.rows > 0 ? p->x_q.rows : p->n;
+	return p->x_q.rows > 0 ? 1 : 0;
 }
 
-/* The key whose rows fix n, for messages. */
+/* The key whose rows fix n, for messages (p has its query labels once it is
+ * cross-attention). */
 static const char *n_source(const struct qkv_problem *p)
 {
+	if (p->query_tokens != NULL)
+		return p->form == QKV_FORM_DIRECT ? "n, the keys: the rows of \"K\""
+						  : "n, the keys: the rows of \"X\"";
 	return p->form == QKV_FORM_DIRECT ? "n, the rows of \"Q\"" : "n, the rows of \"X\"";
+}
+
+/* The key whose rows fix m in cross-attention, for messages. */
+static const char *m_source(const struct qkv_problem *p)
+{
+	return p->form == QKV_FORM_DIRECT ? "m, the queries: the rows of \"Q\""
+					  : "m, the queries: the rows of \"X_q\"";
 }
 
 /* Refuses a string holding a control character (C0 with tab and newline, DEL, C1)
@@ -488,55 +569,68 @@ static int refuse_controls(const struct loader *ld, const struct place *at, cons
 		       point, characters, kind);
 }
 
-/* Reads the token labels (1..QKV_MAX_LABEL bytes, one line each), or makes t1..tn. */
-static int read_tokens(const struct loader *ld, struct qkv_problem *p)
+/* Reads the labels under key (1..QKV_MAX_LABEL bytes, one line each) into
+ * *labels, count of them (why says what fixes count), or makes <prefix>1… when the
+ * file has none; set_label stores label i. */
+static int read_labels(const struct loader *ld, struct qkv_problem *p, const char *key, int count,
+		       const char *why, char prefix, char ***labels,
+		       int (*set_label)(struct qkv_problem *, int, const char *))
 {
-	const json_t *value = json_object_get(ld->root, "tokens");
-	struct place at = load_place_of(ld, "tokens", 0, 0, 0);
-	char label[16], what[32];
+	const json_t *value = json_object_get(ld->root, key);
+	struct place at = load_place_of(ld, key, 0, 0, 0);
+	char label[16], what[48];
 
-	p->tokens = calloc((size_t)p->n, sizeof *p->tokens);
-	if (p->tokens == NULL)
-		return load_fail_file(ld, "out of memory for %d tokens", p->n);
+	*labels = calloc((size_t)count, sizeof **labels);
+	if (*labels == NULL)
+		return load_fail_file(ld, "out of memory for %d tokens", count);
 	if (value == NULL) {
-		for (int i = 0; i < p->n; i++) {
-			snprintf(label, sizeof label, "t%d", i + 1);
-			p->tokens[i] = strdup(label);
-			if (p->tokens[i] == NULL)
+		for (int i = 0; i < count; i++) {
+			snprintf(label, sizeof label, "%c%d", prefix, i + 1);
+			(*labels)[i] = strdup(label);
+			if ((*labels)[i] == NULL)
 				return load_fail_file(ld, "out of memory for the token labels");
 		}
 		return 0;
 	}
 	if (!json_is_array(value))
-		return load_fail_at(ld, &at, "\"tokens\" must be an array of %d strings, found %s", p->n,
+		return load_fail_at(ld, &at, "\"%s\" must be an array of %d strings, found %s", key, count,
 			       load_type_name(value));
-	if (json_array_size(value) != (size_t)p->n)
-		return load_fail_at(ld, &at, "\"tokens\" has %zu label%s, expected %d (%s)",
-			       json_array_size(value), load_plural(json_array_size(value)), p->n,
-			       n_source(p));
-	for (int i = 0; i < p->n; i++) {
+	if (json_array_size(value) != (size_t)count)
+		return load_fail_at(ld, &at, "\"%s\" has %zu label%s, expected %d (%s)", key,
+			       json_array_size(value), load_plural(json_array_size(value)), count, why);
+	for (int i = 0; i < count; i++) {
 		const json_t *item = json_array_get(value, (size_t)i);
 		size_t length;
 
-		at = load_place_of(ld, "tokens", 1, (size_t)i, 0);
+		at = load_place_of(ld, key, 1, (size_t)i, 0);
 		if (!json_is_string(item))
-			return load_fail_at(ld, &at, "\"tokens\" item %d must be a string, found %s", i + 1,
+			return load_fail_at(ld, &at, "\"%s\" item %d must be a string, found %s", key, i + 1,
 				       load_type_name(item));
 		length = json_string_length(item);
 		if (length == 0)
-			return load_fail_at(ld, &at, "\"tokens\" item %d is empty; a label has 1 to %d "
-						"bytes", i + 1, QKV_MAX_LABEL);
+			return load_fail_at(ld, &at, "\"%s\" item %d is empty; a label has 1 to %d "
+						"bytes", key, i + 1, QKV_MAX_LABEL);
 		if (length > QKV_MAX_LABEL)
-			return load_fail_at(ld, &at, "\"tokens\" item %d is %zu bytes long; a label has 1 "
-						"to %d bytes", i + 1, length, QKV_MAX_LABEL);
-		snprintf(what, sizeof what, "\"tokens\" item %d", i + 1);
+			return load_fail_at(ld, &at, "\"%s\" item %d is %zu bytes long; a label has 1 "
+						"to %d bytes", key, i + 1, length, QKV_MAX_LABEL);
+		snprintf(what, sizeof what, "\"%s\" item %d", key, i + 1);
 		if (refuse_controls(ld, &at, what, "a label", item) != 0)
 			return -1;
 		/* The core's rule for a label, after the sentences above about breaking it. */
-		if (qkv_problem_set_label(p, i, json_string_value(item)) != 0)
+		if (set_label(p, i, json_string_value(item)) != 0)
 			return load_fail_file(ld, "out of memory for the token labels");
 	}
 	return 0;
+}
+
+/* Reads the token labels, or makes t1..tn; in cross-attention also the queries'
+ * labels, or q1..qm. */
+static int read_tokens(const struct loader *ld, struct qkv_problem *p, bool cross)
+{
+	if (cross && read_labels(ld, p, "query_tokens", p->m, m_source(p), 'q', &p->query_tokens,
+				 qkv_problem_set_query_label) != 0)
+		return -1;
+	return read_labels(ld, p, "tokens", p->n, n_source(p), 't', &p->tokens, qkv_problem_set_label);
 }
 
 /* Reads "title" or "notes": one line of text. */
@@ -617,23 +711,25 @@ static int read_scaling(const struct loader *ld, struct qkv_problem *p)
 	return 0;
 }
 
-/* Reads a custom mask: n rows of n booleans, true = the key is hidden. */
+/* Reads a custom mask: m rows (a query each) of n booleans (a key each), true =
+ * the key is hidden; m = n in self-attention. */
 static int read_mask_matrix(const struct loader *ld, struct qkv_problem *p, const json_t *value)
 {
 	struct place at = load_place_of(ld, "mask", 0, 0, 0);
-	size_t n = (size_t)p->n;
+	size_t n = (size_t)p->n, m = (size_t)p->m;
+	bool cross = qkv_problem_is_cross(p);
 
-	if (json_array_size(value) != n) {
-		if (json_array_size(value) > n)
-			at = load_place_of(ld, "mask", 1, n, 0);
+	if (json_array_size(value) != m) {
+		if (json_array_size(value) > m)
+			at = load_place_of(ld, "mask", 1, m, 0);
 		return load_fail_at(ld, &at, "\"mask\" has %zu row%s, expected %d (%s)",
-			       json_array_size(value), load_plural(json_array_size(value)), p->n,
-			       n_source(p));
+			       json_array_size(value), load_plural(json_array_size(value)), p->m,
+			       cross ? m_source(p) : n_source(p));
 	}
-	p->mask_bits = calloc(n * n, 1);
+	p->mask_bits = calloc(m * n, 1);
 	if (p->mask_bits == NULL)
 		return load_fail_file(ld, "out of memory for the mask");
-	for (size_t r = 0; r < n; r++) {
+	for (size_t r = 0; r < m; r++) {
 		const json_t *row = json_array_get(value, r);
 
 		at = load_place_of(ld, "mask", 1, r, 0);
@@ -641,9 +737,9 @@ static int read_mask_matrix(const struct loader *ld, struct qkv_problem *p, cons
 			return load_fail_at(ld, &at, "\"mask\" row %zu must be an array of booleans, "
 						"found %s", r + 1, load_type_name(row));
 		if (json_array_size(row) != n)
-			return load_fail_at(ld, &at, "\"mask\" row %zu has %zu value%s, expected %d (n)",
+			return load_fail_at(ld, &at, "\"mask\" row %zu has %zu value%s, expected %d (%s)",
 				       r + 1, json_array_size(row), load_plural(json_array_size(row)),
-				       p->n);
+				       p->n, cross ? "n, the keys" : "n");
 		for (size_t c = 0; c < n; c++) {
 			const json_t *cell = json_array_get(row, c);
 
@@ -660,10 +756,12 @@ static int read_mask_matrix(const struct loader *ld, struct qkv_problem *p, cons
 	return 0;
 }
 
-/* Reads "mask": "none", "causal" or an n×n array of booleans. */
+/* Reads "mask": "none", "causal" or an m×n array of booleans (n×n in
+ * self-attention); "causal" only with as many queries as keys. */
 static int read_mask(const struct loader *ld, struct qkv_problem *p)
 {
-	const char *expected = "\"none\", \"causal\" or an n×n array of booleans";
+	const char *expected = qkv_problem_is_cross(p) ? "\"none\", \"causal\" or an m×n array of booleans"
+						       : "\"none\", \"causal\" or an n×n array of booleans";
 	const json_t *value = json_object_get(ld->root, "mask");
 	struct place at = load_place_of(ld, "mask", 0, 0, 0);
 	char quoted[LOAD_MAX_QUOTE * 4 + 8];
@@ -675,6 +773,12 @@ static int read_mask(const struct loader *ld, struct qkv_problem *p)
 	if (!json_is_string(value))
 		return load_fail_at(ld, &at, "\"mask\" must be %s, found %s", expected, load_type_name(value));
 	/* A custom mask is written as its matrix, never by name. */
+	if (qkv_mask_parse(json_string_value(value), &p->mask) == 0 && p->mask == QKV_MASK_CAUSAL &&
+	    p->m != p->n)
+		return load_fail_at(ld, &at, "\"mask\" is \"causal\", which needs as many queries as keys "
+					"(query i sees keys 1 to i), but this problem has %d quer%s and %d "
+					"key%s; hide keys with an m×n array of booleans instead", p->m,
+			       p->m == 1 ? "y" : "ies", p->n, p->n == 1 ? "" : "s");
 	if (qkv_mask_parse(json_string_value(value), &p->mask) == 0 && p->mask != QKV_MASK_CUSTOM)
 		return 0;
 	p->mask = QKV_MASK_NONE;
@@ -709,7 +813,8 @@ static int read_padding(const struct loader *ld, struct qkv_problem *p)
 		index = json_integer_value(item);
 		if (index < 0 || index >= p->n)
 			return load_fail_at(ld, &at, "\"padding\" item %zu is %lld, expected a token index "
-						"from 0 to %d", i + 1, (long long)index, p->n - 1);
+						"from 0 to %d%s", i + 1, (long long)index, p->n - 1,
+				       qkv_problem_is_cross(p) ? " (padding hides keys, not queries)" : "");
 		if (p->padding[index])
 			return load_fail_at(ld, &at, "\"padding\" item %zu repeats token %lld", i + 1,
 				       (long long)index);
@@ -761,9 +866,10 @@ static int read_problem(const struct loader *ld, struct qkv_problem *p)
 	code = read_form(ld, &p->form);
 	if (code < 0)
 		return -1;
-	if (code == 1 ? read_heads(ld, p) : read_matrices(ld, p))
+	code = code == 1 ? read_heads(ld, p) : read_matrices(ld, p);
+	if (code < 0)
 		return -1;
-	if (read_tokens(ld, p) != 0 || read_text(ld, "title", &p->title) != 0 ||
+	if (read_tokens(ld, p, code == 1) != 0 || read_text(ld, "title", &p->title) != 0 ||
 	    read_text(ld, "notes", &p->notes) != 0 || read_scaling(ld, p) != 0 ||
 	    read_mask(ld, p) != 0 || read_padding(ld, p) != 0 || read_seed(ld, p) != 0)
 		return -1;

@@ -118,14 +118,14 @@ static void text_heads(struct text *t, const struct qkv_problem *p)
 	fputs("\n  ]", t->out);
 }
 
-/* Appends the custom mask as n rows of booleans, true = hidden. */
+/* Appends the custom mask as m rows (a query each) of n booleans, true = hidden. */
 static void text_mask(struct text *t, const struct qkv_problem *p)
 {
-	size_t n = (size_t)p->n;
+	size_t n = (size_t)p->n, m = (size_t)p->m;
 
 	text_key(t, "mask");
 	fputc('[', t->out);
-	for (size_t r = 0; r < n; r++) {
+	for (size_t r = 0; r < m; r++) {
 		if (r > 0)
 			fputs(",\n           ", t->out);
 		fputc('[', t->out);
@@ -182,8 +182,18 @@ static char *write_text(const struct qkv_problem *p, size_t limit, enum json_num
 		json_write_string(t.out, p->tokens[i]);
 	}
 	fputc(']', t.out);
+	if (qkv_problem_is_cross(p)) {
+		text_key(&t, "query_tokens");
+		for (int i = 0; i < p->m; i++) {
+			fputs(i > 0 ? ", " : "[", t.out);
+			json_write_string(t.out, p->query_tokens[i]);
+		}
+		fputc(']', t.out);
+	}
 	if (p->h > 0) {
 		text_matrix(&t, "X", &p->x);
+		if (qkv_problem_is_cross(p))
+			text_matrix(&t, "X_q", &p->x_q);
 		text_heads(&t, p);
 		text_matrix(&t, "W_O", &p->w_o);
 	} else {
@@ -287,7 +297,7 @@ static double estimated_bytes(const struct qkv_problem *p)
 				(double)head->w_v.rows * head->w_v.cols);
 	}
 	if (p->mask == QKV_MASK_CUSTOM)
-		bytes += (double)p->n * (double)p->n * 6; /* "true, " or "false, " */
+		bytes += (double)p->m * (double)p->n * 6; /* "true, " or "false, " */
 	return bytes;
 }
 

@@ -77,7 +77,7 @@ static void header(FILE *out, const struct qkv_problem *p, int stage, int palett
 
 	escape(title, sizeof title, p->title != NULL ? p->title : "qkv");
 	fprintf(out, "%% %s\n%% Stage %d, %s: %s. Colours: qkv's %s palette.\n%% Needs %s\n", title, stage,
-		qkv_stage_name((enum qkv_stage)stage), qkv_stage_formula((enum qkv_stage)stage),
+		qkv_stage_name((enum qkv_stage)stage), qkv_stage_formula_of(p, (enum qkv_stage)stage, false),
 		qkv_colour_palette_name(palette), needs);
 }
 
@@ -97,8 +97,8 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 		fprintf(out, " & %s", label);
 	}
 	fputs(" \\\\\n", out);
-	for (int i = 0; i < t->n && !ferror(out); i++) {
-		escape(label, sizeof label, p->tokens[i]);
+	for (int i = 0; i < t->m && !ferror(out); i++) {
+		escape(label, sizeof label, qkv_problem_query_label(p, i));
 		fputs(label, out);
 		for (int j = 0; j < t->n; j++) {
 			bool masked = qkv_trace_is_masked(t, i, j);
@@ -144,7 +144,7 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
 	char label[LABEL_SIZE], text[96];
 
-	for (int i = 0; i < t->n; i++)
+	for (int i = 0; i < t->m; i++)
 		for (int j = 0; j < t->n; j++)
 			any_masked |= qkv_trace_is_masked(t, i, j);
 	header(out, p, stage, palette, "\\usepackage{pgfplots} and \\pgfplotsset{compat=1.16} or later.");
@@ -170,14 +170,14 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 		}
 	}
 	fputs("}},\n  xtick={0,...,", out);
-	fprintf(out, "%d}, ytick={0,...,%d},\n  xticklabels={", t->n - 1, t->n - 1);
+	fprintf(out, "%d}, ytick={0,...,%d},\n  xticklabels={", t->n - 1, t->m - 1);
 	for (int j = 0; j < t->n; j++) {
 		escape(label, sizeof label, p->tokens[j]);
 		fprintf(out, "%s{%s}", j > 0 ? "," : "", label);
 	}
 	fputs("},\n  yticklabels={", out);
-	for (int i = 0; i < t->n; i++) {
-		escape(label, sizeof label, p->tokens[i]);
+	for (int i = 0; i < t->m; i++) {
+		escape(label, sizeof label, qkv_problem_query_label(p, i));
 		fprintf(out, "%s{%s}", i > 0 ? "," : "", label);
 	}
 	fputs("},\n  xlabel={keys}, ylabel={queries}, y dir=reverse, xticklabel pos=top,\n"
@@ -188,7 +188,7 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 	      "  every node near coord/.append style={anchor=center, text=\\qkvink},\n]\n", out);
 	fprintf(out, "\\addplot[matrix plot*, mesh/cols=%d, point meta=explicit] table[meta=step] {\n"
 		     "x y step label ink\n", t->n);
-	for (int i = 0; i < t->n && !ferror(out); i++)
+	for (int i = 0; i < t->m && !ferror(out); i++)
 		for (int j = 0; j < t->n; j++) {
 			bool masked = qkv_trace_is_masked(t, i, j);
 			double v = qkv_matrix_get(m, i, j), step;

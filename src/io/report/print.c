@@ -179,8 +179,8 @@ static void write_input(struct printer *pr, enum qkv_grid which)
 		.name = info->name,
 		.tex_name = info->tex_name,
 		.m = m,
-		.row_kind = info->rows == QKV_DIM_MODEL ? LABEL_MODEL : LABEL_TOKEN,
-		.col_kind = info->cols == QKV_DIM_MODEL ? LABEL_MODEL : LABEL_DIM,
+		.row_kind = print_label_of_dim(info->rows),
+		.col_kind = print_label_of_dim(info->cols),
 	};
 	char title[CELL_SIZE];
 
@@ -203,11 +203,12 @@ static void write_projections(struct printer *pr)
 		const struct qkv_grid_info *info = &qkv_grid_info[QKV_GRID_Q + i];
 		struct table tb = { .kind = TABLE_MATRIX, .name = info->name,
 				    .tex_name = info->tex_name, .m = made[i],
-				    .row_kind = LABEL_TOKEN, .col_kind = LABEL_DIM };
+				    .row_kind = print_label_of_dim(info->rows), .col_kind = LABEL_DIM };
 
 		if (i > 0)
 			gap(pr);
-		prose(pr, captions[i]);
+		/* Cross-attention's queries come from their own sequence. */
+		prose(pr, i == 0 && qkv_problem_is_cross(pr->p) ? "Q = X_q W_Q, the queries" : captions[i]);
 		table(pr, &tb);
 	}
 }
@@ -216,7 +217,7 @@ static void write_projections(struct printer *pr)
 static void write_statistics(struct printer *pr)
 {
 	const struct qkv_trace *t = pr->t;
-	struct table stats = { .kind = TABLE_STATS, .name = "stats", .row_kind = LABEL_TOKEN };
+	struct table stats = { .kind = TABLE_STATS, .name = "stats", .row_kind = LABEL_QUERY };
 	char line[CELL_SIZE], number[NUMBER_SIZE];
 
 	heading(pr, 2, "Statistics of the weights, per query");
@@ -242,7 +243,7 @@ static void write_stage(struct printer *pr, enum qkv_stage stage)
 	struct table tb = { .kind = TABLE_MATRIX, .name = qkv_stage_name(stage),
 			    .tex_name = qkv_grid_of_stage(stage, &grid) == 0 ? qkv_grid_info[grid].tex_name
 			    : stage == QKV_STAGE_MIX ? "a_{ij}\\, v_j" : NULL,
-			    .row_kind = LABEL_TOKEN, .col_kind = LABEL_TOKEN };
+			    .row_kind = LABEL_QUERY, .col_kind = LABEL_TOKEN };
 	char line[CELL_SIZE * 2];
 
 	if (pr->be->stage_title != NULL)
@@ -270,12 +271,13 @@ static void write_stage(struct printer *pr, enum qkv_stage stage)
 		break;
 	case QKV_STAGE_MIX:
 		tb.kind = TABLE_MIX;
+		tb.row_kind = LABEL_TOKEN;
 		tb.col_kind = LABEL_DIM;
-		tb.query = print_clamp(pr->cell_row, 0, t->n - 1);
+		tb.query = print_clamp(pr->cell_row, 0, t->m - 1);
 		tb.row_role = "keys";
 		snprintf(line, sizeof line, "query %s: row j holds a_ij · v_j for key j; "
-			 "their sum Σ is output row %s", pr->p->tokens[tb.query],
-			 pr->p->tokens[tb.query]);
+			 "their sum Σ is output row %s", qkv_problem_query_label(pr->p, tb.query),
+			 qkv_problem_query_label(pr->p, tb.query));
 		prose(pr, line);
 		end_paragraph(pr);
 		table(pr, &tb);
@@ -336,7 +338,7 @@ int print_trace(FILE *out, const struct qkv_problem *p, const struct qkv_trace *
 	figure_options_default(&figure);
 	if (o->stage == PRINT_STAGE_GEOMETRY)
 		return print_geometry(out, p, t, o);
-	if (t->n <= 0 || o->stage < -1 || o->stage >= QKV_STAGE_COUNT
+	if (t->n <= 0 || t->m <= 0 || o->stage < -1 || o->stage >= QKV_STAGE_COUNT
 	    || o->format < 0 || o->format >= PRINT_FORMAT_COUNT)
 		return -1;
 	pr.be = backends[o->format];
@@ -363,7 +365,7 @@ static void write_online(struct printer *pr, const struct qkv_online *o)
 {
 	struct qkv_matrix running;
 	struct table tb = { .kind = TABLE_MATRIX, .name = "running", .tex_name = NULL,
-			    .m = &running, .row_kind = LABEL_TOKEN, .col_kind = LABEL_RUNNING };
+			    .m = &running, .row_kind = LABEL_QUERY, .col_kind = LABEL_RUNNING };
 	char line[CELL_SIZE], bytes[NUMBER_SIZE], matrices[NUMBER_SIZE];
 	double *values = malloc((size_t)o->queries * 2 * sizeof *values);
 
@@ -406,7 +408,7 @@ static void write_online(struct printer *pr, const struct qkv_online *o)
 	snprintf(line, sizeof line, "O — output (%d × %d)", o->output.rows, o->output.cols);
 	heading(pr, 2, line);
 	tb = (struct table){ .kind = TABLE_MATRIX, .name = "output", .tex_name = "O", .m = &o->output,
-			     .row_kind = LABEL_TOKEN, .col_kind = LABEL_DIM };
+			     .row_kind = LABEL_QUERY, .col_kind = LABEL_DIM };
 	table(pr, &tb);
 	gap(pr);
 }
@@ -417,7 +419,7 @@ int print_online(FILE *out, const struct qkv_problem *p, const struct qkv_online
 	/* The printer's model reads a trace: this one has the sizes, the divisor and
 	 * Q, K, V and O (borrowed from the online result), and no n × n matrix. */
 	struct qkv_trace t = {
-		.n = online->queries, .d_k = online->d_k, .d_v = online->d_v,
+		.m = online->queries, .n = online->keys, .d_k = online->d_k, .d_v = online->d_v,
 		.divisor = online->divisor, .q = online->q, .k = online->k, .v = online->v,
 		.output = online->output,
 	};

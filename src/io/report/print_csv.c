@@ -183,7 +183,7 @@ static void csv_stats(struct printer *pr)
 	};
 	char number[NUMBER_SIZE];
 
-	for (int r = 0; r < pr->t->n && !print_stopped(pr); r++) {
+	for (int r = 0; r < pr->t->m && !print_stopped(pr); r++) {
 		const struct qkv_row_stats *s = &pr->t->rows[r];
 		const double values[] = {
 			s->max_weight, s->entropy, s->effective_tokens, s->jacobian_norm,
@@ -191,7 +191,7 @@ static void csv_stats(struct printer *pr)
 
 		for (int c = 0; c < 4; c++) {
 			fputs("stats,", pr->out);
-			csv_field(pr->out, pr->p->tokens[r]);
+			csv_field(pr->out, qkv_problem_query_label(pr->p, r));
 			qkv_format_exact(number, sizeof number, values[c]);
 			fprintf(pr->out, ",%s,%d,%d,%s\n", keys[c], r + 1, c + 1, number);
 		}
@@ -214,10 +214,10 @@ static void csv_wrong_sums(struct printer *pr)
 	for (int pass = 0; pass < 2; pass++) {
 		bool rows = pass == 0;
 
-		for (int i = 0; i < pr->t->n; i++) {
+		for (int i = 0; i < (rows ? pr->t->m : pr->t->n); i++) {
 			qkv_format_exact(number, sizeof number, print_weight_sum(pr, rows, i));
 			fprintf(pr->out, "%s,", rows ? "row_sum" : "col_sum");
-			csv_field(pr->out, rows ? pr->p->tokens[i] : "");
+			csv_field(pr->out, rows ? qkv_problem_query_label(pr->p, i) : "");
 			fputc(',', pr->out);
 			csv_field(pr->out, rows ? "" : pr->p->tokens[i]);
 			fprintf(pr->out, ",%d,%d,%s\n", rows ? i + 1 : 0, rows ? 0 : i + 1, number);

@@ -23,6 +23,9 @@ int print_geometry_text(const struct geometry_report *r)
 	for (int i = 0; i < r->p->n; i++)
 		if (qkv_text_columns(r->p->tokens[i]) > token_w)
 			token_w = qkv_text_columns(r->p->tokens[i]);
+	for (int i = 0; qkv_problem_is_cross(r->p) && i < r->p->m; i++)
+		if (qkv_text_columns(r->p->query_tokens[i]) > token_w)
+			token_w = qkv_text_columns(r->p->query_tokens[i]);
 	for (int i = 0; i < g->queries + g->keys; i++) {
 		const struct qkv_matrix *m = i < g->queries ? &r->t->q : &r->t->k;
 		double values[3] = { g->x[i], g->y[i], qkv_geometry_norm(m, i < g->queries ? i : i - g->queries) };
@@ -43,7 +46,7 @@ int print_geometry_text(const struct geometry_report *r)
 	for (int i = 0; i < g->queries + g->keys && !ferror(r->out); i++) {
 		bool query = i < g->queries;
 		int row = query ? i : i - g->queries;
-		const char *token = r->p->tokens[row];
+		const char *token = query ? qkv_problem_query_label(r->p, row) : r->p->tokens[row];
 
 		qkv_format_number(x, sizeof x, g->x[i], r->decimals);
 		qkv_format_number(y, sizeof y, g->y[i], r->decimals);
@@ -81,7 +84,7 @@ int print_geometry_json(const struct geometry_report *r)
 		bool query = i < g->queries;
 
 		fprintf(out, "    {\"role\": \"%s\", \"token\": ", query ? "query" : "key");
-		json_write_string(out, r->p->tokens[query ? i : i - g->queries]);
+		json_write_string(out, query ? qkv_problem_query_label(r->p, i) : r->p->tokens[i - g->queries]);
 		fputs(", \"x\": ", out);
 		json_write_number(out, g->x[i], JSON_17G);
 		fputs(", \"y\": ", out);
@@ -115,7 +118,7 @@ int print_geometry(FILE *out, const struct qkv_problem *p, const struct qkv_trac
 	struct qkv_geometry g;
 	struct geometry_report r = {
 		.out = out, .be = be, .p = p, .t = t, .g = &g,
-		.query = print_clamp(o->cell_row, 0, t->n - 1), .key = print_clamp(o->cell_col, 0, t->n - 1),
+		.query = print_clamp(o->cell_row, 0, t->m - 1), .key = print_clamp(o->cell_col, 0, t->n - 1),
 		.decimals = print_clamp(o->decimals, 0, 12),
 		.figure = o->figure != NULL ? o->figure : &figure, .err = o->err,
 		.err_size = o->err != NULL ? o->err_size : 0,
@@ -124,14 +127,14 @@ int print_geometry(FILE *out, const struct qkv_problem *p, const struct qkv_trac
 	int rc;
 
 	figure_options_default(&figure);
-	if (be == NULL || be->geometry == NULL || t->n <= 0)
+	if (be == NULL || be->geometry == NULL || t->n <= 0 || t->m <= 0)
 		return -1;
 	qkv_geometry_init(&g);
 	if (qkv_geometry_compute(&g, &t->q, &t->k) != 0) {
 		qkv_geometry_fini(&g);
 		return -1;
 	}
-	qkv_geometry_dot_sentence(sentence, sizeof sentence, p->tokens[r.query], p->tokens[r.key],
+	qkv_geometry_dot_sentence(sentence, sizeof sentence, qkv_problem_query_label(p, r.query), p->tokens[r.key],
 				  qkv_matrix_get(&t->scores, r.query, r.key), qkv_geometry_norm(&t->q, r.query),
 				  qkv_geometry_norm(&t->k, r.key));
 	qkv_format_number(weight, sizeof weight, qkv_matrix_get(&t->weights, r.query, r.key), 2);

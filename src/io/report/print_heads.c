@@ -23,7 +23,7 @@ void print_heads_row_label(char *buf, size_t size, const struct heads_report *h,
 	if (tb->head_rows)
 		head_column(buf, size, h->t->d_v, r);
 	else
-		snprintf(buf, size, "%s", h->p->tokens[r]);
+		snprintf(buf, size, "%s", qkv_problem_query_label(h->p, r));
 }
 
 void print_heads_col_label(char *buf, size_t size, const struct heads_report *h,
@@ -100,7 +100,7 @@ int print_heads(FILE *out, const struct qkv_problem *p, const struct qkv_heads_t
 	char text[4096];
 	int row, col;
 
-	if (t->h < 1 || t->n < 1 || !print_format_heads(o->format))
+	if (t->h < 1 || t->m < 1 || !print_format_heads(o->format))
 		return -1;
 	if (be->heads != NULL) {
 		be->heads(&h);
@@ -117,7 +117,7 @@ int print_heads(FILE *out, const struct qkv_problem *p, const struct qkv_heads_t
 	heading(&h, "The heads together: concatenation and output projection");
 	for (int k = 0; k < 3 && be->heads_table != NULL; k++)
 		be->heads_table(&h, &tables[k]);
-	row = o->cell_row < t->n ? o->cell_row : t->n - 1;
+	row = o->cell_row < t->m ? o->cell_row : t->m - 1;
 	col = o->cell_col < t->output.cols ? o->cell_col : t->output.cols - 1;
 	if (qkv_heads_derive(text, sizeof text, p, t, 7, row, col, o->decimals) > 0)
 		sentence(&h, text);

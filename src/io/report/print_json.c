@@ -87,7 +87,7 @@ static void json_stats(FILE *out, const char *indent, const struct qkv_trace *t)
 	fprintf(out, "%s\"stats\": {\n%s  \"score_variance\": ", indent, indent);
 	number17(out, t->score_variance);
 	fprintf(out, ",\n%s  \"rows\": [", indent);
-	for (int r = 0; r < t->n && !ferror(out); r++) {
+	for (int r = 0; r < t->m && !ferror(out); r++) {
 		const struct qkv_row_stats *s = &t->rows[r];
 
 		fprintf(out, "%s\n%s    {", r > 0 ? "," : "", indent);
@@ -108,14 +108,14 @@ static void json_stats(FILE *out, const char *indent, const struct qkv_trace *t)
 static void json_mask(struct printer *pr)
 {
 	const struct qkv_problem *p = pr->p;
-	int n = pr->t->n;
+	int m = p->m, n = p->n;
 
 	if (p->mask != QKV_MASK_CUSTOM || p->mask_bits == NULL) {
 		fprintf(pr->out, ",\n  \"mask\": \"%s\",\n", qkv_mask_name(p->mask));
 		return;
 	}
 	fputs(",\n  \"mask\": [", pr->out);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < m; i++) {
 		fputs(i > 0 ? ", [" : "[", pr->out);
 		for (int j = 0; j < n; j++)
 			fprintf(pr->out, "%s%s", j > 0 ? ", " : "",
@@ -123,6 +123,28 @@ static void json_mask(struct printer *pr)
 		fputc(']', pr->out);
 	}
 	fputs("],\n", pr->out);
+}
+
+/* ,"tokens": […], and in cross-attention "query_tokens": […] and "m": m, each
+ * line ending in a comma. */
+static void json_labels(FILE *out, const struct qkv_problem *p)
+{
+	fputs(",\n  \"tokens\": [", out);
+	for (int i = 0; i < p->n; i++) {
+		if (i > 0)
+			fputs(", ", out);
+		json_write_string(out, p->tokens[i]);
+	}
+	fputs("],", out);
+	if (!qkv_problem_is_cross(p))
+		return;
+	fputs("\n  \"query_tokens\": [", out);
+	for (int i = 0; i < p->m; i++) {
+		if (i > 0)
+			fputs(", ", out);
+		json_write_string(out, p->query_tokens[i]);
+	}
+	fprintf(out, "],\n  \"m\": %d,", p->m);
 }
 
 /* The object's opening and its facts: title, tokens, sizes, divisor, "scale",
@@ -134,13 +156,8 @@ static void json_facts(struct printer *pr)
 
 	fputs("{\n  \"title\": ", pr->out);
 	json_write_string(pr->out, p->title);
-	fputs(",\n  \"tokens\": [", pr->out);
-	for (int i = 0; i < t->n; i++) {
-		if (i > 0)
-			fputs(", ", pr->out);
-		json_write_string(pr->out, p->tokens[i]);
-	}
-	fprintf(pr->out, "],\n  \"n\": %d,\n  \"d_k\": %d,\n  \"d_v\": %d,\n  \"divisor\": ",
+	json_labels(pr->out, p);
+	fprintf(pr->out, "\n  \"n\": %d,\n  \"d_k\": %d,\n  \"d_v\": %d,\n  \"divisor\": ",
 		t->n, t->d_k, t->d_v);
 	number17(pr->out, t->divisor);
 	fputs(",\n  \"scale\": ", pr->out);
@@ -176,6 +193,8 @@ static int json_trace(struct printer *pr)
 	/* The projected form keeps what it was computed from: X and the W's. */
 	if (p->form == QKV_FORM_PROJECTED) {
 		json_matrix(pr, "X", &p->x, false);
+		if (qkv_problem_is_cross(p))
+			json_matrix(pr, "X_q", &p->x_q, false);
 		json_matrix(pr, "W_Q", &p->w_q, false);
 		json_matrix(pr, "W_K", &p->w_k, false);
 		json_matrix(pr, "W_V", &p->w_v, false);
@@ -205,6 +224,8 @@ static int json_online(struct printer *pr, const struct qkv_online *o)
 		o->tile, o->bytes);
 	if (p->form == QKV_FORM_PROJECTED) {
 		json_matrix(pr, "X", &p->x, false);
+		if (qkv_problem_is_cross(p))
+			json_matrix(pr, "X_q", &p->x_q, false);
 		json_matrix(pr, "W_Q", &p->w_q, false);
 		json_matrix(pr, "W_K", &p->w_k, false);
 		json_matrix(pr, "W_V", &p->w_v, false);
@@ -498,13 +519,8 @@ static void json_heads(const struct heads_report *h)
 
 	fputs("{\n  \"title\": ", out);
 	json_write_string(out, p->title);
-	fputs(",\n  \"tokens\": [", out);
-	for (int i = 0; i < t->n; i++) {
-		if (i > 0)
-			fputs(", ", out);
-		json_write_string(out, p->tokens[i]);
-	}
-	fprintf(out, "],\n  \"n\": %d,\n  \"h\": %d,\n  \"d_model\": %d,\n  \"d_k\": %d,\n"
+	json_labels(out, p);
+	fprintf(out, "\n  \"n\": %d,\n  \"h\": %d,\n  \"d_model\": %d,\n  \"d_k\": %d,\n"
 		     "  \"d_v\": %d,\n  \"divisor\": ", t->n, t->h, t->d_model, first->d_k, t->d_v);
 	number17(out, first->divisor);
 	fputs(",\n  \"scale\": ", out);
@@ -516,6 +532,8 @@ static void json_heads(const struct heads_report *h)
 	number17(out, p->temperature);
 	fprintf(out, ",\n  \"mask\": \"%s\",\n", qkv_mask_name(p->mask));
 	json_matrix_at(out, "  ", "X", &p->x, NULL, false);
+	if (qkv_problem_is_cross(p))
+		json_matrix_at(out, "  ", "X_q", &p->x_q, NULL, false);
 	fputs("  \"heads\": [\n", out);
 	for (int i = 0; i < t->h && !ferror(out); i++)
 		json_head(out, p, &t->head[i], i, i == t->h - 1);

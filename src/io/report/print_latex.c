@@ -151,6 +151,11 @@ static void latex_header(struct printer *pr)
 	if (p->notes != NULL && p->notes[0] != '\0')
 		latex_prose(pr, p->notes);
 	latex_divisor(pr, divisor, sizeof divisor);
+	if (qkv_problem_is_cross(p)) {
+		fprintf(pr->out, "$m = %d$ quer%s (", pr->t->m, pr->t->m == 1 ? "y" : "ies");
+		latex_labels(pr, LABEL_QUERY, pr->t->m);
+		fputs(") attending to ", pr->out);
+	}
 	fprintf(pr->out, "$n = %d$ tokens (", pr->t->n);
 	latex_labels(pr, LABEL_TOKEN, pr->t->n);
 	if (p->form == QKV_FORM_PROJECTED)
@@ -236,7 +241,7 @@ static void latex_matrix(struct printer *pr, const struct table *tb)
 	if (tb->kind == TABLE_MIX) {
 		char query[CELL_SIZE];
 
-		print_label(pr, LABEL_TOKEN, tb->query, cell, sizeof cell);
+		print_label(pr, LABEL_QUERY, tb->query, cell, sizeof cell);
 		latex_escape(query, sizeof query, cell);
 		fputs("\\[\n\\textstyle\\sum_j a_{ij}\\, v_j = \\begin{pmatrix}", pr->out);
 		for (int c = 0; c < cols; c++) {
@@ -254,7 +259,7 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 	char cell[CELL_SIZE];
 
 	fputs("\n\\begin{tabular}{lrlrrr}\n", pr->out);
-	for (int r = -1; r < pr->t->n && !print_stopped(pr); r++) {
+	for (int r = -1; r < pr->t->m && !print_stopped(pr); r++) {
 		for (int c = -1; c < STATS_COLUMNS; c++) {
 			print_table_cell(pr, tb, r, c, cell, sizeof cell);
 			fprintf(pr->out, "%s%s", c >= 0 ? " & " : "", cell);

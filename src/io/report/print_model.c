@@ -48,6 +48,9 @@ void print_label(const struct printer *pr, enum label_kind kind, int index, char
 	case LABEL_TOKEN:
 		snprintf(buf, size, "%s", pr->p->tokens[index]);
 		break;
+	case LABEL_QUERY:
+		snprintf(buf, size, "%s", qkv_problem_query_label(pr->p, index));
+		break;
 	case LABEL_DIM:
 		snprintf(buf, size, "d%d", index + 1);
 		break;
@@ -73,7 +76,7 @@ int print_table_rows(const struct printer *pr, const struct table *tb)
 	case TABLE_MIX:
 		return pr->t->n + 1;
 	case TABLE_STATS:
-		return pr->t->n;
+		return pr->t->m;
 	}
 	return 0;
 }
@@ -249,7 +252,7 @@ static int stage_width(const struct qkv_trace *t, enum qkv_stage stage)
 
 const char *print_derivation(struct printer *pr, enum qkv_stage stage)
 {
-	int row = print_clamp(pr->cell_row, 0, pr->t->n - 1);
+	int row = print_clamp(pr->cell_row, 0, pr->t->m - 1);
 	int col = print_clamp(pr->cell_col, 0, stage_width(pr->t, stage) - 1);
 
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -318,7 +321,7 @@ void print_stage_title_text(const struct printer *pr, enum qkv_stage stage,
 	char divisor[DIVISOR_SIZE];
 
 	snprintf(buf, size, "Stage %d — %s: %s%s%s", (int)stage, qkv_stage_name(stage), quote,
-		 qkv_stage_formula(stage), quote);
+		 qkv_stage_formula_of(pr->p, stage, false), quote);
 	if (stage == QKV_STAGE_SCALED) {
 		size_t used = strlen(buf);
 		print_divisor_text(pr, divisor, sizeof divisor);
@@ -333,7 +336,7 @@ int print_masked_pairs(const struct qkv_trace *t)
 	/* The online softmax's report holds no n × n matrix to mark. */
 	if (t->masked == NULL)
 		return 0;
-	for (int i = 0; i < t->n; i++)
+	for (int i = 0; i < t->m; i++)
 		for (int j = 0; j < t->n; j++)
 			count += qkv_trace_is_masked(t, i, j);
 	return count;
@@ -387,18 +390,40 @@ void print_padding(struct printer *pr)
 	}
 }
 
+enum label_kind print_label_of_dim(enum qkv_dim dim)
+{
+	switch (dim) {
+	case QKV_DIM_QUERIES: return LABEL_QUERY;
+	case QKV_DIM_KEYS: return LABEL_TOKEN;
+	case QKV_DIM_MODEL: return LABEL_MODEL;
+	default: return LABEL_DIM;
+	}
+}
+
+void print_sizes(const struct printer *pr, char *buf, size_t size)
+{
+	const struct qkv_problem *p = pr->p;
+	char queries[48] = "";
+	/* Self-attention's line is as it always was ("n = 1 tokens" too). */
+	const char *tokens = qkv_problem_is_cross(p) && pr->t->n == 1 ? "token" : "tokens";
+
+	if (qkv_problem_is_cross(p))
+		snprintf(queries, sizeof queries, "m = %d quer%s, ", pr->t->m, pr->t->m == 1 ? "y" : "ies");
+	if (p->form == QKV_FORM_PROJECTED)
+		snprintf(buf, size, "%sn = %d %s, d_model = %d, d_k = %d, d_v = %d", queries,
+			 pr->t->n, tokens, qkv_problem_d_model(p), pr->t->d_k, pr->t->d_v);
+	else
+		snprintf(buf, size, "%sn = %d %s, d_k = %d, d_v = %d", queries,
+			 pr->t->n, tokens, pr->t->d_k, pr->t->d_v);
+}
+
 void print_facts(struct printer *pr, const char *bullet, const char *legend)
 {
 	const struct qkv_problem *p = pr->p;
 	char line[CELL_SIZE * 2], divisor[DIVISOR_SIZE];
 
 	print_divisor_text(pr, divisor, sizeof divisor);
-	if (p->form == QKV_FORM_PROJECTED)
-		snprintf(line, sizeof line, "n = %d tokens, d_model = %d, d_k = %d, d_v = %d",
-			 pr->t->n, qkv_problem_d_model(p), pr->t->d_k, pr->t->d_v);
-	else
-		snprintf(line, sizeof line, "n = %d tokens, d_k = %d, d_v = %d",
-			 pr->t->n, pr->t->d_k, pr->t->d_v);
+	print_sizes(pr, line, sizeof line);
 	fprintf(pr->out, "%s%s\n", bullet, line);
 	fprintf(pr->out, "%sscores ÷ %s\n", bullet, divisor);
 	fprintf(pr->out, "%smask: %s\n", bullet, print_mask_text(p));
@@ -440,9 +465,10 @@ void print_wrong_sums_prose(struct printer *pr)
 		}
 		fputs(rows ? "WRONG WAY: each row's sum (softmax by rows makes them all 1):"
 			   : "each column's sum:", text);
-		for (int i = 0; i < t->n; i++) {
+		for (int i = 0; i < (rows ? t->m : t->n); i++) {
 			print_number(pr, print_weight_sum(pr, rows, i), number, sizeof number);
-			fprintf(text, " %s %s", pr->p->tokens[i], number);
+			fprintf(text, " %s %s", rows ? qkv_problem_query_label(pr->p, i) : pr->p->tokens[i],
+				number);
 		}
 		if (fclose(text) != 0 || line == NULL) {
 			free(line);

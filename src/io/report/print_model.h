@@ -32,7 +32,8 @@
 
 /* What labels a table's rows or columns: tokens, or numbered dimensions. */
 enum label_kind {
-	LABEL_TOKEN, /* the problem's token labels */
+	LABEL_TOKEN, /* the problem's token labels (the keys') */
+	LABEL_QUERY, /* the queries' labels: the tokens' in self-attention */
 	LABEL_DIM,   /* d1, d2, …: columns of Q, K, V, the output and the W's */
 	LABEL_MODEL, /* m1, m2, …: columns of X, rows of the W's */
 	LABEL_RUNNING, /* "m", "ℓ": the online softmax's running maximum and sum */
@@ -276,6 +277,12 @@ void print_padding(struct printer *pr);
 /* The header's facts (sizes, divisor, mask, padding, mistake, legend), one per
  * line, each after `bullet`; `legend` is how a masked entry is explained. */
 void print_facts(struct printer *pr, const char *bullet, const char *legend);
+/* The sizes line: "n = 3 tokens, d_k = 2, d_v = 2" (with d_model in the projected
+ * form), led by "m = 2 queries, " in cross-attention. */
+void print_sizes(const struct printer *pr, char *buf, size_t size);
+/* The labels of a catalogue dimension (qkv/grid.h): the queries', the tokens',
+ * m1… for d_model, d1… for the others. */
+enum label_kind print_label_of_dim(enum qkv_dim dim);
 extern const char *const print_masked_legend;
 
 /* The sum of the weights of row i (rows) or column i of the weights. */
