@@ -93,11 +93,11 @@ static void check_against_standard(const struct qkv_problem *p, int tile)
 	qkv_online_init(&o);
 	ck_assert_int_eq(qkv_attention(p, &t), 0);
 	ck_assert_int_eq(qkv_online_attention(p, tile, &o), 0);
-	ck_assert_int_eq(o.queries, t.n);
+	ck_assert_int_eq(o.queries, t.m);
 	ck_assert_int_eq(o.keys, t.n);
 	ck_assert_int_eq(o.tile, tile < t.n ? tile : t.n);
 	scale = fmax(largest_value(&t.v), 1e-300);
-	for (int i = 0; i < t.n; i++) {
+	for (int i = 0; i < t.m; i++) {
 		bool all_in_sum = p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX;
 		double max = -INFINITY, sum = 0.0;
 
@@ -304,6 +304,46 @@ START_TEST(test_projected_form_matches_the_standard_output)
 }
 END_TEST
 
+/* Cross-attention: m queries against n keys, direct (drawn) and projected (a
+ * self-attention problem cut into a decoder's first m tokens and an encoder's
+ * first n, the queries then from X_q), with padding on a key. */
+START_TEST(test_cross_attention_matches_the_standard_output)
+{
+	static const int sizes[][2] = { { 1, 5 }, { 5, 1 }, { 3, 7 }, { 9, 4 }, { 6, 6 } };
+	struct lcg g = { 13 };
+
+	for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+		struct qkv_problem p;
+		int m = sizes[s][0], n = sizes[s][1], big = m > n ? m : n;
+
+		qkv_problem_init(&p);
+		ck_assert_int_eq(qkv_problem_random_cross(&p, m, n, 3, 2, 100 + s), 0);
+		ck_assert(qkv_problem_is_cross(&p));
+		for (int tile = 1; tile <= n + 1; tile += 2)
+			check_against_standard(&p, tile);
+		qkv_problem_fini(&p);
+		qkv_problem_init(&p);
+		give_labels(&p, big);
+		p.form = QKV_FORM_PROJECTED;
+		fill(&p.x, big, 4, 2.0, &g);
+		fill(&p.w_q, 4, 3, 1.0, &g);
+		fill(&p.w_k, 4, 3, 1.0, &g);
+		fill(&p.w_v, 4, 2, 1.0, &g);
+		ck_assert_int_eq(qkv_problem_check(&p), 0);
+		ck_assert_int_eq(qkv_problem_cut_cross(&p, m, n), 0);
+		ck_assert(qkv_problem_is_cross(&p));
+		if (n > 1) {
+			p.padding = calloc((size_t)n, 1);
+			ck_assert_ptr_nonnull(p.padding);
+			p.padding[n - 1] = 1;
+		}
+		ck_assert_int_eq(qkv_problem_check(&p), 0);
+		check_against_standard(&p, 2);
+		qkv_problem_fini(&p);
+	}
+}
+END_TEST
+
 /* A query that sees no key: m stays −∞, ℓ 0, and its output row is 0, as the
  * standard trace's. */
 START_TEST(test_fully_hidden_row_is_zero)
@@ -384,6 +424,7 @@ static Suite *online_suite(void)
 	tcase_add_test(standard, test_random_problems_match_the_standard_output);
 	tcase_add_test(standard, test_extreme_scores_match_the_standard_output);
 	tcase_add_test(standard, test_projected_form_matches_the_standard_output);
+	tcase_add_test(standard, test_cross_attention_matches_the_standard_output);
 	tcase_add_test(standard, test_fully_hidden_row_is_zero);
 	tcase_add_test(limits, test_refusals);
 	tcase_add_test(limits, test_no_n_by_n_block);

@@ -115,7 +115,8 @@ void qkv_online_fini(struct qkv_online *o)
 	qkv_online_init(o);
 }
 
-/* Q, K, V as used: copies in the direct form, products in the projected form. */
+/* Q, K, V as used: copies in the direct form, products in the projected form
+ * (in cross-attention the queries from their own sequence X_q). */
 static int online_inputs(const struct qkv_problem *p, struct qkv_online *o)
 {
 	int rc;
@@ -128,7 +129,7 @@ static int online_inputs(const struct qkv_problem *p, struct qkv_online *o)
 			rc = qkv_matrix_copy(&o->v, &p->v);
 		return rc;
 	}
-	rc = qkv_matrix_multiply(&o->q, &p->x, &p->w_q);
+	rc = qkv_matrix_multiply(&o->q, qkv_problem_is_cross(p) ? &p->x_q : &p->x, &p->w_q);
 	if (rc == 0)
 		rc = qkv_matrix_multiply(&o->k, &p->x, &p->w_k);
 	if (rc == 0)
