@@ -3387,6 +3387,30 @@ START_TEST(test_reach_masked_cells_do_not_move)
 }
 END_TEST
 
+/* A W's rows are d_model's dimensions, more of them than tokens here (one token,
+ * d_model 3): the last row's cell is named by its dimension, and nothing reads a
+ * token's label past the tokens (the sanitizers' run would stop on it). */
+START_TEST(test_w_rows_past_the_tokens)
+{
+	static const char text[] =
+		"{\"tokens\": [\"a\"], \"X\": [[1, 2, 3]],"
+		" \"W_Q\": [[1], [0], [0]], \"W_K\": [[1], [0], [0]], \"W_V\": [[1], [0], [0]]}";
+	struct qkv_problem p;
+	struct app a;
+	char err[256];
+
+	qkv_problem_init(&p);
+	ck_assert_msg(load_string(text, strlen(text), "wide", &p, err, sizeof err) == 0, "%s", err);
+	start_with(&a, &p, NULL);
+	key(&a, APP_KEY_TAB);
+	ck_assert_int_eq(a.focus, QKV_GRID_W_Q);
+	a.cursor[QKV_GRID_W_Q].row = 2;
+	key(&a, '+');
+	ck_assert_msg(strncmp(a.message, "W_Q[m3, d1]: 0 → ", strlen("W_Q[m3, d1]: 0 → ")) == 0, "%s", a.message);
+	app_fini(&a);
+}
+END_TEST
+
 /* Projected form: an edit of X moves Q, K and V of that token as well. */
 START_TEST(test_reach_projected)
 {
@@ -4685,6 +4709,7 @@ static Suite *app_suite(void)
 	tcase_add_test(truth, test_reach_value_outputs_only);
 	tcase_add_test(truth, test_reach_masked_cells_do_not_move);
 	tcase_add_test(truth, test_reach_projected);
+	tcase_add_test(truth, test_w_rows_past_the_tokens);
 	tcase_add_test(truth, test_reach_marks_random_edits);
 	tcase_add_test(truth, test_reach_below_the_shown_digits);
 	tcase_add_test(truth, test_identity_claim_from_the_numbers);

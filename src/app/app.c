@@ -43,12 +43,14 @@ const char *app_focus_name(enum qkv_grid focus)
  * (a head's W with its head), "W_O[h2d1, d1]". */
 void app_cell_name(const struct app *app, enum qkv_grid focus, int row, int col, char *buf, size_t size)
 {
-	const char *name = app_focus_name(focus);
+	const char *name = app_focus_name(focus), *label = "";
 
-	/* Q's and X_q's rows are the queries', the others' the tokens'. */
-	const char *label = qkv_grid_info[focus].rows == QKV_DIM_QUERIES ? qkv_problem_query_label(&app->problem, row)
-									  : app->problem.tokens[row];
-
+	/* Rows of tokens: Q's and X_q's the queries', K's, V's and X's the keys'
+	 * (the W's rows are d_model's dimensions, W_O's the heads' columns). */
+	if (qkv_grid_info[focus].rows == QKV_DIM_QUERIES)
+		label = qkv_problem_query_label(&app->problem, row);
+	else if (qkv_grid_info[focus].rows == QKV_DIM_KEYS)
+		label = app->problem.tokens[row];
 	if (focus <= QKV_GRID_V)
 		snprintf(buf, size, "%s[%s, d%d]", name, label, col + 1);
 	else if (focus == QKV_GRID_X || focus == QKV_GRID_X_Q)
