@@ -72,15 +72,20 @@ static void random_problem(struct lcg *g, struct qkv_problem *p)
 /* The panel the stage explains (or, live, the weights). */
 static const struct panel *current_panel(const struct layout *l, const struct app *app)
 {
-	static const enum panel_kind stage_panel[QKV_STAGE_COUNT] = {
-		PANEL_DERIVED, PANEL_SCORES, PANEL_SCALED, PANEL_WEIGHTS, PANEL_MIX, PANEL_OUTPUT,
-	};
-	enum panel_kind want = app->stage == APP_STAGE_LIVE ? PANEL_WEIGHTS
-			       : app->stage == APP_STAGE_CONCAT ? PANEL_CONCAT
-			       : app->stage == APP_STAGE_LAYER ? PANEL_LAYER : stage_panel[app->stage];
+	enum qkv_grid want = QKV_GRID_WEIGHTS;
 
+	/* The projections' and the mix's panels have a kind of their own; the other
+	 * stages show the catalogue's grid of the stage. */
+	if (app->stage != APP_STAGE_LIVE && qkv_grid_of_stage(app->stage, &want) != 0) {
+		enum panel_kind kind = app->stage == QKV_STAGE_PROJECTIONS ? PANEL_DERIVED : PANEL_MIX;
+
+		for (int i = 0; i < l->count; i++)
+			if (l->panels[i].kind == kind)
+				return &l->panels[i];
+		return NULL;
+	}
 	for (int i = 0; i < l->count; i++)
-		if (l->panels[i].kind == want)
+		if (panel_shows(&l->panels[i], want))
 			return &l->panels[i];
 	return NULL;
 }

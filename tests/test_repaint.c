@@ -359,7 +359,7 @@ START_TEST(small_multiple_click_selects_head)
 		const struct panel *own = &f.layout.panels[i];
 		int focus, row, col, hit_head = -1;
 
-		if (own->kind != PANEL_WEIGHTS)
+		if (!panel_shows(own, QKV_GRID_WEIGHTS))
 			continue;
 		ck_assert(layout_hit(&f.layout, own->x + own->label_w, panel_row_y(own, 0), &focus, &row, &col,
 				     &hit_head));

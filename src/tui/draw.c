@@ -143,28 +143,19 @@ static double panel_value(const struct app *app, const struct panel *panel, int 
 	case PANEL_HEAD:
 		*masked = qkv_trace_is_masked(&app->heads.head[panel->input], row, col);
 		return qkv_matrix_get(&app->heads.head[panel->input].weights, row, col);
-	case PANEL_CONCAT:
-		return qkv_matrix_get(&app->heads.concat, row, col);
-	case PANEL_LAYER:
-		return qkv_matrix_get(&app->heads.output, row, col);
+	case PANEL_GRID:
+		/* S, S', A and O the selected head's (app->trace), the concatenation and
+		 * the layer output the heads' together. */
+		*masked = qkv_grid_is_attention(panel->grid) && qkv_trace_is_masked(t, row, col);
+		return qkv_matrix_get(qkv_grid_matrix(&app->problem, t, &app->heads, app->head, panel->grid), row, col);
 	case PANEL_DERIVED:
 		return qkv_matrix_get(panel->input == QKV_GRID_Q ? &t->q : panel->input == QKV_GRID_K ? &t->k : &t->v,
 				      row, col);
-	case PANEL_SCORES:
-		*masked = qkv_trace_is_masked(t, row, col);
-		return qkv_matrix_get(&t->scores, row, col);
-	case PANEL_SCALED:
-		*masked = qkv_trace_is_masked(t, row, col);
-		return qkv_matrix_get(&t->scaled, row, col);
-	case PANEL_WEIGHTS:
-		*masked = qkv_trace_is_masked(t, row, col);
-		return qkv_matrix_get(&t->weights, row, col);
 	case PANEL_MIX:
 		*masked = qkv_trace_is_masked(t, app_query(app), row);
 		return qkv_trace_mix(t, app_query(app), row, col);
-	case PANEL_OUTPUT:
 	default:
-		return qkv_matrix_get(&t->output, row, col);
+		return 0.0;
 	}
 }
 
@@ -224,20 +215,14 @@ static bool cell_moved(const struct app *app, const struct panel *panel, int row
 		return app_moved(app, (enum qkv_grid)(QKV_GRID_Q + panel->input - QKV_GRID_Q), row, col);
 	case PANEL_MIX:
 		return app_moved_mix(app, app_query(app), row, col);
-	case PANEL_SCORES:
-		return app_moved(app, QKV_GRID_SCORES, row, col);
-	case PANEL_SCALED:
-		return app_moved(app, QKV_GRID_SCALED, row, col);
-	case PANEL_WEIGHTS:
-		return app_moved(app, QKV_GRID_WEIGHTS, row, col);
-	case PANEL_OUTPUT:
-		return app_moved(app, QKV_GRID_OUTPUT, row, col);
+	case PANEL_GRID:
+		if (panel->grid == QKV_GRID_CONCAT)
+			return app_moved_concat(app, row, col);
+		if (panel->grid == QKV_GRID_LAYER)
+			return app_moved_layer(app, row, col);
+		return app_moved(app, panel->grid, row, col);
 	case PANEL_HEAD:
 		return app_moved_head_weight(app, panel->input, row, col);
-	case PANEL_CONCAT:
-		return app_moved_concat(app, row, col);
-	case PANEL_LAYER:
-		return app_moved_layer(app, row, col);
 	default:
 		return false;
 	}
@@ -250,9 +235,9 @@ static bool cell_selected(const struct app *app, const struct panel *panel, int 
 		return row == app_key(app) && col == app_value_col(app);
 	if (panel->focus < 0)
 		return false;
-	if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED || panel->kind == PANEL_WEIGHTS)
+	if (panel_attention(panel))
 		return row == app_query(app) && col == app_key(app);
-	if (panel->kind == PANEL_OUTPUT)
+	if (panel_shows(panel, QKV_GRID_OUTPUT))
 		return row == app_query(app) && col == app_value_col(app);
 	return (int)app->focus == panel->focus && app->cursor[panel->focus].row == row &&
 	       app->cursor[panel->focus].col == col;
@@ -267,7 +252,7 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 		return palette_role(ROLE_MASKED);
 	if (panel->kind == PANEL_HEAD) {
 		style = palette_weight(value);
-	} else if (panel->kind == PANEL_WEIGHTS) {
+	} else if (panel_shows(panel, QKV_GRID_WEIGHTS)) {
 		double w = value;
 		if (app->auto_range) {
 			/* From the numbers as shown, so equal numbers stay equal colours. */
@@ -278,7 +263,7 @@ static struct cell_style cell_style_of(const struct app *app, const struct panel
 			w = high > low ? (shown - low) / (high - low) : 1.0;
 		}
 		style = palette_weight(w);
-	} else if (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) {
+	} else if (panel_signed(panel)) {
 		style = palette_signed(value, limit);
 	}
 	if (cell_moved(app, panel, row, col))
@@ -339,7 +324,7 @@ static void draw_halves(const struct app *app, const struct panel *panel, double
 			/* The lower half block in the lower row's colour on the upper's: a
 			 * font whose blocks stop short of the cell's top then shows the
 			 * upper colour there, not a thin line of the lower one. */
-			style = panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD
+			style = panel_shows(panel, QKV_GRID_WEIGHTS) || panel->kind == PANEL_HEAD
 					? palette_weight_halves(b, a) : palette_signed_halves(b, a, limit);
 			if (cell_selected(app, panel, upper, col) || (has_lower && cell_selected(app, panel, lower, col))) {
 				mark_line = line;
@@ -374,15 +359,14 @@ static void draw_panel_body(const struct app *app, const struct layout *l, const
 {
 	char text[APP_EDIT_MAX + 16];
 	int data_x = panel->x + panel->label_w;
-	double limit = (panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) ? signed_limit(app, panel) : 1.0;
-	bool token_columns = panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED ||
-			     panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_HEAD;
+	double limit = panel_signed(panel) ? signed_limit(app, panel) : 1.0;
+	bool token_columns = panel_attention(panel) || panel->kind == PANEL_HEAD;
 	bool token_rows = !(panel->kind == PANEL_INPUT && panel->input >= QKV_GRID_W_Q);
 	/* The rows of S, S', A, O, Q (and X_q) are queries; those of K, V, X and the mix keys. */
 	bool query_rows = layout_query_rows(panel);
 	/* The concatenation's columns and W_O's rows come in blocks of d_v, one a head. */
 	int d_v = app->heads.d_v > 0 ? app->heads.d_v : 1;
-	bool head_columns = panel->kind == PANEL_CONCAT;
+	bool head_columns = panel_shows(panel, QKV_GRID_CONCAT);
 	bool head_rows = panel->kind == PANEL_INPUT && panel->input == QKV_GRID_W_O;
 	/* X's columns and W_Q's, W_K's and W_V's rows are d_model's dimensions, m1 … */
 	bool model_columns = panel->kind == PANEL_INPUT && (panel->input == QKV_GRID_X || panel->input == QKV_GRID_X_Q);
@@ -773,17 +757,19 @@ static void draw_heads_readout(const struct app *app, const struct panel *panel)
  * (the walk shows no later stage). */
 static bool panel_has_focus(const struct app *app, const struct panel *panel)
 {
-	static const enum panel_kind stage_panel[QKV_STAGE_COUNT] = {
-		PANEL_DERIVED, PANEL_SCORES, PANEL_SCALED, PANEL_WEIGHTS, PANEL_MIX, PANEL_OUTPUT,
-	};
+	enum qkv_grid grid;
 
 	if (panel->focus < 0 || panel->focus != (int)app->focus)
 		return false;
-	if (panel->kind == PANEL_INPUT || panel->kind == PANEL_CONCAT || panel->kind == PANEL_LAYER)
+	if (panel->kind == PANEL_INPUT || panel_shows(panel, QKV_GRID_CONCAT) || panel_shows(panel, QKV_GRID_LAYER))
 		return true;
 	if (app->stage == APP_STAGE_LIVE || app->stage >= QKV_STAGE_COUNT)
-		return panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_OUTPUT;
-	return panel->kind == stage_panel[app->stage];
+		return panel_shows(panel, QKV_GRID_WEIGHTS) || panel_shows(panel, QKV_GRID_OUTPUT);
+	if (app->stage == QKV_STAGE_PROJECTIONS)
+		return panel->kind == PANEL_DERIVED;
+	if (app->stage == QKV_STAGE_MIX)
+		return panel->kind == PANEL_MIX;
+	return qkv_grid_of_stage(app->stage, &grid) == 0 && panel_shows(panel, grid);
 }
 
 /* The words under a grid with rows or columns out of sight: how many, on which
@@ -876,11 +862,11 @@ static void draw_panel(const struct app *app, const struct layout *l, const stru
 	if (panel->compact && panel->kind != PANEL_HEAD)
 		draw_compact_numbers(app, l, panel);
 	/* Colour-only cells have no room for the sums: the legend instead. */
-	if (panel->kind == PANEL_WEIGHTS && panel->sums && !panel->compact)
+	if (panel_shows(panel, QKV_GRID_WEIGHTS) && panel->sums && !panel->compact)
 		draw_weight_sums(app, l, panel);
-	else if (panel->kind == PANEL_WEIGHTS)
+	else if (panel_shows(panel, QKV_GRID_WEIGHTS))
 		draw_weights_legend(app, l, panel);
-	else if ((panel->kind == PANEL_SCORES || panel->kind == PANEL_SCALED) && !l->tight)
+	else if (panel_signed(panel) && !l->tight)
 		draw_signed_legend(app, panel);
 	else if (panel->kind == PANEL_MIX)
 		draw_mix_sum(app, l, panel);

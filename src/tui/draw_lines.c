@@ -18,10 +18,10 @@ int draw_panel_flag(const struct panel *panel)
 	case PANEL_DERIVED:
 		return REDRAW_INPUTS;
 	case PANEL_MIX:
-	case PANEL_OUTPUT:
-	case PANEL_CONCAT:
-	case PANEL_LAYER:
 		return REDRAW_OUTPUT;
+	case PANEL_GRID:
+		/* S, S' and A are the attention; O and what the heads make of it, output. */
+		return qkv_grid_is_attention(panel->grid) ? REDRAW_ATTENTION : REDRAW_OUTPUT;
 	case PANEL_READOUT:
 		return REDRAW_ATTENTION | REDRAW_INFO;
 	default:

@@ -142,6 +142,13 @@ static void grid_panel(struct panel *panel, enum panel_kind kind, int focus, int
 	panel->cell_h = 1;
 }
 
+/* Makes panel (set up by grid_panel as PANEL_GRID) show the computed grid. */
+static struct panel *showing(struct panel *panel, enum qkv_grid grid)
+{
+	panel->grid = grid;
+	return panel;
+}
+
 /* The panel's full width for `cols` shown columns (never narrower than its title). */
 static int panel_width(const struct panel *panel, int cols)
 {
@@ -156,17 +163,11 @@ static int panel_width(const struct panel *panel, int cols)
  * tight layout drops the signed grids' legends, never the weights'. */
 static int panel_extra_lines(const struct layout *l, const struct panel *panel)
 {
-	switch (panel->kind) {
-	case PANEL_WEIGHTS:
+	if (panel_shows(panel, QKV_GRID_WEIGHTS))
 		return 3; /* the legend stays: what the colours mean */
-	case PANEL_SCORES:
-	case PANEL_SCALED:
+	if (panel_signed(panel))
 		return l->tight && !panel->sums ? 2 : 3;
-	case PANEL_MIX:
-		return 3;
-	default:
-		return 2;
-	}
+	return panel->kind == PANEL_MIX ? 3 : 2;
 }
 
 struct builder {
@@ -204,12 +205,11 @@ int layout_panel_head(const struct app *app, const struct panel *panel)
 		return panel->input;
 	case PANEL_INPUT:
 		return panel->input >= QKV_GRID_W_Q && panel->input <= QKV_GRID_W_V ? app->head : -1;
+	case PANEL_GRID:
+		/* The concatenation and the layer output are the heads' together. */
+		return panel->grid == QKV_GRID_CONCAT || panel->grid == QKV_GRID_LAYER ? -1 : app->head;
 	case PANEL_DERIVED:
-	case PANEL_SCORES:
-	case PANEL_SCALED:
-	case PANEL_WEIGHTS:
 	case PANEL_MIX:
-	case PANEL_OUTPUT:
 	case PANEL_READOUT:
 		return panel->input == LAYOUT_HEADS_READOUT ? -1 : app->head;
 	default:
@@ -234,6 +234,37 @@ static void mix_title(const char *query, int form, char *buf, size_t size)
 		break;
 	default:
 		snprintf(buf, size, "4 mix  a_%s,j · v_j", query);
+		break;
+	}
+}
+
+/* A computed grid's title: its stage's number in the walk, its name and formula. */
+static void grid_title(const struct app *app, enum qkv_grid grid, bool live, const char *divisor, char *buf,
+		       size_t size)
+{
+	switch (grid) {
+	case QKV_GRID_SCORES:
+		snprintf(buf, size, "1 scores  S = Q Kᵀ");
+		break;
+	case QKV_GRID_SCALED:
+		snprintf(buf, size, "2 scaled  S / %s", divisor);
+		break;
+	case QKV_GRID_WEIGHTS:
+		if (app->problem.wrong == QKV_WRONG_COLUMN_SOFTMAX)
+			snprintf(buf, size, live ? "weights  softmax columns" : "3 weights  softmax(S') by columns");
+		else if (app->problem.wrong == QKV_WRONG_MASK_AFTER_SOFTMAX)
+			snprintf(buf, size, live ? "weights  softmax, then mask" : "3 weights  softmax, then mask");
+		else
+			snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax(S')");
+		break;
+	case QKV_GRID_OUTPUT:
+		snprintf(buf, size, live ? "output  O = A V" : "5 output  O = A V");
+		break;
+	case QKV_GRID_CONCAT:
+		snprintf(buf, size, live ? "concat" : "6 concat");
+		break;
+	default:
+		snprintf(buf, size, live ? "output = Concat W_O" : "7 output = Concat W_O");
 		break;
 	}
 }
@@ -264,34 +295,14 @@ static const char *panel_title(const struct app *app, const struct panel *panel,
 	case PANEL_DERIVED:
 		snprintf(buf, size, "%s", cross && panel->input == QKV_GRID_Q ? "Q = X_q W_Q" : derived_titles[panel->input]);
 		break;
-	case PANEL_SCORES:
-		snprintf(buf, size, "1 scores  S = Q Kᵀ");
-		break;
-	case PANEL_SCALED:
-		snprintf(buf, size, "2 scaled  S / %s", divisor);
-		break;
-	case PANEL_WEIGHTS:
-		if (app->problem.wrong == QKV_WRONG_COLUMN_SOFTMAX)
-			snprintf(buf, size, live ? "weights  softmax columns" : "3 weights  softmax(S') by columns");
-		else if (app->problem.wrong == QKV_WRONG_MASK_AFTER_SOFTMAX)
-			snprintf(buf, size, live ? "weights  softmax, then mask" : "3 weights  softmax, then mask");
-		else
-			snprintf(buf, size, live ? "weights  softmax rows" : "3 weights  A = softmax(S')");
+	case PANEL_GRID:
+		grid_title(app, panel->grid, live, divisor, buf, size);
 		break;
 	case PANEL_MIX:
 		mix_title(token, form, buf, size);
 		break;
-	case PANEL_OUTPUT:
-		snprintf(buf, size, live ? "output  O = A V" : "5 output  O = A V");
-		break;
 	case PANEL_HEAD:
 		snprintf(buf, size, "weights");
-		break;
-	case PANEL_CONCAT:
-		snprintf(buf, size, live ? "concat" : "6 concat");
-		break;
-	case PANEL_LAYER:
-		snprintf(buf, size, live ? "output = Concat W_O" : "7 output = Concat W_O");
 		break;
 	case PANEL_READOUT:
 	default:
@@ -362,8 +373,8 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 	}
 	for (int i = 0; i < t->h; i++) {
 		if (i == app->head)
-			panel = add(b), grid_panel(panel, PANEL_WEIGHTS, QKV_GRID_WEIGHTS, -1, t->m, t->n, weight_w,
-						   label_w, token_w);
+			panel = add(b), grid_panel(panel, PANEL_GRID, QKV_GRID_WEIGHTS, -1, t->m, t->n, weight_w,
+						   label_w, token_w), showing(panel, QKV_GRID_WEIGHTS);
 		else
 			panel = add(b), grid_panel(panel, PANEL_HEAD, -1, i, t->m, t->n, weight_w, label_w, token_w);
 		panel->priority = live ? PRIORITY_CURRENT : concat ? PRIORITY_CONTEXT : PRIORITY_INPUT;
@@ -371,8 +382,9 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 	if (live)
 		b->groups++;
 	panel = add(b);
-	grid_panel(panel, PANEL_CONCAT, QKV_GRID_CONCAT, -1, t->m, t->concat.cols, number_width(&t->concat, decimals),
+	grid_panel(panel, PANEL_GRID, QKV_GRID_CONCAT, -1, t->m, t->concat.cols, number_width(&t->concat, decimals),
 		   label_w, 4);
+	showing(panel, QKV_GRID_CONCAT);
 	/* Live, the heads' weights are the picture; what they make comes after. */
 	panel->priority = concat ? PRIORITY_CURRENT : PRIORITY_CONTEXT;
 	panel = add(b);
@@ -381,8 +393,9 @@ static void choose_heads_panels(struct builder *b, const struct app *app, int de
 	panel->priority = live || concat ? PRIORITY_INPUT : PRIORITY_CONTEXT;
 	if (!concat) {
 		panel = add(b);
-		grid_panel(panel, PANEL_LAYER, QKV_GRID_LAYER, -1, t->m, t->output.cols,
+		grid_panel(panel, PANEL_GRID, QKV_GRID_LAYER, -1, t->m, t->output.cols,
 			   number_width(&t->output, decimals), label_w, 3);
+		showing(panel, QKV_GRID_LAYER);
 		panel->priority = live ? PRIORITY_CONTEXT : PRIORITY_CURRENT;
 	}
 	/* The heads compared (a row each and one for their average). */
@@ -490,18 +503,19 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 	if (live)
 		b->groups++;
 	if (stage == QKV_STAGE_SCORES || stage == QKV_STAGE_SCALED)
-		grid_at(b, AT(QKV_STAGE_SCORES), PANEL_SCORES, QKV_GRID_WEIGHTS, -1, t->m, t->n,
-			number_width(&t->scores, decimals), label_w, token_w);
+		showing(grid_at(b, AT(QKV_STAGE_SCORES), PANEL_GRID, QKV_GRID_WEIGHTS, -1, t->m, t->n,
+				number_width(&t->scores, decimals), label_w, token_w), QKV_GRID_SCORES);
 	if (stage == QKV_STAGE_SCALED || stage == QKV_STAGE_WEIGHTS)
-		grid_at(b, AT(QKV_STAGE_SCALED), PANEL_SCALED, QKV_GRID_WEIGHTS, -1, t->m, t->n,
-			number_width(&t->scaled, decimals), label_w, token_w);
+		showing(grid_at(b, AT(QKV_STAGE_SCALED), PANEL_GRID, QKV_GRID_WEIGHTS, -1, t->m, t->n,
+				number_width(&t->scaled, decimals), label_w, token_w), QKV_GRID_SCALED);
 	if (stage == QKV_STAGE_SCALED && app->show_stats)
 		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->m, 4, 6, label_w, 6);
 	if (live || stage >= QKV_STAGE_WEIGHTS) {
 		/* Without colour, or with only eight, a shading glyph stands beside each
 		 * weight: it needs a column. */
-		panel = grid_at(b, AT(QKV_STAGE_WEIGHTS), PANEL_WEIGHTS, QKV_GRID_WEIGHTS, -1, t->m, t->n,
-				decimals + 2 + (b->l->look.glyphs ? 1 : 0), label_w, token_w);
+		panel = showing(grid_at(b, AT(QKV_STAGE_WEIGHTS), PANEL_GRID, QKV_GRID_WEIGHTS, -1, t->m, t->n,
+					decimals + 2 + (b->l->look.glyphs ? 1 : 0), label_w, token_w),
+				QKV_GRID_WEIGHTS);
 		/* The wrong-way demonstrations show each row's and each column's sum. */
 		panel->sums = p->wrong != QKV_WRONG_NONE;
 		if (panel->sums && panel->label_w < 5)
@@ -514,8 +528,8 @@ static void choose_panels(struct builder *b, const struct app *app, int decimals
 		grid_at(b, PRIORITY_CURRENT, PANEL_MIX, QKV_GRID_OUTPUT, -1, t->n, t->d_v, number_width(&t->v, decimals) + 1,
 			label_w < 4 ? 4 : label_w, digits_v + 1); /* room for "key" over its rows */
 	if (live || stage == QKV_STAGE_OUTPUT)
-		grid_at(b, PRIORITY_CURRENT, PANEL_OUTPUT, QKV_GRID_OUTPUT, -1, t->m, t->d_v,
-			number_width(&t->output, decimals), label_w, digits_v + 1);
+		showing(grid_at(b, PRIORITY_CURRENT, PANEL_GRID, QKV_GRID_OUTPUT, -1, t->m, t->d_v,
+				number_width(&t->output, decimals), label_w, digits_v + 1), QKV_GRID_OUTPUT);
 	if (live && app->show_stats)
 		grid_at(b, PRIORITY_READOUT, PANEL_READOUT, -1, -1, t->m, 4, 6, label_w, 6);
 #undef AT
@@ -564,8 +578,9 @@ static int place(struct builder *b, int width, const int caps[PRIORITY_COUNT], i
 	for (int i = 0; i < l->count; i++)
 		if (!l->panels[i].dropped &&
 		    (l->panels[i].kind == PANEL_HEAD ||
-		     (l->panels[i].kind == PANEL_WEIGHTS && i + 1 < l->count && l->panels[i + 1].kind == PANEL_HEAD) ||
-		     (l->panels[i].kind == PANEL_WEIGHTS && i > 0 && l->panels[i - 1].kind == PANEL_HEAD)))
+		     (panel_shows(&l->panels[i], QKV_GRID_WEIGHTS) && i + 1 < l->count &&
+		      l->panels[i + 1].kind == PANEL_HEAD) ||
+		     (panel_shows(&l->panels[i], QKV_GRID_WEIGHTS) && i > 0 && l->panels[i - 1].kind == PANEL_HEAD)))
 			strip_w += l->panels[i].row_label_w + l->panels[i].cols * l->panels[i].number_cell_w + 1 +
 				   layout_gap(l);
 	for (int i = 0; i < l->count; i++) {
@@ -575,11 +590,10 @@ static int place(struct builder *b, int width, const int caps[PRIORITY_COUNT], i
 		if (panel->dropped)
 			continue;
 		/* A heatmap too wide for numbers becomes colour-only cells, two columns each. */
-		panel->compact = (panel->kind == PANEL_WEIGHTS || panel->kind == PANEL_SCORES ||
-				  panel->kind == PANEL_SCALED) &&
+		panel->compact = panel_attention(panel) &&
 				 panel->row_label_w + panel->cols * panel->number_cell_w + 1 > width && panel->cols > 8;
 		/* The heads' weights side by side: colour-only cells when they do not all fit. */
-		if (panel->kind == PANEL_HEAD || (panel->kind == PANEL_WEIGHTS && strip_w > width))
+		if (panel->kind == PANEL_HEAD || (panel_shows(panel, QKV_GRID_WEIGHTS) && strip_w > width))
 			panel->compact = panel->compact || strip_w > width;
 		panel->cell_w = panel->compact ? 2 : panel->number_cell_w;
 		/* The selected row and column in numbers (not under another head's). */

@@ -8,20 +8,19 @@
 #include <stddef.h>
 
 #include "app/app.h"
+#include "qkv/grid.h"
 #include "qkv/error.h"
 
+/* What a panel is. The grids it shows are the catalogue's (qkv/grid.h): an input
+ * (input), Q, K or V as the projections made them (input), or a computed grid
+ * (grid); the kinds below are only the roles the catalogue has no grid for. */
 enum panel_kind {
-	PANEL_INPUT,    /* an editable input (Q K V, or X W_Q W_K W_V) */
-	PANEL_DERIVED,  /* Q, K or V computed from projections (read-only) */
-	PANEL_SCORES,
-	PANEL_SCALED,
-	PANEL_WEIGHTS,
-	PANEL_MIX,
-	PANEL_OUTPUT,
+	PANEL_INPUT,    /* an editable input (Q K V, or X W_Q W_K W_V): input */
+	PANEL_DERIVED,  /* Q, K or V computed from projections (read-only): input */
+	PANEL_GRID,     /* a computed grid: S, S', A, O, the concatenation, the layer output */
+	PANEL_MIX,      /* stage 4: one query's terms a_ij · v_j, a row per key */
 	PANEL_READOUT,  /* statistics beside the heatmap */
 	PANEL_HEAD,     /* multi-head: another head's weights (input = the head), a small multiple */
-	PANEL_CONCAT,   /* multi-head: the heads' outputs side by side */
-	PANEL_LAYER,    /* multi-head: the layer output Concat · W_O */
 };
 
 /* What a panel is to the screen, in the order the layout gives them room: the
@@ -41,6 +40,7 @@ struct panel {
 	enum panel_priority priority;
 	int focus;          /* app focus for the cursor and clicks; -1 for none */
 	int input;          /* PANEL_INPUT / PANEL_DERIVED: the enum qkv_grid */
+	enum qkv_grid grid; /* PANEL_GRID: the computed grid it shows */
 	int x, y, w, h;     /* on screen, title line included */
 	int rows, cols;     /* the grid's data shape */
 	int label_w, cell_w; /* cell_w: as drawn (2 when compact) */
@@ -63,6 +63,24 @@ struct panel {
 	int places;         /* decimals of its numbers; 0: the layout's decimals */
 	bool rounded;       /* even at `places` some values print alike: those are marked */
 };
+
+/* True when panel shows the computed grid `grid` of the catalogue. */
+static inline bool panel_shows(const struct panel *panel, enum qkv_grid grid)
+{
+	return panel->kind == PANEL_GRID && panel->grid == grid;
+}
+
+/* True for S, S' and A: query × key grids (qkv_grid_is_attention). */
+static inline bool panel_attention(const struct panel *panel)
+{
+	return panel->kind == PANEL_GRID && qkv_grid_is_attention(panel->grid);
+}
+
+/* True for S and S': the signed query × key grids. */
+static inline bool panel_signed(const struct panel *panel)
+{
+	return panel_attention(panel) && panel->grid != QKV_GRID_WEIGHTS;
+}
 
 /* A PANEL_READOUT's input when it compares the heads (a row a head). */
 #define LAYOUT_HEADS_READOUT (-2)
