@@ -5,7 +5,8 @@
 # freezes the screen, pasted text never runs commands (bracketed paste), SIGTERM,
 # SIGHUP and a terminal that disappears without SIGHUP (qkv under setsid) write a
 # recovery copy of unsaved changes, say so, and the next open offers it.
-# It must never signal any process but the qkv it started.
+# (Signals during a long computation, which are timed, are test_busy.sh's: it runs
+# alone.) It must never signal any process but the qkv it started.
 # shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -282,49 +283,6 @@ fi
 check "the terminal gone: the recovery copy is written" "$(copies)" -eq 1
 said=$(grep -c 'kept in .*/qkv/three\.json-.*\.recovery' "$E2E_DIR/gone.err")
 check "the terminal gone: stderr says where the changes are" "$said" -eq 1
-
-# --- long computations: keys and signals are handled meanwhile, Esc cancels ---------
-# A trace of about 4 billion multiply-adds (seconds); the sanitizer build
-# (unoptimised) gets a smaller one of about the same time.
-# A signal must end it within 2 s; the sanitizer build, several times slower at
-# writing the recovery copy of a problem this size, gets 10 s.
-if [[ $QKV == *asan* ]]; then big_n=512 big_dk=1024 quick=10; else big_n=1024 big_dk=2048 quick=2; fi
-half_dk=$((big_dk / 2))
-# shellcheck disable=SC2016 # expanded by the sh inside tmux
-start busy 120 30 sh -c 'sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" --random --tokens \$2 --dk \$3" "$0" "$1" "$2" "$3"; s=$?; echo "back in the shell, status $s"; read -r _; exit $s' "$QKV" "$E2E_DIR/busy.pid" "$big_n" "$big_dk"
-E2E_TIMEOUT=30 expect busy "n $big_n · d_k $big_dk" "a $big_n-token problem with d_k $big_dk is shown"
-keys busy '<'
-expect busy "computing the trace of $big_n tokens, d_k $half_dk" "halving d_k shows what is being computed"
-keys busy x
-expect busy 'still computing' "other keys wait (and say so)"
-keys busy Escape
-expect busy 'cancelled' "Esc cancels the computation"
-expect busy "n $big_n · d_k $big_dk" "after Esc d_k is still $big_dk"
-expect_not busy 'modified' "after Esc nothing is modified"
-keys busy '<'
-E2E_TIMEOUT=60 expect busy "d_k = $half_dk(:| |\$)" "without Esc the change is taken in"
-expect busy "n $big_n · d_k $half_dk" "the title bar says d_k $half_dk"
-keys busy '<'
-expect busy 'computing the trace' "another change computes"
-pid=$(cat "$E2E_DIR/busy.pid" 2>/dev/null)
-[ -n "$pid" ] && kill -s TERM "$pid"
-E2E_TIMEOUT=$quick expect busy 'status 143$' "SIGTERM during the computation ends qkv within $quick s"
-modes_off busy "after SIGTERM during a computation"
-e2e_tmux kill-session -t busy >/dev/null 2>&1
-
-# --- the first trace of a large problem: a line says so, signals and q still work ----
-# shellcheck disable=SC2016 # expanded by the sh inside tmux
-start first 120 30 sh -c 'sh -c "echo \$\$ >\"\$1\"; exec \"\$0\" --random --tokens \$2 --dk \$3" "$0" "$1" "$2" "$3"; s=$?; echo "back in the shell, status $s"; read -r _; exit $s' "$QKV" "$E2E_DIR/first.pid" "$big_n" "$((big_dk * 2))"
-expect first "computing the trace of $big_n tokens, d_k $((big_dk * 2))… [0-9.]+ s · q quits" "a large first trace: a line says what is computed"
-pid=$(cat "$E2E_DIR/first.pid" 2>/dev/null)
-[ -n "$pid" ] && kill -s TERM "$pid"
-E2E_TIMEOUT=$quick expect first 'status 143$' "SIGTERM while the first trace is computed ends qkv within $quick s"
-modes_off first "after SIGTERM during the first trace"
-e2e_tmux kill-session -t first >/dev/null 2>&1
-start firstq 120 30 "$QKV" --random --tokens "$big_n" --dk "$((big_dk * 2))"
-expect firstq "computing the trace of $big_n tokens" "again: the line"
-keys firstq q
-E2E_TIMEOUT=$quick expect_exit firstq 0 "q while the first trace is computed quits within $quick s (status 0)"
 
 # --- COLUMNS larger than any terminal: named, not blamed on terminfo ----------------
 start columns 200 24 COLUMNS=32768 sh -c '"$0" 2>&1; echo "status $?"; read -r _' "$QKV"
