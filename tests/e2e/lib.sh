@@ -38,7 +38,7 @@ case $QKV in
 *) QKV="$PWD/$QKV" ;;
 esac
 # How many times slower than an optimised build the qkv under test computes: the
-# sanitizer build (its path names it: build-asan; unoptimised, every access checked)
+# sanitizer build (its path names it: build-asan; at -O1, every access checked)
 # about ten times, measured on the learning view's experiment. wait_for's polls
 # already stretch by QKV_E2E_SLOWDOWN (3 in scripts/test's sanitizer run), so `slow`
 # adds the rest: 4 here, about twelve in all there (QKV_E2E_SLOW sets it).

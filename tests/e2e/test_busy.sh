@@ -22,7 +22,7 @@ modes_off() {
 
 # --- long computations: keys and signals are handled meanwhile, Esc cancels ---------
 # A trace of about 4 billion multiply-adds (seconds); the sanitizer build
-# (unoptimised) gets a smaller one of about the same time.
+# (every access checked) gets a smaller one of about the same time.
 # A signal must end it within 2 s; the sanitizer build, several times slower at
 # writing the recovery copy of a problem this size, gets 10 s.
 if [[ $QKV == *asan* ]]; then big_n=512 big_dk=1024 quick=10; else big_n=1024 big_dk=2048 quick=2; fi
