@@ -30,8 +30,11 @@ cat >weird.json <<'JSON'
  "Q": [[1, 0], [0, 1], [1, 1]], "K": [[1, 0], [0, 1], [1, 1]], "V": [[10, 0], [0, 10], [5, 5]]}
 JSON
 
-# compiles NAME PREAMBLE DESCRIPTION QKV-ARGS...: qkv's output, between that preamble
-# and \end{document}, compiles.
+# compiles NAME PREAMBLE DESCRIPTION QKV-ARGS...: qkv's output is to compile between
+# that preamble and \end{document}; it is written now and compiled by compile_all.
+queued_names=()
+queued_preambles=()
+queued_descs=()
 compiles() {
 	name=$1 preamble=$2 desc=$3
 	shift 3
@@ -39,16 +42,63 @@ compiles() {
 		not_ok "$desc: qkv exited $? ($(head -c 300 "$name.err"))"
 		return
 	fi
+	queued_names+=("$name")
+	queued_preambles+=("$preamble")
+	queued_descs+=("$desc")
+}
+
+# document NAME PREAMBLE BODY...: NAME.tex, the bodies one after the other on pages
+# of their own; pdflatex makes NAME.pdf of it, or fails with its error in NAME.out.
+document() {
+	local name=$1 preamble=$2 body
+	shift 2
 	printf '\\documentclass{article}\n%s\n\\begin{document}\n' "$preamble" >"$name.tex"
-	cat "$name.body" >>"$name.tex"
+	for body in "$@"; do
+		cat "$body.body" >>"$name.tex"
+		printf '\n\\clearpage\n' >>"$name.tex"
+	done
 	printf '\\end{document}\n' >>"$name.tex"
-	if pdflatex -interaction=nonstopmode -halt-on-error "$name.tex" >"$name.out" 2>&1 </dev/null &&
-		[ -s "$name.pdf" ]; then
-		ok "$desc: compiles with pdflatex"
-	else
-		not_ok "$desc: compiles with pdflatex"
-		grep -A4 '^!' "$name.out" | head -n 12 | sed 's/^/# /'
-	fi
+	pdflatex -interaction=nonstopmode -halt-on-error "$name.tex" >"$name.out" 2>&1 </dev/null &&
+		[ -s "$name.pdf" ]
+}
+
+# Compiles what compiles queued: all the outputs of one preamble in one document
+# (pdflatex starts once, not once an output), and only when that fails each on its
+# own, so the one that does not compile is named with pdflatex's error.
+compile_all() {
+	local preamble i group=0 members
+	while [ ${#queued_names[@]} -gt 0 ]; do
+		preamble=${queued_preambles[0]}
+		members=()
+		for i in "${!queued_names[@]}"; do
+			[ "${queued_preambles[i]}" = "$preamble" ] && members+=("$i")
+		done
+		group=$((group + 1))
+		local bodies=()
+		for i in "${members[@]}"; do
+			bodies+=("${queued_names[i]}")
+		done
+		if document "group-$group" "$preamble" "${bodies[@]}"; then
+			for i in "${members[@]}"; do
+				ok "${queued_descs[i]}: compiles with pdflatex"
+			done
+		else
+			for i in "${members[@]}"; do
+				if document "${queued_names[i]}" "$preamble" "${queued_names[i]}"; then
+					ok "${queued_descs[i]}: compiles with pdflatex"
+				else
+					not_ok "${queued_descs[i]}: compiles with pdflatex"
+					grep -A4 '^!' "${queued_names[i]}.out" | head -n 12 | sed 's/^/# /'
+				fi
+			done
+		fi
+		for i in "${members[@]}"; do
+			unset "queued_names[i]" "queued_preambles[i]" "queued_descs[i]"
+		done
+		queued_names=("${queued_names[@]}")
+		queued_preambles=("${queued_preambles[@]}")
+		queued_descs=("${queued_descs[@]}")
+	done
 }
 
 # The preambles the outputs name in their first comment.
@@ -95,4 +145,5 @@ compiles pgfplots-causal "$pgfplots" "--heatmap=pgfplots --mask causal" --format
 compiles table-weird "$table" "--heatmap, labels with special characters" --format latex --heatmap weird.json
 compiles pgfplots-weird "$pgfplots" "--heatmap=pgfplots, labels with special characters" \
 	--format latex --heatmap=pgfplots weird.json
+compile_all
 finish

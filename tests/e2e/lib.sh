@@ -202,16 +202,32 @@ slow() {
 	awk -v s="$1" -v f="$E2E_SLOW" 'BEGIN { print s * f }'
 }
 
+# e2e_pause I: sleeps after poll slot I (of 50 ms each) and prints the next slot:
+# every 50 ms for the first second, every 100 ms up to the third, then every 200 ms,
+# so that a long wait (a computation of seconds) costs a few captures, not dozens.
+e2e_pause() {
+	if (($1 < 20)); then
+		sleep 0.05
+		echo $(($1 + 1))
+	elif (($1 < 60)); then
+		sleep 0.1
+		echo $(($1 + 2))
+	else
+		sleep 0.2
+		echo $(($1 + 4))
+	fi
+}
+
 # wait_for NAME REGEX [SECONDS]: true as soon as the screen matches the extended
 # regular expression (line by line), false after SECONDS (default $QKV_E2E_TIMEOUT or 5).
 wait_for() {
-	local name=$1 regex=$2 polls i
+	local name=$1 regex=$2 polls i=0
 	polls=$(e2e_polls "${3:-$E2E_TIMEOUT}")
-	for ((i = 0; i < polls; i++)); do
+	while ((i < polls)); do
 		if screen "$name" 2>/dev/null | grep -qE -- "$regex"; then
 			return 0
 		fi
-		sleep 0.05
+		i=$(e2e_pause "$i")
 	done
 	return 1
 }
@@ -282,15 +298,15 @@ expect() {
 # expect_not NAME REGEX MESSAGE: passes when, once the screen has settled, the
 # regex is absent (or disappears within the timeout).
 expect_not() {
-	local name=$1 regex=$2 message=$3 polls i
+	local name=$1 regex=$2 message=$3 polls i=0
 	settle "$name"
 	polls=$(e2e_polls "$E2E_TIMEOUT")
-	for ((i = 0; i < polls; i++)); do
+	while ((i < polls)); do
 		if ! screen "$name" 2>/dev/null | grep -qE -- "$regex"; then
 			e2e_record 0 "$message"
 			return
 		fi
-		sleep 0.05
+		i=$(e2e_pause "$i")
 	done
 	e2e_record 1 "$message"
 	diag "did not expect /$regex/ on the screen"
