@@ -7,10 +7,14 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "io/report/print.h"
 
 #define CLI_USAGE 2 /* the exit status of bad usage or bad input */
+
+/* Writes qkv --help to out; pace is the text of --pace's default (the app's). */
+void cli_usage(FILE *out, const char *pace);
 
 /* Writes "qkv: " and the message as one line on stderr; returns CLI_USAGE, for
  * `return cli_fail(...)`. */
