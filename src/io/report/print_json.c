@@ -183,22 +183,28 @@ static void json_facts(struct printer *pr)
 		fprintf(pr->out, "  \"wrong\": \"%s\",\n", qkv_wrong_name(p->wrong));
 }
 
+/* The projected form keeps what it was computed from: X (and X_q) and the W's. */
+static void json_projected_inputs(struct printer *pr)
+{
+	const struct qkv_problem *p = pr->p;
+
+	if (p->form != QKV_FORM_PROJECTED)
+		return;
+	json_matrix(pr, "X", &p->x, false);
+	if (qkv_problem_is_cross(p))
+		json_matrix(pr, "X_q", &p->x_q, false);
+	json_matrix(pr, "W_Q", &p->w_q, false);
+	json_matrix(pr, "W_K", &p->w_k, false);
+	json_matrix(pr, "W_V", &p->w_v, false);
+}
+
 /* The trace object. */
 static int json_trace(struct printer *pr)
 {
-	const struct qkv_problem *p = pr->p;
 	const struct qkv_trace *t = pr->t;
 
 	json_facts(pr);
-	/* The projected form keeps what it was computed from: X and the W's. */
-	if (p->form == QKV_FORM_PROJECTED) {
-		json_matrix(pr, "X", &p->x, false);
-		if (qkv_problem_is_cross(p))
-			json_matrix(pr, "X_q", &p->x_q, false);
-		json_matrix(pr, "W_Q", &p->w_q, false);
-		json_matrix(pr, "W_K", &p->w_k, false);
-		json_matrix(pr, "W_V", &p->w_v, false);
-	}
+	json_projected_inputs(pr);
 	json_matrix(pr, "Q", &t->q, false);
 	json_matrix(pr, "K", &t->k, false);
 	json_matrix(pr, "V", &t->v, false);
@@ -217,19 +223,10 @@ static int json_trace(struct printer *pr)
  * the query sees no key) and "sum" (ℓ); no scores, scaled or weights. */
 static int json_online(struct printer *pr, const struct qkv_online *o)
 {
-	const struct qkv_problem *p = pr->p;
-
 	json_facts(pr);
 	fprintf(pr->out, "  \"algorithm\": \"online\",\n  \"tile\": %d,\n  \"bytes\": %zu,\n",
 		o->tile, o->bytes);
-	if (p->form == QKV_FORM_PROJECTED) {
-		json_matrix(pr, "X", &p->x, false);
-		if (qkv_problem_is_cross(p))
-			json_matrix(pr, "X_q", &p->x_q, false);
-		json_matrix(pr, "W_Q", &p->w_q, false);
-		json_matrix(pr, "W_K", &p->w_k, false);
-		json_matrix(pr, "W_V", &p->w_v, false);
-	}
+	json_projected_inputs(pr);
 	json_matrix(pr, "Q", &o->q, false);
 	json_matrix(pr, "K", &o->k, false);
 	json_matrix(pr, "V", &o->v, false);
