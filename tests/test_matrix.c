@@ -334,6 +334,44 @@ START_TEST(test_multiply_random_against_naive)
 }
 END_TEST
 
+/* The product's tiles, panels and vector lanes keep each entry's sum in the order
+ * of k: bit for bit the triple loop written here (0, then + a_i0·b_0j, + a_i1·b_1j,
+ * …), for shapes with leftover rows and columns around the tiles and more than one
+ * band of b's rows; and any run of rows alone is the same as the whole product. */
+START_TEST(test_multiply_bitwise_in_k_order)
+{
+	struct qkv_matrix a, b, out, part;
+	qkv_matrix_init(&a);
+	qkv_matrix_init(&b);
+	qkv_matrix_init(&out);
+	qkv_matrix_init(&part);
+	struct lcg g = {7000u + (uint64_t)_i};
+	int r = lcg_int(&g, 1, 41), k = lcg_int(&g, 1, 150), c = lcg_int(&g, 1, 70);
+	fill_random(&a, r, k, &g);
+	fill_random(&b, k, c, &g);
+	ck_assert_int_eq(qkv_matrix_multiply(&out, &a, &b), 0);
+	for (int i = 0; i < r; i++)
+		for (int j = 0; j < c; j++) {
+			double sum = 0.0, got = qkv_matrix_get(&out, i, j);
+			for (int p = 0; p < k; p++)
+				sum += a.values[i * k + p] * b.values[p * c + j];
+			ck_assert_msg(memcmp(&sum, &got, sizeof sum) == 0,
+				      "%dx%d·%dx%d: entry (%d,%d) is %.17g, the k-order sum %.17g", r, k, k, c, i, j,
+				      got, sum);
+		}
+	int from = lcg_int(&g, 0, r), to = lcg_int(&g, from, r);
+	ck_assert_int_eq(qkv_matrix_zero(&part, r, c), 0);
+	ck_assert_int_eq(qkv_matrix_multiply_rows(&part, &a, &b, from, to), 0);
+	if (to > from)
+		ck_assert_int_eq(memcmp(qkv_matrix_row(&part, from), qkv_matrix_row(&out, from),
+					(size_t)(to - from) * (size_t)c * sizeof(double)), 0);
+	qkv_matrix_fini(&a);
+	qkv_matrix_fini(&b);
+	qkv_matrix_fini(&out);
+	qkv_matrix_fini(&part);
+}
+END_TEST
+
 START_TEST(test_transpose)
 {
 	struct qkv_matrix a, t, back;
@@ -405,6 +443,7 @@ static Suite *matrix_suite(void)
 	tcase_add_test(arithmetic, test_multiply_by_hand);
 	tcase_add_test(arithmetic, test_multiply_shape_mismatch);
 	tcase_add_loop_test(arithmetic, test_multiply_random_against_naive, 0, 25);
+	tcase_add_loop_test(arithmetic, test_multiply_bitwise_in_k_order, 0, 40);
 	tcase_add_test(arithmetic, test_transpose);
 	tcase_add_test(arithmetic, test_all_finite);
 	suite_add_tcase(s, arithmetic);
