@@ -412,6 +412,69 @@ START_TEST(test_no_n_by_n_block)
 }
 END_TEST
 
+/* --- the block form ---------------------------------------------------------------- */
+
+/* The block form of random problems (n 1 … 200, queries in blocks, tiles 1, 7, n
+ * and more than n, scores up to ±1e3 where the rescaling matters) against the
+ * standard trace of the same Q, K, V: within 1e-12 of V's scale. */
+START_TEST(test_blocks_match_the_standard_output)
+{
+	struct lcg g = { 500u + (uint64_t)_i };
+	int n = lcg_int(&g, 1, 200), d_k = lcg_int(&g, 1, 20), d_v = lcg_int(&g, 1, 20);
+	int tiles[4] = { 1, 7, n, n + 5 };
+	double reach = _i % 3 == 0 ? 40.0 : 2.0; /* 40: scaled scores in the hundreds */
+	struct qkv_problem p;
+	struct qkv_trace t;
+	struct qkv_matrix out;
+
+	build_direct(&p, n, d_k, d_v, reach, &g);
+	qkv_trace_init(&t);
+	qkv_matrix_init(&out);
+	ck_assert_int_eq(qkv_attention(&p, &t), 0);
+	ck_assert_int_eq(qkv_matrix_zero(&out, n, d_v), 0);
+	for (int k = 0; k < 4; k++) {
+		struct qkv_online_blocks w;
+		double scale = fmax(largest_value(&t.v), 1e-300);
+
+		ck_assert_int_eq(qkv_online_blocks_init(&w, d_k, d_v, tiles[k]), 0);
+		for (int from = 0; from < n; from += QKV_ONLINE_QUERY_BLOCK) {
+			int to = from + QKV_ONLINE_QUERY_BLOCK < n ? from + QKV_ONLINE_QUERY_BLOCK : n;
+
+			qkv_online_blocks_rows(&w, &t.q, &t.k, &t.v, qkv_problem_divisor(&p), from, to, &out);
+		}
+		for (int i = 0; i < n; i++)
+			for (int c = 0; c < d_v; c++)
+				ck_assert_msg(fabs(qkv_matrix_get(&out, i, c) - qkv_matrix_get(&t.output, i, c)) <=
+						      1e-12 * scale,
+					      "n %d tile %d row %d col %d: blocks %.17g, standard %.17g", n, tiles[k], i,
+					      c, qkv_matrix_get(&out, i, c), qkv_matrix_get(&t.output, i, c));
+		qkv_online_blocks_fini(&w);
+	}
+	qkv_matrix_fini(&out);
+	qkv_trace_fini(&t);
+	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* The block form holds its copies, S and P V_tile, never n × n: at n = 4,096 no
+ * request is larger than the block's scores or a tile, and the bytes it reports
+ * are those requests added up by hand. */
+START_TEST(test_blocks_hold_no_n_by_n_block)
+{
+	struct qkv_online_blocks w;
+	int b = QKV_ONLINE_QUERY_BLOCK, d = 64, tile = 64;
+
+	largest_request = 0;
+	ck_assert_int_eq(qkv_online_blocks_init(&w, d, d, tile), 0);
+	ck_assert_uint_eq(w.bytes, sizeof(double) * ((size_t)b * d + (size_t)d * tile + (size_t)tile * d +
+						     (size_t)b * tile + (size_t)b * d + 2 * (size_t)b));
+	ck_assert_uint_le(largest_request, sizeof(double) * (size_t)b * (size_t)tile);
+	qkv_online_blocks_fini(&w);
+	ck_assert_int_eq(qkv_online_blocks_init(&w, 0, 4, 4), QKV_EINVAL);
+	ck_assert_int_eq(qkv_online_blocks_init(&w, 4, 4, 0), QKV_EINVAL);
+}
+END_TEST
+
 static Suite *online_suite(void)
 {
 	Suite *s = suite_create("online");
@@ -428,6 +491,8 @@ static Suite *online_suite(void)
 	tcase_add_test(standard, test_fully_hidden_row_is_zero);
 	tcase_add_test(limits, test_refusals);
 	tcase_add_test(limits, test_no_n_by_n_block);
+	tcase_add_loop_test(standard, test_blocks_match_the_standard_output, 0, 24);
+	tcase_add_test(limits, test_blocks_hold_no_n_by_n_block);
 	tcase_set_timeout(standard, 60);
 	suite_add_tcase(s, hand);
 	suite_add_tcase(s, standard);

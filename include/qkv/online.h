@@ -83,4 +83,37 @@ void qkv_online_fini(struct qkv_online *o);
  * column-softmax mistake, a tile < 1). On failure o->queries = 0. */
 int qkv_online_attention(const struct qkv_problem *p, int tile, struct qkv_online *o);
 
+/* The block form of the same algorithm, as FlashAttention's kernels run it, over
+ * plain matrices with no mask (what the cost explorer measures): the queries in
+ * blocks of QKV_ONLINE_QUERY_BLOCK rows, the keys in tiles of B. For each block
+ * and tile, S = Q_block K_tileᵀ / divisor (each score summed as qkv_attention
+ * sums it), m_new = max(m, the row's largest score), P = e^(S − m_new),
+ * ℓ = e^(m − m_new) ℓ + Σ P and O = e^(m − m_new) O + P V_tile; at the end O / ℓ.
+ * Storage: the block's and tile's copies, S, P V_tile, m and ℓ — O(B·d + block·B),
+ * nothing of n × n. */
+#define QKV_ONLINE_QUERY_BLOCK 64
+
+struct qkv_online_blocks {
+	int d_k, d_v, tile;
+	struct qkv_matrix q_block;  /* block × d_k: the block's rows of Q */
+	struct qkv_matrix k_tile;   /* d_k × B: the tile's keys, transposed */
+	struct qkv_matrix v_tile;   /* B × d_v: the tile's values */
+	struct qkv_matrix scores;   /* block × B: S, then P in place */
+	struct qkv_matrix part;     /* block × d_v: P V_tile */
+	double *max, *sum;          /* per row of the block: m and ℓ */
+	size_t bytes;               /* all of the above, in bytes */
+};
+
+/* Storage for queries of width d_k, values of width d_v and tiles of `tile` keys
+ * (all >= 1). Returns 0, QKV_EINVAL or QKV_ENOMEM (then nothing is held). */
+int qkv_online_blocks_init(struct qkv_online_blocks *w, int d_k, int d_v, int tile);
+void qkv_online_blocks_fini(struct qkv_online_blocks *w);
+
+/* Output rows from … to−1 (to − from <= QKV_ONLINE_QUERY_BLOCK) of
+ * softmax(Q Kᵀ / divisor) V into out (rows of Q × d_v), read as above.
+ * Q is n_q × d_k, K n × d_k, V n × d_v with the widths w was made for. */
+void qkv_online_blocks_rows(struct qkv_online_blocks *w, const struct qkv_matrix *q,
+			    const struct qkv_matrix *k, const struct qkv_matrix *v, double divisor,
+			    int from, int to, struct qkv_matrix *out);
+
 #endif

@@ -199,3 +199,127 @@ int qkv_online_attention(const struct qkv_problem *p, int tile, struct qkv_onlin
 	o->queries = queries;
 	return 0;
 }
+
+int qkv_online_blocks_init(struct qkv_online_blocks *w, int d_k, int d_v, int tile)
+{
+	int block = QKV_ONLINE_QUERY_BLOCK, rc;
+
+	memset(w, 0, sizeof *w);
+	qkv_matrix_init(&w->q_block);
+	qkv_matrix_init(&w->k_tile);
+	qkv_matrix_init(&w->v_tile);
+	qkv_matrix_init(&w->scores);
+	qkv_matrix_init(&w->part);
+	if (d_k < 1 || d_v < 1 || tile < 1)
+		return QKV_EINVAL;
+	rc = qkv_matrix_zero(&w->q_block, block, d_k);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&w->k_tile, d_k, tile);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&w->v_tile, tile, d_v);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&w->scores, block, tile);
+	if (rc == 0)
+		rc = qkv_matrix_zero(&w->part, block, d_v);
+	if (rc == 0) {
+		w->max = calloc((size_t)block, sizeof *w->max);
+		w->sum = calloc((size_t)block, sizeof *w->sum);
+		if (w->max == NULL || w->sum == NULL)
+			rc = QKV_ENOMEM;
+	}
+	if (rc != 0) {
+		qkv_online_blocks_fini(w);
+		return rc;
+	}
+	w->d_k = d_k;
+	w->d_v = d_v;
+	w->tile = tile;
+	w->bytes = sizeof(double) * ((size_t)block * (size_t)d_k + (size_t)d_k * (size_t)tile +
+				     (size_t)tile * (size_t)d_v + (size_t)block * (size_t)tile +
+				     (size_t)block * (size_t)d_v + 2 * (size_t)block);
+	return 0;
+}
+
+void qkv_online_blocks_fini(struct qkv_online_blocks *w)
+{
+	qkv_matrix_fini(&w->q_block);
+	qkv_matrix_fini(&w->k_tile);
+	qkv_matrix_fini(&w->v_tile);
+	qkv_matrix_fini(&w->scores);
+	qkv_matrix_fini(&w->part);
+	free(w->max);
+	free(w->sum);
+	w->max = w->sum = NULL;
+	w->bytes = 0;
+}
+
+/* One tile, keys first … first + count − 1, against the block's rows: S, the new
+ * maxima and the rescaling of ℓ and O (the block's rows of out), P in place of
+ * S, then O += P V_tile. The shapes fit the storage, so nothing fails. */
+static void blocks_tile(struct qkv_online_blocks *w, const struct qkv_matrix *k, const struct qkv_matrix *v,
+			double divisor, int rows, int from, int first, int count, struct qkv_matrix *out)
+{
+	(void)qkv_matrix_shape(&w->k_tile, w->d_k, count);
+	(void)qkv_matrix_shape(&w->v_tile, count, w->d_v);
+	(void)qkv_matrix_shape(&w->scores, rows, count);
+	(void)qkv_matrix_shape(&w->part, rows, w->d_v);
+	for (int j = 0; j < count; j++) {
+		const double *k_j = qkv_matrix_row_const(k, first + j);
+
+		for (int c = 0; c < w->d_k; c++)
+			qkv_matrix_set(&w->k_tile, c, j, k_j[c]);
+	}
+	memcpy(w->v_tile.values, qkv_matrix_row_const(v, first), (size_t)count * (size_t)w->d_v * sizeof(double));
+	(void)qkv_matrix_multiply_rows(&w->scores, &w->q_block, &w->k_tile, 0, rows);
+	for (int r = 0; r < rows; r++) {
+		double *s = qkv_matrix_row(&w->scores, r), *o = qkv_matrix_row(out, from + r);
+		double max = w->max[r], rescale, sum = 0.0;
+
+		for (int j = 0; j < count; j++) {
+			s[j] /= divisor;
+			if (s[j] > max)
+				max = s[j];
+		}
+		rescale = isfinite(w->max[r]) ? exp(w->max[r] - max) : 0.0;
+		for (int j = 0; j < count; j++) {
+			s[j] = exp(s[j] - max);
+			sum += s[j];
+		}
+		w->sum[r] = w->sum[r] * rescale + sum;
+		w->max[r] = max;
+		if (rescale != 1.0)
+			for (int c = 0; c < w->d_v; c++)
+				o[c] *= rescale;
+	}
+	(void)qkv_matrix_multiply_rows(&w->part, &w->scores, &w->v_tile, 0, rows);
+	for (int r = 0; r < rows; r++) {
+		double *o = qkv_matrix_row(out, from + r);
+		const double *add = qkv_matrix_row_const(&w->part, r);
+
+		for (int c = 0; c < w->d_v; c++)
+			o[c] += add[c];
+	}
+}
+
+void qkv_online_blocks_rows(struct qkv_online_blocks *w, const struct qkv_matrix *q,
+			    const struct qkv_matrix *k, const struct qkv_matrix *v, double divisor,
+			    int from, int to, struct qkv_matrix *out)
+{
+	int rows = to - from, n = k->rows;
+
+	(void)qkv_matrix_shape(&w->q_block, rows, w->d_k);
+	memcpy(w->q_block.values, qkv_matrix_row_const(q, from), (size_t)rows * (size_t)w->d_k * sizeof(double));
+	memset(qkv_matrix_row(out, from), 0, (size_t)rows * (size_t)w->d_v * sizeof(double));
+	for (int r = 0; r < rows; r++) {
+		w->max[r] = -INFINITY;
+		w->sum[r] = 0.0;
+	}
+	for (int first = 0; first < n; first += w->tile)
+		blocks_tile(w, k, v, divisor, rows, from, first, first + w->tile <= n ? w->tile : n - first, out);
+	for (int r = 0; r < rows; r++) {
+		double *o = qkv_matrix_row(out, from + r);
+
+		for (int c = 0; c < w->d_v; c++)
+			o[c] /= w->sum[r];
+	}
+}
