@@ -19,10 +19,11 @@ QKV_REQUIRED_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libncurses-dev
 # fails without it).
 QKV_OPTIONAL_PACKAGES=(valgrind clang libclang-rt-dev groff-base man-db
 	texlive-latex-base texlive-latex-recommended texlive-pictures python3-numpy)
-# What scripts/bench uses when it can have it: numpy, for the printer's yardstick
+# What scripts/bench uses when it can have it: numpy, for the printer's yardstick,
+# on Debian's OpenBLAS, the yardstick of the cost explorer's standard algorithm
 # (tests/bench/trace_numpy.py runs on the system's python3).
 # shellcheck disable=SC2034 # read by scripts/bench
-QKV_BENCH_PACKAGES=(python3-numpy)
+QKV_BENCH_PACKAGES=(python3-numpy libopenblas0-pthread)
 
 QKV_APT_UPDATED=0
 

@@ -128,6 +128,7 @@ struct cli {
 	bool dark;
 	enum latex_heatmap_form heatmap;
 	bool online; /* --algorithm online */
+	unsigned cost_algorithms; /* what --cost measures: QKV_COST_MEASURE bits */
 	int tile;    /* --tile */
 };
 
@@ -280,9 +281,12 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 	case OPT_HEADS:
 		return cli_parse_int(opt_name(o), arg, 1, QKV_COST_MAX_HEADS, &c->heads);
 	case OPT_ALGORITHM:
-		if (strcmp(arg, "standard") != 0 && strcmp(arg, "online") != 0)
-			return cli_fail("--algorithm takes standard or online, not \"%s\"", cli_quote(shown, arg));
+		if (strcmp(arg, "standard") != 0 && strcmp(arg, "online") != 0 && strcmp(arg, "both") != 0)
+			return cli_fail("--algorithm takes standard, online or both (with --cost), not \"%s\"",
+					cli_quote(shown, arg));
 		c->online = strcmp(arg, "online") == 0;
+		c->cost_algorithms = strcmp(arg, "both") == 0 ? QKV_COST_BOTH
+				   : QKV_COST_MEASURE(c->online ? QKV_COST_ONLINE : QKV_COST_STANDARD);
 		return 0;
 	case OPT_TILE:
 		return cli_parse_int(opt_name(o), arg, 1, QKV_MAX_TOKENS, &c->tile);
@@ -318,6 +322,9 @@ static int check_online(const struct cli *c)
 	char names[128];
 	int o;
 
+	if (c->given[OPT_ALGORITHM] && c->cost_algorithms == QKV_COST_BOTH)
+		return cli_fail("--algorithm both goes with --cost: the report of one problem is the standard's "
+				"or the online's");
 	if (c->given[OPT_TILE] && !c->online)
 		return cli_fail("--tile goes with --algorithm online: it is how many keys it reads at a time");
 	if (!c->online)
@@ -364,7 +371,7 @@ static int lesson_combinations(const struct cli *c)
 	return 0;
 }
 
-/* --cost takes --dk, --heads and --format (not LaTeX), and nothing else. */
+/* --cost takes --dk, --heads, --algorithm and --format (not LaTeX), and nothing else. */
 static int check_cost(const struct cli *c)
 {
 	char shown[CLI_QUOTED];
@@ -375,7 +382,8 @@ static int check_cost(const struct cli *c)
 		return cli_fail("--cost measures its own problems; it reads no FILE (\"%s\")",
 				cli_quote(shown, c->file));
 	for (int o = 0; o < OPT_COUNT; o++)
-		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT)
+		if (c->given[o] && o != OPT_COST && o != OPT_HEADS && o != OPT_DK && o != OPT_FORMAT &&
+		    o != OPT_ALGORITHM)
 			return cli_fail("--%s does not apply to --cost", opt_name((enum opt)o));
 	if (!print_format_costs(c->print.format)) {
 		char names[128];
@@ -390,7 +398,7 @@ static int check_cost(const struct cli *c)
 static int run_cost(const struct cli *c)
 {
 	struct qkv_cost cost;
-	int rc = print_cost_measure(&cost, c->given[OPT_DK] ? c->d_k : 64, c->heads, 3000.0);
+	int rc = print_cost_measure(&cost, c->given[OPT_DK] ? c->d_k : 64, c->heads, 3000.0, c->cost_algorithms);
 
 	if (rc == 0 && print_cost(stdout, &cost, c->print.format) != 0)
 		rc = cli_fail("cannot write the table: %s", strerror(errno));
@@ -1061,6 +1069,7 @@ int main(int argc, char **argv)
 	struct cli c = {
 		.cell_i = 1, .cell_j = 1, .tokens = QKV_SWEEP_TOKENS, .trials = QKV_SWEEP_TRIALS,
 		.d_k_max = QKV_SWEEP_DK_MAX, .seed = QKV_SWEEP_SEED, .temperature = 1, .pace = APP_PACE_S, .heads = 1,
+		.cost_algorithms = QKV_COST_BOTH,
 	};
 	struct qkv_problem problem;
 	char shown[CLI_QUOTED];

@@ -76,7 +76,7 @@ expect_success "--algorithm online --format json" --algorithm online --format js
 expect_success "--algorithm standard is the usual report" --algorithm standard
 grep -q "Stage 5 — output" "$tmp/out" && ok "--algorithm standard reaches stage 5" ||
 	not_ok "--algorithm standard reaches stage 5"
-expect_refusal "--algorithm fast" 2 "qkv: --algorithm takes standard or online" --algorithm fast
+expect_refusal "--algorithm fast" 2 "qkv: --algorithm takes standard, online or both (with --cost)" --algorithm fast
 expect_refusal "--tile without online" 2 "qkv: --tile goes with --algorithm online" --tile 4
 expect_refusal "--tile 0" 2 "qkv: " --algorithm online --tile 0
 expect_refusal "online with --stage" 2 "qkv: --stage does not apply to --algorithm online" --algorithm online --stage 3
@@ -374,11 +374,36 @@ fi
 
 # --cost measures n = 16 … at least 4096 and writes the JSON contract's keys.
 expect_success "--cost --format json --heads 2" --cost --format json --dk 8 --heads 2
-if grep -q '^{"d_k": 8, "h": 2, "rows": \[' "$tmp/out" && grep -q '"n": 4096, "entries": 33554432,' "$tmp/out" \
-	&& grep -q '"slope": ' "$tmp/out" && grep -q '{"n": 100000, "entries": 20000000000, "bytes_f64": ' "$tmp/out"; then
-	ok "--cost: d_k, h, rows up to n = 4096 (h·n² entries), slope, extrapolated"
+if grep -q '^{"d_k": 8, "h": 2, "tile": 64, "rows": \[' "$tmp/out" \
+	&& grep -q '"n": 4096, "algorithm": "standard", "entries": 33554432,' "$tmp/out" \
+	&& grep -q '"n": 4096, "algorithm": "online", "entries": 33554432,' "$tmp/out" \
+	&& grep -q '"slopes": {"standard": {"ms": ' "$tmp/out" \
+	&& grep -q '{"n": 100000, "algorithm": "standard", "entries": 20000000000, "bytes_f64": ' "$tmp/out"; then
+	ok "--cost: d_k, h, rows of both algorithms up to n = 4096 (h·n² entries), slopes, extrapolated"
 else
-	not_ok "--cost: d_k, h, rows up to n = 4096 (h·n² entries), slope, extrapolated"
+	not_ok "--cost: d_k, h, rows of both algorithms up to n = 4096 (h·n² entries), slopes, extrapolated"
+fi
+# The bytes counted against the process's peak resident memory: with both algorithms the
+# peak holds the standard's largest computation (one head of the two: h·bytes / h); with
+# the online one alone it stays under 64 MB, above the most the online held.
+peak=$(jq '.peak_resident_bytes' "$tmp/out")
+held=$(jq '[.rows[] | select(.algorithm == "standard") | .bytes] | max / 2' "$tmp/out")
+check_cost_memory() {
+	if awk -v p="$2" -v h="$3" -v cap="$4" 'BEGIN { exit !(p >= h && (cap == 0 || p < cap)) }'; then
+		ok "$1 (peak $2 bytes, held $3)"
+	else
+		not_ok "$1 (peak $2 bytes, held $3)"
+	fi
+}
+check_cost_memory "--cost: the peak resident memory holds the standard's largest computation" "$peak" "$held" 0
+expect_success "--cost --algorithm online" --cost --algorithm online --format json --dk 8
+peak=$(jq '.peak_resident_bytes' "$tmp/out")
+held=$(jq '[.rows[] | .bytes] | max' "$tmp/out")
+check_cost_memory "--cost --algorithm online: the peak stays under 64 MB, n × n never held" "$peak" "$held" 67108864
+if jq -e '[.rows[] | select(.algorithm != "online")] | length == 0' "$tmp/out" >/dev/null; then
+	ok "--cost --algorithm online measures the online algorithm alone"
+else
+	not_ok "--cost --algorithm online measures the online algorithm alone"
 fi
 
 # A PNG figure comes out (cairo draws it).

@@ -63,15 +63,25 @@ START_TEST(test_fit_recovers_exponent)
 END_TEST
 
 /* A table whose small n are all start-up overhead (1 ms flat) and whose large n
- * grow as n² (or n³): the slope is fitted over the large ones only. */
+ * grow as n² (or n³): the slope is fitted over the large ones only. Each n's
+ * standard runs span 0.9 to 1.2 times their median; the online algorithm's
+ * median is 1.5 times the standard's, its runs as spread. */
 static void synthetic_table(struct qkv_cost *c, double exponent)
 {
-	ck_assert_int_eq(qkv_cost_init(c, 64, 1, 8192, 1000.0), 0);
+	ck_assert_int_eq(qkv_cost_init(c, 64, 1, 8192, 1000.0, QKV_COST_BOTH), 0);
 	for (int n = 16; n <= 4096; n *= 2) {
 		struct qkv_cost_row *row = &c->rows[c->count++];
+		double ms = n < 256 ? 1.0 : 6.2e-5 * pow(n, exponent) / pow(1e4, exponent - 2.0);
 
 		qkv_cost_row_of(n, 64, 1, row);
-		row->ms = n < 256 ? 1.0 : 6.2e-5 * pow(n, exponent) / pow(1e4, exponent - 2.0);
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+			double median = a == QKV_COST_ONLINE ? 1.5 * ms : ms;
+
+			row->time[a].ms = median;
+			row->time[a].ms_min = 0.9 * median;
+			row->time[a].ms_max = 1.2 * median;
+			row->time[a].runs = 3;
+		}
 	}
 }
 
@@ -80,73 +90,134 @@ START_TEST(test_slope_of_large_n)
 	struct qkv_cost c;
 
 	synthetic_table(&c, 2.0);
-	ck_assert_double_eq_tol(qkv_cost_slope(&c, NULL), 2.0, 1e-12);
+	ck_assert_double_eq_tol(qkv_cost_slope(&c, QKV_COST_STANDARD, NULL), 2.0, 1e-12);
+	ck_assert_double_eq_tol(qkv_cost_slope(&c, QKV_COST_ONLINE, NULL), 2.0, 1e-12);
 	qkv_cost_fini(&c);
 	synthetic_table(&c, 3.0);
-	ck_assert_double_eq_tol(qkv_cost_slope(&c, NULL), 3.0, 1e-12);
+	ck_assert_double_eq_tol(qkv_cost_slope(&c, QKV_COST_STANDARD, NULL), 3.0, 1e-12);
 	qkv_cost_fini(&c);
 	/* Fewer than two large rows: all the rows, flat here. */
-	ck_assert_int_eq(qkv_cost_init(&c, 4, 1, 128, 1000.0), 0);
+	ck_assert_int_eq(qkv_cost_init(&c, 4, 1, 128, 1000.0, QKV_COST_BOTH), 0);
 	for (int n = 16; n <= 128; n *= 2) {
 		qkv_cost_row_of(n, 4, 1, &c.rows[c.count]);
-		c.rows[c.count++].ms = 0.5;
+		c.rows[c.count++].time[QKV_COST_STANDARD].ms = 0.5;
 	}
-	ck_assert_double_eq_tol(qkv_cost_slope(&c, NULL), 0.0, 1e-12);
+	ck_assert_double_eq_tol(qkv_cost_slope(&c, QKV_COST_STANDARD, NULL), 0.0, 1e-12);
+	ck_assert(isnan(qkv_cost_slope(&c, QKV_COST_ONLINE, NULL))); /* never timed */
 	c.count = 1;
-	ck_assert(isnan(qkv_cost_slope(&c, NULL)));
+	ck_assert(isnan(qkv_cost_slope(&c, QKV_COST_STANDARD, NULL)));
 	qkv_cost_fini(&c);
 }
 END_TEST
 
-/* ms = 6.2e-5·n²: 6,200 ms at 10,000 tokens and 620,000 ms (10.3 min) at 100,000. */
+/* The bytes each algorithm holds, by hand for d = 64: the standard's 5 n × d
+ * matrices and 3 n × n ones, the online's 4 n × d and its blocks' storage, with
+ * b = 64 queries a block and t = min(64, n) keys a tile: b·d + d·t + t·d + b·t +
+ * b·d + 2b doubles. Over n >= 256 the standard's bytes grow close to n², the
+ * online's close to n. */
+START_TEST(test_bytes_held)
+{
+	struct qkv_cost c;
+	double d = 64.0, b = 64.0;
+
+	synthetic_table(&c, 2.0);
+	for (int i = 0; i < c.count; i++) {
+		double n = c.rows[i].n, t = n < 64 ? n : 64;
+		double standard = 8 * (5 * n * d + 3 * n * n);
+		double online = 8 * (4 * n * d + b * d + d * t + t * d + b * t + b * d + 2 * b);
+
+		ck_assert_double_eq((double)c.rows[i].time[QKV_COST_STANDARD].bytes, standard);
+		ck_assert_double_eq((double)c.rows[i].time[QKV_COST_ONLINE].bytes, online);
+	}
+	ck_assert_double_eq_tol(qkv_cost_bytes_slope(&c, QKV_COST_STANDARD), 2.0, 0.15);
+	ck_assert_double_eq_tol(qkv_cost_bytes_slope(&c, QKV_COST_ONLINE), 1.0, 0.1);
+	qkv_cost_fini(&c);
+}
+END_TEST
+
+/* ms = 6.2e-5·n²: the standard's median gives 6,200 ms at 10,000 tokens, its
+ * runs 0.9 and 1.2 times that, 5,580 to 7,440 ms, and the fitted line 6,200 ms
+ * within them: "5.6 to 7.4 s"; the online's, 1.5 times each, 8,370 to 11,160 ms.
+ * At 100,000 tokens 100 times as much: 558,000 to 744,000 ms, 9.3 to 12.4 min,
+ * and 837,000 to 1,116,000 ms, 14 to 18.6 min. Bytes: 8·(5·10⁴·64 + 3·10⁸) =
+ * 2.4256 GB and 8·4·10⁴·64 + 164,864 = 20.6 MB; at 10⁵ 240.256 GB and 205 MB. */
 START_TEST(test_extrapolation_in_words)
 {
 	struct qkv_cost c;
 	struct qkv_cost_row row;
-	char text[512];
+	char text[768];
 
 	synthetic_table(&c, 2.0);
 	qkv_cost_extrapolate(&c, 10000, &row);
 	ck_assert(row.entries == 100000000);
 	ck_assert(row.bytes_f64 == 2400000000LL);
-	ck_assert_double_eq_tol(row.ms, 6200.0, 1e-6);
+	ck_assert_double_eq_tol(row.time[QKV_COST_STANDARD].ms, 6200.0, 1e-6);
+	ck_assert_double_eq_tol(row.time[QKV_COST_STANDARD].ms_min, 5580.0, 1e-6);
+	ck_assert_double_eq_tol(row.time[QKV_COST_STANDARD].ms_max, 7440.0, 1e-6);
+	ck_assert_double_eq_tol(row.time[QKV_COST_ONLINE].ms_max, 11160.0, 1e-6);
 	qkv_cost_words(text, sizeof text, &c, 10000);
-	ck_assert_str_eq(text, "10,000 tokens: 100 million scores, 800 MB in double for the scores alone "
-			       "(2.4 GB for S, S' and A), per head per layer; this machine would take about 6.2 s "
-			       "(as n² from the 4,096-token row; the fitted slope, 2.00, gives 6.2 s).");
+	ck_assert_str_eq(text, "10,000 tokens: 100 million scores, per head per layer; the standard algorithm "
+			       "would hold 2.43 GB (most of it S, S' and A in double) and take 5.6 to 7.4 s here; the online "
+			       "algorithm would hold 20.6 MB and take 8.4 to 11 s here (as n² from the 4,096-token "
+			       "row's runs, and the fitted slope).");
 	qkv_cost_words(text, sizeof text, &c, 100000);
-	ck_assert_str_eq(text, "100,000 tokens: 10 billion scores, 80 GB in double for the scores alone "
-			       "(240 GB for S, S' and A), per head per layer; this machine would take about 10.3 min "
-			       "(as n² from the 4,096-token row; the fitted slope, 2.00, gives 10.3 min).");
-	c.heads = 8;
+	ck_assert_str_eq(text, "100,000 tokens: 10 billion scores, per head per layer; the standard algorithm "
+			       "would hold 240 GB (most of it S, S' and A in double) and take 9.3 to 12 min here; the online "
+			       "algorithm would hold 205 MB and take 14 to 19 min here (as n² from the 4,096-token "
+			       "row's runs, and the fitted slope).");
+	c.algorithms = QKV_COST_MEASURE(QKV_COST_ONLINE);
 	qkv_cost_words(text, sizeof text, &c, 10000);
-	ck_assert_str_eq(text, "10,000 tokens: 800 million scores, 6.4 GB in double for the scores alone "
-			       "(19.2 GB for S, S' and A), per layer of 8 heads; this machine would take about 6.2 s "
-			       "(as n² from the 4,096-token row; the fitted slope, 2.00, gives 6.2 s).");
+	ck_assert_str_eq(text, "10,000 tokens: 100 million scores, per head per layer; the online algorithm would "
+			       "hold 20.6 MB and take 8.4 to 11 s here (as n² from the 4,096-token row's runs, and "
+			       "the fitted slope).");
 	qkv_cost_fini(&c);
 }
 END_TEST
 
 /* Times that grow as n^2.5: ms = 6.2e-7·n^2.5, 665.72 ms at n = 4096. The
- * extrapolation uses the formulas' exponent 2 from there, 665.72·(10000/4096)² =
- * 3968 ms, "3.97 s"; the fitted slope 2.50 is shown beside it with what it gives,
- * 6.2e-7·10^10 = 6200 ms. */
+ * median carried as n² gives 665.72·(10000/4096)² = 3968 ms, the fastest run
+ * 0.9 of that, 3571 ms; the fitted slope 2.50 gives 6.2e-7·10^10 = 6200 ms, above
+ * the slowest run's 4762 ms: the range is 3.6 to 6.2 s. */
 START_TEST(test_extrapolation_uses_n_squared)
 {
 	struct qkv_cost c;
 	struct qkv_cost_row row;
-	char text[512];
+	char text[768];
 	double at_4096 = 6.2e-7 * pow(4096.0, 2.5);
 
 	synthetic_table(&c, 2.5);
 	qkv_cost_extrapolate(&c, 10000, &row);
-	ck_assert_double_eq_tol(row.ms, at_4096 * pow(10000.0 / 4096.0, 2.0), 1e-6);
-	ck_assert_double_eq_tol(row.ms, 3968.0, 0.5);
-	ck_assert_double_eq_tol(qkv_cost_extrapolate_fitted(&c, 10000), 6200.0, 1e-6);
+	ck_assert_double_eq_tol(row.time[QKV_COST_STANDARD].ms, at_4096 * pow(10000.0 / 4096.0, 2.0), 1e-6);
+	ck_assert_double_eq_tol(row.time[QKV_COST_STANDARD].ms, 3968.0, 0.5);
+	ck_assert_double_eq_tol(qkv_cost_extrapolate_fitted(&c, QKV_COST_STANDARD, 10000), 6200.0, 1e-6);
+	ck_assert_double_eq_tol(row.time[QKV_COST_STANDARD].ms_min, 0.9 * 3968.0, 0.5);
+	ck_assert_double_eq_tol(row.time[QKV_COST_STANDARD].ms_max, 6200.0, 1e-6);
 	qkv_cost_words(text, sizeof text, &c, 10000);
-	ck_assert_msg(strstr(text, "would take about 3.97 s (as n² from the 4,096-token row; the fitted "
-				   "slope, 2.50, gives 6.2 s).") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "would hold 2.43 GB (most of it S, S' and A in double) and take 3.6 to 6.2 s here") != NULL,
+		      "%s", text);
 	qkv_cost_fini(&c);
+}
+END_TEST
+
+/* Ranges to two digits in the larger one's unit, one value when both round alike. */
+START_TEST(test_range_words)
+{
+	char text[64];
+
+	qkv_cost_range_words(text, sizeof text, 1900.0, 2400.0);
+	ck_assert_str_eq(text, "1.9 to 2.4 s");
+	qkv_cost_range_words(text, sizeof text, 2101.0, 2149.0);
+	ck_assert_str_eq(text, "about 2.1 s");
+	qkv_cost_range_words(text, sizeof text, 40e3, 90e3);
+	ck_assert_str_eq(text, "0.67 to 1.5 min");
+	qkv_cost_range_words(text, sizeof text, 0.5, 0.75);
+	ck_assert_str_eq(text, "0.5 to 0.75 ms");
+	qkv_cost_range_words(text, sizeof text, 873.0, 884.0); /* no exponent: 8.7e+02 */
+	ck_assert_str_eq(text, "870 to 880 ms");
+	qkv_cost_range_words(text, sizeof text, 99.0, 126.0);
+	ck_assert_str_eq(text, "99 to 130 ms");
+	qkv_cost_range_words(text, sizeof text, NAN, 1.0);
+	ck_assert_str_eq(text, "an unknown time");
 }
 END_TEST
 
@@ -197,21 +268,22 @@ static double fake_read(void *context)
 }
 
 /* The measurement up to last_n = 256 with two heads: one row per n, doubling from
- * 16, counts from the formulas, times positive and h times one head's; slices of
- * the clock end each step, so it takes many steps. */
+ * 16, counts from the formulas; each algorithm's times positive and h times one
+ * head's, at least three runs, the median between the fastest and the slowest;
+ * slices of the clock end each step, so it takes many steps. */
 START_TEST(test_measurement_in_steps)
 {
 	struct qkv_cost c;
 	struct fake_clock clock = { 0.0, 0.25, 0 };
 	int steps = 0, rc;
 
-	ck_assert_int_eq(qkv_cost_init(&c, 8, 2, 256, 60000.0), 0);
+	ck_assert_int_eq(qkv_cost_init(&c, 8, 2, 256, 60000.0, QKV_COST_BOTH), 0);
 	while ((rc = qkv_cost_step(&c, 0.5, fake_read, &clock)) == 1)
 		steps++;
 	ck_assert_int_eq(rc, 0);
 	ck_assert(c.done);
 	ck_assert_int_eq(c.count, 5);
-	ck_assert_int_gt(steps, c.count * 3); /* at least three runs per n, a step or more each */
+	ck_assert_int_gt(steps, c.count * 6); /* three runs per n and algorithm, a step or more each */
 	for (int i = 0; i < c.count; i++) {
 		struct qkv_cost_row expected;
 
@@ -219,12 +291,44 @@ START_TEST(test_measurement_in_steps)
 		ck_assert_int_eq(c.rows[i].n, 16 << i);
 		ck_assert(c.rows[i].entries == expected.entries);
 		ck_assert(c.rows[i].flops == expected.flops);
-		ck_assert(c.rows[i].ms > 0.0);
-		/* Every clock reading moves 0.25 ms: a run measures whole readings, times 2 heads. */
-		ck_assert_double_eq_tol(fmod(c.rows[i].ms / 2.0, 0.25), 0.0, 1e-9);
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+			const struct qkv_cost_time *t = &c.rows[i].time[a];
+
+			ck_assert(t->ms > 0.0);
+			ck_assert_int_ge(t->runs, 3);
+			ck_assert(t->ms_min <= t->ms && t->ms <= t->ms_max);
+			ck_assert(t->bytes == expected.time[a].bytes);
+			/* Every clock reading moves 0.25 ms: a run measures whole readings, times 2
+			 * heads; a median of an even count is halfway between two. */
+			ck_assert_double_eq_tol(fmod(t->ms_min / 2.0, 0.25), 0.0, 1e-9);
+			ck_assert_double_eq_tol(fmod(t->ms / 2.0, 0.125), 0.0, 1e-9);
+		}
 	}
 	ck_assert(c.q.values == NULL && c.scores.values == NULL); /* storage released */
+	ck_assert(c.blocks.max == NULL);
 	ck_assert_int_eq(qkv_cost_step(&c, 0.5, fake_read, &clock), 0);
+	qkv_cost_fini(&c);
+}
+END_TEST
+
+/* Only the online algorithm: its rows are timed, the standard's never are, and
+ * it never takes the n × n storage. */
+START_TEST(test_online_alone)
+{
+	struct qkv_cost c;
+	struct fake_clock clock = { 0.0, 0.25, 0 };
+
+	ck_assert_int_eq(qkv_cost_init(&c, 8, 1, 64, 60000.0, QKV_COST_MEASURE(QKV_COST_ONLINE)), 0);
+	ck_assert(qkv_cost_measures(&c, QKV_COST_ONLINE) && !qkv_cost_measures(&c, QKV_COST_STANDARD));
+	while (qkv_cost_step(&c, 0.5, fake_read, &clock) == 1)
+		ck_assert(c.scores.values == NULL && c.weights.values == NULL);
+	ck_assert_int_eq(c.count, 3);
+	for (int i = 0; i < c.count; i++) {
+		ck_assert(c.rows[i].time[QKV_COST_ONLINE].ms > 0.0);
+		ck_assert(isnan(c.rows[i].time[QKV_COST_STANDARD].ms));
+	}
+	ck_assert_str_eq(qkv_cost_algorithm_name(QKV_COST_ONLINE), "online");
+	ck_assert_str_eq(qkv_cost_algorithm_name(QKV_COST_STANDARD), "standard");
 	qkv_cost_fini(&c);
 }
 END_TEST
@@ -233,14 +337,17 @@ START_TEST(test_init_rejects)
 {
 	struct qkv_cost c;
 
-	ck_assert_int_eq(qkv_cost_init(&c, 0, 1, 4096, 1000.0), QKV_EINVAL);
-	ck_assert_int_eq(qkv_cost_init(&c, 4097, 1, 4096, 1000.0), QKV_EINVAL);
-	ck_assert_int_eq(qkv_cost_init(&c, 64, 0, 4096, 1000.0), QKV_EINVAL);
-	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 4000, 1000.0), QKV_EINVAL);
-	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 16384, 1000.0), QKV_EINVAL);
-	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 4096, 0.0), QKV_EINVAL);
-	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 4096, NAN), QKV_EINVAL);
-	ck_assert_int_eq(qkv_cost_init(&c, 64, 4, 16, 1.0), 0);
+	ck_assert_int_eq(qkv_cost_init(&c, 0, 1, 4096, 1000.0, QKV_COST_BOTH), QKV_EINVAL);
+	ck_assert_int_eq(qkv_cost_init(&c, 4097, 1, 4096, 1000.0, QKV_COST_BOTH), QKV_EINVAL);
+	ck_assert_int_eq(qkv_cost_init(&c, 64, 0, 4096, 1000.0, QKV_COST_BOTH), QKV_EINVAL);
+	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 4000, 1000.0, QKV_COST_BOTH), QKV_EINVAL);
+	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 16384, 1000.0, QKV_COST_BOTH), QKV_EINVAL);
+	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 4096, 0.0, QKV_COST_BOTH), QKV_EINVAL);
+	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 4096, NAN, QKV_COST_BOTH), QKV_EINVAL);
+	ck_assert_int_eq(qkv_cost_init(&c, 64, 4, 16, 1.0, QKV_COST_BOTH), 0);
+	qkv_cost_fini(&c);
+	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 4096, 1000.0, 0), QKV_EINVAL);
+	ck_assert_int_eq(qkv_cost_init(&c, 64, 1, 4096, 1000.0, 4u), QKV_EINVAL);
 	qkv_cost_fini(&c);
 }
 END_TEST
@@ -259,9 +366,12 @@ static Suite *cost_suite(void)
 	tcase_add_test(fit, test_slope_of_large_n);
 	tcase_add_test(fit, test_extrapolation_in_words);
 	tcase_add_test(fit, test_extrapolation_uses_n_squared);
+	tcase_add_test(fit, test_bytes_held);
+	tcase_add_test(counts, test_range_words);
 	suite_add_tcase(s, fit);
 	tcase_add_test(measure, test_measurement_in_steps);
 	tcase_add_test(measure, test_init_rejects);
+	tcase_add_test(measure, test_online_alone);
 	suite_add_tcase(s, measure);
 	return s;
 }

@@ -14,16 +14,25 @@
 
 #include "tap_main.h"
 
-/* n = 16 … 4096 for d_k = 64 and h heads, times exactly quadratic from n = 256. */
+/* n = 16 … 4096 for d_k = 64 and h heads, both algorithms, medians exactly
+ * quadratic from n = 256 (the online's twice the standard's), the runs 0.5 to
+ * 1.5 times the median; a peak resident memory of 420 MB. */
 static void known_table(struct qkv_cost *c, int heads)
 {
-	ck_assert_int_eq(qkv_cost_init(c, 64, heads, 8192, 1000.0), 0);
+	ck_assert_int_eq(qkv_cost_init(c, 64, heads, 8192, 1000.0, QKV_COST_BOTH), 0);
 	for (int n = 16; n <= 4096; n *= 2) {
 		struct qkv_cost_row *row = &c->rows[c->count++];
+		double ms = n < 256 ? 1.0 : 6.2e-5 * (double)n * n * heads;
 
 		qkv_cost_row_of(n, 64, heads, row);
-		row->ms = n < 256 ? 1.0 : 6.2e-5 * (double)n * n * heads;
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+			double median = a == QKV_COST_ONLINE ? 2.0 * ms : ms;
+
+			row->time[a] = (struct qkv_cost_time){ median, 0.5 * median, 1.5 * median, 3,
+							       row->time[a].bytes };
+		}
 	}
+	c->peak_resident_bytes = 420000000;
 	c->done = true;
 }
 
@@ -57,51 +66,82 @@ static long long integer(json_t *object, const char *key)
 	return (long long)json_integer_value(value);
 }
 
+/* The JSON: a row per n and algorithm with the counts written out here (d = 64):
+ * the standard holds 8·(5nd + 3n²) bytes, the online 8·4nd plus its blocks,
+ * 8·(64·64·5 + 2·64) for n >= 64; the slopes of time (2 for both) and bytes
+ * (about 2 and about 1); extrapolated rows with the range of the runs. */
 START_TEST(test_json_contract)
 {
-	static const char *const top[] = { "d_k", "h", "rows", "slope", "extrapolated" };
-	static const char *const row_keys[] = { "n", "entries", "bytes_f64", "bytes_f16", "flops", "ms" };
-	static const char *const far_keys[] = { "n", "entries", "bytes_f64", "ms" };
+	static const char *const top[] = { "d_k", "h", "tile", "rows", "slopes", "peak_resident_bytes",
+					   "extrapolated" };
+	static const char *const standard_keys[] = { "n", "algorithm", "entries", "bytes_f64", "bytes_f16", "flops",
+						     "bytes", "ms", "ms_min", "ms_max", "runs" };
+	static const char *const online_keys[] = { "n", "algorithm", "entries", "flops", "bytes", "ms", "ms_min",
+						   "ms_max", "runs" };
 	int heads = _i == 0 ? 1 : 8;
 	struct qkv_cost c;
 	json_error_t error;
-	json_t *root, *rows, *far;
+	json_t *root, *rows, *far, *slopes;
 	char *text;
 
 	known_table(&c, heads);
 	text = printed(&c, PRINT_JSON);
 	root = json_loads(text, 0, &error);
 	ck_assert_msg(root != NULL, "not JSON: %s", error.text);
-	expect_keys(root, top, 5);
+	expect_keys(root, top, 7);
 	ck_assert_int_eq(integer(root, "d_k"), 64);
 	ck_assert_int_eq(integer(root, "h"), heads);
-	ck_assert_double_eq_tol(json_number_value(json_object_get(root, "slope")), 2.0, 1e-12);
-	rows = json_object_get(root, "rows");
-	ck_assert_uint_eq(json_array_size(rows), 9);
-	for (size_t i = 0; i < 9; i++) {
-		json_t *row = json_array_get(rows, i);
-		long long n = 16LL << i, square = n * n;
+	ck_assert_int_eq(integer(root, "tile"), 64);
+	ck_assert_int_eq(integer(root, "peak_resident_bytes"), 420000000);
+	slopes = json_object_get(root, "slopes");
+	for (int a = 0; a < 2; a++) {
+		json_t *fit = json_object_get(slopes, a == 0 ? "standard" : "online");
 
-		expect_keys(row, row_keys, 6);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(fit, "ms")), 2.0, 1e-12);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(fit, "bytes")), a == 0 ? 2.0 : 1.0, 0.15);
+	}
+	rows = json_object_get(root, "rows");
+	ck_assert_uint_eq(json_array_size(rows), 18);
+	for (size_t i = 0; i < 18; i++) {
+		json_t *row = json_array_get(rows, i);
+		long long n = 16LL << (i / 2), square = n * n, tile = n < 64 ? n : 64;
+		bool online = i % 2 == 1;
+		long long bytes = online ? 8 * (4 * n * 64 + 64 * 64 + 64 * tile + tile * 64 + 64 * tile + 64 * 64 + 128)
+					 : 8 * (5 * n * 64 + 3 * square);
+
+		if (online)
+			expect_keys(row, online_keys, 9);
+		else
+			expect_keys(row, standard_keys, 11);
+		ck_assert_str_eq(json_string_value(json_object_get(row, "algorithm")), online ? "online" : "standard");
 		ck_assert_int_eq(integer(row, "n"), n);
 		ck_assert_int_eq(integer(row, "entries"), heads * square);
-		ck_assert_int_eq(integer(row, "bytes_f64"), heads * 3 * 8 * square);
-		ck_assert_int_eq(integer(row, "bytes_f16"), heads * 3 * 2 * square);
+		if (!online) {
+			ck_assert_int_eq(integer(row, "bytes_f64"), heads * 3 * 8 * square);
+			ck_assert_int_eq(integer(row, "bytes_f16"), heads * 3 * 2 * square);
+		}
+		ck_assert_int_eq(integer(row, "bytes"), heads * bytes);
 		ck_assert_int_eq(integer(row, "flops"), heads * (4 * 64 * square + 5 * square));
-		ck_assert(json_number_value(json_object_get(row, "ms")) == c.rows[i].ms);
+		ck_assert(json_number_value(json_object_get(row, "ms")) == c.rows[i / 2].time[online].ms);
+		ck_assert(json_number_value(json_object_get(row, "ms_min")) == 0.5 * c.rows[i / 2].time[online].ms);
+		ck_assert(json_number_value(json_object_get(row, "ms_max")) == 1.5 * c.rows[i / 2].time[online].ms);
 	}
 	far = json_object_get(root, "extrapolated");
-	ck_assert_uint_eq(json_array_size(far), 2);
-	for (size_t i = 0; i < 2; i++) {
+	ck_assert_uint_eq(json_array_size(far), 4);
+	for (size_t i = 0; i < 4; i++) {
 		json_t *row = json_array_get(far, i);
-		long long n = i == 0 ? 10000 : 100000;
-		double expected = 6.2e-5 * (double)(n * n * heads);
+		long long n = i < 2 ? 10000 : 100000;
+		double expected = 6.2e-5 * (double)(n * n * heads) * (i % 2 == 1 ? 2.0 : 1.0);
 
-		expect_keys(row, far_keys, 4);
 		ck_assert_int_eq(integer(row, "n"), n);
 		ck_assert_int_eq(integer(row, "entries"), heads * n * n);
-		ck_assert_int_eq(integer(row, "bytes_f64"), heads * 24 * n * n);
+		ck_assert_ptr_null(json_object_get(row, "runs"));
 		ck_assert_double_eq_tol(json_number_value(json_object_get(row, "ms")), expected, 1e-9 * expected);
+		/* The fitted line (exactly n²) lies inside the runs' range. */
+		ck_assert_double_eq_tol(json_number_value(json_object_get(row, "ms_min")), 0.5 * expected,
+					1e-9 * expected);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(row, "ms_max")), 1.5 * expected,
+					1e-9 * expected);
 	}
 	json_decref(root);
 	free(text);
@@ -114,20 +154,29 @@ START_TEST(test_csv_rows)
 	struct qkv_cost c;
 	char *text, *line;
 	int lines = 0;
+	const char *header = "kind,n,algorithm,entries,bytes_f64,bytes_f16,flops,bytes,ms,ms_min,ms_max\n";
 
 	known_table(&c, 1);
 	text = printed(&c, PRINT_CSV);
-	ck_assert(strncmp(text, "kind,n,entries,bytes_f64,bytes_f16,flops,ms\n", 44) == 0);
+	ck_assert(strncmp(text, header, strlen(header)) == 0);
 	for (line = text; (line = strchr(line, '\n')) != NULL; line++)
 		lines++;
-	ck_assert_int_eq(lines, 1 + 9 + 2);
-	ck_assert_ptr_nonnull(strstr(text, "\nmeasured,4096,16777216,402653184,100663296,4378853376,"));
-	ck_assert_ptr_nonnull(strstr(text, "\nextrapolated,10000,100000000,2400000000,600000000,"));
+	ck_assert_int_eq(lines, 1 + 18 + 4);
+	/* 8·(5·4096·64 + 3·4096²) = 413,138,944 bytes held. */
+	ck_assert_ptr_nonnull(strstr(text, "\nmeasured,4096,standard,16777216,402653184,100663296,4378853376,413138944,"));
+	/* 8·4·4096·64 + 8·20,608 = 8,553,472: no S, S', A. */
+	ck_assert_ptr_nonnull(strstr(text, "\nmeasured,4096,online,16777216,,,4378853376,8553472,"));
+	ck_assert_ptr_nonnull(strstr(text, "\nextrapolated,10000,standard,100000000,2400000000,600000000,"));
 	free(text);
 	qkv_cost_fini(&c);
 }
 END_TEST
 
+/* The text's sentences with the same numbers worked by hand: 8 heads, 8·10⁸
+ * scores at 10,000 tokens; the standard's median 6.2e-5·10⁸·8 ms = 49.6 s, its
+ * runs half and one and a half times that, 24.8 to 74.4 s, in minutes (the larger is over 59.95 s) "0.41 to 1.2 min"; the
+ * online's twice as much, 49.6 to 148.8 s, "0.83 to 2.5 min"; bytes held
+ * 8·8·(5·10⁴·64 + 3·10⁸) = 19.4 GB and 8·(8·4·10⁴·64 + 164,864) = 165 MB. */
 START_TEST(test_text_sentences)
 {
 	struct qkv_cost c;
@@ -135,12 +184,26 @@ START_TEST(test_text_sentences)
 
 	known_table(&c, 8);
 	text = printed(&c, PRINT_TEXT);
-	ck_assert_ptr_nonnull(strstr(text, "least squares, n >= 256): 2.00,"));
-	/* 8·10⁸ scores; 6.2e-5·10⁸·8 ms = 49.6 s. */
-	ck_assert_ptr_nonnull(strstr(text, "10,000 tokens: 800 million scores, 6.4 GB in double for the scores "
-					   "alone (19.2 GB for S, S' and A), per layer of 8 heads; this machine "
-					   "would take about 49.6 s (as n² from the 4,096-token row; the fitted "
-					   "slope, 2.00, gives 49.6 s)."));
+	{
+		/* The bytes' slopes: near 2 for the n² the standard holds (its 5nd pulls it
+		 * under), near 1 for the online's n·d (its blocks' constant pulls it under). */
+		const char *standard = strstr(text, "the standard algorithm's time grows as n^2.00 and its bytes held as n^");
+		const char *online = strstr(text, "the online algorithm's time grows as n^2.00 and its bytes held as n^");
+		double slope;
+
+		ck_assert_ptr_nonnull(standard);
+		ck_assert_ptr_nonnull(online);
+		ck_assert_int_eq(sscanf(strchr(strstr(standard, "held"), '^') + 1, "%lf", &slope), 1);
+		ck_assert(slope > 1.8 && slope < 2.0);
+		ck_assert_int_eq(sscanf(strchr(strstr(online, "held"), '^') + 1, "%lf", &slope), 1);
+		ck_assert(slope > 0.85 && slope < 1.0);
+	}
+	ck_assert_msg(strstr(text, "10,000 tokens: 800 million scores, per layer of 8 heads; the standard "
+				   "algorithm would hold 19.4 GB (most of it S, S' and A in double) and take 0.41 "
+				   "to 1.2 min here; the online algorithm would hold 165 MB and take 0.83 to 2.5 "
+				   "min here") != NULL, "%s", text);
+	ck_assert_ptr_nonnull(strstr(text, "This process's peak resident memory: 420 MB; the most any computation "
+					   "held: 3.31 GB (standard, n = 4,096)."));
 	ck_assert_ptr_nonnull(strstr(text, "8 heads of d_k = 64 against one head of d_k = 512"));
 	ck_assert_ptr_nonnull(strstr(text, "\n  4096    134,217,728 ")); /* 8 · 4096² scores */
 	free(text);

@@ -108,6 +108,8 @@ struct qkv_online_blocks {
  * (all >= 1). Returns 0, QKV_EINVAL or QKV_ENOMEM (then nothing is held). */
 int qkv_online_blocks_init(struct qkv_online_blocks *w, int d_k, int d_v, int tile);
 void qkv_online_blocks_fini(struct qkv_online_blocks *w);
+/* The bytes qkv_online_blocks_init holds for these widths and tile. */
+size_t qkv_online_blocks_bytes(int d_k, int d_v, int tile);
 
 /* Output rows from … to−1 (to − from <= QKV_ONLINE_QUERY_BLOCK) of
  * softmax(Q Kᵀ / divisor) V into out (rows of Q × d_v), read as above.

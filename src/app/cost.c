@@ -19,7 +19,8 @@ int cost_open(struct app *app)
 		return -1;
 	}
 	c->measure = job_new(JOB_COST);
-	rc = c->measure == NULL ? QKV_ENOMEM : qkv_cost_init(&c->measure->cost, d_k, heads, c->last_n, 3000.0);
+	rc = c->measure == NULL ? QKV_ENOMEM : qkv_cost_init(&c->measure->cost, d_k, heads, c->last_n, 3000.0,
+									QKV_COST_BOTH);
 	if (rc != 0) {
 		job_abandon(c->measure);
 		c->measure = NULL;

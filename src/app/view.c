@@ -27,11 +27,12 @@ const struct app_view app_views[VIEW_COUNT] = {
 	[VIEW_COST] = {
 		.name = "cost",
 		.toggle = { { 'C' }, K_MAIN, "C", "cost of n²", NULL, 0, view_toggle_key,
-			    "cost view: the trace measured on this machine for n = 16 ... 4096 tokens with the "
-			    "problem's d_k (scores, bytes of S, S' and A in double and in 16-bit floats, flops, time), "
-			    "the fitted slope of log time against log n, and the extrapolation to 10,000 and 100,000 "
-			    "tokens in words; it measures a slice at a time, the interface stays live, and Esc "
-			    "cancels (see --cost)", "views", 0 },
+			    "cost view: the standard algorithm and the online softmax measured on this machine for "
+			    "n = 16 ... 4096 tokens with the problem's d_k (scores, flops, each one's bytes held and "
+			    "median time), the fitted slopes of log time and log bytes against log n, and the "
+			    "extrapolation to 10,000 and 100,000 tokens in words, with log-log charts of time and "
+			    "bytes held when the screen has room; it measures a slice at a time, the interface stays "
+			    "live, and Esc cancels (see --cost)", "views", 0 },
 		.start = cost_open, .stop = cost_close, .event = cost_event,
 	},
 	[VIEW_LEARNING] = {

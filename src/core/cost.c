@@ -1,9 +1,11 @@
 /* cost.c — the price of n²: counts from their formulas, times measured on a
- * one-head trace computed directly, a row of queries at a time, in slices of a
- * caller's clock, and a log–log least-squares slope with its extrapolation.
+ * one-head computation done directly, a band of queries at a time, in slices of
+ * a caller's clock — the standard trace and the online softmax's block form at
+ * each n — and log–log least-squares slopes with their extrapolation.
  * Never prints and never reads a clock of its own. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "qkv/attention.h"
@@ -16,7 +18,6 @@
 #define COST_MIN_RUNS 3        /* each n: at least this many runs … */
 #define COST_MIN_RUN_MS 20.0   /* … and until this much has been measured, */
 #define COST_MAX_RUN_MS 200.0  /* unless this much has already gone by */
-#define COST_MAX_RUNS 10000
 #define COST_BATCH_FLOPS 2e6   /* work between two readings of the clock */
 #define COST_MIN_BATCH 64      /* but at least this many queries (a cache band) */
 
@@ -25,7 +26,32 @@ static bool power_of_two(int n)
 	return n > 0 && (n & (n - 1)) == 0;
 }
 
-int qkv_cost_init(struct qkv_cost *c, int d_k, int heads, int last_n, double budget_ms)
+/* The algorithm measured first at each n, and the one after a given one (-1: none). */
+static int next_algorithm(const struct qkv_cost *c, int after)
+{
+	static const enum qkv_cost_algorithm order[QKV_COST_ALGORITHMS] = { QKV_COST_ONLINE, QKV_COST_STANDARD };
+	int start = 0;
+
+	for (int k = 0; k < QKV_COST_ALGORITHMS && after >= 0; k++)
+		if ((int)order[k] == after)
+			start = k + 1;
+	for (int k = start; k < QKV_COST_ALGORITHMS; k++)
+		if (qkv_cost_measures(c, order[k]))
+			return (int)order[k];
+	return -1;
+}
+
+bool qkv_cost_measures(const struct qkv_cost *c, enum qkv_cost_algorithm algorithm)
+{
+	return (c->algorithms & QKV_COST_MEASURE(algorithm)) != 0;
+}
+
+const char *qkv_cost_algorithm_name(enum qkv_cost_algorithm algorithm)
+{
+	return algorithm == QKV_COST_ONLINE ? "online" : "standard";
+}
+
+int qkv_cost_init(struct qkv_cost *c, int d_k, int heads, int last_n, double budget_ms, unsigned algorithms)
 {
 	memset(c, 0, sizeof *c);
 	qkv_matrix_init(&c->q);
@@ -36,10 +62,18 @@ int qkv_cost_init(struct qkv_cost *c, int d_k, int heads, int last_n, double bud
 	qkv_matrix_init(&c->scaled);
 	qkv_matrix_init(&c->weights);
 	qkv_matrix_init(&c->output);
+	memset(&c->blocks, 0, sizeof c->blocks);
+	qkv_matrix_init(&c->blocks.q_block);
+	qkv_matrix_init(&c->blocks.k_tile);
+	qkv_matrix_init(&c->blocks.v_tile);
+	qkv_matrix_init(&c->blocks.scores);
+	qkv_matrix_init(&c->blocks.part);
 	if (d_k < 1 || d_k > QKV_MAX_DIM || heads < 1 || heads > QKV_COST_MAX_HEADS ||
 	    !power_of_two(last_n) || last_n < QKV_COST_FIRST_N || last_n > QKV_COST_MAX_N ||
-	    !(budget_ms > 0.0))
+	    !(budget_ms > 0.0) || algorithms == 0 || (algorithms & ~QKV_COST_BOTH) != 0)
 		return QKV_EINVAL;
+	c->algorithms = algorithms;
+	c->algorithm = (enum qkv_cost_algorithm)next_algorithm(c, -1);
 	c->d_k = d_k;
 	c->heads = heads;
 	c->last_n = last_n;
@@ -58,6 +92,7 @@ static void release(struct qkv_cost *c)
 	qkv_matrix_fini(&c->scaled);
 	qkv_matrix_fini(&c->weights);
 	qkv_matrix_fini(&c->output);
+	qkv_online_blocks_fini(&c->blocks);
 	c->prepared = false;
 }
 
@@ -76,16 +111,31 @@ void qkv_cost_row_of(int n, int d_k, int heads, struct qkv_cost_row *row)
 	row->bytes_f16 = h * QKV_COST_SQUARES * square * 2;
 	/* d_v = d_k: 2n²d_k for Q Kᵀ, 2n²d_v for A V, 5n² for scaling and softmax. */
 	row->flops = h * (2 * square * d_k + 2 * square * d_k + QKV_COST_SOFTMAX_FLOPS * square);
-	row->ms = 0.0;
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+		row->time[a] = (struct qkv_cost_time){ NAN, NAN, NAN, 0, 0 };
+	/* Standard: Q, K, V, Kᵀ and O (n × d_k each, d_v = d_k), S, S' and A. */
+	row->time[QKV_COST_STANDARD].bytes = h * 8 * (5 * (int64_t)n * d_k + QKV_COST_SQUARES * square);
+	/* Online: Q, K, V and O, and the blocks' storage for tiles of at most n keys. */
+	row->time[QKV_COST_ONLINE].bytes =
+		h * (8 * 4 * (int64_t)n * d_k +
+		     (int64_t)qkv_online_blocks_bytes(d_k, d_k, n < QKV_COST_TILE ? n : QKV_COST_TILE));
 }
 
-/* Sizes the trace for n tokens (storage taken, not yet touched) and draws Q, K,
- * V from N(0, 1); not timed. */
+/* The bytes of a matrix's entries. */
+static int64_t matrix_bytes(const struct qkv_matrix *m)
+{
+	return (int64_t)m->rows * m->cols * (int64_t)sizeof(double);
+}
+
+/* Sizes the computation for n tokens (storage taken, not yet touched) and draws
+ * Q, K, V from N(0, 1); not timed. The bytes it holds are counted from the
+ * storage itself into c->held. */
 static int prepare(struct qkv_cost *c)
 {
 	struct qkv_matrix *inputs[3] = { &c->q, &c->k, &c->v };
 	struct qkv_rng rng;
 	int n = c->n, rc = 0;
+	bool standard = c->algorithm == QKV_COST_STANDARD;
 
 	release(c);
 	qkv_rng_seed(&rng, COST_SEED);
@@ -95,26 +145,35 @@ static int prepare(struct qkv_cost *c)
 			inputs[m]->values[i] = qkv_rng_normal(&rng);
 	}
 	if (rc == 0)
-		rc = qkv_matrix_zero(&c->k_t, c->d_k, n);
-	if (rc == 0)
-		rc = qkv_matrix_shape(&c->scores, n, n);
-	if (rc == 0)
-		rc = qkv_matrix_shape(&c->scaled, n, n);
-	if (rc == 0)
-		rc = qkv_matrix_shape(&c->weights, n, n);
-	if (rc == 0)
 		rc = qkv_matrix_zero(&c->output, n, c->d_k);
+	if (standard) {
+		if (rc == 0)
+			rc = qkv_matrix_zero(&c->k_t, c->d_k, n);
+		if (rc == 0)
+			rc = qkv_matrix_shape(&c->scores, n, n);
+		if (rc == 0)
+			rc = qkv_matrix_shape(&c->scaled, n, n);
+		if (rc == 0)
+			rc = qkv_matrix_shape(&c->weights, n, n);
+	} else if (rc == 0) {
+		rc = qkv_online_blocks_init(&c->blocks, c->d_k, c->d_k, n < QKV_COST_TILE ? n : QKV_COST_TILE);
+	}
 	if (rc != 0) {
 		release(c);
 		return rc;
 	}
+	c->held = matrix_bytes(&c->q) + matrix_bytes(&c->k) + matrix_bytes(&c->v) + matrix_bytes(&c->output) +
+		  (standard ? matrix_bytes(&c->k_t) + matrix_bytes(&c->scores) + matrix_bytes(&c->scaled) +
+				      matrix_bytes(&c->weights)
+			    : (int64_t)c->blocks.bytes);
+	if (c->algorithm == (enum qkv_cost_algorithm)next_algorithm(c, -1))
+		qkv_cost_row_of(n, c->d_k, c->heads, &c->rows[c->count]);
 	c->prepared = true;
-	c->touched_rows = 0;
+	c->touched_rows = standard ? 0 : n;
 	c->next_row = 0;
 	c->runs = 0;
 	c->run_ms = 0.0;
 	c->spent_ms = 0.0;
-	c->best_ms = INFINITY;
 	return 0;
 }
 
@@ -133,10 +192,26 @@ static bool touch_rows(struct qkv_cost *c)
 	return to == c->n;
 }
 
+/* The online algorithm's output rows [from, to), a block of queries at a time. */
+static void online_rows(struct qkv_cost *c, int from, int to)
+{
+	double divisor = sqrt((double)c->d_k);
+
+	for (int first = from; first < to; first += QKV_ONLINE_QUERY_BLOCK) {
+		int last = first + QKV_ONLINE_QUERY_BLOCK < to ? first + QKV_ONLINE_QUERY_BLOCK : to;
+
+		qkv_online_blocks_rows(&c->blocks, &c->q, &c->k, &c->v, divisor, first, last, &c->output);
+	}
+}
+
 /* The trace for queries [from, to): their rows of S, S', A and O, by the matrix
  * products and the softmax qkv_attention uses (Kᵀ first, once per run). */
 static void trace_rows(struct qkv_cost *c, int from, int to)
 {
+	if (c->algorithm == QKV_COST_ONLINE) {
+		online_rows(c, from, to);
+		return;
+	}
 	int n = c->n;
 	double divisor = sqrt((double)c->d_k);
 
@@ -164,7 +239,8 @@ static bool another_n(const struct qkv_cost *c)
 		return false;
 	if (next <= QKV_COST_MIN_LAST_N)
 		return true;
-	slope = qkv_cost_slope(c, NULL);
+	slope = qkv_cost_slope(c, qkv_cost_measures(c, QKV_COST_STANDARD) ? QKV_COST_STANDARD : QKV_COST_ONLINE,
+			       NULL);
 	if (!isfinite(slope) || slope < 2.0)
 		slope = 2.0;
 	/* All this n took (storage, drawing the inputs, every run), scaled as the time. */
@@ -172,27 +248,53 @@ static bool another_n(const struct qkv_cost *c)
 	return c->total_ms + predicted <= c->budget_ms;
 }
 
-/* A run is over: keep its time, then run again, or record n and move on. */
+static int compare_ms(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The runs of one algorithm at n: their median, fastest and slowest, times h. */
+static void record_runs(struct qkv_cost *c, struct qkv_cost_time *time)
+{
+	double *sorted = c->samples;
+	int runs = c->runs;
+
+	qsort(sorted, (size_t)runs, sizeof *sorted, compare_ms);
+	time->ms = (runs % 2 == 1 ? sorted[runs / 2] : (sorted[runs / 2 - 1] + sorted[runs / 2]) / 2.0) * c->heads;
+	time->ms_min = sorted[0] * c->heads;
+	time->ms_max = sorted[runs - 1] * c->heads;
+	time->runs = runs;
+	time->bytes = c->held * c->heads;
+}
+
+/* A run is over: keep its time, then run again, or record the algorithm's time
+ * and go on to the next algorithm or the next n. */
 static void run_finished(struct qkv_cost *c)
 {
 	bool again;
+	int next;
 
-	c->runs++;
+	c->samples[c->runs++] = c->run_ms;
 	c->spent_ms += c->run_ms;
-	if (c->run_ms < c->best_ms)
-		c->best_ms = c->run_ms;
 	c->run_ms = 0.0;
 	c->next_row = 0;
 	if (c->runs < COST_MIN_RUNS)
 		again = c->spent_ms < COST_MAX_RUN_MS;
 	else
-		again = c->spent_ms < COST_MIN_RUN_MS && c->runs < COST_MAX_RUNS;
+		again = c->spent_ms < COST_MIN_RUN_MS && c->runs < QKV_COST_MAX_RUNS;
 	if (again)
 		return;
-	qkv_cost_row_of(c->n, c->d_k, c->heads, &c->rows[c->count]);
-	c->rows[c->count].ms = c->best_ms * c->heads;
-	c->count++;
+	record_runs(c, &c->rows[c->count].time[c->algorithm]);
 	release(c);
+	next = next_algorithm(c, (int)c->algorithm);
+	if (next >= 0) {
+		c->algorithm = (enum qkv_cost_algorithm)next;
+		return;
+	}
+	c->algorithm = (enum qkv_cost_algorithm)next_algorithm(c, -1);
+	c->count++;
 	if (c->count < QKV_COST_MAX_ROWS && another_n(c)) {
 		c->n *= 2;
 		c->n_start_ms = c->total_ms;
@@ -287,18 +389,26 @@ int qkv_cost_fit(const double *x, const double *y, int count, double *slope, dou
 	return 0;
 }
 
-double qkv_cost_slope(const struct qkv_cost *c, double *intercept)
+/* The slope of ln y against ln n over the rows with a y (ms or bytes of an
+ * algorithm), n >= QKV_COST_FIT_FROM_N when two or more are that large. */
+static double fit_rows(const struct qkv_cost *c, enum qkv_cost_algorithm algorithm, bool bytes,
+		       double *intercept)
 {
 	double x[QKV_COST_MAX_ROWS], y[QKV_COST_MAX_ROWS], slope, b;
 	int large = 0, count = 0;
 
-	for (int i = 0; i < c->count; i++)
-		large += c->rows[i].n >= QKV_COST_FIT_FROM_N && c->rows[i].ms > 0.0;
 	for (int i = 0; i < c->count; i++) {
-		if (c->rows[i].ms <= 0.0 || (large >= 2 && c->rows[i].n < QKV_COST_FIT_FROM_N))
+		const struct qkv_cost_time *t = &c->rows[i].time[algorithm];
+
+		large += c->rows[i].n >= QKV_COST_FIT_FROM_N && t->ms > 0.0;
+	}
+	for (int i = 0; i < c->count; i++) {
+		const struct qkv_cost_time *t = &c->rows[i].time[algorithm];
+
+		if (!(t->ms > 0.0) || (large >= 2 && c->rows[i].n < QKV_COST_FIT_FROM_N))
 			continue;
 		x[count] = c->rows[i].n;
-		y[count] = c->rows[i].ms;
+		y[count] = bytes ? (double)t->bytes : t->ms;
 		count++;
 	}
 	if (qkv_cost_fit(x, y, count, &slope, &b) != 0)
@@ -308,31 +418,55 @@ double qkv_cost_slope(const struct qkv_cost *c, double *intercept)
 	return slope;
 }
 
-/* The largest measured row with a time, or NULL. */
-static const struct qkv_cost_row *last_timed(const struct qkv_cost *c)
+double qkv_cost_slope(const struct qkv_cost *c, enum qkv_cost_algorithm algorithm, double *intercept)
+{
+	return fit_rows(c, algorithm, false, intercept);
+}
+
+double qkv_cost_bytes_slope(const struct qkv_cost *c, enum qkv_cost_algorithm algorithm)
+{
+	return fit_rows(c, algorithm, true, NULL);
+}
+
+/* The largest measured row with a time for the algorithm, or NULL. */
+static const struct qkv_cost_row *last_timed(const struct qkv_cost *c, enum qkv_cost_algorithm algorithm)
 {
 	for (int i = c->count - 1; i >= 0; i--)
-		if (c->rows[i].ms > 0.0)
+		if (c->rows[i].time[algorithm].ms > 0.0)
 			return &c->rows[i];
 	return NULL;
 }
 
 void qkv_cost_extrapolate(const struct qkv_cost *c, int n, struct qkv_cost_row *row)
 {
-	const struct qkv_cost_row *last = last_timed(c);
-	double ratio;
-
 	/* The exponent the formulas give, 2, from the largest measurement: a fitted
-	 * slope moves from run to run on a busy machine, and carried
-	 * far beyond the table a small change of slope is a large change of time. */
+	 * slope moves from run to run on a busy machine, and carried far beyond the
+	 * table a small change of slope is a large change of time; so the range
+	 * takes in the fastest and slowest runs carried as n² and the fitted line. */
 	qkv_cost_row_of(n, c->d_k, c->heads, row);
-	ratio = last != NULL ? (double)n / (double)last->n : NAN;
-	row->ms = last != NULL ? last->ms * ratio * ratio : NAN;
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+		const struct qkv_cost_row *last = last_timed(c, (enum qkv_cost_algorithm)a);
+		struct qkv_cost_time *t = &row->time[a];
+		double ratio, fitted;
+
+		if (last == NULL)
+			continue;
+		ratio = (double)n / (double)last->n;
+		ratio *= ratio;
+		fitted = qkv_cost_extrapolate_fitted(c, (enum qkv_cost_algorithm)a, n);
+		t->ms = last->time[a].ms * ratio;
+		t->ms_min = last->time[a].ms_min * ratio;
+		t->ms_max = last->time[a].ms_max * ratio;
+		if (isfinite(fitted)) {
+			t->ms_min = fmin(t->ms_min, fitted);
+			t->ms_max = fmax(t->ms_max, fitted);
+		}
+	}
 }
 
-double qkv_cost_extrapolate_fitted(const struct qkv_cost *c, int n)
+double qkv_cost_extrapolate_fitted(const struct qkv_cost *c, enum qkv_cost_algorithm algorithm, int n)
 {
-	double intercept, slope = qkv_cost_slope(c, &intercept);
+	double intercept, slope = qkv_cost_slope(c, algorithm, &intercept);
 
 	return isfinite(slope) ? exp(intercept + slope * log((double)n)) : NAN;
 }
@@ -385,33 +519,70 @@ int qkv_cost_time_words(char *buf, size_t size, double ms)
 	return three_digits(buf, size, ms / 86400e3, "days");
 }
 
+/* Two significant digits without an exponent ("0.67", "2.4", "74", "870"). */
+static int two_digits(char *buf, size_t size, double value)
+{
+	double scale;
+
+	if (value < 99.5)
+		return snprintf(buf, size, "%.2g", value);
+	scale = pow(10.0, floor(log10(value)) - 1.0);
+	return snprintf(buf, size, "%.0f", round(value / scale) * scale);
+}
+
+int qkv_cost_range_words(char *buf, size_t size, double low_ms, double high_ms)
+{
+	static const struct { double below, per; const char *unit; } units[] = {
+		{ 999.5, 1.0, "ms" }, { 59950.0, 1e3, "s" }, { 3597e3, 60e3, "min" },
+		{ 47.95 * 3600e3, 3600e3, "h" }, { INFINITY, 86400e3, "days" },
+	};
+	char low[32], high[32];
+	int u = 0;
+
+	if (!isfinite(low_ms) || !isfinite(high_ms))
+		return snprintf(buf, size, "an unknown time");
+	while (high_ms >= units[u].below)
+		u++;
+	two_digits(low, sizeof low, low_ms / units[u].per);
+	two_digits(high, sizeof high, high_ms / units[u].per);
+	if (strcmp(low, high) == 0)
+		return snprintf(buf, size, "about %s %s", high, units[u].unit);
+	return snprintf(buf, size, "%s to %s %s", low, high, units[u].unit);
+}
+
 int qkv_cost_words(char *buf, size_t size, const struct qkv_cost *c, int n)
 {
 	struct qkv_cost_row row;
-	char tokens[32], scores[48], alone[32], all[32], when[32], per[48], from[32], fitted[32];
-	const struct qkv_cost_row *last = last_timed(c);
-	double slope = qkv_cost_slope(c, NULL);
+	char tokens[32], scores[48], per[48], from[32], parts[QKV_COST_ALGORITHMS][256];
+	const struct qkv_cost_row *last = NULL;
+	int shown = 0;
 
 	qkv_cost_extrapolate(c, n, &row);
-	qkv_format_grouped(from, sizeof from, last != NULL ? last->n : 0);
-	qkv_cost_time_words(fitted, sizeof fitted, qkv_cost_extrapolate_fitted(c, n));
 	qkv_format_grouped(tokens, sizeof tokens, n);
 	qkv_cost_count_words(scores, sizeof scores, (double)row.entries);
-	qkv_cost_bytes_words(alone, sizeof alone, (double)row.bytes_f64 / QKV_COST_SQUARES);
-	qkv_cost_bytes_words(all, sizeof all, (double)row.bytes_f64);
-	qkv_cost_time_words(when, sizeof when, row.ms);
 	if (c->heads == 1)
 		snprintf(per, sizeof per, "per head per layer");
 	else
 		snprintf(per, sizeof per, "per layer of %d heads", c->heads);
-	if (!isfinite(slope))
-		return snprintf(buf, size,
-				"%s tokens: %s scores, %s in double for the scores alone (%s for S, S' and "
-				"A), %s; this machine would take about %s.", tokens, scores, alone, all, per,
-				when);
-	return snprintf(buf, size,
-			"%s tokens: %s scores, %s in double for the scores alone (%s for S, S' and A), "
-			"%s; this machine would take about %s (as n² from the %s-token row; the "
-			"fitted slope, %.2f, gives %s).",
-			tokens, scores, alone, all, per, when, from, slope, fitted);
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+		enum qkv_cost_algorithm algorithm = (enum qkv_cost_algorithm)a;
+		char held[32], when[64];
+
+		if (!qkv_cost_measures(c, algorithm))
+			continue;
+		last = last != NULL ? last : last_timed(c, algorithm);
+		qkv_cost_bytes_words(held, sizeof held, (double)row.time[a].bytes);
+		qkv_cost_range_words(when, sizeof when, row.time[a].ms_min, row.time[a].ms_max);
+		snprintf(parts[shown++], sizeof parts[0], "the %s algorithm would hold %s%s and take %s here",
+			 qkv_cost_algorithm_name(algorithm), held,
+			 algorithm == QKV_COST_STANDARD ? " (most of it S, S' and A in double)" : "", when);
+	}
+	qkv_format_grouped(from, sizeof from, last != NULL ? last->n : 0);
+	if (shown == 2)
+		return snprintf(buf, size, "%s tokens: %s scores, %s; %s; %s (as n² from the %s-token row's "
+					   "runs, and the fitted slope).",
+				tokens, scores, per, parts[0], parts[1], from);
+	return snprintf(buf, size, "%s tokens: %s scores, %s; %s (as n² from the %s-token row's runs, and the "
+				   "fitted slope).",
+			tokens, scores, per, shown == 1 ? parts[0] : "nothing was measured", from);
 }

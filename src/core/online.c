@@ -234,10 +234,16 @@ int qkv_online_blocks_init(struct qkv_online_blocks *w, int d_k, int d_v, int ti
 	w->d_k = d_k;
 	w->d_v = d_v;
 	w->tile = tile;
-	w->bytes = sizeof(double) * ((size_t)block * (size_t)d_k + (size_t)d_k * (size_t)tile +
-				     (size_t)tile * (size_t)d_v + (size_t)block * (size_t)tile +
-				     (size_t)block * (size_t)d_v + 2 * (size_t)block);
+	w->bytes = qkv_online_blocks_bytes(d_k, d_v, tile);
 	return 0;
+}
+
+size_t qkv_online_blocks_bytes(int d_k, int d_v, int tile)
+{
+	size_t block = QKV_ONLINE_QUERY_BLOCK;
+
+	return sizeof(double) * (block * (size_t)d_k + (size_t)d_k * (size_t)tile + (size_t)tile * (size_t)d_v +
+				 block * (size_t)tile + block * (size_t)d_v + 2 * block);
 }
 
 void qkv_online_blocks_fini(struct qkv_online_blocks *w)

@@ -16,21 +16,25 @@
 #include "tui/text.h"
 
 #define COST_TEXT_MAX 512
-#define COST_COLUMNS 6     /* n, scores, double, 16-bit, flops, time */
+#define COST_COLUMNS 7     /* n, scores, flops, bytes held and time of each algorithm */
 #define COST_CELL_MAX 32
 #define TIME_WIDTH 11      /* "0.001913 ms" */
+#define FLOPS_COLUMN 2     /* dropped first when the table is too wide */
+#define SCORES_COLUMN 1    /* and then this one */
 #define TABLE_MIN_ROWS 3   /* rows kept when the sentences below ask for room */
 #define CHART_MIN_WIDTH 40 /* a chart beside the table needs this much */
 #define CHART_MIN_HEIGHT 8
 static const int far_n[2] = { 10000, 100000 };
-static const char *const headers[COST_COLUMNS] = { "n", "scores", "double", "16-bit", "flops", "time" };
+static const char *const headers[COST_COLUMNS] = { "n", "scores", "flops", "std bytes", "online bytes",
+						    "std time", "online time" };
 
 /* The table's columns: each as wide as its widest entry over the rows planned
  * (n = 16 … last_n) and measured, so it keeps its place while the rows come in. */
 struct cost_table {
 	int width[COST_COLUMNS];
 	int gap;    /* spaces between two columns */
-	bool f16;   /* the 16-bit column is shown */
+	bool flops; /* the flops column is shown */
+	bool scores; /* the scores column is shown */
 	int columns; /* the table's width */
 };
 
@@ -66,18 +70,33 @@ static int put_wrapped(int y, int x, int width, int lines, enum palette_role rol
 	return needed;
 }
 
-/* A row's entries: n, scores, bytes in double and in 16-bit, flops, time. */
-static void row_cells(const struct qkv_cost_row *row, bool measured, char cells[COST_COLUMNS][COST_CELL_MAX])
+/* A row's entries: n, scores, flops, then per algorithm (standard, online) the
+ * bytes held and the median time; an algorithm not measured yet at this n is
+ * blank, the one being measured says so. */
+static void row_cells(const struct qkv_cost *c, const struct qkv_cost_row *row,
+		      char cells[COST_COLUMNS][COST_CELL_MAX])
 {
 	snprintf(cells[0], COST_CELL_MAX, "%d", row->n);
 	qkv_format_grouped(cells[1], COST_CELL_MAX, (long long)row->entries);
-	qkv_cost_bytes_words(cells[2], COST_CELL_MAX, (double)row->bytes_f64);
-	qkv_cost_bytes_words(cells[3], COST_CELL_MAX, (double)row->bytes_f16);
-	qkv_format_grouped(cells[4], COST_CELL_MAX, (long long)row->flops);
-	if (measured)
-		snprintf(cells[5], COST_CELL_MAX, "%.4g ms", row->ms);
-	else
-		snprintf(cells[5], COST_CELL_MAX, "measuring");
+	qkv_format_grouped(cells[2], COST_CELL_MAX, (long long)row->flops);
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+		const struct qkv_cost_time *t = &row->time[a];
+		bool measured = t->ms > 0.0, measuring = !c->done && c->n == row->n && (int)c->algorithm == a;
+
+		if (!qkv_cost_measures(c, (enum qkv_cost_algorithm)a)) {
+			snprintf(cells[3 + a], COST_CELL_MAX, "-");
+			snprintf(cells[5 + a], COST_CELL_MAX, "-");
+			continue;
+		}
+		if (measured || measuring)
+			qkv_cost_bytes_words(cells[3 + a], COST_CELL_MAX, (double)t->bytes);
+		else
+			cells[3 + a][0] = '\0';
+		if (measured)
+			snprintf(cells[5 + a], COST_CELL_MAX, "%.4g ms", t->ms);
+		else
+			snprintf(cells[5 + a], COST_CELL_MAX, "%s", measuring ? "measuring" : "");
+	}
 }
 
 static void table_widen(struct cost_table *t, char cells[COST_COLUMNS][COST_CELL_MAX])
@@ -95,7 +114,7 @@ static int table_columns(const struct cost_table *t)
 	int columns = 0, shown = 0;
 
 	for (int k = 0; k < COST_COLUMNS; k++)
-		if (k != 3 || t->f16) {
+		if ((k != FLOPS_COLUMN || t->flops) && (k != SCORES_COLUMN || t->scores)) {
 			columns += t->width[k];
 			shown++;
 		}
@@ -103,8 +122,8 @@ static int table_columns(const struct cost_table *t)
 }
 
 /* The table in `avail` columns: two spaces between columns when they fit, one
- * otherwise, and without the 16-bit column (a quarter of the double one) when
- * even that is too wide. */
+ * otherwise, and without the flops column, then the scores column (both follow
+ * from n by formula), when even that is too wide. */
 static void table_fit(const struct qkv_cost *c, int avail, struct cost_table *t)
 {
 	char cells[COST_COLUMNS][COST_CELL_MAX];
@@ -116,19 +135,21 @@ static void table_fit(const struct qkv_cost *c, int avail, struct cost_table *t)
 		t->width[5] = TIME_WIDTH;
 	for (int n = QKV_COST_FIRST_N; n <= c->last_n; n *= 2) {
 		qkv_cost_row_of(n, c->d_k, c->heads, &row);
-		row_cells(&row, false, cells);
+		row_cells(c, &row, cells);
 		table_widen(t, cells);
 	}
 	for (int i = 0; i < c->count; i++) {
-		row_cells(&c->rows[i], true, cells);
+		row_cells(c, &c->rows[i], cells);
 		table_widen(t, cells);
 	}
-	t->f16 = true;
+	t->flops = t->scores = true;
 	t->gap = 2;
 	if (table_columns(t) > avail)
 		t->gap = 1;
 	if (table_columns(t) > avail)
-		t->f16 = false;
+		t->flops = false;
+	if (table_columns(t) > avail)
+		t->scores = false;
 	t->columns = table_columns(t);
 }
 
@@ -143,7 +164,7 @@ static void table_line(int y, int x, const struct cost_table *t, char cells[COST
 	for (int k = 0; k < COST_COLUMNS && used < sizeof line; k++) {
 		int written;
 
-		if (k == 3 && !t->f16)
+		if ((k == FLOPS_COLUMN && !t->flops) || (k == SCORES_COLUMN && !t->scores))
 			continue;
 		written = snprintf(line + used, sizeof line - used, "%*s%*s", used > 0 ? t->gap : 0, "",
 				   t->width[k], cells[k]);
@@ -155,11 +176,12 @@ static void table_line(int y, int x, const struct cost_table *t, char cells[COST
 }
 
 /* One row of the table; a row still being measured is dim. */
-static void table_row(int y, int x, const struct cost_table *t, const struct qkv_cost_row *row, bool measured)
+static void table_row(int y, int x, const struct cost_table *t, const struct qkv_cost *c,
+		      const struct qkv_cost_row *row, bool measured)
 {
 	char cells[COST_COLUMNS][COST_CELL_MAX];
 
-	row_cells(row, measured, cells);
+	row_cells(c, row, cells);
 	table_line(y, x, t, cells, measured ? ROLE_NORMAL : ROLE_DIM);
 }
 
@@ -169,49 +191,81 @@ static void progress(char *buf, size_t size, const struct qkv_cost *c)
 	char bytes[32];
 
 	if (!c->prepared || c->touched_rows < c->n) {
-		qkv_cost_bytes_words(bytes, sizeof bytes, (double)c->n * c->n * 8.0 * QKV_COST_SQUARES);
-		snprintf(buf, size, "taking %s for n = %d … Esc cancels", bytes, c->n);
+		struct qkv_cost_row row;
+
+		qkv_cost_row_of(c->n, c->d_k, c->heads, &row);
+		qkv_cost_bytes_words(bytes, sizeof bytes, (double)row.time[c->algorithm].bytes / c->heads);
+		snprintf(buf, size, "taking %s for the %s algorithm at n = %d … Esc cancels", bytes,
+			 qkv_cost_algorithm_name(c->algorithm), c->n);
 		return;
 	}
-	snprintf(buf, size, "measuring n = %d: run %d, query %d of %d … Esc cancels", c->n, c->runs + 1,
-		 c->next_row + 1, c->n);
+	snprintf(buf, size, "measuring the %s algorithm at n = %d: run %d, query %d of %d … Esc cancels",
+		 qkv_cost_algorithm_name(c->algorithm), c->n, c->runs + 1, c->next_row + 1, c->n);
 }
 
-/* Two log–log charts of the measured rows, each with the extrapolation to 10,000
- * and 100,000 tokens (○): the time of the trace, and the bytes of S, S' and A in
- * double (●) and in 16-bit floats (×). Stacked when tall, side by side when wide. */
+/* The title of chart k (0 time, 1 bytes) that fits in `width` columns: the
+ * longest of its forms that does. */
+static const char *chart_title(int k, int width)
+{
+	static const char *const titles[2][3] = {
+		{ "time (ms), log–log: ● standard × online ○ extrapolated", "ms: ● standard × online ○ extrapolated",
+		  "ms: ● standard × online" },
+		{ "bytes held, log–log: ● standard × online ○ extrapolated", "bytes: ● standard × online ○ extrapolated",
+		  "bytes: ● standard × online" },
+	};
+
+	for (int i = 0; i < 2; i++)
+		if (glyphs_columns(titles[k][i]) <= width)
+			return titles[k][i];
+	return titles[k][2];
+}
+
+/* Two log–log charts of the measured rows: the time and the bytes held, the
+ * standard algorithm's (●) against the online one's (×), each with the standard's
+ * extrapolation to 10,000 and 100,000 tokens (○). Stacked when tall, side by
+ * side when wide. */
 static void draw_charts(const struct qkv_cost *c, int y, int x, int height, int width, bool stacked,
 			bool running)
 {
-	double n[QKV_COST_MAX_ROWS], ms[QKV_COST_MAX_ROWS], f64[QKV_COST_MAX_ROWS], f16[QKV_COST_MAX_ROWS];
-	double far_x[2], far_ms[2], far_f64[2];
+	double n[QKV_COST_ALGORITHMS][QKV_COST_MAX_ROWS], ms[QKV_COST_ALGORITHMS][QKV_COST_MAX_ROWS];
+	double held[QKV_COST_ALGORITHMS][QKV_COST_MAX_ROWS];
+	double far_x[2], far_ms[2], far_bytes[2];
 	struct cell_style first = palette_signed(-1.0, 1.0), second = palette_signed(1.0, 1.0);
 	struct cell_style dim = palette_role(ROLE_DIM);
-	int count = c->count, far_count = 0;
-	struct chart_series time_series[2], memory_series[3];
+	int count[QKV_COST_ALGORITHMS] = { 0, 0 }, far_count = 0;
+	struct chart_series time_series[3], memory_series[3];
 	struct chart charts[2];
 
-	for (int i = 0; i < count; i++) {
-		n[i] = c->rows[i].n;
-		ms[i] = c->rows[i].ms;
-		f64[i] = (double)c->rows[i].bytes_f64;
-		f16[i] = (double)c->rows[i].bytes_f16;
-	}
+	for (int i = 0; i < c->count; i++)
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+			const struct qkv_cost_time *t = &c->rows[i].time[a];
+
+			if (!(t->ms > 0.0))
+				continue;
+			n[a][count[a]] = c->rows[i].n;
+			ms[a][count[a]] = t->ms;
+			held[a][count[a]++] = (double)t->bytes;
+		}
 	/* The extrapolation once the table is complete, as the sentences give it. */
-	if (!running && isfinite(qkv_cost_slope(c, NULL)))
+	if (!running && isfinite(qkv_cost_slope(c, QKV_COST_STANDARD, NULL)))
 		for (int i = 0; i < 2; i++) {
 			struct qkv_cost_row row;
 
 			qkv_cost_extrapolate(c, far_n[i], &row);
 			far_x[far_count] = far_n[i];
-			far_ms[far_count] = row.ms;
-			far_f64[far_count++] = (double)row.bytes_f64;
+			far_ms[far_count] = row.time[QKV_COST_STANDARD].ms;
+			far_bytes[far_count++] = (double)row.time[QKV_COST_STANDARD].bytes;
 		}
-	time_series[0] = (struct chart_series){ n, ms, count, first, "●", "*" };
-	time_series[1] = (struct chart_series){ far_x, far_ms, far_count, dim, "○", "o" };
-	memory_series[0] = (struct chart_series){ n, f64, count, first, "●", "*" };
-	memory_series[1] = (struct chart_series){ n, f16, count, second, "×", "x" };
-	memory_series[2] = (struct chart_series){ far_x, far_f64, far_count, dim, "○", "o" };
+	time_series[0] = (struct chart_series){ n[QKV_COST_STANDARD], ms[QKV_COST_STANDARD],
+						count[QKV_COST_STANDARD], first, "●", "*" };
+	time_series[1] = (struct chart_series){ n[QKV_COST_ONLINE], ms[QKV_COST_ONLINE], count[QKV_COST_ONLINE],
+						second, "×", "x" };
+	time_series[2] = (struct chart_series){ far_x, far_ms, far_count, dim, "○", "o" };
+	memory_series[0] = (struct chart_series){ n[QKV_COST_STANDARD], held[QKV_COST_STANDARD],
+						  count[QKV_COST_STANDARD], first, "●", "*" };
+	memory_series[1] = (struct chart_series){ n[QKV_COST_ONLINE], held[QKV_COST_ONLINE],
+						  count[QKV_COST_ONLINE], second, "×", "x" };
+	memory_series[2] = (struct chart_series){ far_x, far_bytes, far_count, dim, "○", "o" };
 	memset(charts, 0, sizeof charts);
 	for (int k = 0; k < 2; k++) {
 		struct chart *chart = &charts[k];
@@ -225,9 +279,8 @@ static void draw_charts(const struct qkv_cost *c, int y, int x, int height, int 
 		chart->x_axis.label = "n";
 		chart->marker_x = NAN;
 		chart->series = k == 0 ? time_series : memory_series;
-		chart->series_count = k == 0 ? 2 : 3;
-		chart->title = k == 0 ? "time of the trace (ms), log–log; ○ extrapolated"
-				      : "S, S', A: ● double × 16-bit (bytes), log–log";
+		chart->series_count = 3;
+		chart->title = chart_title(k, chart->width);
 		chart->y_axis.label = k == 0 ? "ms" : "bytes";
 		chart_fit_axis(&chart->x_axis, chart->series, chart->series_count, true);
 		chart_fit_axis(&chart->y_axis, chart->series, chart->series_count, false);
@@ -272,10 +325,11 @@ void draw_cost(const struct app *app, const struct layout *l)
 	y += put_wrapped(y, x, avail, bottom - y + 1, ROLE_TITLE, text);
 	chart_top = y;
 	if (c->heads == 1) {
-		snprintf(bytes, sizeof bytes, "bytes: S, S' and A (n × n each)");
+		snprintf(bytes, sizeof bytes, "bytes: the standard holds S, S', A; the online, tiles");
 		snprintf(flops, sizeof flops, "flops: 2n²d_k + 2n²d_v + 5n²");
 	} else {
-		snprintf(bytes, sizeof bytes, "bytes: S, S' and A (n × n each) × %d heads", c->heads);
+		snprintf(bytes, sizeof bytes, "bytes × %d heads: the standard holds S, S', A; the online, tiles",
+			 c->heads);
 		snprintf(flops, sizeof flops, "flops: (2n²d_k + 2n²d_v + 5n²) × %d", c->heads);
 	}
 	snprintf(formulas, sizeof formulas, "%s; %s", bytes, flops);
@@ -300,12 +354,13 @@ void draw_cost(const struct app *app, const struct layout *l)
 	if (y <= text_bottom)
 		table_line(y++, x, &table, cells, ROLE_LABEL);
 	/* The rows that fit, the last ones first: room is kept for the slope. */
-	slope = qkv_cost_slope(c, NULL);
+	slope = qkv_cost_slope(c, QKV_COST_STANDARD, NULL);
 	if (isfinite(slope)) {
 		snprintf(text, sizeof text,
-			 "slope of log time against log n (least squares, n >= %d): %.2f — the time grows "
-			 "about as n^%.2f; the scores and the bytes as n² exactly",
-			 QKV_COST_FIT_FROM_N, slope, slope);
+			 "slopes on log–log axes (least squares, n >= %d): time n^%.2f standard, n^%.2f online; "
+			 "bytes held n^%.2f standard, n^%.2f online",
+			 QKV_COST_FIT_FROM_N, slope, qkv_cost_slope(c, QKV_COST_ONLINE, NULL),
+			 qkv_cost_bytes_slope(c, QKV_COST_STANDARD), qkv_cost_bytes_slope(c, QKV_COST_ONLINE));
 		slope_lines = text_lines(text, text_w);
 	}
 	total = c->count + (app->cost.running ? 1 : 0);
@@ -323,10 +378,13 @@ void draw_cost(const struct app *app, const struct layout *l)
 		struct qkv_cost_row row;
 
 		if (i < c->count)
-			table_row(y, x, &table, &c->rows[i], true);
+			table_row(y, x, &table, c, &c->rows[i], true);
 		else {
 			qkv_cost_row_of(c->n, c->d_k, c->heads, &row);
-			table_row(y, x, &table, &row, false);
+			/* What of n is measured already (the online algorithm goes first). */
+			if (c->rows[c->count].n == c->n)
+				memcpy(row.time, c->rows[c->count].time, sizeof row.time);
+			table_row(y, x, &table, c, &row, false);
 		}
 	}
 	if (slope_lines > 0 && text_bottom - y >= slope_lines)

@@ -46,6 +46,7 @@
 #include "io/problem/builtin.h"
 #include "io/problem/save.h"
 #include "qkv/attention.h"
+#include "qkv/cost.h"
 #include "qkv/error.h"
 #include "qkv/heads.h"
 #include "qkv/matrix.h"
@@ -91,6 +92,9 @@ static struct target targets[] = {
 	{ "max_block_ms_heads8_dmodel512", 100, false, false, 0 },
 	{ "lesson_parse_ms_4mib_notes", 500, false, false, 0 },
 	{ "lesson_parse_ms_4mib_blank_lines_in_problem", 500, false, false, 0 },
+	{ "core_vs_blas_ratio_n1024", 1.5, false, false, 0 },
+	{ "core_vs_blas_ratio_n2048", 1.5, false, false, 0 },
+	{ "core_vs_blas_ratio_n4096", 1.5, false, false, 0 },
 };
 
 #define TARGET_COUNT ((int)(sizeof targets / sizeof targets[0]))
@@ -1036,6 +1040,76 @@ done:
 	return rc;
 }
 
+/* Milliseconds on the monotonic clock, for the cost table's measurement. */
+static double bench_clock_ms(void *context)
+{
+	(void)context;
+	return now_us() / 1e3;
+}
+
+/* The cost explorer's standard algorithm (its own measurement: the median run at
+ * each n, d_k = 64) against numpy's softmax(Q Kᵀ/√d) V in float64 on the BLAS
+ * numpy is linked to (attention_numpy.py, beside trace_numpy.py), at n = 1024,
+ * 2048 and 4096. The BLAS is named on a line of its own. */
+static int bench_core_vs_blas(const char *trace_script)
+{
+	static const int sizes[] = { 1024, 2048, 4096 };
+	const char *python = find_numpy_python(), *slash = strrchr(trace_script, '/');
+	char script[1024], command[2200], line[256], blas[128] = "unknown";
+	double numpy_ms[3] = { NAN, NAN, NAN };
+	struct qkv_cost c;
+	FILE *pipe;
+	int rc;
+
+	if (python == NULL) {
+		for (int i = 0; i < 3; i++)
+			printf("core_vs_blas_ratio_n%d n/a numpy-not-installed\n", sizes[i]);
+		return 0;
+	}
+	snprintf(script, sizeof script, "%.*sattention_numpy.py", slash != NULL ? (int)(slash - trace_script + 1) : 0,
+		 trace_script);
+	snprintf(command, sizeof command, "'%s' '%s'", python, script);
+	pipe = popen(command, "r");
+	if (pipe == NULL)
+		return -1;
+	while (fgets(line, sizeof line, pipe) != NULL) {
+		int n;
+		double ms;
+
+		if (sscanf(line, "blas %127s", blas) == 1)
+			continue;
+		for (int i = 0; i < 3; i++)
+			if (sscanf(line, "%d %lf", &n, &ms) == 2 && n == sizes[i])
+				numpy_ms[i] = ms;
+	}
+	if (pclose(pipe) != 0) {
+		fprintf(stderr, "bench: %s failed\n", script);
+		return -1;
+	}
+	rc = qkv_cost_init(&c, 64, 1, 4096, 1e9, QKV_COST_MEASURE(QKV_COST_STANDARD));
+	if (rc == 0)
+		rc = qkv_cost_run(&c, bench_clock_ms, NULL);
+	if (rc != 0) {
+		qkv_cost_fini(&c);
+		return -1;
+	}
+	printf("blas_library %s name\n", blas);
+	for (int i = 0; i < c.count; i++)
+		for (int k = 0; k < 3; k++)
+			if (c.rows[i].n == sizes[k]) {
+				char name[64];
+
+				snprintf(name, sizeof name, "core_standard_ms_n%d_dk64", sizes[k]);
+				figure(name, c.rows[i].time[QKV_COST_STANDARD].ms, "ms", 2);
+				snprintf(name, sizeof name, "numpy_%s_ms_n%d_dk64", blas, sizes[k]);
+				figure(name, numpy_ms[k], "ms", 2);
+				snprintf(name, sizeof name, "core_vs_blas_ratio_n%d", sizes[k]);
+				figure(name, c.rows[i].time[QKV_COST_STANDARD].ms / numpy_ms[k], "ratio", 3);
+			}
+	qkv_cost_fini(&c);
+	return 0;
+}
+
 /* --- main ---------------------------------------------------------------------------- */
 
 /* The load average on stderr: the machine has two cores, and a build running beside
@@ -1100,6 +1174,12 @@ int main(int argc, char **argv)
 		say_load("after");
 		return failed ? 2 : 0;
 	}
+	/* QKV_BENCH_ONLY=blas: only the core against numpy's BLAS (a quick look while working). */
+	if (getenv("QKV_BENCH_ONLY") != NULL && strcmp(getenv("QKV_BENCH_ONLY"), "blas") == 0) {
+		failed |= bench_core_vs_blas(argv[2]) != 0;
+		say_load("after");
+		return failed ? 2 : report_targets();
+	}
 	/* QKV_BENCH_ONLY=printer: only the real program's start-up and the printer
 	 * against numpy (a quick look while working). */
 	if (getenv("QKV_BENCH_ONLY") != NULL && strcmp(getenv("QKV_BENCH_ONLY"), "printer") == 0) {
@@ -1121,6 +1201,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "bench: the core\n");
 	failed |= bench_core_small() != 0;
 	failed |= bench_core_large() != 0;
+	failed |= bench_core_vs_blas(argv[2]) != 0;
 	failed |= bench_sweep() != 0;
 	failed |= bench_lesson_parse() != 0;
 	failed |= bench_train_ticks(8, 256, "train_tick_ms_p99_lookup_dk256") != 0;

@@ -112,9 +112,10 @@ void cli_usage(FILE *out, const char *pace)
 	snprintf(text, sizeof text, "with --train: steps to 90%% for d_k = 4 … 256, scaled against "
 		 "unscaled (--seeds N, default 5) (--format %s: the run's or sweep's charts)", figures);
 	help_entry(out, "      --train-sweep", text);
-	snprintf(text, sizeof text, "measure what n tokens cost here (n = 16 … 4096 and more): "
-		 "scores, bytes, flops, time, slope; --dk D (default 64), --heads H, --format %s",
-		 costs);
+	snprintf(text, sizeof text, "measure what n tokens cost here (n = 16 … 4096 and more), the "
+		 "standard algorithm against the online softmax: scores, flops, bytes held, time (median, "
+		 "min, max), slopes; --dk D (default 64), --heads H, --algorithm standard|online|both "
+		 "(default both), --format %s", costs);
 	help_entry(out, "      --cost", text);
 	print_format_names(onlines, sizeof onlines, PRINT_KIND_REPORT, print_format_online);
 	snprintf(text, sizeof text, "standard (default) or online: the online softmax, which never "

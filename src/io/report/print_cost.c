@@ -5,6 +5,7 @@
  * numbers. The monotonic clock the core needs lives here, at the edge. */
 #include <math.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "io/report/print_cost.h"
@@ -12,8 +13,11 @@
 #include "qkv/error.h"
 #include "qkv/format.h"
 
-#define WORDS_SIZE 512
+#define WORDS_SIZE 768
 const int print_cost_extrapolated_n[COST_EXTRAPOLATED] = { 10000, 100000 };
+const char *const print_cost_bytes_heading[QKV_COST_ALGORITHMS] = { "standard bytes", "online bytes" };
+const char *const print_cost_time_heading[QKV_COST_ALGORITHMS] = { "standard ms (min–max)",
+								   "online ms (min–max)" };
 
 static double monotonic_ms(void *context)
 {
@@ -24,13 +28,34 @@ static double monotonic_ms(void *context)
 	return (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6;
 }
 
-int print_cost_measure(struct qkv_cost *c, int d_k, int heads, double budget_ms)
+/* The process's peak resident memory in bytes (Linux counts ru_maxrss in KiB);
+ * 0 when it cannot be read. */
+static int64_t peak_resident_bytes(void)
 {
-	int rc = qkv_cost_init(c, d_k, heads, QKV_COST_MAX_N, budget_ms);
+	struct rusage usage;
+
+	if (getrusage(RUSAGE_SELF, &usage) != 0)
+		return 0;
+	return (int64_t)usage.ru_maxrss * 1024;
+}
+
+int print_cost_measure(struct qkv_cost *c, int d_k, int heads, double budget_ms, unsigned algorithms)
+{
+	int rc = qkv_cost_init(c, d_k, heads, QKV_COST_MAX_N, budget_ms, algorithms);
 
 	if (rc == 0)
 		rc = qkv_cost_run(c, monotonic_ms, NULL);
+	c->peak_resident_bytes = peak_resident_bytes();
 	return rc == QKV_ENOMEM && c->count > 0 ? 0 : rc;
+}
+
+/* The %g precision that shows `value` to `wanted` significant digits, or to the
+ * unit when it has more digits before the point than that (no exponent). */
+static int digits(double value, int wanted)
+{
+	int before = value >= 1.0 ? (int)floor(log10(value)) + 1 : 1;
+
+	return before > wanted ? before : wanted;
 }
 
 void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells)
@@ -39,27 +64,84 @@ void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells)
 	qkv_cost_bytes_words(cells->f64, sizeof cells->f64, (double)row->bytes_f64);
 	qkv_cost_bytes_words(cells->f16, sizeof cells->f16, (double)row->bytes_f16);
 	qkv_format_grouped(cells->flops, sizeof cells->flops, (long long)row->flops);
-	/* A time in milliseconds to four significant digits. */
-	snprintf(cells->ms, sizeof cells->ms, "%.4g ms", row->ms);
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+		const struct qkv_cost_time *t = &row->time[a];
+
+		if (!(t->ms > 0.0)) {
+			snprintf(cells->bytes[a], sizeof cells->bytes[a], "—");
+			snprintf(cells->ms[a], sizeof cells->ms[a], "—");
+			continue;
+		}
+		qkv_cost_bytes_words(cells->bytes[a], sizeof cells->bytes[a], (double)t->bytes);
+		/* The median to four significant digits, the range to three (whole
+		 * milliseconds from 1,000 up, never an exponent). */
+		snprintf(cells->ms[a], sizeof cells->ms[a], "%.*g (%.*g–%.*g)", digits(t->ms, 4), t->ms,
+			 digits(t->ms_min, 3), t->ms_min, digits(t->ms_max, 3), t->ms_max);
+	}
 }
 
 void print_cost_intro(FILE *out, const struct qkv_cost *c, const char *lead)
 {
-	fprintf(out, "%s%d head%s of d_k = d_v = %d, the trace measured on this machine.\n"
-		     "Bytes: S, S' and A, the n × n matrices; flops: 2n²d_k + 2n²d_v + %dn² per head.\n\n",
-		lead, c->heads, c->heads == 1 ? "" : "s", c->d_k, QKV_COST_SOFTMAX_FLOPS);
+	bool both = qkv_cost_measures(c, QKV_COST_STANDARD) && qkv_cost_measures(c, QKV_COST_ONLINE);
+
+	fprintf(out, "%s%d head%s of d_k = d_v = %d, measured on this machine: %s.\n", lead, c->heads,
+		c->heads == 1 ? "" : "s", c->d_k,
+		both ? "the standard algorithm, which holds S, S' and A, and the online softmax (tiles of "
+		       QKV_COST_TILE_TEXT " keys), which never forms them"
+		: qkv_cost_measures(c, QKV_COST_ONLINE) ? "the online softmax (tiles of " QKV_COST_TILE_TEXT
+							   " keys), which never forms S, S' or A"
+							 : "the standard algorithm, which holds S, S' and A");
+	fprintf(out, "Bytes held, counted from the storage: the standard's Q, K, V, Kᵀ, O, S, S' and A; the "
+		     "online's Q, K, V, O and its blocks. Flops: 2n²d_k + 2n²d_v + %dn² per head. Times: the "
+		     "median run, and the fastest and the slowest.\n\n", QKV_COST_SOFTMAX_FLOPS);
 }
 
-/* The sentence on the slope: what the fit says, from its own number. */
-static void slope_words(char *buf, size_t size, double slope)
+/* The sentence on the slopes: what the fits say, from their own numbers. */
+static void slope_words(char *buf, size_t size, const struct qkv_cost *c)
 {
-	if (!isfinite(slope))
+	size_t used;
+	bool any = false;
+
+	used = (size_t)snprintf(buf, size, "Slopes on log–log axes (least squares, n >= %d):", QKV_COST_FIT_FROM_N);
+	for (int a = 0; a < QKV_COST_ALGORITHMS && used < size; a++) {
+		enum qkv_cost_algorithm algorithm = (enum qkv_cost_algorithm)a;
+		double time = qkv_cost_slope(c, algorithm, NULL), bytes = qkv_cost_bytes_slope(c, algorithm);
+
+		if (!qkv_cost_measures(c, algorithm) || !isfinite(time))
+			continue;
+		used += (size_t)snprintf(buf + used, size - used,
+					 "%s the %s algorithm's time grows as n^%.2f and its bytes held as n^%.2f",
+					 any ? ";" : "", qkv_cost_algorithm_name(algorithm), time, bytes);
+		any = true;
+	}
+	if (!any)
 		snprintf(buf, size, "Too few sizes were measured to fit a slope.");
-	else
-		snprintf(buf, size,
-			 "Slope of log time against log n (least squares, n >= %d): %.2f, so the time "
-			 "grows about as n^%.2f; the scores and the bytes grow as n² exactly.",
-			 QKV_COST_FIT_FROM_N, slope, slope);
+	else if (used < size)
+		snprintf(buf + used, size - used, "; the scores grow as n² exactly.");
+}
+
+/* The peak resident memory against the bytes the largest computation held. */
+static void memory_words(char *buf, size_t size, const struct qkv_cost *c)
+{
+	char peak[32], held[32], at[32];
+	int64_t largest = 0;
+	int n = 0, algorithm = 0;
+
+	for (int i = 0; i < c->count; i++)
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+			if (c->rows[i].time[a].ms > 0.0 && c->rows[i].time[a].bytes > largest) {
+				largest = c->rows[i].time[a].bytes;
+				n = c->rows[i].n;
+				algorithm = a;
+			}
+	buf[0] = '\0';
+	if (c->peak_resident_bytes <= 0 || largest == 0)
+		return;
+	qkv_cost_bytes_words(peak, sizeof peak, (double)c->peak_resident_bytes);
+	qkv_cost_bytes_words(held, sizeof held, (double)largest);
+	qkv_format_grouped(at, sizeof at, n);
+	snprintf(buf, size, "This process's peak resident memory: %s; the most any computation held: %s (%s, "
+			    "n = %s).", peak, held, qkv_cost_algorithm_name((enum qkv_cost_algorithm)algorithm), at);
 }
 
 /* With h heads: the layer against one head of the full width d_model = h·d_k. */
@@ -79,8 +161,11 @@ void print_cost_closing(FILE *out, const struct qkv_cost *c, const char *before)
 {
 	char words[WORDS_SIZE];
 
-	slope_words(words, sizeof words, qkv_cost_slope(c, NULL));
+	slope_words(words, sizeof words, c);
 	fprintf(out, "\n%s\n", words);
+	memory_words(words, sizeof words, c);
+	if (words[0] != '\0')
+		fprintf(out, "%s%s\n", before, words);
 	for (int e = 0; e < COST_EXTRAPOLATED; e++) {
 		qkv_cost_words(words, sizeof words, c, print_cost_extrapolated_n[e]);
 		fprintf(out, "%s%s\n", before, words);

@@ -14,9 +14,11 @@
  * error or an unsupported format. */
 int print_cost(FILE *out, const struct qkv_cost *c, enum print_format format);
 
-/* Measures the table for d_k and heads on this machine's monotonic clock (a few
- * seconds; past n = 4,096 only while the total stays within budget_ms) into c,
- * which the caller finishes with qkv_cost_fini. Returns 0 or a QKV_E* code. */
-int print_cost_measure(struct qkv_cost *c, int d_k, int heads, double budget_ms);
+/* Measures the table for d_k, heads and algorithms (QKV_COST_MEASURE bits) on this
+ * machine's monotonic clock (a few seconds; past n = 4,096 only while the total
+ * stays within budget_ms) into c, which the caller finishes with qkv_cost_fini;
+ * then reads the process's peak resident memory into c->peak_resident_bytes.
+ * Returns 0 or a QKV_E* code. */
+int print_cost_measure(struct qkv_cost *c, int d_k, int heads, double budget_ms, unsigned algorithms);
 
 #endif

@@ -250,13 +250,13 @@ static int csv_sweep(FILE *out, const struct sweep_report *s)
 	return 0;
 }
 
-/* --cost: the measured rows, then the extrapolated ones; times exact, a time
- * that is not finite as an empty field. */
+/* --cost: the measured rows, then the extrapolated ones, a line per algorithm
+ * measured; times exact, a time that is not finite as an empty field. */
 static void csv_cost(FILE *out, const struct qkv_cost *c)
 {
 	char number[NUMBER_SIZE];
 
-	fputs("kind,n,entries,bytes_f64,bytes_f16,flops,ms\n", out);
+	fputs("kind,n,algorithm,entries,bytes_f64,bytes_f16,flops,bytes,ms,ms_min,ms_max\n", out);
 	for (int i = 0; i < c->count + COST_EXTRAPOLATED; i++) {
 		struct qkv_cost_row row;
 
@@ -264,14 +264,29 @@ static void csv_cost(FILE *out, const struct qkv_cost *c)
 			row = c->rows[i];
 		else
 			qkv_cost_extrapolate(c, print_cost_extrapolated_n[i - c->count], &row);
-		fprintf(out, "%s,%d,%lld,%lld,%lld,%lld,", i < c->count ? "measured" : "extrapolated",
-			row.n, (long long)row.entries, (long long)row.bytes_f64,
-			(long long)row.bytes_f16, (long long)row.flops);
-		if (isfinite(row.ms)) {
-			qkv_format_exact(number, sizeof number, row.ms);
-			fputs(number, out);
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+			const struct qkv_cost_time *t = &row.time[a];
+			double times[3] = { t->ms, t->ms_min, t->ms_max };
+
+			if (!qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+				continue;
+			fprintf(out, "%s,%d,%s,%lld,", i < c->count ? "measured" : "extrapolated", row.n,
+				qkv_cost_algorithm_name((enum qkv_cost_algorithm)a), (long long)row.entries);
+			/* S, S' and A in double and in 16-bit: the standard's; empty for the online. */
+			if (a == QKV_COST_STANDARD)
+				fprintf(out, "%lld,%lld", (long long)row.bytes_f64, (long long)row.bytes_f16);
+			else
+				fputc(',', out);
+			fprintf(out, ",%lld,%lld", (long long)row.flops, (long long)t->bytes);
+			for (int k = 0; k < 3; k++) {
+				fputc(',', out);
+				if (isfinite(times[k])) {
+					qkv_format_exact(number, sizeof number, times[k]);
+					fputs(number, out);
+				}
+			}
+			fputc('\n', out);
 		}
-		fputc('\n', out);
 	}
 }
 

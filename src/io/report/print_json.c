@@ -271,31 +271,69 @@ static int json_sweep(FILE *out, const struct sweep_report *s)
 	return 0;
 }
 
-/* --cost's object: d_k, h, the measured rows, the slope, the extrapolations. */
+/* One row of --cost's object per algorithm measured (extrapolated: no runs). */
+static void json_cost_rows(FILE *out, const struct qkv_cost *c, const struct qkv_cost_row *row, bool *first)
+{
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+		const struct qkv_cost_time *t = &row->time[a];
+
+		if (!qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+			continue;
+		fprintf(out, "%s\n  {\"n\": %d, \"algorithm\": \"%s\", \"entries\": %lld, ", *first ? "" : ",",
+			row->n, qkv_cost_algorithm_name((enum qkv_cost_algorithm)a), (long long)row->entries);
+		/* S, S' and A in double and in 16-bit: what the standard algorithm keeps. */
+		if (a == QKV_COST_STANDARD)
+			fprintf(out, "\"bytes_f64\": %lld, \"bytes_f16\": %lld, ", (long long)row->bytes_f64,
+				(long long)row->bytes_f16);
+		fprintf(out, "\"flops\": %lld, \"bytes\": %lld, \"ms\": ", (long long)row->flops,
+			(long long)t->bytes);
+		json_write_number(out, t->ms, JSON_SHORTEST);
+		fputs(", \"ms_min\": ", out);
+		json_write_number(out, t->ms_min, JSON_SHORTEST);
+		fputs(", \"ms_max\": ", out);
+		json_write_number(out, t->ms_max, JSON_SHORTEST);
+		if (t->runs > 0)
+			fprintf(out, ", \"runs\": %d", t->runs);
+		fputc('}', out);
+		*first = false;
+	}
+}
+
+/* --cost's object: d_k, h, the algorithms' measured rows, their slopes, the peak
+ * resident memory, the extrapolations. */
 static void json_cost(FILE *out, const struct qkv_cost *c)
 {
-	fprintf(out, "{\"d_k\": %d, \"h\": %d, \"rows\": [", c->d_k, c->heads);
-	for (int i = 0; i < c->count; i++) {
-		const struct qkv_cost_row *row = &c->rows[i];
+	bool first = true;
 
-		fprintf(out, "%s\n  {\"n\": %d, \"entries\": %lld, \"bytes_f64\": %lld, \"bytes_f16\": %lld, "
-			     "\"flops\": %lld, \"ms\": ",
-			i == 0 ? "" : ",", row->n, (long long)row->entries, (long long)row->bytes_f64,
-			(long long)row->bytes_f16, (long long)row->flops);
-		json_write_number(out, row->ms, JSON_SHORTEST);
+	fprintf(out, "{\"d_k\": %d, \"h\": %d, \"tile\": %d, \"rows\": [", c->d_k, c->heads, QKV_COST_TILE);
+	for (int i = 0; i < c->count; i++)
+		json_cost_rows(out, c, &c->rows[i], &first);
+	fputs("],\n \"slopes\": {", out);
+	first = true;
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
+		enum qkv_cost_algorithm algorithm = (enum qkv_cost_algorithm)a;
+
+		if (!qkv_cost_measures(c, algorithm))
+			continue;
+		fprintf(out, "%s\"%s\": {\"ms\": ", first ? "" : ", ", qkv_cost_algorithm_name(algorithm));
+		json_write_number(out, qkv_cost_slope(c, algorithm, NULL), JSON_SHORTEST);
+		fputs(", \"bytes\": ", out);
+		json_write_number(out, qkv_cost_bytes_slope(c, algorithm), JSON_SHORTEST);
 		fputc('}', out);
+		first = false;
 	}
-	fputs("],\n \"slope\": ", out);
-	json_write_number(out, qkv_cost_slope(c, NULL), JSON_SHORTEST);
+	fputs("},\n \"peak_resident_bytes\": ", out);
+	if (c->peak_resident_bytes > 0)
+		fprintf(out, "%lld", (long long)c->peak_resident_bytes);
+	else
+		fputs("null", out);
 	fputs(",\n \"extrapolated\": [", out);
+	first = true;
 	for (int e = 0; e < COST_EXTRAPOLATED; e++) {
 		struct qkv_cost_row row;
 
 		qkv_cost_extrapolate(c, print_cost_extrapolated_n[e], &row);
-		fprintf(out, "%s\n  {\"n\": %d, \"entries\": %lld, \"bytes_f64\": %lld, \"ms\": ",
-			e == 0 ? "" : ",", row.n, (long long)row.entries, (long long)row.bytes_f64);
-		json_write_number(out, row.ms, JSON_SHORTEST);
-		fputc('}', out);
+		json_cost_rows(out, c, &row, &first);
 	}
 	fputs("]}\n", out);
 }

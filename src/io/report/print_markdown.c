@@ -142,12 +142,28 @@ static void md_cost(FILE *out, const struct qkv_cost *c)
 
 	fprintf(out, "## The price of n²\n\n");
 	print_cost_intro(out, c, "");
-	fprintf(out, "| n | scores | S, S', A in double | in 16-bit | flops | time |\n"
-		     "|---:|---:|---:|---:|---:|---:|\n");
+	fprintf(out, "| n | scores | flops |");
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+		if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+			fprintf(out, " %s |", print_cost_bytes_heading[a]);
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+		if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+			fprintf(out, " %s |", print_cost_time_heading[a]);
+	fprintf(out, "\n|---:|---:|---:|");
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+		if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+			fprintf(out, "---:|---:|");
+	fputc('\n', out);
 	for (int i = 0; i < c->count; i++) {
 		print_cost_cells(&c->rows[i], &cells);
-		fprintf(out, "| %d | %s | %s | %s | %s | %s |\n", c->rows[i].n, cells.entries,
-			cells.f64, cells.f16, cells.flops, cells.ms);
+		fprintf(out, "| %d | %s | %s |", c->rows[i].n, cells.entries, cells.flops);
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+			if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+				fprintf(out, " %s |", cells.bytes[a]);
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+			if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+				fprintf(out, " %s |", cells.ms[a]);
+		fputc('\n', out);
 	}
 	print_cost_closing(out, c, "\n");
 }

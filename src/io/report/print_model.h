@@ -302,12 +302,19 @@ extern const char *const print_sweep_keys[4];
 /* --- the cost table (print_cost.c) --- */
 #define COST_EXTRAPOLATED 2
 extern const int print_cost_extrapolated_n[COST_EXTRAPOLATED]; /* 10,000 and 100,000 */
-/* One measured row's texts for people: scores, bytes in double, in 16-bit, flops
- * (whole numbers with thousands separated by commas) and the time ("1.016 ms"). */
+/* One measured row's texts for people: scores, flops (whole numbers with
+ * thousands separated by commas), bytes in double and in 16-bit of S, S' and A,
+ * and per algorithm the bytes held ("413 MB") and the time, the median with the
+ * fastest and slowest run ("12.98 ms (12.8–14.1)"); "—" for an algorithm not
+ * measured. */
 struct cost_cells {
-	char entries[32], f64[32], f16[32], flops[32], ms[32];
+	char entries[32], f64[32], f16[32], flops[32];
+	char bytes[QKV_COST_ALGORITHMS][32], ms[QKV_COST_ALGORITHMS][64];
 };
 void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells);
+/* The headings of those columns: "standard bytes", "online time (min–max)". */
+extern const char *const print_cost_bytes_heading[QKV_COST_ALGORITHMS];
+extern const char *const print_cost_time_heading[QKV_COST_ALGORITHMS];
 /* The two lines under the title: heads, d_k, what the bytes and flops count. */
 void print_cost_intro(FILE *out, const struct qkv_cost *c, const char *lead);
 /* The sentences under the table: the slope, the extrapolations (each after

@@ -123,18 +123,39 @@ static int text_sweep(FILE *out, const struct sweep_report *s)
 	return 0;
 }
 
+/* The printf width that sets text right in `columns` columns (its UTF-8 bytes
+ * beyond its columns added). */
+static int cost_pad(const char *text, int columns)
+{
+	return columns + (int)strlen(text) - qkv_text_columns(text);
+}
+
 /* --cost: the table in aligned columns, the sentences under it. */
 static void text_cost(FILE *out, const struct qkv_cost *c)
 {
 	struct cost_cells cells;
 
 	print_cost_intro(out, c, "The price of n²: ");
-	fprintf(out, "%6s %14s %12s %12s %18s %12s\n", "n", "scores", "double", "16-bit", "flops",
-		"time");
+	fprintf(out, "%6s %14s %16s", "n", "scores", "flops");
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+		if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+			fprintf(out, " %*s", cost_pad(print_cost_bytes_heading[a], 15),
+				print_cost_bytes_heading[a]);
+	for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+		if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+			fprintf(out, " %*s", cost_pad(print_cost_time_heading[a], 28),
+				print_cost_time_heading[a]);
+	fputc('\n', out);
 	for (int i = 0; i < c->count; i++) {
 		print_cost_cells(&c->rows[i], &cells);
-		fprintf(out, "%6d %14s %12s %12s %18s %12s\n", c->rows[i].n, cells.entries, cells.f64,
-			cells.f16, cells.flops, cells.ms);
+		fprintf(out, "%6d %14s %16s", c->rows[i].n, cells.entries, cells.flops);
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+			if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+				fprintf(out, " %*s", cost_pad(cells.bytes[a], 15), cells.bytes[a]);
+		for (int a = 0; a < QKV_COST_ALGORITHMS; a++)
+			if (qkv_cost_measures(c, (enum qkv_cost_algorithm)a))
+				fprintf(out, " %*s", cost_pad(cells.ms[a], 28), cells.ms[a]);
+		fputc('\n', out);
 	}
 	print_cost_closing(out, c, "");
 }
