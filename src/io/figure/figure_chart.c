@@ -204,6 +204,22 @@ static void draw_series(struct page_fig *f, const struct chart_spec *c, const st
 	}
 }
 
+/* The decimals that write every multiple of step exactly (at least 2, at most 6):
+ * ticks a quarter of 0.6 apart are 0.15, 0.30, …, not 0.15 and 0.3 rounded. */
+static int tick_decimals(double step)
+{
+	int decimals = 2;
+
+	while (decimals < 6) {
+		double scaled = step * pow(10.0, decimals);
+
+		if (fabs(scaled - round(scaled)) < 1e-6 * fmax(1.0, scaled))
+			break;
+		decimals++;
+	}
+	return decimals;
+}
+
 static void draw_chart(struct page_fig *f, const struct chart_spec *c, double left, double top)
 {
 	struct canvas *cv = &f->cv;
@@ -217,8 +233,8 @@ static void draw_chart(struct page_fig *f, const struct chart_spec *c, double le
 
 		if (c->y.log)
 			power_of_ten(text, sizeof text, (int)lround(v));
-		else   /* ticks a quarter apart: three decimals below a range of 0.4 */
-			qkv_format_number(text, sizeof text, v, c->y.high - c->y.low < 0.4 ? 3 : 2);
+		else
+			qkv_format_number(text, sizeof text, v, tick_decimals((c->y.high - c->y.low) / ticks));
 		canvas_text(cv, left - 0.4 * FS, y + 0.3 * FS, text, 0.8 * FS, false, f->ink.fg, ANCHOR_END, "ytick");
 	}
 	if (c->x.log && c->count > 0) {

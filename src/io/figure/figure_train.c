@@ -73,14 +73,23 @@ static void reached_words(char *buf, size_t size, const struct qkv_train *t)
 		snprintf(buf, size, "not within %d steps", t->count - 1);
 }
 
-/* The highest value of both runs' curves, rounded up to a tenth (1 when none). */
+/* The top of a linear axis from 0 over both runs' curves: the least of 1, 1.2,
+ * 1.6, 2, 2.4, 3, 4, 5, 6, 8 times a power of ten at or above their highest
+ * value, so the quarter ticks are short numbers (1 when there is none). */
 static double ceiling_of(const double *a, const double *b, int n)
 {
-	double highest = 0.0;
+	static const double nice[] = { 1.0, 1.2, 1.6, 2.0, 2.4, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0 };
+	double highest = 0.0, decade;
 
 	for (int i = 0; i < n; i++)
-		highest = fmax(highest, fmax(a[i], b[i]));
-	return highest > 0.0 ? ceil(highest * 10.0) / 10.0 : 1.0;
+		highest = fmax(highest, fmax(isfinite(a[i]) ? a[i] : 0.0, isfinite(b[i]) ? b[i] : 0.0));
+	if (!(highest > 0.0))
+		return 1.0;
+	decade = pow(10.0, floor(log10(highest)));
+	for (size_t k = 0; k < sizeof nice / sizeof *nice; k++)
+		if (nice[k] * decade >= highest * (1.0 - 1e-12))
+			return nice[k] * decade;
+	return 10.0 * decade;
 }
 
 int figure_train_run_write(FILE *out, enum figure_format format, const struct qkv_train *scaled,
