@@ -462,7 +462,7 @@ want = [box[1] + box[3] * (1 - (math.log10(row["scaled"]["score_variance"]) - lo
 check(all(abs(y - w) < 0.01 for y, w in zip(ys, want)), "sweep SVG: the variance chart is logarithmic, whole decades",
       f"{ys} != {want}")
 check(texts(root, "xtick")[:len(sweep)] == [str(row["d_k"]) for row in sweep], "sweep SVG: d_k ticks 1, 2, 4, …")
-check(sorted(set(texts(root, "legend"))) == ["scaled (\u00f7\u221ad_k)", "unscaled"], "sweep SVG: the legend")
+check(sorted(set(texts(root, "legend"))) == ["scaled (\u00f7\u221ad\u2096)", "unscaled"], "sweep SVG: the legend")
 for fmt in ("png", "pdf"):
     path = os.path.join(tmp, "sweep." + fmt)
     status, out, err = run("--sweep", "--tokens", "8", "--trials", "2", "--format", fmt, "--output", path)
@@ -482,36 +482,7 @@ check(texts(root, "title") == ["T <&> \"x\""] and texts(root, "label")[:3] == ["
 status, out, err = run(weird_path, "--format", "latex", "--heatmap")
 check(status == 0 and "a\\textless{}b & c\\&d" in out.decode(), "--heatmap: labels escaped for LaTeX", out.decode()[:400])
 
-# Training as a figure: a run's accuracy where the run's JSON puts it; the sweep's medians.
-status, out, err = run("--train", "lookup", "--steps", "30", "--format", "json")
-records = json.loads(out)["steps"]
-root = svg_of("--train", "lookup", "--steps", "30")
-plots = [r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "plot"]
-discs = list(root.iter(SVG_NS + "circle"))
-check(len(plots) == 4 and len(discs) == 1 + 4 * len(records), "--train --format svg: four charts, a disc per step",
-      f"{len(plots)} charts, {len(discs)} discs, {len(records)} records")
-box = [float(plots[1].get(a)) for a in ("x", "y", "width", "height")]
-acc = discs[1 + len(records):1 + 2 * len(records)]
-bad = [(r["step"], c.get("cx"), c.get("cy")) for c, r in zip(acc, records)
-       if abs(float(c.get("cy")) - (box[1] + box[3] * (1 - r["accuracy"]))) > 0.01
-       or abs(float(c.get("cx")) - (box[0] + box[2] * r["step"] / records[-1]["step"])) > 0.01]
-check(not bad, "--train --format svg: each step's accuracy at its place", f"{bad[:3]}")
-status, out, err = run("--train", "lookup", "--train-sweep", "--seeds", "1", "--steps", "40", "--format", "json")
-rows_ = json.loads(out)["rows"]
-root = svg_of("--train", "lookup", "--train-sweep", "--seeds", "1", "--steps", "40")
-check(len(list(root.iter(SVG_NS + "circle"))) == 1 + len(rows_) and texts(root, "xtick") == [str(r["d_k"]) for r in rows_],
-      "--train-sweep --format svg: a disc per d_k, the d_k ticks")
-path = os.path.join(tmp, "train.png")
-status, out, err = run("--train", "lookup", "--steps", "20", "--format", "png", "--output", path, "--size", "800x600")
-width, height, _ = png_pixels(open(path, "rb").read())
-check(status == 0 and (width, height) == (800, 600), "--train --format png --output --size", err)
-master, slave = pty.openpty()
-status, out, err = run("--train", "lookup", "--format", "pdf", stdout=slave)
-os.close(slave)
-os.close(master)
-check(status == 2 and err.count("\n") == 1 and "terminal" in err, "--train --format pdf to a terminal: refused", err)
-status, out, err = run("--train", "lookup", "--size", "800x600", "--format", "json")
-check(status == 2 and err.count("\n") == 1, "--train --size without a figure format: refused", err)
+# Training's figures are test_train_figure.py's.
 
 # LaTeX heatmaps: the tabular's \cellcolor[RGB] cells and numbers, the pgfplots
 # variant's colour map and data (check_latex.sh compiles them with pdflatex).

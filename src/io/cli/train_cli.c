@@ -214,6 +214,9 @@ static int check(struct train_cli *c, bool given[T_COUNT])
 			return CLI_USAGE;
 		given[T_PALETTE] = false;
 	}
+	if (c->figure && !c->sweep && given[T_NO_SCALE])
+		return cli_fail("--no-scale does not apply to a training figure: it draws the run scaled "
+			    "and unscaled, side by side");
 	if (c->sweep) {
 		for (size_t i = 0; i < sizeof not_with_sweep / sizeof *not_with_sweep; i++)
 			if (given[not_with_sweep[i]])

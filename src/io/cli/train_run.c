@@ -1,10 +1,8 @@
 /* train_run.c — `qkv --train TASK` run from the command line without the interface:
  * the run or the steps-to-90% sweep trained, then printed as text, CSV or JSON
- * (print_train.h) or drawn as a figure (`--format svg|pdf|png`): a run's loss (log
- * axis), accuracy, gradient norm of the learnt weights and mean softmax Jacobian
- * norm over the steps; the sweep's median steps to 90% against d_k (log₂ and log₁₀
- * axes), scaled (●) against unscaled (×). Written to standard output or, with
- * --output, atomically: a failed run leaves no file. */
+ * (print_train.h) or drawn as a figure (`--format svg|pdf|png`, figure_train.h):
+ * a run trained twice, scaled and unscaled, or the steps-to-90% sweep. Written to
+ * standard output or, with --output, atomically: a failed run leaves no file. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -13,7 +11,8 @@
 #include <string.h>
 
 #include "io/cli/train_run.h"
-#include "io/figure/figure_chart.h"
+#include "io/figure/figure_canvas.h"
+#include "io/figure/figure_train.h"
 #include "io/problem/save.h"
 #include "io/report/print_train.h"
 #include "qkv/error.h"
@@ -27,119 +26,47 @@ static void options_of(const struct train_cli *c, struct figure_options *o)
 	o->height = c->size_h;
 }
 
+/* The run c asks for, trained twice: with the scores divided by √dₖ and by 1. */
 static int run_page(FILE *out, const struct train_cli *c, const struct figure_options *o, char *err,
 		    size_t err_size)
 {
-	struct qkv_train t;
-	struct chart_page page;
-	double *values;
-	char facts[320], legend[64];
-	int rc, n;
+	struct qkv_train runs[2];
+	int rc = 0;
 
-	rc = qkv_train_init(&t, &c->config);
-	if (rc == 0)
-		rc = qkv_train_run(&t, false);
-	if (rc != 0) {
-		qkv_train_fini(&t);
-		canvas_error(err, err_size, "training failed: %s", qkv_error_string(rc));
-		return -1;
-	}
-	n = t.count;
-	values = malloc(sizeof *values * (size_t)n * 5);
-	if (values == NULL) {
-		qkv_train_fini(&t);
-		canvas_error(err, err_size, "cannot draw the run: out of memory");
-		return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		const struct qkv_train_record *r = &t.history[i];
-		double grad = 0.0;
+	for (int s = 0; s < 2; s++) {
+		struct qkv_train_config config = c->config;
 
-		for (int w = 0; w < QKV_WEIGHT_COUNT; w++)
-			if (c->config.learn & (1u << w))
-				grad += r->grad_norm[w] * r->grad_norm[w];
-		values[i] = r->step;
-		values[n + i] = r->loss;
-		values[2 * n + i] = r->accuracy;
-		values[3 * n + i] = sqrt(grad);
-		values[4 * n + i] = r->jacobian_norm;
-	}
-	snprintf(facts, sizeof facts, "%s \u00b7 %d tokens \u00b7 d_model %d \u00b7 d_k %d \u00b7 %s \u00b7 %s, lr %g "
-		 "\u00b7 seed %llu \u00b7 %d steps \u00b7 90%% accuracy %s", qkv_task_name(c->config.task),
-		 c->config.tokens, c->config.d_model, c->config.d_k, qkv_loss_name(c->config.loss),
-		 qkv_optimizer_name(c->config.optimizer), c->config.lr, (unsigned long long)c->config.seed, n - 1,
-		 t.steps_to_90 >= 0 ? "reached" : "not reached");
-	snprintf(legend, sizeof legend, "%s", c->config.scaled ? "scaled (\u00f7\u221ad_k)" : "unscaled (\u00f71)");
-	memset(&page, 0, sizeof page);
-	page.title = "Training one attention head";
-	page.facts = facts;
-	page.legend[c->config.scaled ? 0 : 1] = legend;
-	page.count = 4;
-	{
-		static const char *const titles[4] = {
-			"loss (log)", "accuracy", "\u2016\u2207\u2016 of the learnt weights", "mean \u2016J\u2016 (softmax Jacobian)",
-		};
-		double highest[4] = { 1.0, 1.0, 0.0, 0.0 };
-
-		for (int k = 2; k < 4; k++)
-			for (int i = 0; i < n; i++)
-				highest[k] = fmax(highest[k], values[(k + 1) * n + i]);
-		for (int k = 0; k < 4; k++) {
-			struct chart_spec *ch = &page.charts[k];
-
-			ch->title = titles[k];
-			ch->x = (struct chart_axis){ .log = false, .low = 0.0, .high = n > 1 ? n - 1 : 1, .label = "step" };
-			ch->y = (struct chart_axis){ .log = k == 0, .low = 0.0,
-						     .high = highest[k] > 0.0 ? ceil(highest[k] * 10.0) / 10.0 : 1.0 };
-			ch->count = 1;
-			ch->series[0] = (struct chart_series){ legend, values, values + (k + 1) * n, n,
-							       c->config.scaled ? 0 : 1 };
+		config.scaled = s == 0;
+		if (rc == 0) {
+			rc = qkv_train_init(&runs[s], &config);
+			if (rc == 0)
+				rc = qkv_train_run(&runs[s], false);
+		} else {
+			memset(&runs[s], 0, sizeof runs[s]);
 		}
 	}
-	rc = chart_page_write(out, (enum figure_format)c->figure_format, &page, o, err, err_size);
-	free(values);
-	qkv_train_fini(&t);
-	return rc;
+	if (rc != 0)
+		canvas_error(err, err_size, "training failed: %s", qkv_error_string(rc));
+	else
+		rc = figure_train_run_write(out, (enum figure_format)c->figure_format, &runs[0], &runs[1], o, err,
+					    err_size);
+	for (int s = 0; s < 2; s++)
+		qkv_train_fini(&runs[s]);
+	return rc != 0 ? -1 : 0;
 }
 
 static int sweep_page(FILE *out, const struct train_cli *c, const struct figure_options *o, char *err,
 		      size_t err_size)
 {
 	struct qkv_train_sweep_point points[QKV_TRAIN_SWEEP_POINTS];
-	double x[QKV_TRAIN_SWEEP_POINTS], y[2][QKV_TRAIN_SWEEP_POINTS];
-	struct chart_page page;
-	char facts[320], chart_title[128];
 	int rc = qkv_train_sweep(&c->config, c->seeds, points);
 
 	if (rc != 0) {
 		canvas_error(err, err_size, "the training sweep failed: %s", qkv_error_string(rc));
 		return -1;
 	}
-	for (int i = 0; i < QKV_TRAIN_SWEEP_POINTS; i++) {
-		x[i] = points[i].d_k;
-		y[0][i] = points[i].scaled_median;
-		y[1][i] = points[i].unscaled_median;
-	}
-	snprintf(facts, sizeof facts, "%s \u00b7 %d tokens \u00b7 d_model %d \u00b7 %s \u00b7 %s \u00b7 %d seeds "
-		 "from %llu \u00b7 budget %d steps (a run that never reaches 90%% counts as %d)",
-		 qkv_task_name(c->config.task), c->config.tokens, c->config.d_model, qkv_loss_name(c->config.loss),
-		 qkv_optimizer_name(c->config.optimizer), c->seeds, (unsigned long long)c->config.seed,
-		 c->config.steps, c->config.steps + 1);
-	memset(&page, 0, sizeof page);
-	page.title = "Steps to 90% accuracy, with and without \u221ad_k";
-	page.facts = facts;
-	page.legend[0] = "scaled (\u00f7\u221ad_k)";
-	page.legend[1] = "unscaled";
-	page.count = 1;
-	snprintf(chart_title, sizeof chart_title, "median steps to 90%% (log); a point at %d is censored: "
-		 "above the budget, a lower bound", c->config.steps + 1);
-	page.charts[0].title = chart_title;
-	page.charts[0].x = (struct chart_axis){ .log = true, .label = "d_k (log\u2082 axis)" };
-	page.charts[0].y = (struct chart_axis){ .log = true };
-	page.charts[0].count = 2;
-	for (int s = 0; s < 2; s++)
-		page.charts[0].series[s] = (struct chart_series){ page.legend[s], x, y[s], QKV_TRAIN_SWEEP_POINTS, s };
-	return chart_page_write(out, (enum figure_format)c->figure_format, &page, o, err, err_size);
+	return figure_train_sweep_write(out, (enum figure_format)c->figure_format, &c->config, c->seeds, points, o,
+					err, err_size);
 }
 
 int train_run_figure(const struct train_cli *c)

@@ -110,7 +110,8 @@ void cli_usage(FILE *out, const char *pace)
 		 "W_Q,W_K,W_V (default W_Q,W_K)", trains);
 	help_entry(out, "      --train TASK", text);
 	snprintf(text, sizeof text, "with --train: steps to 90%% for d_k = 4 … 256, scaled against "
-		 "unscaled (--seeds N, default 5) (--format %s: the run's or sweep's charts)", figures);
+		 "unscaled (--seeds N, default 5); --format %s draws the run scaled against unscaled, "
+		 "or the sweep's medians, seeds and lower bounds", figures);
 	help_entry(out, "      --train-sweep", text);
 	snprintf(text, sizeof text, "measure what n tokens cost here (n = 16 … 4096 and more), the "
 		 "standard algorithm against the online softmax: scores, flops, bytes held, time (median, "

@@ -414,3 +414,67 @@ char *canvas_bytes(enum figure_format format, struct canvas *cv, const char *tit
 	*length = size;
 	return bytes;
 }
+
+void canvas_polyline(struct canvas *cv, const double *x, const double *y, int count, struct qkv_rgb colour,
+		     double width, bool dashed, const char *name)
+{
+	if (count < 2)
+		return;
+	if (cv->cr != NULL) {
+		double dash = 3.0 * width;
+
+		cairo_move_to(cv->cr, x[0], y[0]);
+		for (int i = 1; i < count; i++)
+			cairo_line_to(cv->cr, x[i], y[i]);
+		set_rgb(cv->cr, colour);
+		cairo_set_line_width(cv->cr, width);
+		cairo_set_line_join(cv->cr, CAIRO_LINE_JOIN_ROUND);
+		cairo_set_dash(cv->cr, &dash, dashed ? 1 : 0, 0.0);
+		cairo_stroke(cv->cr);
+		cairo_set_dash(cv->cr, NULL, 0, 0.0);
+		cairo_set_line_join(cv->cr, CAIRO_LINE_JOIN_MITER);
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	fputs("<polyline", cv->svg);
+	svg_id(cv, name);
+	fputs(" points=\"", cv->svg);
+	for (int i = 0; i < count; i++)
+		fprintf(cv->svg, "%s%.3f,%.3f", i > 0 ? " " : "", canvas_x(cv, x[i]), canvas_y(cv, y[i]));
+	fprintf(cv->svg, "\" fill=\"none\" stroke=\"#%02x%02x%02x\" stroke-width=\"%.3f\" stroke-linejoin=\"round\"",
+		colour.r, colour.g, colour.b, width * cv->scale);
+	if (dashed)
+		fprintf(cv->svg, " stroke-dasharray=\"%.3f\"", 3.0 * width * cv->scale);
+	fputs("/>\n", cv->svg);
+	svg_stopped(cv);
+}
+
+void canvas_circle(struct canvas *cv, double x, double y, double r, struct qkv_rgb colour, double width,
+		   const char *name)
+{
+	if (cv->cr != NULL) {
+		cairo_new_sub_path(cv->cr);
+		cairo_arc(cv->cr, x, y, r, 0.0, 6.283185307179586);
+		set_rgb(cv->cr, colour);
+		if (width > 0.0) {
+			cairo_set_line_width(cv->cr, width);
+			cairo_stroke(cv->cr);
+		} else {
+			cairo_fill(cv->cr);
+		}
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	fputs("<circle", cv->svg);
+	svg_id(cv, name);
+	if (width > 0.0)
+		fprintf(cv->svg, " cx=\"%.3f\" cy=\"%.3f\" r=\"%.3f\" fill=\"none\" stroke=\"#%02x%02x%02x\" "
+			"stroke-width=\"%.3f\"/>\n", canvas_x(cv, x), canvas_y(cv, y), r * cv->scale, colour.r, colour.g,
+			colour.b, width * cv->scale);
+	else
+		fprintf(cv->svg, " cx=\"%.3f\" cy=\"%.3f\" r=\"%.3f\" fill=\"#%02x%02x%02x\"/>\n", canvas_x(cv, x),
+			canvas_y(cv, y), r * cv->scale, colour.r, colour.g, colour.b);
+	svg_stopped(cv);
+}

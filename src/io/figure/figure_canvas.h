@@ -62,6 +62,14 @@ void canvas_line(struct canvas *cv, double x0, double y0, double x1, double y1, 
 /* A curve's marker of radius r at (x, y): a disc or a cross. */
 void canvas_mark(struct canvas *cv, double x, double y, double r, struct qkv_rgb colour,
 		 enum canvas_mark mark);
+/* A curve as one element (an SVG <polyline>; name, may be NULL, gives its id),
+ * through count points, count ≥ 2. */
+void canvas_polyline(struct canvas *cv, const double *x, const double *y, int count, struct qkv_rgb colour,
+		     double width, bool dashed, const char *name);
+/* A filled disc, or a circle's outline `width` wide when width > 0 (an SVG
+ * <circle>; name, may be NULL, gives its id). */
+void canvas_circle(struct canvas *cv, double x, double y, double r, struct qkv_rgb colour, double width,
+		   const char *name);
 /* Text with its baseline at y, starting, centred or ending at x. */
 void canvas_text(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
 		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *svg_class);
