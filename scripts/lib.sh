@@ -14,11 +14,11 @@ cd "$QKV_ROOT" || exit 1
 QKV_REQUIRED_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libncurses-dev check
 	libjansson-dev libcairo2-dev tmux python3 jq)
 # What scripts/test uses when it can have it (valgrind, the libFuzzer run, groff and
-# man for the manual page's check, pdflatex with xcolor and pgfplots for the LaTeX
-# compile check, numpy for the cross-attention test held out against it, which
-# fails without it).
+# man for the manual page's check, pdflatex with xcolor, pgfplots and beamer, and
+# lualatex with its fonts (texlive-luatex), for the LaTeX compile check, numpy for
+# the cross-attention test held out against it, which fails without it).
 QKV_OPTIONAL_PACKAGES=(valgrind clang libclang-rt-dev groff-base man-db
-	texlive-latex-base texlive-latex-recommended texlive-pictures python3-numpy)
+	texlive-latex-base texlive-latex-recommended texlive-pictures texlive-luatex python3-numpy)
 # What scripts/bench uses when it can have it: numpy, for the printer's yardstick,
 # on Debian's OpenBLAS, the yardstick of the cost explorer's standard algorithm
 # (tests/bench/trace_numpy.py runs on the system's python3).

@@ -22,6 +22,7 @@
 #include "io/figure/figure.h"
 #include "io/cli/train_run.h"
 #include "io/report/latex_heatmap.h"
+#include "io/report/latex_text.h"
 #include "present/notes.h"
 #include "tui/notes_screen.h"
 #include "io/problem/load.h"
@@ -59,6 +60,7 @@ enum opt {
 	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD, OPT_FORCE, OPT_RECOVER,
 	OPT_COST, OPT_HEADS,
 	OPT_ALGORITHM, OPT_TILE,
+	OPT_STANDALONE,
 	OPT_HELP, OPT_VERSION,
 	OPT_COUNT,
 };
@@ -104,6 +106,7 @@ static const struct option long_options[] = {
 	{ "heads", required_argument, NULL, OPT_BASE + OPT_HEADS },
 	{ "algorithm", required_argument, NULL, OPT_BASE + OPT_ALGORITHM },
 	{ "tile", required_argument, NULL, OPT_BASE + OPT_TILE },
+	{ "standalone", no_argument, NULL, OPT_BASE + OPT_STANDALONE },
 	{ "help", no_argument, NULL, OPT_BASE + OPT_HELP },
 	{ "version", no_argument, NULL, OPT_BASE + OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -311,7 +314,7 @@ static bool wants_print(const struct cli *c)
 	return c->given[OPT_PRINT] || c->given[OPT_FORMAT] || c->given[OPT_STAGE]
 		|| c->given[OPT_CELL] || c->given[OPT_DECIMALS] || c->given[OPT_OUTPUT]
 		|| c->given[OPT_SIZE] || c->given[OPT_BACKGROUND] || c->given[OPT_HEATMAP]
-		|| c->given[OPT_ALGORITHM] || c->given[OPT_TILE];
+		|| c->given[OPT_ALGORITHM] || c->given[OPT_TILE] || c->given[OPT_STANDALONE];
 }
 
 /* --algorithm online writes a report of its own: no stages, no cell, no figure;
@@ -436,6 +439,11 @@ static int check_combinations(const struct cli *c)
 		return cli_figure_only(opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
 	if (cli_check_binary(c->print.format, c->output) != 0)
 		return EXIT_USAGE;
+	/* --standalone wraps LaTeX (a report, a heatmap, the sweep) in a document. */
+	if (c->given[OPT_STANDALONE] && (c->given[OPT_COST] || c->figure ||
+					 (c->print.format != PRINT_LATEX && !c->given[OPT_HEATMAP])))
+		return cli_fail("--standalone goes with --format latex (or --heatmap): it makes the "
+				"LaTeX a whole document");
 	if (c->given[OPT_COST] || (c->given[OPT_HEADS] && !c->given[OPT_RANDOM]))
 		return check_cost(c);
 	if (c->given[OPT_SWEEP]) {
@@ -781,6 +789,9 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 		return EXIT_FAILURE;
 	}
 	errno = 0;
+	if (c->given[OPT_STANDALONE])
+		latex_text_document_begin(out, c->given[OPT_HEATMAP] ? latex_heatmap_preamble(c->heatmap)
+				: LATEX_REPORT_PREAMBLE);
 	if (points != NULL)
 		rc = print_sweep(out, points, count, c->tokens, c->trials, (unsigned long long)c->seed, &o);
 	else if (c->given[OPT_HEATMAP])
@@ -789,6 +800,8 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 		rc = print_online(out, p, online, &o);
 	else
 		rc = print_trace(out, p, trace, &o);
+	if (rc == 0 && c->given[OPT_STANDALONE])
+		latex_text_document_end(out);
 	if (rc != 0 && err[0] == '\0') /* a figure says why itself */
 		snprintf(err, sizeof err, "cannot write the %s: %s",
 			 points != NULL ? "table" : c->given[OPT_HEATMAP] ? "heatmap" : "report",
@@ -861,14 +874,6 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		return cli_fail("%s has %d heads: --stage geometry draws a single-head problem's queries and keys",
 				problem_name(c, shown), p->h);
 	}
-	/* A heatmap draws one head's stage: refused, not ignored, for several heads. */
-	if (p->h > 0 && c->given[OPT_HEATMAP]) {
-		char shown[CLI_QUOTED];
-
-		return cli_fail("%s has %d heads: --heatmap draws a single-head problem's stage; "
-				"--format latex without --heatmap writes every head's stages",
-				problem_name(c, shown), p->h);
-	}
 	if (p->h > 0) {
 		struct qkv_heads_trace heads;
 
@@ -879,7 +884,21 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 			status = EXIT_FAILURE;
 		} else {
 			errno = 0;
-			if (print_heads(stdout, p, &heads, &options) != 0) {
+			if (c->given[OPT_STANDALONE])
+				latex_text_document_begin(stdout, c->given[OPT_HEATMAP]
+							  ? latex_heatmap_preamble(c->heatmap) : LATEX_REPORT_PREAMBLE);
+			/* A heatmap of several heads: one per head, each under its name. */
+			if (c->given[OPT_HEATMAP])
+				rc = latex_heatmap_write_heads(stdout, p, &heads,
+							       options.stage >= 0 ? options.stage : QKV_STAGE_WEIGHTS,
+							       c->given[OPT_DECIMALS] ? options.decimals : 2,
+							       c->palette != NULL ? qkv_colour_palette_find(c->palette)
+										  : QKV_PALETTE_VIRIDIS, c->heatmap);
+			else
+				rc = print_heads(stdout, p, &heads, &options);
+			if (rc == 0 && c->given[OPT_STANDALONE])
+				latex_text_document_end(stdout);
+			if (rc != 0 || fflush(stdout) != 0 || ferror(stdout)) {
 				cli_fail("cannot write the report: %s",
 				     errno != 0 ? strerror(errno) : "write error");
 				status = EXIT_FAILURE;

@@ -243,8 +243,19 @@ for key in X W_Q W_K W_V Q; do
 done
 expect_refusal "--recover without a FILE" 2 "qkv: --recover goes with a FILE" --recover
 expect_refusal "--recover with --print" 2 "qkv: --recover is for the interface" --recover --print "$root/samples/uniform.json"
-expect_refusal "--heatmap on a multi-head problem" 2 "qkv: $root/samples/heads-two.json has 2 heads: --heatmap draws a single-head problem's stage" --format latex --heatmap "$root/samples/heads-two.json"
-expect_refusal "--heatmap on a random multi-head problem" 2 "qkv: the random problem has 3 heads: --heatmap" --format latex --heatmap=pgfplots --random --tokens 4 --heads 3 --dmodel 6
+run --format latex --heatmap "$root/samples/heads-two.json"
+if [ "$status" -eq 0 ] && [ "$(grep -c '^\\par\\medskip\\noindent\\textbf{Head [12] of 2}' "$tmp/out")" -eq 2 ]; then
+	ok "--heatmap on a multi-head problem: one tabular per head, each titled"
+else
+	not_ok "--heatmap on a multi-head problem: one tabular per head, each titled (status $status)"
+fi
+run --format latex --heatmap=pgfplots --random --tokens 4 --heads 3 --dmodel 6
+if [ "$status" -eq 0 ] && [ "$(grep -c '^  title={Head [123] of 3},' "$tmp/out")" -eq 3 ]; then
+	ok "--heatmap=pgfplots on a random multi-head problem: one axis per head, each titled"
+else
+	not_ok "--heatmap=pgfplots on a random multi-head problem: one axis per head, each titled (status $status)"
+fi
+expect_refusal "--standalone without LaTeX" 2 "qkv: --standalone goes with --format latex" --print --standalone "$root/samples/uniform.json"
 expect_refusal "--dmodel not divisible by --heads" 2 "qkv: --dmodel 7 is not divisible by --heads 3: each of the 3 heads gets d_k = d_v = d_model / h" --random --tokens 4 --heads 3 --dmodel 7 --print
 expect_refusal "--heads with --dk" 2 "qkv: --dk does not go with --heads" --random --tokens 4 --heads 2 --dmodel 4 --dk 2 --print
 expect_refusal "--heads without --dmodel" 2 "qkv: --random --heads needs --tokens N, --heads H and --dmodel D" --random --tokens 4 --heads 2 --print

@@ -208,7 +208,7 @@ START_TEST(text_formats_sections_and_shares)
 {
 	static const enum print_format formats[] = { PRINT_TEXT, PRINT_MARKDOWN, PRINT_LATEX };
 	static const char *const head_two[] = { "════ Head 2 of 3 ════", "# Head 2 of 3",
-						"\\section*{Head 2 of 3}" };
+						"{\\large\\bfseries Head 2 of 3\\par}" };
 	struct qkv_problem p;
 	struct qkv_heads_trace t;
 	char *text;
@@ -222,10 +222,12 @@ START_TEST(text_formats_sections_and_shares)
 		ck_assert_msg(strstr(text, head_two[f]) != NULL, "format %d: no head 2 section", f);
 		ck_assert_ptr_nonnull(strstr(text, "Concat"));
 		ck_assert_ptr_nonnull(strstr(text, "W"));
-		line = strstr(text, "] = head 1 ");
+		/* LaTeX writes the numbers as math: "head $1$ $0.25 +$ head $2$ …". */
+		line = strstr(text, formats[f] == PRINT_LATEX ? "head $1$ $" : "] = head 1 ");
 		ck_assert_ptr_nonnull(line);
-		ck_assert_int_eq(sscanf(line, "] = head 1 %lf + head 2 %lf + head 3 %lf = %lf", &a, &b, &c,
-					&total), 4);
+		ck_assert_int_eq(sscanf(line, formats[f] == PRINT_LATEX
+					? "head $1$ $%lf +$ head $2$ $%lf +$ head $3$ $%lf = %lf"
+					: "] = head 1 %lf + head 2 %lf + head 3 %lf = %lf", &a, &b, &c, &total), 4);
 		ck_assert_double_eq_tol(a + b + c, total, 1e-9);
 		free(text);
 	}
@@ -589,13 +591,13 @@ START_TEST(latex_glyphs_as_latex)
 
 	load_sample("heads-three-ways", &p, &t);
 	text = render(&p, &t, PRINT_LATEX);
-	together = strstr(text, "\\section*{The heads together");
+	together = strstr(text, "{\\large\\bfseries The heads together");
 	ck_assert_ptr_nonnull(together);
 	for (size_t g = 0; g < sizeof glyphs / sizeof *glyphs; g++)
 		ck_assert_msg(strstr(together, glyphs[g]) == NULL, "raw %s in the LaTeX", glyphs[g]);
-	ck_assert_ptr_nonnull(strstr(together, "\\paragraph{Concat --- the heads' outputs side by side ("));
-	ck_assert_ptr_nonnull(strstr(together, "\\paragraph{Output --- Concat $\\cdot$ W\\_O ("));
-	ck_assert_ptr_nonnull(strstr(together, "$\\Sigma$\\_k concat["));
+	ck_assert_ptr_nonnull(strstr(together, "\\textbf{Concat --- the heads' outputs side by side $("));
+	ck_assert_ptr_nonnull(strstr(together, "\\textbf{Output --- Concat $\\cdot  W_{O}$ $("));
+	ck_assert_ptr_nonnull(strstr(together, "\\sum_{k}$ $\\mathrm{concat}_{"));
 	free(text);
 	qkv_heads_trace_fini(&t);
 	qkv_problem_fini(&p);

@@ -3,9 +3,12 @@
 #include "io/report/latex_heatmap.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/figure/figure.h"
+#include "io/report/latex_text.h"
+#include "qkv/heads.h"
 #include "qkv/colour.h"
 #include "qkv/format.h"
 
@@ -81,38 +84,88 @@ static void header(FILE *out, const struct qkv_problem *p, int stage, int palett
 		qkv_colour_palette_name(palette), needs);
 }
 
+/* The tabular's columns (keys) in groups that fit the text width, each group a
+ * tabular of its own under the one before, with the query labels again: the type
+ * keeps its size. starts has room for t->n + 1 entries; returns the groups. */
+static int table_groups(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_matrix *m,
+			int decimals, int *starts)
+{
+	double *widths = malloc(((size_t)t->n + 1) * sizeof *widths), labels = 60.0; /* queries \ keys */
+	char text[96];
+	int groups;
+
+	if (widths == NULL) {
+		starts[0] = 0;
+		starts[1] = t->n;
+		return 1;
+	}
+	for (int i = 0; i < t->m; i++) {
+		double width = latex_text_width(qkv_problem_query_label(p, i));
+
+		labels = width > labels ? width : labels;
+	}
+	for (int j = 0; j < t->n; j++) {
+		widths[j] = latex_text_width(p->tokens[j]);
+		for (int i = 0; i < t->m; i++) {
+			double width;
+
+			qkv_format_number(text, sizeof text, qkv_matrix_get(m, i, j), decimals);
+			width = latex_text_width(text);
+			widths[j] = width > widths[j] ? width : widths[j];
+		}
+		widths[j] += 12.0; /* \tabcolsep on both sides */
+	}
+	groups = latex_text_groups(widths, t->n, labels + 12.0, starts);
+	free(widths);
+	return groups;
+}
+
 static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
-			int decimals, int palette)
+			int decimals, int palette, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
 	bool signed_values = stage != QKV_STAGE_WEIGHTS;
 	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
 	char label[LABEL_SIZE], text[96];
+	int *starts = malloc(((size_t)t->n + 2) * sizeof *starts), groups;
 
+	if (starts == NULL)
+		return;
 	header(out, p, stage, palette, "\\usepackage[table]{xcolor} (for \\cellcolor).");
-	fprintf(out, "\\begin{tabular}{r*{%d}{c}}\n", t->n);
-	fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
-	for (int j = 0; j < t->n; j++) {
-		escape(label, sizeof label, p->tokens[j]);
-		fprintf(out, " & %s", label);
-	}
-	fputs(" \\\\\n", out);
-	for (int i = 0; i < t->m && !ferror(out); i++) {
-		escape(label, sizeof label, qkv_problem_query_label(p, i));
-		fputs(label, out);
-		for (int j = 0; j < t->n; j++) {
-			bool masked = qkv_trace_is_masked(t, i, j);
-			double v = qkv_matrix_get(m, i, j);
-			struct qkv_rgb fill = figure_heat_fill(palette, signed_values, v, limit, masked, white);
-			struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
+	if (title != NULL)
+		fprintf(out, "\\par\\medskip\\noindent\\textbf{%s}\\par\\nopagebreak\\smallskip\n", title);
+	groups = table_groups(p, t, m, decimals, starts);
+	for (int g = 0; g < groups && !ferror(out); g++) {
+		int first = starts[g], last = starts[g + 1];
 
-			number(text, sizeof text, v, decimals, masked);
-			fprintf(out, " & \\cellcolor[RGB]{%d,%d,%d}\\textcolor[RGB]{%d,%d,%d}{%s}", fill.r, fill.g,
-				fill.b, ink.r, ink.g, ink.b, text);
+		if (groups > 1)
+			fprintf(out, "%s\\noindent Keys %d--%d of %d:\\par\\nopagebreak\n", g > 0 ? "\\par\\smallskip\n" : "",
+				first + 1, last, t->n);
+		fprintf(out, "\\noindent\\begin{tabular}{r*{%d}{c}}\n", last - first);
+		fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
+		for (int j = first; j < last; j++) {
+			escape(label, sizeof label, p->tokens[j]);
+			fprintf(out, " & %s", label);
 		}
 		fputs(" \\\\\n", out);
+		for (int i = 0; i < t->m && !ferror(out); i++) {
+			escape(label, sizeof label, qkv_problem_query_label(p, i));
+			fputs(label, out);
+			for (int j = first; j < last; j++) {
+				bool masked = qkv_trace_is_masked(t, i, j);
+				double v = qkv_matrix_get(m, i, j);
+				struct qkv_rgb fill = figure_heat_fill(palette, signed_values, v, limit, masked, white);
+				struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
+
+				number(text, sizeof text, v, decimals, masked);
+				fprintf(out, " & \\cellcolor[RGB]{%d,%d,%d}\\textcolor[RGB]{%d,%d,%d}{%s}", fill.r, fill.g,
+					fill.b, ink.r, ink.g, ink.b, text);
+			}
+			fputs(" \\\\\n", out);
+		}
+		fputs("\\end{tabular}\n", out);
 	}
-	fputs("\\end{tabular}\n", out);
+	free(starts);
 }
 
 /* The colour map: (masked grey,) then the ramp's steps, as rgb255 entries. */
@@ -134,7 +187,7 @@ static void colormap(FILE *out, int palette, bool signed_values, bool any_masked
 }
 
 static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
-			   int decimals, int palette)
+			   int decimals, int palette, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
 	bool signed_values = stage != QKV_STAGE_WEIGHTS, any_masked = false;
@@ -151,6 +204,8 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 	fputs("% Each cell's colour is its step of the ramp (the meta column), so the colours\n"
 	      "% are exactly qkv's; the colour bar's ticks are the steps' edges.\n", out);
 	fputs("\\begin{tikzpicture}\n\\begin{axis}[\n", out);
+	if (title != NULL)
+		fprintf(out, "  title={%s},\n", title);
 	colormap(out, palette, signed_values, any_masked);
 	fprintf(out, "  point meta min=%d, point meta max=%d,\n", any_masked ? -1 : 0, steps);
 	fputs("  colorbar,\n  colorbar style={ytick={", out);
@@ -180,7 +235,11 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 		escape(label, sizeof label, qkv_problem_query_label(p, i));
 		fprintf(out, "%s{%s}", i > 0 ? "," : "", label);
 	}
-	fputs("},\n  xlabel={keys}, ylabel={queries}, y dir=reverse, xticklabel pos=top,\n"
+	/* The axis takes half the line, so the labels and the colour bar fit beside it;
+	 * the numbers get smaller as the cells do. */
+	fprintf(out, "},\n  scale only axis, width=0.5\\linewidth,%s\n",
+		t->n > 12 ? " nodes near coords style={font=\\tiny}," : t->n > 6 ? " nodes near coords style={font=\\scriptsize}," : "");
+	fputs("  xlabel={keys}, ylabel={queries}, y dir=reverse, xticklabel pos=top,\n"
 	      "  xlabel near ticks, enlargelimits=false, axis on top, axis equal image,\n"
 	      "  nodes near coords={\\qkvlabel},\n"
 	      "  visualization depends on={value \\thisrow{label} \\as \\qkvlabel},\n"
@@ -213,16 +272,47 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 	fputs("};\n\\end{axis}\n\\end{tikzpicture}\n", out);
 }
 
-int latex_heatmap_write(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
-			int decimals, int palette, enum latex_heatmap_form form)
+const char *latex_heatmap_preamble(enum latex_heatmap_form form)
+{
+	return form == LATEX_HEATMAP_PGFPLOTS ? "\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.16}"
+					      : "\\usepackage[table]{xcolor}";
+}
+
+/* One heatmap, under `title` when it is not NULL. */
+static int write_one(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage, int decimals,
+		     int palette, enum latex_heatmap_form form, const char *title)
 {
 	if (stage != QKV_STAGE_SCORES && stage != QKV_STAGE_SCALED && stage != QKV_STAGE_WEIGHTS)
 		return -1;
 	if (palette < 0 || palette >= QKV_PALETTE_COUNT)
 		palette = QKV_PALETTE_VIRIDIS;
 	if (form == LATEX_HEATMAP_PGFPLOTS)
-		write_pgfplots(out, p, t, stage, decimals, palette);
+		write_pgfplots(out, p, t, stage, decimals, palette, title);
 	else
-		write_table(out, p, t, stage, decimals, palette);
+		write_table(out, p, t, stage, decimals, palette, title);
+	return ferror(out) ? -1 : 0;
+}
+
+int latex_heatmap_write(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
+			int decimals, int palette, enum latex_heatmap_form form)
+{
+	return write_one(out, p, t, stage, decimals, palette, form, NULL);
+}
+
+int latex_heatmap_write_heads(FILE *out, const struct qkv_problem *p, const struct qkv_heads_trace *t,
+			      int stage, int decimals, int palette, enum latex_heatmap_form form)
+{
+	char title[64];
+
+	for (int i = 0; i < t->h; i++) {
+		struct qkv_problem view;
+
+		qkv_problem_head_view(p, i, &view);
+		snprintf(title, sizeof title, "Head %d of %d", i + 1, t->h);
+		if (i > 0)
+			fputs("\n\\par\\medskip\n", out);
+		if (write_one(out, &view, &t->head[i], stage, decimals, palette, form, title) != 0)
+			return -1;
+	}
 	return ferror(out) ? -1 : 0;
 }

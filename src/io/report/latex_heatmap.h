@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "qkv/attention.h"
+#include "qkv/heads.h"
 #include "qkv/problem.h"
 
 enum latex_heatmap_form { LATEX_HEATMAP_TABLE, LATEX_HEATMAP_PGFPLOTS };
@@ -21,5 +22,13 @@ int latex_heatmap_parse(const char *name, enum latex_heatmap_form *form);
  * `decimals` digits. Returns 0, or -1 on a write error or another stage. */
 int latex_heatmap_write(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
 			int decimals, int palette, enum latex_heatmap_form form);
+
+/* Every head's heatmap of a multi-head trace, one after the other, each titled
+ * "Head i of h" (above the tabular; pgfplots: the axis title). 0 or -1, as above. */
+int latex_heatmap_write_heads(FILE *out, const struct qkv_problem *p, const struct qkv_heads_trace *t,
+			      int stage, int decimals, int palette, enum latex_heatmap_form form);
+
+/* The preamble a heatmap of that form needs (what its first comment names). */
+const char *latex_heatmap_preamble(enum latex_heatmap_form form);
 
 #endif

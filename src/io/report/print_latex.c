@@ -1,71 +1,22 @@
 /* print_latex.c — the printer's LaTeX format: paragraphs to paste into course
- * notes, each matrix a pmatrix after a sentence naming its rows and columns,
- * numbers in math ("1.5 \times 10^{7}"), derivations in typewriter type; it
- * compiles with pdflatex and \usepackage{amsmath} alone. */
+ * notes or a Beamer frame, each matrix a pmatrix after a sentence naming its rows
+ * and columns, numbers in math ("1.5 \times 10^{7}"), sentences and derivations
+ * with their formulas as math (latex_text.c). Nothing runs into the margin: a
+ * matrix or table wider than a page is written in column groups that fit one
+ * (the type keeps its size), a derivation wraps at its spaces. It compiles with
+ * pdflatex or lualatex and \usepackage{amsmath} alone, and with --standalone
+ * it is a whole document (latex_document_begin). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/report/latex_text.h"
 #include "io/report/print_model.h"
 #include "qkv/format.h"
 #include "qkv/text.h"
 
-/* The printer's own glyphs (and the derivations') in LaTeX text, so a handout
- * compiles with pdflatex and amsmath alone. */
-static const char *const latex_glyphs[][2] = {
-	{ "—", "---" }, { "×", "$\\times$" }, { "·", "$\\cdot$" }, { "Σ", "$\\Sigma$" },
-	{ "√", "$\\surd$" }, { "÷", "$\\div$" }, { "≤", "$\\le$" }, { "τ", "$\\tau$" },
-	{ "ᵀ", "$^\\top$" }, { "−", "$-$" }, { "≈", "$\\approx$" }, { "…", "\\ldots{}" },
-	{ "∞", "$\\infty$" }, { "→", "$\\to$" },
-};
-
-/* Copies src to dst escaped for LaTeX text mode: the ten special characters,
- * < > | (the default font encoding has no glyphs for them) and the glyphs above;
- * never cuts a character or an escape in two. */
 static void latex_escape(char *dst, size_t size, const char *src)
 {
-	size_t used = 0;
-
-	dst[0] = '\0';
-	while (*src != '\0') {
-		const char *with = NULL;
-		char plain[5] = { '\0' };
-		size_t consumed = 1;
-
-		for (size_t g = 0; g < sizeof latex_glyphs / sizeof *latex_glyphs; g++) {
-			size_t glyph = strlen(latex_glyphs[g][0]);
-			if (strncmp(src, latex_glyphs[g][0], glyph) == 0) {
-				with = latex_glyphs[g][1];
-				consumed = glyph;
-				break;
-			}
-		}
-		if (with == NULL) {
-			switch (*src) {
-			case '\\': with = "\\textbackslash{}"; break;
-			case '~': with = "\\textasciitilde{}"; break;
-			case '^': with = "\\textasciicircum{}"; break;
-			case '<': with = "\\textless{}"; break;
-			case '>': with = "\\textgreater{}"; break;
-			case '|': with = "\\textbar{}"; break;
-			case '&': case '%': case '$': case '#': case '_': case '{': case '}':
-				plain[0] = '\\';
-				plain[1] = *src;
-				with = plain;
-				break;
-			default:
-				consumed = qkv_utf8_length(src);
-				memcpy(plain, src, consumed);
-				with = plain;
-				break;
-			}
-		}
-		size_t length = strlen(with);
-		if (used + length + 1 > size)
-			break;
-		memcpy(dst + used, with, length + 1);
-		used += length;
-		src += consumed;
-	}
+	latex_text_escape(dst, size, src);
 }
 
 /* A number in LaTeX math: "1.5e+07" becomes "1.5 \times 10^{7}". */
@@ -81,16 +32,34 @@ static void latex_number(char *dst, size_t size, const char *number)
 	snprintf(dst, size, "%.*s \\times 10^{%ld}", (int)(e - number), number, exponent);
 }
 
+/* The title, bold and large; written without \subsection or \paragraph, which a
+ * Beamer frame does not have. */
+static void latex_title(FILE *out, struct printer *pr, const char *text)
+{
+	fputs("\\par\\bigskip\\noindent{\\large\\bfseries ", out);
+	print_escaped(pr, text);
+	fputs("\\par}\\nopagebreak\\medskip\n", out);
+}
+
+/* A run-in bold heading (its formulas as math), the paragraph going on after it. */
+static void latex_run_in(FILE *out, const struct qkv_problem *p, const char *text)
+{
+	fputs("\\par\\medskip\\noindent\\textbf{", out);
+	latex_text_math(out, text, p);
+	fputs("}\\quad\n", out);
+}
+
 static void latex_heading(struct printer *pr, int level, const char *text)
 {
-	fprintf(pr->out, "\\%s{", level == 1 ? "subsection*" : "paragraph");
-	print_escaped(pr, text);
-	fputs("}\n", pr->out);
+	if (level == 1)
+		latex_title(pr->out, pr, text);
+	else
+		latex_run_in(pr->out, pr->p, text);
 }
 
 static void latex_prose(struct printer *pr, const char *text)
 {
-	print_escaped(pr, text);
+	latex_text_math(pr->out, text, pr->p);
 	fputs("\n\n", pr->out);
 }
 
@@ -106,8 +75,20 @@ static void latex_labels(struct printer *pr, enum label_kind kind, int count)
 
 	for (int i = 0; i < count; i++) {
 		print_label(pr, kind, i, raw, sizeof raw);
-		latex_escape(cell, sizeof cell, raw);
-		fprintf(pr->out, "%s\\texttt{%s}", i > 0 ? ", " : "", cell);
+		fprintf(pr->out, "%s\\texttt{", i > 0 ? ", " : "");
+		/* A long label may break anywhere: typewriter type is not hyphenated. */
+		for (const char *at = raw; *at != '\0';) {
+			size_t length = qkv_utf8_length(at);
+			char one[8] = { '\0' };
+
+			if (length == 0 || length >= sizeof one)
+				length = 1;
+			memcpy(one, at, length);
+			latex_escape(cell, sizeof cell, one);
+			fprintf(pr->out, "%s%s", cell, strlen(raw) > 16 && at[length] != '\0' ? "\\allowbreak{}" : "");
+			at += length;
+		}
+		fputc('}', pr->out);
 	}
 }
 
@@ -145,18 +126,21 @@ static void latex_header(struct printer *pr)
 	char divisor[DIVISOR_SIZE];
 
 	fputs("% Written by qkv. Needs \\usepackage{amsmath}. Titles and labels are as written\n"
-	      "% (UTF-8): a script other than Latin needs XeLaTeX, LuaLaTeX or a package for it.\n",
+	      "% (UTF-8): a script other than Latin needs XeLaTeX, LuaLaTeX or a package for it.\n"
+	      "% Fits an article's or a Beamer frame's text width (a Beamer frame: allowframebreaks).\n",
 	      pr->out);
 	latex_heading(pr, 1, p->title != NULL ? p->title : "(untitled)");
-	if (p->notes != NULL && p->notes[0] != '\0')
-		latex_prose(pr, p->notes);
+	if (p->notes != NULL && p->notes[0] != '\0') {
+		print_escaped(pr, p->notes);
+		fputs("\n\n", pr->out);
+	}
 	latex_divisor(pr, divisor, sizeof divisor);
 	if (qkv_problem_is_cross(p)) {
-		fprintf(pr->out, "$m = %d$ quer%s (", pr->t->m, pr->t->m == 1 ? "y" : "ies");
+		fprintf(pr->out, "{\\raggedright $m = %d$ quer%s (", pr->t->m, pr->t->m == 1 ? "y" : "ies");
 		latex_labels(pr, LABEL_QUERY, pr->t->m);
 		fputs(") attending to ", pr->out);
 	}
-	fprintf(pr->out, "$n = %d$ tokens (", pr->t->n);
+	fprintf(pr->out, "%s$n = %d$ tokens (", qkv_problem_is_cross(p) ? "" : "{\\raggedright ", pr->t->n);
 	latex_labels(pr, LABEL_TOKEN, pr->t->n);
 	if (p->form == QKV_FORM_PROJECTED)
 		fprintf(pr->out, "), $d_{\\text{model}} = %d$", qkv_problem_d_model(p));
@@ -168,7 +152,7 @@ static void latex_header(struct printer *pr)
 		fputs("causal (query $i$ sees keys $j \\le i$)", pr->out);
 	else
 		print_escaped(pr, print_mask_text(p));
-	fputs(".\n", pr->out);
+	fputs(".\\par}\n", pr->out);
 	if (print_has_padding(p)) {
 		fputs("Padding, hidden as keys from every query: ", pr->out);
 		print_padding(pr);
@@ -185,7 +169,7 @@ static void latex_header(struct printer *pr)
 	fputc('\n', pr->out);
 }
 
-/* A \paragraph with the stage's formula in math. */
+/* A run-in heading with the stage's formula in math. */
 static void latex_stage_title(struct printer *pr, enum qkv_stage stage)
 {
 	static const char *const formulas[QKV_STAGE_COUNT] = {
@@ -198,7 +182,7 @@ static void latex_stage_title(struct printer *pr, enum qkv_stage stage)
 	};
 	char divisor[DIVISOR_SIZE];
 
-	fprintf(pr->out, "\\paragraph{Stage %d --- %s} $%s$", (int)stage,
+	fprintf(pr->out, "\\par\\medskip\\noindent\\textbf{Stage %d --- %s}\\quad $%s$", (int)stage,
 		qkv_stage_name(stage), formulas[stage]);
 	if (stage == QKV_STAGE_SCALED) {
 		latex_divisor(pr, divisor, sizeof divisor);
@@ -207,66 +191,175 @@ static void latex_stage_title(struct printer *pr, enum qkv_stage stage)
 	fputs(".\n", pr->out);
 }
 
+/* The LaTeX of cell (r, c) of a pmatrix. */
+typedef void (*latex_cell)(const void *data, int r, int c, char *buf, size_t size);
+
+/* name = a pmatrix of rows × cols cells, in display math; `after` (text, may be
+ * empty) follows it. A matrix wider than the page is written in column groups
+ * that fit, each after a line saying which columns of which matrix it holds. */
+static void latex_pmatrix(struct printer *pr, const char *name, const char *after, double fixed, int rows,
+			  int cols, latex_cell cell, const void *data)
+{
+	FILE *out = pr->out;
+	double *widths = calloc((size_t)cols + 1, sizeof *widths);
+	int *starts = malloc(((size_t)cols + 2) * sizeof *starts);
+	char text[CELL_SIZE];
+	int groups;
+
+	if (widths == NULL || starts == NULL) {
+		free(widths);
+		free(starts);
+		pr->out_of_memory = true;
+		return;
+	}
+	for (int c = 0; c < cols; c++) {
+		for (int r = 0; r < rows; r++) {
+			double width;
+
+			cell(data, r, c, text, sizeof text);
+			width = strcmp(text, "\\text{---}") == 0 ? 10.0 : latex_text_width(text);
+			if (width > widths[c])
+				widths[c] = width;
+		}
+		widths[c] += 10.0; /* \arraycolsep on both sides */
+	}
+	groups = latex_text_groups(widths, cols, fixed, starts);
+	for (int g = 0; g < groups && !print_stopped(pr); g++) {
+		int first = starts[g], last = starts[g + 1];
+
+		if (groups > 1)
+			fprintf(out, "\\noindent Columns %d--%d of %d of $%s$%s%s:\n", first + 1, last, cols,
+				name, after[0] != '\0' ? " " : "", after);
+		if (last - first > 10)
+			fprintf(out, "\\setcounter{MaxMatrixCols}{%d}\n", last - first);
+		fprintf(out, "\\[\n%s%s\\begin{pmatrix}\n", groups == 1 ? name : "", groups == 1 ? " = " : "");
+		for (int r = 0; r < rows && !print_stopped(pr); r++) {
+			for (int c = first; c < last; c++) {
+				cell(data, r, c, text, sizeof text);
+				fprintf(out, "%s%s", c > first ? " & " : "", text);
+			}
+			fputs(r + 1 < rows ? " \\\\\n" : "\n", out);
+		}
+		fprintf(out, "\\end{pmatrix}%s%s\n\\]\n", groups == 1 && after[0] != '\0' ? "\\quad " : "",
+			groups == 1 ? after : "");
+	}
+	free(widths);
+	free(starts);
+}
+
+/* A model table's cell (the mix table's sum row is row `offset` of the table). */
+struct table_cells {
+	struct printer *pr;
+	const struct table *tb;
+	int offset;
+};
+
+static void table_cell(const void *data, int r, int c, char *buf, size_t size)
+{
+	const struct table_cells *t = data;
+
+	if (t->offset == 0 && print_table_masked(t->pr, t->tb, r, c))
+		snprintf(buf, size, "\\text{---}");
+	else
+		print_table_cell(t->pr, t->tb, r + t->offset, c, buf, size);
+}
+
 /* A matrix: a sentence naming rows and columns, then a pmatrix (the mix table's
  * sum row as a second equation). */
 static void latex_matrix(struct printer *pr, const struct table *tb)
 {
 	int rows = print_table_rows(pr, tb), cols = print_table_cols(pr, tb);
-	char cell[CELL_SIZE];
+	struct table_cells cells = { pr, tb, 0 };
 
 	if (tb->kind == TABLE_MIX)
 		rows--;
-	fprintf(pr->out, "Rows: %s%s", tb->row_role != NULL ? tb->row_role : "",
+	/* Ragged right: a long label breaks anywhere, and a justified line could not stretch. */
+	fprintf(pr->out, "{\\raggedright Rows: %s%s", tb->row_role != NULL ? tb->row_role : "",
 		tb->row_role != NULL ? " " : "");
 	latex_labels(pr, tb->row_kind, rows);
 	fprintf(pr->out, "; columns: %s%s", tb->col_role != NULL ? tb->col_role : "",
 		tb->col_role != NULL ? " " : "");
 	latex_labels(pr, tb->col_kind, cols);
-	fputs(".\n", pr->out);
-	if (cols > 10)
-		fprintf(pr->out, "\\setcounter{MaxMatrixCols}{%d}\n", cols);
-	fprintf(pr->out, "\\[\n%s = \\begin{pmatrix}\n", tb->tex_name);
-	for (int r = 0; r < rows && !print_stopped(pr); r++) {
-		for (int c = 0; c < cols; c++) {
-			if (print_table_masked(pr, tb, r, c)) {
-				fputs(c > 0 ? " & \\text{---}" : "\\text{---}", pr->out);
-				continue;
-			}
-			print_table_cell(pr, tb, r, c, cell, sizeof cell);
-			fprintf(pr->out, "%s%s", c > 0 ? " & " : "", cell);
-		}
-		fputs(r + 1 < rows ? " \\\\\n" : "\n", pr->out);
-	}
-	fputs("\\end{pmatrix}\n\\]\n", pr->out);
+	fputs(".\\par}\n", pr->out);
+	/* the name and " = (": 50 pt; the mix's "Σ_j a_ij v_j = (" and its note: 140 */
+	latex_pmatrix(pr, tb->tex_name, "", 50.0, rows, cols, table_cell, &cells);
 	if (tb->kind == TABLE_MIX) {
-		char query[CELL_SIZE];
+		char raw[CELL_SIZE], query[CELL_SIZE], after[CELL_SIZE + 64];
 
-		print_label(pr, LABEL_QUERY, tb->query, cell, sizeof cell);
-		latex_escape(query, sizeof query, cell);
-		fputs("\\[\n\\textstyle\\sum_j a_{ij}\\, v_j = \\begin{pmatrix}", pr->out);
-		for (int c = 0; c < cols; c++) {
-			print_table_cell(pr, tb, rows, c, cell, sizeof cell);
-			fprintf(pr->out, "%s%s", c > 0 ? " & " : " ", cell);
-		}
-		fprintf(pr->out, " \\end{pmatrix} \\quad\\text{(output row \\texttt{%s})}\n\\]\n",
-			query);
+		print_label(pr, LABEL_QUERY, tb->query, raw, sizeof raw);
+		latex_escape(query, sizeof query, raw);
+		snprintf(after, sizeof after, "\\text{(output row \\texttt{%s})}", query);
+		cells.offset = rows;
+		latex_pmatrix(pr, "\\textstyle\\sum_j a_{ij}\\, v_j", after, 140.0 + latex_text_width(raw), 1, cols,
+			      table_cell, &cells);
 	}
 }
 
-/* The statistics: a tabular with one line per query. */
+/* A statistics heading in two lines ("max" over "weight"), so the table is narrow. */
+static void stats_heading(FILE *out, const char *heading)
+{
+	const char *space = strchr(heading, ' ');
+
+	if (space == NULL) {
+		fputs(heading, out);
+		return;
+	}
+	fprintf(out, "\\begin{tabular}[b]{@{}c@{}}%.*s\\\\%s\\end{tabular}", (int)(space - heading), heading,
+		space + 1);
+}
+
+/* The statistics: a tabular with one line per query, its columns in groups that
+ * fit the page (each group after the query column). */
 static void latex_stats(struct printer *pr, const struct table *tb)
 {
+	double widths[STATS_COLUMNS] = { 0 }, labels = 0.0;
+	int starts[STATS_COLUMNS + 1], groups;
 	char cell[CELL_SIZE];
 
-	fputs("\n\\begin{tabular}{lrlrrr}\n", pr->out);
-	for (int r = -1; r < pr->t->m && !print_stopped(pr); r++) {
+	for (int r = -1; r < pr->t->m; r++) {
 		for (int c = -1; c < STATS_COLUMNS; c++) {
-			print_table_cell(pr, tb, r, c, cell, sizeof cell);
-			fprintf(pr->out, "%s%s", c >= 0 ? " & " : "", cell);
+			double width;
+
+			print_table_text(pr, tb, r, c, cell, sizeof cell);
+			if (r < 0 && strchr(cell, ' ') != NULL) {
+				/* the longer of the heading's two lines */
+				const char *space = strchr(cell, ' ');
+				double top = 6.0 * (double)(space - cell), bottom = 6.0 * (double)strlen(space + 1);
+
+				width = top > bottom ? top : bottom;
+			} else {
+				width = latex_text_width(cell);
+			}
+			if (c < 0 && width > labels)
+				labels = width;
+			else if (c >= 0 && width > widths[c])
+				widths[c] = width;
 		}
-		fputs(r < 0 ? " \\\\ \\hline\n" : " \\\\\n", pr->out);
 	}
-	fputs("\\end{tabular}\n", pr->out);
+	for (int c = 0; c < STATS_COLUMNS; c++)
+		widths[c] += 12.0; /* \tabcolsep on both sides */
+	groups = latex_text_groups(widths, STATS_COLUMNS, labels + 12.0, starts);
+	for (int g = 0; g < groups && !print_stopped(pr); g++) {
+		fputs("\n\\noindent\\begin{tabular}{l", pr->out);
+		for (int c = starts[g]; c < starts[g + 1]; c++)
+			fputc(c == 1 ? 'l' : 'r', pr->out);
+		fputs("}\n", pr->out);
+		for (int r = -1; r < pr->t->m && !print_stopped(pr); r++) {
+			for (int c = -1; c < STATS_COLUMNS; c++) {
+				if (c >= 0 && (c < starts[g] || c >= starts[g + 1]))
+					continue;
+				print_table_cell(pr, tb, r, c, cell, sizeof cell);
+				if (c >= 0)
+					fputs(" & ", pr->out);
+				if (r < 0)
+					stats_heading(pr->out, cell);
+				else
+					fputs(cell, pr->out);
+			}
+			fputs(r < 0 ? " \\\\ \\hline\n" : " \\\\\n", pr->out);
+		}
+		fputs("\\end{tabular}\n", pr->out);
+	}
 }
 
 static void latex_table(struct printer *pr, const struct table *tb)
@@ -277,62 +370,53 @@ static void latex_table(struct printer *pr, const struct table *tb)
 		latex_matrix(pr, tb);
 }
 
-/* The derivation in typewriter type, a paragraph a line, escaped like the prose
- * (not verbatim: its signs would need a preamble of their own for pdflatex, and a
- * long line now wraps at its spaces instead of running off the page). */
+/* The derivation, a paragraph a line, ragged right, its formulas as math
+ * (latex_text_math): a long line wraps at its spaces, operators and relations. */
 static void latex_derivation(struct printer *pr, const char *text)
 {
-	size_t longest = 0;
-	char *line, *escaped;
+	char *line = malloc(strlen(text) + 1);
 
-	for (const char *at = text; *at != '\0';) {
-		size_t length = strcspn(at, "\n");
-		if (length > longest)
-			longest = length;
-		at += length + (at[length] == '\n');
-	}
-	/* An escape is at most 18 bytes ("\textasciicircum{}") for each byte. */
-	line = malloc(longest + 1);
-	escaped = malloc(18 * longest + 1);
-	if (line == NULL || escaped == NULL) {
-		free(line);
-		free(escaped);
+	if (line == NULL) {
 		pr->out_of_memory = true;
 		return;
 	}
-	fputs("\\begin{flushleft}\\ttfamily\n", pr->out);
+	fputs("\\begin{flushleft}\n", pr->out);
 	for (const char *at = text; *at != '\0';) {
 		size_t length = strcspn(at, "\n");
+
 		memcpy(line, at, length);
 		line[length] = '\0';
-		latex_escape(escaped, 18 * longest + 1, line);
-		fprintf(pr->out, "%s\\par\n", escaped);
+		latex_text_math(pr->out, line, pr->p);
+		fputs("\\par\n", pr->out);
 		at += length + (at[length] == '\n');
 	}
 	fputs("\\end{flushleft}\n", pr->out);
 	free(line);
-	free(escaped);
 }
 
+/* The d_k sweep: one tabular for the scaled scores and one for the unscaled, each
+ * with the d_k column (nine columns side by side are wider than a page). */
 static int latex_sweep(FILE *out, const struct sweep_report *s)
 {
 	char cell[NUMBER_SIZE], tex[NUMBER_SIZE * 2];
 
-	fprintf(out, "%% Written by qkv: d_k sweep, %d tokens, %d trials, seed %llu.\n"
-		"\\begin{tabular}{r|rrrr|rrrr}\n"
-		" & \\multicolumn{4}{c|}{scaled by $\\sqrt{d_k}$} & \\multicolumn{4}{c}{unscaled} \\\\\n"
-		"$d_k$ & variance & max $a$ & $H / \\ln n$ & $\\|J\\|_F$"
-		" & variance & max $a$ & $H / \\ln n$ & $\\|J\\|_F$ \\\\ \\hline\n",
-		s->tokens, s->trials, s->seed);
-	for (int r = 0; r < s->count; r++) {
-		for (int c = 0; c < 9; c++) {
-			print_sweep_cell(s->points, r, c, cell, sizeof cell);
-			latex_number(tex, sizeof tex, cell);
-			fprintf(out, "%s$%s$", c > 0 ? " & " : "", tex);
+	fprintf(out, "%% Written by qkv: d_k sweep, %d tokens, %d trials, seed %llu.\n", s->tokens, s->trials,
+		s->seed);
+	for (int half = 0; half < 2; half++) {
+		fprintf(out, "%s\\noindent\\begin{tabular}{r|rrrr}\n"
+			" & \\multicolumn{4}{c}{%s} \\\\\n"
+			"$d_k$ & variance & max $a$ & $H / \\ln n$ & $\\|J\\|_F$ \\\\ \\hline\n",
+			half > 0 ? "\n\\medskip\n" : "", half == 0 ? "scaled by $\\sqrt{d_k}$" : "unscaled");
+		for (int r = 0; r < s->count; r++) {
+			for (int c = 0; c < 5; c++) {
+				print_sweep_cell(s->points, r, c == 0 ? 0 : c + 4 * half, cell, sizeof cell);
+				latex_number(tex, sizeof tex, cell);
+				fprintf(out, "%s$%s$", c > 0 ? " & " : "", tex);
+			}
+			fputs(" \\\\\n", out);
 		}
-		fputs(" \\\\\n", out);
+		fputs("\\end{tabular}\n", out);
 	}
-	fputs("\\end{tabular}\n", out);
 	return 0;
 }
 
@@ -340,37 +424,45 @@ static int latex_sweep(FILE *out, const struct sweep_report *s)
 
 static void latex_heads_heading(const struct heads_report *h, const char *text)
 {
-	fputs("\\section*{", h->out);
-	print_escaped(h->pr, text);
-	fputs("}\n\n", h->out);
+	latex_title(h->out, h->pr, text);
+	fputc('\n', h->out);
 }
 
 static void latex_heads_sentence(const struct heads_report *h, const char *text)
 {
-	print_escaped(h->pr, text);
+	latex_text_math(h->out, text, h->p);
 	fputs("\n\n", h->out);
 }
 
-/* A paragraph heading with the title and size, then the matrix as a pmatrix. */
+struct heads_cells {
+	const struct qkv_matrix *m;
+	int decimals;
+};
+
+static void heads_cell(const void *data, int r, int c, char *buf, size_t size)
+{
+	const struct heads_cells *t = data;
+
+	qkv_format_number(buf, size, qkv_matrix_get(t->m, r, c), t->decimals);
+}
+
+/* A run-in heading with the title and size, then the matrix as a pmatrix. */
 static void latex_heads_table(const struct heads_report *h, const struct heads_table *tb)
 {
 	const struct qkv_matrix *m = tb->m;
-	char number[NUMBER_SIZE];
-	FILE *out = h->out;
+	struct heads_cells cells = { m, h->o->decimals };
+	char title[CELL_SIZE], name[64];
 
-	fputs("\\paragraph{", out);
-	print_escaped(h->pr, tb->title);
-	fprintf(out, " (%d $\\times$ %d)}\n\\[\n", m->rows, m->cols);
-	print_escaped(h->pr, tb->name);
-	fputs(" = \\begin{pmatrix}\n", out);
-	for (int r = 0; r < m->rows; r++) {
-		for (int c = 0; c < m->cols; c++) {
-			qkv_format_number(number, sizeof number, qkv_matrix_get(m, r, c), h->o->decimals);
-			fprintf(out, "%s%s", c > 0 ? " & " : "", number);
-		}
-		fputs(r + 1 < m->rows ? " \\\\\n" : "\n", out);
-	}
-	fputs("\\end{pmatrix}\n\\]\n\n", out);
+	snprintf(title, sizeof title, "%s (%d × %d)", tb->title, m->rows, m->cols);
+	latex_run_in(h->out, h->p, title);
+	fputc('\n', h->out);
+	/* concat and output by their names in the title, W_O as itself */
+	if (strcmp(tb->name, "concat") == 0 || strcmp(tb->name, "output") == 0)
+		snprintf(name, sizeof name, "\\mathrm{%s}", strcmp(tb->name, "concat") == 0 ? "Concat" : "Output");
+	else
+		snprintf(name, sizeof name, "%s", tb->name);
+	latex_pmatrix(h->pr, name, "", 70.0, m->rows, m->cols, heads_cell, &cells);
+	fputc('\n', h->out);
 }
 
 const struct print_backend print_latex_backend = {

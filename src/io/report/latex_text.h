@@ -1,0 +1,54 @@
+/* latex_text.h — qkv's own plain UTF-8 (its sentences and derivations, written
+ * for a terminal) as LaTeX: escaped for text mode, or with its formulas typeset
+ * as inline math ($a_{ij}$, $\sum_k$, $W_O$, $\sqrt{2}$, $K^\top$) and its words
+ * as text, so a line wraps at its spaces and never runs into the margin. What the
+ * LaTeX report (print_latex.c) writes prose and derivations with; the output
+ * needs amsmath (\text) and nothing else, under pdflatex and lualatex alike. */
+#ifndef QKV_IO_LATEX_TEXT_H
+#define QKV_IO_LATEX_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "qkv/problem.h"
+
+/* Copies src to dst escaped for LaTeX text mode: the ten special characters,
+ * < > | (the default font encoding has no glyphs for them) and qkv's own glyphs
+ * (×, ·, Σ, √, −, ≈, …); never cuts a character or an escape in two. dst grows
+ * by at most QKV_ESCAPE_GROWTH bytes per byte of src (print_model.h). */
+void latex_text_escape(char *dst, size_t size, const char *src);
+
+/* Writes one line of qkv's plain text to out with its formulas as inline math and
+ * everything else as escaped text. p's token and query labels (p may be NULL) are
+ * recognised where a formula names a row or column (S[t1,t2], q_t1) and written
+ * as \text{…}, whatever characters they hold. Any text is safe: what is not read
+ * as a formula is escaped as text. */
+void latex_text_math(FILE *out, const char *line, const struct qkv_problem *p);
+
+/* The width in points that a cell (a number, a label, "—", a little LaTeX) takes
+ * at 10 pt, generously: for splitting a wide table into column groups that fit. */
+double latex_text_width(const char *cell);
+
+/* What a table may take across, in points at 10 pt: an article's text is 345 pt
+ * wide, a Beamer frame's 307 pt at 11 pt (279 at 10), and the estimates above
+ * are generous. */
+#define LATEX_FIT_WIDTH 270.0
+
+/* Splits columns 0..cols-1, widths[c] points wide each (spacing included), into
+ * groups that fit LATEX_FIT_WIDTH beside a part `fixed` points wide (a name, a
+ * label column) that each group repeats: group g is columns starts[g] up to
+ * starts[g + 1] - 1 (starts has room for cols + 1 entries). A column wider than
+ * the rest of the width is a group of its own. Returns the number of groups,
+ * 1 when the whole table fits. */
+int latex_text_groups(const double *widths, int cols, double fixed, int *starts);
+
+/* What the report needs around it (its first comment says so too). */
+#define LATEX_REPORT_PREAMBLE "\\usepackage{amsmath}"
+
+/* --standalone: a whole document around the LaTeX that follows. Begins it
+ * (\documentclass{article}, `preamble`, \begin{document}) or ends it; the
+ * document compiles with pdflatex and with lualatex. */
+void latex_text_document_begin(FILE *out, const char *preamble);
+void latex_text_document_end(FILE *out);
+
+#endif
