@@ -15,9 +15,9 @@
 #include "qkv/rng.h"
 
 #define COST_SEED 1
-#define COST_MIN_RUNS 3        /* each n: at least this many runs … */
-#define COST_MIN_RUN_MS 20.0   /* … and until this much has been measured, */
-#define COST_MAX_RUN_MS 200.0  /* unless this much has already gone by */
+#define COST_MIN_RUNS 3        /* each n and algorithm: at least this many runs (a median
+				  and a spread), and more until this much has been measured */
+#define COST_MIN_RUN_MS 20.0
 #define COST_BATCH_FLOPS 2e6   /* work between two readings of the clock */
 #define COST_MIN_BATCH 64      /* but at least this many queries (a cache band) */
 
@@ -280,10 +280,7 @@ static void run_finished(struct qkv_cost *c)
 	c->spent_ms += c->run_ms;
 	c->run_ms = 0.0;
 	c->next_row = 0;
-	if (c->runs < COST_MIN_RUNS)
-		again = c->spent_ms < COST_MAX_RUN_MS;
-	else
-		again = c->spent_ms < COST_MIN_RUN_MS && c->runs < QKV_COST_MAX_RUNS;
+	again = c->runs < COST_MIN_RUNS || (c->spent_ms < COST_MIN_RUN_MS && c->runs < QKV_COST_MAX_RUNS);
 	if (again)
 		return;
 	record_runs(c, &c->rows[c->count].time[c->algorithm]);
