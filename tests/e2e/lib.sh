@@ -189,10 +189,33 @@ row() {
 	e2e_tmux capture-pane -p -t "$1" -S "$2" -E "$2"
 }
 
+# e2e_ms VAR SECONDS: VAR = SECONDS (a decimal, fractions allowed) in whole
+# milliseconds, in bash alone (a poll loop runs these often: no awk to start).
+e2e_ms() {
+	local seconds=$2 whole fraction=000
+	whole=${seconds%%.*}
+	if [[ $seconds == *.* ]]; then
+		fraction=${seconds#*.}000
+		fraction=${fraction:0:3}
+	fi
+	printf -v "$1" '%d' $((10#${whole:-0} * 1000 + 10#$fraction))
+}
+
 # The number of 50 ms polls in SECONDS (fractions allowed), times QKV_E2E_SLOWDOWN
 # (default 1; scripts/test sets 3 for the sanitizer build).
 e2e_polls() {
-	awk -v s="$1" -v k="${QKV_E2E_SLOWDOWN:-1}" 'BEGIN { n = int(s * k * 20); print (n < 1 ? 1 : n) }'
+	local ms polls
+	e2e_ms ms "$1"
+	polls=$((ms * ${QKV_E2E_SLOWDOWN:-1} / 50))
+	echo $((polls < 1 ? 1 : polls))
+}
+
+# e2e_sleep SECONDS: sleeps without starting a process, on a read that times out
+# from a pipe nobody writes to (the poll loops sleep thousands of times a run).
+mkfifo "$E2E_DIR/sleep.fifo"
+exec {E2E_SLEEP_FD}<>"$E2E_DIR/sleep.fifo"
+e2e_sleep() {
+	read -r -t "$1" -u "$E2E_SLEEP_FD" _ || true
 }
 
 # slow SECONDS: SECONDS for a computation of the optimised build, in the build
@@ -202,32 +225,34 @@ slow() {
 	awk -v s="$1" -v f="$E2E_SLOW" 'BEGIN { print s * f }'
 }
 
-# e2e_pause I: sleeps after poll slot I (of 50 ms each) and prints the next slot:
-# every 50 ms for the first second, every 100 ms up to the third, then every 200 ms,
-# so that a long wait (a computation of seconds) costs a few captures, not dozens.
+# e2e_pause: sleeps after poll slot E2E_SLOT (of 50 ms each) and moves E2E_SLOT to
+# the next one: every 50 ms for the first second, every 100 ms up to the third, then
+# every 200 ms, so that a long wait (a computation of seconds) costs a few captures,
+# not dozens.
 e2e_pause() {
-	if (($1 < 20)); then
-		sleep 0.05
-		echo $(($1 + 1))
-	elif (($1 < 60)); then
-		sleep 0.1
-		echo $(($1 + 2))
+	if ((E2E_SLOT < 20)); then
+		e2e_sleep 0.05
+		E2E_SLOT=$((E2E_SLOT + 1))
+	elif ((E2E_SLOT < 60)); then
+		e2e_sleep 0.1
+		E2E_SLOT=$((E2E_SLOT + 2))
 	else
-		sleep 0.2
-		echo $(($1 + 4))
+		e2e_sleep 0.2
+		E2E_SLOT=$((E2E_SLOT + 4))
 	fi
 }
 
 # wait_for NAME REGEX [SECONDS]: true as soon as the screen matches the extended
 # regular expression (line by line), false after SECONDS (default $QKV_E2E_TIMEOUT or 5).
 wait_for() {
-	local name=$1 regex=$2 polls i=0
+	local name=$1 regex=$2 polls
 	polls=$(e2e_polls "${3:-$E2E_TIMEOUT}")
-	while ((i < polls)); do
+	E2E_SLOT=0
+	while ((E2E_SLOT < polls)); do
 		if screen "$name" 2>/dev/null | grep -qE -- "$regex"; then
 			return 0
 		fi
-		i=$(e2e_pause "$i")
+		e2e_pause
 	done
 	return 1
 }
@@ -246,7 +271,7 @@ settle() {
 			same=0
 			last=$now
 		fi
-		sleep 0.05
+		e2e_sleep 0.05
 	done
 	return 1
 }
@@ -298,15 +323,16 @@ expect() {
 # expect_not NAME REGEX MESSAGE: passes when, once the screen has settled, the
 # regex is absent (or disappears within the timeout).
 expect_not() {
-	local name=$1 regex=$2 message=$3 polls i=0
+	local name=$1 regex=$2 message=$3 polls
 	settle "$name"
 	polls=$(e2e_polls "$E2E_TIMEOUT")
-	while ((i < polls)); do
+	E2E_SLOT=0
+	while ((E2E_SLOT < polls)); do
 		if ! screen "$name" 2>/dev/null | grep -qE -- "$regex"; then
 			e2e_record 0 "$message"
 			return
 		fi
-		i=$(e2e_pause "$i")
+		e2e_pause
 	done
 	e2e_record 1 "$message"
 	diag "did not expect /$regex/ on the screen"
@@ -323,7 +349,7 @@ wait_exit() {
 			cat "$E2E_DIR/$name.status"
 			return 0
 		fi
-		sleep 0.05
+		e2e_sleep 0.05
 	done
 	return 1
 }

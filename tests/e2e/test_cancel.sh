@@ -35,7 +35,7 @@ for ((i = 0; i < $(e2e_polls 2); i++)); do
 		ended=1
 		break
 	fi
-	sleep 0.05
+	e2e_sleep 0.05
 done
 check "Ctrl-C during the check ends qkv within 2 s" "$ended" -eq 1
 expect_not early 'Step 1 of 3' "the lesson never started"

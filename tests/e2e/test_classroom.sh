@@ -79,7 +79,7 @@ for ((round = 0; round < 40 && ${#active[@]} > 0; round++)); do
 			now=$(screen "$name")
 			now=${now##*$'\n'}
 			[ "$now" != "${last[$name]}" ] && [[ $now != *building* ]] && break
-			sleep 0.05
+			e2e_sleep 0.05
 		done
 	done
 done

@@ -179,7 +179,7 @@ polls=$(e2e_polls 10)
 for ((i = 0; i < polls; i++)); do
 	bad=$(consistency)
 	[ "${bad%% *}" -eq 0 ] && break
-	sleep 0.05
+	e2e_sleep 0.05
 done
 check "24-bit colour after a run of changes: every cell consistent with the 256-colour screen (bad, 24-bit cells: $bad)" \
 	"${bad%% *}" -eq 0

@@ -67,7 +67,7 @@ threads=0
 for ((i = 0; i < $(e2e_polls 2); i++)); do
 	threads=$(ls "/proc/$qkv_pid/task" 2>/dev/null | wc -l)
 	[ "$threads" -eq 1 ] && break
-	sleep 0.05
+	e2e_sleep 0.05
 done
 check "the cancelled drawing stops: one thread left within 2 s" "$threads" -eq 1
 keys big E

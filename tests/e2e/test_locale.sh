@@ -110,7 +110,7 @@ start cost 120 40 "${NO_LOCALE[@]}" QKV_ASCII=1 "$QKV"
 expect cost 'tau 1' "ASCII at 120x40"
 keys cost C
 expect cost "flops: 2n\\^2d_k" "ASCII: the cost view writes n^2"
-expect cost '\* double x 16-bit' "ASCII: the memory chart's legend names its marks * and x"
+expect cost 'bytes( held, log-log)?: \* standard x online' "ASCII: the memory chart's legend names its marks * and x"
 ascii_only cost "ASCII: the cost view with its charts"
 keys cost C q
 expect_exit cost 0 "q quits"

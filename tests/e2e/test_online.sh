@@ -28,7 +28,7 @@ says() {
 			pass "$message"
 			return
 		fi
-		sleep 0.05
+		e2e_sleep 0.05
 	done
 	fail "$message"
 	diag "$(screen "$name")"

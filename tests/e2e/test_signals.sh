@@ -121,7 +121,7 @@ tty=$(e2e_tmux display -p -t sigcont '#{pane_tty}')
 if [ -n "$pid" ] && kill -s STOP "$pid"; then
 	for _ in $(seq 1 100); do
 		case $(ps -o stat= -p "$pid") in T*) break ;; esac
-		sleep 0.02
+		e2e_sleep 0.02
 	done
 	# What a shell does to the terminal while qkv is stopped: its own modes back
 	# (cooked, echoing), and its own text over the screen.
@@ -273,7 +273,7 @@ for ((i = 0; i < 60; i++)); do
 		ended=0
 		break
 	fi
-	sleep 0.1
+	e2e_sleep 0.1
 done
 check "the terminal gone: qkv ends within 6 s instead of spinning" "$ended" -eq 0
 if [ "$ended" -ne 0 ] && [ -n "$pid" ]; then
@@ -318,7 +318,7 @@ for _ in $(seq 100); do
 		tmux -L "$hangup_socket" capture-pane -p -t "h$i" 2>/dev/null | grep -q 'Tab matrix' && drawn=$((drawn + 1))
 	done
 	[ "$drawn" -eq "$hangups" ] && break
-	sleep 0.1
+	e2e_sleep 0.1
 done
 check "$hangups terminals: every qkv is drawn" "$drawn" = "$hangups"
 out=$(e2e_end_server "$hangup_socket")

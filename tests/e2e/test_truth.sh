@@ -71,7 +71,7 @@ polls=$(e2e_polls 10)
 for ((i = 0; i < polls; i++)); do
 	faded=$(attributes ui " $A12 ")
 	[ "$faded" != "$marked" ] && break
-	sleep 0.05
+	e2e_sleep 0.05
 done
 settle ui
 faded=$(attributes ui " $A12 ")
