@@ -394,6 +394,14 @@ if grep -q '^{"d_k": 8, "h": 2, "tile": 64, "rows": \[' "$tmp/out" \
 else
 	not_ok "--cost: d_k, h, rows of both algorithms up to n = 4096 (h·n² entries), slopes, extrapolated"
 fi
+# The slopes of the bytes held: the standard's n × n matrices make it close to 2, the
+# online's n × d storage (and its blocks' constant) at most 1.
+if jq -e '.slopes.standard.bytes > 1.9 and .slopes.standard.bytes < 2.01 and .slopes.online.bytes > 0.3 and .slopes.online.bytes <= 1.0' \
+	"$tmp/out" >/dev/null; then
+	ok "--cost: the standard's bytes grow as n², the online's as n at most"
+else
+	not_ok "--cost: the standard's bytes grow as n², the online's as n at most ($(jq -c .slopes "$tmp/out"))"
+fi
 # The bytes counted against the process's peak resident memory: with both algorithms the
 # peak holds the standard's largest computation (one head of the two: h·bytes / h); with
 # the online one alone it stays under 64 MB, above the most the online held.
