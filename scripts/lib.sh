@@ -16,9 +16,11 @@ QKV_REQUIRED_PACKAGES=(gcc libc6-dev meson ninja-build pkg-config libncurses-dev
 # What scripts/test uses when it can have it (valgrind, the libFuzzer run, groff and
 # man for the manual page's check, pdflatex with xcolor, pgfplots and beamer, and
 # lualatex with its fonts (texlive-luatex), for the LaTeX compile check, numpy for
-# the cross-attention test held out against it, which fails without it).
+# the cross-attention test held out against it, which fails without it, and
+# ImageMagick, a second SVG renderer for the figure test).
 QKV_OPTIONAL_PACKAGES=(valgrind clang libclang-rt-dev groff-base man-db
-	texlive-latex-base texlive-latex-recommended texlive-pictures texlive-luatex python3-numpy)
+	texlive-latex-base texlive-latex-recommended texlive-pictures texlive-luatex python3-numpy
+	imagemagick)
 # What scripts/bench uses when it can have it: numpy, for the printer's yardstick,
 # on Debian's OpenBLAS, the yardstick of the cost explorer's standard algorithm
 # (tests/bench/trace_numpy.py runs on the system's python3).

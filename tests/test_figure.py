@@ -376,9 +376,16 @@ check(sum(1 for row in wr if max(row) > 0.95) >= 8, "16 tokens unscaled: most ro
 
 # An SVG renderer of its own (ImageMagick, where installed) draws each cell of the
 # 16-token SVG in its colour.
+# A "convert" that is not ImageMagick (a stand-in some machines put on the path)
+# does not count: its -version names ImageMagick or it is skipped.
 import shutil as _shutil
-if _shutil.which("convert") is None:
-    check(True, "the SVG through ImageMagick # SKIP convert not installed")
+def _imagemagick():
+    if _shutil.which("convert") is None:
+        return False
+    p = subprocess.run(["convert", "-version"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    return p.returncode == 0 and b"ImageMagick" in p.stdout.split(b"\n", 1)[0]
+if not _imagemagick():
+    check(True, "the SVG through ImageMagick # SKIP ImageMagick is not installed (Debian: imagemagick)")
 else:
     svg_path, png_path = os.path.join(tmp, "r16.svg"), os.path.join(tmp, "r16-im.png")
     open(svg_path, "wb").write(ET.tostring(root))
