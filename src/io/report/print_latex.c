@@ -77,16 +77,11 @@ static void latex_labels(struct printer *pr, enum label_kind kind, int count)
 		print_label(pr, kind, i, raw, sizeof raw);
 		fprintf(pr->out, "%s\\texttt{", i > 0 ? ", " : "");
 		/* A long label may break anywhere: typewriter type is not hyphenated. */
-		for (const char *at = raw; *at != '\0';) {
-			size_t length = qkv_utf8_length(at);
-			char one[8] = { '\0' };
-
-			if (length == 0 || length >= sizeof one)
-				length = 1;
-			memcpy(one, at, length);
-			latex_escape(cell, sizeof cell, one);
-			fprintf(pr->out, "%s%s", cell, strlen(raw) > 16 && at[length] != '\0' ? "\\allowbreak{}" : "");
-			at += length;
+		if (strlen(raw) > LATEX_LONG_LABEL) {
+			latex_text_breakable(pr->out, raw);
+		} else {
+			latex_escape(cell, sizeof cell, raw);
+			fputs(cell, pr->out);
 		}
 		fputc('}', pr->out);
 	}
@@ -286,12 +281,23 @@ static void latex_matrix(struct printer *pr, const struct table *tb)
 	if (tb->kind == TABLE_MIX) {
 		char raw[CELL_SIZE], query[CELL_SIZE], after[CELL_SIZE + 64];
 
+		bool long_label;
+
 		print_label(pr, LABEL_QUERY, tb->query, raw, sizeof raw);
+		long_label = strlen(raw) > LATEX_LONG_LABEL;
 		latex_escape(query, sizeof query, raw);
-		snprintf(after, sizeof after, "\\text{(output row \\texttt{%s})}", query);
+		/* a long label cannot break in display math: it is named in a line of text before */
+		if (long_label) {
+			fputs("{\\raggedright The sum, output row \\texttt{", pr->out);
+			latex_text_breakable(pr->out, raw);
+			fputs("}:\\par}\n", pr->out);
+		}
+		after[0] = '\0';
+		if (!long_label)
+			snprintf(after, sizeof after, "\\text{(output row \\texttt{%s})}", query);
 		cells.offset = rows;
-		latex_pmatrix(pr, "\\textstyle\\sum_j a_{ij}\\, v_j", after, 140.0 + latex_text_width(raw), 1, cols,
-			      table_cell, &cells);
+		latex_pmatrix(pr, "\\textstyle\\sum_j a_{ij}\\, v_j", after,
+			      140.0 + (long_label ? 0.0 : latex_text_width(raw)), 1, cols, table_cell, &cells);
 	}
 }
 
@@ -308,12 +314,36 @@ static void stats_heading(FILE *out, const char *heading)
 		space + 1);
 }
 
+/* A statistics cell: a label in a column of labels too wide for the page breaks
+ * between its characters, ragged right in a box LATEX_LABEL_WIDTH wide; anything
+ * else as the model writes it. */
+static void stats_cell(struct printer *pr, const struct table *tb, int row, int col, bool breaks)
+{
+	char cell[CELL_SIZE];
+
+	if (breaks && row >= 0) {
+		print_table_text(pr, tb, row, col, cell, sizeof cell);
+		fprintf(pr->out, "\\parbox[t]{%gpt}{\\raggedright ", LATEX_LABEL_WIDTH);
+		latex_text_breakable(pr->out, cell);
+		fputs("\\strut}", pr->out);
+		return;
+	}
+	print_table_cell(pr, tb, row, col, cell, sizeof cell);
+	if (row < 0)
+		stats_heading(pr->out, cell);
+	else
+		fputs(cell, pr->out);
+}
+
 /* The statistics: a tabular with one line per query, its columns in groups that
- * fit the page (each group after the query column). */
+ * fit the page (each group after the query column). A column of labels (the
+ * queries, the key of the largest weight) is at most LATEX_LABEL_WIDTH wide: a
+ * wider label breaks in a box that wide. */
 static void latex_stats(struct printer *pr, const struct table *tb)
 {
 	double widths[STATS_COLUMNS] = { 0 }, labels = 0.0;
 	int starts[STATS_COLUMNS + 1], groups;
+	bool labels_break, keys_break;
 	char cell[CELL_SIZE];
 
 	for (int r = -1; r < pr->t->m; r++) {
@@ -336,6 +366,10 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 				widths[c] = width;
 		}
 	}
+	labels_break = labels > LATEX_LABEL_WIDTH;
+	keys_break = widths[1] > LATEX_LABEL_WIDTH;
+	labels = labels_break ? LATEX_LABEL_WIDTH : labels;
+	widths[1] = keys_break ? LATEX_LABEL_WIDTH : widths[1];
 	for (int c = 0; c < STATS_COLUMNS; c++)
 		widths[c] += 12.0; /* \tabcolsep on both sides */
 	groups = latex_text_groups(widths, STATS_COLUMNS, labels + 12.0, starts);
@@ -348,13 +382,9 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 			for (int c = -1; c < STATS_COLUMNS; c++) {
 				if (c >= 0 && (c < starts[g] || c >= starts[g + 1]))
 					continue;
-				print_table_cell(pr, tb, r, c, cell, sizeof cell);
 				if (c >= 0)
 					fputs(" & ", pr->out);
-				if (r < 0)
-					stats_heading(pr->out, cell);
-				else
-					fputs(cell, pr->out);
+				stats_cell(pr, tb, r, c, c < 0 ? labels_break : c == 1 && keys_break);
 			}
 			fputs(r < 0 ? " \\\\ \\hline\n" : " \\\\\n", pr->out);
 		}
