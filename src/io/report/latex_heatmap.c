@@ -141,7 +141,7 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 		if (groups > 1)
 			fprintf(out, "%s\\noindent Keys %d--%d of %d:\\par\\nopagebreak\n", g > 0 ? "\\par\\smallskip\n" : "",
 				first + 1, last, t->n);
-		fprintf(out, "\\noindent\\begin{tabular}{r*{%d}{c}}\n", last - first);
+		fprintf(out, "\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{r*{%d}{c}}\n", last - first);
 		fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
 		for (int j = first; j < last; j++) {
 			escape(label, sizeof label, p->tokens[j]);
@@ -163,7 +163,7 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 			}
 			fputs(" \\\\\n", out);
 		}
-		fputs("\\end{tabular}\n", out);
+		fputs("\\end{tabular}}\n", out);
 	}
 	free(starts);
 }

@@ -57,6 +57,13 @@ double latex_text_width(const char *cell);
  * 1 when the whole table fits. */
 int latex_text_groups(const double *widths, int cols, double fixed, int *starts);
 
+/* Opens a box raised by its own depth, so that it stands on the baseline with no
+ * depth (closed by "}"): every matrix and tabular is in one. A page of a Beamer
+ * frame with allowframebreaks is cut by \vsplit, which leaves the depth of the
+ * page's last box out of the height it fills, so a page ending in a deep matrix
+ * or table would run below the frame; with no depth it fits. */
+#define LATEX_NO_DEPTH "\\raisebox{\\depth}{"
+
 /* What the report needs around it (its first comment says so too). */
 #define LATEX_REPORT_PREAMBLE "\\usepackage{amsmath}"
 

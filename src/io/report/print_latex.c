@@ -227,7 +227,8 @@ static void latex_pmatrix(struct printer *pr, const char *name, const char *afte
 				name, after[0] != '\0' ? " " : "", after);
 		if (last - first > 10)
 			fprintf(out, "\\setcounter{MaxMatrixCols}{%d}\n", last - first);
-		fprintf(out, "\\[\n%s%s\\begin{pmatrix}\n", groups == 1 ? name : "", groups == 1 ? " = " : "");
+		fprintf(out, "\\[\n" LATEX_NO_DEPTH "$\\displaystyle\n%s%s\\begin{pmatrix}\n", groups == 1 ? name : "",
+			groups == 1 ? " = " : "");
 		for (int r = 0; r < rows && !print_stopped(pr); r++) {
 			for (int c = first; c < last; c++) {
 				cell(data, r, c, text, sizeof text);
@@ -235,7 +236,7 @@ static void latex_pmatrix(struct printer *pr, const char *name, const char *afte
 			}
 			fputs(r + 1 < rows ? " \\\\\n" : "\n", out);
 		}
-		fprintf(out, "\\end{pmatrix}%s%s\n\\]\n", groups == 1 && after[0] != '\0' ? "\\quad " : "",
+		fprintf(out, "\\end{pmatrix}%s%s$}\n\\]\n", groups == 1 && after[0] != '\0' ? "\\quad " : "",
 			groups == 1 ? after : "");
 	}
 	free(widths);
@@ -374,7 +375,7 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 		widths[c] += 12.0; /* \tabcolsep on both sides */
 	groups = latex_text_groups(widths, STATS_COLUMNS, labels + 12.0, starts);
 	for (int g = 0; g < groups && !print_stopped(pr); g++) {
-		fputs("\n\\noindent\\begin{tabular}{l", pr->out);
+		fputs("\n\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{l", pr->out);
 		for (int c = starts[g]; c < starts[g + 1]; c++)
 			fputc(c == 1 ? 'l' : 'r', pr->out);
 		fputs("}\n", pr->out);
@@ -388,7 +389,7 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 			}
 			fputs(r < 0 ? " \\\\ \\hline\n" : " \\\\\n", pr->out);
 		}
-		fputs("\\end{tabular}\n", pr->out);
+		fputs("\\end{tabular}}\n", pr->out);
 	}
 }
 
@@ -433,7 +434,7 @@ static int latex_sweep(FILE *out, const struct sweep_report *s)
 	fprintf(out, "%% Written by qkv: d_k sweep, %d tokens, %d trials, seed %llu.\n", s->tokens, s->trials,
 		s->seed);
 	for (int half = 0; half < 2; half++) {
-		fprintf(out, "%s\\noindent\\begin{tabular}{r|rrrr}\n"
+		fprintf(out, "%s\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{r|rrrr}\n"
 			" & \\multicolumn{4}{c}{%s} \\\\\n"
 			"$d_k$ & variance & max $a$ & $H / \\ln n$ & $\\|J\\|_F$ \\\\ \\hline\n",
 			half > 0 ? "\n\\medskip\n" : "", half == 0 ? "scaled by $\\sqrt{d_k}$" : "unscaled");
@@ -445,7 +446,7 @@ static int latex_sweep(FILE *out, const struct sweep_report *s)
 			}
 			fputs(" \\\\\n", out);
 		}
-		fputs("\\end{tabular}\n", out);
+		fputs("\\end{tabular}}\n", out);
 	}
 	return 0;
 }
