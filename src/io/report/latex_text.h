@@ -57,6 +57,12 @@ double latex_text_width(const char *cell);
  * 1 when the whole table fits. */
 int latex_text_groups(const double *widths, int cols, double fixed, int *starts);
 
+/* The most lines a table is set in, its heading's included: 14 lines take 168 pt
+ * at 10 pt and 190 pt at 11 pt, less than a Beamer frame's text height (269 pt,
+ * its title's included). A longer table is written in runs of rows, each a
+ * tabular with the heading again, so that a page can break between them. */
+#define LATEX_FIT_LINES 14
+
 /* Opens a box raised by its own depth, so that it stands on the baseline with no
  * depth (closed by "}"): every matrix and tabular is in one. A page of a Beamer
  * frame with allowframebreaks is cut by \vsplit, which leaves the depth of the
