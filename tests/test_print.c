@@ -1079,6 +1079,60 @@ START_TEST(latex_long_escaped_labels)
 }
 END_TEST
 
+/* The most lines between `open` and the next `close` in text, over every such block. */
+static int tallest(const char *text, const char *open, const char *close)
+{
+	int most = 0;
+
+	for (const char *at = strstr(text, open); at != NULL; at = strstr(at + 1, open)) {
+		const char *end = strstr(at, close);
+		int lines = 0;
+
+		ck_assert_ptr_nonnull(end);
+		for (const char *c = at; c < end; c++)
+			lines += *c == '\n';
+		most = lines > most ? lines : most;
+	}
+	return most;
+}
+
+/* 29 tokens in LaTeX: a matrix of 29 rows is set in runs of 12, 12 and 5 rows,
+ * each after a line naming them, and the statistics in tabulars of 12 rows at most
+ * under their heading, so that a page or a Beamer frame can break between them
+ * (a frame holds 14 lines of a table). */
+START_TEST(latex_tall_tables_in_runs)
+{
+	struct print_options o = options(PRINT_LATEX, -1);
+	struct qkv_problem tall;
+	struct qkv_trace trace;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(out);
+	qkv_problem_init(&tall);
+	qkv_trace_init(&trace);
+	ck_assert_int_eq(qkv_problem_random(&tall, 29, 2, 2, 7), 0);
+	ck_assert_int_eq(qkv_attention(&tall, &trace), 0);
+	ck_assert_int_eq(print_trace(out, &tall, &trace, &o), 0);
+	fclose(out);
+	qkv_trace_fini(&trace);
+	qkv_problem_fini(&tall);
+	/* Q, K, V: two columns, so runs of rows alone */
+	ck_assert_int_eq(count(text, "\\noindent Rows 1--12 of 29 of $Q$:"), 1);
+	ck_assert_int_eq(count(text, "\\noindent Rows 13--24 of 29 of $Q$:"), 1);
+	ck_assert_int_eq(count(text, "\\noindent Rows 25--29 of 29 of $Q$:"), 1);
+	ck_assert_int_eq(count(text, "Q = \\begin{pmatrix}"), 0);
+	/* each pmatrix: its lines, the \begin line included, at most 12 + 1 */
+	ck_assert_int_le(tallest(text, "\\begin{pmatrix}", "\\end{pmatrix}"), 13);
+	ck_assert_int_ge(tallest(text, "\\begin{pmatrix}", "\\end{pmatrix}"), 12);
+	/* each statistics tabular: the \begin line, the heading and at most 12 rows */
+	ck_assert_int_le(tallest(text, "\\begin{tabular}{l", "\\end{tabular}}"), 14);
+	ck_assert_int_eq(count(text, "\\begin{tabular}{l") % 3, 0);
+	free(text);
+}
+END_TEST
+
 /* A stream's write that always fails (a full disk), counting its calls. */
 static ssize_t failing_write(void *cookie, const char *buf, size_t size)
 {
@@ -1377,6 +1431,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, csv_formula_labels);
 	tcase_add_test(tc, wrong_sums_long_lines);
 	tcase_add_test(tc, latex_long_escaped_labels);
+	tcase_add_test(tc, latex_tall_tables_in_runs);
 	tcase_add_test(tc, write_error_stops_at_once);
 	suite_add_tcase(s, tc);
 	online = tcase_create("online");
