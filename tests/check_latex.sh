@@ -283,6 +283,9 @@ compiles pgfplots-causal "$pgfplots" "--heatmap=pgfplots --mask causal" --format
 compiles table-weird "$table" "--heatmap, labels with special characters" --format latex --heatmap weird.json
 compiles pgfplots-weird "$pgfplots" "--heatmap=pgfplots, labels with special characters" \
 	--format latex --heatmap=pgfplots weird.json
+labels64=$root/tests/data/golden/inputs/labels-latex.json
+compiles table-labels "$table" "--heatmap, 64-byte labels" --format latex --heatmap "$labels64"
+compiles pgfplots-labels "$pgfplots" "--heatmap=pgfplots, 64-byte labels" --format latex --heatmap=pgfplots "$labels64"
 masked16=(--random --tokens 16 --dk 8 --mask causal)
 compiles print-masked16 "$report" "--print --format latex ${masked16[*]}" --print --format latex "${masked16[@]}"
 compiles table-masked16 "$table" "--heatmap ${masked16[*]}" --format latex --heatmap "${masked16[@]}"
@@ -301,7 +304,7 @@ compiles table-heads-sample "$table" "--heatmap samples/heads-two.json" \
 compiles beamer-report "beamer:$report" "--print --format latex, in a Beamer frame" \
 	--print --format latex "$root/samples/worked-example.json"
 compiles beamer-labels "beamer:$report" "--print --format latex, 64-byte labels, in a Beamer frame" \
-	--print --format latex "$root/tests/data/golden/inputs/labels-latex.json"
+	--print --format latex "$labels64"
 compiles beamer-masked16 "beamer:$report" "--print --format latex ${masked16[*]}, in a Beamer frame" \
 	--print --format latex "${masked16[@]}"
 compiles beamer-heads "beamer:$report" "--print --format latex ${heads[*]}, in a Beamer frame" \
