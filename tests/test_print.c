@@ -55,26 +55,35 @@ static void expected_worked(struct expected *x, bool causal)
 /* The report of the worked example (mask applied when causal; its three tokens
  * relabelled when labels is not NULL), malloc'd. */
 __attribute__((noinline))
-static char *render_with(const struct print_options *o, bool causal, const char *const labels[3])
+/* The report of problem p printed with o, malloc'd. */
+static char *render_problem(const struct print_options *o, const struct qkv_problem *p)
 {
-	struct qkv_problem p;
 	struct qkv_trace t;
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(out);
-	qkv_problem_init(&p);
 	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(p, &t), 0);
+	ck_assert_int_eq(print_trace(out, p, &t, o), 0);
+	fclose(out);
+	qkv_trace_fini(&t);
+	return text;
+}
+
+static char *render_with(const struct print_options *o, bool causal, const char *const labels[3])
+{
+	struct qkv_problem p;
+	char *text;
+
+	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	if (causal)
 		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
 	for (int i = 0; labels != NULL && i < 3; i++)
 		ck_assert_int_eq(qkv_problem_set_label(&p, i, labels[i]), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, o), 0);
-	fclose(out);
-	qkv_trace_fini(&t);
+	text = render_problem(o, &p);
 	qkv_problem_fini(&p);
 	return text;
 }
@@ -1104,19 +1113,11 @@ START_TEST(latex_tall_tables_in_runs)
 {
 	struct print_options o = options(PRINT_LATEX, -1);
 	struct qkv_problem tall;
-	struct qkv_trace trace;
-	char *text = NULL;
-	size_t size = 0;
-	FILE *out = open_memstream(&text, &size);
+	char *text;
 
-	ck_assert_ptr_nonnull(out);
 	qkv_problem_init(&tall);
-	qkv_trace_init(&trace);
 	ck_assert_int_eq(qkv_problem_random(&tall, 29, 2, 2, 7), 0);
-	ck_assert_int_eq(qkv_attention(&tall, &trace), 0);
-	ck_assert_int_eq(print_trace(out, &tall, &trace, &o), 0);
-	fclose(out);
-	qkv_trace_fini(&trace);
+	text = render_problem(&o, &tall);
 	qkv_problem_fini(&tall);
 	/* Q, K, V: two columns, so runs of rows alone */
 	ck_assert_int_eq(count(text, "\\noindent Rows 1--12 of 29 of $Q$:"), 1);
