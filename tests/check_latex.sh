@@ -9,8 +9,13 @@
 # report and the heatmaps inside Beamer frames; --standalone documents, each with
 # pdflatex and with lualatex. A document that does not compile, or that has an
 # overfull box more than 1 pt too wide or too high, is a failure, with the engine's
-# own error or the box's line. Without pdflatex the whole test is skipped
-# (scripts/test installs it). Usage: check_latex.sh SOURCE_ROOT QKV. Prints TAP.
+# own error or the box's line; and the text widths the fragments are set in (an
+# article's, a Beamer frame's) are the ones the report's first comment names.
+# The outputs of one preamble are compiled as one document (named in its log by a
+# \typeout line each), again one by one only when that document fails; the
+# engines run in draft mode, two at a time. Without pdflatex the whole test is
+# skipped (scripts/test installs it). Usage: check_latex.sh SOURCE_ROOT QKV.
+# Prints TAP.
 root=$1
 qkv=$2
 case $qkv in
@@ -58,25 +63,48 @@ fits() {
 	[ ! -s "$1.overfull" ]
 }
 
-# compile ENGINE NAME: NAME.pdf from NAME.tex, and no overfull box (the engine's
-# output in NAME.stdout: not NAME.out, which is Beamer's outline).
+# compile ENGINE NAME: NAME.tex compiles (in draft mode: no PDF is written, the
+# pages are still made) and has no overfull box; NAME.status says 0 when it does.
+# The engine's output is in NAME.log (and NAME.stdout: not NAME.out, which is
+# Beamer's outline).
 compile() {
-	"$1" -interaction=nonstopmode -halt-on-error "$2.tex" >"$2.stdout" 2>&1 </dev/null &&
-		[ -s "$2.pdf" ] && fits "$2.log"
+	"$1" -draftmode -interaction=batchmode -halt-on-error "$2.tex" >"$2.stdout" 2>&1 </dev/null &&
+		! grep -q '^No pages of output' "$2.log" && fits "$2.log"
+	echo $? >"$2.status"
+}
+
+# start DIR ENGINE NAME: compile in DIR in the background, two at a time (the
+# machine's two cores); wait_all waits for every one started.
+start() {
+	while [ "$(jobs -pr | wc -l)" -ge 2 ]; do
+		wait -n
+	done
+	(cd "$1" && compile "$2" "$3") &
+}
+wait_all() {
+	wait
+}
+
+# passed PATH: the compile of PATH (DIR/NAME) compiled and fitted.
+passed() {
+	[ "$(cat "$1.status" 2>/dev/null)" = 0 ]
 }
 
 # Why NAME did not compile or fit, as TAP comments.
 why() {
 	if [ -s "$1.log.overfull" ]; then
 		head -n 4 "$1.log.overfull" | sed 's/^/# /'
+	elif [ -s "$1.log" ]; then
+		grep -A4 '^!' "$1.log" | head -n 12 | sed 's/^/# /'
 	else
-		grep -A4 '^!' "$1.stdout" | head -n 12 | sed 's/^/# /'
+		head -n 12 "$1.stdout" | sed 's/^/# /'
 	fi
 }
 
 # document NAME PREAMBLE BODY...: NAME.tex, the bodies one after the other on pages
 # of their own (a preamble that starts with "beamer:" makes a Beamer document, each
-# body a frame that breaks where it must); pdflatex makes NAME.pdf of it.
+# body a frame that breaks where it must). Each body starts by writing its name and
+# the text width it is set in to the log ("qkv-fragment: NAME, text width 345.0pt").
 document() {
 	local name=$1 preamble=$2 body class='{article}' begin='' end='\clearpage'
 	shift 2
@@ -96,60 +124,118 @@ document() {
 	esac
 	printf '\\documentclass%s\n%s\n\\begin{document}\n' "$class" "$preamble" >"$name.tex"
 	for body in "$@"; do
-		printf '%s\n' "$begin" >>"$name.tex"
+		printf '%s\n\\typeout{qkv-fragment: %s, text width \\the\\textwidth}\n' "$begin" "$body" >>"$name.tex"
 		cat "$body.body" >>"$name.tex"
 		printf '\n%s\n' "$end" >>"$name.tex"
 	done
 	printf '\\end{document}\n' >>"$name.tex"
-	compile pdflatex "$name"
 }
 
-# Compiles what compiles queued: all the outputs of one preamble in one document
-# (pdflatex starts once, not once an output), and only when that fails each on its
-# own, so the one that does not compile is named with pdflatex's error.
-compile_all() {
-	local preamble i group=0 members
-	while [ ${#queued_names[@]} -gt 0 ]; do
-		preamble=${queued_preambles[0]}
-		members=()
-		for i in "${!queued_names[@]}"; do
-			[ "${queued_preambles[i]}" = "$preamble" ] && members+=("$i")
+# The text widths the fragments were set in (each body's qkv-fragment line in its
+# batch's log) are the ones the report's first comment says it fits: an article's
+# and a Beamer frame's, in whole points.
+text_widths() {
+	local g kind said log width
+	for kind in "an article's" "a Beamer frame's"; do
+		said=$(sed -n "s/.*$kind[^(]*(\([0-9]*\) pt.*/\1/p" said.tex | head -n 1)
+		log=0
+		for g in "${!groups[@]}"; do
+			case $kind,${groups[g]} in
+			a\ Beamer*,beamer*:* | an\ article*,[!b]* | an\ article*,) ;;
+			*) continue ;;
+			esac
+			for width in $(sed -n 's/^qkv-fragment: .*, text width \([0-9.]*\)pt$/\1/p' "group-$g.log"); do
+				log=$((log + 1))
+				[ "${width%.*}" = "$said" ] || log=-1000
+			done
 		done
-		group=$((group + 1))
+		if [ -n "$said" ] && [ "$log" -gt 0 ]; then
+			ok "the report's first comment says $kind text width, $said pt, and it is that"
+		else
+			not_ok "the report's first comment says $kind text width, $said pt, and it is that"
+			grep -h '^qkv-fragment' group-*.log | sort | uniq -c | head -n 4 | sed 's/^/# /'
+		fi
+	done
+}
+
+# --standalone documents queued by standalone (below), each compiled as it is.
+standalone_names=()
+standalone_descs=()
+
+# Compiles all that is queued: the outputs of one preamble in one document (pdflatex
+# starts once, not once an output) and every --standalone document with each
+# engine, two at a time; then, only for a document that failed, each of its outputs
+# on its own, so the one that does not compile or fit is named with the engine's
+# error or the box's line.
+compile_all() {
+	local preamble i g engine groups=() members=() retry=()
+
+	# groups[g] is a preamble; members[g] the indexes of its outputs
+	for i in "${!queued_names[@]}"; do
+		for g in "${!groups[@]}"; do
+			[ "${groups[g]}" = "${queued_preambles[i]}" ] && break
+		done
+		if [ "${#groups[@]}" -eq 0 ] || [ "${groups[g]}" != "${queued_preambles[i]}" ]; then
+			g=${#groups[@]}
+			groups[g]=${queued_preambles[i]}
+		fi
+		members[g]="${members[g]} $i"
+	done
+	for g in "${!groups[@]}"; do
 		local bodies=()
-		for i in "${members[@]}"; do
+		for i in ${members[g]}; do
 			bodies+=("${queued_names[i]}")
 		done
-		if document "group-$group" "$preamble" "${bodies[@]}"; then
-			for i in "${members[@]}"; do
-				ok "${queued_descs[i]}: compiles with pdflatex and fits"
-			done
-		else
-			for i in "${members[@]}"; do
-				if document "${queued_names[i]}" "$preamble" "${queued_names[i]}"; then
-					ok "${queued_descs[i]}: compiles with pdflatex and fits"
-				elif [ "${queued_names[i]}" = print-tests-data-golden-inputs-labels-latex ] &&
-					[ -s "${queued_names[i]}.pdf" ]; then
-					# Known: the statistics table keeps a label on one line, and
-					# 64 bytes of ^ and ~ are wider than the page.
-					count=$((count + 1))
-					echo "not ok $count - ${queued_descs[i]}: fits # TODO a 64-byte label in the statistics table"
-				elif [ "${queued_names[i]}" = beamer-heads ] && [ -s "${queued_names[i]}.pdf" ]; then
-					# Known: some pages of the broken frame are about 6 pt too high.
-					count=$((count + 1))
-					echo "not ok $count - ${queued_descs[i]}: fits # TODO frame pages about 6 pt too high"
-				else
-					not_ok "${queued_descs[i]}: compiles with pdflatex and fits"
-					why "${queued_names[i]}"
-				fi
-			done
-		fi
-		for i in "${members[@]}"; do
-			unset "queued_names[i]" "queued_preambles[i]" "queued_descs[i]"
+		document "group-$g" "${groups[g]}" "${bodies[@]}"
+	done
+	# the biggest documents first (the slowest, roughly), so that the two cores
+	# finish together
+	{
+		for g in "${!groups[@]}"; do
+			echo "$(wc -c <"group-$g.tex") . pdflatex group-$g"
 		done
-		queued_names=("${queued_names[@]}")
-		queued_preambles=("${queued_preambles[@]}")
-		queued_descs=("${queued_descs[@]}")
+		for engine in lualatex pdflatex; do
+			command -v "$engine" >/dev/null 2>&1 || continue
+			for name in "${standalone_names[@]}"; do
+				echo "$(wc -c <"$engine/$name.tex") $engine $engine $name"
+			done
+		done
+	} | sort -rn >jobs
+	while read -r _ dir engine name; do
+		start "$dir" "$engine" "$name"
+	done <jobs
+	wait_all
+	for g in "${!groups[@]}"; do
+		passed "group-$g" && continue
+		for i in ${members[g]}; do
+			document "${queued_names[i]}" "${groups[g]}" "${queued_names[i]}"
+			start . pdflatex "${queued_names[i]}"
+		done
+	done
+	wait_all
+	for g in "${!groups[@]}"; do
+		for i in ${members[g]}; do
+			if passed "group-$g" || passed "${queued_names[i]}"; then
+				ok "${queued_descs[i]}: compiles with pdflatex and fits"
+			else
+				not_ok "${queued_descs[i]}: compiles with pdflatex and fits"
+				why "${queued_names[i]}"
+			fi
+		done
+	done
+	text_widths
+	for i in "${!standalone_names[@]}"; do
+		for engine in pdflatex lualatex; do
+			if ! command -v "$engine" >/dev/null 2>&1; then
+				count=$((count + 1))
+				echo "ok $count - ${standalone_descs[i]}: $engine # SKIP $engine is not installed"
+			elif passed "$engine/${standalone_names[i]}"; then
+				ok "${standalone_descs[i]}: a whole document that $engine compiles and that fits"
+			else
+				not_ok "${standalone_descs[i]}: a whole document that $engine compiles and that fits"
+				why "$engine/${standalone_names[i]}"
+			fi
+		done
 	done
 }
 
@@ -197,6 +283,9 @@ compiles pgfplots-causal "$pgfplots" "--heatmap=pgfplots --mask causal" --format
 compiles table-weird "$table" "--heatmap, labels with special characters" --format latex --heatmap weird.json
 compiles pgfplots-weird "$pgfplots" "--heatmap=pgfplots, labels with special characters" \
 	--format latex --heatmap=pgfplots weird.json
+labels64=$root/tests/data/golden/inputs/labels-latex.json
+compiles table-labels "$table" "--heatmap, 64-byte labels" --format latex --heatmap "$labels64"
+compiles pgfplots-labels "$pgfplots" "--heatmap=pgfplots, 64-byte labels" --format latex --heatmap=pgfplots "$labels64"
 masked16=(--random --tokens 16 --dk 8 --mask causal)
 compiles print-masked16 "$report" "--print --format latex ${masked16[*]}" --print --format latex "${masked16[@]}"
 compiles table-masked16 "$table" "--heatmap ${masked16[*]}" --format latex --heatmap "${masked16[@]}"
@@ -214,34 +303,30 @@ compiles table-heads-sample "$table" "--heatmap samples/heads-two.json" \
 # Inside Beamer frames (beamer is in texlive-latex-recommended).
 compiles beamer-report "beamer:$report" "--print --format latex, in a Beamer frame" \
 	--print --format latex "$root/samples/worked-example.json"
+compiles beamer-labels "beamer:$report" "--print --format latex, 64-byte labels, in a Beamer frame" \
+	--print --format latex "$labels64"
+compiles beamer-masked16 "beamer:$report" "--print --format latex ${masked16[*]}, in a Beamer frame" \
+	--print --format latex "${masked16[@]}"
 compiles beamer-heads "beamer:$report" "--print --format latex ${heads[*]}, in a Beamer frame" \
 	--print --format latex "${heads[@]}"
 compiles beamer-table "beamer-table:" "--heatmap, in a Beamer frame" \
 	--format latex --heatmap "$root/samples/worked-example.json"
 compiles beamer-pgfplots "beamer-fragile:$pgfplots" "--heatmap=pgfplots, in a Beamer frame" \
 	--format latex --heatmap=pgfplots "$root/samples/worked-example.json"
-compile_all
 
 # --standalone: whole documents, each compiled as it is, by pdflatex and lualatex
-# (lualatex is texlive-latex-base's, its fonts texlive-luatex's).
+# (lualatex is texlive-latex-base's, its fonts texlive-luatex's); compile_all
+# compiles them.
 standalone() {
-	local name=$1 desc=$2 engine
+	local name=$1 desc=$2
 	shift 2
 	if ! "$qkv" --standalone "$@" >"$name.tex" 2>"$name.err" </dev/null; then
 		not_ok "$desc: qkv exited $? ($(head -c 300 "$name.err"))"
 		return
 	fi
-	for engine in pdflatex lualatex; do
-		if ! command -v "$engine" >/dev/null 2>&1; then
-			count=$((count + 1))
-			echo "ok $count - $desc: $engine # SKIP $engine is not installed"
-		elif mkdir -p "$engine" && cp "$name.tex" "$engine/" && (cd "$engine" && compile "$engine" "$name"); then
-			ok "$desc: a whole document that $engine compiles and that fits"
-		else
-			not_ok "$desc: a whole document that $engine compiles and that fits"
-			(cd "$engine" && why "$name")
-		fi
-	done
+	mkdir -p pdflatex lualatex && cp "$name.tex" pdflatex/ && cp "$name.tex" lualatex/
+	standalone_names+=("$name")
+	standalone_descs+=("$desc")
 }
 standalone whole-example "--print --format latex --standalone samples/worked-example.json" \
 	--print --format latex "$root/samples/worked-example.json"
@@ -254,4 +339,5 @@ standalone whole-table "--heatmap --standalone ${heads[*]}" --format latex --hea
 standalone whole-pgfplots "--heatmap=pgfplots --standalone ${masked16[*]}" \
 	--format latex --heatmap=pgfplots "${masked16[@]}"
 standalone whole-sweep "--sweep --format latex --standalone" --sweep --format latex --trials 2 --dk-max 16
+compile_all
 finish

@@ -55,26 +55,35 @@ static void expected_worked(struct expected *x, bool causal)
 /* The report of the worked example (mask applied when causal; its three tokens
  * relabelled when labels is not NULL), malloc'd. */
 __attribute__((noinline))
-static char *render_with(const struct print_options *o, bool causal, const char *const labels[3])
+/* The report of problem p printed with o, malloc'd. */
+static char *render_problem(const struct print_options *o, const struct qkv_problem *p)
 {
-	struct qkv_problem p;
 	struct qkv_trace t;
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(out);
-	qkv_problem_init(&p);
 	qkv_trace_init(&t);
+	ck_assert_int_eq(qkv_attention(p, &t), 0);
+	ck_assert_int_eq(print_trace(out, p, &t, o), 0);
+	fclose(out);
+	qkv_trace_fini(&t);
+	return text;
+}
+
+static char *render_with(const struct print_options *o, bool causal, const char *const labels[3])
+{
+	struct qkv_problem p;
+	char *text;
+
+	qkv_problem_init(&p);
 	ck_assert_int_eq(builtin_worked_example(&p), 0);
 	if (causal)
 		ck_assert_int_eq(qkv_problem_set_mask(&p, QKV_MASK_CAUSAL), 0);
 	for (int i = 0; labels != NULL && i < 3; i++)
 		ck_assert_int_eq(qkv_problem_set_label(&p, i, labels[i]), 0);
-	ck_assert_int_eq(qkv_attention(&p, &t), 0);
-	ck_assert_int_eq(print_trace(out, &p, &t, o), 0);
-	fclose(out);
-	qkv_trace_fini(&t);
+	text = render_problem(o, &p);
 	qkv_problem_fini(&p);
 	return text;
 }
@@ -1036,13 +1045,14 @@ END_TEST
 
 /* A label of 64 bytes of ^, ~ or \\ escapes to 16–18 bytes a byte in LaTeX
  * (\\textasciicircum{} is 18): written whole in the sentence before a matrix, in
- * the header's token list and in the statistics. */
+ * the header's token list and in the statistics, and never without a break
+ * between its characters (64 of them are wider than the page). */
 START_TEST(latex_long_escaped_labels)
 {
 	static const char *const escapes[3] = {
 		"\\textasciicircum{}", "\\textasciitilde{}", "\\textbackslash{}",
 	};
-	char labels[3][65], whole[3][64 * 32 + 16], plain[3][64 * 18 + 1];
+	char labels[3][65], whole[3][64 * 32 + 16], plain[3][64 * 18 + 1], boxed[3][64 * 32 + 64];
 	const char *const names[3] = { labels[0], labels[1], labels[2] };
 	struct print_options o = options(PRINT_LATEX, QKV_STAGE_WEIGHTS);
 	char *text;
@@ -1061,6 +1071,9 @@ START_TEST(latex_long_escaped_labels)
 			if (k < 63)
 				strcat(whole[i], "\\allowbreak{}");
 		}
+		/* In the statistics, in a box 100 pt wide (LATEX_LABEL_WIDTH). */
+		snprintf(boxed[i], sizeof boxed[i], "\\parbox[t]{100pt}{\\raggedright %s\\strut}",
+			 whole[i] + strlen("\\texttt{"));
 		strcat(whole[i], "}");
 	}
 	text = render_labelled(&o, names);
@@ -1068,8 +1081,55 @@ START_TEST(latex_long_escaped_labels)
 		/* Header, rows and columns of the weights: three times each. */
 		ck_assert_int_eq(count(text, whole[i]), 3);
 		/* And once more at least, in the statistics' row labels. */
-		ck_assert_int_ge(count(text, plain[i]), 1);
+		ck_assert_int_ge(count(text, boxed[i]), 1);
+		ck_assert_int_eq(count(text, plain[i]), 0);
 	}
+	free(text);
+}
+END_TEST
+
+/* The most lines between `open` and the next `close` in text, over every such block. */
+static int tallest(const char *text, const char *open, const char *close)
+{
+	int most = 0;
+
+	for (const char *at = strstr(text, open); at != NULL; at = strstr(at + 1, open)) {
+		const char *end = strstr(at, close);
+		int lines = 0;
+
+		ck_assert_ptr_nonnull(end);
+		for (const char *c = at; c < end; c++)
+			lines += *c == '\n';
+		most = lines > most ? lines : most;
+	}
+	return most;
+}
+
+/* 29 tokens in LaTeX: a matrix of 29 rows is set in runs of 12, 12 and 5 rows,
+ * each after a line naming them, and the statistics in tabulars of 12 rows at most
+ * under their heading, so that a page or a Beamer frame can break between them
+ * (a frame holds 14 lines of a table). */
+START_TEST(latex_tall_tables_in_runs)
+{
+	struct print_options o = options(PRINT_LATEX, -1);
+	struct qkv_problem tall;
+	char *text;
+
+	qkv_problem_init(&tall);
+	ck_assert_int_eq(qkv_problem_random(&tall, 29, 2, 2, 7), 0);
+	text = render_problem(&o, &tall);
+	qkv_problem_fini(&tall);
+	/* Q, K, V: two columns, so runs of rows alone */
+	ck_assert_int_eq(count(text, "\\noindent Rows 1--12 of 29 of $Q$:"), 1);
+	ck_assert_int_eq(count(text, "\\noindent Rows 13--24 of 29 of $Q$:"), 1);
+	ck_assert_int_eq(count(text, "\\noindent Rows 25--29 of 29 of $Q$:"), 1);
+	ck_assert_int_eq(count(text, "Q = \\begin{pmatrix}"), 0);
+	/* each pmatrix: its lines, the \begin line included, at most 12 + 1 */
+	ck_assert_int_le(tallest(text, "\\begin{pmatrix}", "\\end{pmatrix}"), 13);
+	ck_assert_int_ge(tallest(text, "\\begin{pmatrix}", "\\end{pmatrix}"), 12);
+	/* each statistics tabular: the \begin line, the heading and at most 12 rows */
+	ck_assert_int_le(tallest(text, "\\begin{tabular}{l", "\\end{tabular}}"), 14);
+	ck_assert_int_eq(count(text, "\\begin{tabular}{l") % 3, 0);
 	free(text);
 }
 END_TEST
@@ -1372,6 +1432,7 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, csv_formula_labels);
 	tcase_add_test(tc, wrong_sums_long_lines);
 	tcase_add_test(tc, latex_long_escaped_labels);
+	tcase_add_test(tc, latex_tall_tables_in_runs);
 	tcase_add_test(tc, write_error_stops_at_once);
 	suite_add_tcase(s, tc);
 	online = tcase_create("online");

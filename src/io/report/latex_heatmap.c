@@ -13,6 +13,7 @@
 #include "qkv/format.h"
 
 #define LABEL_SIZE 1536   /* a label of at most 64 bytes, each escaped to at most 20 */
+#define PGF_LABEL_WIDTH 50.0 /* pt: the widest tick label before labels break */
 
 static const struct qkv_rgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
 
@@ -27,33 +28,34 @@ int latex_heatmap_parse(const char *name, enum latex_heatmap_form *form)
 	return 0;
 }
 
-/* Text for LaTeX's text mode: its ten special characters and < > | escaped
- * (the default font encoding has no glyphs for the last three). */
+/* Text for LaTeX's text mode (latex_text_escape). */
 static void escape(char *dst, size_t size, const char *src)
 {
-	static const char *const special[][2] = {
-		{ "\\", "\\textbackslash{}" }, { "{", "\\{" }, { "}", "\\}" }, { "$", "\\$" },
-		{ "&", "\\&" }, { "#", "\\#" }, { "%", "\\%" }, { "_", "\\_" },
-		{ "^", "\\textasciicircum{}" }, { "~", "\\textasciitilde{}" },
-		{ "<", "\\textless{}" }, { ">", "\\textgreater{}" }, { "|", "\\textbar{}" },
-	};
-	size_t used = 0;
+	latex_text_escape(dst, size, src);
+}
 
-	for (; *src != '\0'; src++) {
-		char one[2] = { *src, '\0' };
-		const char *out = one;
-		size_t length;
+/* True when a label is estimated wider than LATEX_LABEL_WIDTH: it is then set in
+ * a box that wide and breaks between its characters. */
+static bool label_breaks(const char *label)
+{
+	return latex_text_width(label) > LATEX_LABEL_WIDTH;
+}
 
-		for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
-			if (*src == special[i][0][0])
-				out = special[i][1];
-		length = strlen(out);
-		if (used + length + 1 > size)
-			break;
-		memcpy(dst + used, out, length);
-		used += length;
+/* A label of the table: as it is, or, when it breaks, in a box LATEX_LABEL_WIDTH
+ * wide, aligned as `align` says (\raggedleft, \centering), at the box's top line
+ * (`position` t) or its bottom one (b). */
+static void table_label(FILE *out, const char *label, char position, const char *align)
+{
+	char escaped[LABEL_SIZE];
+
+	if (!label_breaks(label)) {
+		escape(escaped, sizeof escaped, label);
+		fputs(escaped, out);
+		return;
 	}
-	dst[used] = '\0';
+	fprintf(out, "\\parbox[%c]{%gpt}{%s ", position, LATEX_LABEL_WIDTH, align);
+	latex_text_breakable(out, label);
+	fputs("\\strut}", out);
 }
 
 static const struct qkv_matrix *stage_matrix(const struct qkv_trace *t, int stage)
@@ -102,10 +104,12 @@ static int table_groups(const struct qkv_problem *p, const struct qkv_trace *t, 
 	for (int i = 0; i < t->m; i++) {
 		double width = latex_text_width(qkv_problem_query_label(p, i));
 
+		width = width > LATEX_LABEL_WIDTH ? LATEX_LABEL_WIDTH : width;
 		labels = width > labels ? width : labels;
 	}
 	for (int j = 0; j < t->n; j++) {
 		widths[j] = latex_text_width(p->tokens[j]);
+		widths[j] = widths[j] > LATEX_LABEL_WIDTH ? LATEX_LABEL_WIDTH : widths[j];
 		for (int i = 0; i < t->m; i++) {
 			double width;
 
@@ -126,7 +130,7 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 	const struct qkv_matrix *m = stage_matrix(t, stage);
 	bool signed_values = stage != QKV_STAGE_WEIGHTS;
 	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
-	char label[LABEL_SIZE], text[96];
+	char text[96];
 	int *starts = malloc(((size_t)t->n + 2) * sizeof *starts), groups;
 
 	if (starts == NULL)
@@ -141,16 +145,15 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 		if (groups > 1)
 			fprintf(out, "%s\\noindent Keys %d--%d of %d:\\par\\nopagebreak\n", g > 0 ? "\\par\\smallskip\n" : "",
 				first + 1, last, t->n);
-		fprintf(out, "\\noindent\\begin{tabular}{r*{%d}{c}}\n", last - first);
+		fprintf(out, "\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{r*{%d}{c}}\n", last - first);
 		fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
 		for (int j = first; j < last; j++) {
-			escape(label, sizeof label, p->tokens[j]);
-			fprintf(out, " & %s", label);
+			fputs(" & ", out);
+			table_label(out, p->tokens[j], 'b', "\\centering");
 		}
 		fputs(" \\\\\n", out);
 		for (int i = 0; i < t->m && !ferror(out); i++) {
-			escape(label, sizeof label, qkv_problem_query_label(p, i));
-			fputs(label, out);
+			table_label(out, qkv_problem_query_label(p, i), 't', "\\raggedleft");
 			for (int j = first; j < last; j++) {
 				bool masked = qkv_trace_is_masked(t, i, j);
 				double v = qkv_matrix_get(m, i, j);
@@ -163,7 +166,7 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 			}
 			fputs(" \\\\\n", out);
 		}
-		fputs("\\end{tabular}\n", out);
+		fputs("\\end{tabular}}\n", out);
 	}
 	free(starts);
 }
@@ -186,16 +189,29 @@ static void colormap(FILE *out, int palette, bool signed_values, bool any_masked
 	fputs("},\n  colormap access=piecewise constant,\n", out);
 }
 
+/* A tick label of the plot: escaped, and free to break anywhere when `breaks`. */
+static void pgf_label(FILE *out, const char *label, bool breaks)
+{
+	char escaped[LABEL_SIZE];
+
+	if (breaks) {
+		latex_text_breakable(out, label);
+		return;
+	}
+	escape(escaped, sizeof escaped, label);
+	fputs(escaped, out);
+}
+
 static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
 			   int decimals, int palette, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
-	bool signed_values = stage != QKV_STAGE_WEIGHTS, any_masked = false;
+	bool signed_values = stage != QKV_STAGE_WEIGHTS, any_masked = false, long_labels = false;
 	struct qkv_ramp ramp = signed_values ? qkv_colour_signed((enum qkv_palette)palette)
 					     : qkv_colour_weights((enum qkv_palette)palette);
 	int steps = ramp.count > 0 ? ramp.count : 2;
 	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
-	char label[LABEL_SIZE], text[96];
+	char text[96];
 
 	for (int i = 0; i < t->m; i++)
 		for (int j = 0; j < t->n; j++)
@@ -225,15 +241,26 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 		}
 	}
 	fputs("}},\n  xtick={0,...,", out);
-	fprintf(out, "%d}, ytick={0,...,%d},\n  xticklabels={", t->n - 1, t->m - 1);
+	fprintf(out, "%d}, ytick={0,...,%d},\n", t->n - 1, t->m - 1);
+	/* Labels wider than PGF_LABEL_WIDTH break between their characters in
+	 * boxes that wide, so the axis, its labels and the colour bar fit the line. */
+	for (int i = 0; i < t->m + t->n; i++)
+		long_labels |= latex_text_width(i < t->m ? qkv_problem_query_label(p, i) : p->tokens[i - t->m]) >
+			       PGF_LABEL_WIDTH;
+	if (long_labels)
+		fprintf(out, "  xticklabel style={text width=%gpt, align=center},\n"
+			     "  yticklabel style={text width=%gpt, align=right},\n", PGF_LABEL_WIDTH, PGF_LABEL_WIDTH);
+	fputs("  xticklabels={", out);
 	for (int j = 0; j < t->n; j++) {
-		escape(label, sizeof label, p->tokens[j]);
-		fprintf(out, "%s{%s}", j > 0 ? "," : "", label);
+		fputs(j > 0 ? ",{" : "{", out);
+		pgf_label(out, p->tokens[j], long_labels);
+		fputc('}', out);
 	}
 	fputs("},\n  yticklabels={", out);
 	for (int i = 0; i < t->m; i++) {
-		escape(label, sizeof label, qkv_problem_query_label(p, i));
-		fprintf(out, "%s{%s}", i > 0 ? "," : "", label);
+		fputs(i > 0 ? ",{" : "{", out);
+		pgf_label(out, qkv_problem_query_label(p, i), long_labels);
+		fputc('}', out);
 	}
 	/* The axis takes half the line, so the labels and the colour bar fit beside it;
 	 * the numbers get smaller as the cells do. */

@@ -12,7 +12,6 @@
 
 #include "qkv/text.h"
 
-#define LONG_LABEL 16 /* bytes: a longer label in a formula is text that may break */
 #define ESCAPED_LABEL (QKV_MAX_LABEL * 18 + 1) /* a label, each byte escaped */
 
 /* qkv's glyphs (the derivations' and the printer's) in LaTeX text mode, so a
@@ -86,6 +85,7 @@ struct scan {
 	bool space;       /* a space of the text is still to be written */
 	enum edge last;   /* the right edge of the last piece of math */
 	int braces;       /* open ^{ groups: inside one everything is math */
+	bool long_labels; /* p has a label longer than LATEX_LONG_LABEL */
 	char closes[32];  /* per open parenthesis: ')' or '}' (a ^( group) */
 	int depth;
 };
@@ -176,19 +176,12 @@ static const char *index_at(struct scan *s, const char *at, bool split_digits)
 	size_t label = label_at(s->p, at), run = 0, letters = 0;
 	char escaped[ESCAPED_LABEL], copy[QKV_MAX_LABEL + 1];
 
-	if (label > LONG_LABEL) {
+	if (label > LATEX_LONG_LABEL) {
 		/* Too long to stay unbroken in a formula: text that breaks anywhere
 		 * (indices() has left math for it). */
-		for (size_t k = 0; k < label;) {
-			size_t length = qkv_utf8_length(at + k);
-
-			length = length == 0 ? 1 : length;
-			memcpy(copy, at + k, length);
-			copy[length] = '\0';
-			latex_text_escape(escaped, sizeof escaped, copy);
-			fprintf(s->out, "%s\\allowbreak{}", escaped);
-			k += length;
-		}
+		memcpy(copy, at, label);
+		copy[label] = '\0';
+		latex_text_breakable(s->out, copy);
 		return at + label;
 	}
 	if (label > 0) {
@@ -232,13 +225,13 @@ static const char *index_at(struct scan *s, const char *at, bool split_digits)
 static bool long_index(const struct scan *s, const char *at)
 {
 	if (at[0] == '_')
-		return label_at(s->p, at + 1) > LONG_LABEL;
+		return label_at(s->p, at + 1) > LATEX_LONG_LABEL;
 	if (at[0] != '[')
 		return false;
 	for (const char *item = at + 1; *item != '\0' && *item != ']'; item++) {
 		while (*item == ' ')
 			item++;
-		if (label_at(s->p, item) > LONG_LABEL)
+		if (label_at(s->p, item) > LATEX_LONG_LABEL)
 			return true;
 		item += strcspn(item, ",]") - (item[strcspn(item, ",]")] == ']' ? 1 : 0);
 		if (*item == ']' || *item == '\0')
@@ -263,7 +256,7 @@ static const char *text_indices(struct scan *s, const char *at)
 		if (*at == ',' || *at == ' ') {
 			fputs(*at == ',' ? ",\\allowbreak{}" : " ", s->out);
 			at++;
-		} else if (label > LONG_LABEL) {
+		} else if (label > LATEX_LONG_LABEL) {
 			at = index_at(s, at, false);
 		} else {
 			char one[8] = { '\0' }, escaped[40];
@@ -548,12 +541,26 @@ void latex_text_math(FILE *out, const char *line, const struct qkv_problem *p)
 	struct scan s = { .out = out, .p = p, .line = line, .last = EDGE_OP };
 	const char *at = line;
 
+	for (int i = 0; p != NULL && p->tokens != NULL && i < p->n + (qkv_problem_is_cross(p) ? p->m : 0); i++)
+		s.long_labels |= strlen(i < p->n ? p->tokens[i] : qkv_problem_query_label(p, i - p->n)) > LATEX_LONG_LABEL;
 	while (*at != '\0') {
 		const char *next = NULL;
+		size_t label = s.long_labels && (at == line || !is_alnum(at[-1])) ? label_at(p, at) : 0;
 
 		if (*at == ' ') {
 			s.space = true;
 			at++;
+			continue;
+		}
+		if (label > LATEX_LONG_LABEL) {
+			/* a long label named in the text: it breaks anywhere */
+			char copy[QKV_MAX_LABEL + 1];
+
+			memcpy(copy, at, label);
+			copy[label] = '\0';
+			put_text(&s, "");
+			latex_text_breakable(out, copy);
+			at += label;
 			continue;
 		}
 		if (is_digit(*at) || (*at == '-' && is_digit(at[1]) && (at == line || !is_alnum(at[-1])))) {
@@ -586,6 +593,23 @@ void latex_text_math(FILE *out, const char *line, const struct qkv_problem *p)
 	close_math(&s);
 }
 
+void latex_text_breakable(FILE *out, const char *text)
+{
+	char one[8], escaped[40];
+
+	for (const char *at = text; *at != '\0';) {
+		size_t length = qkv_utf8_length(at);
+
+		if (length == 0 || length >= sizeof one)
+			length = 1;
+		memcpy(one, at, length);
+		one[length] = '\0';
+		latex_text_escape(escaped, sizeof escaped, one);
+		at += length;
+		fprintf(out, "%s%s", escaped, *at != '\0' ? "\\allowbreak{}" : "");
+	}
+}
+
 double latex_text_width(const char *cell)
 {
 	double width = 0.0;
@@ -597,8 +621,14 @@ double latex_text_width(const char *cell)
 			width += 2.8;
 		else if (strncmp(at, "—", strlen("—")) == 0)
 			width += 10.0;    /* a masked entry's dash */
+		else if (*at == 'M' || *at == 'W')
+			width += 10.3;    /* the widest letters */
+		else if (*at == 'm' || strchr("&%#@<>", *at) != NULL)
+			width += 8.4;
+		else if ((*at >= 'A' && *at <= 'Z') || *at == 'w' || (unsigned char)*at >= 0x80)
+			width += 7.8;
 		else
-			width += 5.6;     /* a digit is 5 pt; letters and labels a little wider */
+			width += 5.6;     /* a digit is 5 pt; most letters and signs a little less */
 	}
 	return width;
 }

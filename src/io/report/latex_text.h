@@ -25,14 +25,29 @@ void latex_text_escape(char *dst, size_t size, const char *src);
  * as a formula is escaped as text. */
 void latex_text_math(FILE *out, const char *line, const struct qkv_problem *p);
 
+/* A label longer than this (in bytes) is never set whole: in a formula or a
+ * sentence it is text that may break between any two characters. */
+#define LATEX_LONG_LABEL 16
+
+/* Writes text (a label, as the user wrote it) escaped for text mode, with a
+ * \allowbreak{} between every two characters: typewriter and special characters
+ * are never hyphenated, so a long label breaks anywhere instead of running on. */
+void latex_text_breakable(FILE *out, const char *text);
+
 /* The width in points that a cell (a number, a label, "—", a little LaTeX) takes
- * at 10 pt, generously: for splitting a wide table into column groups that fit. */
+ * at 10 pt, generously (each character as wide as Computer Modern's widest of its
+ * kind, or wider): for splitting a wide table into column groups that fit. */
 double latex_text_width(const char *cell);
 
 /* What a table may take across, in points at 10 pt: an article's text is 345 pt
- * wide, a Beamer frame's 307 pt at 11 pt (279 at 10), and the estimates above
- * are generous. */
+ * wide, a Beamer frame's 307.29 pt (Beamer's default: 128 mm paper less 10 mm
+ * margins, type at 11 pt, so 270 pt at 10 pt take 297 pt there), and the
+ * estimates above are generous. */
 #define LATEX_FIT_WIDTH 270.0
+
+/* The widest a column of labels gets, in points at 10 pt: a label estimated
+ * wider is set in a p{} column this wide and breaks between its characters. */
+#define LATEX_LABEL_WIDTH 100.0
 
 /* Splits columns 0..cols-1, widths[c] points wide each (spacing included), into
  * groups that fit LATEX_FIT_WIDTH beside a part `fixed` points wide (a name, a
@@ -41,6 +56,19 @@ double latex_text_width(const char *cell);
  * the rest of the width is a group of its own. Returns the number of groups,
  * 1 when the whole table fits. */
 int latex_text_groups(const double *widths, int cols, double fixed, int *starts);
+
+/* The most lines a table is set in, its heading's included: 14 lines take 168 pt
+ * at 10 pt and 190 pt at 11 pt, less than a Beamer frame's text height (269 pt,
+ * its title's included). A longer table is written in runs of rows, each a
+ * tabular with the heading again, so that a page can break between them. */
+#define LATEX_FIT_LINES 14
+
+/* Opens a box raised by its own depth, so that it stands on the baseline with no
+ * depth (closed by "}"): every matrix and tabular is in one. A page of a Beamer
+ * frame with allowframebreaks is cut by \vsplit, which leaves the depth of the
+ * page's last box out of the height it fills, so a page ending in a deep matrix
+ * or table would run below the frame; with no depth it fits. */
+#define LATEX_NO_DEPTH "\\raisebox{\\depth}{"
 
 /* What the report needs around it (its first comment says so too). */
 #define LATEX_REPORT_PREAMBLE "\\usepackage{amsmath}"

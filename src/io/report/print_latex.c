@@ -77,16 +77,11 @@ static void latex_labels(struct printer *pr, enum label_kind kind, int count)
 		print_label(pr, kind, i, raw, sizeof raw);
 		fprintf(pr->out, "%s\\texttt{", i > 0 ? ", " : "");
 		/* A long label may break anywhere: typewriter type is not hyphenated. */
-		for (const char *at = raw; *at != '\0';) {
-			size_t length = qkv_utf8_length(at);
-			char one[8] = { '\0' };
-
-			if (length == 0 || length >= sizeof one)
-				length = 1;
-			memcpy(one, at, length);
-			latex_escape(cell, sizeof cell, one);
-			fprintf(pr->out, "%s%s", cell, strlen(raw) > 16 && at[length] != '\0' ? "\\allowbreak{}" : "");
-			at += length;
+		if (strlen(raw) > LATEX_LONG_LABEL) {
+			latex_text_breakable(pr->out, raw);
+		} else {
+			latex_escape(cell, sizeof cell, raw);
+			fputs(cell, pr->out);
 		}
 		fputc('}', pr->out);
 	}
@@ -127,7 +122,9 @@ static void latex_header(struct printer *pr)
 
 	fputs("% Written by qkv. Needs \\usepackage{amsmath}. Titles and labels are as written\n"
 	      "% (UTF-8): a script other than Latin needs XeLaTeX, LuaLaTeX or a package for it.\n"
-	      "% Fits an article's or a Beamer frame's text width (a Beamer frame: allowframebreaks).\n",
+	      "% Its matrices and tables are at most 270 pt wide at 10 pt type (297 pt at 11 pt), so it\n"
+	      "% fits an article's text width (345 pt) or a Beamer frame's (307 pt; a report longer\n"
+	      "% than a frame: \\begin{frame}[allowframebreaks]).\n",
 	      pr->out);
 	latex_heading(pr, 1, p->title != NULL ? p->title : "(untitled)");
 	if (p->notes != NULL && p->notes[0] != '\0') {
@@ -196,15 +193,18 @@ typedef void (*latex_cell)(const void *data, int r, int c, char *buf, size_t siz
 
 /* name = a pmatrix of rows × cols cells, in display math; `after` (text, may be
  * empty) follows it. A matrix wider than the page is written in column groups
- * that fit, each after a line saying which columns of which matrix it holds. */
+ * that fit, and one of more than LATEX_FIT_LINES − 2 rows in runs of that many
+ * rows (so that a page or a Beamer frame can break between them), each part after
+ * a line saying which rows and columns of which matrix it holds. */
 static void latex_pmatrix(struct printer *pr, const char *name, const char *after, double fixed, int rows,
 			  int cols, latex_cell cell, const void *data)
 {
 	FILE *out = pr->out;
 	double *widths = calloc((size_t)cols + 1, sizeof *widths);
 	int *starts = malloc(((size_t)cols + 2) * sizeof *starts);
+	const int run = LATEX_FIT_LINES - 2; /* the line before and the display's skips */
 	char text[CELL_SIZE];
-	int groups;
+	int groups, runs = (rows + run - 1) / run;
 
 	if (widths == NULL || starts == NULL) {
 		free(widths);
@@ -226,22 +226,34 @@ static void latex_pmatrix(struct printer *pr, const char *name, const char *afte
 	groups = latex_text_groups(widths, cols, fixed, starts);
 	for (int g = 0; g < groups && !print_stopped(pr); g++) {
 		int first = starts[g], last = starts[g + 1];
+		bool whole = groups == 1 && runs <= 1;
 
-		if (groups > 1)
-			fprintf(out, "\\noindent Columns %d--%d of %d of $%s$%s%s:\n", first + 1, last, cols,
-				name, after[0] != '\0' ? " " : "", after);
-		if (last - first > 10)
-			fprintf(out, "\\setcounter{MaxMatrixCols}{%d}\n", last - first);
-		fprintf(out, "\\[\n%s%s\\begin{pmatrix}\n", groups == 1 ? name : "", groups == 1 ? " = " : "");
-		for (int r = 0; r < rows && !print_stopped(pr); r++) {
-			for (int c = first; c < last; c++) {
-				cell(data, r, c, text, sizeof text);
-				fprintf(out, "%s%s", c > first ? " & " : "", text);
+		for (int k = 0; k < (runs > 1 ? runs : 1) && !print_stopped(pr); k++) {
+			int top = k * run, bottom = top + run < rows ? top + run : rows;
+
+			if (runs > 1)
+				fprintf(out, "\\noindent Rows %d--%d of %d%s", top + 1, bottom, rows,
+					groups > 1 ? ", c" : " of ");
+			else if (groups > 1)
+				fputs("\\noindent C", out);
+			if (groups > 1)
+				fprintf(out, "olumns %d--%d of %d of ", first + 1, last, cols);
+			if (!whole)
+				fprintf(out, "$%s$%s%s:\n", name, after[0] != '\0' ? " " : "", after);
+			if (last - first > 10)
+				fprintf(out, "\\setcounter{MaxMatrixCols}{%d}\n", last - first);
+			fprintf(out, "\\[\n" LATEX_NO_DEPTH "$\\displaystyle\n%s%s\\begin{pmatrix}\n", whole ? name : "",
+				whole ? " = " : "");
+			for (int r = top; r < bottom && !print_stopped(pr); r++) {
+				for (int c = first; c < last; c++) {
+					cell(data, r, c, text, sizeof text);
+					fprintf(out, "%s%s", c > first ? " & " : "", text);
+				}
+				fputs(r + 1 < bottom ? " \\\\\n" : "\n", out);
 			}
-			fputs(r + 1 < rows ? " \\\\\n" : "\n", out);
+			fprintf(out, "\\end{pmatrix}%s%s$}\n\\]\n", whole && after[0] != '\0' ? "\\quad " : "",
+				whole ? after : "");
 		}
-		fprintf(out, "\\end{pmatrix}%s%s\n\\]\n", groups == 1 && after[0] != '\0' ? "\\quad " : "",
-			groups == 1 ? after : "");
 	}
 	free(widths);
 	free(starts);
@@ -286,12 +298,23 @@ static void latex_matrix(struct printer *pr, const struct table *tb)
 	if (tb->kind == TABLE_MIX) {
 		char raw[CELL_SIZE], query[CELL_SIZE], after[CELL_SIZE + 64];
 
+		bool long_label;
+
 		print_label(pr, LABEL_QUERY, tb->query, raw, sizeof raw);
+		long_label = strlen(raw) > LATEX_LONG_LABEL;
 		latex_escape(query, sizeof query, raw);
-		snprintf(after, sizeof after, "\\text{(output row \\texttt{%s})}", query);
+		/* a long label cannot break in display math: it is named in a line of text before */
+		if (long_label) {
+			fputs("{\\raggedright The sum, output row \\texttt{", pr->out);
+			latex_text_breakable(pr->out, raw);
+			fputs("}:\\par}\n", pr->out);
+		}
+		after[0] = '\0';
+		if (!long_label)
+			snprintf(after, sizeof after, "\\text{(output row \\texttt{%s})}", query);
 		cells.offset = rows;
-		latex_pmatrix(pr, "\\textstyle\\sum_j a_{ij}\\, v_j", after, 140.0 + latex_text_width(raw), 1, cols,
-			      table_cell, &cells);
+		latex_pmatrix(pr, "\\textstyle\\sum_j a_{ij}\\, v_j", after,
+			      140.0 + (long_label ? 0.0 : latex_text_width(raw)), 1, cols, table_cell, &cells);
 	}
 }
 
@@ -308,14 +331,64 @@ static void stats_heading(FILE *out, const char *heading)
 		space + 1);
 }
 
-/* The statistics: a tabular with one line per query, its columns in groups that
- * fit the page (each group after the query column). */
+/* A statistics cell: a label in a column of labels too wide for the page breaks
+ * between its characters, ragged right in a box LATEX_LABEL_WIDTH wide; anything
+ * else as the model writes it. */
+static void stats_cell(struct printer *pr, const struct table *tb, int row, int col, bool breaks)
+{
+	char cell[CELL_SIZE];
+
+	if (breaks && row >= 0) {
+		print_table_text(pr, tb, row, col, cell, sizeof cell);
+		fprintf(pr->out, "\\parbox[t]{%gpt}{\\raggedright ", LATEX_LABEL_WIDTH);
+		latex_text_breakable(pr->out, cell);
+		fputs("\\strut}", pr->out);
+		return;
+	}
+	print_table_cell(pr, tb, row, col, cell, sizeof cell);
+	if (row < 0)
+		stats_heading(pr->out, cell);
+	else
+		fputs(cell, pr->out);
+}
+
+/* The lines statistics row r takes: a label that breaks takes a line for each
+ * LATEX_LABEL_WIDTH of it, less a character's slack, at 11 pt (a Beamer frame's
+ * type, 1.1 times as wide as 10 pt). */
+static int stats_row_lines(struct printer *pr, const struct table *tb, int row, bool labels_break,
+			   bool keys_break)
+{
+	char cell[CELL_SIZE];
+	int lines = 1;
+
+	for (int c = -1; c <= 1; c += 2) {
+		if (c < 0 ? !labels_break : !keys_break)
+			continue;
+		print_table_text(pr, tb, row, c, cell, sizeof cell);
+		int label = (int)(1.1 * latex_text_width(cell) / (LATEX_LABEL_WIDTH - 11.0)) + 1;
+
+		lines = label > lines ? label : lines;
+	}
+	return lines;
+}
+
+/* The statistics: tabulars with one line per query, its columns in groups that
+ * fit the page (each group after the query column) and its rows in runs of at
+ * most LATEX_FIT_LINES lines with the heading (each a tabular of its own, so
+ * that a page or a Beamer frame can break between them). A column of labels (the
+ * queries, the key of the largest weight) is at most LATEX_LABEL_WIDTH wide: a
+ * wider label breaks in a box that wide. */
 static void latex_stats(struct printer *pr, const struct table *tb)
 {
 	double widths[STATS_COLUMNS] = { 0 }, labels = 0.0;
-	int starts[STATS_COLUMNS + 1], groups;
+	int starts[STATS_COLUMNS + 1], groups, *runs = malloc(((size_t)pr->t->m + 2) * sizeof *runs), count = 0;
+	bool labels_break, keys_break;
 	char cell[CELL_SIZE];
 
+	if (runs == NULL) {
+		pr->out_of_memory = true;
+		return;
+	}
 	for (int r = -1; r < pr->t->m; r++) {
 		for (int c = -1; c < STATS_COLUMNS; c++) {
 			double width;
@@ -336,30 +409,44 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 				widths[c] = width;
 		}
 	}
+	labels_break = labels > LATEX_LABEL_WIDTH;
+	keys_break = widths[1] > LATEX_LABEL_WIDTH;
+	labels = labels_break ? LATEX_LABEL_WIDTH : labels;
+	widths[1] = keys_break ? LATEX_LABEL_WIDTH : widths[1];
 	for (int c = 0; c < STATS_COLUMNS; c++)
 		widths[c] += 12.0; /* \tabcolsep on both sides */
 	groups = latex_text_groups(widths, STATS_COLUMNS, labels + 12.0, starts);
-	for (int g = 0; g < groups && !print_stopped(pr); g++) {
-		fputs("\n\\noindent\\begin{tabular}{l", pr->out);
-		for (int c = starts[g]; c < starts[g + 1]; c++)
-			fputc(c == 1 ? 'l' : 'r', pr->out);
-		fputs("}\n", pr->out);
-		for (int r = -1; r < pr->t->m && !print_stopped(pr); r++) {
-			for (int c = -1; c < STATS_COLUMNS; c++) {
-				if (c >= 0 && (c < starts[g] || c >= starts[g + 1]))
-					continue;
-				print_table_cell(pr, tb, r, c, cell, sizeof cell);
-				if (c >= 0)
-					fputs(" & ", pr->out);
-				if (r < 0)
-					stats_heading(pr->out, cell);
-				else
-					fputs(cell, pr->out);
-			}
-			fputs(r < 0 ? " \\\\ \\hline\n" : " \\\\\n", pr->out);
+	/* runs[k] is the first row of run k; the heading takes two lines */
+	for (int r = 0, used = LATEX_FIT_LINES; r < pr->t->m; r++) {
+		int lines = stats_row_lines(pr, tb, r, labels_break, keys_break);
+
+		if (used + lines > LATEX_FIT_LINES && (count == 0 || r > runs[count - 1])) {
+			runs[count++] = r;
+			used = 2;
 		}
-		fputs("\\end{tabular}\n", pr->out);
+		used += lines;
 	}
+	runs[count] = pr->t->m;
+	for (int g = 0; g < groups && !print_stopped(pr); g++) {
+		for (int k = 0; k < count && !print_stopped(pr); k++) {
+			fputs("\n\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{l", pr->out);
+			for (int c = starts[g]; c < starts[g + 1]; c++)
+				fputc(c == 1 ? 'l' : 'r', pr->out);
+			fputs("}\n", pr->out);
+			for (int r = -1; r < runs[k + 1] && !print_stopped(pr); r = r < 0 ? runs[k] : r + 1) {
+				for (int c = -1; c < STATS_COLUMNS; c++) {
+					if (c >= 0 && (c < starts[g] || c >= starts[g + 1]))
+						continue;
+					if (c >= 0)
+						fputs(" & ", pr->out);
+					stats_cell(pr, tb, r, c, c < 0 ? labels_break : c == 1 && keys_break);
+				}
+				fputs(r < 0 ? " \\\\ \\hline\n" : " \\\\\n", pr->out);
+			}
+			fputs("\\end{tabular}}\n", pr->out);
+		}
+	}
+	free(runs);
 }
 
 static void latex_table(struct printer *pr, const struct table *tb)
@@ -403,7 +490,7 @@ static int latex_sweep(FILE *out, const struct sweep_report *s)
 	fprintf(out, "%% Written by qkv: d_k sweep, %d tokens, %d trials, seed %llu.\n", s->tokens, s->trials,
 		s->seed);
 	for (int half = 0; half < 2; half++) {
-		fprintf(out, "%s\\noindent\\begin{tabular}{r|rrrr}\n"
+		fprintf(out, "%s\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{r|rrrr}\n"
 			" & \\multicolumn{4}{c}{%s} \\\\\n"
 			"$d_k$ & variance & max $a$ & $H / \\ln n$ & $\\|J\\|_F$ \\\\ \\hline\n",
 			half > 0 ? "\n\\medskip\n" : "", half == 0 ? "scaled by $\\sqrt{d_k}$" : "unscaled");
@@ -415,7 +502,7 @@ static int latex_sweep(FILE *out, const struct sweep_report *s)
 			}
 			fputs(" \\\\\n", out);
 		}
-		fputs("\\end{tabular}\n", out);
+		fputs("\\end{tabular}}\n", out);
 	}
 	return 0;
 }
