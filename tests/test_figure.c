@@ -38,23 +38,56 @@ START_TEST(test_size_parse)
 }
 END_TEST
 
-/* The fills are the published ramps' values: viridis #440154 … #fde725 stepped by
- * the weight as shown; PuOr's ends at ±limit and its near-white middle at 0. */
+/* A palette's steps (no map) are the published ramps' values: viridis #440154 …
+ * #fde725 stepped by the weight as shown; PuOr's ends at ±limit and its
+ * near-white middle at 0. */
+static struct qkv_rgb stepped(int palette, bool signed_values, double v, double limit, bool masked)
+{
+	const struct figure_scale s = { .palette = palette, .map = -1, .signed_values = signed_values,
+					.low = -limit, .high = limit };
+
+	return figure_heat_fill(&s, v, masked, (struct qkv_rgb){ 255, 255, 255 });
+}
+
+/* With a map: matplotlib's viridis entries (typed from _cm_listed.py: entry 0
+ * (0.267004, 0.004874, 0.329415), entry 255 (0.993248, 0.906157, 0.143936),
+ * entry 128 (0.127568, 0.566949, 0.550556)) at the value's place in the range;
+ * signed values on Moreland's cool-warm, its neutral middle (0.865, 0.865, 0.865)
+ * at 0; clamped beyond the range; --levels 2 gives the two ends only. */
 START_TEST(test_heat_fill)
 {
+	struct figure_scale s = { .map = QKV_MAP_VIRIDIS, .low = 0.0, .high = 1.0 };
 	struct qkv_rgb white = { 255, 255, 255 };
 
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.0, 1, false, white), 0x440154));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 1.0, 1, false, white), 0xfde725));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.1649, 1, false, white), 0x440154));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.1651, 1, false, white), 0x414487));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.4011, 1, false, white), 0x2a788e));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, -3.0, 3.0, false, white), 0x542788));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, 3.0, 3.0, false, white), 0xb35806));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, 0.0, 3.0, false, white), 0xf7f7f7));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.5, 1, true, white), 0x585858));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_MONO, false, 0.5, 1, false, white), 0xffffff));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_PROJECTOR, false, 0.5, 1, false, white), 0x27ad81));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.0, 1, false), 0x440154));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 1.0, 1, false), 0xfde725));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.1649, 1, false), 0x440154));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.1651, 1, false), 0x414487));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.4011, 1, false), 0x2a788e));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, true, -3.0, 3.0, false), 0x542788));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, true, 3.0, 3.0, false), 0xb35806));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, true, 0.0, 3.0, false), 0xf7f7f7));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.5, 1, true), 0x585858));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_MONO, false, 0.5, 1, false), 0xffffff));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_PROJECTOR, false, 0.5, 1, false), 0x27ad81));
+
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.0, false, white), 0x440154));
+	ck_assert(rgb_is(figure_heat_fill(&s, 1.0, false, white), 0xfde725));
+	ck_assert(rgb_is(figure_heat_fill(&s, 128.0 / 255.0, false, white), 0x21918c));
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.5, true, white), 0x585858));
+	s.high = 0.5; /* --range 0:0.5: 0.25 is the middle entry's neighbour, 0.9 clamps */
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.9, false, white), 0xfde725));
+	ck_assert(rgb_is(figure_heat_fill(&s, 64.0 / 255.0, false, white), 0x21918c));
+	s.levels = 2;
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.2, false, white), 0x440154));
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.3, false, white), 0xfde725));
+	s = (struct figure_scale){ .map = QKV_MAP_VIRIDIS, .signed_values = true, .low = -3.0, .high = 3.0 };
+	ck_assert_int_eq(figure_scale_map(&s), QKV_MAP_COOLWARM);
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.0, false, white), 0xdddddd));
+	ck_assert(rgb_is(figure_heat_fill(&s, -3.0, false, white), 0x3b4cc0));
+	ck_assert(rgb_is(figure_heat_fill(&s, 7.0, false, white), 0xb40426));
+	s.map = QKV_MAP_GREY;
+	ck_assert_int_eq(figure_scale_map(&s), QKV_MAP_GREY);
 }
 END_TEST
 
@@ -188,7 +221,10 @@ START_TEST(test_cell_text_and_fill)
 	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 2, 2, &cell), 0);
 	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 2, 2), a33, 1e-15);
 	ck_assert_str_eq(cell.text, "0.50");
-	ck_assert(rgb_is(cell.fill, 0x22a884));
+	/* viridis at 0.50349, 128.39 entries in: between entries 128 (0.127568,
+	 * 0.566949, 0.550556) and 129 (0.126453, 0.570633, 0.549841), (32.42, 144.94,
+	 * 140.32) · 1/255: #20918c. */
+	ck_assert(rgb_is(cell.fill, 0x20918c));
 	o.decimals = 4;
 	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 2, 2, &cell), 0);
 	ck_assert_str_eq(cell.text, "0.5035");

@@ -478,3 +478,192 @@ void canvas_circle(struct canvas *cv, double x, double y, double r, struct qkv_r
 			canvas_y(cv, y), r * cv->scale, colour.r, colour.g, colour.b);
 	svg_stopped(cv);
 }
+
+/* The next run of a formula: plain text up to a "_", or the subscript after it.
+ * Its bytes start at *start with *length of them; returns the rest. */
+static const char *math_run(const char *text, const char **start, size_t *length, bool *sub)
+{
+	*sub = text[0] == '_' && text[1] != '\0';
+	if (*sub && text[1] == '{') {
+		const char *end = strchr(text + 2, '}');
+
+		*start = text + 2;
+		*length = end != NULL ? (size_t)(end - *start) : strlen(*start);
+		return end != NULL ? end + 1 : *start + *length;
+	}
+	if (*sub) {
+		size_t n = 1;
+
+		while ((text[n] >= 'a' && text[n] <= 'z') || (text[n] >= 'A' && text[n] <= 'Z') ||
+		       (text[n] >= '0' && text[n] <= '9'))
+			n++;
+		*start = text + 1;
+		*length = n - 1;
+		return text + n;
+	}
+	*start = text;
+	*length = text[0] == '_' ? 1 : strcspn(text + 1, "_") + 1;
+	return text + *length;
+}
+
+#define MATH_SUB_SIZE 0.7   /* a subscript's size, of the text's */
+#define MATH_SUB_DROP 0.22  /* how far it is lowered, of the text's size */
+
+double canvas_math_width(struct canvas *cv, const char *text, double size, bool bold)
+{
+	double width = 0.0;
+	char run[256];
+
+	while (*text != '\0') {
+		const char *start;
+		size_t length;
+		bool sub;
+
+		text = math_run(text, &start, &length, &sub);
+		snprintf(run, sizeof run, "%.*s", (int)length, start);
+		width += canvas_text_width(cv, run, sub ? size * MATH_SUB_SIZE : size, bold);
+	}
+	return width;
+}
+
+void canvas_math(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
+		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *name)
+{
+	static const char *const anchors[] = { "start", "middle", "end" };
+	double w = canvas_math_width(cv, text, size, bold), at;
+	bool lowered = false;
+	char run[256];
+
+	if (cv->cr != NULL) {
+		at = anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2.0 : x - w;
+		set_rgb(cv->cr, colour);
+		while (*text != '\0') {
+			const char *start;
+			size_t length;
+			bool sub;
+
+			text = math_run(text, &start, &length, &sub);
+			snprintf(run, sizeof run, "%.*s", (int)length, start);
+			font(cv->cr, sub ? size * MATH_SUB_SIZE : size, bold);
+			cairo_move_to(cv->cr, at, y + (sub ? MATH_SUB_DROP * size : 0.0));
+			cairo_show_text(cv->cr, run);
+			at += canvas_text_width(cv, run, sub ? size * MATH_SUB_SIZE : size, bold);
+		}
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	fputs("<text", cv->svg);
+	svg_id(cv, name);
+	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
+		"font-size=\"%.3f\"%s fill=\"#%02x%02x%02x\" text-anchor=\"%s\">",
+		canvas_x(cv, x), canvas_y(cv, y), size * cv->scale, bold ? " font-weight=\"bold\"" : "",
+		colour.r, colour.g, colour.b, anchors[anchor]);
+	while (*text != '\0') {
+		const char *start;
+		size_t length;
+		bool sub;
+
+		text = math_run(text, &start, &length, &sub);
+		snprintf(run, sizeof run, "%.*s", (int)length, start);
+		if (sub != lowered) {
+			fprintf(cv->svg, "<tspan dy=\"%.3f\" font-size=\"%.3f\">",
+				(sub ? MATH_SUB_DROP : -MATH_SUB_DROP) * size * cv->scale,
+				(sub ? MATH_SUB_SIZE : 1.0) * size * cv->scale);
+			svg_escaped(cv->svg, run);
+			fputs("</tspan>", cv->svg);
+			lowered = sub;
+		} else {
+			svg_escaped(cv->svg, run);
+		}
+	}
+	fputs("</text>\n", cv->svg);
+	svg_stopped(cv);
+}
+
+void canvas_text_up(struct canvas *cv, double x, double y, const char *text, double size, struct qkv_rgb colour,
+		    enum canvas_anchor anchor, const char *name)
+{
+	static const char *const anchors[] = { "start", "middle", "end" };
+
+	if (cv->cr != NULL) {
+		double w = canvas_text_width(cv, text, size, false);
+
+		cairo_save(cv->cr);
+		cairo_translate(cv->cr, x, y);
+		cairo_rotate(cv->cr, -1.5707963267948966); /* a quarter turn */
+		font(cv->cr, size, false);
+		set_rgb(cv->cr, colour);
+		cairo_move_to(cv->cr, anchor == ANCHOR_START ? 0.0 : anchor == ANCHOR_MIDDLE ? -w / 2.0 : -w, 0.0);
+		cairo_show_text(cv->cr, text);
+		cairo_restore(cv->cr);
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	fputs("<text", cv->svg);
+	svg_id(cv, name);
+	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" transform=\"rotate(-90 %.3f %.3f)\" "
+		"font-family=\"DejaVu Sans, Verdana, sans-serif\" font-size=\"%.3f\" fill=\"#%02x%02x%02x\" "
+		"text-anchor=\"%s\">", canvas_x(cv, x), canvas_y(cv, y), canvas_x(cv, x), canvas_y(cv, y),
+		size * cv->scale, colour.r, colour.g, colour.b, anchors[anchor]);
+	svg_escaped(cv->svg, text);
+	fputs("</text>\n", cv->svg);
+	svg_stopped(cv);
+}
+
+void canvas_gradient(struct canvas *cv, double x, double y, double w, double h, const struct qkv_rgb *colours,
+		     int count, const char *name)
+{
+	if (count < 2)
+		return;
+	if (cv->cr != NULL) {
+		cairo_pattern_t *gradient = cairo_pattern_create_linear(0.0, y + h, 0.0, y);
+
+		for (int i = 0; i < count; i++)
+			cairo_pattern_add_color_stop_rgb(gradient, (double)i / (count - 1), colours[i].r / 255.0,
+							 colours[i].g / 255.0, colours[i].b / 255.0);
+		cairo_rectangle(cv->cr, x, y, w, h);
+		cairo_set_source(cv->cr, gradient);
+		cairo_fill(cv->cr);
+		cairo_pattern_destroy(gradient);
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	cv->serial++;
+	fprintf(cv->svg, "<defs><linearGradient id=\"gradient-%d\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n", cv->serial);
+	for (int i = 0; i < count; i++)
+		fprintf(cv->svg, "<stop offset=\"%.4f\" stop-color=\"#%02x%02x%02x\"/>\n", (double)i / (count - 1),
+			colours[i].r, colours[i].g, colours[i].b);
+	fprintf(cv->svg, "</linearGradient></defs>\n<rect");
+	fprintf(cv->svg, " id=\"%s-%d\"", name != NULL ? name : "gradient-rect", cv->serial);
+	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"url(#gradient-%d)\"/>\n",
+		canvas_x(cv, x), canvas_y(cv, y), w * cv->scale, h * cv->scale, cv->serial);
+	svg_stopped(cv);
+}
+
+void canvas_polygon(struct canvas *cv, const double *x, const double *y, int count, struct qkv_rgb fill,
+		    const char *name)
+{
+	if (count < 3)
+		return;
+	if (cv->cr != NULL) {
+		cairo_move_to(cv->cr, x[0], y[0]);
+		for (int i = 1; i < count; i++)
+			cairo_line_to(cv->cr, x[i], y[i]);
+		cairo_close_path(cv->cr);
+		set_rgb(cv->cr, fill);
+		cairo_fill(cv->cr);
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	fputs("<polygon", cv->svg);
+	svg_id(cv, name);
+	fputs(" points=\"", cv->svg);
+	for (int i = 0; i < count; i++)
+		fprintf(cv->svg, "%s%.3f,%.3f", i > 0 ? " " : "", canvas_x(cv, x[i]), canvas_y(cv, y[i]));
+	fprintf(cv->svg, "\" fill=\"#%02x%02x%02x\"/>\n", fill.r, fill.g, fill.b);
+	svg_stopped(cv);
+}

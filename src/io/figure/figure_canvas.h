@@ -74,6 +74,25 @@ void canvas_circle(struct canvas *cv, double x, double y, double r, struct qkv_r
 void canvas_text(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
 		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *svg_class);
 
+/* Text set as mathematics: "_" starts a subscript, the letters and digits after
+ * it (or "_{…}" for any run), drawn smaller and lowered (an SVG <tspan> with dy).
+ * For formulas and titles, never for a token's label. */
+void canvas_math(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
+		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *svg_class);
+double canvas_math_width(struct canvas *cv, const char *text, double size, bool bold);
+/* Text turned a quarter anticlockwise (read upwards), its baseline through x; y is
+ * where it starts, is centred or ends, going up. */
+void canvas_text_up(struct canvas *cv, double x, double y, const char *text, double size, struct qkv_rgb colour,
+		    enum canvas_anchor anchor, const char *svg_class);
+/* A rectangle filled with a vertical gradient through count ≥ 2 colours evenly
+ * spaced, colours[0] at the bottom (an SVG <linearGradient>; name gives the
+ * rectangle's id). */
+void canvas_gradient(struct canvas *cv, double x, double y, double w, double h, const struct qkv_rgb *colours,
+		     int count, const char *svg_class);
+/* A filled polygon through count ≥ 3 points. */
+void canvas_polygon(struct canvas *cv, const double *x, const double *y, int count, struct qkv_rgb fill,
+		    const char *svg_class);
+
 /* Draws with draw(cv, ctx) into out as format at the placed size, the SVG
  * titled `title`. 0, or -1 with one line in err. A write error stops the output
  * at once (no write is tried after the first that fails) and is the one reported,

@@ -126,6 +126,9 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 	const struct qkv_matrix *m = stage_matrix(t, stage);
 	bool signed_values = stage != QKV_STAGE_WEIGHTS;
 	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
+	/* The palette's steps, as the screen shows them. */
+	const struct figure_scale scale = { .palette = palette, .map = -1, .signed_values = signed_values,
+					    .low = -limit, .high = limit };
 	char label[LABEL_SIZE], text[96];
 	int *starts = malloc(((size_t)t->n + 2) * sizeof *starts), groups;
 
@@ -154,7 +157,7 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 			for (int j = first; j < last; j++) {
 				bool masked = qkv_trace_is_masked(t, i, j);
 				double v = qkv_matrix_get(m, i, j);
-				struct qkv_rgb fill = figure_heat_fill(palette, signed_values, v, limit, masked, white);
+				struct qkv_rgb fill = figure_heat_fill(&scale, v, masked, white);
 				struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
 
 				number(text, sizeof text, v, decimals, masked);
@@ -195,6 +198,9 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 					     : qkv_colour_weights((enum qkv_palette)palette);
 	int steps = ramp.count > 0 ? ramp.count : 2;
 	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
+	/* The palette's steps, as the screen shows them. */
+	const struct figure_scale scale = { .palette = palette, .map = -1, .signed_values = signed_values,
+					    .low = -limit, .high = limit };
 	char label[LABEL_SIZE], text[96];
 
 	for (int i = 0; i < t->m; i++)
@@ -251,7 +257,7 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 		for (int j = 0; j < t->n; j++) {
 			bool masked = qkv_trace_is_masked(t, i, j);
 			double v = qkv_matrix_get(m, i, j), step;
-			struct qkv_rgb fill = figure_heat_fill(palette, signed_values, v, limit, masked, white);
+			struct qkv_rgb fill = figure_heat_fill(&scale, v, masked, white);
 			struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
 
 			if (masked)
