@@ -469,11 +469,24 @@ static bool has_bar(const struct fig *f)
 	return false;
 }
 
-/* A round step for about `want` ticks over span: 1, 2, 2.5 or 5 times a power of 10. */
+/* A round step for about `want` ticks over span: 1, 2, 2.5 or 5 times a power of
+ * 10; one that divides the span into 3 to 6 equal parts when there is one (so the
+ * range's ends are ticked: 0.5 in 0.1s, 1 in 0.25s). */
 static double tick_step(double span, int want)
 {
-	double raw = span / want, power = pow(10.0, floor(log10(raw))), unit = raw / power;
+	static const double units[] = { 1.0, 2.0, 2.5, 5.0 };
+	double raw = span / want, power = pow(10.0, floor(log10(raw))), unit = raw / power, best = 0.0;
 
+	for (int e = -1; e <= 1; e++)
+		for (int k = 0; k < 4; k++) {
+			double step = units[k] * power * pow(10.0, e), parts = span / step;
+
+			if (parts >= 3.0 - 1e-9 && parts <= 6.0 + 1e-9 && fabs(parts - round(parts)) < 1e-9 &&
+			    (best == 0.0 || fabs(parts - want) < fabs(span / best - want)))
+				best = step;
+		}
+	if (best > 0.0)
+		return best;
 	return power * (unit <= 1.0 ? 1.0 : unit <= 2.0 ? 2.0 : unit <= 2.5 ? 2.5 : unit <= 5.0 ? 5.0 : 10.0);
 }
 
