@@ -1163,6 +1163,12 @@ char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const
 	return bytes_any(format, p, t, NULL, o, length, err, err_size);
 }
 
+bool figure_heads_drawable(const struct qkv_problem *p, const struct figure_options *o)
+{
+	return p->h > 0 && (o->stage == QKV_STAGE_SCORES || o->stage == QKV_STAGE_SCALED ||
+			    o->stage == QKV_STAGE_WEIGHTS);
+}
+
 int figure_heads_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
 		       const struct qkv_heads_trace *h, const struct figure_options *o, char *err, size_t err_size)
 {

@@ -150,6 +150,9 @@ void figure_size(const struct qkv_problem *p, const struct qkv_trace *t,
 /* A multi-head problem's figure (stage 1, 2 or 3 of each head; another stage
  * draws the weights): the panels, cells, size and bytes of heads' figure, as the
  * functions above give a single trace's. */
+/* Whether o draws p's heads as heatmaps: p has several heads and o's stage is 1,
+ * 2 or 3 (another stage is drawn from one head's trace, figure_write). */
+bool figure_heads_drawable(const struct qkv_problem *p, const struct figure_options *o);
 int figure_heads_panels(const struct qkv_problem *p, const struct qkv_heads_trace *h,
 			const struct figure_options *o, int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS]);
 int figure_heads_cell(const struct qkv_problem *p, const struct qkv_heads_trace *h,
