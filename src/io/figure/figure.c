@@ -726,13 +726,14 @@ static void layout_with(struct fig *f, bool numbers)
 			f->bar_y = pn->grid_y;
 			f->bar_w = 1.1 * fs;
 			f->bar_h = fmax(pn->rows * pn->cell_h, 7.0 * fs);
+			/* Room for a clamp's triangle and its words above or below the bar. */
 			if (f->clamped_high)
-				f->bar_y += 1.2 * fs, f->bar_h = fmax(f->bar_h - 1.2 * fs, 5.0 * fs);
+				f->bar_y += 2.4 * fs, f->bar_h = fmax(f->bar_h - 2.4 * fs, 5.0 * fs);
 			if (f->clamped_low)
-				f->bar_h = fmax(f->bar_h - 1.2 * fs, 5.0 * fs);
+				f->bar_h = fmax(f->bar_h - 2.4 * fs, 5.0 * fs);
 			if (f->heads == NULL || i == f->per_row - 1 || i == f->count - 1) {
 				bar_right = f->bar_x + bar_extent(f);
-				row_h = fmax(row_h, f->bar_y + f->bar_h + (f->clamped_low ? 1.4 * fs : 0.6 * fs) - y);
+				row_h = fmax(row_h, f->bar_y + f->bar_h + (f->clamped_low ? 2.6 * fs : 0.6 * fs) - y);
 				if (f->heads == NULL) {
 					/* Single head: the bar is part of its panel (stage 5: V and O come after it). */
 					pn->w = fmax(pn->w, bar_right - pn->x);
@@ -958,8 +959,8 @@ static void draw_bar(struct fig *f)
 			continue;
 		canvas_polygon(cv, xs, ys, 3, qkv_colour_map_at((enum qkv_colour_map)map, high ? 1.0 : 0.0), "clamp");
 		clamp_text(f, high, text, sizeof text);
-		canvas_text(cv, f->bar_x + f->bar_w + 0.4 * fs, (base + tip) / 2.0 + 0.3 * fs, text, 0.85 * fs, false,
-			    f->fg, ANCHOR_START, "clamp");
+		canvas_text(cv, f->bar_x, high ? tip - 0.35 * fs : tip + 1.0 * fs, text, 0.85 * fs, false, f->fg,
+			    ANCHOR_START, "clamp");
 	}
 	count = bar_ticks(f, ticks, &decimals);
 	for (int k = 0; k < count; k++) {
