@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io/figure/figure.h"
+#include "io/figure/figure_canvas.h"
 #include "qkv/attention.h"
 #include "qkv/colour.h"
 #include "qkv/geometry.h"
@@ -238,6 +239,59 @@ START_TEST(test_cell_text_and_fill)
 }
 END_TEST
 
+/* A formula's runs: a subscript is the letters and digits right after "_" (or a
+ * "_{…}" group) and ends at punctuation or a space, so the comma after W_Q is
+ * plain text again; a "_" before a space is an underscore. */
+static void runs_are(const char *text, const char *const *want, const bool *want_sub, int count)
+{
+	int k = 0;
+
+	while (*text != '\0') {
+		const char *start;
+		size_t length;
+		bool sub;
+
+		text = canvas_math_run(text, &start, &length, &sub);
+		ck_assert_msg(k < count, "more runs than %d", count);
+		ck_assert_msg(length == strlen(want[k]) && strncmp(start, want[k], length) == 0,
+			      "run %d is \"%.*s\", not \"%s\"", k, (int)length, start, want[k]);
+		ck_assert_msg(sub == want_sub[k], "run %d (\"%s\") subscript %d", k, want[k], sub);
+		k++;
+	}
+	ck_assert_int_eq(k, count);
+}
+
+START_TEST(test_math_runs)
+{
+	const char *const qk[] = { "Q = X W", "Q", ", K = X W", "K" };
+	const bool qk_sub[] = { false, true, false, true };
+	const char *const mix[] = { "a", "ij", " \u00b7 v", "j", " for d", "k2", "; x", "_", " y" };
+	const bool mix_sub[] = { false, true, false, true, false, true, false, false, false };
+
+	runs_are("Q = X W_Q, K = X W_K", qk, qk_sub, 4);
+	runs_are("a_{ij} \u00b7 v_j for d_k2; x_ y", mix, mix_sub, 9);
+}
+END_TEST
+
+/* Widths are measured at the natural size and the text drawn scaled: a width
+ * scales with the font's size (no advance rounded to a whole unit), or a run set
+ * after a measured one overlaps it. */
+START_TEST(test_text_width_scales)
+{
+	struct canvas cv;
+	double w1, w2;
+
+	ck_assert_int_eq(canvas_open(&cv), 0);
+	w1 = canvas_text_width(&cv, "X W", 12.6, true);
+	w2 = canvas_text_width(&cv, "X W", 25.2, true);
+	ck_assert_double_eq_tol(w2, 2.0 * w1, 1e-6);
+	w1 = canvas_math_width(&cv, "d_k = 2", 10.8, false);
+	w2 = canvas_math_width(&cv, "d_k = 2", 3.0 * 10.8, false);
+	ck_assert_double_eq_tol(w2, 3.0 * w1, 1e-6);
+	canvas_close(&cv);
+}
+END_TEST
+
 static void draw_all(struct qkv_problem *p, int first_stage)
 {
 	static const char *const magic[] = { "<?xml", "%PDF-", "\x89PNG" };
@@ -405,6 +459,8 @@ static Suite *figure_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_size_parse);
+	tcase_add_test(tc, test_math_runs);
+	tcase_add_test(tc, test_text_width_scales);
 	tcase_add_test(tc, test_size_cap);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_heat_fill);

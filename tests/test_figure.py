@@ -399,6 +399,23 @@ for name in ("Q", "K", "V"):
     want += [shown(x, 3) for row in dp[name] for x in row]
 check(texts(root, "value") == want, "stage 0 SVG: Q, K and V as projected")
 
+# The formula's runs: "Q = X W_Q,  K = X W_K, …" sets Q and K as subscripts and
+# the comma after each back on the baseline at full size. Every run carries its
+# own x and y (a renderer need not carry the pen from one <tspan> to the next):
+# x grows run after run, a subscript is lower and smaller than the text.
+formula = [t for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == "formula"][0]
+spans = list(formula.iter(SVG_NS + "tspan"))
+base_y, base_size = float(formula.get("y")), float(formula.get("font-size"))
+runs = [(sp.text, float(sp.get("x", "nan")), float(sp.get("y", "nan")),
+         float(sp.get("font-size", base_size))) for sp in spans]
+subs = [r[0] for r in runs if r[2] > base_y]
+after = [r for r in runs if r[0].startswith(",")]
+check(subs == ["Q", "K", "V"] and all(r[3] < base_size for r in runs if r[2] > base_y)
+      and len(after) == 2 and all(r[2] == base_y and r[3] == base_size for r in after)
+      and all(b[1] > a[1] for a, b in zip(runs, runs[1:])),
+      "stage 0 SVG: the formula's subscripts W_Q, W_K, W_V lowered and smaller, the commas after them on the "
+      "baseline, each run placed after the one before", f"{runs}")
+
 # Palettes and backgrounds.
 root = svg_of("--stage", "3", "--palette", "projector")
 check([r.get("fill") for r in cells(root)] == [weight_colour(weights[i][j], VIRIDIS_PROJECTOR)

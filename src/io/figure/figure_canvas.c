@@ -58,6 +58,19 @@ static void release_fonts(void)
 	pthread_mutex_unlock(&canvases);
 }
 
+/* Text laid out at natural size is drawn scaled: glyph advances must not be
+ * rounded to whole pixels (hinted metrics) at either size, or a run placed after
+ * a measured run lands inside it. */
+static void unhinted(cairo_t *cr)
+{
+	cairo_font_options_t *options = cairo_font_options_create();
+
+	cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
+	cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE);
+	cairo_set_font_options(cr, options);
+	cairo_font_options_destroy(options);
+}
+
 int canvas_open(struct canvas *cv)
 {
 	bool open;
@@ -78,6 +91,7 @@ int canvas_open(struct canvas *cv)
 		canvas_close(cv);
 		return -1;
 	}
+	unhinted(cv->measure);
 	cv->scale = 1.0;
 	return 0;
 }
@@ -294,7 +308,7 @@ void canvas_text(struct canvas *cv, double x, double y, const char *text, double
 		return;
 	fputs("<text", cv->svg);
 	svg_id(cv, name);
-	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
+	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans\" "
 		"font-size=\"%.3f\"%s fill=\"#%02x%02x%02x\" text-anchor=\"%s\">",
 		canvas_x(cv, x), canvas_y(cv, y), size * cv->scale, bold ? " font-weight=\"bold\"" : "",
 		colour.r, colour.g, colour.b, anchors[anchor]);
@@ -324,7 +338,10 @@ static void write_svg(FILE *out, struct canvas *cv, const char *title, void (*dr
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" stroke=\"none\" width=\"%.3fpt\" height=\"%.3fpt\" "
 		"viewBox=\"0 0 %.3f %.3f\">\n<title>", cv->out_w, cv->out_h, cv->out_w, cv->out_h);
 	svg_escaped(out, title);
-	fputs("</title>\n", out);
+	/* Text is placed by DejaVu Sans' widths (cairo's measure): each <text> names
+	 * that one family (a renderer that reads one name, like ImageMagick's own,
+	 * takes it); the stylesheet adds the fall-backs for one without the font. */
+	fputs("</title>\n<style>text { font-family: \"DejaVu Sans\", Verdana, sans-serif }</style>\n", out);
 	cv->svg = out;
 	svg_stopped(cv);
 	draw(cv, ctx);
@@ -347,6 +364,7 @@ static int write_cairo(FILE *out, enum figure_format format, struct canvas *cv,
 	else
 		surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(cv->out_w), (int)ceil(cv->out_h));
 	cv->cr = cairo_create(surface);
+	unhinted(cv->cr);
 	cairo_translate(cv->cr, cv->off_x, cv->off_y);
 	cairo_scale(cv->cr, cv->scale, cv->scale);
 	draw(cv, ctx);
@@ -479,9 +497,7 @@ void canvas_circle(struct canvas *cv, double x, double y, double r, struct qkv_r
 	svg_stopped(cv);
 }
 
-/* The next run of a formula: plain text up to a "_", or the subscript after it.
- * Its bytes start at *start with *length of them; returns the rest. */
-static const char *math_run(const char *text, const char **start, size_t *length, bool *sub)
+const char *canvas_math_run(const char *text, const char **start, size_t *length, bool *sub)
 {
 	*sub = text[0] == '_' && text[1] != '\0';
 	if (*sub && text[1] == '{') {
@@ -497,6 +513,12 @@ static const char *math_run(const char *text, const char **start, size_t *length
 		while ((text[n] >= 'a' && text[n] <= 'z') || (text[n] >= 'A' && text[n] <= 'Z') ||
 		       (text[n] >= '0' && text[n] <= '9'))
 			n++;
+		if (n == 1) { /* "_" before punctuation or a space is an underscore */
+			*sub = false;
+			*start = text;
+			*length = 1;
+			return text + 1;
+		}
 		*start = text + 1;
 		*length = n - 1;
 		return text + n;
@@ -519,66 +541,82 @@ double canvas_math_width(struct canvas *cv, const char *text, double size, bool 
 		size_t length;
 		bool sub;
 
-		text = math_run(text, &start, &length, &sub);
+		text = canvas_math_run(text, &start, &length, &sub);
 		snprintf(run, sizeof run, "%.*s", (int)length, start);
 		width += canvas_text_width(cv, run, sub ? size * MATH_SUB_SIZE : size, bold);
 	}
 	return width;
 }
 
-void canvas_math(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
-		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *name)
+static bool has_subscript(const char *text)
 {
-	static const char *const anchors[] = { "start", "middle", "end" };
-	double w = canvas_math_width(cv, text, size, bold), at;
-	bool lowered = false;
-	char run[256];
-
-	if (cv->cr != NULL) {
-		at = anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2.0 : x - w;
-		set_rgb(cv->cr, colour);
-		while (*text != '\0') {
-			const char *start;
-			size_t length;
-			bool sub;
-
-			text = math_run(text, &start, &length, &sub);
-			snprintf(run, sizeof run, "%.*s", (int)length, start);
-			font(cv->cr, sub ? size * MATH_SUB_SIZE : size, bold);
-			cairo_move_to(cv->cr, at, y + (sub ? MATH_SUB_DROP * size : 0.0));
-			cairo_show_text(cv->cr, run);
-			at += canvas_text_width(cv, run, sub ? size * MATH_SUB_SIZE : size, bold);
-		}
-		return;
-	}
-	if (svg_stopped(cv))
-		return;
-	fputs("<text", cv->svg);
-	svg_id(cv, name);
-	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
-		"font-size=\"%.3f\"%s fill=\"#%02x%02x%02x\" text-anchor=\"%s\">",
-		canvas_x(cv, x), canvas_y(cv, y), size * cv->scale, bold ? " font-weight=\"bold\"" : "",
-		colour.r, colour.g, colour.b, anchors[anchor]);
 	while (*text != '\0') {
 		const char *start;
 		size_t length;
 		bool sub;
 
-		text = math_run(text, &start, &length, &sub);
+		text = canvas_math_run(text, &start, &length, &sub);
+		if (sub)
+			return true;
+	}
+	return false;
+}
+
+/* A formula: its runs one after the other from the measured widths, each
+ * subscript smaller and lowered. In SVG each run is a <tspan> with its own x and
+ * y, so that a viewer which does not carry the pen from one <tspan> to the next
+ * (ImageMagick's own renderer) still sets them side by side and the text after a
+ * subscript back on the baseline. */
+void canvas_math(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
+		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *name)
+{
+	double w = canvas_math_width(cv, text, size, bold);
+	double at = anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2.0 : x - w;
+	char run[256];
+
+	if (cv->cr == NULL && !has_subscript(text)) {
+		canvas_text(cv, x, y, text, size, bold, colour, anchor, name);
+		return;
+	}
+	if (cv->cr != NULL) {
+		set_rgb(cv->cr, colour);
+	} else {
+		if (svg_stopped(cv))
+			return;
+		fputs("<text", cv->svg);
+		svg_id(cv, name);
+		fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans\" "
+			"font-size=\"%.3f\"%s fill=\"#%02x%02x%02x\">", canvas_x(cv, at), canvas_y(cv, y),
+			size * cv->scale, bold ? " font-weight=\"bold\"" : "", colour.r, colour.g, colour.b);
+	}
+	while (*text != '\0') {
+		const char *start;
+		size_t length;
+		bool sub;
+		double run_size, run_y;
+
+		text = canvas_math_run(text, &start, &length, &sub);
 		snprintf(run, sizeof run, "%.*s", (int)length, start);
-		if (sub != lowered) {
-			fprintf(cv->svg, "<tspan dy=\"%.3f\" font-size=\"%.3f\">",
-				(sub ? MATH_SUB_DROP : -MATH_SUB_DROP) * size * cv->scale,
-				(sub ? MATH_SUB_SIZE : 1.0) * size * cv->scale);
+		run_size = sub ? size * MATH_SUB_SIZE : size;
+		run_y = y + (sub ? MATH_SUB_DROP * size : 0.0);
+		if (cv->cr != NULL) {
+			font(cv->cr, run_size, bold);
+			cairo_move_to(cv->cr, at, run_y);
+			cairo_show_text(cv->cr, run);
+		} else {
+			fprintf(cv->svg, "<tspan x=\"%.3f\" y=\"%.3f\"", canvas_x(cv, at), canvas_y(cv, run_y));
+			if (sub)
+				fprintf(cv->svg, " font-size=\"%.3f\"", run_size * cv->scale);
+			fputc('>', cv->svg);
 			svg_escaped(cv->svg, run);
 			fputs("</tspan>", cv->svg);
-			lowered = sub;
-		} else {
-			svg_escaped(cv->svg, run);
 		}
+		at += canvas_text_width(cv, run, run_size, bold);
 	}
-	fputs("</text>\n", cv->svg);
-	svg_stopped(cv);
+	if (cv->cr == NULL) {
+		fputs("</text>\n", cv->svg);
+		svg_stopped(cv);
+	}
 }
 
 void canvas_text_up(struct canvas *cv, double x, double y, const char *text, double size, struct qkv_rgb colour,
@@ -604,7 +642,7 @@ void canvas_text_up(struct canvas *cv, double x, double y, const char *text, dou
 	fputs("<text", cv->svg);
 	svg_id(cv, name);
 	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" transform=\"rotate(-90 %.3f %.3f)\" "
-		"font-family=\"DejaVu Sans, Verdana, sans-serif\" font-size=\"%.3f\" fill=\"#%02x%02x%02x\" "
+		"font-family=\"DejaVu Sans\" font-size=\"%.3f\" fill=\"#%02x%02x%02x\" "
 		"text-anchor=\"%s\">", canvas_x(cv, x), canvas_y(cv, y), canvas_x(cv, x), canvas_y(cv, y),
 		size * cv->scale, colour.r, colour.g, colour.b, anchors[anchor]);
 	svg_escaped(cv->svg, text);

@@ -75,11 +75,17 @@ void canvas_text(struct canvas *cv, double x, double y, const char *text, double
 		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *svg_class);
 
 /* Text set as mathematics: "_" starts a subscript, the letters and digits after
- * it (or "_{…}" for any run), drawn smaller and lowered (an SVG <tspan> with dy).
- * For formulas and titles, never for a token's label. */
+ * it (or "_{…}" for any run), drawn smaller and lowered (in SVG a <tspan> with
+ * its own x and y per run). For formulas and titles, never for a token's label. */
 void canvas_math(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
 		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *svg_class);
 double canvas_math_width(struct canvas *cv, const char *text, double size, bool bold);
+/* The first run of the formula text (not empty): plain text up to the next "_",
+ * or a subscript: the letters and digits right after a "_" (it ends at anything
+ * else: punctuation, a space, a symbol), or the whole of "_{…}". A "_" followed
+ * by none of these is plain. The run's bytes are *start, *length of them; *sub
+ * says whether it is a subscript. Returns the text after the run. */
+const char *canvas_math_run(const char *text, const char **start, size_t *length, bool *sub);
 /* Text turned a quarter anticlockwise (read upwards), its baseline through x; y is
  * where it starts, is centred or ends, going up. */
 void canvas_text_up(struct canvas *cv, double x, double y, const char *text, double size, struct qkv_rgb colour,
