@@ -707,6 +707,45 @@ check(fills[0][1:3] == fills[0][3:5] == fills[0][5:7] and fills[0] != MASKED, "-
 root = svg_of("--stage", "3", "--mask", "causal", "--palette", "cividis")
 check(near([r.get("fill") for r in cells(root)][0], (254, 232, 56)), "--palette cividis: a weight of 1 is cividis' end (0.995737, 0.909344, 0.217772)")
 
+# Masked cells told apart in every map, without their "—" too: with --palette
+# grey (its range holds the masked grey) and --numbers off, a masked cell of a
+# causal 16-token problem is hatched (its inside is not one colour: two tones at
+# least 40 apart), an unmasked cell's centre is the grey map's colour at its
+# weight: L* from 12 to 92 (docs/formats.md), L* → Y → sRGB.
+def grey_map(t):
+    lightness = 12 + 80 * t
+    y = ((lightness + 16) / 116) ** 3 if lightness > 8 else lightness / 903.3
+    c = 12.92 * y if y <= 0.0031308 else 1.055 * y ** (1 / 2.4) - 0.055
+    return "#%02x%02x%02x" % ((round(255 * c),) * 3)
+
+
+causal16 = ["--random", "--tokens", "16", "--dk", "8", "--mask", "causal"]
+_, _, w16, _ = attention(problem(*causal16))
+extra = [*causal16, "--stage", "3", "--palette", "grey", "--numbers", "off", "--size", "900x900"]
+root = svg_of(*extra)
+png = os.path.join(tmp, "masked.png")
+status, _, err = run(*extra, "--format", "png", "--output", png)
+width, height, rows = png_pixels(open(png, "rb").read())
+boxes = [(float(r.get("x")), float(r.get("y")), float(r.get("width")), float(r.get("height"))) for r in cells(root)]
+spread, centres_bad = [], []
+for i in range(16):
+    for j in range(16):
+        x, y, w, h = boxes[i * 16 + j]
+        if j > i:
+            inside = [rgb_of(hexrgb(rows[yy][xx])) for yy in range(int(y + 2), int(y + h - 2))
+                      for xx in range(int(x + 2), int(x + w - 2))]
+            spread.append(max(max(p[0] for p in inside) - min(p[0] for p in inside), 0))
+        else:
+            got = hexrgb(rows[int(y + h / 2)][int(x + w / 2)])
+            if not near(got, grey_map(w16[i][j])):
+                centres_bad.append((i, j, got, grey_map(w16[i][j])))
+check(status == 0 and len(spread) == 120 and min(spread) >= 40,
+      "--palette grey --numbers off: every masked cell is hatched (two tones inside)", f"{err} {spread[:5]}")
+check(status == 0 and not centres_bad, "--palette grey --numbers off: each unmasked cell's centre is grey at its weight",
+      f"{centres_bad[:4]}")
+masked_paths = [e for e in root.iter(SVG_NS + "path") if e.get("id", "").rsplit("-", 1)[0] == "masked"]
+check(len(masked_paths) == 120, "SVG: one hatching per masked cell", f"{len(masked_paths)}")
+
 # Bad values: one line, exit 2, nothing written.
 for desc, extra, words in (("--range 1:0", ["--range", "1:0"], "--range"), ("--range abc", ["--range", "abc"], "--range"),
                            ("--range 0:", ["--range", "0:"], "--range"), ("--levels 1", ["--levels", "1"], "--levels"),

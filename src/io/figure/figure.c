@@ -919,6 +919,21 @@ static void draw_steps_bar(struct fig *f)
 	}
 }
 
+/* A masked cell's mark over its grey: hatching half way from the grey to the
+ * background. No value's cell is hatched, so a masked cell is told from every
+ * value even without its "—" (--numbers off) and in the grey map, whose range
+ * holds the masked grey; the "—" (black or white on the grey) stays clear of
+ * the half-tone lines. */
+static void masked_hatch(struct fig *f, double x, double y, double w, double h)
+{
+	struct qkv_rgb grey = qkv_colour_masked(), hatch = {
+		(unsigned char)((grey.r + f->bg.r + 1) / 2), (unsigned char)((grey.g + f->bg.g + 1) / 2),
+		(unsigned char)((grey.b + f->bg.b + 1) / 2) };
+	double spacing = fmin(w, h) / 3.0;
+
+	canvas_hatch(&f->cv, x, y, w, h, spacing, hatch, 0.22 * spacing, "masked");
+}
+
 /* The colour bar of a map: a gradient (or `levels` bands), round ticks, and a
  * triangle with "≥ high" / "≤ low" at an end past which some value was clamped. */
 static void draw_bar(struct fig *f)
@@ -1056,6 +1071,8 @@ static void draw_panel(struct fig *f, const struct panel *pn)
 			else
 				qkv_format_number(text, sizeof text, v, f->o.decimals);
 			canvas_rect(cv, x, y, pn->cell_w + right, pn->cell_h + down, fill, sum_row ? "sum" : "cell");
+			if (masked)
+				masked_hatch(f, x, y, pn->cell_w, pn->cell_h);
 			if (plain || sum_row)
 				canvas_outline(cv, x, y, pn->cell_w, pn->cell_h, f->rule, 0.4);
 			if (pn->numbers || sum_row)

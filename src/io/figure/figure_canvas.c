@@ -242,6 +242,47 @@ void canvas_outline(struct canvas *cv, double x, double y, double w, double h, s
 	svg_stopped(cv);
 }
 
+/* Lines "/" every `spacing` across the rectangle, each ending inside it (the
+ * rectangle inset by half the line's width, so a butt end's corner stays in). */
+void canvas_hatch(struct canvas *cv, double x, double y, double w, double h, double spacing,
+		  struct qkv_rgb colour, double width, const char *name)
+{
+	double in = width / 2.0, u_max = w - 2.0 * in, v_max = h - 2.0 * in;
+
+	if (!(u_max > 0.0 && v_max > 0.0 && spacing > 0.0))
+		return;
+	if (cv->cr == NULL) {
+		if (svg_stopped(cv))
+			return;
+		fputs("<path", cv->svg);
+		svg_id(cv, name);
+		fputs(" d=\"", cv->svg);
+	}
+	/* The line u + v = c in the inset rectangle's own coordinates (v down). */
+	for (double c = spacing / 2.0; c < u_max + v_max; c += spacing) {
+		double u0 = fmax(0.0, c - v_max), u1 = fmin(u_max, c);
+		double x0 = x + in + u0, y0 = y + in + (c - u0), x1 = x + in + u1, y1 = y + in + (c - u1);
+
+		if (cv->cr != NULL) {
+			cairo_move_to(cv->cr, x0, y0);
+			cairo_line_to(cv->cr, x1, y1);
+		} else {
+			fprintf(cv->svg, "M%.3f %.3fL%.3f %.3f", canvas_x(cv, x0), canvas_y(cv, y0), canvas_x(cv, x1),
+				canvas_y(cv, y1));
+		}
+	}
+	if (cv->cr != NULL) {
+		set_rgb(cv->cr, colour);
+		cairo_set_line_width(cv->cr, width);
+		cairo_set_line_cap(cv->cr, CAIRO_LINE_CAP_BUTT);
+		cairo_stroke(cv->cr);
+		return;
+	}
+	fprintf(cv->svg, "\" fill=\"none\" stroke=\"#%02x%02x%02x\" stroke-width=\"%.3f\"/>\n", colour.r, colour.g,
+		colour.b, width * cv->scale);
+	svg_stopped(cv);
+}
+
 void canvas_line(struct canvas *cv, double x0, double y0, double x1, double y1, struct qkv_rgb colour,
 		 double width, bool dashed)
 {

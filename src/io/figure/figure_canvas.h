@@ -54,6 +54,11 @@ void canvas_rect(struct canvas *cv, double x, double y, double w, double h, stru
 		 const char *svg_class);
 /* The whole output area in one colour. */
 void canvas_background(struct canvas *cv, struct qkv_rgb fill);
+/* Hatching: parallel lines "/" `spacing` apart (measured along the sides)
+ * across the rectangle (x, y, w, h), all inside it (an SVG <path>; name, may be
+ * NULL, gives its id). */
+void canvas_hatch(struct canvas *cv, double x, double y, double w, double h, double spacing,
+		  struct qkv_rgb colour, double width, const char *name);
 /* A rectangle's outline, `width` wide, inside x, y, w, h. */
 void canvas_outline(struct canvas *cv, double x, double y, double w, double h, struct qkv_rgb colour,
 		    double width);
