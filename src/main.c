@@ -459,6 +459,7 @@ static int check_combinations(const struct cli *c)
 						   OPT_FORCE, OPT_RECOVER };
 	static const enum opt figure_only[] = { OPT_SIZE, OPT_BACKGROUND, OPT_LEVELS, OPT_RANGE, OPT_NUMBERS,
 						OPT_TITLE, OPT_HEADS_PANELS };
+	static const enum opt not_heatmap[] = { OPT_SIZE, OPT_BACKGROUND, OPT_NUMBERS, OPT_TITLE, OPT_HEADS_PANELS };
 	static const enum opt heatmap_only[] = { OPT_LEVELS, OPT_RANGE, OPT_NUMBERS, OPT_TITLE, OPT_HEADS_PANELS };
 	char shown[CLI_QUOTED];
 	int o;
@@ -471,10 +472,14 @@ static int check_combinations(const struct cli *c)
 		return cli_fail("--recover goes with a FILE: it offers the unsaved changes to FILE an "
 			    "abrupt end kept");
 	o = first_given(c, figure_only, sizeof figure_only / sizeof *figure_only);
+	/* --levels and --range colour a LaTeX heatmap too (the figures' map). */
+	if (!c->figure && c->given[OPT_HEATMAP])
+		o = first_given(c, not_heatmap, sizeof not_heatmap / sizeof *not_heatmap);
 	if (!c->figure && o >= 0)
 		return cli_figure_only(opt_name((enum opt)o));
 	/* Levels and a range are of a continuous map's colours. */
-	if (c->figure && (c->given[OPT_LEVELS] || c->given[OPT_RANGE]) && c->palette != NULL &&
+	if ((c->figure || c->given[OPT_HEATMAP]) && (c->given[OPT_LEVELS] || c->given[OPT_RANGE]) &&
+	    c->palette != NULL &&
 	    qkv_colour_palette_find(c->palette) >= 0 && qkv_colour_map_find(c->palette) < 0)
 		return cli_fail("--%s goes with a continuous map (--palette viridis, cividis or grey), not the "
 				"steps of --palette %s", opt_name(c->given[OPT_LEVELS] ? OPT_LEVELS : OPT_RANGE),
@@ -570,7 +575,7 @@ static int check_combinations(const struct cli *c)
 		return cli_fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
 	if (c->figure && c->given[OPT_PALETTE] && cli_check_figure_palette(c->palette) != 0)
 		return EXIT_USAGE;
-	if (c->given[OPT_HEATMAP] && c->given[OPT_PALETTE] && cli_check_palette(c->palette) != 0)
+	if (c->given[OPT_HEATMAP] && c->given[OPT_PALETTE] && cli_check_figure_palette(c->palette) != 0)
 		return EXIT_USAGE;
 	if (wants_print(c)) {
 		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
@@ -802,6 +807,31 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 	return 0;
 }
 
+/* The figure's options (and a LaTeX heatmap's colours) as the command line gives
+ * them. */
+static void figure_options_of(const struct cli *c, const struct print_options *options,
+			      struct figure_options *fo)
+{
+	figure_options_default(fo);
+	fo->stage = options->stage >= 0 ? options->stage : QKV_STAGE_WEIGHTS;
+	cli_figure_palette(c->palette, &fo->palette, &fo->map);
+	if (fo->palette < 0)
+		fo->palette = QKV_PALETTE_VIRIDIS;
+	fo->levels = c->levels;
+	fo->range_given = c->range_given;
+	fo->range_low = c->range_low;
+	fo->range_high = c->range_high;
+	fo->numbers = c->numbers;
+	fo->title = c->title;
+	fo->heads_panels = c->heads_panels;
+	fo->dark = c->dark;
+	fo->decimals = c->given[OPT_DECIMALS] ? options->decimals : 2;
+	fo->cell_row = c->given[OPT_CELL] ? options->cell_row : -1;
+	fo->cell_col = c->given[OPT_CELL] ? options->cell_col : -1;
+	fo->width = c->size_w;
+	fo->height = c->size_h;
+}
+
 /* Writes the report or the figure of trace to the output: standard output, or
  * --output atomically (made in memory first). 0, or the exit status with one line
  * written: EXIT_USAGE when --output cannot be written, else EXIT_FAILURE. */
@@ -816,24 +846,7 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	FILE *out = stdout;
 	int rc;
 
-	figure_options_default(&fo);
-	fo.stage = options->stage >= 0 ? options->stage : QKV_STAGE_WEIGHTS;
-	cli_figure_palette(c->palette, &fo.palette, &fo.map);
-	if (fo.palette < 0)
-		fo.palette = QKV_PALETTE_VIRIDIS;
-	fo.levels = c->levels;
-	fo.range_given = c->range_given;
-	fo.range_low = c->range_low;
-	fo.range_high = c->range_high;
-	fo.numbers = c->numbers;
-	fo.title = c->title;
-	fo.heads_panels = c->heads_panels;
-	fo.dark = c->dark;
-	fo.decimals = c->given[OPT_DECIMALS] ? options->decimals : 2;
-	fo.cell_row = c->given[OPT_CELL] ? options->cell_row : -1;
-	fo.cell_col = c->given[OPT_CELL] ? options->cell_col : -1;
-	fo.width = c->size_w;
-	fo.height = c->size_h;
+	figure_options_of(c, options, &fo);
 	o.figure = &fo;
 	o.err = err;
 	o.err_size = sizeof err;
@@ -855,7 +868,7 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	if (points != NULL)
 		rc = print_sweep(out, points, count, c->tokens, c->trials, (unsigned long long)c->seed, &o);
 	else if (c->given[OPT_HEATMAP])
-		rc = latex_heatmap_write(out, p, trace, fo.stage, fo.decimals, fo.palette, c->heatmap);
+		rc = latex_heatmap_write(out, p, trace, &fo, c->heatmap);
 	else if (online != NULL)
 		rc = print_online(out, p, online, &o);
 	else if (heads != NULL) {
@@ -976,12 +989,12 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 				return rc;
 			}
 			/* A heatmap of several heads: one per head, each under its name. */
-			if (c->given[OPT_HEATMAP])
-				rc = latex_heatmap_write_heads(stdout, p, &heads,
-							       options.stage >= 0 ? options.stage : QKV_STAGE_WEIGHTS,
-							       c->given[OPT_DECIMALS] ? options.decimals : 2,
-							       c->palette != NULL ? qkv_colour_palette_find(c->palette)
-										  : QKV_PALETTE_VIRIDIS, c->heatmap);
+			if (c->given[OPT_HEATMAP]) {
+				struct figure_options fo;
+
+				figure_options_of(c, &options, &fo);
+				rc = latex_heatmap_write_heads(stdout, p, &heads, &fo, c->heatmap);
+			}
 			else
 				rc = print_heads(stdout, p, &heads, &options);
 			if (rc == 0 && c->given[OPT_STANDALONE])

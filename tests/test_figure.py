@@ -194,6 +194,14 @@ def coolwarm(t):
     return table_at(COOLWARM, list(range(33)), t)
 
 
+# The grey map: L* from 12 to 92 (docs/formats.md), L* → Y → sRGB.
+def grey_map(t):
+    lightness = 12 + 80 * t
+    y = ((lightness + 16) / 116) ** 3 if lightness > 8 else lightness / 903.3
+    c = 12.92 * y if y <= 0.0031308 else 1.055 * y ** (1 / 2.4) - 0.055
+    return "#%02x%02x%02x" % ((round(255 * c),) * 3)
+
+
 def rgb_of(hexcolour):
     return tuple(int(hexcolour[i:i + 2], 16) for i in (1, 3, 5))
 
@@ -607,35 +615,76 @@ check(status == 0 and "a\\textless{}b & c\\&d" in out.decode(), "--heatmap: labe
 # Training's figures are test_train_figure.py's.
 
 # LaTeX heatmaps: the tabular's \cellcolor[RGB] cells and numbers, the pgfplots
-# variant's colour map and data (check_latex.sh compiles them with pdflatex).
+# variant's colour map and data (check_latex.sh compiles them with pdflatex). Their
+# colours are the figures': the continuous map (viridis, cool-warm for signed
+# values), --levels, --range and --palette cividis or grey; the screen's steps with
+# --palette projector, 8 or mono.
 import re
+
+
+def cellcolours(tex):
+    return re.findall(r"\\cellcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\\textcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\{([^}]*)\}", tex)
+
+
+def binned(t, levels):
+    """t in [0, 1] in `levels` equal bins, bin k read at k / (levels - 1)."""
+    t = min(max(t, 0.0), 1.0)
+    return min(levels - 1, math.floor(t * levels)) / (levels - 1)
+
 
 status, out, err = run("--format", "latex", "--heatmap", "--mask", "causal")
 tex = out.decode()
-cellcolors = re.findall(r"\\cellcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\\textcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\{([^}]*)\}", tex)
-want = [MASKED if j > i else weight_colour(wm[i][j], VIRIDIS) for i in range(n) for j in range(n)]
+cellcolors = cellcolours(tex)
+want = [MASKED if j > i else viridis(wm[i][j]) for i in range(n) for j in range(n)]
 got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolors]
-check(status == 0 and got == want, "--heatmap: one \\cellcolor per cell, the palette's colour", f"{got}")
+check(status == 0 and len(got) == n * n and all(near(g, w) for g, w in zip(got, want)),
+      "--heatmap: one \\cellcolor per cell, continuous viridis at its weight (masked: the grey)", f"{got}")
 check([c[6] for c in cellcolors] == ["---" if j > i else f"${shown(wm[i][j], 2)}$" for i in range(n) for j in range(n)],
       "--heatmap: the numbers (masked: ---)")
-check(["#%02x%02x%02x" % tuple(int(x) for x in c[3:6]) for c in cellcolors] == [text_on(c) for c in want],
+check(["#%02x%02x%02x" % tuple(int(x) for x in c[3:6]) for c in cellcolors] == [text_on(c) for c in got],
       "--heatmap: each number black or white by contrast")
 check(tex.count("\\begin{tabular}") == 1 and tex.count("\\end{tabular}") == 1
       and tex.count("\\\\\n") == n + 1, "--heatmap: one tabular, a header row and a row per query")
+_, out, _ = run("--format", "latex", "--heatmap", "--palette", "projector")
+got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolours(out.decode())]
+check(got == [weight_colour(weights[i][j], VIRIDIS_PROJECTOR) for i in range(n) for j in range(n)],
+      "--heatmap --palette projector: the screen's steps", f"{got}")
+status, out, err = run("--format", "latex", "--heatmap", "--palette", "grey", "--levels", "3", "--range", "0:0.5")
+got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolours(out.decode())]
+want = [grey_map(binned(weights[i][j] / 0.5, 3)) for i in range(n) for j in range(n)]
+check(status == 0 and len(got) == n * n and all(near(g, w) for g, w in zip(got, want)) and len(set(got)) <= 3,
+      "--heatmap --palette grey --levels 3 --range 0:0.5: the grey map's three levels, clamped at 0.5",
+      f"{err} {got} != {want}")
+status, out, err = run("--format", "latex", "--heatmap", "--stage", "2", "--range", "-1:1")
+got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolours(out.decode())]
+want = [coolwarm(min(max((scaled[i][j] + 1) / 2, 0), 1)) for i in range(n) for j in range(n)]
+check(status == 0 and all(near(g, w) for g, w in zip(got, want)), "--heatmap --stage 2 --range -1:1: cool-warm, clamped",
+      f"{got} != {want}")
 
 status, out, err = run("--format", "latex", "--heatmap=pgfplots", "--stage", "1", "--decimals", "3")
 pgf = out.decode()
 rows = re.findall(r"^(\d+) (\d+) (-?[\d.]+) \{([^}]*)\} (white|black)$", pgf, re.M)
 limit = max(abs(x) for row in scores for x in row)
-steps = [PUOR.index(signed_colour(scores[int(r[1])][int(r[0])], limit, PUOR)) + 0.5 for r in rows]
+steps = [min(255, math.floor((scores[int(r[1])][int(r[0])] + limit) / (2 * limit) * 256)) + 0.5 for r in rows]
 check(status == 0 and len(rows) == n * n and [float(r[2]) for r in rows] == steps,
-      "--heatmap=pgfplots: a data line per cell, its step of PuOr", f"{len(rows)} lines")
+      "--heatmap=pgfplots: a data line per cell, its bin of 256 over \u00b1max |score|", f"{len(rows)} lines")
 check([r[3] for r in rows] == [shown(scores[int(r[1])][int(r[0])], 3) for r in rows], "--heatmap=pgfplots: the numbers")
 cmap = re.search(r"colormap=\{qkv\}\{([^}]*)\}", pgf)
-check(cmap is not None and ["#%02x%02x%02x" % tuple(map(int, c)) for c in re.findall(r"rgb255=\((\d+),(\d+),(\d+)\)", cmap.group(1))] == PUOR,
-      "--heatmap=pgfplots: the colour map is the PuOr ramp")
+entries = ["#%02x%02x%02x" % tuple(map(int, c)) for c in re.findall(r"rgb255=\((\d+),(\d+),(\d+)\)", cmap.group(1))] if cmap else []
+check(len(entries) == 256 and all(near(entries[k], coolwarm(k / 255)) for k in (0, 64, 128, 200, 255)),
+      "--heatmap=pgfplots: the colour map is cool-warm in 256 bins", f"{len(entries)} entries")
+status, out, err = run("--format", "latex", "--heatmap=pgfplots", "--stage", "1", "--palette", "projector")
+pgf_steps = out.decode()
+rows = re.findall(r"^(\d+) (\d+) (-?[\d.]+) \{([^}]*)\} (white|black)$", pgf_steps, re.M)
+projector_signed = ["#542788", "#b2abd2", "#f7f7f7", "#fdb863", "#7f3b08"]
+steps = [projector_signed.index(signed_colour(scores[int(r[1])][int(r[0])], limit, projector_signed)) + 0.5 for r in rows]
+check(status == 0 and [float(r[2]) for r in rows] == steps, "--heatmap=pgfplots --palette projector: the screen's steps")
 check(pgf.count("\\begin{axis}") == 1 and pgf.count("\\end{axis}") == 1 and "matrix plot*" in pgf,
       "--heatmap=pgfplots: one axis with a matrix plot")
+status, out, err = run("--format", "latex", "--heatmap", "--numbers", "off")
+check(status == 2 and err.count("\n") == 1 and "--numbers" in err, "--heatmap --numbers off: one line, exit 2", err)
+status, out, err = run("--format", "latex", "--heatmap", "--palette", "mono", "--levels", "4")
+check(status == 2 and err.count("\n") == 1 and "continuous" in err, "--heatmap --levels with the mono steps: exit 2", err)
 
 for desc, args, words in (("--heatmap with --stage 5", ["--heatmap", "--stage", "5"], "stage 1, 2 or 3"),
                           ("--heatmap with --format csv", ["--format", "csv", "--heatmap"], "--format latex"),
@@ -711,14 +760,7 @@ check(near([r.get("fill") for r in cells(root)][0], (254, 232, 56)), "--palette 
 # grey (its range holds the masked grey) and --numbers off, a masked cell of a
 # causal 16-token problem is hatched (its inside is not one colour: two tones at
 # least 40 apart), an unmasked cell's centre is the grey map's colour at its
-# weight: L* from 12 to 92 (docs/formats.md), L* → Y → sRGB.
-def grey_map(t):
-    lightness = 12 + 80 * t
-    y = ((lightness + 16) / 116) ** 3 if lightness > 8 else lightness / 903.3
-    c = 12.92 * y if y <= 0.0031308 else 1.055 * y ** (1 / 2.4) - 0.055
-    return "#%02x%02x%02x" % ((round(255 * c),) * 3)
-
-
+# weight.
 causal16 = ["--random", "--tokens", "16", "--dk", "8", "--mask", "causal"]
 _, _, w16, _ = attention(problem(*causal16))
 extra = [*causal16, "--stage", "3", "--palette", "grey", "--numbers", "off", "--size", "900x900"]
