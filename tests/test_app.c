@@ -2638,6 +2638,26 @@ START_TEST(test_export_heads)
 	ck_assert_int_eq(occurrences(text, ">Head 2</text>"), 1);
 	free(text);
 	ck_assert_int_eq(unlink(svg), 0);
+
+	/* Stages 4, 5 and 0 draw the selected head's own figure: its title says which. */
+	for (int k = 0; k < 3; k++) {
+		int stage = k == 0 ? QKV_STAGE_MIX : k == 1 ? QKV_STAGE_OUTPUT : QKV_STAGE_PROJECTIONS;
+
+		while ((int)a.stage != stage)
+			key(&a, stage == QKV_STAGE_PROJECTIONS ? APP_KEY_PAGE_UP : APP_KEY_PAGE_DOWN);
+		key(&a, 'E');
+		keys(&a, svg);
+		key(&a, APP_KEY_ENTER);
+		wait_export(&a);
+		ck_assert_msg(!a.message_is_error, "stage %d: %s", stage, a.message);
+		text = read_whole(svg);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_msg(occurrences(text, "\u2014 Head 2 of 3</text>") == 1, "stage %d: no \"Head 2 of 3\" title",
+			      stage);
+		ck_assert_int_eq(occurrences(text, "Head 1") + occurrences(text, "Head 3"), 0);
+		free(text);
+		ck_assert_int_eq(unlink(svg), 0);
+	}
 	app_fini(&a);
 	ck_assert_int_eq(rmdir(dir), 0);
 }

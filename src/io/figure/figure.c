@@ -681,6 +681,13 @@ static void header_text(struct fig *f)
 	f->header = f->o.title == NULL;
 	snprintf(f->title, sizeof f->title, "%s", f->o.title != NULL ? f->o.title
 		 : f->p->title != NULL && f->p->title[0] != '\0' ? f->p->title : "qkv");
+	/* One head of several drawn alone (the interface's E in stages 0 to 5): the
+	 * built-in title names it. */
+	if (f->o.title == NULL && f->heads == NULL && f->p->h > 1 && f->o.head >= 0 && f->o.head < f->p->h) {
+		size_t used = strlen(f->title);
+
+		snprintf(f->title + used, sizeof f->title - used, " \u2014 Head %d of %d", f->o.head + 1, f->p->h);
+	}
 	snprintf(f->subtitle, sizeof f->subtitle, "Stage %d \u2014 %s: %s", stage,
 		 qkv_stage_name((enum qkv_stage)stage), qkv_stage_formula_of(f->p, (enum qkv_stage)stage, false));
 	divisor_words(f, divisor, sizeof divisor);
