@@ -12,6 +12,7 @@
 #include "qkv/attention.h"
 #include "qkv/colour.h"
 #include "qkv/geometry.h"
+#include "qkv/heads.h"
 #include "qkv/problem.h"
 
 #include "tap_main.h"
@@ -292,6 +293,66 @@ START_TEST(test_text_width_scales)
 }
 END_TEST
 
+static bool box_inside(struct figure_box b, double width, double height)
+{
+	return b.x >= -1e-6 && b.y >= -1e-6 && b.x + b.w <= width + 1e-6 && b.y + b.h <= height + 1e-6;
+}
+
+static bool boxes_apart(struct figure_box a, struct figure_box b)
+{
+	return a.x + a.w <= b.x + 1e-6 || b.x + b.w <= a.x + 1e-6 || a.y + a.h <= b.y + 1e-6 ||
+	       b.y + b.h <= a.y + 1e-6;
+}
+
+/* Multi-head figures' layout, h = 1 … 8 heads, with and without the average
+ * and Concat panels, at the natural size and at 400×300: every panel (title,
+ * labels, grid) inside the figure, no two panels overlapping, none overlapping
+ * the colour bar (its ticks and clamp words included), one panel per head at
+ * least; at 400×300 each heatmap's numbers either dropped or drawn at no less
+ * than the auto rule's FIGURE_MIN_NUMBER_SIZE. */
+START_TEST(test_heads_layout)
+{
+	for (int h = 1; h <= 8; h++)
+		for (int extras = 0; extras < 2; extras++)
+			for (int sized = 0; sized < 2; sized++) {
+				struct qkv_problem p;
+				struct qkv_heads_trace t;
+				struct figure_options o;
+				struct figure_layout l;
+				int count;
+
+				qkv_problem_init(&p);
+				qkv_heads_trace_init(&t);
+				ck_assert_int_eq(qkv_problem_random_heads(&p, 5, h, 2 * h, (uint64_t)h), 0);
+				ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+				figure_options_default(&o);
+				o.heads_panels = extras ? FIGURE_HEADS_AVERAGE | FIGURE_HEADS_CONCAT : 0;
+				o.width = sized ? 400 : 0;
+				o.height = sized ? 300 : 0;
+				count = figure_heads_layout(&p, &t, &o, &l);
+				ck_assert_int_ge(count, h + (extras ? 3 : 0));
+				ck_assert(l.bar.w > 0.0 && box_inside(l.bar, l.width, l.height));
+				for (int i = 0; i < count; i++) {
+					ck_assert_msg(box_inside(l.panel[i], l.width, l.height),
+						      "h %d extras %d sized %d: panel %d outside", h, extras, sized, i);
+					ck_assert_msg(boxes_apart(l.panel[i], l.bar),
+						      "h %d extras %d sized %d: panel %d on the bar", h, extras, sized, i);
+					for (int k = i + 1; k < count; k++)
+						ck_assert_msg(boxes_apart(l.panel[i], l.panel[k]),
+							      "h %d extras %d sized %d: panels %d and %d overlap", h,
+							      extras, sized, i, k);
+					if (sized && i < h)
+						ck_assert_msg(l.number_size[i] == 0.0 ||
+							      l.number_size[i] >= FIGURE_MIN_NUMBER_SIZE - 1e-9,
+							      "h %d extras %d: head %d's numbers at %g", h, extras, i,
+							      l.number_size[i]);
+				}
+				qkv_heads_trace_fini(&t);
+				qkv_problem_fini(&p);
+			}
+}
+END_TEST
+
 static void draw_all(struct qkv_problem *p, int first_stage)
 {
 	static const char *const magic[] = { "<?xml", "%PDF-", "\x89PNG" };
@@ -465,6 +526,7 @@ static Suite *figure_suite(void)
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_heat_fill);
 	tcase_add_test(tc, test_cells_tile);
+	tcase_add_test(tc, test_heads_layout);
 	tcase_add_test(tc, test_cell_text_and_fill);
 	tcase_add_test(tc, test_every_stage_format_palette);
 	tcase_add_test(tc, test_cross_figures);

@@ -1348,3 +1348,37 @@ bool figure_numbers_shown(const struct qkv_problem *p, const struct qkv_trace *t
 	fig_close(&f);
 	return shown;
 }
+
+int figure_heads_layout(const struct qkv_problem *p, const struct qkv_heads_trace *h,
+			const struct figure_options *o, struct figure_layout *l)
+{
+	const double fs = FONT_SIZE;
+	struct fig f;
+	double scale;
+
+	if (fig_open(&f, p, NULL, h, o) != 0)
+		return -1;
+	scale = f.cv.scale;
+	memset(l, 0, sizeof *l);
+	l->count = f.count;
+	l->width = f.cv.out_w;
+	l->height = f.cv.out_h;
+	for (int i = 0; i < f.count; i++) {
+		const struct panel *pn = &f.panels[i];
+
+		l->panel[i] = (struct figure_box){ canvas_x(&f.cv, pn->x), canvas_y(&f.cv, pn->y), pn->w * scale,
+						   pn->h * scale };
+		l->grid[i] = (struct figure_box){ canvas_x(&f.cv, pn->grid_x), canvas_y(&f.cv, pn->grid_y),
+						  grid_cols(pn) * pn->cell_w * scale, grid_rows(pn) * pn->cell_h * scale };
+		l->number_size[i] = pn->numbers ? pn->number_fs * scale : 0.0;
+	}
+	if (f.bar) {
+		double top = f.bar_y - (f.clamped_high ? 2.4 * fs : 0.5 * fs);
+		double bottom = f.bar_y + f.bar_h + (f.clamped_low ? 2.6 * fs : 0.5 * fs);
+
+		l->bar = (struct figure_box){ canvas_x(&f.cv, f.bar_x), canvas_y(&f.cv, top), bar_extent(&f) * scale,
+					      (bottom - top) * scale };
+	}
+	fig_close(&f);
+	return l->count;
+}

@@ -163,6 +163,22 @@ int figure_heads_write(FILE *out, enum figure_format format, const struct qkv_pr
 		       const struct qkv_heads_trace *h, const struct figure_options *o, char *err, size_t err_size);
 char *figure_heads_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_heads_trace *h,
 			 const struct figure_options *o, size_t *length, char *err, size_t err_size);
+/* Where a multi-head figure's parts are drawn, in the figure's units: each
+ * panel's box (its title, labels and grid), its grid's, the numbers' size (0
+ * when they are not drawn), and the colour bar's box with its ticks' text and
+ * clamp marks (w = 0 when there is no bar). */
+struct figure_box {
+	double x, y, w, h;
+};
+struct figure_layout {
+	int count;
+	double width, height;
+	struct figure_box panel[FIGURE_MAX_PANELS], grid[FIGURE_MAX_PANELS], bar;
+	double number_size[FIGURE_MAX_PANELS];
+};
+/* Fills l for heads' figure; returns the panel count, or -1 (out of memory). */
+int figure_heads_layout(const struct qkv_problem *p, const struct qkv_heads_trace *h,
+			const struct figure_options *o, struct figure_layout *l);
 /* Whether the cells of panel `panel` carry their numbers (--numbers, and for
  * AUTO the rule above); false when there is no such panel. */
 bool figure_numbers_shown(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
