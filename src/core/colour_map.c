@@ -5,11 +5,12 @@
  * viridis and cividis: 256 entries each, typed from matplotlib 3.6.3's
  * matplotlib/_cm_listed.py (_viridis_data, _cividis_data) as Debian's
  * python3-matplotlib ships it, once, by a script; matplotlib is not part of the
- * build. viridis is by Nathaniel J. Smith, Stéfan van der Walt and Eric Firing,
- * released under CC0; cividis is by Jamie R. Nuñez, Christopher R. Anderton and
- * Ryan S. Renslow ("Optimizing colormaps with consideration for color vision
- * deficiency to enable accurate interpretation of scientific data", PLOS ONE
- * 13(7), 2018), released under CC0 as matplotlib distributes it.
+ * build. That file carries no licence of its own: Debian's copyright file for
+ * the package puts it under matplotlib's licence (its "Files: *"). viridis is by
+ * Nathaniel J. Smith, Stéfan van der Walt and Eric Firing; cividis by Jamie R.
+ * Nuñez, Christopher R. Anderton and Ryan S. Renslow ("Optimizing colormaps with
+ * consideration for color vision deficiency to enable accurate interpretation of
+ * scientific data", PLOS ONE 13(7), 2018).
  *
  * coolwarm: Kenneth Moreland's diverging map ("Diverging Color Maps for
  * Scientific Visualization", ISVC 2009), its 33 points (CoolWarmFloat33.csv) as
