@@ -57,6 +57,7 @@ enum opt {
 	OPT_NO_SCALE, OPT_SCALE, OPT_TEMPERATURE, OPT_MASK, OPT_WRONG,
 	OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE,
 	OPT_OUTPUT, OPT_SIZE, OPT_BACKGROUND, OPT_HEATMAP,
+	OPT_LEVELS, OPT_RANGE, OPT_NUMBERS, OPT_TITLE, OPT_HEADS_PANELS,
 	OPT_LESSON, OPT_CHECK_LESSON, OPT_NOTES, OPT_RECORD, OPT_FORCE, OPT_RECOVER,
 	OPT_COST, OPT_HEADS,
 	OPT_ALGORITHM, OPT_TILE,
@@ -96,6 +97,11 @@ static const struct option long_options[] = {
 	{ "size", required_argument, NULL, OPT_BASE + OPT_SIZE },
 	{ "background", required_argument, NULL, OPT_BASE + OPT_BACKGROUND },
 	{ "heatmap", optional_argument, NULL, OPT_BASE + OPT_HEATMAP },
+	{ "levels", required_argument, NULL, OPT_BASE + OPT_LEVELS },
+	{ "range", required_argument, NULL, OPT_BASE + OPT_RANGE },
+	{ "numbers", required_argument, NULL, OPT_BASE + OPT_NUMBERS },
+	{ "title", required_argument, NULL, OPT_BASE + OPT_TITLE },
+	{ "heads-panels", required_argument, NULL, OPT_BASE + OPT_HEADS_PANELS },
 	{ "lesson", required_argument, NULL, OPT_BASE + OPT_LESSON },
 	{ "check-lesson", required_argument, NULL, OPT_BASE + OPT_CHECK_LESSON },
 	{ "notes", required_argument, NULL, OPT_BASE + OPT_NOTES },
@@ -129,6 +135,12 @@ struct cli {
 	const char *output;
 	double size_w, size_h;
 	bool dark;
+	int levels;                  /* --levels (0: continuous) */
+	bool range_given;            /* --range MIN:MAX (not auto) */
+	double range_low, range_high;
+	enum figure_numbers numbers; /* --numbers */
+	const char *title;           /* --title (NULL: the built-in one) */
+	unsigned heads_panels;       /* --heads-panels: FIGURE_HEADS_* bits */
 	enum latex_heatmap_form heatmap;
 	bool online; /* --algorithm online */
 	unsigned cost_algorithms; /* what --cost measures: QKV_COST_MEASURE bits */
@@ -234,6 +246,26 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return 0;
 	case OPT_BACKGROUND:
 		return cli_parse_background(arg, &c->dark);
+	case OPT_LEVELS:
+		return cli_parse_int(opt_name(o), arg, 2, FIGURE_MAX_LEVELS, &c->levels);
+	case OPT_RANGE:
+		c->range_given = strcmp(arg, "auto") != 0;
+		if (c->range_given && figure_range_parse(arg, &c->range_low, &c->range_high) != 0)
+			return cli_fail("--range needs auto or MIN:MAX, two numbers with MIN < MAX, like 0:0.5; "
+					"not \"%s\"", cli_quote(shown, arg));
+		return 0;
+	case OPT_NUMBERS:
+		if (strcmp(arg, "auto") == 0 || strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0) {
+			c->numbers = arg[0] == 'a' ? FIGURE_NUMBERS_AUTO : arg[1] == 'n' ? FIGURE_NUMBERS_ON
+											 : FIGURE_NUMBERS_OFF;
+			return 0;
+		}
+		return cli_fail("--numbers needs on, off or auto, not \"%s\"", cli_quote(shown, arg));
+	case OPT_TITLE:
+		c->title = arg;
+		return 0;
+	case OPT_HEADS_PANELS:
+		return cli_parse_heads_panels(arg, &c->heads_panels);
 	case OPT_STAGE:
 		return parse_stage(arg, &c->print.stage);
 	case OPT_CELL:
@@ -425,6 +457,10 @@ static int check_combinations(const struct cli *c)
 					       OPT_HEADS, OPT_DMODEL };
 	static const enum opt interface_only[] = { OPT_PROJECTOR, OPT_PALETTE, OPT_COLOR, OPT_PACE, OPT_RECORD,
 						   OPT_FORCE, OPT_RECOVER };
+	static const enum opt figure_only[] = { OPT_SIZE, OPT_BACKGROUND, OPT_LEVELS, OPT_RANGE, OPT_NUMBERS,
+						OPT_TITLE, OPT_HEADS_PANELS };
+	static const enum opt not_heatmap[] = { OPT_SIZE, OPT_BACKGROUND, OPT_NUMBERS, OPT_TITLE, OPT_HEADS_PANELS };
+	static const enum opt heatmap_only[] = { OPT_LEVELS, OPT_RANGE, OPT_NUMBERS, OPT_TITLE, OPT_HEADS_PANELS };
 	char shown[CLI_QUOTED];
 	int o;
 
@@ -435,8 +471,25 @@ static int check_combinations(const struct cli *c)
 	if (c->given[OPT_RECOVER] && (c->file == NULL || c->given[OPT_SWEEP] || c->given[OPT_COST]))
 		return cli_fail("--recover goes with a FILE: it offers the unsaved changes to FILE an "
 			    "abrupt end kept");
-	if (!c->figure && (c->given[OPT_SIZE] || c->given[OPT_BACKGROUND]))
-		return cli_figure_only(opt_name(c->given[OPT_SIZE] ? OPT_SIZE : OPT_BACKGROUND));
+	o = first_given(c, figure_only, sizeof figure_only / sizeof *figure_only);
+	/* --levels and --range colour a LaTeX heatmap too (the figures' map). */
+	if (!c->figure && c->given[OPT_HEATMAP])
+		o = first_given(c, not_heatmap, sizeof not_heatmap / sizeof *not_heatmap);
+	if (!c->figure && o >= 0)
+		return cli_figure_only(opt_name((enum opt)o));
+	/* Levels and a range are of a continuous map's colours. */
+	if ((c->figure || c->given[OPT_HEATMAP]) && (c->given[OPT_LEVELS] || c->given[OPT_RANGE]) &&
+	    c->palette != NULL &&
+	    qkv_colour_palette_find(c->palette) >= 0 && qkv_colour_map_find(c->palette) < 0)
+		return cli_fail("--%s goes with a continuous map (--palette viridis, cividis or grey), not the "
+				"steps of --palette %s", opt_name(c->given[OPT_LEVELS] ? OPT_LEVELS : OPT_RANGE),
+				cli_quote(shown, c->palette));
+	if (c->figure && (c->given[OPT_SWEEP] || c->print.stage == PRINT_STAGE_GEOMETRY)) {
+		o = first_given(c, heatmap_only, sizeof heatmap_only / sizeof *heatmap_only);
+		if (o >= 0)
+			return cli_fail("--%s is a heatmap's; the %s figure has none", opt_name((enum opt)o),
+					c->given[OPT_SWEEP] ? "--sweep" : "geometry");
+	}
 	if (cli_check_binary(c->print.format, c->output) != 0)
 		return EXIT_USAGE;
 	/* --standalone wraps LaTeX (a report, a heatmap, the sweep) in a document. */
@@ -520,7 +573,9 @@ static int check_combinations(const struct cli *c)
 	if (c->given[OPT_HEATMAP] && c->print.stage >= 0 && c->print.stage != QKV_STAGE_SCORES &&
 	    c->print.stage != QKV_STAGE_SCALED && c->print.stage != QKV_STAGE_WEIGHTS)
 		return cli_fail("--heatmap draws stage 1, 2 or 3 (scores, scaled, weights), not stage %d", c->print.stage);
-	if ((c->figure || c->given[OPT_HEATMAP]) && c->given[OPT_PALETTE] && cli_check_palette(c->palette) != 0)
+	if (c->figure && c->given[OPT_PALETTE] && cli_check_figure_palette(c->palette) != 0)
+		return EXIT_USAGE;
+	if (c->given[OPT_HEATMAP] && c->given[OPT_PALETTE] && cli_check_figure_palette(c->palette) != 0)
 		return EXIT_USAGE;
 	if (wants_print(c)) {
 		o = first_given(c, interface_only, sizeof interface_only / sizeof *interface_only);
@@ -639,8 +694,8 @@ static int parse_command_line(int argc, char **argv, struct cli *c)
 }
 
 static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
-			const struct qkv_online *online, const struct print_options *options,
-			const struct qkv_sweep_point *points, int count);
+			const struct qkv_heads_trace *heads, const struct qkv_online *online,
+			const struct print_options *options, const struct qkv_sweep_point *points, int count);
 
 /* Runs the d_k sweep and prints it (or draws it); the exit status. */
 static int run_sweep(const struct cli *c)
@@ -652,7 +707,7 @@ static int run_sweep(const struct cli *c)
 		cli_fail("the sweep failed: %s", qkv_error_string(count));
 		return count == QKV_EINVAL ? EXIT_USAGE : EXIT_FAILURE;
 	}
-	return write_output(c, NULL, NULL, NULL, &c->print, points, count);
+	return write_output(c, NULL, NULL, NULL, NULL, &c->print, points, count);
 }
 
 /* Fills p from the file, a random draw or the built-in example; the exit status. */
@@ -752,12 +807,37 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 	return 0;
 }
 
+/* The figure's options (and a LaTeX heatmap's colours) as the command line gives
+ * them. */
+static void figure_options_of(const struct cli *c, const struct print_options *options,
+			      struct figure_options *fo)
+{
+	figure_options_default(fo);
+	fo->stage = options->stage >= 0 ? options->stage : QKV_STAGE_WEIGHTS;
+	cli_figure_palette(c->palette, &fo->palette, &fo->map);
+	if (fo->palette < 0)
+		fo->palette = QKV_PALETTE_VIRIDIS;
+	fo->levels = c->levels;
+	fo->range_given = c->range_given;
+	fo->range_low = c->range_low;
+	fo->range_high = c->range_high;
+	fo->numbers = c->numbers;
+	fo->title = c->title;
+	fo->heads_panels = c->heads_panels;
+	fo->dark = c->dark;
+	fo->decimals = c->given[OPT_DECIMALS] ? options->decimals : 2;
+	fo->cell_row = c->given[OPT_CELL] ? options->cell_row : -1;
+	fo->cell_col = c->given[OPT_CELL] ? options->cell_col : -1;
+	fo->width = c->size_w;
+	fo->height = c->size_h;
+}
+
 /* Writes the report or the figure of trace to the output: standard output, or
  * --output atomically (made in memory first). 0, or the exit status with one line
  * written: EXIT_USAGE when --output cannot be written, else EXIT_FAILURE. */
 static int write_output(const struct cli *c, const struct qkv_problem *p, const struct qkv_trace *trace,
-			const struct qkv_online *online, const struct print_options *options,
-			const struct qkv_sweep_point *points, int count)
+			const struct qkv_heads_trace *heads, const struct qkv_online *online,
+			const struct print_options *options, const struct qkv_sweep_point *points, int count)
 {
 	struct figure_options fo;
 	struct print_options o = *options;
@@ -766,21 +846,14 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	FILE *out = stdout;
 	int rc;
 
-	figure_options_default(&fo);
-	fo.stage = options->stage >= 0 ? options->stage : QKV_STAGE_WEIGHTS;
-	fo.palette = c->palette != NULL ? qkv_colour_palette_find(c->palette) : QKV_PALETTE_VIRIDIS;
-	fo.dark = c->dark;
-	fo.decimals = c->given[OPT_DECIMALS] ? options->decimals : 2;
-	fo.cell_row = c->given[OPT_CELL] ? options->cell_row : -1;
-	fo.cell_col = c->given[OPT_CELL] ? options->cell_col : -1;
-	fo.width = c->size_w;
-	fo.height = c->size_h;
+	figure_options_of(c, options, &fo);
 	o.figure = &fo;
 	o.err = err;
 	o.err_size = sizeof err;
 	/* Too large a figure is refused before any file is opened. */
 	if (c->figure && points == NULL && options->stage != PRINT_STAGE_GEOMETRY &&
-	    figure_check_size(p, trace, &fo, err, sizeof err) != 0) {
+	    (heads != NULL ? figure_heads_check_size(p, heads, &fo, err, sizeof err)
+			   : figure_check_size(p, trace, &fo, err, sizeof err)) != 0) {
 		cli_fail("%s", err);
 		return EXIT_USAGE;
 	}
@@ -795,9 +868,15 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	if (points != NULL)
 		rc = print_sweep(out, points, count, c->tokens, c->trials, (unsigned long long)c->seed, &o);
 	else if (c->given[OPT_HEATMAP])
-		rc = latex_heatmap_write(out, p, trace, fo.stage, fo.decimals, fo.palette, c->heatmap);
+		rc = latex_heatmap_write(out, p, trace, &fo, c->heatmap);
 	else if (online != NULL)
 		rc = print_online(out, p, online, &o);
+	else if (heads != NULL) {
+		enum figure_format format = FIGURE_SVG;
+
+		print_format_figure(c->print.format, &format);
+		rc = figure_heads_write(out, format, p, heads, &fo, err, sizeof err);
+	}
 	else
 		rc = print_trace(out, p, trace, &o);
 	if (rc == 0 && c->given[OPT_STANDALONE])
@@ -833,7 +912,7 @@ static int run_online(const struct cli *c, const struct qkv_problem *p, const st
 		cli_fail("cannot compute the attention online: %s", qkv_error_string(rc));
 		status = EXIT_FAILURE;
 	} else {
-		status = write_output(c, p, NULL, &online, options, NULL, 0);
+		status = write_output(c, p, NULL, NULL, &online, options, NULL, 0);
 	}
 	qkv_online_fini(&online);
 	return status;
@@ -860,12 +939,28 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		return cli_fail("%s has %d heads: --algorithm online computes a single head's attention",
 				problem_name(c, shown), p->h);
 	}
-	if (p->h > 0 && (!print_format_heads(options.format) || c->output != NULL)) {
-		char names[128], shown[CLI_QUOTED];
+	if (p->h > 0 && !c->figure && (!print_format_heads(options.format) || c->output != NULL)) {
+		char names[128], figures[128], shown[CLI_QUOTED];
 
 		print_format_names(names, sizeof names, -1, print_format_heads);
-		return cli_fail("%s has %d heads: its report goes to standard output as %s (no figure, "
-			    "no --output yet)", problem_name(c, shown), p->h, names);
+		print_format_names(figures, sizeof figures, PRINT_KIND_FIGURE, NULL);
+		return cli_fail("%s has %d heads: its report goes to standard output as %s (--output only "
+			    "with a figure, --format %s)", problem_name(c, shown), p->h, names, figures);
+	}
+	/* Each head has scores, scaled scores and weights of its own: a figure of
+	 * one of them is a heatmap per head. */
+	if (p->h > 0 && c->figure && options.stage >= 0 && options.stage != QKV_STAGE_SCORES &&
+	    options.stage != QKV_STAGE_SCALED && options.stage != QKV_STAGE_WEIGHTS) {
+		char shown[CLI_QUOTED];
+
+		return cli_fail("%s has %d heads: a figure draws stage 1, 2 or 3 (scores, scaled, weights) of "
+				"each head, not stage %d", problem_name(c, shown), p->h, options.stage);
+	}
+	if (p->h == 0 && c->given[OPT_HEADS_PANELS]) {
+		char shown[CLI_QUOTED];
+
+		return cli_fail("--heads-panels goes with a problem of several heads; %s has one",
+				problem_name(c, shown));
 	}
 	/* The geometry is one head's queries and keys: refused for several heads. */
 	if (p->h > 0 && options.stage == PRINT_STAGE_GEOMETRY) {
@@ -887,13 +982,19 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 			if (c->given[OPT_STANDALONE])
 				latex_text_document_begin(stdout, c->given[OPT_HEATMAP]
 							  ? latex_heatmap_preamble(c->heatmap) : LATEX_REPORT_PREAMBLE);
+			/* A figure of several heads: a heatmap per head, in a grid. */
+			if (c->figure) {
+				rc = write_output(c, p, &heads.head[0], &heads, NULL, &options, NULL, 0);
+				qkv_heads_trace_fini(&heads);
+				return rc;
+			}
 			/* A heatmap of several heads: one per head, each under its name. */
-			if (c->given[OPT_HEATMAP])
-				rc = latex_heatmap_write_heads(stdout, p, &heads,
-							       options.stage >= 0 ? options.stage : QKV_STAGE_WEIGHTS,
-							       c->given[OPT_DECIMALS] ? options.decimals : 2,
-							       c->palette != NULL ? qkv_colour_palette_find(c->palette)
-										  : QKV_PALETTE_VIRIDIS, c->heatmap);
+			if (c->given[OPT_HEATMAP]) {
+				struct figure_options fo;
+
+				figure_options_of(c, &options, &fo);
+				rc = latex_heatmap_write_heads(stdout, p, &heads, &fo, c->heatmap);
+			}
 			else
 				rc = print_heads(stdout, p, &heads, &options);
 			if (rc == 0 && c->given[OPT_STANDALONE])
@@ -915,7 +1016,7 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 		cli_fail("cannot compute the attention: %s", qkv_error_string(rc));
 		status = EXIT_FAILURE;
 	} else {
-		status = write_output(c, p, &trace, NULL, &options, NULL, 0);
+		status = write_output(c, p, &trace, NULL, NULL, &options, NULL, 0);
 	}
 	qkv_trace_fini(&trace);
 	return status;

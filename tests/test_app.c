@@ -2593,6 +2593,76 @@ START_TEST(test_export_too_large)
 }
 END_TEST
 
+/* E on a problem of three heads exports what the screen shows: live, every head's
+ * weights, one heatmap of n × n cells per head, each headed "Head i"; in stage 1
+ * the selected head's scores alone, headed with its number. */
+START_TEST(test_export_heads)
+{
+	struct app a;
+	struct qkv_problem p;
+	char dir[512], svg[600];
+	char *text;
+
+	make_temp_dir(dir, sizeof dir);
+	snprintf(svg, sizeof svg, "%s/heads.svg", dir);
+	qkv_problem_init(&p);
+	ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 3, 12, 3), 0);
+	start_with(&a, &p, NULL);
+	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
+	key(&a, 'E');
+	keys(&a, svg);
+	key(&a, APP_KEY_ENTER);
+	wait_export(&a);
+	ck_assert_msg(!a.message_is_error, "%s", a.message);
+	text = read_whole(svg);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(occurrences(text, "id=\"cell-"), 3 * 4 * 4);
+	ck_assert_int_eq(occurrences(text, ">Head 1</text>"), 1);
+	ck_assert_int_eq(occurrences(text, ">Head 2</text>"), 1);
+	ck_assert_int_eq(occurrences(text, ">Head 3</text>"), 1);
+	free(text);
+	ck_assert_int_eq(unlink(svg), 0);
+
+	key(&a, 'H'); /* the second head */
+	while (a.stage != QKV_STAGE_SCORES)
+		key(&a, APP_KEY_PAGE_DOWN);
+	key(&a, 'E');
+	keys(&a, svg);
+	key(&a, APP_KEY_ENTER);
+	wait_export(&a);
+	ck_assert_msg(!a.message_is_error, "%s", a.message);
+	text = read_whole(svg);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_eq(occurrences(text, "id=\"cell-"), 4 * 4);
+	ck_assert_int_eq(occurrences(text, ">Head 1</text>") + occurrences(text, ">Head 3</text>"), 0);
+	ck_assert_int_eq(occurrences(text, ">Head 2</text>"), 1);
+	free(text);
+	ck_assert_int_eq(unlink(svg), 0);
+
+	/* Stages 4, 5 and 0 draw the selected head's own figure: its title says which. */
+	for (int k = 0; k < 3; k++) {
+		int stage = k == 0 ? QKV_STAGE_MIX : k == 1 ? QKV_STAGE_OUTPUT : QKV_STAGE_PROJECTIONS;
+
+		while ((int)a.stage != stage)
+			key(&a, stage == QKV_STAGE_PROJECTIONS ? APP_KEY_PAGE_UP : APP_KEY_PAGE_DOWN);
+		key(&a, 'E');
+		keys(&a, svg);
+		key(&a, APP_KEY_ENTER);
+		wait_export(&a);
+		ck_assert_msg(!a.message_is_error, "stage %d: %s", stage, a.message);
+		text = read_whole(svg);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_msg(occurrences(text, "\u2014 Head 2 of 3</text>") == 1, "stage %d: no \"Head 2 of 3\" title",
+			      stage);
+		ck_assert_int_eq(occurrences(text, "Head 1") + occurrences(text, "Head 3"), 0);
+		free(text);
+		ck_assert_int_eq(unlink(svg), 0);
+	}
+	app_fini(&a);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* E exports the stage on screen as a figure named like w's prompt, its format
  * from the name; the problem is not saved by it; a name without .svg, .pdf or
  * .png is refused, an existing file is asked about. */
@@ -4686,6 +4756,7 @@ static Suite *app_suite(void)
 	tcase_add_test(files, test_recovery_unreadable_is_said);
 	tcase_add_test(files, test_save_as_and_overwrite);
 	tcase_add_test(files, test_export_figure);
+	tcase_add_test(files, test_export_heads);
 	tcase_add_test(files, test_export_too_large);
 	tcase_add_test(files, test_export_cancelled);
 	tcase_add_test(files, test_save_to_given_path);

@@ -142,7 +142,8 @@ expect_refusal "a FILE with an escape sequence, refused by --random" 2 \
 	'qkv: --random draws its own problem; it reads no FILE ("f\x1b[2J.json")' \
 	--random --tokens 2 --dk 2 "f${esc}[2J.json"
 expect_refusal "--palette with a C1 control" 2 \
-	'qkv: --palette needs viridis, projector, 8 or mono, not "v\u009B"' --format svg --palette "v${csi}"
+	'qkv: --palette needs viridis, cividis, grey (continuous maps) or projector, 8, mono (the screen'"'"'s steps) for a figure, not "v\u009B"' \
+	--format svg --palette "v${csi}"
 
 # A closed pipe (SIGPIPE ignored, as some callers leave it) stops the report at
 # once with one line; the reader takes 10 bytes of a 1024-token report.

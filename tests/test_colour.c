@@ -443,6 +443,159 @@ START_TEST(test_palette_names)
 }
 END_TEST
 
+/* ---- the continuous maps -------------------------------------------------------- */
+
+/* A published entry (components 0..1) as the 8-bit colour it rounds to. */
+static void assert_entry(struct qkv_rgb got, double r, double g, double b)
+{
+	ck_assert_int_eq(got.r, (int)floor(r * 255.0 + 0.5));
+	ck_assert_int_eq(got.g, (int)floor(g * 255.0 + 0.5));
+	ck_assert_int_eq(got.b, (int)floor(b * 255.0 + 0.5));
+}
+
+/* Entries typed from matplotlib's _cm_listed.py (viridis, cividis: 256 entries,
+ * entry k at k/255) and Moreland's 33 cool-warm points (entry k at k/32). */
+START_TEST(test_map_published_entries)
+{
+	assert_entry(qkv_colour_map_at(QKV_MAP_VIRIDIS, 0.0), 0.267004, 0.004874, 0.329415);
+	assert_entry(qkv_colour_map_at(QKV_MAP_VIRIDIS, 128.0 / 255.0), 0.127568, 0.566949, 0.550556);
+	assert_entry(qkv_colour_map_at(QKV_MAP_VIRIDIS, 1.0), 0.993248, 0.906157, 0.143936);
+	assert_entry(qkv_colour_map_at(QKV_MAP_CIVIDIS, 0.0), 0.0, 0.135112, 0.304751);
+	assert_entry(qkv_colour_map_at(QKV_MAP_CIVIDIS, 128.0 / 255.0), 0.488697, 0.485318, 0.471008);
+	assert_entry(qkv_colour_map_at(QKV_MAP_CIVIDIS, 1.0), 0.995737, 0.909344, 0.217772);
+	assert_entry(qkv_colour_map_at(QKV_MAP_COOLWARM, 0.0), 0.2298057, 0.298717966, 0.753683153);
+	assert_entry(qkv_colour_map_at(QKV_MAP_COOLWARM, 0.5), 0.865395197, 0.86541021, 0.865395561);
+	assert_entry(qkv_colour_map_at(QKV_MAP_COOLWARM, 1.0), 0.705673158, 0.01555616, 0.150232812);
+	/* Halfway between viridis' first two entries: their mean. */
+	assert_entry(qkv_colour_map_at(QKV_MAP_VIRIDIS, 0.5 / 255.0), (0.267004 + 0.268510) / 2,
+		     (0.004874 + 0.009605) / 2, (0.329415 + 0.335427) / 2);
+	/* Outside [0, 1] and NaN: clamped. */
+	assert_entry(qkv_colour_map_at(QKV_MAP_VIRIDIS, -3.0), 0.267004, 0.004874, 0.329415);
+	assert_entry(qkv_colour_map_at(QKV_MAP_VIRIDIS, 7.0), 0.993248, 0.906157, 0.143936);
+	assert_entry(qkv_colour_map_at(QKV_MAP_VIRIDIS, NAN), 0.267004, 0.004874, 0.329415);
+}
+END_TEST
+
+/* The sequential maps grow lighter all the way (CIELAB L*, the test's own code),
+ * sampled at 65 points; grey has no hue and runs from L* 12 to 92. */
+START_TEST(test_map_lightness_monotone)
+{
+	static const enum qkv_colour_map maps[] = { QKV_MAP_VIRIDIS, QKV_MAP_CIVIDIS, QKV_MAP_GREY };
+
+	for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++) {
+		double last = -1.0;
+
+		for (int i = 0; i <= 64; i++) {
+			struct qkv_rgb c = qkv_colour_map_at(maps[m], i / 64.0);
+			struct lab3 lab = lab_of(c.r, c.g, c.b);
+
+			ck_assert_msg(lab.l > last, "map %zu at %d/64: L* %.2f after %.2f", m, i, lab.l, last);
+			last = lab.l;
+			if (maps[m] == QKV_MAP_GREY)
+				ck_assert(c.r == c.g && c.g == c.b);
+		}
+	}
+	ck_assert_double_eq_tol(lab_of(qkv_colour_map_at(QKV_MAP_GREY, 0.0).r, qkv_colour_map_at(QKV_MAP_GREY, 0.0).g,
+				       qkv_colour_map_at(QKV_MAP_GREY, 0.0).b).l, 12.0, 0.5);
+	ck_assert_double_eq_tol(lab_of(qkv_colour_map_at(QKV_MAP_GREY, 1.0).r, qkv_colour_map_at(QKV_MAP_GREY, 1.0).g,
+				       qkv_colour_map_at(QKV_MAP_GREY, 1.0).b).l, 92.0, 0.5);
+}
+END_TEST
+
+/* The diverging map: neutral (no hue) in the middle, lightest there, its two
+ * ends of the same lightness, and each half darker towards its end. */
+START_TEST(test_map_diverging)
+{
+	struct qkv_rgb mid = qkv_colour_map_at(QKV_MAP_COOLWARM, 0.5);
+	struct qkv_rgb lo = qkv_colour_map_at(QKV_MAP_COOLWARM, 0.0), hi = qkv_colour_map_at(QKV_MAP_COOLWARM, 1.0);
+	struct lab3 m = lab_of(mid.r, mid.g, mid.b), a = lab_of(lo.r, lo.g, lo.b), b = lab_of(hi.r, hi.g, hi.b);
+	double last_lo = m.l, last_hi = m.l;
+
+	ck_assert_msg(fabs(m.a) < 1.0 && fabs(m.b) < 1.0, "middle a* %.2f b* %.2f", m.a, m.b);
+	ck_assert_msg(fabs(a.l - b.l) < 1.5, "ends' L* %.2f and %.2f", a.l, b.l);
+	ck_assert(a.b < -20.0 && b.a > 20.0); /* blue below, red above */
+	for (int i = 1; i <= 16; i++) {
+		struct qkv_rgb x = qkv_colour_map_at(QKV_MAP_COOLWARM, 0.5 - i / 32.0);
+		struct qkv_rgb y = qkv_colour_map_at(QKV_MAP_COOLWARM, 0.5 + i / 32.0);
+		double lx = lab_of(x.r, x.g, x.b).l, ly = lab_of(y.r, y.g, y.b).l;
+
+		ck_assert_msg(lx < last_lo && ly < last_hi, "step %d: %.2f %.2f", i, lx, ly);
+		last_lo = lx;
+		last_hi = ly;
+	}
+}
+END_TEST
+
+/* --levels N: exactly N colours over [0, 1], equal bins (k/N starts bin k), the
+ * first and last the map's ends. */
+START_TEST(test_map_levels)
+{
+	static const int levels[] = { 2, 3, 5, 6, 10, 16, 32, 64 };
+
+	for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+		int n = levels[l], distinct = 0;
+		struct qkv_rgb seen[64];
+
+		for (int i = 0; i <= 10000; i++) {
+			struct qkv_rgb c = qkv_colour_map_at(QKV_MAP_VIRIDIS, qkv_colour_level(i / 10000.0, n));
+			bool known = false;
+
+			for (int k = 0; k < distinct; k++)
+				known = known || (seen[k].r == c.r && seen[k].g == c.g && seen[k].b == c.b);
+			if (!known) {
+				ck_assert_int_lt(distinct, 64);
+				seen[distinct++] = c;
+			}
+		}
+		ck_assert_int_eq(distinct, n);
+		for (int k = 1; k < n; k++) {
+			ck_assert_double_eq_tol(qkv_colour_level((double)k / n - 1e-9, n), (k - 1.0) / (n - 1), 1e-15);
+			ck_assert_double_eq_tol(qkv_colour_level((double)k / n + 1e-9, n), (double)k / (n - 1), 1e-15);
+		}
+		ck_assert_double_eq(qkv_colour_level(0.0, n), 0.0);
+		ck_assert_double_eq(qkv_colour_level(1.0, n), 1.0);
+	}
+	/* 256 levels: 256 different positions; no levels: t itself. */
+	for (int k = 0; k < 256; k++)
+		ck_assert_double_eq_tol(qkv_colour_level((k + 0.5) / 256.0, 256), k / 255.0, 1e-15);
+	ck_assert_double_eq(qkv_colour_level(0.3, 0), 0.3);
+}
+END_TEST
+
+/* Black or white text reaches 4.5:1 (WCAG AA) on every colour of every map, the
+ * stronger of the two measured with the test's own luminance. */
+START_TEST(test_map_text_contrast)
+{
+	for (int m = 0; m < QKV_MAP_COUNT; m++) {
+		double least = 21.0;
+
+		for (int i = 0; i <= 1000; i++) {
+			struct qkv_rgb c = qkv_colour_map_at((enum qkv_colour_map)m, i / 1000.0);
+			double y = luminance(c), best = fmax((y + 0.05) / 0.05, 1.05 / (y + 0.05));
+
+			least = fmin(least, best);
+		}
+		printf("# map %s: least text contrast %.2f:1\n", qkv_colour_map_name(m), least);
+		ck_assert_msg(least >= QKV_CONTRAST_TEXT, "map %d: %.2f", m, least);
+	}
+}
+END_TEST
+
+START_TEST(test_map_names_and_fraction)
+{
+	for (int m = 0; m < QKV_MAP_COUNT; m++)
+		ck_assert_int_eq(qkv_colour_map_find(qkv_colour_map_name(m)), m);
+	ck_assert_int_eq(qkv_colour_map_find("gray"), QKV_MAP_GREY);
+	ck_assert_int_eq(qkv_colour_map_find("jet"), -1);
+	ck_assert_ptr_null(qkv_colour_map_name(QKV_MAP_COUNT));
+	ck_assert_double_eq_tol(qkv_colour_fraction(0.25, 0.0, 0.5), 0.5, 1e-15);
+	ck_assert_double_eq_tol(qkv_colour_fraction(-3.0, -4.0, 4.0), 0.125, 1e-15);
+	ck_assert_double_eq(qkv_colour_fraction(0.9, 0.0, 0.5), 1.0);
+	ck_assert_double_eq(qkv_colour_fraction(-1.0, 0.0, 0.5), 0.0);
+	ck_assert_double_eq(qkv_colour_fraction(2.0, 1.0, 1.0), 0.5);
+}
+END_TEST
+
 static Suite *colour_suite(void)
 {
 	Suite *s = suite_create("colour");
@@ -462,6 +615,14 @@ static Suite *colour_suite(void)
 	tcase_add_test(text, test_equal_numbers_equal_colours);
 	tcase_add_test(text, test_weight_step_of_shown);
 	suite_add_tcase(s, text);
+	TCase *maps = tcase_create("maps");
+	tcase_add_test(maps, test_map_published_entries);
+	tcase_add_test(maps, test_map_lightness_monotone);
+	tcase_add_test(maps, test_map_diverging);
+	tcase_add_test(maps, test_map_levels);
+	tcase_add_test(maps, test_map_names_and_fraction);
+	tcase_add_test(maps, test_map_text_contrast);
+	suite_add_tcase(s, maps);
 	return s;
 }
 

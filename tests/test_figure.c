@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "io/figure/figure.h"
+#include "io/figure/figure_canvas.h"
 #include "qkv/attention.h"
 #include "qkv/colour.h"
 #include "qkv/geometry.h"
+#include "qkv/heads.h"
 #include "qkv/problem.h"
 
 #include "tap_main.h"
@@ -38,23 +40,56 @@ START_TEST(test_size_parse)
 }
 END_TEST
 
-/* The fills are the published ramps' values: viridis #440154 … #fde725 stepped by
- * the weight as shown; PuOr's ends at ±limit and its near-white middle at 0. */
+/* A palette's steps (no map) are the published ramps' values: viridis #440154 …
+ * #fde725 stepped by the weight as shown; PuOr's ends at ±limit and its
+ * near-white middle at 0. */
+static struct qkv_rgb stepped(int palette, bool signed_values, double v, double limit, bool masked)
+{
+	const struct figure_scale s = { .palette = palette, .map = -1, .signed_values = signed_values,
+					.low = -limit, .high = limit };
+
+	return figure_heat_fill(&s, v, masked, (struct qkv_rgb){ 255, 255, 255 });
+}
+
+/* With a map: matplotlib's viridis entries (typed from _cm_listed.py: entry 0
+ * (0.267004, 0.004874, 0.329415), entry 255 (0.993248, 0.906157, 0.143936),
+ * entry 128 (0.127568, 0.566949, 0.550556)) at the value's place in the range;
+ * signed values on Moreland's cool-warm, its neutral middle (0.865, 0.865, 0.865)
+ * at 0; clamped beyond the range; --levels 2 gives the two ends only. */
 START_TEST(test_heat_fill)
 {
+	struct figure_scale s = { .map = QKV_MAP_VIRIDIS, .low = 0.0, .high = 1.0 };
 	struct qkv_rgb white = { 255, 255, 255 };
 
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.0, 1, false, white), 0x440154));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 1.0, 1, false, white), 0xfde725));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.1649, 1, false, white), 0x440154));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.1651, 1, false, white), 0x414487));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.4011, 1, false, white), 0x2a788e));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, -3.0, 3.0, false, white), 0x542788));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, 3.0, 3.0, false, white), 0xb35806));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, true, 0.0, 3.0, false, white), 0xf7f7f7));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_VIRIDIS, false, 0.5, 1, true, white), 0x585858));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_MONO, false, 0.5, 1, false, white), 0xffffff));
-	ck_assert(rgb_is(figure_heat_fill(QKV_PALETTE_PROJECTOR, false, 0.5, 1, false, white), 0x27ad81));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.0, 1, false), 0x440154));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 1.0, 1, false), 0xfde725));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.1649, 1, false), 0x440154));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.1651, 1, false), 0x414487));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.4011, 1, false), 0x2a788e));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, true, -3.0, 3.0, false), 0x542788));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, true, 3.0, 3.0, false), 0xb35806));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, true, 0.0, 3.0, false), 0xf7f7f7));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_VIRIDIS, false, 0.5, 1, true), 0x585858));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_MONO, false, 0.5, 1, false), 0xffffff));
+	ck_assert(rgb_is(stepped(QKV_PALETTE_PROJECTOR, false, 0.5, 1, false), 0x27ad81));
+
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.0, false, white), 0x440154));
+	ck_assert(rgb_is(figure_heat_fill(&s, 1.0, false, white), 0xfde725));
+	ck_assert(rgb_is(figure_heat_fill(&s, 128.0 / 255.0, false, white), 0x21918c));
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.5, true, white), 0x585858));
+	s.high = 0.5; /* --range 0:0.5: 0.25 is the middle entry's neighbour, 0.9 clamps */
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.9, false, white), 0xfde725));
+	ck_assert(rgb_is(figure_heat_fill(&s, 64.0 / 255.0, false, white), 0x21918c));
+	s.levels = 2;
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.2, false, white), 0x440154));
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.3, false, white), 0xfde725));
+	s = (struct figure_scale){ .map = QKV_MAP_VIRIDIS, .signed_values = true, .low = -3.0, .high = 3.0 };
+	ck_assert_int_eq(figure_scale_map(&s), QKV_MAP_COOLWARM);
+	ck_assert(rgb_is(figure_heat_fill(&s, 0.0, false, white), 0xdddddd));
+	ck_assert(rgb_is(figure_heat_fill(&s, -3.0, false, white), 0x3b4cc0));
+	ck_assert(rgb_is(figure_heat_fill(&s, 7.0, false, white), 0xb40426));
+	s.map = QKV_MAP_GREY;
+	ck_assert_int_eq(figure_scale_map(&s), QKV_MAP_GREY);
 }
 END_TEST
 
@@ -188,7 +223,10 @@ START_TEST(test_cell_text_and_fill)
 	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 2, 2, &cell), 0);
 	ck_assert_double_eq_tol(qkv_matrix_get(&t.weights, 2, 2), a33, 1e-15);
 	ck_assert_str_eq(cell.text, "0.50");
-	ck_assert(rgb_is(cell.fill, 0x22a884));
+	/* viridis at 0.50349, 128.39 entries in: between entries 128 (0.127568,
+	 * 0.566949, 0.550556) and 129 (0.126453, 0.570633, 0.549841), (32.42, 144.94,
+	 * 140.32) · 1/255: #20918c. */
+	ck_assert(rgb_is(cell.fill, 0x20918c));
 	o.decimals = 4;
 	ck_assert_int_eq(figure_cell(&p, &t, &o, 0, 2, 2, &cell), 0);
 	ck_assert_str_eq(cell.text, "0.5035");
@@ -199,6 +237,119 @@ START_TEST(test_cell_text_and_fill)
 	ck_assert(rgb_is(cell.fill, 0x585858));
 	qkv_trace_fini(&t);
 	qkv_problem_fini(&p);
+}
+END_TEST
+
+/* A formula's runs: a subscript is the letters and digits right after "_" (or a
+ * "_{…}" group) and ends at punctuation or a space, so the comma after W_Q is
+ * plain text again; a "_" before a space is an underscore. */
+static void runs_are(const char *text, const char *const *want, const bool *want_sub, int count)
+{
+	int k = 0;
+
+	while (*text != '\0') {
+		const char *start;
+		size_t length;
+		bool sub;
+
+		text = canvas_math_run(text, &start, &length, &sub);
+		ck_assert_msg(k < count, "more runs than %d", count);
+		ck_assert_msg(length == strlen(want[k]) && strncmp(start, want[k], length) == 0,
+			      "run %d is \"%.*s\", not \"%s\"", k, (int)length, start, want[k]);
+		ck_assert_msg(sub == want_sub[k], "run %d (\"%s\") subscript %d", k, want[k], sub);
+		k++;
+	}
+	ck_assert_int_eq(k, count);
+}
+
+START_TEST(test_math_runs)
+{
+	const char *const qk[] = { "Q = X W", "Q", ", K = X W", "K" };
+	const bool qk_sub[] = { false, true, false, true };
+	const char *const mix[] = { "a", "ij", " \u00b7 v", "j", " for d", "k2", "; x", "_", " y" };
+	const bool mix_sub[] = { false, true, false, true, false, true, false, false, false };
+
+	runs_are("Q = X W_Q, K = X W_K", qk, qk_sub, 4);
+	runs_are("a_{ij} \u00b7 v_j for d_k2; x_ y", mix, mix_sub, 9);
+}
+END_TEST
+
+/* Widths are measured at the natural size and the text drawn scaled: a width
+ * scales with the font's size (no advance rounded to a whole unit), or a run set
+ * after a measured one overlaps it. */
+START_TEST(test_text_width_scales)
+{
+	struct canvas cv;
+	double w1, w2;
+
+	ck_assert_int_eq(canvas_open(&cv), 0);
+	w1 = canvas_text_width(&cv, "X W", 12.6, true);
+	w2 = canvas_text_width(&cv, "X W", 25.2, true);
+	ck_assert_double_eq_tol(w2, 2.0 * w1, 1e-6);
+	w1 = canvas_math_width(&cv, "d_k = 2", 10.8, false);
+	w2 = canvas_math_width(&cv, "d_k = 2", 3.0 * 10.8, false);
+	ck_assert_double_eq_tol(w2, 3.0 * w1, 1e-6);
+	canvas_close(&cv);
+}
+END_TEST
+
+static bool box_inside(struct figure_box b, double width, double height)
+{
+	return b.x >= -1e-6 && b.y >= -1e-6 && b.x + b.w <= width + 1e-6 && b.y + b.h <= height + 1e-6;
+}
+
+static bool boxes_apart(struct figure_box a, struct figure_box b)
+{
+	return a.x + a.w <= b.x + 1e-6 || b.x + b.w <= a.x + 1e-6 || a.y + a.h <= b.y + 1e-6 ||
+	       b.y + b.h <= a.y + 1e-6;
+}
+
+/* Multi-head figures' layout, h = 1 … 8 heads, with and without the average
+ * and Concat panels, at the natural size and at 400×300: every panel (title,
+ * labels, grid) inside the figure, no two panels overlapping, none overlapping
+ * the colour bar (its ticks and clamp words included), one panel per head at
+ * least; at 400×300 each heatmap's numbers either dropped or drawn at no less
+ * than the auto rule's FIGURE_MIN_NUMBER_SIZE. */
+START_TEST(test_heads_layout)
+{
+	for (int h = 1; h <= 8; h++)
+		for (int extras = 0; extras < 2; extras++)
+			for (int sized = 0; sized < 2; sized++) {
+				struct qkv_problem p;
+				struct qkv_heads_trace t;
+				struct figure_options o;
+				struct figure_layout l;
+				int count;
+
+				qkv_problem_init(&p);
+				qkv_heads_trace_init(&t);
+				ck_assert_int_eq(qkv_problem_random_heads(&p, 5, h, 2 * h, (uint64_t)h), 0);
+				ck_assert_int_eq(qkv_heads_attention(&p, &t), 0);
+				figure_options_default(&o);
+				o.heads_panels = extras ? FIGURE_HEADS_AVERAGE | FIGURE_HEADS_CONCAT : 0;
+				o.width = sized ? 400 : 0;
+				o.height = sized ? 300 : 0;
+				count = figure_heads_layout(&p, &t, &o, &l);
+				ck_assert_int_ge(count, h + (extras ? 3 : 0));
+				ck_assert(l.bar.w > 0.0 && box_inside(l.bar, l.width, l.height));
+				for (int i = 0; i < count; i++) {
+					ck_assert_msg(box_inside(l.panel[i], l.width, l.height),
+						      "h %d extras %d sized %d: panel %d outside", h, extras, sized, i);
+					ck_assert_msg(boxes_apart(l.panel[i], l.bar),
+						      "h %d extras %d sized %d: panel %d on the bar", h, extras, sized, i);
+					for (int k = i + 1; k < count; k++)
+						ck_assert_msg(boxes_apart(l.panel[i], l.panel[k]),
+							      "h %d extras %d sized %d: panels %d and %d overlap", h,
+							      extras, sized, i, k);
+					if (sized && i < h)
+						ck_assert_msg(l.number_size[i] == 0.0 ||
+							      l.number_size[i] >= FIGURE_MIN_NUMBER_SIZE - 1e-9,
+							      "h %d extras %d: head %d's numbers at %g", h, extras, i,
+							      l.number_size[i]);
+				}
+				qkv_heads_trace_fini(&t);
+				qkv_problem_fini(&p);
+			}
 }
 END_TEST
 
@@ -369,10 +520,13 @@ static Suite *figure_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_size_parse);
+	tcase_add_test(tc, test_math_runs);
+	tcase_add_test(tc, test_text_width_scales);
 	tcase_add_test(tc, test_size_cap);
 	tcase_add_test(tc, test_stop);
 	tcase_add_test(tc, test_heat_fill);
 	tcase_add_test(tc, test_cells_tile);
+	tcase_add_test(tc, test_heads_layout);
 	tcase_add_test(tc, test_cell_text_and_fill);
 	tcase_add_test(tc, test_every_stage_format_palette);
 	tcase_add_test(tc, test_cross_figures);

@@ -27,6 +27,61 @@ SVG_NS = "{http://www.w3.org/2000/svg}"
 # viridis at k/5 (matplotlib), projector viridis at 0, .2, .625, .8, 1.
 VIRIDIS = ["#440154", "#414487", "#2a788e", "#22a884", "#7ad151", "#fde725"]
 VIRIDIS_PROJECTOR = ["#440154", "#414487", "#27ad81", "#7ad151", "#fde725"]
+# viridis, every 8th entry of the 256 (0, 8, … 248, 255), typed from matplotlib's
+# _cm_listed.py: linear between them is within 2 of the whole table per channel.
+VIRIDIS_EVERY_8 = [(0.267004, 0.004874, 0.329415),
+    (0.277018, 0.050344, 0.375715),
+    (0.282327, 0.094955, 0.417331),
+    (0.282884, 0.135920, 0.453427),
+    (0.278826, 0.175490, 0.483397),
+    (0.270595, 0.214069, 0.507052),
+    (0.258965, 0.251537, 0.524736),
+    (0.244972, 0.287675, 0.537260),
+    (0.229739, 0.322361, 0.545706),
+    (0.214298, 0.355619, 0.551184),
+    (0.199430, 0.387607, 0.554642),
+    (0.185556, 0.418570, 0.556753),
+    (0.172719, 0.448791, 0.557885),
+    (0.160665, 0.478540, 0.558115),
+    (0.149039, 0.508051, 0.557250),
+    (0.137770, 0.537492, 0.554906),
+    (0.127568, 0.566949, 0.550556),
+    (0.120565, 0.596422, 0.543611),
+    (0.120638, 0.625828, 0.533488),
+    (0.132268, 0.655014, 0.519661),
+    (0.157851, 0.683765, 0.501686),
+    (0.196571, 0.711827, 0.479221),
+    (0.246070, 0.738910, 0.452024),
+    (0.304148, 0.764704, 0.419943),
+    (0.369214, 0.788888, 0.382914),
+    (0.440137, 0.811138, 0.340967),
+    (0.515992, 0.831158, 0.294279),
+    (0.595839, 0.848717, 0.243329),
+    (0.678489, 0.863742, 0.189503),
+    (0.762373, 0.876424, 0.137064),
+    (0.845561, 0.887322, 0.099702),
+    (0.926106, 0.897330, 0.104071),
+    (0.993248, 0.906157, 0.143936)]
+VIRIDIS_AT = list(range(0, 256, 8)) + [255]
+# Moreland's cool-warm, its 33 points at k/32 (CoolWarmFloat33).
+COOLWARM = [
+    (0.2298057, 0.298717966, 0.753683153), (0.26623388, 0.353094838, 0.801466763),
+    (0.30386891, 0.406535296, 0.84495867), (0.342804478, 0.458757618, 0.883725899),
+    (0.38301334, 0.50941904, 0.917387822), (0.424369608, 0.558148092, 0.945619588),
+    (0.46666708, 0.604562568, 0.968154911), (0.509635204, 0.648280772, 0.98478814),
+    (0.552953156, 0.688929332, 0.995375608), (0.596262162, 0.726149107, 0.999836203),
+    (0.639176211, 0.759599947, 0.998151185), (0.681291281, 0.788964712, 0.990363227),
+    (0.722193294, 0.813952739, 0.976574709), (0.761464949, 0.834302879, 0.956945269),
+    (0.798691636, 0.849786142, 0.931688648), (0.833466556, 0.860207984, 0.901068838),
+    (0.865395197, 0.86541021, 0.865395561), (0.897787179, 0.848937047, 0.820880546),
+    (0.924127593, 0.827384882, 0.774508472), (0.944468518, 0.800927443, 0.726736146),
+    (0.958852946, 0.769767752, 0.678007945), (0.96732803, 0.734132809, 0.628751763),
+    (0.969954137, 0.694266682, 0.579375448), (0.966811177, 0.650421156, 0.530263762),
+    (0.958003065, 0.602842431, 0.481775914), (0.943660866, 0.551750968, 0.434243684),
+    (0.923944917, 0.49730856, 0.387970225), (0.89904617, 0.439559467, 0.343229596),
+    (0.869186849, 0.378313092, 0.300267182), (0.834620542, 0.312874446, 0.259301199),
+    (0.795631745, 0.24128379, 0.220525627), (0.752534934, 0.157246067, 0.184115123),
+    (0.705673158, 0.01555616, 0.150232812)]
 # ColorBrewer PuOr, 7 classes.
 PUOR = ["#542788", "#998ec3", "#d8daeb", "#f7f7f7", "#fee0b6", "#f1a340", "#b35806"]
 MASKED = "#585858"
@@ -120,6 +175,44 @@ def signed_colour(x, limit, ramp):
     return ramp[side - level if t < 0 else side + level]
 
 
+def table_at(entries, at, t):
+    """The colour (r, g, b 0..255) of a table at t in [0, 1], linear between the
+    entries, entry k at at[k] / at[-1]."""
+    t = max(0.0, min(1.0, t)) * at[-1]
+    for k in range(len(at) - 1):
+        if at[k] <= t <= at[k + 1]:
+            f = (t - at[k]) / (at[k + 1] - at[k])
+            return tuple(round((a + (b - a) * f) * 255) for a, b in zip(entries[k], entries[k + 1]))
+    raise ValueError(t)
+
+
+def viridis(t):
+    return table_at(VIRIDIS_EVERY_8, VIRIDIS_AT, t)
+
+
+def coolwarm(t):
+    return table_at(COOLWARM, list(range(33)), t)
+
+
+# The grey map: L* from 12 to 92 (docs/formats.md), L* → Y → sRGB.
+def grey_map(t):
+    lightness = 12 + 80 * t
+    y = ((lightness + 16) / 116) ** 3 if lightness > 8 else lightness / 903.3
+    c = 12.92 * y if y <= 0.0031308 else 1.055 * y ** (1 / 2.4) - 0.055
+    return "#%02x%02x%02x" % ((round(255 * c),) * 3)
+
+
+def rgb_of(hexcolour):
+    return tuple(int(hexcolour[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def near(got, want, tolerance=2):
+    """Whether two colours (hex or tuples) are within tolerance per channel."""
+    got = rgb_of(got) if isinstance(got, str) else got
+    want = rgb_of(want) if isinstance(want, str) else want
+    return all(abs(a - b) <= tolerance for a, b in zip(got, want))
+
+
 def luminance(hexcolour):
     def lin(c):
         c /= 255
@@ -148,7 +241,7 @@ def cells(root):
 
 
 def texts(root, cls):
-    return [t.text for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == cls]
+    return ["".join(t.itertext()) for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == cls]
 
 
 def value_inks(root):
@@ -209,23 +302,28 @@ n = len(we["tokens"])
 root = svg_of("--stage", "3")
 rects = cells(root)
 check(len(rects) == n * n, "weights SVG: one filled rectangle per cell", f"{len(rects)} cells")
-want = [weight_colour(weights[i][j], VIRIDIS) for i in range(n) for j in range(n)]
+want = [viridis(weights[i][j]) for i in range(n) for j in range(n)]
 got = [r.get("fill") for r in rects]
-check(got == want, "weights SVG: each cell's fill is viridis at its shown value", f"{got} != {want}")
+check(all(near(g, w) for g, w in zip(got, want)), "weights SVG: each cell's fill is viridis at its weight",
+      f"{got} != {want}")
 want_text = [shown(weights[i][j], 2) for i in range(n) for j in range(n)]
 check(texts(root, "value") == want_text, "weights SVG: the numbers are the weights at 2 decimals",
       f"{texts(root, 'value')}")
-check(value_inks(root) == [text_on(c) for c in want], "weights SVG: each number black or white by WCAG contrast")
+check(value_inks(root) == [text_on(c) for c in got], "weights SVG: each number black or white by WCAG contrast")
 check(texts(root, "label")[:n] == we["tokens"] and texts(root, "label")[n:2 * n] == we["tokens"],
       "weights SVG: token labels on both axes")
 check(any("A = softmax" in (t or "") for t in texts(root, "formula")), "weights SVG: the stage's formula")
 ticks = texts(root, "tick")
-check(ticks == ["0.00", "0.17", "0.33", "0.50", "0.67", "0.83", "1.00"], "weights SVG: the colour bar's ticks", f"{ticks}")
-bar = [r.get("fill") for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"]
-check(bar == VIRIDIS, "weights SVG: the colour bar is the viridis ramp")
+check(ticks == ["0.00", "0.25", "0.50", "0.75", "1.00"], "weights SVG: the colour bar's round ticks", f"{ticks}")
+bar = [r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"]
+stops = [st.get("stop-color") for st in root.iter(SVG_NS + "stop")]
+check(len(bar) == 1 and bar[0].get("fill", "").startswith("url(#") and len(stops) > 100
+      and near(stops[0], viridis(0)) and near(stops[-1], viridis(1))
+      and near(stops[len(stops) // 2], viridis((len(stops) // 2) / (len(stops) - 1))),
+      "weights SVG: the colour bar is a gradient through viridis", f"{len(bar)} bars, {len(stops)} stops")
 
 facts = texts(root, "facts")[0]
-check(facts == f"3 tokens, d_k = 2, d_v = 2; divisor \u221ad_k = \u221a2 = {math.sqrt(2):.4f}; no mask",
+check(facts == f"3 tokens, dk = 2, dv = 2; divisor \u221adk = \u221a2 = {math.sqrt(2):.4f}; no mask",
       "weights SVG: the facts line (sizes, divisor, mask)", facts)
 
 # --decimals 4.
@@ -233,12 +331,21 @@ root = svg_of("--stage", "3", "--decimals", "4")
 check(texts(root, "value") == [shown(weights[i][j], 4) for i in range(n) for j in range(n)],
       "--decimals 4: the numbers at 4 decimals")
 
-# Scores and scaled scores: PuOr, the ends ±max |value|.
+# Scores and scaled scores: cool-warm, the ends ±max |value|.
 for stage, matrix in (("1", scores), ("2", scaled)):
     root = svg_of("--stage", stage, "--decimals", "3")
     limit = max(abs(x) for row in matrix for x in row) or 1.0
-    want = [signed_colour(matrix[i][j], limit, PUOR) for i in range(n) for j in range(n)]
-    check([r.get("fill") for r in cells(root)] == want, f"stage {stage} SVG: fills on the PuOr ramp")
+    want = [coolwarm((matrix[i][j] + limit) / (2 * limit)) for i in range(n) for j in range(n)]
+    got = [r.get("fill") for r in cells(root)]
+    check(all(near(g, w) for g, w in zip(got, want)), f"stage {stage} SVG: fills on cool-warm, \u00b1max |value|",
+          f"{got}")
+    ticks = texts(root, "tick")
+    check(len(ticks) >= 3 and ticks[len(ticks) // 2] == "0" and ticks[0] == "\u2212" + ticks[-1],
+          f"stage {stage} SVG: symmetric round ticks about 0", f"{ticks}")
+    steps = svg_of("--stage", stage, "--palette", "projector")
+    want = [signed_colour(matrix[i][j], limit, ["#542788", "#b2abd2", "#f7f7f7", "#fdb863", "#7f3b08"])
+            for i in range(n) for j in range(n)]
+    check([r.get("fill") for r in cells(steps)] == want, f"stage {stage} --palette projector: the screen's steps")
     check(texts(root, "value") == [shown(matrix[i][j], 3) for i in range(n) for j in range(n)],
           f"stage {stage} SVG: the numbers at 3 decimals")
 
@@ -247,8 +354,8 @@ dm = problem("--mask", "causal")
 _, _, wm, _ = attention(dm)
 root = svg_of("--stage", "3", "--mask", "causal")
 fills = [r.get("fill") for r in cells(root)]
-want = [MASKED if j > i else weight_colour(wm[i][j], VIRIDIS) for i in range(n) for j in range(n)]
-check(fills == want, "causal mask: masked cells are the masked grey", f"{fills}")
+want = [MASKED if j > i else viridis(wm[i][j]) for i in range(n) for j in range(n)]
+check(all(near(f, w) for f, w in zip(fills, want)), "causal mask: masked cells are the masked grey", f"{fills}")
 check(texts(root, "value") == ["\u2014" if j > i else shown(wm[i][j], 2) for i in range(n) for j in range(n)],
       "causal mask: masked cells read \u2014")
 
@@ -300,6 +407,23 @@ for name in ("Q", "K", "V"):
     want += [shown(x, 3) for row in dp[name] for x in row]
 check(texts(root, "value") == want, "stage 0 SVG: Q, K and V as projected")
 
+# The formula's runs: "Q = X W_Q,  K = X W_K, …" sets Q and K as subscripts and
+# the comma after each back on the baseline at full size. Every run carries its
+# own x and y (a renderer need not carry the pen from one <tspan> to the next):
+# x grows run after run, a subscript is lower and smaller than the text.
+formula = [t for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == "formula"][0]
+spans = list(formula.iter(SVG_NS + "tspan"))
+base_y, base_size = float(formula.get("y")), float(formula.get("font-size"))
+runs = [(sp.text, float(sp.get("x", "nan")), float(sp.get("y", "nan")),
+         float(sp.get("font-size", base_size))) for sp in spans]
+subs = [r[0] for r in runs if r[2] > base_y]
+after = [r for r in runs if r[0].startswith(",")]
+check(subs == ["Q", "K", "V"] and all(r[3] < base_size for r in runs if r[2] > base_y)
+      and len(after) == 2 and all(r[2] == base_y and r[3] == base_size for r in after)
+      and all(b[1] > a[1] for a, b in zip(runs, runs[1:])),
+      "stage 0 SVG: the formula's subscripts W_Q, W_K, W_V lowered and smaller, the commas after them on the "
+      "baseline, each run placed after the one before", f"{runs}")
+
 # Palettes and backgrounds.
 root = svg_of("--stage", "3", "--palette", "projector")
 check([r.get("fill") for r in cells(root)] == [weight_colour(weights[i][j], VIRIDIS_PROJECTOR)
@@ -336,9 +460,15 @@ for r, i in zip(cells(root), range(n * n)):
     x = float(r.get("x")) + float(r.get("width")) / 2
     y = float(r.get("y")) + float(r.get("height")) * 0.15   # above the number
     pixel = hexrgb(rows[int(y)][int(x)])
-    if pixel != weight_colour(weights[i // n][i % n], VIRIDIS):
+    if not near(pixel, viridis(weights[i // n][i % n])):
         bad.append((i, pixel))
 check(not bad, "PNG: each cell's colour at its centre line is viridis at its value", f"{bad}")
+bar = [r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"][0]
+bx, by, bw, bh = (float(bar.get(a)) for a in ("x", "y", "width", "height"))
+top, bottom = rows[int(by + 2)][int(bx + bw / 2)], rows[int(by + bh - 2)][int(bx + bw / 2)]
+middle = rows[int(by + bh / 2)][int(bx + bw / 2)]
+check(near(top, viridis(1 - 2 / bh)) and near(bottom, viridis(2 / bh)) and near(middle, viridis(0.5), 3),
+      "PNG: the colour bar is viridis 1 at its top, 0.5 halfway, 0 at its bottom", f"{top} {middle} {bottom}")
 r = cells(root)[0]
 edge = hexrgb(rows[int(float(r.get("y")) + 1)][int(float(r.get("x")) + float(r.get("width")) / 2)])
 check(edge == FRAME, "PNG: the selected cell's frame is orange-red", edge)
@@ -362,7 +492,7 @@ root = svg_of(*args)
 check(texts(root, "value") == [shown(wr[i][j], 2) for i in range(16) for j in range(16)],
       "16 tokens, d_k 1024, no scaling: the numbers")
 facts = texts(root, "facts")[0]
-check(facts == "16 tokens, d_k = 1024, d_v = 1024, seed 1; scaling off (divisor 1); no mask",
+check(facts == "16 tokens, dk = 1024, dv = 1024, seed 1; scaling off (divisor 1); no mask",
       "16 tokens: the facts line says scaling is off", facts)
 status, data, err = run(*args, "--format", "png", "--output", os.path.join(tmp, "r.png"))
 width, height, rows = png_pixels(open(os.path.join(tmp, "r.png"), "rb").read())
@@ -370,7 +500,7 @@ bad = 0
 for r, i in zip(cells(root), range(256)):
     x = float(r.get("x")) + float(r.get("width")) / 2
     y = float(r.get("y")) + float(r.get("height")) * 0.15
-    bad += hexrgb(rows[int(y)][int(x)]) != weight_colour(wr[i // 16][i % 16], VIRIDIS)
+    bad += not near(rows[int(y)][int(x)], viridis(wr[i // 16][i % 16]))
 check(bad == 0, "16 tokens: every PNG cell has its colour", f"{bad} wrong")
 check(sum(1 for row in wr if max(row) > 0.95) >= 8, "16 tokens unscaled: most rows put almost all weight on one key")
 
@@ -401,7 +531,7 @@ else:
         for r, i in zip(cells(root), range(256)):
             x = (float(r.get("x")) + float(r.get("width")) / 2) * ratio
             y = (float(r.get("y")) + float(r.get("height")) * 0.15) * ratio
-            bad += hexrgb(rows[int(y)][int(x)]) != weight_colour(wr[i // 16][i % 16], VIRIDIS)
+            bad += not near(rows[int(y)][int(x)], viridis(wr[i // 16][i % 16]))
         check(abs(height / width - 1000 / 1600) < 0.01 and bad == 0,
               "the SVG through ImageMagick: the shape, and every cell in its colour", f"{width}x{height}, {bad} wrong")
 
@@ -492,41 +622,226 @@ check(status == 0 and "a\\textless{}b & c\\&d" in out.decode(), "--heatmap: labe
 # Training's figures are test_train_figure.py's.
 
 # LaTeX heatmaps: the tabular's \cellcolor[RGB] cells and numbers, the pgfplots
-# variant's colour map and data (check_latex.sh compiles them with pdflatex).
+# variant's colour map and data (check_latex.sh compiles them with pdflatex). Their
+# colours are the figures': the continuous map (viridis, cool-warm for signed
+# values), --levels, --range and --palette cividis or grey; the screen's steps with
+# --palette projector, 8 or mono.
 import re
+
+
+def cellcolours(tex):
+    return re.findall(r"\\cellcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\\textcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\{([^}]*)\}", tex)
+
+
+def binned(t, levels):
+    """t in [0, 1] in `levels` equal bins, bin k read at k / (levels - 1)."""
+    t = min(max(t, 0.0), 1.0)
+    return min(levels - 1, math.floor(t * levels)) / (levels - 1)
+
 
 status, out, err = run("--format", "latex", "--heatmap", "--mask", "causal")
 tex = out.decode()
-cellcolors = re.findall(r"\\cellcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\\textcolor\[RGB\]\{(\d+),(\d+),(\d+)\}\{([^}]*)\}", tex)
-want = [MASKED if j > i else weight_colour(wm[i][j], VIRIDIS) for i in range(n) for j in range(n)]
+cellcolors = cellcolours(tex)
+want = [MASKED if j > i else viridis(wm[i][j]) for i in range(n) for j in range(n)]
 got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolors]
-check(status == 0 and got == want, "--heatmap: one \\cellcolor per cell, the palette's colour", f"{got}")
+check(status == 0 and len(got) == n * n and all(near(g, w) for g, w in zip(got, want)),
+      "--heatmap: one \\cellcolor per cell, continuous viridis at its weight (masked: the grey)", f"{got}")
 check([c[6] for c in cellcolors] == ["---" if j > i else f"${shown(wm[i][j], 2)}$" for i in range(n) for j in range(n)],
       "--heatmap: the numbers (masked: ---)")
-check(["#%02x%02x%02x" % tuple(int(x) for x in c[3:6]) for c in cellcolors] == [text_on(c) for c in want],
+check(["#%02x%02x%02x" % tuple(int(x) for x in c[3:6]) for c in cellcolors] == [text_on(c) for c in got],
       "--heatmap: each number black or white by contrast")
 check(tex.count("\\begin{tabular}") == 1 and tex.count("\\end{tabular}") == 1
       and tex.count("\\\\\n") == n + 1, "--heatmap: one tabular, a header row and a row per query")
+_, out, _ = run("--format", "latex", "--heatmap", "--palette", "projector")
+got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolours(out.decode())]
+check(got == [weight_colour(weights[i][j], VIRIDIS_PROJECTOR) for i in range(n) for j in range(n)],
+      "--heatmap --palette projector: the screen's steps", f"{got}")
+status, out, err = run("--format", "latex", "--heatmap", "--palette", "grey", "--levels", "3", "--range", "0:0.5")
+got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolours(out.decode())]
+want = [grey_map(binned(weights[i][j] / 0.5, 3)) for i in range(n) for j in range(n)]
+check(status == 0 and len(got) == n * n and all(near(g, w) for g, w in zip(got, want)) and len(set(got)) <= 3,
+      "--heatmap --palette grey --levels 3 --range 0:0.5: the grey map's three levels, clamped at 0.5",
+      f"{err} {got} != {want}")
+status, out, err = run("--format", "latex", "--heatmap", "--stage", "2", "--range", "-1:1")
+got = ["#%02x%02x%02x" % tuple(int(x) for x in c[:3]) for c in cellcolours(out.decode())]
+want = [coolwarm(min(max((scaled[i][j] + 1) / 2, 0), 1)) for i in range(n) for j in range(n)]
+check(status == 0 and all(near(g, w) for g, w in zip(got, want)), "--heatmap --stage 2 --range -1:1: cool-warm, clamped",
+      f"{got} != {want}")
 
 status, out, err = run("--format", "latex", "--heatmap=pgfplots", "--stage", "1", "--decimals", "3")
 pgf = out.decode()
 rows = re.findall(r"^(\d+) (\d+) (-?[\d.]+) \{([^}]*)\} (white|black)$", pgf, re.M)
 limit = max(abs(x) for row in scores for x in row)
-steps = [PUOR.index(signed_colour(scores[int(r[1])][int(r[0])], limit, PUOR)) + 0.5 for r in rows]
+steps = [min(255, math.floor((scores[int(r[1])][int(r[0])] + limit) / (2 * limit) * 256)) + 0.5 for r in rows]
 check(status == 0 and len(rows) == n * n and [float(r[2]) for r in rows] == steps,
-      "--heatmap=pgfplots: a data line per cell, its step of PuOr", f"{len(rows)} lines")
+      "--heatmap=pgfplots: a data line per cell, its bin of 256 over \u00b1max |score|", f"{len(rows)} lines")
 check([r[3] for r in rows] == [shown(scores[int(r[1])][int(r[0])], 3) for r in rows], "--heatmap=pgfplots: the numbers")
 cmap = re.search(r"colormap=\{qkv\}\{([^}]*)\}", pgf)
-check(cmap is not None and ["#%02x%02x%02x" % tuple(map(int, c)) for c in re.findall(r"rgb255=\((\d+),(\d+),(\d+)\)", cmap.group(1))] == PUOR,
-      "--heatmap=pgfplots: the colour map is the PuOr ramp")
+entries = ["#%02x%02x%02x" % tuple(map(int, c)) for c in re.findall(r"rgb255=\((\d+),(\d+),(\d+)\)", cmap.group(1))] if cmap else []
+check(len(entries) == 256 and all(near(entries[k], coolwarm(k / 255)) for k in (0, 64, 128, 200, 255)),
+      "--heatmap=pgfplots: the colour map is cool-warm in 256 bins", f"{len(entries)} entries")
+status, out, err = run("--format", "latex", "--heatmap=pgfplots", "--stage", "1", "--palette", "projector")
+pgf_steps = out.decode()
+rows = re.findall(r"^(\d+) (\d+) (-?[\d.]+) \{([^}]*)\} (white|black)$", pgf_steps, re.M)
+projector_signed = ["#542788", "#b2abd2", "#f7f7f7", "#fdb863", "#7f3b08"]
+steps = [projector_signed.index(signed_colour(scores[int(r[1])][int(r[0])], limit, projector_signed)) + 0.5 for r in rows]
+check(status == 0 and [float(r[2]) for r in rows] == steps, "--heatmap=pgfplots --palette projector: the screen's steps")
 check(pgf.count("\\begin{axis}") == 1 and pgf.count("\\end{axis}") == 1 and "matrix plot*" in pgf,
       "--heatmap=pgfplots: one axis with a matrix plot")
+status, out, err = run("--format", "latex", "--heatmap", "--numbers", "off")
+check(status == 2 and err.count("\n") == 1 and "--numbers" in err, "--heatmap --numbers off: one line, exit 2", err)
+status, out, err = run("--format", "latex", "--heatmap", "--palette", "mono", "--levels", "4")
+check(status == 2 and err.count("\n") == 1 and "continuous" in err, "--heatmap --levels with the mono steps: exit 2", err)
 
 for desc, args, words in (("--heatmap with --stage 5", ["--heatmap", "--stage", "5"], "stage 1, 2 or 3"),
                           ("--heatmap with --format csv", ["--format", "csv", "--heatmap"], "--format latex"),
                           ("--heatmap=bogus", ["--heatmap=bogus"], "table or pgfplots")):
     status, out, err = run(*args)
     check(status == 2 and err.count("\n") == 1 and words in err and out == b"", f"{desc}: one line, exit 2", err)
+
+# ---- continuous maps, levels, range, numbers, title, heads ----------------------------
+
+def level_of(t, levels):
+    """t in [0, 1] read in `levels` equal bins, bin k at k / (levels - 1)."""
+    k = min(int(max(0.0, min(1.0, t)) * levels), levels - 1)
+    return k / (levels - 1)
+
+
+c16 = ["--random", "--tokens", "16", "--dk", "8", "--mask", "causal"]
+d16 = problem(*c16)
+_, _, w16, _ = attention(d16)
+live16 = [(i, j) for i in range(16) for j in range(16) if j <= i]
+root = svg_of(*c16, "--stage", "3")
+fills16 = [r.get("fill") for r in cells(root)]
+distinct = {fills16[i * 16 + j] for i, j in live16}
+check(len(distinct) > 50, "16 tokens: the weights take many colours (continuous)", f"{len(distinct)}")
+for levels in (3, 4):
+    root = svg_of(*c16, "--stage", "3", "--levels", str(levels))
+    fills = [r.get("fill") for r in cells(root)]
+    want = [viridis(level_of(w16[i][j], levels)) for i, j in live16]
+    expected_count = len({level_of(w16[i][j], levels) for i, j in live16})
+    got = {fills[i * 16 + j] for i, j in live16}
+    check(all(near(fills[i * 16 + j], w) for (i, j), w in zip(live16, want)) and len(got) == expected_count == levels,
+          f"--levels {levels}: exactly {levels} colours, each the level of its weight", f"{len(got)} of {expected_count}")
+    bands = [r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"]
+    check(len(bands) == levels, f"--levels {levels}: the bar in {levels} bands", f"{len(bands)}")
+
+# --numbers: off leaves no number in a cell; auto drops them at 64 tokens and keeps
+# them at 3; --size small enough drops them in auto but not with on.
+check(texts(svg_of("--stage", "3", "--numbers", "off"), "value") == [], "--numbers off: no number in any cell")
+check(len(texts(svg_of("--stage", "3"), "value")) == 9, "--numbers auto, 3 tokens: every cell's number")
+root = svg_of("--random", "--tokens", "64", "--dk", "8", "--stage", "3")
+check(texts(root, "value") == [] and len(cells(root)) == 64 * 64, "--numbers auto, 64 tokens: the cells, no numbers")
+root = svg_of("--random", "--tokens", "64", "--dk", "8", "--stage", "3", "--numbers", "on")
+check(len(texts(root, "value")) == 64 * 64, "--numbers on, 64 tokens: every number")
+check(texts(svg_of(*c16, "--stage", "3", "--size", "200x150"), "value") == []
+      and len(texts(svg_of(*c16, "--stage", "3", "--size", "2000x1500"), "value")) == 16 * 16,
+      "--numbers auto: 16 tokens at 200x150 without numbers, at 2000x1500 with them")
+
+# --title.
+root = svg_of("--stage", "3", "--title", "Attention of t3")
+check(texts(root, "title") == ["Attention of t3"] and texts(root, "formula") == [] and texts(root, "facts") == [],
+      "--title TEXT: that title instead of the built-in lines")
+root = svg_of("--stage", "3", "--title", "")
+check(texts(root, "title") == [] and texts(root, "formula") == [] and len(cells(root)) == 9,
+      "--title '': no title, the heatmap alone")
+
+# --range 0:0.5: a weight of 0.5 or more takes viridis' last colour, the bar says ≥ 0.5.
+root = svg_of("--stage", "3", "--range", "0:0.5")
+fills = [r.get("fill") for r in cells(root)]
+want = [viridis(min(1.0, weights[i][j] / 0.5)) for i in range(n) for j in range(n)]
+check(all(near(f, w) for f, w in zip(fills, want)) and any(weights[i][j] >= 0.5 for i in range(n) for j in range(n)),
+      "--range 0:0.5: colours over 0..0.5, 0.5 and above clamped to the end", f"{fills}")
+check(texts(root, "clamp") == ["\u2265 0.5"] and texts(root, "tick")[-1] == "0.5",
+      "--range 0:0.5: the bar's end says \u2265 0.5", f"{texts(root, 'clamp')} {texts(root, 'tick')}")
+check(texts(svg_of("--stage", "3"), "clamp") == [], "auto range: nothing clamped, no mark")
+
+# --palette cividis and grey: their first and last colours at weights 0 and 1 (causal: row 1 is 1).
+root = svg_of("--stage", "3", "--mask", "causal", "--palette", "grey")
+fills = [r.get("fill") for r in cells(root)]
+check(fills[0][1:3] == fills[0][3:5] == fills[0][5:7] and fills[0] != MASKED, "--palette grey: the weight 1 is a grey")
+root = svg_of("--stage", "3", "--mask", "causal", "--palette", "cividis")
+check(near([r.get("fill") for r in cells(root)][0], (254, 232, 56)), "--palette cividis: a weight of 1 is cividis' end (0.995737, 0.909344, 0.217772)")
+
+# Masked cells told apart in every map, without their "—" too: with --palette
+# grey (its range holds the masked grey) and --numbers off, a masked cell of a
+# causal 16-token problem is hatched (its inside is not one colour: two tones at
+# least 40 apart), an unmasked cell's centre is the grey map's colour at its
+# weight.
+causal16 = ["--random", "--tokens", "16", "--dk", "8", "--mask", "causal"]
+_, _, w16, _ = attention(problem(*causal16))
+extra = [*causal16, "--stage", "3", "--palette", "grey", "--numbers", "off", "--size", "900x900"]
+root = svg_of(*extra)
+png = os.path.join(tmp, "masked.png")
+status, _, err = run(*extra, "--format", "png", "--output", png)
+width, height, rows = png_pixels(open(png, "rb").read())
+boxes = [(float(r.get("x")), float(r.get("y")), float(r.get("width")), float(r.get("height"))) for r in cells(root)]
+spread, centres_bad = [], []
+for i in range(16):
+    for j in range(16):
+        x, y, w, h = boxes[i * 16 + j]
+        if j > i:
+            inside = [rgb_of(hexrgb(rows[yy][xx])) for yy in range(int(y + 2), int(y + h - 2))
+                      for xx in range(int(x + 2), int(x + w - 2))]
+            spread.append(max(max(p[0] for p in inside) - min(p[0] for p in inside), 0))
+        else:
+            got = hexrgb(rows[int(y + h / 2)][int(x + w / 2)])
+            if not near(got, grey_map(w16[i][j])):
+                centres_bad.append((i, j, got, grey_map(w16[i][j])))
+check(status == 0 and len(spread) == 120 and min(spread) >= 40,
+      "--palette grey --numbers off: every masked cell is hatched (two tones inside)", f"{err} {spread[:5]}")
+check(status == 0 and not centres_bad, "--palette grey --numbers off: each unmasked cell's centre is grey at its weight",
+      f"{centres_bad[:4]}")
+masked_paths = [e for e in root.iter(SVG_NS + "path") if e.get("id", "").rsplit("-", 1)[0] == "masked"]
+check(len(masked_paths) == 120, "SVG: one hatching per masked cell", f"{len(masked_paths)}")
+
+# Bad values: one line, exit 2, nothing written.
+for desc, extra, words in (("--range 1:0", ["--range", "1:0"], "--range"), ("--range abc", ["--range", "abc"], "--range"),
+                           ("--range 0:", ["--range", "0:"], "--range"), ("--levels 1", ["--levels", "1"], "--levels"),
+                           ("--levels 257", ["--levels", "257"], "--levels"), ("--numbers maybe", ["--numbers", "maybe"], "--numbers"),
+                           ("--palette coolwarm", ["--palette", "coolwarm"], "--palette"),
+                           ("--levels with the projector steps", ["--palette", "projector", "--levels", "4"], "continuous"),
+                           ("--heads-panels with one head", ["--heads-panels", "average"], "heads"),
+                           ("--heads-panels bogus", ["--heads-panels", "bogus"], "--heads-panels")):
+    never = os.path.join(tmp, "never.svg")
+    status, out, err = run("--format", "svg", "--output", never, *extra)
+    check(status == 2 and err.count("\n") == 1 and words in err and not os.path.exists(never),
+          f"{desc}: one line, exit 2", err)
+status, out, err = run("--levels", "4")
+check(status == 2 and err.count("\n") == 1 and "svg, pdf or png" in err, "--levels without a figure format: exit 2", err)
+
+# Several heads: a heatmap per head, "Head i", one bar; the average and Concat on request.
+hargs = ["--random", "--heads", "3", "--dmodel", "12", "--tokens", "6"]
+status, out, err = run(*hargs, "--format", "json")
+dh = json.loads(out)
+root = svg_of(*hargs)
+titles = texts(root, "panel-title")
+check(len(cells(root)) == 3 * 36 and titles == ["Head 1", "Head 2", "Head 3"],
+      "3 heads: 36 cells per head, each headed Head i", f"{len(cells(root))} {titles}")
+check(len([r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"]) == 1,
+      "3 heads: one colour bar")
+# Each head's weights from X and its W's, by this file's arithmetic.
+heads_w = [attention(dict(dh, Q=matmul(dh["X"], h["W_Q"]), K=matmul(dh["X"], h["W_K"]),
+                          V=matmul(dh["X"], h["W_V"])))[2] for h in dh["heads"]]
+if heads_w is not None:
+    got = [r.get("fill") for r in cells(root)]
+    want = [viridis(heads_w[h][i][j]) for h in range(3) for i in range(6) for j in range(6)]
+    check(all(near(g, w) for g, w in zip(got, want)), "3 heads: each head's cells viridis at its weights")
+    root = svg_of(*hargs, "--heads-panels", "average")
+    avg = [sum(heads_w[h][i][j] for h in range(3)) / 3 for i in range(6) for j in range(6)]
+    got = [r.get("fill") for r in cells(root)][3 * 36:]
+    check(len(got) == 36 and all(near(g, viridis(a)) for g, a in zip(got, avg)),
+          "--heads-panels average: a fourth heatmap, the heads' mean weights")
+root = svg_of(*hargs, "--heads-panels", "average,concat", "--stage", "3")
+check(texts(root, "panel-title")[3:] == ["Average of the heads", "Concat(head1 \u2026 headh)", "Concat \u00b7 WO"],
+      "--heads-panels average,concat: the average, Concat and Concat \u00b7 W_O", f"{texts(root, 'panel-title')}")
+root = svg_of(*hargs, "--stage", "1")
+check(len(cells(root)) == 3 * 36, "3 heads, stage 1: a heatmap of scores per head")
+status, out, err = run(*hargs, "--format", "svg", "--stage", "5")
+check(status == 2 and err.count("\n") == 1 and "stage 1, 2 or 3" in err, "3 heads, stage 5: one line, exit 2", err)
+hpng = os.path.join(tmp, "heads.png")
+status, _, err = run(*hargs, "--format", "png", "--output", hpng)
+check(status == 0 and open(hpng, "rb").read(8) == b"\x89PNG\r\n\x1a\n", "3 heads: PNG to --output", err)
 
 print(f"1..{count}")
 sys.exit(1 if failed else 0)

@@ -71,6 +71,39 @@ double qkv_colour_shown(double value, int decimals);
  * as shown at QKV_COLOUR_WEIGHT_DECIMALS, so equal numbers get equal colours. */
 int qkv_colour_weight_step_of(double weight, int steps);
 
+/* The continuous colour maps of figures (colour_map.c): viridis (the default),
+ * cividis and grey are sequential, darkest at 0; coolwarm is diverging, for
+ * signed values, a neutral grey at 0.5. The published tables are interpolated
+ * linearly between their entries. */
+enum qkv_colour_map {
+	QKV_MAP_VIRIDIS,
+	QKV_MAP_CIVIDIS,
+	QKV_MAP_GREY,
+	QKV_MAP_COOLWARM,
+	QKV_MAP_COUNT,
+};
+
+/* The grey map's ends in CIELAB lightness: even steps of L* between them, so that
+ * its darkest and lightest cells still stand apart from a white or a near-black
+ * background. */
+#define QKV_GREY_DARKEST 12.0
+#define QKV_GREY_LIGHTEST 92.0
+
+/* The map's name ("viridis", "cividis", "grey", "coolwarm"), or NULL out of range. */
+const char *qkv_colour_map_name(int map);
+/* The map of that name ("gray" too), or -1. */
+int qkv_colour_map_find(const char *name);
+/* The map's colour at t in [0, 1] (clamped; NaN as 0), between the two nearest
+ * entries of its table, each component rounded to the nearest of 0..255. */
+struct qkv_rgb qkv_colour_map_at(enum qkv_colour_map map, double t);
+/* t in [0, 1] (clamped; NaN as 0) as `levels` steps show it: levels equal bins,
+ * bin k (1 in the last) read at k / (levels − 1), so the steps take exactly
+ * `levels` colours of a map, its two ends among them. levels < 2: t itself. */
+double qkv_colour_level(double t, int levels);
+/* Where value lies on [low, high], as 0..1 (clamped; NaN as 0; 0.5 when the
+ * range is empty, high ≤ low). */
+double qkv_colour_fraction(double value, double low, double high);
+
 struct qkv_lab qkv_colour_lab(struct qkv_rgb c);
 /* CIE76 ΔE: Euclidean distance in CIELAB. */
 double qkv_colour_delta_e(struct qkv_rgb x, struct qkv_rgb y);

@@ -162,6 +162,12 @@ void app_figure_options(const struct app *app, struct figure_options *o)
 	figure_options_default(o);
 	o->stage = app_figure_stage(app);
 	o->palette = app->projector && app->palette == QKV_PALETTE_VIRIDIS ? QKV_PALETTE_PROJECTOR : app->palette;
+	/* viridis is drawn as the continuous map; the other palettes as their steps. */
+	o->map = o->palette == QKV_PALETTE_VIRIDIS ? QKV_MAP_VIRIDIS : -1;
+	/* Several heads: live and in stages 6 and 7 the screen shows every head's
+	 * weights, in stages 1 to 5 the selected head's grids. */
+	o->head = app->problem.h > 0 && (app->stage == APP_STAGE_LIVE || app->stage >= APP_STAGE_CONCAT) ? -1
+													 : app->head;
 	o->cell_row = app_query(app);
 	o->cell_col = o->stage == QKV_STAGE_OUTPUT ? app_value_col(app) : app_key(app);
 }

@@ -116,6 +116,52 @@ int cli_check_palette(const char *name)
 	return 0;
 }
 
+int cli_check_figure_palette(const char *name)
+{
+	char shown[CLI_QUOTED];
+	int map = qkv_colour_map_find(name);
+
+	if ((map >= 0 && map != QKV_MAP_COOLWARM) || qkv_colour_palette_find(name) >= 0)
+		return 0;
+	return cli_fail("--palette needs viridis, cividis, grey (continuous maps) or projector, 8, mono (the "
+			"screen's steps) for a figure, not \"%s\"", cli_quote(shown, name));
+}
+
+void cli_figure_palette(const char *name, int *palette, int *map)
+{
+	int m = name != NULL ? qkv_colour_map_find(name) : QKV_MAP_VIRIDIS;
+
+	if (m >= 0 && m != QKV_MAP_COOLWARM) {
+		*palette = QKV_PALETTE_VIRIDIS;
+		*map = m;
+	} else {
+		*palette = qkv_colour_palette_find(name);
+		*map = -1;
+	}
+}
+
+int cli_parse_heads_panels(const char *text, unsigned *panels)
+{
+	char shown[CLI_QUOTED];
+	const char *at = text;
+
+	*panels = 0;
+	for (;;) {
+		size_t length = strcspn(at, ",");
+
+		if (length == 7 && strncmp(at, "average", 7) == 0)
+			*panels |= FIGURE_HEADS_AVERAGE;
+		else if (length == 6 && strncmp(at, "concat", 6) == 0)
+			*panels |= FIGURE_HEADS_CONCAT;
+		else if (!(length == 4 && strncmp(at, "none", 4) == 0))
+			return cli_fail("--heads-panels needs average, concat, both (average,concat) or none, not "
+					"\"%s\"", cli_quote(shown, text));
+		if (at[length] == '\0')
+			return 0;
+		at += length + 1;
+	}
+}
+
 int cli_figure_only(const char *option)
 {
 	char figures[128];

@@ -45,6 +45,15 @@ int cli_parse_color(const char *text);
 int cli_check_palette(const char *name);
 /* --OPTION (--size, --background) given without a figure format. */
 int cli_figure_only(const char *option);
+/* --palette for a figure: a continuous map (viridis, cividis, grey) or a screen
+ * palette (projector, 8, mono); 0, or CLI_USAGE with the line written. */
+int cli_check_figure_palette(const char *name);
+/* A figure's palette and map from --palette NAME (NULL: viridis, continuous):
+ * a map's name gives that map; a palette's, its steps (map -1). */
+void cli_figure_palette(const char *name, int *palette, int *map);
+/* "--heads-panels average,concat" (or one of them, or none) → FIGURE_HEADS_* bits;
+ * 0, or CLI_USAGE with the line written. */
+int cli_parse_heads_panels(const char *text, unsigned *panels);
 /* A binary format (PDF, PNG) is not written to a terminal: refused unless
  * --output FILE is given or standard output is not a terminal. */
 int cli_check_binary(enum print_format format, const char *output);

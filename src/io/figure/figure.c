@@ -1,7 +1,8 @@
-/* figure.c — one stage of a trace as a figure (see figure.h). The figure is laid
- * out once in natural units (points, the numbers at FONT_SIZE), then scaled and
- * centred into the size asked for; a canvas draws it either through cairo (PDF,
- * PNG) or as SVG elements, from the same calls. */
+/* figure.c — one stage of a trace, or of every head of a multi-head trace, as a
+ * figure (see figure.h). The figure is laid out once in natural units (points,
+ * the numbers at FONT_SIZE, a heatmap's grid within FIGURE_GRID_MAX), then scaled
+ * and centred into the size asked for; a canvas draws it either through cairo
+ * (PDF, PNG) or as SVG elements, from the same calls. */
 #include "io/figure/figure.h"
 
 #include <errno.h>
@@ -17,6 +18,8 @@
 #define SUM_TOLERANCE 5e-3    /* a wrong-way sum further than this from 1 is red */
 #define MIX_SUM_LABEL "\u03a3 = O"
 #define MIX_SUM_ABOUT_LABEL "\u03a3 \u2248 O"
+#define PLAIN_CELL (1.6 * FONT_SIZE) /* a heatmap cell without numbers, at most */
+#define BAR_STOPS 256                /* a continuous colour bar's gradient stops */
 
 enum panel_colour { COLOUR_PLAIN, COLOUR_WEIGHTS, COLOUR_SIGNED };
 /* The tokens' labels (the keys'), the queries' (the same in self-attention), d1…. */
@@ -24,6 +27,7 @@ enum label_kind { LABELS_TOKENS, LABELS_QUERIES, LABELS_DIMS };
 
 struct panel {
 	char title[160];
+	const struct qkv_trace *t;    /* whose mask and weights' sums */
 	const struct qkv_matrix *m;   /* NULL for the mix */
 	int rows, cols;
 	enum panel_colour colour;
@@ -33,23 +37,34 @@ struct panel {
 	int query;
 	bool sums;                    /* a wrong-way demonstration's row and column sums */
 	bool selectable;              /* --cell frames a cell here */
-	double limit;                 /* the signed ramp's ends: ±limit */
+	bool numbers;                 /* the cells carry their numbers */
 	/* Layout, natural units. */
 	double x, y, w, h;
 	double grid_x, grid_y, cell_w, cell_h, label_w;
-	double bar_x, bar_w, bar_h;
+	double number_fs, row_fs, col_fs; /* the numbers', row labels' and column labels' sizes */
+	bool cols_up;                 /* column labels turned to read upwards */
+	double cols_h;                /* the column labels' height above the grid */
 };
 
 struct fig {
 	const struct qkv_problem *p;
-	const struct qkv_trace *t;
+	const struct qkv_trace *t;        /* the single trace, or the first head shown */
+	const struct qkv_heads_trace *heads; /* multi-head, else NULL */
 	struct figure_options o;
 	struct panel panels[FIGURE_MAX_PANELS];
 	int count;
+	int per_row;                      /* panels side by side (multi-head: the grid's columns) */
+	struct qkv_matrix average;        /* FIGURE_HEADS_AVERAGE: the heads' mean weights */
 	struct qkv_ramp weights, signs;
+	struct figure_scale scale;        /* the heatmaps' colours, one for the figure */
+	bool bar;                         /* a colour bar is drawn */
+	double bar_x, bar_y, bar_w, bar_h;
+	bool clamped_low, clamped_high;   /* values beyond the range, either side */
 	struct qkv_rgb bg, fg, label, error, frame, rule;
 	bool bold_numbers;
 	char title[256], subtitle[256], facts[512];
+	bool header;                      /* the built-in title, formula and facts */
+	double top;                       /* where the panels start */
 	bool wrong;
 	struct canvas cv;
 };
@@ -59,7 +74,8 @@ static const struct qkv_rgb black = { 0x00, 0x00, 0x00 }, white = { 0xff, 0xff, 
 void figure_options_default(struct figure_options *o)
 {
 	*o = (struct figure_options){
-		.stage = QKV_STAGE_WEIGHTS, .palette = QKV_PALETTE_VIRIDIS, .dark = false,
+		.stage = QKV_STAGE_WEIGHTS, .palette = QKV_PALETTE_VIRIDIS, .map = QKV_MAP_VIRIDIS,
+		.numbers = FIGURE_NUMBERS_AUTO, .head = -1, .dark = false,
 		.decimals = 2, .cell_row = -1, .cell_col = -1, .width = 0.0, .height = 0.0,
 	};
 }
@@ -100,6 +116,26 @@ int figure_size_parse(const char *text, double *width, double *height)
 	if (x == NULL || parse_side(text, (size_t)(x - text), width) != 0 ||
 	    parse_side(x + sep, strlen(x + sep), height) != 0)
 		return -1;
+	return 0;
+}
+
+int figure_range_parse(const char *text, double *low, double *high)
+{
+	const char *colon;
+	char *end;
+	double a, b;
+
+	if (text == NULL || (colon = strchr(text, ':')) == NULL || colon == text || colon[1] == '\0')
+		return -1;
+	errno = 0;
+	a = strtod(text, &end);
+	if (end != colon || errno != 0)
+		return -1;
+	b = strtod(colon + 1, &end);
+	if (*end != '\0' || errno != 0 || !isfinite(a) || !isfinite(b) || !(a < b))
+		return -1;
+	*low = a;
+	*high = b;
 	return 0;
 }
 
@@ -150,35 +186,50 @@ static void label_text(const struct fig *f, enum label_kind kind, int index, cha
 
 static bool cell_masked(const struct fig *f, const struct panel *pn, int row, int col)
 {
+	(void)f;
 	if (pn->square)
-		return qkv_trace_is_masked(f->t, row, col);
+		return qkv_trace_is_masked(pn->t, row, col);
 	if (pn->mix)
-		return qkv_trace_is_masked(f->t, pn->query, row);
+		return qkv_trace_is_masked(pn->t, pn->query, row);
 	return false;
 }
 
 static double cell_value(const struct fig *f, const struct panel *pn, int row, int col)
 {
+	(void)f;
 	if (pn->mix) {
 		if (row == pn->rows)
-			return qkv_matrix_get(&f->t->output, pn->query, col);
-		return qkv_trace_mix(f->t, pn->query, row, col);
+			return qkv_matrix_get(&pn->t->output, pn->query, col);
+		return qkv_trace_mix(pn->t, pn->query, row, col);
 	}
 	return qkv_matrix_get(pn->m, row, col);
 }
 
-struct qkv_rgb figure_heat_fill(int palette, bool signed_values, double value, double limit, bool masked,
-				struct qkv_rgb plain)
+int figure_scale_map(const struct figure_scale *s)
 {
-	struct qkv_ramp ramp = signed_values ? qkv_colour_signed((enum qkv_palette)palette)
-					     : qkv_colour_weights((enum qkv_palette)palette);
+	if (s->map < 0 || s->map >= QKV_MAP_COUNT)
+		return -1;
+	if (s->signed_values && s->map != QKV_MAP_GREY)
+		return QKV_MAP_COOLWARM;
+	return s->map;
+}
+
+struct qkv_rgb figure_heat_fill(const struct figure_scale *s, double value, bool masked, struct qkv_rgb plain)
+{
+	int map = figure_scale_map(s);
+	struct qkv_ramp ramp;
 
 	if (masked)
 		return qkv_colour_masked();
+	if (map >= 0)
+		return qkv_colour_map_at((enum qkv_colour_map)map,
+					 qkv_colour_level(qkv_colour_fraction(value, s->low, s->high), s->levels));
+	ramp = s->signed_values ? qkv_colour_signed((enum qkv_palette)s->palette)
+				: qkv_colour_weights((enum qkv_palette)s->palette);
 	if (ramp.count <= 0)
 		return plain;
-	if (signed_values)
-		return ramp.steps[qkv_colour_signed_step(value, limit, ramp.count / 2)];
+	if (s->signed_values)
+		return ramp.steps[qkv_colour_signed_step(value, s->high, ramp.count / 2)];
 	return ramp.steps[qkv_colour_weight_step_of(value, ramp.count)];
 }
 
@@ -193,13 +244,18 @@ double figure_signed_limit(const struct qkv_trace *t, const struct qkv_matrix *m
 	return limit > 0.0 ? limit : 1.0;
 }
 
+static bool heat(const struct panel *pn)
+{
+	return pn->colour != COLOUR_PLAIN;
+}
+
 static struct qkv_rgb cell_fill(const struct fig *f, const struct panel *pn, int row, int col, double v)
 {
 	bool masked = row < pn->rows && cell_masked(f, pn, row, col);
 
 	if (pn->colour == COLOUR_PLAIN && !masked)
 		return f->bg;
-	return figure_heat_fill(f->o.palette, pn->colour == COLOUR_SIGNED, v, pn->limit, masked, f->bg);
+	return figure_heat_fill(&f->scale, v, masked, f->bg);
 }
 
 static bool same_rgb(struct qkv_rgb a, struct qkv_rgb b)
@@ -230,13 +286,15 @@ static void weight_sum_text(const struct fig *f, bool rows, int i, char *buf, si
 
 /* ---- the panels of a stage --------------------------------------------------------- */
 
-static void add_panel(struct fig *f, const char *title, const struct qkv_matrix *m,
-		      enum panel_colour colour, enum label_kind rows, enum label_kind cols, bool square)
+static struct panel *add_panel(struct fig *f, const char *title, const struct qkv_trace *t,
+			       const struct qkv_matrix *m, enum panel_colour colour, enum label_kind rows,
+			       enum label_kind cols, bool square)
 {
 	struct panel *pn = &f->panels[f->count++];
 
 	memset(pn, 0, sizeof *pn);
 	snprintf(pn->title, sizeof pn->title, "%s", title);
+	pn->t = t;
 	pn->m = m;
 	pn->rows = m->rows;
 	pn->cols = m->cols;
@@ -244,6 +302,45 @@ static void add_panel(struct fig *f, const char *title, const struct qkv_matrix 
 	pn->row_labels = rows;
 	pn->col_labels = cols;
 	pn->square = square;
+	return pn;
+}
+
+/* The matrix of stage (1, 2 or 3) in t. */
+static const struct qkv_matrix *heat_matrix(const struct qkv_trace *t, int stage)
+{
+	return stage == QKV_STAGE_SCORES ? &t->scores : stage == QKV_STAGE_SCALED ? &t->scaled : &t->weights;
+}
+
+/* A multi-head problem's panels: each head's heatmap of the stage (the weights
+ * but for stage 1 or 2), then the asked-for extras. */
+static void make_heads_panels(struct fig *f)
+{
+	const struct qkv_heads_trace *h = f->heads;
+	int stage = f->o.stage == QKV_STAGE_SCORES || f->o.stage == QKV_STAGE_SCALED ? f->o.stage
+										    : QKV_STAGE_WEIGHTS;
+	enum panel_colour colour = stage == QKV_STAGE_WEIGHTS ? COLOUR_WEIGHTS : COLOUR_SIGNED;
+	char title[160];
+
+	f->count = 0;
+	for (int i = 0; i < h->h; i++) {
+		struct panel *pn;
+
+		if (f->o.head >= 0 && f->o.head != i)
+			continue;
+		snprintf(title, sizeof title, "Head %d", i + 1);
+		pn = add_panel(f, title, &h->head[i], heat_matrix(&h->head[i], stage), colour, LABELS_QUERIES,
+			       LABELS_TOKENS, true);
+		pn->selectable = f->o.head == i;
+	}
+	if ((f->o.heads_panels & FIGURE_HEADS_AVERAGE) && stage == QKV_STAGE_WEIGHTS && f->average.rows > 0)
+		add_panel(f, "Average of the heads", &h->head[0], &f->average, COLOUR_WEIGHTS, LABELS_QUERIES,
+			  LABELS_TOKENS, true);
+	if (f->o.heads_panels & FIGURE_HEADS_CONCAT) {
+		add_panel(f, "Concat(head_1 \u2026 head_h)", &h->head[0], &h->concat, COLOUR_PLAIN, LABELS_QUERIES,
+			  LABELS_DIMS, false);
+		add_panel(f, "Concat \u00b7 W_O", &h->head[0], &h->output, COLOUR_PLAIN, LABELS_QUERIES, LABELS_DIMS,
+			  false);
+	}
 }
 
 static void make_panels(struct fig *f)
@@ -252,55 +349,97 @@ static void make_panels(struct fig *f)
 	bool weights_sums = f->p->wrong != QKV_WRONG_NONE;
 	char title[160];
 
+	if (f->heads != NULL) {
+		make_heads_panels(f);
+		return;
+	}
 	f->count = 0;
 	switch (f->o.stage) {
 	case QKV_STAGE_PROJECTIONS:
-		add_panel(f, qkv_problem_is_cross(f->p) ? "Q = X_q W_Q" : "Q = X W_Q", &t->q, COLOUR_PLAIN,
+		add_panel(f, qkv_problem_is_cross(f->p) ? "Q = X_q W_Q" : "Q = X W_Q", t, &t->q, COLOUR_PLAIN,
 			  LABELS_QUERIES, LABELS_DIMS, false);
-		add_panel(f, "K = X W_K", &t->k, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
-		add_panel(f, "V = X W_V", &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		add_panel(f, "K = X W_K", t, &t->k, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		add_panel(f, "V = X W_V", t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
 		break;
 	case QKV_STAGE_SCORES:
-		add_panel(f, "S (rows: queries, columns: keys)", &t->scores, COLOUR_SIGNED,
-			  LABELS_QUERIES, LABELS_TOKENS, true);
-		f->panels[0].selectable = true;
+		add_panel(f, "S (rows: queries, columns: keys)", t, &t->scores, COLOUR_SIGNED,
+			  LABELS_QUERIES, LABELS_TOKENS, true)->selectable = true;
 		break;
 	case QKV_STAGE_SCALED:
-		add_panel(f, "S' (rows: queries, columns: keys)", &t->scaled, COLOUR_SIGNED,
-			  LABELS_QUERIES, LABELS_TOKENS, true);
-		f->panels[0].selectable = true;
+		add_panel(f, "S' (rows: queries, columns: keys)", t, &t->scaled, COLOUR_SIGNED,
+			  LABELS_QUERIES, LABELS_TOKENS, true)->selectable = true;
 		break;
 	case QKV_STAGE_MIX: {
 		int query = f->o.cell_row >= 0 && f->o.cell_row < t->m ? f->o.cell_row : 0;
 		struct panel *pn;
 
-		snprintf(title, sizeof title, "a_ij \u00b7 v_j for query %s (rows: keys j)",
+		snprintf(title, sizeof title, "a_{ij} \u00b7 v_j for query %s (rows: keys j)",
 			 qkv_problem_query_label(f->p, query));
-		add_panel(f, title, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
-		pn = &f->panels[0];
+		pn = add_panel(f, title, t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
 		pn->m = NULL;
 		pn->mix = true;
 		pn->query = query;
 		break;
 	}
 	case QKV_STAGE_OUTPUT:
-		add_panel(f, "A (weights)", &t->weights, COLOUR_WEIGHTS, LABELS_QUERIES, LABELS_TOKENS, true);
-		f->panels[0].sums = weights_sums;
-		add_panel(f, "V", &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
-		add_panel(f, "O = A V", &t->output, COLOUR_PLAIN, LABELS_QUERIES, LABELS_DIMS, false);
-		f->panels[2].selectable = true;
+		add_panel(f, "A (weights)", t, &t->weights, COLOUR_WEIGHTS, LABELS_QUERIES, LABELS_TOKENS, true)->sums =
+			weights_sums;
+		add_panel(f, "V", t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		add_panel(f, "O = A V", t, &t->output, COLOUR_PLAIN, LABELS_QUERIES, LABELS_DIMS, false)->selectable =
+			true;
 		break;
 	case QKV_STAGE_WEIGHTS:
-	default:
-		add_panel(f, "A (rows: queries, columns: keys)", &t->weights,
-			  COLOUR_WEIGHTS, LABELS_QUERIES, LABELS_TOKENS, true);
-		f->panels[0].sums = weights_sums;
-		f->panels[0].selectable = true;
+	default: {
+		struct panel *pn = add_panel(f, "A (rows: queries, columns: keys)", t, &t->weights, COLOUR_WEIGHTS,
+					     LABELS_QUERIES, LABELS_TOKENS, true);
+
+		pn->sums = weights_sums;
+		pn->selectable = true;
 		break;
 	}
+	}
+}
+
+/* The figure's colour scale: the options' map, levels and range, else the auto
+ * range (0..1 for weights; ±the largest magnitude unmasked over every heatmap for
+ * signed values); and whether any value lies beyond it. */
+static void make_scale(struct fig *f)
+{
+	struct figure_scale *s = &f->scale;
+	double limit = 0.0;
+
+	s->palette = f->o.palette;
+	s->map = f->o.map;
+	s->levels = f->o.map >= 0 ? f->o.levels : 0;
+	s->signed_values = false;
 	for (int i = 0; i < f->count; i++)
-		if (f->panels[i].colour == COLOUR_SIGNED)
-			f->panels[i].limit = figure_signed_limit(f->t, f->panels[i].m);
+		if (f->panels[i].colour == COLOUR_SIGNED) {
+			s->signed_values = true;
+			limit = fmax(limit, figure_signed_limit(f->panels[i].t, f->panels[i].m));
+		}
+	if (f->o.range_given && s->map >= 0) {
+		s->low = f->o.range_low;
+		s->high = f->o.range_high;
+	} else if (s->signed_values) {
+		s->low = -limit;
+		s->high = limit;
+	} else {
+		s->low = 0.0;
+		s->high = 1.0;
+	}
+	for (int i = 0; i < f->count; i++) {
+		const struct panel *pn = &f->panels[i];
+
+		for (int r = 0; heat(pn) && r < pn->rows; r++)
+			for (int c = 0; c < pn->cols; c++) {
+				double v = cell_value(f, pn, r, c);
+
+				if (cell_masked(f, pn, r, c))
+					continue;
+				f->clamped_low = f->clamped_low || v < s->low;
+				f->clamped_high = f->clamped_high || v > s->high;
+			}
+	}
 }
 
 /* ---- layout ------------------------------------------------------------------------ */
@@ -316,36 +455,123 @@ static int grid_cols(const struct panel *pn)
 	return pn->cols + (pn->sums ? 1 : 0);
 }
 
-static bool has_bar(const struct fig *f, const struct panel *pn)
+/* Whether the figure has a colour bar: a heatmap drawn in colour. */
+static bool has_bar(const struct fig *f)
 {
-	return (pn->colour == COLOUR_WEIGHTS && f->weights.count > 0) ||
-	       (pn->colour == COLOUR_SIGNED && f->signs.count > 0);
+	for (int i = 0; i < f->count; i++) {
+		const struct panel *pn = &f->panels[i];
+
+		if (pn->colour == COLOUR_WEIGHTS && (f->scale.map >= 0 || f->weights.count > 0))
+			return true;
+		if (pn->colour == COLOUR_SIGNED && (f->scale.map >= 0 || f->signs.count > 0))
+			return true;
+	}
+	return false;
 }
 
-/* The colour bar's tick k (0..ticks-1): its value and its text. */
-static int bar_ticks(const struct fig *f, const struct panel *pn)
+/* A round step for about `want` ticks over span: 1, 2, 2.5 or 5 times a power of
+ * 10; one that divides the span into 3 to 6 equal parts when there is one (so the
+ * range's ends are ticked: 0.5 in 0.1s, 1 in 0.25s). */
+static double tick_step(double span, int want)
 {
-	return pn->colour == COLOUR_WEIGHTS ? f->weights.count + 1 : 3;
+	static const double units[] = { 1.0, 2.0, 2.5, 5.0 };
+	double raw = span / want, power = pow(10.0, floor(log10(raw))), unit = raw / power, best = 0.0;
+
+	for (int e = -1; e <= 1; e++)
+		for (int k = 0; k < 4; k++) {
+			double step = units[k] * power * pow(10.0, e), parts = span / step;
+
+			if (parts >= 3.0 - 1e-9 && parts <= 6.0 + 1e-9 && fabs(parts - round(parts)) < 1e-9 &&
+			    (best == 0.0 || fabs(parts - want) < fabs(span / best - want)))
+				best = step;
+		}
+	if (best > 0.0)
+		return best;
+	return power * (unit <= 1.0 ? 1.0 : unit <= 2.0 ? 2.0 : unit <= 2.5 ? 2.5 : unit <= 5.0 ? 5.0 : 10.0);
 }
 
-static double bar_tick(const struct fig *f, const struct panel *pn, int k, char *buf, size_t size)
+/* The colour bar's ticks: with a map, the round values within the range (four
+ * steps or so); with a palette's steps, each step's edge (weights) or −limit, 0,
+ * +limit (signed). Their values into v (at most 16), their count returned. */
+static int bar_ticks(const struct fig *f, double v[16], int *decimals)
 {
-	double v;
+	const struct figure_scale *s = &f->scale;
+	int count = 0;
 
-	if (pn->colour == COLOUR_WEIGHTS)
-		v = (double)k / f->weights.count;
-	else
-		v = pn->limit * (k - 1);
-	/* The signed bar's ends get their sign from the caller ("−", "+"). */
-	qkv_format_number(buf, size, fabs(v), 2);
-	return v;
+	*decimals = 2;
+	if (s->map < 0) {
+		if (!s->signed_values) {
+			for (int k = 0; k <= f->weights.count && count < 16; k++)
+				v[count++] = (double)k / f->weights.count;
+		} else {
+			v[count++] = -s->high;
+			v[count++] = 0.0;
+			v[count++] = s->high;
+		}
+		return count;
+	}
+	{
+		double step = tick_step(s->high - s->low, 4), first = ceil(s->low / step - 1e-9) * step;
+
+		for (double x = first; x <= s->high + step * 1e-9 && count < 16; x += step)
+			v[count++] = fabs(x) < step * 1e-9 ? 0.0 : x;
+		*decimals = step >= 1.0 ? 0 : (int)ceil(-log10(step) - 1e-9) + (fmod(step / pow(10.0, floor(log10(step))),
+											 1.0) > 1e-9 ? 1 : 0);
+		if (*decimals < 0)
+			*decimals = 0;
+	}
+	return count;
 }
 
-static void layout_panel(struct fig *f, struct panel *pn)
+/* A tick's text: the number at `decimals` places, "−" for a minus. */
+static void tick_text(double v, int decimals, char *buf, size_t size)
+{
+	char number[48];
+
+	qkv_format_number(number, sizeof number, fabs(v), decimals);
+	snprintf(buf, size, "%s%s", v < 0.0 ? "\u2212" : "", number);
+}
+
+/* The text at the bar's end for values past it: "≥ 0.5", "≤ −2". */
+static void clamp_text(const struct fig *f, bool high, char *buf, size_t size)
+{
+	char number[64];
+
+	tick_text(high ? f->scale.high : f->scale.low, 4, number, sizeof number);
+	/* No trailing zeros: the range as the user gave it. */
+	for (char *dot = strchr(number, '.'); dot != NULL;) {
+		size_t len = strlen(number);
+
+		while (len > 0 && number[len - 1] == '0')
+			number[--len] = '\0';
+		if (len > 0 && number[len - 1] == '.')
+			number[--len] = '\0';
+		break;
+	}
+	snprintf(buf, size, "%s %s", high ? "\u2265" : "\u2264", number);
+}
+
+/* Whether the numbers are drawn in a heatmap of this cell width and height
+ * (natural units) at the figure's output scale: never with OFF, always with ON,
+ * and with AUTO when they are at least FIGURE_MIN_NUMBER_SIZE once scaled. */
+static bool numbers_fit(const struct fig *f, double number_fs, double scale)
+{
+	if (f->o.numbers == FIGURE_NUMBERS_OFF)
+		return false;
+	if (f->o.numbers == FIGURE_NUMBERS_ON)
+		return true;
+	return number_fs * scale >= FIGURE_MIN_NUMBER_SIZE - 1e-9;
+}
+
+/* A panel's cells and labels at the natural size: a heatmap's cells fit its
+ * numbers, shrunk (with them) to FIGURE_GRID_MAX; without numbers, square cells of
+ * PLAIN_CELL or less. Labels shrink with the cells; column labels that are wider
+ * than their cells are turned upwards. */
+static void layout_panel(struct fig *f, struct panel *pn, bool numbers)
 {
 	const double fs = FONT_SIZE, pad = 0.6 * fs;
 	char text[96];
-	double widest = 2.0 * fs, label_w = 1.5 * fs;
+	double widest = 2.0 * fs, label_w = 0.0, col_w = 0.0, fit;
 
 	/* The numbers (the mix: and its sum; the wrong-way sums are measured below). */
 	for (int r = 0; r < pn->rows + (pn->mix ? 1 : 0) && !stopped(f); r++)
@@ -361,48 +587,68 @@ static void layout_panel(struct fig *f, struct panel *pn)
 		weight_sum_text(f, false, i, text, sizeof text);
 		widest = fmax(widest, text_width(f, text, fs, false));
 	}
-	for (int c = 0; c < pn->cols; c++) {
-		label_text(f, pn->col_labels, c, text, sizeof text);
-		widest = fmax(widest, text_width(f, text, fs, false));
-	}
 	if (pn->sums)
 		widest = fmax(widest, text_width(f, "\u03a3row", fs, true));
+	pn->numbers = !heat(pn) || numbers;
+	if (pn->numbers) {
+		pn->cell_w = widest + 2.0 * pad;
+		pn->cell_h = 2.0 * fs;
+	} else {
+		pn->cell_w = pn->cell_h = PLAIN_CELL;
+	}
+	fit = heat(pn) ? fmin(1.0, fmin(FIGURE_GRID_MAX / (grid_cols(pn) * pn->cell_w),
+					 FIGURE_GRID_MAX / (grid_rows(pn) * pn->cell_h))) : 1.0;
+	pn->cell_w *= fit;
+	pn->cell_h *= fit;
+	pn->number_fs = fs * fit;
+	pn->row_fs = fmin(fs, 0.8 * pn->cell_h);
 	for (int r = 0; r < pn->rows; r++) {
 		label_text(f, pn->row_labels, r, text, sizeof text);
-		label_w = fmax(label_w, text_width(f, text, fs, false));
+		label_w = fmax(label_w, text_width(f, text, pn->row_fs, false));
 	}
 	if (pn->sums)
 		label_w = fmax(label_w, text_width(f, "\u03a3col", fs, true));
 	if (pn->mix)
 		label_w = fmax(label_w, fmax(text_width(f, MIX_SUM_LABEL, fs, true),
 					     text_width(f, MIX_SUM_ABOUT_LABEL, fs, true)));
-	pn->cell_w = widest + 2.0 * pad;
-	pn->cell_h = 2.0 * fs;
+	pn->col_fs = fs;
+	for (int c = 0; c < pn->cols; c++) {
+		label_text(f, pn->col_labels, c, text, sizeof text);
+		col_w = fmax(col_w, text_width(f, text, fs, false));
+	}
+	pn->cols_up = col_w > pn->cell_w - 0.2 * fs;
+	if (pn->cols_up) {
+		pn->col_fs = fmin(fs, 0.8 * pn->cell_w);
+		pn->cols_h = col_w * pn->col_fs / fs + 0.6 * fs;
+	} else {
+		pn->cols_h = 1.5 * fs;
+	}
 	pn->label_w = label_w + pad;
 	pn->grid_x = pn->x + pn->label_w;
-	pn->grid_y = pn->y + 1.8 * fs + 1.5 * fs;
+	pn->grid_y = pn->y + 1.8 * fs + pn->cols_h;
 	pn->w = pn->label_w + grid_cols(pn) * pn->cell_w;
 	pn->h = pn->grid_y - pn->y + grid_rows(pn) * pn->cell_h;
-	pn->w = fmax(pn->w, text_width(f, pn->title, 1.05 * fs, true));
-	if (has_bar(f, pn)) {
-		double ticks_w = 0.0;
+	pn->w = fmax(pn->w, canvas_math_width(&f->cv, pn->title, 1.05 * fs, true));
+}
 
-		for (int k = 0; k < bar_ticks(f, pn); k++) {
-			char tick[32];
+/* The colour bar's width with its ticks and clamp marks, from its left edge. */
+static double bar_extent(struct fig *f)
+{
+	const double fs = FONT_SIZE;
+	double ticks[16], widest = 0.0;
+	int decimals, count = bar_ticks(f, ticks, &decimals);
+	char text[64];
 
-			bar_tick(f, pn, k, tick, sizeof tick);
-			if (pn->colour == COLOUR_SIGNED && k != 1)
-				snprintf(text, sizeof text, "%s%s", k == 0 ? "\u2212" : "+", tick);
-			else
-				snprintf(text, sizeof text, "%s", tick);
-			ticks_w = fmax(ticks_w, text_width(f, text, 0.85 * fs, false));
-		}
-		pn->bar_x = pn->grid_x + grid_cols(pn) * pn->cell_w + 1.0 * fs;
-		pn->bar_w = 1.1 * fs;
-		pn->bar_h = fmax(pn->rows * pn->cell_h, 7.0 * fs);
-		pn->w = fmax(pn->w, pn->bar_x + pn->bar_w + 0.4 * fs + ticks_w - pn->x);
-		pn->h = fmax(pn->h, pn->grid_y - pn->y + pn->bar_h + 0.6 * fs);
+	for (int k = 0; k < count; k++) {
+		tick_text(ticks[k], decimals, text, sizeof text);
+		widest = fmax(widest, text_width(f, text, 0.85 * fs, false));
 	}
+	for (int k = 0; k < 2; k++) {
+		clamp_text(f, k == 1, text, sizeof text);
+		if (k == 1 ? f->clamped_high : f->clamped_low)
+			widest = fmax(widest, text_width(f, text, 0.85 * fs, false));
+	}
+	return 1.1 * fs + 0.4 * fs + widest;
 }
 
 static void divisor_words(const struct fig *f, char *buf, size_t size)
@@ -423,63 +669,195 @@ static void divisor_words(const struct fig *f, char *buf, size_t size)
 		snprintf(buf, size, "divisor \u03c4\u00b7\u221ad_k = %s\u00b7\u221a%d = %s", tau, f->t->d_k, d);
 }
 
-static void layout(struct fig *f)
+/* The title, formula and facts lines (or the options' title, or none). */
+static void header_text(struct fig *f)
 {
-	const double fs = FONT_SIZE, margin = 1.2 * fs, gap = 1.6 * fs;
-	char divisor[160], seed[48] = "", queries[48] = "";
+	char divisor[160], seed[48] = "", queries[48] = "", heads[48] = "";
 	const char *mask = f->p->mask == QKV_MASK_CAUSAL ? "causal mask"
 			   : f->p->mask == QKV_MASK_CUSTOM ? "custom mask" : "no mask";
-	double x = margin, top = margin + 4.6 * fs, tallest = 0.0;
+	int stage = f->heads != NULL ? (f->o.stage == QKV_STAGE_SCORES || f->o.stage == QKV_STAGE_SCALED
+					? f->o.stage : QKV_STAGE_WEIGHTS) : f->o.stage;
 
-	snprintf(f->title, sizeof f->title, "%s", f->p->title != NULL && f->p->title[0] != '\0' ? f->p->title : "qkv");
-	snprintf(f->subtitle, sizeof f->subtitle, "Stage %d \u2014 %s: %s", f->o.stage,
-		 qkv_stage_name((enum qkv_stage)f->o.stage), qkv_stage_formula_of(f->p, (enum qkv_stage)f->o.stage, false));
+	f->header = f->o.title == NULL;
+	snprintf(f->title, sizeof f->title, "%s", f->o.title != NULL ? f->o.title
+		 : f->p->title != NULL && f->p->title[0] != '\0' ? f->p->title : "qkv");
+	/* One head of several drawn alone (the interface's E in stages 0 to 5): the
+	 * built-in title names it. */
+	if (f->o.title == NULL && f->heads == NULL && f->p->h > 1 && f->o.head >= 0 && f->o.head < f->p->h) {
+		size_t used = strlen(f->title);
+
+		snprintf(f->title + used, sizeof f->title - used, " \u2014 Head %d of %d", f->o.head + 1, f->p->h);
+	}
+	snprintf(f->subtitle, sizeof f->subtitle, "Stage %d \u2014 %s: %s", stage,
+		 qkv_stage_name((enum qkv_stage)stage), qkv_stage_formula_of(f->p, (enum qkv_stage)stage, false));
 	divisor_words(f, divisor, sizeof divisor);
 	if (f->p->seeded)
 		snprintf(seed, sizeof seed, ", seed %llu", (unsigned long long)f->p->seed);
 	if (qkv_problem_is_cross(f->p))
 		snprintf(queries, sizeof queries, "%d quer%s of ", f->t->m, f->t->m == 1 ? "y" : "ies");
-	snprintf(f->facts, sizeof f->facts, "%s%d tokens, d_k = %d, d_v = %d%s; %s; %s%s", queries, f->t->n, f->t->d_k,
-		 f->t->d_v, seed, divisor, mask,
+	if (f->heads != NULL)
+		snprintf(heads, sizeof heads, "%d heads, d_model = %d, ", f->heads->h, f->heads->d_model);
+	snprintf(f->facts, sizeof f->facts, "%s%s%d tokens, d_k = %d, d_v = %d%s; %s; %s%s", heads, queries, f->t->n,
+		 f->t->d_k, f->t->d_v, seed, divisor, mask,
 		 f->p->wrong == QKV_WRONG_MASK_AFTER_SOFTMAX ? "; WRONG WAY: mask after softmax"
 		 : f->p->wrong == QKV_WRONG_COLUMN_SOFTMAX ? "; WRONG WAY: softmax down columns" : "");
+}
+
+/* The panels' places: side by side (per_row of them a row, the tallest of a row
+ * setting the next row's top), the colour bar right of the first row's heatmaps. */
+static void layout_with(struct fig *f, bool numbers)
+{
+	const double fs = FONT_SIZE, margin = 1.2 * fs, gap = 1.6 * fs;
+	double x = margin, y, row_h = 0.0, right = margin, bar_right = 0.0;
+
+	f->top = margin + (f->header ? 4.6 * fs : f->title[0] != '\0' ? 2.2 * fs : 0.0);
+	y = f->top;
+	f->bar = has_bar(f);
 	for (int i = 0; i < f->count; i++) {
 		struct panel *pn = &f->panels[i];
 
+		if (i > 0 && i % f->per_row == 0) {
+			x = margin;
+			y += row_h + gap;
+			row_h = 0.0;
+		}
 		pn->x = x;
-		pn->y = top;
-		layout_panel(f, pn);
+		pn->y = y;
+		layout_panel(f, pn, numbers);
 		x += pn->w + gap;
-		tallest = fmax(tallest, pn->h);
+		row_h = fmax(row_h, pn->h);
+		right = fmax(right, pn->x + pn->w);
+		/* The bar: after the single heatmap, or the first row of heads. */
+		if (f->bar && heat(pn) && (i < f->per_row)) {
+			f->bar_x = pn->grid_x + grid_cols(pn) * pn->cell_w + 1.0 * fs;
+			f->bar_y = pn->grid_y;
+			f->bar_w = 1.1 * fs;
+			f->bar_h = fmax(pn->rows * pn->cell_h, 7.0 * fs);
+			/* Room for a clamp's triangle and its words above or below the bar. */
+			if (f->clamped_high)
+				f->bar_y += 2.4 * fs, f->bar_h = fmax(f->bar_h - 2.4 * fs, 5.0 * fs);
+			if (f->clamped_low)
+				f->bar_h = fmax(f->bar_h - 2.4 * fs, 5.0 * fs);
+			if (f->heads == NULL || i == f->per_row - 1 || i == f->count - 1) {
+				bar_right = f->bar_x + bar_extent(f);
+				row_h = fmax(row_h, f->bar_y + f->bar_h + (f->clamped_low ? 2.6 * fs : 0.6 * fs) - y);
+				if (f->heads == NULL) {
+					/* Single head: the bar is part of its panel (stage 5: V and O come after it). */
+					pn->w = fmax(pn->w, bar_right - pn->x);
+					x = pn->x + pn->w + gap;
+					right = fmax(right, bar_right);
+				}
+			}
+		}
 	}
-	f->cv.natural_w = x - gap + margin;
-	f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + text_width(f, f->title, 1.4 * fs, true));
-	f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + text_width(f, f->subtitle, 1.1 * fs, false));
-	f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + text_width(f, f->facts, 0.9 * fs, false));
-	f->cv.natural_h = top + tallest + margin;
+	/* Multi-head: the bar right of the whole grid's first row. */
+	if (f->bar && f->heads != NULL) {
+		double grid_right = margin;
+
+		for (int i = 0; i < f->count && i < f->per_row; i++)
+			grid_right = fmax(grid_right, f->panels[i].x + f->panels[i].w);
+		for (int i = 0; i < f->count; i++)
+			if (heat(&f->panels[i]))
+				grid_right = fmax(grid_right, f->panels[i].x + f->panels[i].w);
+		f->bar_x = grid_right + 1.0 * fs;
+		bar_right = f->bar_x + bar_extent(f);
+		right = fmax(right, bar_right);
+	}
+	f->cv.natural_w = right + margin;
+	if (f->title[0] != '\0')
+		f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + canvas_math_width(&f->cv, f->title, 1.4 * fs, true));
+	if (f->header) {
+		f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + canvas_math_width(&f->cv, f->subtitle, 1.1 * fs, false));
+		f->cv.natural_w = fmax(f->cv.natural_w, 2.0 * margin + canvas_math_width(&f->cv, f->facts, 0.9 * fs, false));
+	}
+	f->cv.natural_h = y + row_h + margin;
 }
 
-/* f's problem, trace and options, the stage it can draw: all the panels need. */
+/* Laid out with the numbers; with AUTO, again without them when the numbers
+ * would be drawn smaller than FIGURE_MIN_NUMBER_SIZE at the size asked for. */
+static void layout(struct fig *f, double width, double height)
+{
+	double smallest = INFINITY;
+
+	header_text(f);
+	layout_with(f, f->o.numbers != FIGURE_NUMBERS_OFF);
+	canvas_place(&f->cv, width, height);
+	for (int i = 0; i < f->count; i++)
+		if (heat(&f->panels[i]))
+			smallest = fmin(smallest, f->panels[i].number_fs);
+	if (f->o.numbers == FIGURE_NUMBERS_AUTO && isfinite(smallest) && !numbers_fit(f, smallest, f->cv.scale)) {
+		layout_with(f, false);
+		canvas_place(&f->cv, width, height);
+	}
+}
+
+/* The heads' mean weights, for FIGURE_HEADS_AVERAGE; 0 or -1 out of memory. */
+static int make_average(struct fig *f)
+{
+	const struct qkv_heads_trace *h = f->heads;
+
+	if (h == NULL || !(f->o.heads_panels & FIGURE_HEADS_AVERAGE))
+		return 0;
+	if (qkv_matrix_resize(&f->average, h->m, h->n) != 0)
+		return -1;
+	for (int r = 0; r < h->m; r++)
+		for (int c = 0; c < h->n; c++) {
+			double sum = 0.0;
+
+			for (int i = 0; i < h->h; i++)
+				sum += qkv_matrix_get(&h->head[i].weights, r, c);
+			qkv_matrix_set(&f->average, r, c, sum / h->h);
+		}
+	return 0;
+}
+
+/* f's problem, trace(s) and options, the stage it can draw: all the panels need. */
 static void fig_bare(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
-		     const struct figure_options *o)
+		     const struct qkv_heads_trace *heads, const struct figure_options *o)
 {
 	memset(f, 0, sizeof *f);
+	qkv_matrix_init(&f->average);
 	f->p = p;
-	f->t = t;
+	f->heads = heads != NULL && heads->h > 0 ? heads : NULL;
 	f->o = *o;
+	if (f->heads != NULL) {
+		if (f->o.head >= f->heads->h)
+			f->o.head = -1;
+		t = &f->heads->head[f->o.head >= 0 ? f->o.head : 0];
+	}
+	f->t = t;
 	if (!figure_stage_drawable(p, f->o.stage))
 		f->o.stage = QKV_STAGE_WEIGHTS;
 }
 
+/* The grid's columns: ⌈√(heatmaps)⌉ for heads (the extras on rows after them). */
+static void arrange(struct fig *f)
+{
+	int heatmaps = 0;
+
+	for (int i = 0; i < f->count; i++)
+		heatmaps += heat(&f->panels[i]);
+	f->per_row = f->count > 0 ? f->count : 1;
+	if (f->heads != NULL) {
+		int columns = (int)ceil(sqrt((double)heatmaps) - 1e-9);
+
+		f->per_row = columns > 0 ? columns : 1;
+	}
+}
+
 static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
-		    const struct figure_options *o)
+		    const struct qkv_heads_trace *heads, const struct figure_options *o)
 {
 	int code;
 
-	fig_bare(f, p, t, o);
+	fig_bare(f, p, t, heads, o);
 	f->o.decimals = f->o.decimals < 0 ? 0 : f->o.decimals > 12 ? 12 : f->o.decimals;
 	if (f->o.palette < 0 || f->o.palette >= QKV_PALETTE_COUNT)
 		f->o.palette = QKV_PALETTE_VIRIDIS;
+	if (f->o.map >= QKV_MAP_COUNT || f->o.map == QKV_MAP_COOLWARM)
+		f->o.map = QKV_MAP_VIRIDIS;
+	if (f->o.levels != 0 && (f->o.levels < 2 || f->o.levels > FIGURE_MAX_LEVELS))
+		f->o.levels = 0;
 	f->weights = qkv_colour_weights((enum qkv_palette)f->o.palette);
 	f->signs = qkv_colour_signed((enum qkv_palette)f->o.palette);
 	f->bold_numbers = f->o.palette == QKV_PALETTE_PROJECTOR;
@@ -496,15 +874,22 @@ static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv
 	code = canvas_open(&f->cv);
 	if (code != 0)
 		return code;
+	if (make_average(f) != 0) {
+		canvas_close(&f->cv);
+		qkv_matrix_fini(&f->average);
+		return -1;
+	}
 	make_panels(f);
-	layout(f);
-	canvas_place(&f->cv, f->o.width, f->o.height);
+	make_scale(f);
+	arrange(f);
+	layout(f, f->o.width, f->o.height);
 	return 0;
 }
 
 static void fig_close(struct fig *f)
 {
 	canvas_close(&f->cv);
+	qkv_matrix_fini(&f->average);
 }
 
 /* ---- drawing --------------------------------------------------------------------------- */
@@ -514,32 +899,99 @@ static bool cell_selected(const struct fig *f, const struct panel *pn, int row, 
 	return pn->selectable && row == f->o.cell_row && col == f->o.cell_col;
 }
 
-static void draw_bar(struct fig *f, const struct panel *pn)
+/* A palette's stepped bar (no map): its steps, ticks at their edges or −, 0, +. */
+static void draw_steps_bar(struct fig *f)
 {
 	struct canvas *cv = &f->cv;
 	const double fs = FONT_SIZE;
-	struct qkv_ramp ramp = pn->colour == COLOUR_WEIGHTS ? f->weights : f->signs;
-	double step_h = pn->bar_h / ramp.count, bottom = pn->grid_y + pn->bar_h;
-	char tick[32], text[48];
+	struct qkv_ramp ramp = f->scale.signed_values ? f->signs : f->weights;
+	double step_h = f->bar_h / ramp.count, bottom = f->bar_y + f->bar_h, ticks[16];
+	int decimals, count = bar_ticks(f, ticks, &decimals);
+	char text[48];
 
 	for (int k = 0; k < ramp.count; k++)
-		canvas_rect(cv, pn->bar_x, bottom - (k + 1) * step_h, pn->bar_w, step_h, ramp.steps[k], "bar");
-	canvas_outline(cv, pn->bar_x, pn->grid_y, pn->bar_w, pn->bar_h, f->rule, 0.5);
-	for (int k = 0; k < bar_ticks(f, pn); k++) {
-		double y;
+		canvas_rect(cv, f->bar_x, bottom - (k + 1) * step_h, f->bar_w, step_h, ramp.steps[k], "bar");
+	canvas_outline(cv, f->bar_x, f->bar_y, f->bar_w, f->bar_h, f->rule, 0.5);
+	for (int k = 0; k < count; k++) {
+		double y = f->scale.signed_values ? bottom - k * f->bar_h / 2.0 : bottom - k * step_h;
 
-		bar_tick(f, pn, k, tick, sizeof tick);
-		if (pn->colour == COLOUR_WEIGHTS) {
-			y = bottom - k * step_h;
-			snprintf(text, sizeof text, "%s", tick);
-		} else {
-			/* −limit, 0 (the middle step's centre), +limit. */
-			y = bottom - k * pn->bar_h / 2.0;
-			snprintf(text, sizeof text, "%s%s", k == 0 ? "\u2212" : k == 2 ? "+" : "", tick);
-		}
-		canvas_line(cv, pn->bar_x + pn->bar_w, y, pn->bar_x + pn->bar_w + 0.3 * fs, y, f->fg, 0.7, false);
-		canvas_text(cv, pn->bar_x + pn->bar_w + 0.4 * fs, y + 0.3 * fs, text, 0.85 * fs, false, f->fg,
-		       ANCHOR_START, "tick");
+		if (f->scale.signed_values)
+			snprintf(text, sizeof text, "%s", k == 0 ? "\u2212" : k == 2 ? "+" : "");
+		else
+			text[0] = '\0';
+		qkv_format_number(text + strlen(text), sizeof text - strlen(text), fabs(ticks[k]), 2);
+		canvas_line(cv, f->bar_x + f->bar_w, y, f->bar_x + f->bar_w + 0.3 * fs, y, f->fg, 0.7, false);
+		canvas_text(cv, f->bar_x + f->bar_w + 0.4 * fs, y + 0.3 * fs, text, 0.85 * fs, false, f->fg,
+			    ANCHOR_START, "tick");
+	}
+}
+
+/* A masked cell's mark over its grey: hatching half way from the grey to the
+ * background. No value's cell is hatched, so a masked cell is told from every
+ * value even without its "—" (--numbers off) and in the grey map, whose range
+ * holds the masked grey; the "—" (black or white on the grey) stays clear of
+ * the half-tone lines. */
+static void masked_hatch(struct fig *f, double x, double y, double w, double h)
+{
+	struct qkv_rgb grey = qkv_colour_masked(), hatch = {
+		(unsigned char)((grey.r + f->bg.r + 1) / 2), (unsigned char)((grey.g + f->bg.g + 1) / 2),
+		(unsigned char)((grey.b + f->bg.b + 1) / 2) };
+	double spacing = fmin(w, h) / 3.0;
+
+	canvas_hatch(&f->cv, x, y, w, h, spacing, hatch, 0.22 * spacing, "masked");
+}
+
+/* The colour bar of a map: a gradient (or `levels` bands), round ticks, and a
+ * triangle with "≥ high" / "≤ low" at an end past which some value was clamped. */
+static void draw_bar(struct fig *f)
+{
+	struct canvas *cv = &f->cv;
+	const double fs = FONT_SIZE;
+	const struct figure_scale *s = &f->scale;
+	double bottom = f->bar_y + f->bar_h, ticks[16];
+	int decimals, count, map = figure_scale_map(s);
+	char text[64];
+
+	if (map < 0) {
+		draw_steps_bar(f);
+		return;
+	}
+	if (s->levels >= 2) {
+		double band = f->bar_h / s->levels;
+
+		/* Each band reaches a little into the next, drawn after it: no seam. */
+		for (int k = 0; k < s->levels; k++)
+			canvas_rect(cv, f->bar_x, bottom - (k + 1) * band, f->bar_w, band + (k > 0 ? 0.0 : 0.0) +
+				    (k + 1 < s->levels ? 0.0 : 0.0) + (k > 0 ? 0.3 : 0.0),
+				    qkv_colour_map_at((enum qkv_colour_map)map, (double)k / (s->levels - 1)), "bar");
+	} else {
+		struct qkv_rgb stops[BAR_STOPS];
+
+		for (int k = 0; k < BAR_STOPS; k++)
+			stops[k] = qkv_colour_map_at((enum qkv_colour_map)map, (double)k / (BAR_STOPS - 1));
+		canvas_gradient(cv, f->bar_x, f->bar_y, f->bar_w, f->bar_h, stops, BAR_STOPS, "bar");
+	}
+	canvas_outline(cv, f->bar_x, f->bar_y, f->bar_w, f->bar_h, f->rule, 0.5);
+	for (int k = 0; k < 2; k++) {
+		bool high = k == 1;
+		double tip = high ? f->bar_y - 1.0 * fs : bottom + 1.0 * fs, base = high ? f->bar_y : bottom;
+		double xs[3] = { f->bar_x, f->bar_x + f->bar_w, f->bar_x + f->bar_w / 2.0 }, ys[3] = { base, base, tip };
+
+		if (!(high ? f->clamped_high : f->clamped_low))
+			continue;
+		canvas_polygon(cv, xs, ys, 3, qkv_colour_map_at((enum qkv_colour_map)map, high ? 1.0 : 0.0), "clamp");
+		clamp_text(f, high, text, sizeof text);
+		canvas_text(cv, f->bar_x, high ? tip - 0.35 * fs : tip + 1.0 * fs, text, 0.85 * fs, false, f->fg,
+			    ANCHOR_START, "clamp");
+	}
+	count = bar_ticks(f, ticks, &decimals);
+	for (int k = 0; k < count; k++) {
+		double y = bottom - f->bar_h * (ticks[k] - s->low) / (s->high - s->low);
+
+		tick_text(ticks[k], decimals, text, sizeof text);
+		canvas_line(cv, f->bar_x + f->bar_w, y, f->bar_x + f->bar_w + 0.3 * fs, y, f->fg, 0.7, false);
+		canvas_text(cv, f->bar_x + f->bar_w + 0.4 * fs, y + 0.3 * fs, text, 0.85 * fs, false, f->fg,
+			    ANCHOR_START, "tick");
 	}
 }
 
@@ -578,55 +1030,69 @@ static void draw_panel(struct fig *f, const struct panel *pn)
 	struct canvas *cv = &f->cv;
 	const double fs = FONT_SIZE;
 	char text[96];
-	bool plain = pn->colour == COLOUR_PLAIN || (pn->colour == COLOUR_WEIGHTS ? f->weights.count == 0
-											: f->signs.count == 0);
+	bool plain = pn->colour == COLOUR_PLAIN ||
+		     (f->scale.map < 0 && (pn->colour == COLOUR_WEIGHTS ? f->weights.count == 0 : f->signs.count == 0));
+	/* A heatmap's cells reach a little into their right and lower neighbours,
+	 * which are drawn after them and cover it: no hairline seam between cells. */
+	double overlap = plain ? 0.0 : fmin(0.4, 0.05 * fmin(pn->cell_w, pn->cell_h));
 
-	canvas_text(cv, pn->x, pn->y + 1.1 * fs, pn->title, 1.05 * fs, true, f->fg, ANCHOR_START, "panel-title");
+	canvas_math(cv, pn->x, pn->y + 1.1 * fs, pn->title, 1.05 * fs, true, f->fg, ANCHOR_START, "panel-title");
 	for (int c = 0; c < pn->cols; c++) {
+		double x = pn->grid_x + (c + 0.5) * pn->cell_w;
+
 		label_text(f, pn->col_labels, c, text, sizeof text);
-		canvas_text(cv, pn->grid_x + (c + 0.5) * pn->cell_w, pn->grid_y - 0.5 * fs, text, fs, false, f->label,
-		       ANCHOR_MIDDLE, "label");
+		if (pn->cols_up)
+			canvas_text_up(cv, x + 0.35 * pn->col_fs, pn->grid_y - 0.4 * fs, text, pn->col_fs, f->label,
+				       ANCHOR_START, "label");
+		else
+			canvas_text(cv, x, pn->grid_y - 0.5 * fs, text, fs, false, f->label, ANCHOR_MIDDLE, "label");
 	}
 	for (int r = 0; r < grid_rows(pn) && !stopped(f); r++) {
 		double y = pn->grid_y + r * pn->cell_h;
 		bool sum_row = pn->mix && r == pn->rows;
+		double label_fs = sum_row ? fs : pn->row_fs;
 
 		if (sum_row) {
 			/* The terms, each rounded on its own, may not add up to the rounded Σ. */
 			bool adds_up = true;
 
 			for (int c = 0; c < pn->cols; c++)
-				adds_up = adds_up && qkv_trace_mix_adds_up(f->t, pn->query, c, f->o.decimals);
+				adds_up = adds_up && qkv_trace_mix_adds_up(pn->t, pn->query, c, f->o.decimals);
 			snprintf(text, sizeof text, "%s", adds_up ? MIX_SUM_LABEL : MIX_SUM_ABOUT_LABEL);
 		} else if (r < pn->rows)
 			label_text(f, pn->row_labels, r, text, sizeof text);
 		else
 			continue;   /* the wrong-way sums' row: draw_sums */
-		canvas_text(cv, pn->grid_x - 0.5 * fs, y + pn->cell_h / 2.0 + 0.35 * fs, text, fs, sum_row, f->label,
-		       ANCHOR_END, "label");
+		canvas_text(cv, pn->grid_x - 0.5 * fs * fmin(1.0, label_fs / fs), y + pn->cell_h / 2.0 + 0.35 * label_fs,
+			    text, label_fs, sum_row, f->label, ANCHOR_END, "label");
 		for (int c = 0; c < pn->cols; c++) {
 			double x = pn->grid_x + c * pn->cell_w, v = cell_value(f, pn, r, c);
 			bool masked = !sum_row && cell_masked(f, pn, r, c);
 			struct qkv_rgb fill = sum_row ? f->bg : cell_fill(f, pn, r, c, v);
 			struct qkv_rgb ink = same_rgb(fill, f->bg) ? f->fg : qkv_colour_text_on(fill, black, white);
+			double right = c + 1 < pn->cols ? overlap : 0.0, down = r + 1 < pn->rows ? overlap : 0.0;
+			double number_fs = sum_row ? fs : pn->number_fs;
 
 			if (masked)
 				snprintf(text, sizeof text, "\u2014");
 			else
 				qkv_format_number(text, sizeof text, v, f->o.decimals);
-			canvas_rect(cv, x, y, pn->cell_w, pn->cell_h, fill, sum_row ? "sum" : "cell");
+			canvas_rect(cv, x, y, pn->cell_w + right, pn->cell_h + down, fill, sum_row ? "sum" : "cell");
+			if (masked)
+				masked_hatch(f, x, y, pn->cell_w, pn->cell_h);
 			if (plain || sum_row)
 				canvas_outline(cv, x, y, pn->cell_w, pn->cell_h, f->rule, 0.4);
-			canvas_text(cv, x + pn->cell_w / 2.0, y + pn->cell_h / 2.0 + 0.35 * fs, text, fs,
-			       f->bold_numbers || sum_row, ink, ANCHOR_MIDDLE, sum_row ? "sum" : "value");
+			if (pn->numbers || sum_row)
+				canvas_text(cv, x + pn->cell_w / 2.0, y + pn->cell_h / 2.0 + 0.35 * number_fs, text,
+					    number_fs, f->bold_numbers || sum_row, ink, ANCHOR_MIDDLE,
+					    sum_row ? "sum" : "value");
 			if (cell_selected(f, pn, r, c))
-				canvas_outline(cv, x, y, pn->cell_w, pn->cell_h, f->frame, 0.18 * fs);
+				canvas_outline(cv, x, y, pn->cell_w, pn->cell_h, f->frame,
+					       fmin(0.18 * fs, 0.15 * fmin(pn->cell_w, pn->cell_h)));
 		}
 	}
 	if (pn->sums)
 		draw_sums(f, pn);
-	if (has_bar(f, pn))
-		draw_bar(f, pn);
 }
 
 static void draw(struct canvas *cv, void *ctx)
@@ -635,26 +1101,32 @@ static void draw(struct canvas *cv, void *ctx)
 	const double fs = FONT_SIZE, margin = 1.2 * fs;
 
 	canvas_background(cv, f->bg);
-	canvas_text(cv, margin, margin + 1.3 * fs, f->title, 1.4 * fs, true, f->fg, ANCHOR_START, "title");
-	canvas_text(cv, margin, margin + 2.75 * fs, f->subtitle, 1.1 * fs, false, f->fg, ANCHOR_START, "formula");
-	canvas_text(cv, margin, margin + 3.95 * fs, f->facts, 0.9 * fs, false, f->wrong ? f->error : f->fg,
-	       ANCHOR_START, "facts");
+	if (f->title[0] != '\0')
+		canvas_math(cv, margin, margin + 1.3 * fs, f->title, 1.4 * fs, true, f->fg, ANCHOR_START, "title");
+	if (f->header) {
+		canvas_math(cv, margin, margin + 2.75 * fs, f->subtitle, 1.1 * fs, false, f->fg, ANCHOR_START, "formula");
+		canvas_math(cv, margin, margin + 3.95 * fs, f->facts, 0.9 * fs, false, f->wrong ? f->error : f->fg,
+			    ANCHOR_START, "facts");
+	}
 	for (int i = 0; i < f->count; i++)
 		draw_panel(f, &f->panels[i]);
+	if (f->bar)
+		draw_bar(f);
 }
 
 /* The SVG's title: the figure's title and stage. */
 static void svg_title(const struct fig *f, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s \u2014 %s", f->title, f->subtitle);
+	snprintf(buf, size, "%s \u2014 %s", f->title[0] != '\0' ? f->title : "qkv", f->subtitle);
 }
 
 /* Opens the figure for format: a PNG without a size is drawn at twice the
  * natural size, in pixels. */
 static int fig_open_for(struct fig *f, enum figure_format format, const struct qkv_problem *p,
-			const struct qkv_trace *t, const struct figure_options *o, char *err, size_t err_size)
+			const struct qkv_trace *t, const struct qkv_heads_trace *heads,
+			const struct figure_options *o, char *err, size_t err_size)
 {
-	int code = fig_open(f, p, t, o);
+	int code = fig_open(f, p, t, heads, o);
 
 	if (code != 0) {
 		canvas_open_error("figure", err, err_size);
@@ -668,14 +1140,14 @@ static int fig_open_for(struct fig *f, enum figure_format format, const struct q
 	return 0;
 }
 
-int figure_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
-		 const struct qkv_trace *t, const struct figure_options *o, char *err, size_t err_size)
+static int write_any(FILE *out, enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
+		     const struct qkv_heads_trace *heads, const struct figure_options *o, char *err, size_t err_size)
 {
 	struct fig f;
 	char title[600];
 	int rc;
 
-	if (fig_open_for(&f, format, p, t, o, err, err_size) != 0)
+	if (fig_open_for(&f, format, p, t, heads, o, err, err_size) != 0)
 		return -1;
 	svg_title(&f, title, sizeof title);
 	rc = canvas_write(out, format, &f.cv, title, draw, &f, err, err_size);
@@ -683,13 +1155,14 @@ int figure_write(FILE *out, enum figure_format format, const struct qkv_problem 
 	return rc;
 }
 
-char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
-		   const struct figure_options *o, size_t *length, char *err, size_t err_size)
+static char *bytes_any(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
+		       const struct qkv_heads_trace *heads, const struct figure_options *o, size_t *length, char *err,
+		       size_t err_size)
 {
 	struct fig f;
 	char title[600], *bytes;
 
-	if (fig_open_for(&f, format, p, t, o, err, err_size) != 0)
+	if (fig_open_for(&f, format, p, t, heads, o, err, err_size) != 0)
 		return NULL;
 	svg_title(&f, title, sizeof title);
 	bytes = stopped(&f) ? NULL : canvas_bytes(format, &f.cv, title, draw, &f, length, err, err_size);
@@ -703,13 +1176,48 @@ char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const
 	return bytes;
 }
 
+int figure_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
+		 const struct qkv_trace *t, const struct figure_options *o, char *err, size_t err_size)
+{
+	return write_any(out, format, p, t, NULL, o, err, err_size);
+}
+
+char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
+		   const struct figure_options *o, size_t *length, char *err, size_t err_size)
+{
+	return bytes_any(format, p, t, NULL, o, length, err, err_size);
+}
+
+bool figure_heads_drawable(const struct qkv_problem *p, const struct figure_options *o)
+{
+	return p->h > 0 && (o->stage == QKV_STAGE_SCORES || o->stage == QKV_STAGE_SCALED ||
+			    o->stage == QKV_STAGE_WEIGHTS);
+}
+
+int figure_heads_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
+		       const struct qkv_heads_trace *h, const struct figure_options *o, char *err, size_t err_size)
+{
+	return write_any(out, format, p, NULL, h, o, err, err_size);
+}
+
+char *figure_heads_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_heads_trace *h,
+			 const struct figure_options *o, size_t *length, char *err, size_t err_size)
+{
+	return bytes_any(format, p, NULL, h, o, length, err, err_size);
+}
+
 /* The panels only, without cairo or layout: cheap whatever the figure's size. */
-int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
-		  int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
+static int panels_any(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+		      const struct figure_options *o, int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
 {
 	struct fig f;
 
-	fig_bare(&f, p, t, o);
+	fig_bare(&f, p, t, h, o);
+	/* The average's shape without computing it. */
+	if (f.heads != NULL && (f.o.heads_panels & FIGURE_HEADS_AVERAGE)) {
+		f.average.rows = f.heads->m;
+		f.average.cols = f.heads->n;
+	}
 	make_panels(&f);
 	for (int i = 0; i < f.count; i++) {
 		rows[i] = f.panels[i].rows;
@@ -718,9 +1226,22 @@ int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t, const 
 	return f.count;
 }
 
-long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o)
+int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
+		  int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
 {
-	int rows[FIGURE_MAX_PANELS], cols[FIGURE_MAX_PANELS], count = figure_panels(p, t, o, rows, cols);
+	return panels_any(p, t, NULL, o, rows, cols);
+}
+
+int figure_heads_panels(const struct qkv_problem *p, const struct qkv_heads_trace *h, const struct figure_options *o,
+			int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
+{
+	return panels_any(p, NULL, h, o, rows, cols);
+}
+
+static long long cells_any(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+			   const struct figure_options *o)
+{
+	int rows[FIGURE_MAX_PANELS], cols[FIGURE_MAX_PANELS], count = panels_any(p, t, h, o, rows, cols);
 	long long cells = 0;
 
 	for (int i = 0; i < count; i++)
@@ -728,10 +1249,15 @@ long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, c
 	return cells;
 }
 
-int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
-		      char *err, size_t err_size)
+long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o)
 {
-	long long cells = figure_cells(p, t, o);
+	return cells_any(p, t, NULL, o);
+}
+
+static int check_size_any(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+			  const struct figure_options *o, char *err, size_t err_size)
+{
+	long long cells = cells_any(p, t, h, o);
 	int stage = figure_stage_drawable(p, o->stage) ? o->stage : QKV_STAGE_WEIGHTS;
 	char count[32], cap[32];
 
@@ -744,27 +1270,39 @@ int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, co
 	return -1;
 }
 
+int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
+		      char *err, size_t err_size)
+{
+	return check_size_any(p, t, NULL, o, err, err_size);
+}
+
+int figure_heads_check_size(const struct qkv_problem *p, const struct qkv_heads_trace *h,
+			    const struct figure_options *o, char *err, size_t err_size)
+{
+	return check_size_any(p, NULL, h, o, err, err_size);
+}
+
 void figure_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
 		 double *width, double *height)
 {
 	struct fig f;
 
 	*width = *height = 0.0;
-	if (fig_open(&f, p, t, o) != 0)
+	if (fig_open(&f, p, t, NULL, o) != 0)
 		return;
 	*width = f.cv.out_w;
 	*height = f.cv.out_h;
 	fig_close(&f);
 }
 
-int figure_cell(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
-		int panel, int row, int col, struct figure_cell *cell)
+static int cell_any(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+		    const struct figure_options *o, int panel, int row, int col, struct figure_cell *cell)
 {
 	struct fig f;
 	const struct panel *pn;
 	double v;
 
-	if (fig_open(&f, p, t, o) != 0)
+	if (fig_open(&f, p, t, h, o) != 0)
 		return -1;
 	if (panel < 0 || panel >= f.count || row < 0 || col < 0 || row >= f.panels[panel].rows ||
 	    col >= f.panels[panel].cols) {
@@ -784,4 +1322,63 @@ int figure_cell(const struct qkv_problem *p, const struct qkv_trace *t, const st
 		qkv_format_number(cell->text, sizeof cell->text, v, f.o.decimals);
 	fig_close(&f);
 	return 0;
+}
+
+int figure_cell(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
+		int panel, int row, int col, struct figure_cell *cell)
+{
+	return cell_any(p, t, NULL, o, panel, row, col, cell);
+}
+
+int figure_heads_cell(const struct qkv_problem *p, const struct qkv_heads_trace *h, const struct figure_options *o,
+		      int panel, int row, int col, struct figure_cell *cell)
+{
+	return cell_any(p, NULL, h, o, panel, row, col, cell);
+}
+
+bool figure_numbers_shown(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+			  const struct figure_options *o, int panel)
+{
+	struct fig f;
+	bool shown;
+
+	if (fig_open(&f, p, t, h, o) != 0)
+		return false;
+	shown = panel >= 0 && panel < f.count && f.panels[panel].numbers;
+	fig_close(&f);
+	return shown;
+}
+
+int figure_heads_layout(const struct qkv_problem *p, const struct qkv_heads_trace *h,
+			const struct figure_options *o, struct figure_layout *l)
+{
+	const double fs = FONT_SIZE;
+	struct fig f;
+	double scale;
+
+	if (fig_open(&f, p, NULL, h, o) != 0)
+		return -1;
+	scale = f.cv.scale;
+	memset(l, 0, sizeof *l);
+	l->count = f.count;
+	l->width = f.cv.out_w;
+	l->height = f.cv.out_h;
+	for (int i = 0; i < f.count; i++) {
+		const struct panel *pn = &f.panels[i];
+
+		l->panel[i] = (struct figure_box){ canvas_x(&f.cv, pn->x), canvas_y(&f.cv, pn->y), pn->w * scale,
+						   pn->h * scale };
+		l->grid[i] = (struct figure_box){ canvas_x(&f.cv, pn->grid_x), canvas_y(&f.cv, pn->grid_y),
+						  grid_cols(pn) * pn->cell_w * scale, grid_rows(pn) * pn->cell_h * scale };
+		l->number_size[i] = pn->numbers ? pn->number_fs * scale : 0.0;
+	}
+	if (f.bar) {
+		double top = f.bar_y - (f.clamped_high ? 2.4 * fs : 0.5 * fs);
+		double bottom = f.bar_y + f.bar_h + (f.clamped_low ? 2.6 * fs : 0.5 * fs);
+
+		l->bar = (struct figure_box){ canvas_x(&f.cv, f.bar_x), canvas_y(&f.cv, top), bar_extent(&f) * scale,
+					      (bottom - top) * scale };
+	}
+	fig_close(&f);
+	return l->count;
 }

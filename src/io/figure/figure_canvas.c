@@ -58,6 +58,19 @@ static void release_fonts(void)
 	pthread_mutex_unlock(&canvases);
 }
 
+/* Text laid out at natural size is drawn scaled: glyph advances must not be
+ * rounded to whole pixels (hinted metrics) at either size, or a run placed after
+ * a measured run lands inside it. */
+static void unhinted(cairo_t *cr)
+{
+	cairo_font_options_t *options = cairo_font_options_create();
+
+	cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
+	cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE);
+	cairo_set_font_options(cr, options);
+	cairo_font_options_destroy(options);
+}
+
 int canvas_open(struct canvas *cv)
 {
 	bool open;
@@ -78,6 +91,7 @@ int canvas_open(struct canvas *cv)
 		canvas_close(cv);
 		return -1;
 	}
+	unhinted(cv->measure);
 	cv->scale = 1.0;
 	return 0;
 }
@@ -228,6 +242,47 @@ void canvas_outline(struct canvas *cv, double x, double y, double w, double h, s
 	svg_stopped(cv);
 }
 
+/* Lines "/" every `spacing` across the rectangle, each ending inside it (the
+ * rectangle inset by half the line's width, so a butt end's corner stays in). */
+void canvas_hatch(struct canvas *cv, double x, double y, double w, double h, double spacing,
+		  struct qkv_rgb colour, double width, const char *name)
+{
+	double in = width / 2.0, u_max = w - 2.0 * in, v_max = h - 2.0 * in;
+
+	if (!(u_max > 0.0 && v_max > 0.0 && spacing > 0.0))
+		return;
+	if (cv->cr == NULL) {
+		if (svg_stopped(cv))
+			return;
+		fputs("<path", cv->svg);
+		svg_id(cv, name);
+		fputs(" d=\"", cv->svg);
+	}
+	/* The line u + v = c in the inset rectangle's own coordinates (v down). */
+	for (double c = spacing / 2.0; c < u_max + v_max; c += spacing) {
+		double u0 = fmax(0.0, c - v_max), u1 = fmin(u_max, c);
+		double x0 = x + in + u0, y0 = y + in + (c - u0), x1 = x + in + u1, y1 = y + in + (c - u1);
+
+		if (cv->cr != NULL) {
+			cairo_move_to(cv->cr, x0, y0);
+			cairo_line_to(cv->cr, x1, y1);
+		} else {
+			fprintf(cv->svg, "M%.3f %.3fL%.3f %.3f", canvas_x(cv, x0), canvas_y(cv, y0), canvas_x(cv, x1),
+				canvas_y(cv, y1));
+		}
+	}
+	if (cv->cr != NULL) {
+		set_rgb(cv->cr, colour);
+		cairo_set_line_width(cv->cr, width);
+		cairo_set_line_cap(cv->cr, CAIRO_LINE_CAP_BUTT);
+		cairo_stroke(cv->cr);
+		return;
+	}
+	fprintf(cv->svg, "\" fill=\"none\" stroke=\"#%02x%02x%02x\" stroke-width=\"%.3f\"/>\n", colour.r, colour.g,
+		colour.b, width * cv->scale);
+	svg_stopped(cv);
+}
+
 void canvas_line(struct canvas *cv, double x0, double y0, double x1, double y1, struct qkv_rgb colour,
 		 double width, bool dashed)
 {
@@ -294,7 +349,7 @@ void canvas_text(struct canvas *cv, double x, double y, const char *text, double
 		return;
 	fputs("<text", cv->svg);
 	svg_id(cv, name);
-	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans, Verdana, sans-serif\" "
+	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans\" "
 		"font-size=\"%.3f\"%s fill=\"#%02x%02x%02x\" text-anchor=\"%s\">",
 		canvas_x(cv, x), canvas_y(cv, y), size * cv->scale, bold ? " font-weight=\"bold\"" : "",
 		colour.r, colour.g, colour.b, anchors[anchor]);
@@ -324,7 +379,10 @@ static void write_svg(FILE *out, struct canvas *cv, const char *title, void (*dr
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" stroke=\"none\" width=\"%.3fpt\" height=\"%.3fpt\" "
 		"viewBox=\"0 0 %.3f %.3f\">\n<title>", cv->out_w, cv->out_h, cv->out_w, cv->out_h);
 	svg_escaped(out, title);
-	fputs("</title>\n", out);
+	/* Text is placed by DejaVu Sans' widths (cairo's measure): each <text> names
+	 * that one family (a renderer that reads one name, like ImageMagick's own,
+	 * takes it); the stylesheet adds the fall-backs for one without the font. */
+	fputs("</title>\n<style>text { font-family: \"DejaVu Sans\", Verdana, sans-serif }</style>\n", out);
 	cv->svg = out;
 	svg_stopped(cv);
 	draw(cv, ctx);
@@ -347,6 +405,7 @@ static int write_cairo(FILE *out, enum figure_format format, struct canvas *cv,
 	else
 		surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(cv->out_w), (int)ceil(cv->out_h));
 	cv->cr = cairo_create(surface);
+	unhinted(cv->cr);
 	cairo_translate(cv->cr, cv->off_x, cv->off_y);
 	cairo_scale(cv->cr, cv->scale, cv->scale);
 	draw(cv, ctx);
@@ -476,5 +535,214 @@ void canvas_circle(struct canvas *cv, double x, double y, double r, struct qkv_r
 	else
 		fprintf(cv->svg, " cx=\"%.3f\" cy=\"%.3f\" r=\"%.3f\" fill=\"#%02x%02x%02x\"/>\n", canvas_x(cv, x),
 			canvas_y(cv, y), r * cv->scale, colour.r, colour.g, colour.b);
+	svg_stopped(cv);
+}
+
+const char *canvas_math_run(const char *text, const char **start, size_t *length, bool *sub)
+{
+	*sub = text[0] == '_' && text[1] != '\0';
+	if (*sub && text[1] == '{') {
+		const char *end = strchr(text + 2, '}');
+
+		*start = text + 2;
+		*length = end != NULL ? (size_t)(end - *start) : strlen(*start);
+		return end != NULL ? end + 1 : *start + *length;
+	}
+	if (*sub) {
+		size_t n = 1;
+
+		while ((text[n] >= 'a' && text[n] <= 'z') || (text[n] >= 'A' && text[n] <= 'Z') ||
+		       (text[n] >= '0' && text[n] <= '9'))
+			n++;
+		if (n == 1) { /* "_" before punctuation or a space is an underscore */
+			*sub = false;
+			*start = text;
+			*length = 1;
+			return text + 1;
+		}
+		*start = text + 1;
+		*length = n - 1;
+		return text + n;
+	}
+	*start = text;
+	*length = text[0] == '_' ? 1 : strcspn(text + 1, "_") + 1;
+	return text + *length;
+}
+
+#define MATH_SUB_SIZE 0.7   /* a subscript's size, of the text's */
+#define MATH_SUB_DROP 0.22  /* how far it is lowered, of the text's size */
+
+double canvas_math_width(struct canvas *cv, const char *text, double size, bool bold)
+{
+	double width = 0.0;
+	char run[256];
+
+	while (*text != '\0') {
+		const char *start;
+		size_t length;
+		bool sub;
+
+		text = canvas_math_run(text, &start, &length, &sub);
+		snprintf(run, sizeof run, "%.*s", (int)length, start);
+		width += canvas_text_width(cv, run, sub ? size * MATH_SUB_SIZE : size, bold);
+	}
+	return width;
+}
+
+static bool has_subscript(const char *text)
+{
+	while (*text != '\0') {
+		const char *start;
+		size_t length;
+		bool sub;
+
+		text = canvas_math_run(text, &start, &length, &sub);
+		if (sub)
+			return true;
+	}
+	return false;
+}
+
+/* A formula: its runs one after the other from the measured widths, each
+ * subscript smaller and lowered. In SVG each run is a <tspan> with its own x and
+ * y, so that a viewer which does not carry the pen from one <tspan> to the next
+ * (ImageMagick's own renderer) still sets them side by side and the text after a
+ * subscript back on the baseline. */
+void canvas_math(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
+		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *name)
+{
+	double w = canvas_math_width(cv, text, size, bold);
+	double at = anchor == ANCHOR_START ? x : anchor == ANCHOR_MIDDLE ? x - w / 2.0 : x - w;
+	char run[256];
+
+	if (cv->cr == NULL && !has_subscript(text)) {
+		canvas_text(cv, x, y, text, size, bold, colour, anchor, name);
+		return;
+	}
+	if (cv->cr != NULL) {
+		set_rgb(cv->cr, colour);
+	} else {
+		if (svg_stopped(cv))
+			return;
+		fputs("<text", cv->svg);
+		svg_id(cv, name);
+		fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" font-family=\"DejaVu Sans\" "
+			"font-size=\"%.3f\"%s fill=\"#%02x%02x%02x\">", canvas_x(cv, at), canvas_y(cv, y),
+			size * cv->scale, bold ? " font-weight=\"bold\"" : "", colour.r, colour.g, colour.b);
+	}
+	while (*text != '\0') {
+		const char *start;
+		size_t length;
+		bool sub;
+		double run_size, run_y;
+
+		text = canvas_math_run(text, &start, &length, &sub);
+		snprintf(run, sizeof run, "%.*s", (int)length, start);
+		run_size = sub ? size * MATH_SUB_SIZE : size;
+		run_y = y + (sub ? MATH_SUB_DROP * size : 0.0);
+		if (cv->cr != NULL) {
+			font(cv->cr, run_size, bold);
+			cairo_move_to(cv->cr, at, run_y);
+			cairo_show_text(cv->cr, run);
+		} else {
+			fprintf(cv->svg, "<tspan x=\"%.3f\" y=\"%.3f\"", canvas_x(cv, at), canvas_y(cv, run_y));
+			if (sub)
+				fprintf(cv->svg, " font-size=\"%.3f\"", run_size * cv->scale);
+			fputc('>', cv->svg);
+			svg_escaped(cv->svg, run);
+			fputs("</tspan>", cv->svg);
+		}
+		at += canvas_text_width(cv, run, run_size, bold);
+	}
+	if (cv->cr == NULL) {
+		fputs("</text>\n", cv->svg);
+		svg_stopped(cv);
+	}
+}
+
+void canvas_text_up(struct canvas *cv, double x, double y, const char *text, double size, struct qkv_rgb colour,
+		    enum canvas_anchor anchor, const char *name)
+{
+	static const char *const anchors[] = { "start", "middle", "end" };
+
+	if (cv->cr != NULL) {
+		double w = canvas_text_width(cv, text, size, false);
+
+		cairo_save(cv->cr);
+		cairo_translate(cv->cr, x, y);
+		cairo_rotate(cv->cr, -1.5707963267948966); /* a quarter turn */
+		font(cv->cr, size, false);
+		set_rgb(cv->cr, colour);
+		cairo_move_to(cv->cr, anchor == ANCHOR_START ? 0.0 : anchor == ANCHOR_MIDDLE ? -w / 2.0 : -w, 0.0);
+		cairo_show_text(cv->cr, text);
+		cairo_restore(cv->cr);
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	fputs("<text", cv->svg);
+	svg_id(cv, name);
+	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" transform=\"rotate(-90 %.3f %.3f)\" "
+		"font-family=\"DejaVu Sans\" font-size=\"%.3f\" fill=\"#%02x%02x%02x\" "
+		"text-anchor=\"%s\">", canvas_x(cv, x), canvas_y(cv, y), canvas_x(cv, x), canvas_y(cv, y),
+		size * cv->scale, colour.r, colour.g, colour.b, anchors[anchor]);
+	svg_escaped(cv->svg, text);
+	fputs("</text>\n", cv->svg);
+	svg_stopped(cv);
+}
+
+void canvas_gradient(struct canvas *cv, double x, double y, double w, double h, const struct qkv_rgb *colours,
+		     int count, const char *name)
+{
+	if (count < 2)
+		return;
+	if (cv->cr != NULL) {
+		cairo_pattern_t *gradient = cairo_pattern_create_linear(0.0, y + h, 0.0, y);
+
+		for (int i = 0; i < count; i++)
+			cairo_pattern_add_color_stop_rgb(gradient, (double)i / (count - 1), colours[i].r / 255.0,
+							 colours[i].g / 255.0, colours[i].b / 255.0);
+		cairo_rectangle(cv->cr, x, y, w, h);
+		cairo_set_source(cv->cr, gradient);
+		cairo_fill(cv->cr);
+		cairo_pattern_destroy(gradient);
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	cv->serial++;
+	fprintf(cv->svg, "<defs><linearGradient id=\"gradient-%d\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n", cv->serial);
+	for (int i = 0; i < count; i++)
+		fprintf(cv->svg, "<stop offset=\"%.4f\" stop-color=\"#%02x%02x%02x\"/>\n", (double)i / (count - 1),
+			colours[i].r, colours[i].g, colours[i].b);
+	fprintf(cv->svg, "</linearGradient></defs>\n<rect");
+	fprintf(cv->svg, " id=\"%s-%d\"", name != NULL ? name : "gradient-rect", cv->serial);
+	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"url(#gradient-%d)\"/>\n",
+		canvas_x(cv, x), canvas_y(cv, y), w * cv->scale, h * cv->scale, cv->serial);
+	svg_stopped(cv);
+}
+
+void canvas_polygon(struct canvas *cv, const double *x, const double *y, int count, struct qkv_rgb fill,
+		    const char *name)
+{
+	if (count < 3)
+		return;
+	if (cv->cr != NULL) {
+		cairo_move_to(cv->cr, x[0], y[0]);
+		for (int i = 1; i < count; i++)
+			cairo_line_to(cv->cr, x[i], y[i]);
+		cairo_close_path(cv->cr);
+		set_rgb(cv->cr, fill);
+		cairo_fill(cv->cr);
+		return;
+	}
+	if (svg_stopped(cv))
+		return;
+	fputs("<polygon", cv->svg);
+	svg_id(cv, name);
+	fputs(" points=\"", cv->svg);
+	for (int i = 0; i < count; i++)
+		fprintf(cv->svg, "%s%.3f,%.3f", i > 0 ? " " : "", canvas_x(cv, x[i]), canvas_y(cv, y[i]));
+	fprintf(cv->svg, "\" fill=\"#%02x%02x%02x\"/>\n", fill.r, fill.g, fill.b);
 	svg_stopped(cv);
 }

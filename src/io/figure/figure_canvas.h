@@ -54,6 +54,11 @@ void canvas_rect(struct canvas *cv, double x, double y, double w, double h, stru
 		 const char *svg_class);
 /* The whole output area in one colour. */
 void canvas_background(struct canvas *cv, struct qkv_rgb fill);
+/* Hatching: parallel lines "/" `spacing` apart (measured along the sides)
+ * across the rectangle (x, y, w, h), all inside it (an SVG <path>; name, may be
+ * NULL, gives its id). */
+void canvas_hatch(struct canvas *cv, double x, double y, double w, double h, double spacing,
+		  struct qkv_rgb colour, double width, const char *name);
 /* A rectangle's outline, `width` wide, inside x, y, w, h. */
 void canvas_outline(struct canvas *cv, double x, double y, double w, double h, struct qkv_rgb colour,
 		    double width);
@@ -73,6 +78,31 @@ void canvas_circle(struct canvas *cv, double x, double y, double r, struct qkv_r
 /* Text with its baseline at y, starting, centred or ending at x. */
 void canvas_text(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
 		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *svg_class);
+
+/* Text set as mathematics: "_" starts a subscript, the letters and digits after
+ * it (or "_{…}" for any run), drawn smaller and lowered (in SVG a <tspan> with
+ * its own x and y per run). For formulas and titles, never for a token's label. */
+void canvas_math(struct canvas *cv, double x, double y, const char *text, double size, bool bold,
+		 struct qkv_rgb colour, enum canvas_anchor anchor, const char *svg_class);
+double canvas_math_width(struct canvas *cv, const char *text, double size, bool bold);
+/* The first run of the formula text (not empty): plain text up to the next "_",
+ * or a subscript: the letters and digits right after a "_" (it ends at anything
+ * else: punctuation, a space, a symbol), or the whole of "_{…}". A "_" followed
+ * by none of these is plain. The run's bytes are *start, *length of them; *sub
+ * says whether it is a subscript. Returns the text after the run. */
+const char *canvas_math_run(const char *text, const char **start, size_t *length, bool *sub);
+/* Text turned a quarter anticlockwise (read upwards), its baseline through x; y is
+ * where it starts, is centred or ends, going up. */
+void canvas_text_up(struct canvas *cv, double x, double y, const char *text, double size, struct qkv_rgb colour,
+		    enum canvas_anchor anchor, const char *svg_class);
+/* A rectangle filled with a vertical gradient through count ≥ 2 colours evenly
+ * spaced, colours[0] at the bottom (an SVG <linearGradient>; name gives the
+ * rectangle's id). */
+void canvas_gradient(struct canvas *cv, double x, double y, double w, double h, const struct qkv_rgb *colours,
+		     int count, const char *svg_class);
+/* A filled polygon through count ≥ 3 points. */
+void canvas_polygon(struct canvas *cv, const double *x, const double *y, int count, struct qkv_rgb fill,
+		    const char *svg_class);
 
 /* Draws with draw(cv, ctx) into out as format at the placed size, the SVG
  * titled `title`. 0, or -1 with one line in err. A write error stops the output

@@ -76,14 +76,41 @@ static void number(char *buf, size_t size, double value, int decimals, bool mask
 	snprintf(buf, size, "$%s$", text);
 }
 
-static void header(FILE *out, const struct qkv_problem *p, int stage, int palette, const char *needs)
+/* The figure's colours for one stage: its map (or palette's steps), levels and
+ * range; the auto range is 0..1 for weights, ±limit for signed values. */
+static struct figure_scale heat_scale(const struct figure_options *o, bool signed_values, double limit)
 {
-	char title[LABEL_SIZE * 4];
+	struct figure_scale s = { .palette = o->palette, .map = o->map, .levels = o->levels,
+				  .signed_values = signed_values, .low = signed_values ? -limit : 0.0,
+				  .high = signed_values ? limit : 1.0 };
+
+	if (o->map >= 0 && o->range_given) {
+		s.low = o->range_low;
+		s.high = o->range_high;
+	}
+	return s;
+}
+
+static void header(FILE *out, const struct qkv_problem *p, int stage, const struct figure_scale *s,
+		   const char *needs)
+{
+	char title[LABEL_SIZE * 4], low[64], high[64];
+	int map = figure_scale_map(s);
 
 	escape(title, sizeof title, p->title != NULL ? p->title : "qkv");
-	fprintf(out, "%% %s\n%% Stage %d, %s: %s. Colours: qkv's %s palette.\n%% Needs %s\n", title, stage,
-		qkv_stage_name((enum qkv_stage)stage), qkv_stage_formula_of(p, (enum qkv_stage)stage, false),
-		qkv_colour_palette_name(palette), needs);
+	fprintf(out, "%% %s\n%% Stage %d, %s: %s. ", title, stage, qkv_stage_name((enum qkv_stage)stage),
+		qkv_stage_formula_of(p, (enum qkv_stage)stage, false));
+	if (map < 0) {
+		fprintf(out, "Colours: qkv's %s palette.\n", qkv_colour_palette_name(s->palette));
+	} else {
+		qkv_format_number(low, sizeof low, s->low, 4);
+		qkv_format_number(high, sizeof high, s->high, 4);
+		fprintf(out, "Colours: %s from %s to %s", qkv_colour_map_name(map), low, high);
+		if (s->levels >= 2)
+			fprintf(out, " in %d levels", s->levels);
+		fputs(", beyond them clamped.\n", out);
+	}
+	fprintf(out, "%% Needs %s\n", needs);
 }
 
 /* The tabular's columns (keys) in groups that fit the text width, each group a
@@ -124,18 +151,16 @@ static int table_groups(const struct qkv_problem *p, const struct qkv_trace *t, 
 	return groups;
 }
 
-static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
-			int decimals, int palette, const char *title)
+static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
+			const struct figure_scale *scale, int stage, int decimals, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
-	bool signed_values = stage != QKV_STAGE_WEIGHTS;
-	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
 	char text[96];
 	int *starts = malloc(((size_t)t->n + 2) * sizeof *starts), groups;
 
 	if (starts == NULL)
 		return;
-	header(out, p, stage, palette, "\\usepackage[table]{xcolor} (for \\cellcolor).");
+	header(out, p, stage, scale, "\\usepackage[table]{xcolor} (for \\cellcolor).");
 	if (title != NULL)
 		fprintf(out, "\\par\\medskip\\noindent\\textbf{%s}\\par\\nopagebreak\\smallskip\n", title);
 	groups = table_groups(p, t, m, decimals, starts);
@@ -157,7 +182,7 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 			for (int j = first; j < last; j++) {
 				bool masked = qkv_trace_is_masked(t, i, j);
 				double v = qkv_matrix_get(m, i, j);
-				struct qkv_rgb fill = figure_heat_fill(palette, signed_values, v, limit, masked, white);
+				struct qkv_rgb fill = figure_heat_fill(scale, v, masked, white);
 				struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
 
 				number(text, sizeof text, v, decimals, masked);
@@ -171,21 +196,70 @@ static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv
 	free(starts);
 }
 
-/* The colour map: (masked grey,) then the ramp's steps, as rgb255 entries. */
-static void colormap(FILE *out, int palette, bool signed_values, bool any_masked)
+/* The most colours a pgfplots colour map gets: a continuous map in this many
+ * equal bins. */
+#define PGF_BINS 256
+
+/* pgfplots' colour map: `steps` colours, each cell's meta its step + 0.5 (so
+ * that piecewise constant access picks that step's colour). A map: its --levels
+ * bins (PGF_BINS when continuous), bin k the colour figure_heat_fill gives the
+ * values in it; a palette: its steps, as the screen shows them. */
+struct pgf_steps {
+	struct qkv_rgb colours[PGF_BINS];
+	int count;
+};
+
+static void pgf_steps_of(const struct figure_scale *s, struct pgf_steps *st)
 {
-	struct qkv_ramp ramp = signed_values ? qkv_colour_signed((enum qkv_palette)palette)
-					     : qkv_colour_weights((enum qkv_palette)palette);
+	struct qkv_ramp ramp;
+
+	if (figure_scale_map(s) >= 0) {
+		struct figure_scale binned = *s;
+
+		binned.levels = s->levels >= 2 ? s->levels : PGF_BINS;
+		st->count = binned.levels;
+		for (int k = 0; k < st->count; k++)
+			st->colours[k] = figure_heat_fill(&binned, s->low + (k + 0.5) / st->count * (s->high - s->low),
+							  false, white);
+		return;
+	}
+	ramp = s->signed_values ? qkv_colour_signed((enum qkv_palette)s->palette)
+				: qkv_colour_weights((enum qkv_palette)s->palette);
+	st->count = ramp.count > 0 ? ramp.count : 2;
+	for (int k = 0; k < st->count; k++)
+		st->colours[k] = ramp.count > 0 ? ramp.steps[k] : white;
+}
+
+/* A value's step + 0.5 on the colour map of pgf_steps_of. */
+static double pgf_step(const struct figure_scale *s, const struct pgf_steps *st, double v)
+{
+	struct qkv_ramp ramp;
+
+	if (figure_scale_map(s) >= 0) {
+		double bin = floor(qkv_colour_fraction(v, s->low, s->high) * st->count);
+
+		return fmin(bin, st->count - 1) + 0.5;
+	}
+	ramp = s->signed_values ? qkv_colour_signed((enum qkv_palette)s->palette)
+				: qkv_colour_weights((enum qkv_palette)s->palette);
+	if (ramp.count == 0)
+		return 0.5;
+	if (s->signed_values)
+		return qkv_colour_signed_step(v, s->high, ramp.count / 2) + 0.5;
+	return qkv_colour_weight_step_of(v, ramp.count) + 0.5;
+}
+
+/* The colour map: (masked grey,) then the steps, as rgb255 entries. */
+static void colormap(FILE *out, const struct pgf_steps *st, bool any_masked)
+{
 	struct qkv_rgb grey = qkv_colour_masked();
 
 	fputs("  colormap={qkv}{", out);
 	if (any_masked)
 		fprintf(out, "rgb255=(%d,%d,%d) ", grey.r, grey.g, grey.b);
-	if (ramp.count == 0)
-		fputs("rgb255=(255,255,255) rgb255=(255,255,255)", out);
-	for (int k = 0; k < ramp.count; k++)
-		fprintf(out, "%srgb255=(%d,%d,%d)", k > 0 ? " " : "", ramp.steps[k].r, ramp.steps[k].g,
-			ramp.steps[k].b);
+	for (int k = 0; k < st->count; k++)
+		fprintf(out, "%srgb255=(%d,%d,%d)%s", k > 0 ? " " : "", st->colours[k].r, st->colours[k].g,
+			st->colours[k].b, k % 8 == 7 && k + 1 < st->count ? "\n   " : "");
 	fputs("},\n  colormap access=piecewise constant,\n", out);
 }
 
@@ -202,45 +276,51 @@ static void pgf_label(FILE *out, const char *label, bool breaks)
 	fputs(escaped, out);
 }
 
-static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
-			   int decimals, int palette, const char *title)
+/* The colour bar's ticks: a map's range in quarters, a palette's step edges
+ * (weights) or its ends and middle (signed values). */
+static void pgf_ticks(FILE *out, const struct figure_scale *s, int steps)
+{
+	char text[64];
+	bool quarters = figure_scale_map(s) >= 0;
+	int count = quarters ? 5 : s->signed_values ? 3 : steps + 1;
+
+	fputs("  colorbar,\n  colorbar style={ytick={", out);
+	for (int k = 0; k < count; k++)
+		fprintf(out, "%s%g", k > 0 ? "," : "", (double)k * steps / (count - 1));
+	fputs("}, yticklabels={", out);
+	for (int k = 0; k < count; k++) {
+		double value = s->low + (s->high - s->low) * k / (count - 1);
+
+		qkv_format_number(text, sizeof text, value, 2);
+		fprintf(out, "%s$%s%s$", k > 0 ? "," : "", value > 0.0 && s->signed_values ? "+" : "", text);
+	}
+	fputs("}},\n", out);
+}
+
+static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
+			   const struct figure_scale *scale, int stage, int decimals, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
-	bool signed_values = stage != QKV_STAGE_WEIGHTS, any_masked = false, long_labels = false;
-	struct qkv_ramp ramp = signed_values ? qkv_colour_signed((enum qkv_palette)palette)
-					     : qkv_colour_weights((enum qkv_palette)palette);
-	int steps = ramp.count > 0 ? ramp.count : 2;
-	double limit = signed_values ? figure_signed_limit(t, m) : 1.0;
+	bool any_masked = false, long_labels = false;
+	struct pgf_steps *st = malloc(sizeof *st);
 	char text[96];
 
+	if (st == NULL)
+		return;
+	pgf_steps_of(scale, st);
 	for (int i = 0; i < t->m; i++)
 		for (int j = 0; j < t->n; j++)
 			any_masked |= qkv_trace_is_masked(t, i, j);
-	header(out, p, stage, palette, "\\usepackage{pgfplots} and \\pgfplotsset{compat=1.16} or later.");
-	fputs("% Each cell's colour is its step of the ramp (the meta column), so the colours\n"
-	      "% are exactly qkv's; the colour bar's ticks are the steps' edges.\n", out);
+	header(out, p, stage, scale, "\\usepackage{pgfplots} and \\pgfplotsset{compat=1.16} or later.");
+	fputs("% Each cell's colour is its step of the colour map (the meta column), so the\n"
+	      "% colours are exactly qkv's figures' in steps; the colour bar's ticks are values.\n", out);
 	fputs("\\begin{tikzpicture}\n\\begin{axis}[\n", out);
 	if (title != NULL)
 		fprintf(out, "  title={%s},\n", title);
-	colormap(out, palette, signed_values, any_masked);
-	fprintf(out, "  point meta min=%d, point meta max=%d,\n", any_masked ? -1 : 0, steps);
-	fputs("  colorbar,\n  colorbar style={ytick={", out);
-	if (signed_values)
-		fprintf(out, "0,%g,%d", steps / 2.0, steps);
-	else
-		for (int k = 0; k <= steps; k++)
-			fprintf(out, "%s%d", k > 0 ? "," : "", k);
-	fputs("}, yticklabels={", out);
-	if (signed_values) {
-		qkv_format_number(text, sizeof text, limit, 2);
-		fprintf(out, "$-%s$,$0$,$+%s$", text, text);
-	} else {
-		for (int k = 0; k <= steps; k++) {
-			qkv_format_number(text, sizeof text, (double)k / steps, 2);
-			fprintf(out, "%s$%s$", k > 0 ? "," : "", text);
-		}
-	}
-	fputs("}},\n  xtick={0,...,", out);
+	colormap(out, st, any_masked);
+	fprintf(out, "  point meta min=%d, point meta max=%d,\n", any_masked ? -1 : 0, st->count);
+	pgf_ticks(out, scale, st->count);
+	fputs("  xtick={0,...,", out);
 	fprintf(out, "%d}, ytick={0,...,%d},\n", t->n - 1, t->m - 1);
 	/* Labels wider than PGF_LABEL_WIDTH break between their characters in
 	 * boxes that wide, so the axis, its labels and the colour bar fit the line. */
@@ -277,18 +357,11 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 	for (int i = 0; i < t->m && !ferror(out); i++)
 		for (int j = 0; j < t->n; j++) {
 			bool masked = qkv_trace_is_masked(t, i, j);
-			double v = qkv_matrix_get(m, i, j), step;
-			struct qkv_rgb fill = figure_heat_fill(palette, signed_values, v, limit, masked, white);
+			double v = qkv_matrix_get(m, i, j);
+			double step = masked ? -0.5 : pgf_step(scale, st, v);
+			struct qkv_rgb fill = masked ? qkv_colour_masked() : st->colours[(int)step];
 			struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
 
-			if (masked)
-				step = -0.5;
-			else if (ramp.count == 0)
-				step = 0.5;
-			else if (signed_values)
-				step = qkv_colour_signed_step(v, limit, ramp.count / 2) + 0.5;
-			else
-				step = qkv_colour_weight_step_of(v, ramp.count) + 0.5;
 			if (masked)
 				snprintf(text, sizeof text, "---");
 			else
@@ -297,6 +370,7 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 				ink.r == 255 ? "white" : "black");
 		}
 	fputs("};\n\\end{axis}\n\\end{tikzpicture}\n", out);
+	free(st);
 }
 
 const char *latex_heatmap_preamble(enum latex_heatmap_form form)
@@ -305,32 +379,48 @@ const char *latex_heatmap_preamble(enum latex_heatmap_form form)
 					      : "\\usepackage[table]{xcolor}";
 }
 
-/* One heatmap, under `title` when it is not NULL. */
-static int write_one(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage, int decimals,
-		     int palette, enum latex_heatmap_form form, const char *title)
+/* One heatmap, under `title` when it is not NULL; limit: the signed values'
+ * auto range ±limit. */
+static int write_one(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
+		     const struct figure_options *o, double limit, enum latex_heatmap_form form, const char *title)
 {
+	int stage = o->stage;
+	struct figure_scale scale;
+
 	if (stage != QKV_STAGE_SCORES && stage != QKV_STAGE_SCALED && stage != QKV_STAGE_WEIGHTS)
 		return -1;
-	if (palette < 0 || palette >= QKV_PALETTE_COUNT)
-		palette = QKV_PALETTE_VIRIDIS;
+	scale = heat_scale(o, stage != QKV_STAGE_WEIGHTS, limit);
+	if (scale.palette < 0 || scale.palette >= QKV_PALETTE_COUNT)
+		scale.palette = QKV_PALETTE_VIRIDIS;
 	if (form == LATEX_HEATMAP_PGFPLOTS)
-		write_pgfplots(out, p, t, stage, decimals, palette, title);
+		write_pgfplots(out, p, t, &scale, stage, o->decimals, title);
 	else
-		write_table(out, p, t, stage, decimals, palette, title);
+		write_table(out, p, t, &scale, stage, o->decimals, title);
 	return ferror(out) ? -1 : 0;
 }
 
-int latex_heatmap_write(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t, int stage,
-			int decimals, int palette, enum latex_heatmap_form form)
+int latex_heatmap_write(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
+			const struct figure_options *o, enum latex_heatmap_form form)
 {
-	return write_one(out, p, t, stage, decimals, palette, form, NULL);
+	double limit = o->stage == QKV_STAGE_SCORES || o->stage == QKV_STAGE_SCALED
+		       ? figure_signed_limit(t, stage_matrix(t, o->stage)) : 1.0;
+
+	return write_one(out, p, t, o, limit, form, NULL);
 }
 
 int latex_heatmap_write_heads(FILE *out, const struct qkv_problem *p, const struct qkv_heads_trace *t,
-			      int stage, int decimals, int palette, enum latex_heatmap_form form)
+			      const struct figure_options *o, enum latex_heatmap_form form)
 {
+	double limit = 0.0;
 	char title[64];
 
+	/* One range for every head, as the figure's one colour bar. */
+	for (int i = 0; i < t->h; i++)
+		if (o->stage == QKV_STAGE_SCORES || o->stage == QKV_STAGE_SCALED) {
+			double head = figure_signed_limit(&t->head[i], stage_matrix(&t->head[i], o->stage));
+
+			limit = head > limit ? head : limit;
+		}
 	for (int i = 0; i < t->h; i++) {
 		struct qkv_problem view;
 
@@ -338,7 +428,7 @@ int latex_heatmap_write_heads(FILE *out, const struct qkv_problem *p, const stru
 		snprintf(title, sizeof title, "Head %d of %d", i + 1, t->h);
 		if (i > 0)
 			fputs("\n\\par\\medskip\n", out);
-		if (write_one(out, &view, &t->head[i], stage, decimals, palette, form, title) != 0)
+		if (write_one(out, &view, &t->head[i], o, limit > 0.0 ? limit : 1.0, form, title) != 0)
 			return -1;
 	}
 	return ferror(out) ? -1 : 0;
