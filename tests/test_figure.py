@@ -688,6 +688,16 @@ steps = [projector_signed.index(signed_colour(scores[int(r[1])][int(r[0])], limi
 check(status == 0 and [float(r[2]) for r in rows] == steps, "--heatmap=pgfplots --palette projector: the screen's steps")
 check(pgf.count("\\begin{axis}") == 1 and pgf.count("\\end{axis}") == 1 and "matrix plot*" in pgf,
       "--heatmap=pgfplots: one axis with a matrix plot")
+# No tick mark reaches into a cell (drawn inside the axis, it reads as a minus sign
+# before the first column's numbers), and a head's title stands above the
+# picture, not in the axis where the key labels and "keys" are.
+check("major tick length=0pt" in pgf, "--heatmap=pgfplots: no tick marks beside the numbers")
+status, out, err = run("--random", "--heads", "2", "--dmodel", "4", "--tokens", "3", "--format", "latex",
+                       "--heatmap=pgfplots")
+heads_pgf = out.decode()
+check(status == 0 and "title=" not in heads_pgf and heads_pgf.count("\\textbf{Head ") == 2
+      and heads_pgf.index("\\textbf{Head 1 of 2}") < heads_pgf.index("\\begin{tikzpicture}"),
+      "--heatmap=pgfplots of two heads: each head's title above its picture", err)
 status, out, err = run("--format", "latex", "--heatmap", "--numbers", "off")
 check(status == 2 and err.count("\n") == 1 and "--numbers" in err, "--heatmap --numbers off: one line, exit 2", err)
 status, out, err = run("--format", "latex", "--heatmap", "--palette", "mono", "--levels", "4")

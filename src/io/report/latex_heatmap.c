@@ -314,9 +314,11 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 	header(out, p, stage, scale, "\\usepackage{pgfplots} and \\pgfplotsset{compat=1.16} or later.");
 	fputs("% Each cell's colour is its step of the colour map (the meta column), so the\n"
 	      "% colours are exactly qkv's figures' in steps; the colour bar's ticks are values.\n", out);
-	fputs("\\begin{tikzpicture}\n\\begin{axis}[\n", out);
+	/* The title above the picture, as the table form has it: the axis's own
+	 * title would sit on the key labels and "keys", which are above the plot. */
 	if (title != NULL)
-		fprintf(out, "  title={%s},\n", title);
+		fprintf(out, "\\par\\medskip\\noindent\\textbf{%s}\\par\\nopagebreak\\smallskip\n", title);
+	fputs("\\begin{tikzpicture}\n\\begin{axis}[\n", out);
 	colormap(out, st, any_masked);
 	fprintf(out, "  point meta min=%d, point meta max=%d,\n", any_masked ? -1 : 0, st->count);
 	pgf_ticks(out, scale, st->count);
@@ -348,6 +350,7 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 		t->n > 12 ? " nodes near coords style={font=\\tiny}," : t->n > 6 ? " nodes near coords style={font=\\scriptsize}," : "");
 	fputs("  xlabel={keys}, ylabel={queries}, y dir=reverse, xticklabel pos=top,\n"
 	      "  xlabel near ticks, enlargelimits=false, axis on top, axis equal image,\n"
+	      "  major tick length=0pt,\n"
 	      "  nodes near coords={\\qkvlabel},\n"
 	      "  visualization depends on={value \\thisrow{label} \\as \\qkvlabel},\n"
 	      "  visualization depends on={value \\thisrow{ink} \\as \\qkvink},\n"
