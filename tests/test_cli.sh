@@ -251,10 +251,11 @@ else
 	not_ok "--heatmap on a multi-head problem: one tabular per head, each titled (status $status)"
 fi
 run --format latex --heatmap=pgfplots --random --tokens 4 --heads 3 --dmodel 6
-if [ "$status" -eq 0 ] && [ "$(grep -c '^  title={Head [123] of 3},' "$tmp/out")" -eq 3 ]; then
-	ok "--heatmap=pgfplots on a random multi-head problem: one axis per head, each titled"
+if [ "$status" -eq 0 ] && [ "$(grep -c '^\\par\\medskip\\noindent\\textbf{Head [123] of 3}' "$tmp/out")" -eq 3 ] &&
+	[ "$(grep -c '^\\begin{axis}' "$tmp/out")" -eq 3 ]; then
+	ok "--heatmap=pgfplots on a random multi-head problem: one axis per head, each titled above it"
 else
-	not_ok "--heatmap=pgfplots on a random multi-head problem: one axis per head, each titled (status $status)"
+	not_ok "--heatmap=pgfplots on a random multi-head problem: one axis per head, each titled above it (status $status)"
 fi
 expect_refusal "--standalone without LaTeX" 2 "qkv: --standalone goes with --format latex" --print --standalone "$root/samples/uniform.json"
 expect_refusal "--dmodel not divisible by --heads" 2 "qkv: --dmodel 7 is not divisible by --heads 3: each of the 3 heads gets d_k = d_v = d_model / h" --random --tokens 4 --heads 3 --dmodel 7 --print
