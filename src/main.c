@@ -7,16 +7,15 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "app/app.h"
 #include "present/lesson.h"
+#include "present/lesson_check.h"
 #include "io/cli/cli.h"
 #include "io/problem/builtin.h"
 #include "io/figure/figure.h"
@@ -133,14 +132,7 @@ struct cli {
 	const char *lesson; /* --lesson, --check-lesson or --notes */
 	bool figure;                 /* --format svg, pdf or png: a figure kind */
 	const char *output;
-	double size_w, size_h;
-	bool dark;
-	int levels;                  /* --levels (0: continuous) */
-	bool range_given;            /* --range MIN:MAX (not auto) */
-	double range_low, range_high;
-	enum figure_numbers numbers; /* --numbers */
-	const char *title;           /* --title (NULL: the built-in one) */
-	unsigned heads_panels;       /* --heads-panels: FIGURE_HEADS_* bits */
+	struct cli_figure fig;       /* --size, --background, --levels, --range, … */
 	enum latex_heatmap_form heatmap;
 	bool online; /* --algorithm online */
 	unsigned cost_algorithms; /* what --cost measures: QKV_COST_MEASURE bits */
@@ -175,48 +167,6 @@ static int parse_cell(const char *text, struct cli *c)
 		    cli_quote(shown, text));
 }
 
-/* "--stage N": a number 0..5 or a stage's name, or "geometry". */
-static int parse_stage(const char *text, int *stage)
-{
-	char shown[CLI_QUOTED];
-
-	if (strcmp(text, "geometry") == 0) {
-		*stage = PRINT_STAGE_GEOMETRY;
-		return 0;
-	}
-	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
-		char number[4];
-
-		snprintf(number, sizeof number, "%d", s);
-		if (strcmp(text, number) == 0 || strcmp(text, qkv_stage_name((enum qkv_stage)s)) == 0) {
-			*stage = s;
-			return 0;
-		}
-	}
-	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form), a stage's name or geometry, "
-		    "not \"%s\"", cli_quote(shown, text));
-}
-
-static int parse_mask(const char *text, enum qkv_mask *mask)
-{
-	char shown[CLI_QUOTED];
-
-	/* A custom mask is drawn by hand in the interface, never named. */
-	if (qkv_mask_parse(text, mask) != 0 || *mask == QKV_MASK_CUSTOM)
-		return cli_fail("--mask needs none or causal, not \"%s\"", cli_quote(shown, text));
-	return 0;
-}
-
-static int parse_wrong(const char *text, enum qkv_wrong *wrong)
-{
-	char shown[CLI_QUOTED];
-
-	if (qkv_wrong_parse(text, wrong) != 0)
-		return cli_fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"",
-				cli_quote(shown, text));
-	return 0;
-}
-
 /* Reads one option's argument into c; 0 or EXIT_USAGE. */
 static int take_option(struct cli *c, enum opt o, const char *arg)
 {
@@ -238,36 +188,27 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		c->output = arg;
 		return 0;
 	case OPT_SIZE:
-		return cli_parse_size(arg, &c->size_w, &c->size_h);
+		return cli_parse_size(arg, &c->fig.size_w, &c->fig.size_h);
 	case OPT_HEATMAP:
 		if (latex_heatmap_parse(arg, &c->heatmap) != 0)
 			return cli_fail("--heatmap takes table or pgfplots (--heatmap=pgfplots), not \"%s\"",
 					cli_quote(shown, arg));
 		return 0;
 	case OPT_BACKGROUND:
-		return cli_parse_background(arg, &c->dark);
+		return cli_parse_background(arg, &c->fig.dark);
 	case OPT_LEVELS:
-		return cli_parse_int(opt_name(o), arg, 2, FIGURE_MAX_LEVELS, &c->levels);
+		return cli_parse_int(opt_name(o), arg, 2, FIGURE_MAX_LEVELS, &c->fig.levels);
 	case OPT_RANGE:
-		c->range_given = strcmp(arg, "auto") != 0;
-		if (c->range_given && figure_range_parse(arg, &c->range_low, &c->range_high) != 0)
-			return cli_fail("--range needs auto or MIN:MAX, two numbers with MIN < MAX, like 0:0.5; "
-					"not \"%s\"", cli_quote(shown, arg));
-		return 0;
+		return cli_parse_range(arg, &c->fig.range_given, &c->fig.range_low, &c->fig.range_high);
 	case OPT_NUMBERS:
-		if (strcmp(arg, "auto") == 0 || strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0) {
-			c->numbers = arg[0] == 'a' ? FIGURE_NUMBERS_AUTO : arg[1] == 'n' ? FIGURE_NUMBERS_ON
-											 : FIGURE_NUMBERS_OFF;
-			return 0;
-		}
-		return cli_fail("--numbers needs on, off or auto, not \"%s\"", cli_quote(shown, arg));
+		return cli_parse_numbers(arg, &c->fig.numbers);
 	case OPT_TITLE:
-		c->title = arg;
+		c->fig.title = arg;
 		return 0;
 	case OPT_HEADS_PANELS:
-		return cli_parse_heads_panels(arg, &c->heads_panels);
+		return cli_parse_heads_panels(arg, &c->fig.heads_panels);
 	case OPT_STAGE:
-		return parse_stage(arg, &c->print.stage);
+		return cli_parse_stage(arg, &c->print.stage);
 	case OPT_CELL:
 		return parse_cell(arg, c);
 	case OPT_DECIMALS:
@@ -294,9 +235,9 @@ static int take_option(struct cli *c, enum opt o, const char *arg)
 		return cli_parse_double(opt_name(o), arg, QKV_MIN_TEMPERATURE, QKV_MAX_TEMPERATURE,
 				    &c->temperature);
 	case OPT_MASK:
-		return parse_mask(arg, &c->mask);
+		return cli_parse_mask(arg, &c->mask);
 	case OPT_WRONG:
-		return parse_wrong(arg, &c->wrong);
+		return cli_parse_wrong(arg, &c->wrong);
 	case OPT_PALETTE:
 		c->palette = arg;
 		return 0;
@@ -807,31 +748,6 @@ static int check_against_problem(const struct cli *c, const struct qkv_problem *
 	return 0;
 }
 
-/* The figure's options (and a LaTeX heatmap's colours) as the command line gives
- * them. */
-static void figure_options_of(const struct cli *c, const struct print_options *options,
-			      struct figure_options *fo)
-{
-	figure_options_default(fo);
-	fo->stage = options->stage >= 0 ? options->stage : QKV_STAGE_WEIGHTS;
-	cli_figure_palette(c->palette, &fo->palette, &fo->map);
-	if (fo->palette < 0)
-		fo->palette = QKV_PALETTE_VIRIDIS;
-	fo->levels = c->levels;
-	fo->range_given = c->range_given;
-	fo->range_low = c->range_low;
-	fo->range_high = c->range_high;
-	fo->numbers = c->numbers;
-	fo->title = c->title;
-	fo->heads_panels = c->heads_panels;
-	fo->dark = c->dark;
-	fo->decimals = c->given[OPT_DECIMALS] ? options->decimals : 2;
-	fo->cell_row = c->given[OPT_CELL] ? options->cell_row : -1;
-	fo->cell_col = c->given[OPT_CELL] ? options->cell_col : -1;
-	fo->width = c->size_w;
-	fo->height = c->size_h;
-}
-
 /* Writes the report or the figure of trace to the output: standard output, or
  * --output atomically (made in memory first). 0, or the exit status with one line
  * written: EXIT_USAGE when --output cannot be written, else EXIT_FAILURE. */
@@ -846,7 +762,7 @@ static int write_output(const struct cli *c, const struct qkv_problem *p, const 
 	FILE *out = stdout;
 	int rc;
 
-	figure_options_of(c, options, &fo);
+	cli_figure_options(&c->fig, c->palette, options, c->given[OPT_DECIMALS], c->given[OPT_CELL], &fo);
 	o.figure = &fo;
 	o.err = err;
 	o.err_size = sizeof err;
@@ -992,7 +908,8 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 			if (c->given[OPT_HEATMAP]) {
 				struct figure_options fo;
 
-				figure_options_of(c, &options, &fo);
+				cli_figure_options(&c->fig, c->palette, &options, c->given[OPT_DECIMALS],
+						   c->given[OPT_CELL], &fo);
 				rc = latex_heatmap_write_heads(stdout, p, &heads, &fo, c->heatmap);
 			}
 			else
@@ -1022,86 +939,6 @@ static int run_print(const struct cli *c, const struct qkv_problem *p)
 	return status;
 }
 
-static void print_failure(const char *line, void *data)
-{
-	(void)data;
-	printf("%s\n", line);
-}
-
-/* A lesson's check on a thread, so that one line can say what is happening when
- * it takes long (lesson_checking). */
-struct lesson_checking {
-	const struct lesson *lesson;
-	int failed, checked;
-	char err[1200];
-	pthread_mutex_t lock;
-	pthread_cond_t ended;
-	bool done; /* under lock */
-};
-
-static void *lesson_checking_thread(void *argument)
-{
-	struct lesson_checking *k = argument;
-
-	k->failed = lesson_check(k->lesson, NULL, NULL, &k->checked, k->err, sizeof k->err);
-	pthread_mutex_lock(&k->lock);
-	k->done = true;
-	pthread_cond_signal(&k->ended);
-	pthread_mutex_unlock(&k->lock);
-	return NULL;
-}
-
-/* Milliseconds a lesson's check takes before a line on stderr says what it does. */
-#define LESSON_CHECK_QUIET_MS 300
-
-/* Checks the lesson before the interface starts (every step replayed once; a
- * large lesson takes seconds): on a thread, and when it is not done within
- * LESSON_CHECK_QUIET_MS, one line on stderr says so. Ctrl-C, with the terminal
- * still as the shell left it, ends qkv meanwhile. The failed expects' count, or
- * -1 with err. */
-static int check_lesson_saying(const struct cli *c, const struct lesson *lesson, int *checked, char *err,
-			       size_t err_size)
-{
-	struct lesson_checking k = { .lesson = lesson };
-	struct timespec until;
-	pthread_t thread;
-	bool done;
-
-	if (pthread_mutex_init(&k.lock, NULL) != 0)
-		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
-	if (pthread_cond_init(&k.ended, NULL) != 0) {
-		pthread_mutex_destroy(&k.lock);
-		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
-	}
-	if (pthread_create(&thread, NULL, lesson_checking_thread, &k) != 0) {
-		pthread_cond_destroy(&k.ended);
-		pthread_mutex_destroy(&k.lock);
-		return lesson_check(lesson, NULL, NULL, checked, err, err_size);
-	}
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += LESSON_CHECK_QUIET_MS * 1000000L;
-	until.tv_sec += until.tv_nsec / 1000000000L;
-	until.tv_nsec %= 1000000000L;
-	pthread_mutex_lock(&k.lock);
-	while (!k.done && pthread_cond_timedwait(&k.ended, &k.lock, &until) == 0)
-		;
-	done = k.done;
-	pthread_mutex_unlock(&k.lock);
-	if (!done) {
-		char shown[CLI_QUOTED];
-
-		fprintf(stderr, "qkv: checking %s: each of its %d steps is replayed once before the lesson starts "
-			"(Ctrl-C stops)\n", cli_quote(shown, c->lesson), lesson->step_count);
-		fflush(stderr);
-	}
-	pthread_join(thread, NULL);
-	pthread_cond_destroy(&k.ended);
-	pthread_mutex_destroy(&k.lock);
-	*checked = k.checked;
-	snprintf(err, err_size, "%s", k.err);
-	return k.failed;
-}
-
 /* --check-lesson, --lesson, --notes; the exit status. */
 static int run_lesson(const struct cli *c)
 {
@@ -1115,9 +952,9 @@ static int run_lesson(const struct cli *c)
 	}
 	/* Every step must replay, whatever is asked: a lesson that breaks in class is refused now. */
 	if (c->given[OPT_CHECK_LESSON])
-		failed = lesson_check(&lesson, print_failure, NULL, &checked, err, sizeof err);
+		failed = lesson_check_printing(&lesson, &checked, err, sizeof err);
 	else
-		failed = check_lesson_saying(c, &lesson, &checked, err, sizeof err);
+		failed = lesson_check_saying(&lesson, c->lesson, &checked, err, sizeof err);
 	if (failed < 0) {
 		fprintf(stderr, "%s\n", err);
 		lesson_free(&lesson);

@@ -248,6 +248,26 @@ def value_inks(root):
     return [t.get("fill") for t in root.iter(SVG_NS + "text") if t.get("id", "").rsplit("-", 1)[0] == "value"]
 
 
+def bar_strips(root):
+    """The continuous colour bar's rectangles (a <g id="bar-N"> of them), bottom first."""
+    return [r for g in root.iter(SVG_NS + "g") if g.get("id", "").rsplit("-", 1)[0] == "bar"
+            for r in g.iter(SVG_NS + "rect")]
+
+
+def bar_box(root):
+    """The continuous colour bar's x, y, width and height: its rectangles' union."""
+    strips = bar_strips(root)
+    top = min(float(r.get("y")) for r in strips)
+    bottom = max(float(r.get("y")) + float(r.get("height")) for r in strips)
+    return float(strips[0].get("x")), top, float(strips[0].get("width")), bottom - top
+
+
+def bars(root):
+    """How many colour bars: continuous ones and stepped ones (rects "bar-N")."""
+    return (len([g for g in root.iter(SVG_NS + "g") if g.get("id", "").rsplit("-", 1)[0] == "bar"])
+            + len([r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"]))
+
+
 def png_pixels(data):
     """Decodes an 8-bit RGB or RGBA PNG: (width, height, rows of (r, g, b))."""
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -315,12 +335,22 @@ check(texts(root, "label")[:n] == we["tokens"] and texts(root, "label")[n:2 * n]
 check(any("A = softmax" in (t or "") for t in texts(root, "formula")), "weights SVG: the stage's formula")
 ticks = texts(root, "tick")
 check(ticks == ["0.00", "0.25", "0.50", "0.75", "1.00"], "weights SVG: the colour bar's round ticks", f"{ticks}")
-bar = [r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"]
-stops = [st.get("stop-color") for st in root.iter(SVG_NS + "stop")]
-check(len(bar) == 1 and bar[0].get("fill", "").startswith("url(#") and len(stops) > 100
-      and near(stops[0], viridis(0)) and near(stops[-1], viridis(1))
-      and near(stops[len(stops) // 2], viridis((len(stops) // 2) / (len(stops) - 1))),
-      "weights SVG: the colour bar is a gradient through viridis", f"{len(bar)} bars, {len(stops)} stops")
+strips = bar_strips(root)
+check(not any(True for _ in root.iter(SVG_NS + "linearGradient")) and 2 <= len(strips) <= 256,
+      "weights SVG: the colour bar is rectangles, no gradient", f"{len(strips)} rectangles")
+bx, by, bw, bh = bar_box(root)
+bad = []
+for k, r in enumerate(strips):
+    y, h = float(r.get("y")), float(r.get("height"))
+    step = bh / len(strips)
+    # Rectangle k (from the bottom) covers the bar's k-th part and reaches into the next.
+    covers = abs((y + h) - (by + bh - k * step)) < 1e-3 and y <= by + bh - (k + 1) * step + 1e-3
+    middle = (k + 0.5) / len(strips)   # the fraction of the range at its middle
+    if not covers or not near(r.get("fill"), viridis(middle)):
+        bad.append((k, r.get("fill"), viridis(middle), covers))
+check(not bad and all(abs(float(r.get("x")) - bx) < 1e-9 for r in strips),
+      "weights SVG: the bar's rectangles cover it bottom to top without gaps, each viridis at its middle",
+      f"{bad[:4]}")
 
 facts = texts(root, "facts")[0]
 check(facts == f"3 tokens, dk = 2, dv = 2; divisor \u221adk = \u221a2 = {math.sqrt(2):.4f}; no mask",
@@ -463,8 +493,7 @@ for r, i in zip(cells(root), range(n * n)):
     if not near(pixel, viridis(weights[i // n][i % n])):
         bad.append((i, pixel))
 check(not bad, "PNG: each cell's colour at its centre line is viridis at its value", f"{bad}")
-bar = [r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"][0]
-bx, by, bw, bh = (float(bar.get(a)) for a in ("x", "y", "width", "height"))
+bx, by, bw, bh = bar_box(root)
 top, bottom = rows[int(by + 2)][int(bx + bw / 2)], rows[int(by + bh - 2)][int(bx + bw / 2)]
 middle = rows[int(by + bh / 2)][int(bx + bw / 2)]
 check(near(top, viridis(1 - 2 / bh)) and near(bottom, viridis(2 / bh)) and near(middle, viridis(0.5), 3),
@@ -534,6 +563,15 @@ else:
             bad += not near(rows[int(y)][int(x)], viridis(wr[i // 16][i % 16]))
         check(abs(height / width - 1000 / 1600) < 0.01 and bad == 0,
               "the SVG through ImageMagick: the shape, and every cell in its colour", f"{width}x{height}, {bad} wrong")
+        # The colour bar, drawn by ImageMagick too (it drew a <linearGradient> black):
+        # viridis near its bottom, at its middle and near its top, ±2 a channel.
+        bx, by, bw, bh = (v * ratio for v in bar_box(root))
+        seen = []
+        for t in (2 / bh, 0.5, 1 - 2 / bh):
+            pixel = rows[int(by + bh - t * bh)][int(bx + bw / 2)]
+            seen.append((round(t, 3), hexrgb(pixel), viridis(t), near(pixel, viridis(t), 2)))
+        check(all(s[3] for s in seen), "the SVG through ImageMagick: the colour bar is viridis at its ends and middle",
+              f"{seen}")
 
 # PDF: one page, text kept as text (a font, not outlines).
 pdf = os.path.join(tmp, "w.pdf")
@@ -828,8 +866,7 @@ root = svg_of(*hargs)
 titles = texts(root, "panel-title")
 check(len(cells(root)) == 3 * 36 and titles == ["Head 1", "Head 2", "Head 3"],
       "3 heads: 36 cells per head, each headed Head i", f"{len(cells(root))} {titles}")
-check(len([r for r in root.iter(SVG_NS + "rect") if r.get("id", "").rsplit("-", 1)[0] == "bar"]) == 1,
-      "3 heads: one colour bar")
+check(bars(root) == 1, "3 heads: one colour bar", f"{bars(root)}")
 # Each head's weights from X and its W's, by this file's arithmetic.
 heads_w = [attention(dict(dh, Q=matmul(dh["X"], h["W_Q"]), K=matmul(dh["X"], h["W_K"]),
                           V=matmul(dh["X"], h["W_V"])))[2] for h in dh["heads"]]

@@ -1,5 +1,5 @@
-/* cli.c — the refusal and the option value parsers both command lines share
- * (see cli.h). Writes only to stderr, and only one line. */
+/* cli.c — the refusal, the option value parsers of the command lines and a
+ * figure's options from them (see cli.h). Writes only to stderr, and only one line. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -176,4 +176,94 @@ int cli_check_binary(enum print_format format, const char *output)
 		return cli_fail("--format %s writes binary data, not for a terminal: give --output FILE",
 				print_format_name(format));
 	return 0;
+}
+
+/* "--stage N": a number 0..5 or a stage's name, or "geometry". */
+int cli_parse_stage(const char *text, int *stage)
+{
+	char shown[CLI_QUOTED];
+
+	if (strcmp(text, "geometry") == 0) {
+		*stage = PRINT_STAGE_GEOMETRY;
+		return 0;
+	}
+	for (int s = 0; s < QKV_STAGE_COUNT; s++) {
+		char number[4];
+
+		snprintf(number, sizeof number, "%d", s);
+		if (strcmp(text, number) == 0 || strcmp(text, qkv_stage_name((enum qkv_stage)s)) == 0) {
+			*stage = s;
+			return 0;
+		}
+	}
+	return cli_fail("--stage needs 1 to 5 (or 0 in the projected form), a stage's name or geometry, "
+		    "not \"%s\"", cli_quote(shown, text));
+}
+
+int cli_parse_mask(const char *text, enum qkv_mask *mask)
+{
+	char shown[CLI_QUOTED];
+
+	/* A custom mask is drawn by hand in the interface, never named. */
+	if (qkv_mask_parse(text, mask) != 0 || *mask == QKV_MASK_CUSTOM)
+		return cli_fail("--mask needs none or causal, not \"%s\"", cli_quote(shown, text));
+	return 0;
+}
+
+int cli_parse_wrong(const char *text, enum qkv_wrong *wrong)
+{
+	char shown[CLI_QUOTED];
+
+	if (qkv_wrong_parse(text, wrong) != 0)
+		return cli_fail("--wrong needs mask-after-softmax or column-softmax, not \"%s\"",
+				cli_quote(shown, text));
+	return 0;
+}
+
+int cli_parse_range(const char *text, bool *given, double *low, double *high)
+{
+	char shown[CLI_QUOTED];
+
+	*given = strcmp(text, "auto") != 0;
+	if (*given && figure_range_parse(text, low, high) != 0)
+		return cli_fail("--range needs auto or MIN:MAX, two numbers with MIN < MAX, like 0:0.5; "
+				"not \"%s\"", cli_quote(shown, text));
+	return 0;
+}
+
+int cli_parse_numbers(const char *text, enum figure_numbers *numbers)
+{
+	char shown[CLI_QUOTED];
+
+	if (strcmp(text, "auto") == 0 || strcmp(text, "on") == 0 || strcmp(text, "off") == 0) {
+		*numbers = text[0] == 'a' ? FIGURE_NUMBERS_AUTO : text[1] == 'n' ? FIGURE_NUMBERS_ON
+										  : FIGURE_NUMBERS_OFF;
+		return 0;
+	}
+	return cli_fail("--numbers needs on, off or auto, not \"%s\"", cli_quote(shown, text));
+}
+
+/* The figure's options (and a LaTeX heatmap's colours) as the command line gives
+ * them. */
+void cli_figure_options(const struct cli_figure *given, const char *palette, const struct print_options *options,
+			bool decimals_given, bool cell_given, struct figure_options *fo)
+{
+	figure_options_default(fo);
+	fo->stage = options->stage >= 0 ? options->stage : QKV_STAGE_WEIGHTS;
+	cli_figure_palette(palette, &fo->palette, &fo->map);
+	if (fo->palette < 0)
+		fo->palette = QKV_PALETTE_VIRIDIS;
+	fo->levels = given->levels;
+	fo->range_given = given->range_given;
+	fo->range_low = given->range_low;
+	fo->range_high = given->range_high;
+	fo->numbers = given->numbers;
+	fo->title = given->title;
+	fo->heads_panels = given->heads_panels;
+	fo->dark = given->dark;
+	fo->decimals = decimals_given ? options->decimals : 2;
+	fo->cell_row = cell_given ? options->cell_row : -1;
+	fo->cell_col = cell_given ? options->cell_col : -1;
+	fo->width = given->size_w;
+	fo->height = given->size_h;
 }

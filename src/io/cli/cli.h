@@ -1,6 +1,6 @@
-/* cli.h — what qkv's two command lines share (main.c's, and --train's in
- * train_cli.c): the one-line refusal and the parsers of the option values both
- * take. A parser returns 0 with the value stored, or CLI_USAGE after writing one
+/* cli.h — what qkv's command lines use (main.c's, and --train's in
+ * train_cli.c): the one-line refusal, the parsers of the option values, and a
+ * figure's options as the command line gives them. A parser returns 0 with the value stored, or CLI_USAGE after writing one
  * line "qkv: --OPTION needs …, not "TEXT"" on stderr. */
 #ifndef QKV_IO_CLI_H
 #define QKV_IO_CLI_H
@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "io/figure/figure.h"
 #include "io/report/print.h"
+#include "qkv/problem.h"
 
 #define CLI_USAGE 2 /* the exit status of bad usage or bad input */
 
@@ -54,6 +56,33 @@ void cli_figure_palette(const char *name, int *palette, int *map);
 /* "--heads-panels average,concat" (or one of them, or none) → FIGURE_HEADS_* bits;
  * 0, or CLI_USAGE with the line written. */
 int cli_parse_heads_panels(const char *text, unsigned *panels);
+/* --stage N: a number 0..5, a stage's name, or geometry (PRINT_STAGE_GEOMETRY). */
+int cli_parse_stage(const char *text, int *stage);
+/* --mask none or causal (a custom mask is drawn in the interface, never named). */
+int cli_parse_mask(const char *text, enum qkv_mask *mask);
+/* --wrong mask-after-softmax or column-softmax. */
+int cli_parse_wrong(const char *text, enum qkv_wrong *wrong);
+/* --range auto (given false) or MIN:MAX (given true, figure_range_parse). */
+int cli_parse_range(const char *text, bool *given, double *low, double *high);
+/* --numbers on, off or auto. */
+int cli_parse_numbers(const char *text, enum figure_numbers *numbers);
+/* A figure's options as a command line gives them. */
+struct cli_figure {
+	double size_w, size_h;       /* --size (0: the natural size) */
+	bool dark;                   /* --background dark */
+	int levels;                  /* --levels (0: continuous) */
+	bool range_given;            /* --range MIN:MAX (not auto) */
+	double range_low, range_high;
+	enum figure_numbers numbers; /* --numbers */
+	const char *title;           /* --title (NULL: the built-in one) */
+	unsigned heads_panels;       /* --heads-panels: FIGURE_HEADS_* bits */
+};
+/* The figure's options (and a LaTeX heatmap's colours) into fo: the defaults,
+ * then given's, palette's (cli_figure_palette; NULL: viridis), the report's stage
+ * (the weights when it names none), and its decimals and cell only when given on
+ * the command line. */
+void cli_figure_options(const struct cli_figure *given, const char *palette, const struct print_options *options,
+			bool decimals_given, bool cell_given, struct figure_options *fo);
 /* A binary format (PDF, PNG) is not written to a terminal: refused unless
  * --output FILE is given or standard output is not a terminal. */
 int cli_check_binary(enum print_format format, const char *output);

@@ -1,8 +1,11 @@
-/* figure.c — one stage of a trace, or of every head of a multi-head trace, as a
- * figure (see figure.h). The figure is laid out once in natural units (points,
- * the numbers at FONT_SIZE, a heatmap's grid within FIGURE_GRID_MAX), then scaled
- * and centred into the size asked for; a canvas draws it either through cairo
- * (PDF, PNG) or as SVG elements, from the same calls. */
+/* figure.c — one stage of a trace as a figure (see figure.h): the options and
+ * their parsers, the panels of a stage, their layout and drawing, and the public
+ * calls of one trace. A multi-head trace's panels and calls are figure_heads.c's,
+ * the colour scale and bar figure_bar.c's. The figure is laid out once in natural
+ * units (points, the numbers at FONT_SIZE, a heatmap's grid within
+ * FIGURE_GRID_MAX), then scaled and centred into the size asked for; a canvas
+ * draws it either through cairo (PDF, PNG) or as SVG elements, from the same
+ * calls. */
 #include "io/figure/figure.h"
 
 #include <errno.h>
@@ -10,64 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/figure/figure_canvas.h"
+#include "io/figure/figure_internal.h"
 #include "qkv/format.h"
 
-#define FONT_SIZE 12.0        /* the numbers' size at the natural size */
 #define LABEL_CHARS 12        /* a token label longer than this ends in "…" */
 #define SUM_TOLERANCE 5e-3    /* a wrong-way sum further than this from 1 is red */
 #define MIX_SUM_LABEL "\u03a3 = O"
 #define MIX_SUM_ABOUT_LABEL "\u03a3 \u2248 O"
 #define PLAIN_CELL (1.6 * FONT_SIZE) /* a heatmap cell without numbers, at most */
-#define BAR_STOPS 256                /* a continuous colour bar's gradient stops */
-
-enum panel_colour { COLOUR_PLAIN, COLOUR_WEIGHTS, COLOUR_SIGNED };
-/* The tokens' labels (the keys'), the queries' (the same in self-attention), d1…. */
-enum label_kind { LABELS_TOKENS, LABELS_QUERIES, LABELS_DIMS };
-
-struct panel {
-	char title[160];
-	const struct qkv_trace *t;    /* whose mask and weights' sums */
-	const struct qkv_matrix *m;   /* NULL for the mix */
-	int rows, cols;
-	enum panel_colour colour;
-	enum label_kind row_labels, col_labels;
-	bool square;                  /* queries × keys: the mask applies */
-	bool mix;                     /* a_qj · v_jc for one query, then Σ */
-	int query;
-	bool sums;                    /* a wrong-way demonstration's row and column sums */
-	bool selectable;              /* --cell frames a cell here */
-	bool numbers;                 /* the cells carry their numbers */
-	/* Layout, natural units. */
-	double x, y, w, h;
-	double grid_x, grid_y, cell_w, cell_h, label_w;
-	double number_fs, row_fs, col_fs; /* the numbers', row labels' and column labels' sizes */
-	bool cols_up;                 /* column labels turned to read upwards */
-	double cols_h;                /* the column labels' height above the grid */
-};
-
-struct fig {
-	const struct qkv_problem *p;
-	const struct qkv_trace *t;        /* the single trace, or the first head shown */
-	const struct qkv_heads_trace *heads; /* multi-head, else NULL */
-	struct figure_options o;
-	struct panel panels[FIGURE_MAX_PANELS];
-	int count;
-	int per_row;                      /* panels side by side (multi-head: the grid's columns) */
-	struct qkv_matrix average;        /* FIGURE_HEADS_AVERAGE: the heads' mean weights */
-	struct qkv_ramp weights, signs;
-	struct figure_scale scale;        /* the heatmaps' colours, one for the figure */
-	bool bar;                         /* a colour bar is drawn */
-	double bar_x, bar_y, bar_w, bar_h;
-	bool clamped_low, clamped_high;   /* values beyond the range, either side */
-	struct qkv_rgb bg, fg, label, error, frame, rule;
-	bool bold_numbers;
-	char title[256], subtitle[256], facts[512];
-	bool header;                      /* the built-in title, formula and facts */
-	double top;                       /* where the panels start */
-	bool wrong;
-	struct canvas cv;
-};
 
 static const struct qkv_rgb black = { 0x00, 0x00, 0x00 }, white = { 0xff, 0xff, 0xff };
 
@@ -154,7 +107,7 @@ static bool stopped(const struct fig *f)
 	return f->o.stop != NULL && atomic_load(f->o.stop);
 }
 
-static double text_width(struct fig *f, const char *text, double size, bool bold)
+double fig_text_width(struct fig *f, const char *text, double size, bool bold)
 {
 	return canvas_text_width(&f->cv, text, size, bold);
 }
@@ -184,7 +137,7 @@ static void label_text(const struct fig *f, enum label_kind kind, int index, cha
 
 /* ---- values and colours ----------------------------------------------------------- */
 
-static bool cell_masked(const struct fig *f, const struct panel *pn, int row, int col)
+bool fig_cell_masked(const struct fig *f, const struct panel *pn, int row, int col)
 {
 	(void)f;
 	if (pn->square)
@@ -194,7 +147,7 @@ static bool cell_masked(const struct fig *f, const struct panel *pn, int row, in
 	return false;
 }
 
-static double cell_value(const struct fig *f, const struct panel *pn, int row, int col)
+double fig_cell_value(const struct fig *f, const struct panel *pn, int row, int col)
 {
 	(void)f;
 	if (pn->mix) {
@@ -205,53 +158,9 @@ static double cell_value(const struct fig *f, const struct panel *pn, int row, i
 	return qkv_matrix_get(pn->m, row, col);
 }
 
-int figure_scale_map(const struct figure_scale *s)
-{
-	if (s->map < 0 || s->map >= QKV_MAP_COUNT)
-		return -1;
-	if (s->signed_values && s->map != QKV_MAP_GREY)
-		return QKV_MAP_COOLWARM;
-	return s->map;
-}
-
-struct qkv_rgb figure_heat_fill(const struct figure_scale *s, double value, bool masked, struct qkv_rgb plain)
-{
-	int map = figure_scale_map(s);
-	struct qkv_ramp ramp;
-
-	if (masked)
-		return qkv_colour_masked();
-	if (map >= 0)
-		return qkv_colour_map_at((enum qkv_colour_map)map,
-					 qkv_colour_level(qkv_colour_fraction(value, s->low, s->high), s->levels));
-	ramp = s->signed_values ? qkv_colour_signed((enum qkv_palette)s->palette)
-				: qkv_colour_weights((enum qkv_palette)s->palette);
-	if (ramp.count <= 0)
-		return plain;
-	if (s->signed_values)
-		return ramp.steps[qkv_colour_signed_step(value, s->high, ramp.count / 2)];
-	return ramp.steps[qkv_colour_weight_step_of(value, ramp.count)];
-}
-
-double figure_signed_limit(const struct qkv_trace *t, const struct qkv_matrix *m)
-{
-	double limit = 0.0;
-
-	for (int r = 0; r < t->m; r++)
-		for (int c = 0; c < t->n; c++)
-			if (!qkv_trace_is_masked(t, r, c) && fabs(qkv_matrix_get(m, r, c)) > limit)
-				limit = fabs(qkv_matrix_get(m, r, c));
-	return limit > 0.0 ? limit : 1.0;
-}
-
-static bool heat(const struct panel *pn)
-{
-	return pn->colour != COLOUR_PLAIN;
-}
-
 static struct qkv_rgb cell_fill(const struct fig *f, const struct panel *pn, int row, int col, double v)
 {
-	bool masked = row < pn->rows && cell_masked(f, pn, row, col);
+	bool masked = row < pn->rows && fig_cell_masked(f, pn, row, col);
 
 	if (pn->colour == COLOUR_PLAIN && !masked)
 		return f->bg;
@@ -286,9 +195,9 @@ static void weight_sum_text(const struct fig *f, bool rows, int i, char *buf, si
 
 /* ---- the panels of a stage --------------------------------------------------------- */
 
-static struct panel *add_panel(struct fig *f, const char *title, const struct qkv_trace *t,
-			       const struct qkv_matrix *m, enum panel_colour colour, enum label_kind rows,
-			       enum label_kind cols, bool square)
+struct panel *fig_add_panel(struct fig *f, const char *title, const struct qkv_trace *t,
+			    const struct qkv_matrix *m, enum panel_colour colour, enum label_kind rows,
+			    enum label_kind cols, bool square)
 {
 	struct panel *pn = &f->panels[f->count++];
 
@@ -305,44 +214,6 @@ static struct panel *add_panel(struct fig *f, const char *title, const struct qk
 	return pn;
 }
 
-/* The matrix of stage (1, 2 or 3) in t. */
-static const struct qkv_matrix *heat_matrix(const struct qkv_trace *t, int stage)
-{
-	return stage == QKV_STAGE_SCORES ? &t->scores : stage == QKV_STAGE_SCALED ? &t->scaled : &t->weights;
-}
-
-/* A multi-head problem's panels: each head's heatmap of the stage (the weights
- * but for stage 1 or 2), then the asked-for extras. */
-static void make_heads_panels(struct fig *f)
-{
-	const struct qkv_heads_trace *h = f->heads;
-	int stage = f->o.stage == QKV_STAGE_SCORES || f->o.stage == QKV_STAGE_SCALED ? f->o.stage
-										    : QKV_STAGE_WEIGHTS;
-	enum panel_colour colour = stage == QKV_STAGE_WEIGHTS ? COLOUR_WEIGHTS : COLOUR_SIGNED;
-	char title[160];
-
-	f->count = 0;
-	for (int i = 0; i < h->h; i++) {
-		struct panel *pn;
-
-		if (f->o.head >= 0 && f->o.head != i)
-			continue;
-		snprintf(title, sizeof title, "Head %d", i + 1);
-		pn = add_panel(f, title, &h->head[i], heat_matrix(&h->head[i], stage), colour, LABELS_QUERIES,
-			       LABELS_TOKENS, true);
-		pn->selectable = f->o.head == i;
-	}
-	if ((f->o.heads_panels & FIGURE_HEADS_AVERAGE) && stage == QKV_STAGE_WEIGHTS && f->average.rows > 0)
-		add_panel(f, "Average of the heads", &h->head[0], &f->average, COLOUR_WEIGHTS, LABELS_QUERIES,
-			  LABELS_TOKENS, true);
-	if (f->o.heads_panels & FIGURE_HEADS_CONCAT) {
-		add_panel(f, "Concat(head_1 \u2026 head_h)", &h->head[0], &h->concat, COLOUR_PLAIN, LABELS_QUERIES,
-			  LABELS_DIMS, false);
-		add_panel(f, "Concat \u00b7 W_O", &h->head[0], &h->output, COLOUR_PLAIN, LABELS_QUERIES, LABELS_DIMS,
-			  false);
-	}
-}
-
 static void make_panels(struct fig *f)
 {
 	const struct qkv_trace *t = f->t;
@@ -350,23 +221,23 @@ static void make_panels(struct fig *f)
 	char title[160];
 
 	if (f->heads != NULL) {
-		make_heads_panels(f);
+		fig_heads_panels(f);
 		return;
 	}
 	f->count = 0;
 	switch (f->o.stage) {
 	case QKV_STAGE_PROJECTIONS:
-		add_panel(f, qkv_problem_is_cross(f->p) ? "Q = X_q W_Q" : "Q = X W_Q", t, &t->q, COLOUR_PLAIN,
+		fig_add_panel(f, qkv_problem_is_cross(f->p) ? "Q = X_q W_Q" : "Q = X W_Q", t, &t->q, COLOUR_PLAIN,
 			  LABELS_QUERIES, LABELS_DIMS, false);
-		add_panel(f, "K = X W_K", t, &t->k, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
-		add_panel(f, "V = X W_V", t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		fig_add_panel(f, "K = X W_K", t, &t->k, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		fig_add_panel(f, "V = X W_V", t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
 		break;
 	case QKV_STAGE_SCORES:
-		add_panel(f, "S (rows: queries, columns: keys)", t, &t->scores, COLOUR_SIGNED,
+		fig_add_panel(f, "S (rows: queries, columns: keys)", t, &t->scores, COLOUR_SIGNED,
 			  LABELS_QUERIES, LABELS_TOKENS, true)->selectable = true;
 		break;
 	case QKV_STAGE_SCALED:
-		add_panel(f, "S' (rows: queries, columns: keys)", t, &t->scaled, COLOUR_SIGNED,
+		fig_add_panel(f, "S' (rows: queries, columns: keys)", t, &t->scaled, COLOUR_SIGNED,
 			  LABELS_QUERIES, LABELS_TOKENS, true)->selectable = true;
 		break;
 	case QKV_STAGE_MIX: {
@@ -375,22 +246,22 @@ static void make_panels(struct fig *f)
 
 		snprintf(title, sizeof title, "a_{ij} \u00b7 v_j for query %s (rows: keys j)",
 			 qkv_problem_query_label(f->p, query));
-		pn = add_panel(f, title, t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		pn = fig_add_panel(f, title, t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
 		pn->m = NULL;
 		pn->mix = true;
 		pn->query = query;
 		break;
 	}
 	case QKV_STAGE_OUTPUT:
-		add_panel(f, "A (weights)", t, &t->weights, COLOUR_WEIGHTS, LABELS_QUERIES, LABELS_TOKENS, true)->sums =
+		fig_add_panel(f, "A (weights)", t, &t->weights, COLOUR_WEIGHTS, LABELS_QUERIES, LABELS_TOKENS, true)->sums =
 			weights_sums;
-		add_panel(f, "V", t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
-		add_panel(f, "O = A V", t, &t->output, COLOUR_PLAIN, LABELS_QUERIES, LABELS_DIMS, false)->selectable =
+		fig_add_panel(f, "V", t, &t->v, COLOUR_PLAIN, LABELS_TOKENS, LABELS_DIMS, false);
+		fig_add_panel(f, "O = A V", t, &t->output, COLOUR_PLAIN, LABELS_QUERIES, LABELS_DIMS, false)->selectable =
 			true;
 		break;
 	case QKV_STAGE_WEIGHTS:
 	default: {
-		struct panel *pn = add_panel(f, "A (rows: queries, columns: keys)", t, &t->weights, COLOUR_WEIGHTS,
+		struct panel *pn = fig_add_panel(f, "A (rows: queries, columns: keys)", t, &t->weights, COLOUR_WEIGHTS,
 					     LABELS_QUERIES, LABELS_TOKENS, true);
 
 		pn->sums = weights_sums;
@@ -400,156 +271,7 @@ static void make_panels(struct fig *f)
 	}
 }
 
-/* The figure's colour scale: the options' map, levels and range, else the auto
- * range (0..1 for weights; ±the largest magnitude unmasked over every heatmap for
- * signed values); and whether any value lies beyond it. */
-static void make_scale(struct fig *f)
-{
-	struct figure_scale *s = &f->scale;
-	double limit = 0.0;
-
-	s->palette = f->o.palette;
-	s->map = f->o.map;
-	s->levels = f->o.map >= 0 ? f->o.levels : 0;
-	s->signed_values = false;
-	for (int i = 0; i < f->count; i++)
-		if (f->panels[i].colour == COLOUR_SIGNED) {
-			s->signed_values = true;
-			limit = fmax(limit, figure_signed_limit(f->panels[i].t, f->panels[i].m));
-		}
-	if (f->o.range_given && s->map >= 0) {
-		s->low = f->o.range_low;
-		s->high = f->o.range_high;
-	} else if (s->signed_values) {
-		s->low = -limit;
-		s->high = limit;
-	} else {
-		s->low = 0.0;
-		s->high = 1.0;
-	}
-	for (int i = 0; i < f->count; i++) {
-		const struct panel *pn = &f->panels[i];
-
-		for (int r = 0; heat(pn) && r < pn->rows; r++)
-			for (int c = 0; c < pn->cols; c++) {
-				double v = cell_value(f, pn, r, c);
-
-				if (cell_masked(f, pn, r, c))
-					continue;
-				f->clamped_low = f->clamped_low || v < s->low;
-				f->clamped_high = f->clamped_high || v > s->high;
-			}
-	}
-}
-
 /* ---- layout ------------------------------------------------------------------------ */
-
-/* Rows of numbers a panel has (the mix: one more, the sum). */
-static int grid_rows(const struct panel *pn)
-{
-	return pn->rows + (pn->mix || pn->sums ? 1 : 0);
-}
-
-static int grid_cols(const struct panel *pn)
-{
-	return pn->cols + (pn->sums ? 1 : 0);
-}
-
-/* Whether the figure has a colour bar: a heatmap drawn in colour. */
-static bool has_bar(const struct fig *f)
-{
-	for (int i = 0; i < f->count; i++) {
-		const struct panel *pn = &f->panels[i];
-
-		if (pn->colour == COLOUR_WEIGHTS && (f->scale.map >= 0 || f->weights.count > 0))
-			return true;
-		if (pn->colour == COLOUR_SIGNED && (f->scale.map >= 0 || f->signs.count > 0))
-			return true;
-	}
-	return false;
-}
-
-/* A round step for about `want` ticks over span: 1, 2, 2.5 or 5 times a power of
- * 10; one that divides the span into 3 to 6 equal parts when there is one (so the
- * range's ends are ticked: 0.5 in 0.1s, 1 in 0.25s). */
-static double tick_step(double span, int want)
-{
-	static const double units[] = { 1.0, 2.0, 2.5, 5.0 };
-	double raw = span / want, power = pow(10.0, floor(log10(raw))), unit = raw / power, best = 0.0;
-
-	for (int e = -1; e <= 1; e++)
-		for (int k = 0; k < 4; k++) {
-			double step = units[k] * power * pow(10.0, e), parts = span / step;
-
-			if (parts >= 3.0 - 1e-9 && parts <= 6.0 + 1e-9 && fabs(parts - round(parts)) < 1e-9 &&
-			    (best == 0.0 || fabs(parts - want) < fabs(span / best - want)))
-				best = step;
-		}
-	if (best > 0.0)
-		return best;
-	return power * (unit <= 1.0 ? 1.0 : unit <= 2.0 ? 2.0 : unit <= 2.5 ? 2.5 : unit <= 5.0 ? 5.0 : 10.0);
-}
-
-/* The colour bar's ticks: with a map, the round values within the range (four
- * steps or so); with a palette's steps, each step's edge (weights) or −limit, 0,
- * +limit (signed). Their values into v (at most 16), their count returned. */
-static int bar_ticks(const struct fig *f, double v[16], int *decimals)
-{
-	const struct figure_scale *s = &f->scale;
-	int count = 0;
-
-	*decimals = 2;
-	if (s->map < 0) {
-		if (!s->signed_values) {
-			for (int k = 0; k <= f->weights.count && count < 16; k++)
-				v[count++] = (double)k / f->weights.count;
-		} else {
-			v[count++] = -s->high;
-			v[count++] = 0.0;
-			v[count++] = s->high;
-		}
-		return count;
-	}
-	{
-		double step = tick_step(s->high - s->low, 4), first = ceil(s->low / step - 1e-9) * step;
-
-		for (double x = first; x <= s->high + step * 1e-9 && count < 16; x += step)
-			v[count++] = fabs(x) < step * 1e-9 ? 0.0 : x;
-		*decimals = step >= 1.0 ? 0 : (int)ceil(-log10(step) - 1e-9) + (fmod(step / pow(10.0, floor(log10(step))),
-											 1.0) > 1e-9 ? 1 : 0);
-		if (*decimals < 0)
-			*decimals = 0;
-	}
-	return count;
-}
-
-/* A tick's text: the number at `decimals` places, "−" for a minus. */
-static void tick_text(double v, int decimals, char *buf, size_t size)
-{
-	char number[48];
-
-	qkv_format_number(number, sizeof number, fabs(v), decimals);
-	snprintf(buf, size, "%s%s", v < 0.0 ? "\u2212" : "", number);
-}
-
-/* The text at the bar's end for values past it: "≥ 0.5", "≤ −2". */
-static void clamp_text(const struct fig *f, bool high, char *buf, size_t size)
-{
-	char number[64];
-
-	tick_text(high ? f->scale.high : f->scale.low, 4, number, sizeof number);
-	/* No trailing zeros: the range as the user gave it. */
-	for (char *dot = strchr(number, '.'); dot != NULL;) {
-		size_t len = strlen(number);
-
-		while (len > 0 && number[len - 1] == '0')
-			number[--len] = '\0';
-		if (len > 0 && number[len - 1] == '.')
-			number[--len] = '\0';
-		break;
-	}
-	snprintf(buf, size, "%s %s", high ? "\u2265" : "\u2264", number);
-}
 
 /* Whether the numbers are drawn in a heatmap of this cell width and height
  * (natural units) at the figure's output scale: never with OFF, always with ON,
@@ -576,19 +298,19 @@ static void layout_panel(struct fig *f, struct panel *pn, bool numbers)
 	/* The numbers (the mix: and its sum; the wrong-way sums are measured below). */
 	for (int r = 0; r < pn->rows + (pn->mix ? 1 : 0) && !stopped(f); r++)
 		for (int c = 0; c < pn->cols; c++) {
-			qkv_format_number(text, sizeof text, cell_value(f, pn, r, c), f->o.decimals);
-			widest = fmax(widest, text_width(f, text, fs, f->bold_numbers));
+			qkv_format_number(text, sizeof text, fig_cell_value(f, pn, r, c), f->o.decimals);
+			widest = fmax(widest, fig_text_width(f, text, fs, f->bold_numbers));
 		}
 	for (int i = 0; pn->sums && i < pn->rows; i++) {
 		weight_sum_text(f, true, i, text, sizeof text);
-		widest = fmax(widest, text_width(f, text, fs, false));
+		widest = fmax(widest, fig_text_width(f, text, fs, false));
 	}
 	for (int i = 0; pn->sums && i < pn->cols; i++) {
 		weight_sum_text(f, false, i, text, sizeof text);
-		widest = fmax(widest, text_width(f, text, fs, false));
+		widest = fmax(widest, fig_text_width(f, text, fs, false));
 	}
 	if (pn->sums)
-		widest = fmax(widest, text_width(f, "\u03a3row", fs, true));
+		widest = fmax(widest, fig_text_width(f, "\u03a3row", fs, true));
 	pn->numbers = !heat(pn) || numbers;
 	if (pn->numbers) {
 		pn->cell_w = widest + 2.0 * pad;
@@ -604,17 +326,17 @@ static void layout_panel(struct fig *f, struct panel *pn, bool numbers)
 	pn->row_fs = fmin(fs, 0.8 * pn->cell_h);
 	for (int r = 0; r < pn->rows; r++) {
 		label_text(f, pn->row_labels, r, text, sizeof text);
-		label_w = fmax(label_w, text_width(f, text, pn->row_fs, false));
+		label_w = fmax(label_w, fig_text_width(f, text, pn->row_fs, false));
 	}
 	if (pn->sums)
-		label_w = fmax(label_w, text_width(f, "\u03a3col", fs, true));
+		label_w = fmax(label_w, fig_text_width(f, "\u03a3col", fs, true));
 	if (pn->mix)
-		label_w = fmax(label_w, fmax(text_width(f, MIX_SUM_LABEL, fs, true),
-					     text_width(f, MIX_SUM_ABOUT_LABEL, fs, true)));
+		label_w = fmax(label_w, fmax(fig_text_width(f, MIX_SUM_LABEL, fs, true),
+					     fig_text_width(f, MIX_SUM_ABOUT_LABEL, fs, true)));
 	pn->col_fs = fs;
 	for (int c = 0; c < pn->cols; c++) {
 		label_text(f, pn->col_labels, c, text, sizeof text);
-		col_w = fmax(col_w, text_width(f, text, fs, false));
+		col_w = fmax(col_w, fig_text_width(f, text, fs, false));
 	}
 	pn->cols_up = col_w > pn->cell_w - 0.2 * fs;
 	if (pn->cols_up) {
@@ -629,26 +351,6 @@ static void layout_panel(struct fig *f, struct panel *pn, bool numbers)
 	pn->w = pn->label_w + grid_cols(pn) * pn->cell_w;
 	pn->h = pn->grid_y - pn->y + grid_rows(pn) * pn->cell_h;
 	pn->w = fmax(pn->w, canvas_math_width(&f->cv, pn->title, 1.05 * fs, true));
-}
-
-/* The colour bar's width with its ticks and clamp marks, from its left edge. */
-static double bar_extent(struct fig *f)
-{
-	const double fs = FONT_SIZE;
-	double ticks[16], widest = 0.0;
-	int decimals, count = bar_ticks(f, ticks, &decimals);
-	char text[64];
-
-	for (int k = 0; k < count; k++) {
-		tick_text(ticks[k], decimals, text, sizeof text);
-		widest = fmax(widest, text_width(f, text, 0.85 * fs, false));
-	}
-	for (int k = 0; k < 2; k++) {
-		clamp_text(f, k == 1, text, sizeof text);
-		if (k == 1 ? f->clamped_high : f->clamped_low)
-			widest = fmax(widest, text_width(f, text, 0.85 * fs, false));
-	}
-	return 1.1 * fs + 0.4 * fs + widest;
 }
 
 static void divisor_words(const struct fig *f, char *buf, size_t size)
@@ -712,7 +414,7 @@ static void layout_with(struct fig *f, bool numbers)
 
 	f->top = margin + (f->header ? 4.6 * fs : f->title[0] != '\0' ? 2.2 * fs : 0.0);
 	y = f->top;
-	f->bar = has_bar(f);
+	f->bar = fig_has_bar(f);
 	for (int i = 0; i < f->count; i++) {
 		struct panel *pn = &f->panels[i];
 
@@ -739,7 +441,7 @@ static void layout_with(struct fig *f, bool numbers)
 			if (f->clamped_low)
 				f->bar_h = fmax(f->bar_h - 2.4 * fs, 5.0 * fs);
 			if (f->heads == NULL || i == f->per_row - 1 || i == f->count - 1) {
-				bar_right = f->bar_x + bar_extent(f);
+				bar_right = f->bar_x + fig_bar_extent(f);
 				row_h = fmax(row_h, f->bar_y + f->bar_h + (f->clamped_low ? 2.6 * fs : 0.6 * fs) - y);
 				if (f->heads == NULL) {
 					/* Single head: the bar is part of its panel (stage 5: V and O come after it). */
@@ -760,7 +462,7 @@ static void layout_with(struct fig *f, bool numbers)
 			if (heat(&f->panels[i]))
 				grid_right = fmax(grid_right, f->panels[i].x + f->panels[i].w);
 		f->bar_x = grid_right + 1.0 * fs;
-		bar_right = f->bar_x + bar_extent(f);
+		bar_right = f->bar_x + fig_bar_extent(f);
 		right = fmax(right, bar_right);
 	}
 	f->cv.natural_w = right + margin;
@@ -789,26 +491,6 @@ static void layout(struct fig *f, double width, double height)
 		layout_with(f, false);
 		canvas_place(&f->cv, width, height);
 	}
-}
-
-/* The heads' mean weights, for FIGURE_HEADS_AVERAGE; 0 or -1 out of memory. */
-static int make_average(struct fig *f)
-{
-	const struct qkv_heads_trace *h = f->heads;
-
-	if (h == NULL || !(f->o.heads_panels & FIGURE_HEADS_AVERAGE))
-		return 0;
-	if (qkv_matrix_resize(&f->average, h->m, h->n) != 0)
-		return -1;
-	for (int r = 0; r < h->m; r++)
-		for (int c = 0; c < h->n; c++) {
-			double sum = 0.0;
-
-			for (int i = 0; i < h->h; i++)
-				sum += qkv_matrix_get(&h->head[i].weights, r, c);
-			qkv_matrix_set(&f->average, r, c, sum / h->h);
-		}
-	return 0;
 }
 
 /* f's problem, trace(s) and options, the stage it can draw: all the panels need. */
@@ -845,8 +527,8 @@ static void arrange(struct fig *f)
 	}
 }
 
-static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
-		    const struct qkv_heads_trace *heads, const struct figure_options *o)
+int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv_trace *t,
+	     const struct qkv_heads_trace *heads, const struct figure_options *o)
 {
 	int code;
 
@@ -874,19 +556,19 @@ static int fig_open(struct fig *f, const struct qkv_problem *p, const struct qkv
 	code = canvas_open(&f->cv);
 	if (code != 0)
 		return code;
-	if (make_average(f) != 0) {
+	if (fig_heads_average(f) != 0) {
 		canvas_close(&f->cv);
 		qkv_matrix_fini(&f->average);
 		return -1;
 	}
 	make_panels(f);
-	make_scale(f);
+	fig_make_scale(f);
 	arrange(f);
 	layout(f, f->o.width, f->o.height);
 	return 0;
 }
 
-static void fig_close(struct fig *f)
+void fig_close(struct fig *f)
 {
 	canvas_close(&f->cv);
 	qkv_matrix_fini(&f->average);
@@ -897,33 +579,6 @@ static void fig_close(struct fig *f)
 static bool cell_selected(const struct fig *f, const struct panel *pn, int row, int col)
 {
 	return pn->selectable && row == f->o.cell_row && col == f->o.cell_col;
-}
-
-/* A palette's stepped bar (no map): its steps, ticks at their edges or −, 0, +. */
-static void draw_steps_bar(struct fig *f)
-{
-	struct canvas *cv = &f->cv;
-	const double fs = FONT_SIZE;
-	struct qkv_ramp ramp = f->scale.signed_values ? f->signs : f->weights;
-	double step_h = f->bar_h / ramp.count, bottom = f->bar_y + f->bar_h, ticks[16];
-	int decimals, count = bar_ticks(f, ticks, &decimals);
-	char text[48];
-
-	for (int k = 0; k < ramp.count; k++)
-		canvas_rect(cv, f->bar_x, bottom - (k + 1) * step_h, f->bar_w, step_h, ramp.steps[k], "bar");
-	canvas_outline(cv, f->bar_x, f->bar_y, f->bar_w, f->bar_h, f->rule, 0.5);
-	for (int k = 0; k < count; k++) {
-		double y = f->scale.signed_values ? bottom - k * f->bar_h / 2.0 : bottom - k * step_h;
-
-		if (f->scale.signed_values)
-			snprintf(text, sizeof text, "%s", k == 0 ? "\u2212" : k == 2 ? "+" : "");
-		else
-			text[0] = '\0';
-		qkv_format_number(text + strlen(text), sizeof text - strlen(text), fabs(ticks[k]), 2);
-		canvas_line(cv, f->bar_x + f->bar_w, y, f->bar_x + f->bar_w + 0.3 * fs, y, f->fg, 0.7, false);
-		canvas_text(cv, f->bar_x + f->bar_w + 0.4 * fs, y + 0.3 * fs, text, 0.85 * fs, false, f->fg,
-			    ANCHOR_START, "tick");
-	}
 }
 
 /* A masked cell's mark over its grey: hatching half way from the grey to the
@@ -939,60 +594,6 @@ static void masked_hatch(struct fig *f, double x, double y, double w, double h)
 	double spacing = fmin(w, h) / 3.0;
 
 	canvas_hatch(&f->cv, x, y, w, h, spacing, hatch, 0.22 * spacing, "masked");
-}
-
-/* The colour bar of a map: a gradient (or `levels` bands), round ticks, and a
- * triangle with "≥ high" / "≤ low" at an end past which some value was clamped. */
-static void draw_bar(struct fig *f)
-{
-	struct canvas *cv = &f->cv;
-	const double fs = FONT_SIZE;
-	const struct figure_scale *s = &f->scale;
-	double bottom = f->bar_y + f->bar_h, ticks[16];
-	int decimals, count, map = figure_scale_map(s);
-	char text[64];
-
-	if (map < 0) {
-		draw_steps_bar(f);
-		return;
-	}
-	if (s->levels >= 2) {
-		double band = f->bar_h / s->levels;
-
-		/* Each band reaches a little into the next, drawn after it: no seam. */
-		for (int k = 0; k < s->levels; k++)
-			canvas_rect(cv, f->bar_x, bottom - (k + 1) * band, f->bar_w, band + (k > 0 ? 0.0 : 0.0) +
-				    (k + 1 < s->levels ? 0.0 : 0.0) + (k > 0 ? 0.3 : 0.0),
-				    qkv_colour_map_at((enum qkv_colour_map)map, (double)k / (s->levels - 1)), "bar");
-	} else {
-		struct qkv_rgb stops[BAR_STOPS];
-
-		for (int k = 0; k < BAR_STOPS; k++)
-			stops[k] = qkv_colour_map_at((enum qkv_colour_map)map, (double)k / (BAR_STOPS - 1));
-		canvas_gradient(cv, f->bar_x, f->bar_y, f->bar_w, f->bar_h, stops, BAR_STOPS, "bar");
-	}
-	canvas_outline(cv, f->bar_x, f->bar_y, f->bar_w, f->bar_h, f->rule, 0.5);
-	for (int k = 0; k < 2; k++) {
-		bool high = k == 1;
-		double tip = high ? f->bar_y - 1.0 * fs : bottom + 1.0 * fs, base = high ? f->bar_y : bottom;
-		double xs[3] = { f->bar_x, f->bar_x + f->bar_w, f->bar_x + f->bar_w / 2.0 }, ys[3] = { base, base, tip };
-
-		if (!(high ? f->clamped_high : f->clamped_low))
-			continue;
-		canvas_polygon(cv, xs, ys, 3, qkv_colour_map_at((enum qkv_colour_map)map, high ? 1.0 : 0.0), "clamp");
-		clamp_text(f, high, text, sizeof text);
-		canvas_text(cv, f->bar_x, high ? tip - 0.35 * fs : tip + 1.0 * fs, text, 0.85 * fs, false, f->fg,
-			    ANCHOR_START, "clamp");
-	}
-	count = bar_ticks(f, ticks, &decimals);
-	for (int k = 0; k < count; k++) {
-		double y = bottom - f->bar_h * (ticks[k] - s->low) / (s->high - s->low);
-
-		tick_text(ticks[k], decimals, text, sizeof text);
-		canvas_line(cv, f->bar_x + f->bar_w, y, f->bar_x + f->bar_w + 0.3 * fs, y, f->fg, 0.7, false);
-		canvas_text(cv, f->bar_x + f->bar_w + 0.4 * fs, y + 0.3 * fs, text, 0.85 * fs, false, f->fg,
-			    ANCHOR_START, "tick");
-	}
 }
 
 static void draw_sums(struct fig *f, const struct panel *pn)
@@ -1066,8 +667,8 @@ static void draw_panel(struct fig *f, const struct panel *pn)
 		canvas_text(cv, pn->grid_x - 0.5 * fs * fmin(1.0, label_fs / fs), y + pn->cell_h / 2.0 + 0.35 * label_fs,
 			    text, label_fs, sum_row, f->label, ANCHOR_END, "label");
 		for (int c = 0; c < pn->cols; c++) {
-			double x = pn->grid_x + c * pn->cell_w, v = cell_value(f, pn, r, c);
-			bool masked = !sum_row && cell_masked(f, pn, r, c);
+			double x = pn->grid_x + c * pn->cell_w, v = fig_cell_value(f, pn, r, c);
+			bool masked = !sum_row && fig_cell_masked(f, pn, r, c);
 			struct qkv_rgb fill = sum_row ? f->bg : cell_fill(f, pn, r, c, v);
 			struct qkv_rgb ink = same_rgb(fill, f->bg) ? f->fg : qkv_colour_text_on(fill, black, white);
 			double right = c + 1 < pn->cols ? overlap : 0.0, down = r + 1 < pn->rows ? overlap : 0.0;
@@ -1111,7 +712,7 @@ static void draw(struct canvas *cv, void *ctx)
 	for (int i = 0; i < f->count; i++)
 		draw_panel(f, &f->panels[i]);
 	if (f->bar)
-		draw_bar(f);
+		fig_draw_bar(f);
 }
 
 /* The SVG's title: the figure's title and stage. */
@@ -1140,8 +741,8 @@ static int fig_open_for(struct fig *f, enum figure_format format, const struct q
 	return 0;
 }
 
-static int write_any(FILE *out, enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
-		     const struct qkv_heads_trace *heads, const struct figure_options *o, char *err, size_t err_size)
+int fig_write(FILE *out, enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
+	      const struct qkv_heads_trace *heads, const struct figure_options *o, char *err, size_t err_size)
 {
 	struct fig f;
 	char title[600];
@@ -1155,9 +756,9 @@ static int write_any(FILE *out, enum figure_format format, const struct qkv_prob
 	return rc;
 }
 
-static char *bytes_any(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
-		       const struct qkv_heads_trace *heads, const struct figure_options *o, size_t *length, char *err,
-		       size_t err_size)
+char *fig_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
+		const struct qkv_heads_trace *heads, const struct figure_options *o, size_t *length, char *err,
+		size_t err_size)
 {
 	struct fig f;
 	char title[600], *bytes;
@@ -1179,36 +780,18 @@ static char *bytes_any(enum figure_format format, const struct qkv_problem *p, c
 int figure_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
 		 const struct qkv_trace *t, const struct figure_options *o, char *err, size_t err_size)
 {
-	return write_any(out, format, p, t, NULL, o, err, err_size);
+	return fig_write(out, format, p, t, NULL, o, err, err_size);
 }
 
 char *figure_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
 		   const struct figure_options *o, size_t *length, char *err, size_t err_size)
 {
-	return bytes_any(format, p, t, NULL, o, length, err, err_size);
-}
-
-bool figure_heads_drawable(const struct qkv_problem *p, const struct figure_options *o)
-{
-	return p->h > 0 && (o->stage == QKV_STAGE_SCORES || o->stage == QKV_STAGE_SCALED ||
-			    o->stage == QKV_STAGE_WEIGHTS);
-}
-
-int figure_heads_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
-		       const struct qkv_heads_trace *h, const struct figure_options *o, char *err, size_t err_size)
-{
-	return write_any(out, format, p, NULL, h, o, err, err_size);
-}
-
-char *figure_heads_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_heads_trace *h,
-			 const struct figure_options *o, size_t *length, char *err, size_t err_size)
-{
-	return bytes_any(format, p, NULL, h, o, length, err, err_size);
+	return fig_bytes(format, p, t, NULL, o, length, err, err_size);
 }
 
 /* The panels only, without cairo or layout: cheap whatever the figure's size. */
-static int panels_any(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
-		      const struct figure_options *o, int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
+int fig_panels(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+	       const struct figure_options *o, int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
 {
 	struct fig f;
 
@@ -1229,19 +812,13 @@ static int panels_any(const struct qkv_problem *p, const struct qkv_trace *t, co
 int figure_panels(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
 		  int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
 {
-	return panels_any(p, t, NULL, o, rows, cols);
-}
-
-int figure_heads_panels(const struct qkv_problem *p, const struct qkv_heads_trace *h, const struct figure_options *o,
-			int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
-{
-	return panels_any(p, NULL, h, o, rows, cols);
+	return fig_panels(p, t, NULL, o, rows, cols);
 }
 
 static long long cells_any(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
 			   const struct figure_options *o)
 {
-	int rows[FIGURE_MAX_PANELS], cols[FIGURE_MAX_PANELS], count = panels_any(p, t, h, o, rows, cols);
+	int rows[FIGURE_MAX_PANELS], cols[FIGURE_MAX_PANELS], count = fig_panels(p, t, h, o, rows, cols);
 	long long cells = 0;
 
 	for (int i = 0; i < count; i++)
@@ -1254,8 +831,8 @@ long long figure_cells(const struct qkv_problem *p, const struct qkv_trace *t, c
 	return cells_any(p, t, NULL, o);
 }
 
-static int check_size_any(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
-			  const struct figure_options *o, char *err, size_t err_size)
+int fig_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+		   const struct figure_options *o, char *err, size_t err_size)
 {
 	long long cells = cells_any(p, t, h, o);
 	int stage = figure_stage_drawable(p, o->stage) ? o->stage : QKV_STAGE_WEIGHTS;
@@ -1273,13 +850,7 @@ static int check_size_any(const struct qkv_problem *p, const struct qkv_trace *t
 int figure_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
 		      char *err, size_t err_size)
 {
-	return check_size_any(p, t, NULL, o, err, err_size);
-}
-
-int figure_heads_check_size(const struct qkv_problem *p, const struct qkv_heads_trace *h,
-			    const struct figure_options *o, char *err, size_t err_size)
-{
-	return check_size_any(p, NULL, h, o, err, err_size);
+	return fig_check_size(p, t, NULL, o, err, err_size);
 }
 
 void figure_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
@@ -1295,8 +866,8 @@ void figure_size(const struct qkv_problem *p, const struct qkv_trace *t, const s
 	fig_close(&f);
 }
 
-static int cell_any(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
-		    const struct figure_options *o, int panel, int row, int col, struct figure_cell *cell)
+int fig_cell(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+	     const struct figure_options *o, int panel, int row, int col, struct figure_cell *cell)
 {
 	struct fig f;
 	const struct panel *pn;
@@ -1310,13 +881,13 @@ static int cell_any(const struct qkv_problem *p, const struct qkv_trace *t, cons
 		return -1;
 	}
 	pn = &f.panels[panel];
-	v = cell_value(&f, pn, row, col);
+	v = fig_cell_value(&f, pn, row, col);
 	cell->x = canvas_x(&f.cv, pn->grid_x + col * pn->cell_w);
 	cell->y = canvas_y(&f.cv, pn->grid_y + row * pn->cell_h);
 	cell->w = pn->cell_w * f.cv.scale;
 	cell->h = pn->cell_h * f.cv.scale;
 	cell->fill = cell_fill(&f, pn, row, col, v);
-	if (cell_masked(&f, pn, row, col))
+	if (fig_cell_masked(&f, pn, row, col))
 		snprintf(cell->text, sizeof cell->text, "\u2014");
 	else
 		qkv_format_number(cell->text, sizeof cell->text, v, f.o.decimals);
@@ -1327,13 +898,7 @@ static int cell_any(const struct qkv_problem *p, const struct qkv_trace *t, cons
 int figure_cell(const struct qkv_problem *p, const struct qkv_trace *t, const struct figure_options *o,
 		int panel, int row, int col, struct figure_cell *cell)
 {
-	return cell_any(p, t, NULL, o, panel, row, col, cell);
-}
-
-int figure_heads_cell(const struct qkv_problem *p, const struct qkv_heads_trace *h, const struct figure_options *o,
-		      int panel, int row, int col, struct figure_cell *cell)
-{
-	return cell_any(p, NULL, h, o, panel, row, col, cell);
+	return fig_cell(p, t, NULL, o, panel, row, col, cell);
 }
 
 bool figure_numbers_shown(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
@@ -1347,38 +912,4 @@ bool figure_numbers_shown(const struct qkv_problem *p, const struct qkv_trace *t
 	shown = panel >= 0 && panel < f.count && f.panels[panel].numbers;
 	fig_close(&f);
 	return shown;
-}
-
-int figure_heads_layout(const struct qkv_problem *p, const struct qkv_heads_trace *h,
-			const struct figure_options *o, struct figure_layout *l)
-{
-	const double fs = FONT_SIZE;
-	struct fig f;
-	double scale;
-
-	if (fig_open(&f, p, NULL, h, o) != 0)
-		return -1;
-	scale = f.cv.scale;
-	memset(l, 0, sizeof *l);
-	l->count = f.count;
-	l->width = f.cv.out_w;
-	l->height = f.cv.out_h;
-	for (int i = 0; i < f.count; i++) {
-		const struct panel *pn = &f.panels[i];
-
-		l->panel[i] = (struct figure_box){ canvas_x(&f.cv, pn->x), canvas_y(&f.cv, pn->y), pn->w * scale,
-						   pn->h * scale };
-		l->grid[i] = (struct figure_box){ canvas_x(&f.cv, pn->grid_x), canvas_y(&f.cv, pn->grid_y),
-						  grid_cols(pn) * pn->cell_w * scale, grid_rows(pn) * pn->cell_h * scale };
-		l->number_size[i] = pn->numbers ? pn->number_fs * scale : 0.0;
-	}
-	if (f.bar) {
-		double top = f.bar_y - (f.clamped_high ? 2.4 * fs : 0.5 * fs);
-		double bottom = f.bar_y + f.bar_h + (f.clamped_low ? 2.6 * fs : 0.5 * fs);
-
-		l->bar = (struct figure_box){ canvas_x(&f.cv, f.bar_x), canvas_y(&f.cv, top), bar_extent(&f) * scale,
-					      (bottom - top) * scale };
-	}
-	fig_close(&f);
-	return l->count;
 }

@@ -710,15 +710,35 @@ void canvas_gradient(struct canvas *cv, double x, double y, double w, double h, 
 	}
 	if (svg_stopped(cv))
 		return;
-	cv->serial++;
-	fprintf(cv->svg, "<defs><linearGradient id=\"gradient-%d\" x1=\"0\" y1=\"1\" x2=\"0\" y2=\"0\">\n", cv->serial);
-	for (int i = 0; i < count; i++)
-		fprintf(cv->svg, "<stop offset=\"%.4f\" stop-color=\"#%02x%02x%02x\"/>\n", (double)i / (count - 1),
-			colours[i].r, colours[i].g, colours[i].b);
-	fprintf(cv->svg, "</linearGradient></defs>\n<rect");
-	fprintf(cv->svg, " id=\"%s-%d\"", name != NULL ? name : "gradient-rect", cv->serial);
-	fprintf(cv->svg, " x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" height=\"%.3f\" fill=\"url(#gradient-%d)\"/>\n",
-		canvas_x(cv, x), canvas_y(cv, y), w * cv->scale, h * cv->scale, cv->serial);
+	/* SVG: a stack of thin rectangles, one per colour step the bar's height can
+	 * show (CANVAS_STRIP_MIN output units each, at most CANVAS_STRIPS), each the
+	 * colours' linear interpolation at its middle and reaching a hair into the
+	 * one above it, drawn after it: every renderer draws rectangles, not every
+	 * one a gradient. */
+	{
+		double out_h = h * cv->scale, hair;
+		int strips = (int)fmin(CANVAS_STRIPS, fmax(1.0, floor(out_h / CANVAS_STRIP_MIN)));
+		double step = out_h / strips, left = canvas_x(cv, x), bottom = canvas_y(cv, y + h);
+
+		hair = fmin(0.3, 0.5 * step);
+		cv->serial++;
+		fprintf(cv->svg, "<g id=\"%s-%d\">\n", name != NULL ? name : "gradient", cv->serial);
+		for (int k = 0; k < strips; k++) {
+			double at = (k + 0.5) / strips * (count - 1), part = at - floor(at);
+			int i = (int)floor(at), j = i + 1 < count ? i + 1 : i;
+			struct qkv_rgb c = {
+				(unsigned char)lround(colours[i].r + part * (colours[j].r - colours[i].r)),
+				(unsigned char)lround(colours[i].g + part * (colours[j].g - colours[i].g)),
+				(unsigned char)lround(colours[i].b + part * (colours[j].b - colours[i].b)),
+			};
+			double over = k + 1 < strips ? hair : 0.0;
+
+			fprintf(cv->svg, "<rect id=\"%s-strip-%d\" x=\"%.3f\" y=\"%.3f\" width=\"%.3f\" "
+				"height=\"%.3f\" fill=\"#%02x%02x%02x\"/>\n", name != NULL ? name : "gradient", k, left,
+				bottom - (k + 1) * step - over, w * cv->scale, step + over, c.r, c.g, c.b);
+		}
+		fputs("</g>\n", cv->svg);
+	}
 	svg_stopped(cv);
 }
 

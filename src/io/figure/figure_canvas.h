@@ -15,6 +15,8 @@
 #include "qkv/colour.h"
 
 #define CANVAS_FONT "DejaVu Sans"
+#define CANVAS_STRIPS 256      /* an SVG gradient's rectangles, at most */
+#define CANVAS_STRIP_MIN 0.5   /* and their height, at least (output units) */
 
 enum canvas_anchor { ANCHOR_START, ANCHOR_MIDDLE, ANCHOR_END };
 enum canvas_mark { MARK_DISC, MARK_CROSS };
@@ -96,8 +98,10 @@ const char *canvas_math_run(const char *text, const char **start, size_t *length
 void canvas_text_up(struct canvas *cv, double x, double y, const char *text, double size, struct qkv_rgb colour,
 		    enum canvas_anchor anchor, const char *svg_class);
 /* A rectangle filled with a vertical gradient through count ≥ 2 colours evenly
- * spaced, colours[0] at the bottom (an SVG <linearGradient>; name gives the
- * rectangle's id). */
+ * spaced, colours[0] at the bottom: cairo's linear gradient in PDF and PNG; in
+ * SVG a <g> (its id from svg_class) of at most CANVAS_STRIPS thin <rect>s, one
+ * per CANVAS_STRIP_MIN output units or more, each the colours interpolated at its
+ * middle ("svg_class-strip-K", K from 0 at the bottom). */
 void canvas_gradient(struct canvas *cv, double x, double y, double w, double h, const struct qkv_rgb *colours,
 		     int count, const char *svg_class);
 /* A filled polygon through count ≥ 3 points. */
