@@ -2593,6 +2593,22 @@ START_TEST(test_export_too_large)
 }
 END_TEST
 
+/* E, the name `svg`, Enter: the figure written, read back (caller frees); `what`
+ * names the case in a failure. */
+static char *export_svg(struct app *a, const char *svg, const char *what)
+{
+	char *text;
+
+	key(a, 'E');
+	keys(a, svg);
+	key(a, APP_KEY_ENTER);
+	wait_export(a);
+	ck_assert_msg(!a->message_is_error, "%s: %s", what, a->message);
+	text = read_whole(svg);
+	ck_assert_ptr_nonnull(text);
+	return text;
+}
+
 /* E on a problem of three heads exports what the screen shows: live, every head's
  * weights, one heatmap of n × n cells per head, each headed "Head i"; in stage 1
  * the selected head's scores alone, headed with its number. */
@@ -2609,13 +2625,7 @@ START_TEST(test_export_heads)
 	ck_assert_int_eq(qkv_problem_random_heads(&p, 4, 3, 12, 3), 0);
 	start_with(&a, &p, NULL);
 	ck_assert_int_eq(a.stage, APP_STAGE_LIVE);
-	key(&a, 'E');
-	keys(&a, svg);
-	key(&a, APP_KEY_ENTER);
-	wait_export(&a);
-	ck_assert_msg(!a.message_is_error, "%s", a.message);
-	text = read_whole(svg);
-	ck_assert_ptr_nonnull(text);
+	text = export_svg(&a, svg, "");
 	ck_assert_int_eq(occurrences(text, "id=\"cell-"), 3 * 4 * 4);
 	ck_assert_int_eq(occurrences(text, ">Head 1</text>"), 1);
 	ck_assert_int_eq(occurrences(text, ">Head 2</text>"), 1);
@@ -2626,13 +2636,7 @@ START_TEST(test_export_heads)
 	key(&a, 'H'); /* the second head */
 	while (a.stage != QKV_STAGE_SCORES)
 		key(&a, APP_KEY_PAGE_DOWN);
-	key(&a, 'E');
-	keys(&a, svg);
-	key(&a, APP_KEY_ENTER);
-	wait_export(&a);
-	ck_assert_msg(!a.message_is_error, "%s", a.message);
-	text = read_whole(svg);
-	ck_assert_ptr_nonnull(text);
+	text = export_svg(&a, svg, "");
 	ck_assert_int_eq(occurrences(text, "id=\"cell-"), 4 * 4);
 	ck_assert_int_eq(occurrences(text, ">Head 1</text>") + occurrences(text, ">Head 3</text>"), 0);
 	ck_assert_int_eq(occurrences(text, ">Head 2</text>"), 1);
@@ -2645,13 +2649,7 @@ START_TEST(test_export_heads)
 
 		while ((int)a.stage != stage)
 			key(&a, stage == QKV_STAGE_PROJECTIONS ? APP_KEY_PAGE_UP : APP_KEY_PAGE_DOWN);
-		key(&a, 'E');
-		keys(&a, svg);
-		key(&a, APP_KEY_ENTER);
-		wait_export(&a);
-		ck_assert_msg(!a.message_is_error, "stage %d: %s", stage, a.message);
-		text = read_whole(svg);
-		ck_assert_ptr_nonnull(text);
+		text = export_svg(&a, svg, qkv_stage_name((enum qkv_stage)stage));
 		ck_assert_msg(occurrences(text, "\u2014 Head 2 of 3</text>") == 1, "stage %d: no \"Head 2 of 3\" title",
 			      stage);
 		ck_assert_int_eq(occurrences(text, "Head 1") + occurrences(text, "Head 3"), 0);
