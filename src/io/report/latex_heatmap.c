@@ -151,49 +151,89 @@ static int table_groups(const struct qkv_problem *p, const struct qkv_trace *t, 
 	return groups;
 }
 
+/* The lines a label of the table takes: one, or those of a label that breaks. */
+static int label_lines(const char *label)
+{
+	return label_breaks(label) ? latex_text_label_lines(label) : 1;
+}
+
+/* The line that names a part of a split table: its queries (when the rows are
+ * in runs), its keys (when the columns are in groups). */
+static void part_line(FILE *out, bool first, int top, int bottom, int queries, int left, int right, int keys)
+{
+	fputs(first ? "" : "\\par\\smallskip\n", out);
+	fputs("\\noindent ", out);
+	if (top > 0 || bottom < queries)
+		fprintf(out, "Queries %d--%d of %d%s", top + 1, bottom, queries, left > 0 || right < keys ? ", k" : "");
+	else
+		fputs("K", out);
+	if (left > 0 || right < keys)
+		fprintf(out, "eys %d--%d of %d", left + 1, right, keys);
+	fputs(":\\par\\nopagebreak\n", out);
+}
+
+/* The heatmap as tabulars: its keys in groups that fit the text width and its
+ * queries in runs of at most LATEX_FIT_LINES lines with the heading and the line
+ * naming the part (latex_text_runs), each part a tabular of its own under that
+ * line, with the query and key labels again, so that the type keeps its size and
+ * a page or a Beamer frame can break between the parts. */
 static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
 			const struct figure_scale *scale, int stage, int decimals, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
 	char text[96];
 	int *starts = malloc(((size_t)t->n + 2) * sizeof *starts), groups;
+	int *lines = malloc(((size_t)t->m + 1) * sizeof *lines), *tops = malloc(((size_t)t->m + 2) * sizeof *tops);
 
-	if (starts == NULL)
+	if (starts == NULL || lines == NULL || tops == NULL) {
+		free(starts);
+		free(lines);
+		free(tops);
 		return;
+	}
 	header(out, p, stage, scale, "\\usepackage[table]{xcolor} (for \\cellcolor).");
 	if (title != NULL)
 		fprintf(out, "\\par\\medskip\\noindent\\textbf{%s}\\par\\nopagebreak\\smallskip\n", title);
 	groups = table_groups(p, t, m, decimals, starts);
+	for (int i = 0; i < t->m; i++)
+		lines[i] = label_lines(qkv_problem_query_label(p, i));
 	for (int g = 0; g < groups && !ferror(out); g++) {
-		int first = starts[g], last = starts[g + 1];
+		int first = starts[g], last = starts[g + 1], heading = 1, runs;
 
-		if (groups > 1)
-			fprintf(out, "%s\\noindent Keys %d--%d of %d:\\par\\nopagebreak\n", g > 0 ? "\\par\\smallskip\n" : "",
-				first + 1, last, t->n);
-		fprintf(out, "\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{r*{%d}{c}}\n", last - first);
-		fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
-		for (int j = first; j < last; j++) {
-			fputs(" & ", out);
-			table_label(out, p->tokens[j], 'b', "\\centering");
-		}
-		fputs(" \\\\\n", out);
-		for (int i = 0; i < t->m && !ferror(out); i++) {
-			table_label(out, qkv_problem_query_label(p, i), 't', "\\raggedleft");
+		/* the heading row is as tall as its tallest key label; the naming line one more */
+		for (int j = first; j < last; j++)
+			heading = label_lines(p->tokens[j]) > heading ? label_lines(p->tokens[j]) : heading;
+		runs = latex_text_runs(lines, t->m, heading + 1, tops);
+		for (int k = 0; k < runs && !ferror(out); k++) {
+			if (groups > 1 || runs > 1)
+				part_line(out, g == 0 && k == 0, tops[k], tops[k + 1], t->m, first, last, t->n);
+			fprintf(out, "\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{r*{%d}{c}}\n", last - first);
+			fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
 			for (int j = first; j < last; j++) {
-				bool masked = qkv_trace_is_masked(t, i, j);
-				double v = qkv_matrix_get(m, i, j);
-				struct qkv_rgb fill = figure_heat_fill(scale, v, masked, white);
-				struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
-
-				number(text, sizeof text, v, decimals, masked);
-				fprintf(out, " & \\cellcolor[RGB]{%d,%d,%d}\\textcolor[RGB]{%d,%d,%d}{%s}", fill.r, fill.g,
-					fill.b, ink.r, ink.g, ink.b, text);
+				fputs(" & ", out);
+				table_label(out, p->tokens[j], 'b', "\\centering");
 			}
 			fputs(" \\\\\n", out);
+			for (int i = tops[k]; i < tops[k + 1] && !ferror(out); i++) {
+				table_label(out, qkv_problem_query_label(p, i), 't', "\\raggedleft");
+				for (int j = first; j < last; j++) {
+					bool masked = qkv_trace_is_masked(t, i, j);
+					double v = qkv_matrix_get(m, i, j);
+					struct qkv_rgb fill = figure_heat_fill(scale, v, masked, white);
+					struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
+
+					number(text, sizeof text, v, decimals, masked);
+					fprintf(out, " & \\cellcolor[RGB]{%d,%d,%d}\\textcolor[RGB]{%d,%d,%d}{%s}", fill.r,
+						fill.g, fill.b, ink.r, ink.g, ink.b, text);
+				}
+				fputs(" \\\\\n", out);
+			}
+			fputs("\\end{tabular}}\n", out);
 		}
-		fputs("\\end{tabular}}\n", out);
 	}
 	free(starts);
+	free(lines);
+	free(tops);
 }
 
 /* The most colours a pgfplots colour map gets: a continuous map in this many
