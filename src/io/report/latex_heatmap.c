@@ -14,6 +14,12 @@
 
 #define LABEL_SIZE 1536   /* a label of at most 64 bytes, each escaped to at most 20 */
 #define PGF_LABEL_WIDTH 50.0 /* pt: the widest tick label before labels break */
+#define PGF_LABEL_LENGTH 100.0 /* pt: an upright key label's box, when labels break */
+#define PGF_SMALL 0.7      /* \scriptsize (7 pt) to 10 pt: the broken labels' type */
+#define PGF_AXIS_WIDTH 150.0 /* pt: the least the axis takes (half a Beamer frame's line) */
+/* pt: what a frame's text height keeps beside an axis under upright key labels:
+ * the frame's title, "keys", the labels' gap and a line of slack */
+#define PGF_RESERVE 70.0
 
 static const struct qkv_rgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
 
@@ -341,7 +347,8 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 			   const struct figure_scale *scale, int stage, int decimals, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
-	bool any_masked = false, long_labels = false;
+	bool any_masked = false, long_labels = false, upright = false;
+	double length = 0.0;
 	struct pgf_steps *st = malloc(sizeof *st);
 	char text[96];
 
@@ -365,13 +372,31 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 	fputs("  xtick={0,...,", out);
 	fprintf(out, "%d}, ytick={0,...,%d},\n", t->n - 1, t->m - 1);
 	/* Labels wider than PGF_LABEL_WIDTH break between their characters in
-	 * boxes that wide, so the axis, its labels and the colour bar fit the line. */
+	 * boxes that wide, in small type, so the axis, its labels and the colour bar
+	 * fit the line. The key labels stand upright above their columns, read from
+	 * the bottom up, when one is wider than a column: side by side they would
+	 * run into each other. The axis then gives up the height they take. */
 	for (int i = 0; i < t->m + t->n; i++)
 		long_labels |= latex_text_width(i < t->m ? qkv_problem_query_label(p, i) : p->tokens[i - t->m]) >
 			       PGF_LABEL_WIDTH;
+	for (int j = 0; j < t->n; j++) {
+		double width = latex_text_width(p->tokens[j]) * (long_labels ? PGF_SMALL : 1.0);
+
+		upright |= width > PGF_AXIS_WIDTH / t->n;
+		length = width > length ? width : length;
+	}
+	length = long_labels ? PGF_LABEL_LENGTH : length;
+	if (upright && long_labels)
+		fprintf(out, "  xticklabel style={rotate=90, anchor=west, font=\\scriptsize, text width=%gpt, align=left},\n",
+			PGF_LABEL_LENGTH);
+	else if (upright)
+		fputs("  xticklabel style={rotate=90, anchor=west},\n", out);
+	if (upright)
+		fprintf(out, "  height=\\textheight-%gpt,\n", PGF_RESERVE + ceil(length));
 	if (long_labels)
-		fprintf(out, "  xticklabel style={text width=%gpt, align=center},\n"
-			     "  yticklabel style={text width=%gpt, align=right},\n", PGF_LABEL_WIDTH, PGF_LABEL_WIDTH);
+		fprintf(out, "%s  yticklabel style={font=\\scriptsize, text width=%gpt, align=right},\n",
+			upright ? "" : "  xticklabel style={font=\\scriptsize, text width=50pt, align=center},\n",
+			PGF_LABEL_WIDTH);
 	fputs("  xticklabels={", out);
 	for (int j = 0; j < t->n; j++) {
 		fputs(j > 0 ? ",{" : "{", out);
