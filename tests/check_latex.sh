@@ -8,7 +8,7 @@
 # a tabular and as pgfplots for stages 1, 2 and 3, of one head and of several; the
 # report and the heatmaps inside Beamer frames (the masked 16-token heatmap as a
 # table in runs of rows in a frame that breaks, and as pgfplots; the 64-byte labels
-# in both forms); --standalone documents, each with
+# in both forms; the sweep at its largest --dk-max, 4096); --standalone documents, each with
 # pdflatex and with lualatex (a report with CJK labels with lualatex alone). A document that does not compile, or that has an
 # overfull box more than 1 pt too wide or too high, is a failure, with the engine's
 # own error or the box's line; and the text widths the fragments are set in (an
@@ -321,6 +321,8 @@ compiles beamer-table-masked16 "beamer-table:" "--heatmap ${masked16[*]}, in a B
 	--format latex --heatmap "${masked16[@]}"
 compiles beamer-pgfplots-masked16 "beamer-fragile:$pgfplots" "--heatmap=pgfplots ${masked16[*]}, in a Beamer frame" \
 	--format latex --heatmap=pgfplots "${masked16[@]}"
+compiles beamer-sweep "beamer:$report" "--sweep --format latex --dk-max 4096, in a Beamer frame" \
+	--sweep --format latex --trials 2 --dk-max 4096
 compiles beamer-table-labels "beamer-table:" "--heatmap, 64-byte labels, in a Beamer frame" \
 	--format latex --heatmap "$labels64"
 compiles beamer-pgfplots-labels "beamer-fragile:$pgfplots" "--heatmap=pgfplots, 64-byte labels, in a Beamer frame" \

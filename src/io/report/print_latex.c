@@ -486,7 +486,10 @@ static void latex_derivation(struct printer *pr, const char *text)
 }
 
 /* The d_k sweep: one tabular for the scaled scores and one for the unscaled, each
- * with the d_k column (nine columns side by side are wider than a page). */
+ * with the d_k column (nine columns side by side are wider than a page). Neither
+ * is split in runs of rows: at the largest --dk-max (4096) a tabular is 13 rows
+ * under 2 heading lines, 204 pt at 11 pt, which a Beamer frame's 245 pt under
+ * its title hold (check_latex.sh compiles it in one). */
 static int latex_sweep(FILE *out, const struct sweep_report *s)
 {
 	char cell[NUMBER_SIZE], tex[NUMBER_SIZE * 2];
