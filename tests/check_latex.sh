@@ -6,7 +6,9 @@
 # files, a random multi-head problem, a masked 16-token problem, labels full of
 # LaTeX's special characters, every stage and --decimals; the d_k sweep; --heatmap as
 # a tabular and as pgfplots for stages 1, 2 and 3, of one head and of several; the
-# report and the heatmaps inside Beamer frames; --standalone documents, each with
+# report and the heatmaps inside Beamer frames (the masked 16-token heatmap as a
+# table in runs of rows in a frame that breaks, and as pgfplots; the 64-byte labels
+# in both forms; the sweep at its largest --dk-max, 4096); --standalone documents, each with
 # pdflatex and with lualatex (a report with CJK labels with lualatex alone). A document that does not compile, or that has an
 # overfull box more than 1 pt too wide or too high, is a failure, with the engine's
 # own error or the box's line; and the text widths the fragments are set in (an
@@ -115,7 +117,7 @@ document() {
 		;;
 	beamer-table:*)
 		class='[xcolor=table]{beamer}' preamble=${preamble#beamer-table:}
-		begin='\begin{frame}{qkv}' end='\end{frame}'
+		begin='\begin{frame}[allowframebreaks]{qkv}' end='\end{frame}'
 		;;
 	beamer-fragile:*)
 		class='{beamer}' preamble=${preamble#beamer-fragile:}
@@ -315,6 +317,16 @@ compiles beamer-table "beamer-table:" "--heatmap, in a Beamer frame" \
 	--format latex --heatmap "$root/samples/worked-example.json"
 compiles beamer-pgfplots "beamer-fragile:$pgfplots" "--heatmap=pgfplots, in a Beamer frame" \
 	--format latex --heatmap=pgfplots "$root/samples/worked-example.json"
+compiles beamer-table-masked16 "beamer-table:" "--heatmap ${masked16[*]}, in a Beamer frame" \
+	--format latex --heatmap "${masked16[@]}"
+compiles beamer-pgfplots-masked16 "beamer-fragile:$pgfplots" "--heatmap=pgfplots ${masked16[*]}, in a Beamer frame" \
+	--format latex --heatmap=pgfplots "${masked16[@]}"
+compiles beamer-sweep "beamer:$report" "--sweep --format latex --dk-max 4096, in a Beamer frame" \
+	--sweep --format latex --trials 2 --dk-max 4096
+compiles beamer-table-labels "beamer-table:" "--heatmap, 64-byte labels, in a Beamer frame" \
+	--format latex --heatmap "$labels64"
+compiles beamer-pgfplots-labels "beamer-fragile:$pgfplots" "--heatmap=pgfplots, 64-byte labels, in a Beamer frame" \
+	--format latex --heatmap=pgfplots "$labels64"
 
 # --standalone: whole documents, each compiled as it is, by pdflatex and lualatex
 # (lualatex is texlive-latex-base's, its fonts texlive-luatex's); compile_all

@@ -730,6 +730,22 @@ check(pgf.count("\\begin{axis}") == 1 and pgf.count("\\end{axis}") == 1 and "mat
 # before the first column's numbers), and a head's title stands above the
 # picture, not in the axis where the key labels and "keys" are.
 check("major tick length=0pt" in pgf, "--heatmap=pgfplots: no tick marks beside the numbers")
+# Key labels side by side while each fits its column (4 keys of 2 characters on
+# an axis at least 150 pt wide: 37 pt a column); upright above their columns when
+# one does not (16 keys: 9.4 pt a column, less than the 3 characters of "t10"),
+# the axis's height then bounded by the frame's text height less their length;
+# 64-byte labels upright in small type, in boxes 100 pt long.
+_, out, _ = run("--random", "--tokens", "4", "--dk", "2", "--format", "latex", "--heatmap=pgfplots")
+check("rotate=90" not in out.decode() and "height=" not in out.decode(),
+      "--heatmap=pgfplots, 4 short key labels: side by side")
+_, out, _ = run("--random", "--tokens", "16", "--dk", "2", "--format", "latex", "--heatmap=pgfplots")
+check("xticklabel style={rotate=90, anchor=west}" in out.decode() and "height=\\textheight-" in out.decode(),
+      "--heatmap=pgfplots, 16 keys: key labels upright, the axis's height bounded")
+_, out, _ = run(os.path.join(root_dir, "tests", "data", "golden", "inputs", "labels-latex.json"), "--format", "latex",
+                "--heatmap=pgfplots")
+check("xticklabel style={rotate=90, anchor=west, font=\\scriptsize, text width=100pt, align=left}" in out.decode()
+      and float(re.search(r"height=\\textheight-([0-9.]+)pt", out.decode()).group(1)) >= 100 + 12,
+      "--heatmap=pgfplots, 64-byte labels: upright, in boxes 100 pt long; the axis gives up their length and \"keys\"")
 status, out, err = run("--random", "--heads", "2", "--dmodel", "4", "--tokens", "3", "--format", "latex",
                        "--heatmap=pgfplots")
 heads_pgf = out.decode()

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "io/problem/builtin.h"
+#include "io/report/latex_heatmap.h"
+#include "io/report/latex_text.h"
 #include "io/report/print.h"
 #include "qkv/attention.h"
 #include "qkv/online.h"
@@ -1134,6 +1136,98 @@ START_TEST(latex_tall_tables_in_runs)
 }
 END_TEST
 
+/* latex_text_runs: rows of a line each under a heading of two lines, in runs of
+ * 14 - 2 = 12 (a frame holds LATEX_FIT_LINES = 14 lines of a table): 16 rows are
+ * 12 + 4, 29 are 12 + 12 + 5, 12 one run; a row of 20 lines is a run of its own,
+ * and the rows around it go on in runs of their own. */
+START_TEST(latex_runs_of_rows)
+{
+	int lines[29], starts[30];
+
+	for (int r = 0; r < 29; r++)
+		lines[r] = 1;
+	ck_assert_int_eq(latex_text_runs(lines, 16, 2, starts), 2);
+	ck_assert_int_eq(starts[0], 0);
+	ck_assert_int_eq(starts[1], 12);
+	ck_assert_int_eq(starts[2], 16);
+	ck_assert_int_eq(latex_text_runs(lines, 29, 2, starts), 3);
+	ck_assert_int_eq(starts[1], 12);
+	ck_assert_int_eq(starts[2], 24);
+	ck_assert_int_eq(starts[3], 29);
+	ck_assert_int_eq(latex_text_runs(lines, 12, 2, starts), 1);
+	ck_assert_int_eq(starts[1], 12);
+	ck_assert_int_eq(latex_text_runs(lines, 0, 2, starts), 1);
+	ck_assert_int_eq(starts[1], 0);
+	/* rows 0..4 of a line, row 5 of 20, rows 6..9 of a line: 0-4, 5, 6-9 */
+	lines[5] = 20;
+	ck_assert_int_eq(latex_text_runs(lines, 10, 2, starts), 3);
+	ck_assert_int_eq(starts[1], 5);
+	ck_assert_int_eq(starts[2], 6);
+	ck_assert_int_eq(starts[3], 10);
+	/* rows of 3 lines under a heading of 2: four rows a run (2 + 4·3 = 14) */
+	for (int r = 0; r < 29; r++)
+		lines[r] = 3;
+	ck_assert_int_eq(latex_text_runs(lines, 9, 2, starts), 3);
+	ck_assert_int_eq(starts[1], 4);
+	ck_assert_int_eq(starts[2], 8);
+}
+END_TEST
+
+/* The heatmap of n random tokens as a LaTeX table, malloc'd. */
+static char *heatmap_table(int n)
+{
+	struct figure_options o;
+	struct qkv_problem tall;
+	struct qkv_trace trace;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(out);
+	figure_options_default(&o);
+	o.stage = QKV_STAGE_WEIGHTS;
+	qkv_problem_init(&tall);
+	qkv_trace_init(&trace);
+	ck_assert_int_eq(qkv_problem_random(&tall, n, 2, 2, 7), 0);
+	ck_assert_int_eq(qkv_attention(&tall, &trace), 0);
+	ck_assert_int_eq(latex_heatmap_write(out, &tall, &trace, &o, LATEX_HEATMAP_TABLE), 0);
+	fclose(out);
+	qkv_trace_fini(&trace);
+	qkv_problem_fini(&tall);
+	return text;
+}
+
+/* A heatmap table of 16 or 29 queries: in each group of keys, its queries in runs
+ * of 12 rows (16 = 12 + 4, 29 = 12 + 12 + 5), each a tabular of its own under
+ * a line naming its queries (and keys), with the heading again: so that a
+ * Beamer frame (14 lines of a table) can break between them. */
+START_TEST(latex_heatmap_runs_of_rows)
+{
+	static const int queries[2] = { 16, 29 }, runs[2] = { 2, 3 };
+
+	for (int c = 0; c < 2; c++) {
+		int n = queries[c], groups;
+		char *text = heatmap_table(n), line[64];
+
+		snprintf(line, sizeof line, "\\noindent Queries 1--12 of %d", n);
+		groups = count(text, line);
+		ck_assert_int_ge(groups, 1);
+		snprintf(line, sizeof line, "\\noindent Queries 13--%d of %d", n < 24 ? n : 24, n);
+		ck_assert_int_eq(count(text, line), groups);
+		snprintf(line, sizeof line, "\\noindent Queries 25--29 of %d", n);
+		ck_assert_int_eq(count(text, line), n == 29 ? groups : 0);
+		ck_assert_int_eq(count(text, "\\noindent Queries "), runs[c] * groups);
+		ck_assert_int_eq(count(text, "\\begin{tabular}"), runs[c] * groups);
+		ck_assert_int_eq(count(text, "\\textit{queries}"), runs[c] * groups);
+		/* each tabular: the \begin line, the heading and at most 12 rows */
+		ck_assert_int_le(tallest(text, "\\begin{tabular}", "\\end{tabular}"), 14);
+		/* every query's row once in each group of keys: n rows and a heading each */
+		ck_assert_int_eq(count(text, " \\\\\n"), (n + runs[c]) * groups);
+		free(text);
+	}
+}
+END_TEST
+
 /* A stream's write that always fails (a full disk), counting its calls. */
 static ssize_t failing_write(void *cookie, const char *buf, size_t size)
 {
@@ -1433,6 +1527,8 @@ static Suite *print_suite(void)
 	tcase_add_test(tc, wrong_sums_long_lines);
 	tcase_add_test(tc, latex_long_escaped_labels);
 	tcase_add_test(tc, latex_tall_tables_in_runs);
+	tcase_add_test(tc, latex_runs_of_rows);
+	tcase_add_test(tc, latex_heatmap_runs_of_rows);
 	tcase_add_test(tc, write_error_stops_at_once);
 	suite_add_tcase(s, tc);
 	online = tcase_create("online");

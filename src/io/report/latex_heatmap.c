@@ -14,6 +14,12 @@
 
 #define LABEL_SIZE 1536   /* a label of at most 64 bytes, each escaped to at most 20 */
 #define PGF_LABEL_WIDTH 50.0 /* pt: the widest tick label before labels break */
+#define PGF_LABEL_LENGTH 100.0 /* pt: an upright key label's box, when labels break */
+#define PGF_SMALL 0.7      /* \scriptsize (7 pt) to 10 pt: the broken labels' type */
+#define PGF_AXIS_WIDTH 150.0 /* pt: the least the axis takes (half a Beamer frame's line) */
+/* pt: what a frame's text height keeps beside an axis under upright key labels:
+ * the frame's title, "keys", the labels' gap and a line of slack */
+#define PGF_RESERVE 70.0
 
 static const struct qkv_rgb black = { 0, 0, 0 }, white = { 255, 255, 255 };
 
@@ -151,49 +157,89 @@ static int table_groups(const struct qkv_problem *p, const struct qkv_trace *t, 
 	return groups;
 }
 
+/* The lines a label of the table takes: one, or those of a label that breaks. */
+static int label_lines(const char *label)
+{
+	return label_breaks(label) ? latex_text_label_lines(label) : 1;
+}
+
+/* The line that names a part of a split table: its queries (when the rows are
+ * in runs), its keys (when the columns are in groups). */
+static void part_line(FILE *out, bool first, int top, int bottom, int queries, int left, int right, int keys)
+{
+	fputs(first ? "" : "\\par\\smallskip\n", out);
+	fputs("\\noindent ", out);
+	if (top > 0 || bottom < queries)
+		fprintf(out, "Queries %d--%d of %d%s", top + 1, bottom, queries, left > 0 || right < keys ? ", k" : "");
+	else
+		fputs("K", out);
+	if (left > 0 || right < keys)
+		fprintf(out, "eys %d--%d of %d", left + 1, right, keys);
+	fputs(":\\par\\nopagebreak\n", out);
+}
+
+/* The heatmap as tabulars: its keys in groups that fit the text width and its
+ * queries in runs of at most LATEX_FIT_LINES lines with the heading and the line
+ * naming the part (latex_text_runs), each part a tabular of its own under that
+ * line, with the query and key labels again, so that the type keeps its size and
+ * a page or a Beamer frame can break between the parts. */
 static void write_table(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
 			const struct figure_scale *scale, int stage, int decimals, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
 	char text[96];
 	int *starts = malloc(((size_t)t->n + 2) * sizeof *starts), groups;
+	int *lines = malloc(((size_t)t->m + 1) * sizeof *lines), *tops = malloc(((size_t)t->m + 2) * sizeof *tops);
 
-	if (starts == NULL)
+	if (starts == NULL || lines == NULL || tops == NULL) {
+		free(starts);
+		free(lines);
+		free(tops);
 		return;
+	}
 	header(out, p, stage, scale, "\\usepackage[table]{xcolor} (for \\cellcolor).");
 	if (title != NULL)
 		fprintf(out, "\\par\\medskip\\noindent\\textbf{%s}\\par\\nopagebreak\\smallskip\n", title);
 	groups = table_groups(p, t, m, decimals, starts);
+	for (int i = 0; i < t->m; i++)
+		lines[i] = label_lines(qkv_problem_query_label(p, i));
 	for (int g = 0; g < groups && !ferror(out); g++) {
-		int first = starts[g], last = starts[g + 1];
+		int first = starts[g], last = starts[g + 1], heading = 1, runs;
 
-		if (groups > 1)
-			fprintf(out, "%s\\noindent Keys %d--%d of %d:\\par\\nopagebreak\n", g > 0 ? "\\par\\smallskip\n" : "",
-				first + 1, last, t->n);
-		fprintf(out, "\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{r*{%d}{c}}\n", last - first);
-		fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
-		for (int j = first; j < last; j++) {
-			fputs(" & ", out);
-			table_label(out, p->tokens[j], 'b', "\\centering");
-		}
-		fputs(" \\\\\n", out);
-		for (int i = 0; i < t->m && !ferror(out); i++) {
-			table_label(out, qkv_problem_query_label(p, i), 't', "\\raggedleft");
+		/* the heading row is as tall as its tallest key label; the naming line one more */
+		for (int j = first; j < last; j++)
+			heading = label_lines(p->tokens[j]) > heading ? label_lines(p->tokens[j]) : heading;
+		runs = latex_text_runs(lines, t->m, heading + 1, tops);
+		for (int k = 0; k < runs && !ferror(out); k++) {
+			if (groups > 1 || runs > 1)
+				part_line(out, g == 0 && k == 0, tops[k], tops[k + 1], t->m, first, last, t->n);
+			fprintf(out, "\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{r*{%d}{c}}\n", last - first);
+			fputs("\\textit{queries}\\,\\textbackslash\\,\\textit{keys}", out);
 			for (int j = first; j < last; j++) {
-				bool masked = qkv_trace_is_masked(t, i, j);
-				double v = qkv_matrix_get(m, i, j);
-				struct qkv_rgb fill = figure_heat_fill(scale, v, masked, white);
-				struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
-
-				number(text, sizeof text, v, decimals, masked);
-				fprintf(out, " & \\cellcolor[RGB]{%d,%d,%d}\\textcolor[RGB]{%d,%d,%d}{%s}", fill.r, fill.g,
-					fill.b, ink.r, ink.g, ink.b, text);
+				fputs(" & ", out);
+				table_label(out, p->tokens[j], 'b', "\\centering");
 			}
 			fputs(" \\\\\n", out);
+			for (int i = tops[k]; i < tops[k + 1] && !ferror(out); i++) {
+				table_label(out, qkv_problem_query_label(p, i), 't', "\\raggedleft");
+				for (int j = first; j < last; j++) {
+					bool masked = qkv_trace_is_masked(t, i, j);
+					double v = qkv_matrix_get(m, i, j);
+					struct qkv_rgb fill = figure_heat_fill(scale, v, masked, white);
+					struct qkv_rgb ink = qkv_colour_text_on(fill, black, white);
+
+					number(text, sizeof text, v, decimals, masked);
+					fprintf(out, " & \\cellcolor[RGB]{%d,%d,%d}\\textcolor[RGB]{%d,%d,%d}{%s}", fill.r,
+						fill.g, fill.b, ink.r, ink.g, ink.b, text);
+				}
+				fputs(" \\\\\n", out);
+			}
+			fputs("\\end{tabular}}\n", out);
 		}
-		fputs("\\end{tabular}}\n", out);
 	}
 	free(starts);
+	free(lines);
+	free(tops);
 }
 
 /* The most colours a pgfplots colour map gets: a continuous map in this many
@@ -301,7 +347,8 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 			   const struct figure_scale *scale, int stage, int decimals, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
-	bool any_masked = false, long_labels = false;
+	bool any_masked = false, long_labels = false, upright = false;
+	double length = 0.0;
 	struct pgf_steps *st = malloc(sizeof *st);
 	char text[96];
 
@@ -325,13 +372,31 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 	fputs("  xtick={0,...,", out);
 	fprintf(out, "%d}, ytick={0,...,%d},\n", t->n - 1, t->m - 1);
 	/* Labels wider than PGF_LABEL_WIDTH break between their characters in
-	 * boxes that wide, so the axis, its labels and the colour bar fit the line. */
+	 * boxes that wide, in small type, so the axis, its labels and the colour bar
+	 * fit the line. The key labels stand upright above their columns, read from
+	 * the bottom up, when one is wider than a column: side by side they would
+	 * run into each other. The axis then gives up the height they take. */
 	for (int i = 0; i < t->m + t->n; i++)
 		long_labels |= latex_text_width(i < t->m ? qkv_problem_query_label(p, i) : p->tokens[i - t->m]) >
 			       PGF_LABEL_WIDTH;
+	for (int j = 0; j < t->n; j++) {
+		double width = latex_text_width(p->tokens[j]) * (long_labels ? PGF_SMALL : 1.0);
+
+		upright |= width > PGF_AXIS_WIDTH / t->n;
+		length = width > length ? width : length;
+	}
+	length = long_labels ? PGF_LABEL_LENGTH : length;
+	if (upright && long_labels)
+		fprintf(out, "  xticklabel style={rotate=90, anchor=west, font=\\scriptsize, text width=%gpt, align=left},\n",
+			PGF_LABEL_LENGTH);
+	else if (upright)
+		fputs("  xticklabel style={rotate=90, anchor=west},\n", out);
+	if (upright)
+		fprintf(out, "  height=\\textheight-%gpt,\n", PGF_RESERVE + ceil(length));
 	if (long_labels)
-		fprintf(out, "  xticklabel style={text width=%gpt, align=center},\n"
-			     "  yticklabel style={text width=%gpt, align=right},\n", PGF_LABEL_WIDTH, PGF_LABEL_WIDTH);
+		fprintf(out, "%s  yticklabel style={font=\\scriptsize, text width=%gpt, align=right},\n",
+			upright ? "" : "  xticklabel style={font=\\scriptsize, text width=50pt, align=center},\n",
+			PGF_LABEL_WIDTH);
 	fputs("  xticklabels={", out);
 	for (int j = 0; j < t->n; j++) {
 		fputs(j > 0 ? ",{" : "{", out);

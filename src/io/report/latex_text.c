@@ -651,6 +651,28 @@ int latex_text_groups(const double *widths, int cols, double fixed, int *starts)
 	return groups;
 }
 
+int latex_text_runs(const int *lines, int rows, int heading, int *starts)
+{
+	int count = 0;
+
+	for (int r = 0, used = LATEX_FIT_LINES; r < rows; r++) {
+		if (used + lines[r] > LATEX_FIT_LINES && (count == 0 || r > starts[count - 1])) {
+			starts[count++] = r;
+			used = heading;
+		}
+		used += lines[r];
+	}
+	if (count == 0)
+		starts[count++] = 0;
+	starts[count] = rows;
+	return count;
+}
+
+int latex_text_label_lines(const char *label)
+{
+	return (int)(1.1 * latex_text_width(label) / (LATEX_LABEL_WIDTH - 11.0)) + 1;
+}
+
 void latex_text_document_begin(FILE *out, const char *preamble)
 {
 	fprintf(out, "%% A whole document, written by qkv: pdflatex or lualatex.\n"

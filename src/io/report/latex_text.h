@@ -63,6 +63,19 @@ int latex_text_groups(const double *widths, int cols, double fixed, int *starts)
  * tabular with the heading again, so that a page can break between them. */
 #define LATEX_FIT_LINES 14
 
+/* Splits rows 0..rows-1 of a table, lines[r] lines each, into runs of at most
+ * LATEX_FIT_LINES lines, each run `heading` lines (its heading, the line naming
+ * it) and its rows: run k is rows starts[k] up to starts[k + 1] - 1 (starts has
+ * room for rows + 1 entries). A row too tall for a run with the heading is a run
+ * of its own. Returns the number of runs, 1 when the whole table fits (and for
+ * no rows). */
+int latex_text_runs(const int *lines, int rows, int heading, int *starts);
+
+/* The lines a label takes when it breaks in a box LATEX_LABEL_WIDTH wide: a
+ * line for each LATEX_LABEL_WIDTH of its estimated width, less a character's
+ * slack, at 11 pt (a Beamer frame's type, 1.1 times as wide as 10 pt). */
+int latex_text_label_lines(const char *label);
+
 /* Opens a box raised by its own depth, so that it stands on the baseline with no
  * depth (closed by "}"): every matrix and tabular is in one. A page of a Beamer
  * frame with allowframebreaks is cut by \vsplit, which leaves the depth of the

@@ -194,7 +194,7 @@ typedef void (*latex_cell)(const void *data, int r, int c, char *buf, size_t siz
 /* name = a pmatrix of rows × cols cells, in display math; `after` (text, may be
  * empty) follows it. A matrix wider than the page is written in column groups
  * that fit, and one of more than LATEX_FIT_LINES − 2 rows in runs of that many
- * rows (so that a page or a Beamer frame can break between them), each part after
+ * rows (latex_text_runs: so that a page or a Beamer frame can break between them), each part after
  * a line saying which rows and columns of which matrix it holds. */
 static void latex_pmatrix(struct printer *pr, const char *name, const char *after, double fixed, int rows,
 			  int cols, latex_cell cell, const void *data)
@@ -202,16 +202,22 @@ static void latex_pmatrix(struct printer *pr, const char *name, const char *afte
 	FILE *out = pr->out;
 	double *widths = calloc((size_t)cols + 1, sizeof *widths);
 	int *starts = malloc(((size_t)cols + 2) * sizeof *starts);
-	const int run = LATEX_FIT_LINES - 2; /* the line before and the display's skips */
+	int *lines = malloc(((size_t)rows + 1) * sizeof *lines), *tops = malloc(((size_t)rows + 2) * sizeof *tops);
 	char text[CELL_SIZE];
-	int groups, runs = (rows + run - 1) / run;
+	int groups, runs;
 
-	if (widths == NULL || starts == NULL) {
+	if (widths == NULL || starts == NULL || lines == NULL || tops == NULL) {
 		free(widths);
 		free(starts);
+		free(lines);
+		free(tops);
 		pr->out_of_memory = true;
 		return;
 	}
+	/* a line a row; the line before and the display's skips take two */
+	for (int r = 0; r < rows; r++)
+		lines[r] = 1;
+	runs = latex_text_runs(lines, rows, 2, tops);
 	for (int c = 0; c < cols; c++) {
 		for (int r = 0; r < rows; r++) {
 			double width;
@@ -228,8 +234,8 @@ static void latex_pmatrix(struct printer *pr, const char *name, const char *afte
 		int first = starts[g], last = starts[g + 1];
 		bool whole = groups == 1 && runs <= 1;
 
-		for (int k = 0; k < (runs > 1 ? runs : 1) && !print_stopped(pr); k++) {
-			int top = k * run, bottom = top + run < rows ? top + run : rows;
+		for (int k = 0; k < runs && !print_stopped(pr); k++) {
+			int top = tops[k], bottom = tops[k + 1];
 
 			if (runs > 1)
 				fprintf(out, "\\noindent Rows %d--%d of %d%s", top + 1, bottom, rows,
@@ -257,6 +263,8 @@ static void latex_pmatrix(struct printer *pr, const char *name, const char *afte
 	}
 	free(widths);
 	free(starts);
+	free(lines);
+	free(tops);
 }
 
 /* A model table's cell (the mix table's sum row is row `offset` of the table). */
@@ -352,9 +360,8 @@ static void stats_cell(struct printer *pr, const struct table *tb, int row, int 
 		fputs(cell, pr->out);
 }
 
-/* The lines statistics row r takes: a label that breaks takes a line for each
- * LATEX_LABEL_WIDTH of it, less a character's slack, at 11 pt (a Beamer frame's
- * type, 1.1 times as wide as 10 pt). */
+/* The lines statistics row r takes: one, or those of a label that breaks
+ * (latex_text_label_lines). */
 static int stats_row_lines(struct printer *pr, const struct table *tb, int row, bool labels_break,
 			   bool keys_break)
 {
@@ -365,7 +372,7 @@ static int stats_row_lines(struct printer *pr, const struct table *tb, int row, 
 		if (c < 0 ? !labels_break : !keys_break)
 			continue;
 		print_table_text(pr, tb, row, c, cell, sizeof cell);
-		int label = (int)(1.1 * latex_text_width(cell) / (LATEX_LABEL_WIDTH - 11.0)) + 1;
+		int label = latex_text_label_lines(cell);
 
 		lines = label > lines ? label : lines;
 	}
@@ -381,11 +388,14 @@ static int stats_row_lines(struct printer *pr, const struct table *tb, int row, 
 static void latex_stats(struct printer *pr, const struct table *tb)
 {
 	double widths[STATS_COLUMNS] = { 0 }, labels = 0.0;
-	int starts[STATS_COLUMNS + 1], groups, *runs = malloc(((size_t)pr->t->m + 2) * sizeof *runs), count = 0;
+	int starts[STATS_COLUMNS + 1], groups, count;
+	int *runs = malloc(((size_t)pr->t->m + 2) * sizeof *runs), *lines = malloc(((size_t)pr->t->m + 1) * sizeof *lines);
 	bool labels_break, keys_break;
 	char cell[CELL_SIZE];
 
-	if (runs == NULL) {
+	if (runs == NULL || lines == NULL) {
+		free(runs);
+		free(lines);
 		pr->out_of_memory = true;
 		return;
 	}
@@ -417,16 +427,9 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 		widths[c] += 12.0; /* \tabcolsep on both sides */
 	groups = latex_text_groups(widths, STATS_COLUMNS, labels + 12.0, starts);
 	/* runs[k] is the first row of run k; the heading takes two lines */
-	for (int r = 0, used = LATEX_FIT_LINES; r < pr->t->m; r++) {
-		int lines = stats_row_lines(pr, tb, r, labels_break, keys_break);
-
-		if (used + lines > LATEX_FIT_LINES && (count == 0 || r > runs[count - 1])) {
-			runs[count++] = r;
-			used = 2;
-		}
-		used += lines;
-	}
-	runs[count] = pr->t->m;
+	for (int r = 0; r < pr->t->m; r++)
+		lines[r] = stats_row_lines(pr, tb, r, labels_break, keys_break);
+	count = latex_text_runs(lines, pr->t->m, 2, runs);
 	for (int g = 0; g < groups && !print_stopped(pr); g++) {
 		for (int k = 0; k < count && !print_stopped(pr); k++) {
 			fputs("\n\\noindent" LATEX_NO_DEPTH "\\begin{tabular}{l", pr->out);
@@ -447,6 +450,7 @@ static void latex_stats(struct printer *pr, const struct table *tb)
 		}
 	}
 	free(runs);
+	free(lines);
 }
 
 static void latex_table(struct printer *pr, const struct table *tb)
@@ -482,7 +486,10 @@ static void latex_derivation(struct printer *pr, const char *text)
 }
 
 /* The d_k sweep: one tabular for the scaled scores and one for the unscaled, each
- * with the d_k column (nine columns side by side are wider than a page). */
+ * with the d_k column (nine columns side by side are wider than a page). Neither
+ * is split in runs of rows: at the largest --dk-max (4096) a tabular is 13 rows
+ * under 2 heading lines, 204 pt at 11 pt, which a Beamer frame's 245 pt under
+ * its title hold (check_latex.sh compiles it in one). */
 static int latex_sweep(FILE *out, const struct sweep_report *s)
 {
 	char cell[NUMBER_SIZE], tex[NUMBER_SIZE * 2];
