@@ -741,6 +741,20 @@ check("rotate=90" not in out.decode() and "height=" not in out.decode(),
 _, out, _ = run("--random", "--tokens", "16", "--dk", "2", "--format", "latex", "--heatmap=pgfplots")
 check("xticklabel style={rotate=90, anchor=west}" in out.decode() and "height=\\textheight-" in out.decode(),
       "--heatmap=pgfplots, 16 keys: key labels upright, the axis's height bounded")
+# The numbers shrink with the cells (normal size, \scriptsize, \tiny) and are left
+# out, with a comment saying so, once the widest is wider than a cell: never
+# larger as keys are added, and never back once gone.
+sizes = []
+for keys in range(2, 17):
+    _, out, _ = run("--random", "--tokens", str(keys), "--dk", "8", "--format", "latex", "--heatmap=pgfplots")
+    text = out.decode()
+    if "nodes near coords={" not in text:
+        sizes.append(0 if "% no numbers: the widest is wider than a cell" in text else -1)
+    else:
+        sizes.append(5 if "font=\\tiny" in text else 7 if "font=\\scriptsize" in text else 10)
+check(sizes[0] == 10 and sizes[-1] == 0 and -1 not in sizes and all(a >= b for a, b in zip(sizes, sizes[1:])),
+      "--heatmap=pgfplots: the numbers' size falls as keys are added, then they are left out, said in a comment",
+      f"{sizes}")
 _, out, _ = run(os.path.join(root_dir, "tests", "data", "golden", "inputs", "labels-latex.json"), "--format", "latex",
                 "--heatmap=pgfplots")
 check("xticklabel style={rotate=90, anchor=west, font=\\scriptsize, text width=100pt, align=left}" in out.decode()

@@ -343,11 +343,46 @@ static void pgf_ticks(FILE *out, const struct figure_scale *s, int steps)
 	fputs("}},\n", out);
 }
 
+/* pgfplots' inner sep on each side of a number near its coordinate, in em. */
+#define PGF_NODE_SEP 0.3333
+
+/* The font the numbers are written in: the largest of \normalsize (10 pt),
+ * \scriptsize (7 pt) and \tiny (5 pt) at which the widest number, with its
+ * node's inner sep, fits a cell of the narrowest axis (PGF_AXIS_WIDTH over the
+ * keys); NULL when none does: the heatmap is then drawn without them (its colour
+ * bar gives the values), "" for \normalsize. */
+static const char *pgf_numbers_font(const struct qkv_trace *t, const struct qkv_matrix *m, int decimals)
+{
+	static const struct {
+		double size;
+		const char *font;
+	} fonts[] = { { 10.0, "" }, { 7.0, "\\scriptsize" }, { 5.0, "\\tiny" } };
+	double widest = 0.0;
+	char text[96];
+
+	for (int i = 0; i < t->m; i++)
+		for (int j = 0; j < t->n; j++) {
+			double width;
+
+			if (qkv_trace_is_masked(t, i, j))
+				snprintf(text, sizeof text, "---");
+			else
+				qkv_format_number(text, sizeof text, qkv_matrix_get(m, i, j), decimals);
+			width = latex_text_width(text);
+			widest = width > widest ? width : widest;
+		}
+	for (size_t k = 0; k < sizeof fonts / sizeof fonts[0]; k++)
+		if ((widest + 2.0 * PGF_NODE_SEP * 10.0) * fonts[k].size / 10.0 <= PGF_AXIS_WIDTH / t->n)
+			return fonts[k].font;
+	return NULL;
+}
+
 static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct qkv_trace *t,
 			   const struct figure_scale *scale, int stage, int decimals, const char *title)
 {
 	const struct qkv_matrix *m = stage_matrix(t, stage);
 	bool any_masked = false, long_labels = false, upright = false;
+	const char *font;
 	double length = 0.0;
 	struct pgf_steps *st = malloc(sizeof *st);
 	char text[96];
@@ -410,16 +445,23 @@ static void write_pgfplots(FILE *out, const struct qkv_problem *p, const struct 
 		fputc('}', out);
 	}
 	/* The axis takes half the line, so the labels and the colour bar fit beside it;
-	 * the numbers get smaller as the cells do. */
-	fprintf(out, "},\n  scale only axis, width=0.5\\linewidth,%s\n",
-		t->n > 12 ? " nodes near coords style={font=\\tiny}," : t->n > 6 ? " nodes near coords style={font=\\scriptsize}," : "");
+	 * the numbers get smaller as the cells do, and are left out when the widest
+	 * would not fit its cell. */
+	font = pgf_numbers_font(t, m, decimals);
+	fprintf(out, "},\n  scale only axis, width=0.5\\linewidth,\n");
+	if (font == NULL)
+		fputs("  % no numbers: the widest is wider than a cell; the colour bar gives the values\n", out);
+	if (font != NULL && font[0] != '\0')
+		fprintf(out, "  nodes near coords style={font=%s},\n", font);
 	fputs("  xlabel={keys}, ylabel={queries}, y dir=reverse, xticklabel pos=top,\n"
 	      "  xlabel near ticks, enlargelimits=false, axis on top, axis equal image,\n"
-	      "  major tick length=0pt,\n"
-	      "  nodes near coords={\\qkvlabel},\n"
-	      "  visualization depends on={value \\thisrow{label} \\as \\qkvlabel},\n"
-	      "  visualization depends on={value \\thisrow{ink} \\as \\qkvink},\n"
-	      "  every node near coord/.append style={anchor=center, text=\\qkvink},\n]\n", out);
+	      "  major tick length=0pt,\n", out);
+	if (font != NULL)
+		fputs("  nodes near coords={\\qkvlabel},\n"
+		      "  visualization depends on={value \\thisrow{label} \\as \\qkvlabel},\n"
+		      "  visualization depends on={value \\thisrow{ink} \\as \\qkvink},\n"
+		      "  every node near coord/.append style={anchor=center, text=\\qkvink},\n", out);
+	fputs("]\n", out);
 	fprintf(out, "\\addplot[matrix plot*, mesh/cols=%d, point meta=explicit] table[meta=step] {\n"
 		     "x y step label ink\n", t->n);
 	for (int i = 0; i < t->m && !ferror(out); i++)
