@@ -28,6 +28,7 @@
 
 #include "lcg.h"
 #include "oracle.h"
+#include "rounds.h"
 #include "tap_main.h"
 
 /* The interface's three palettes, the rest as the defaults. */
@@ -2132,6 +2133,9 @@ START_TEST(test_saturation_sweep_has_enough_tokens)
 }
 END_TEST
 
+/* S with 64 tokens runs its sweep as a job (8 trials × 64² × 2 × 1024 multiply-adds
+ * is above JOB_COST), with the result qkv_sweep gives; l starts another, Esc
+ * cancels it and keeps the trials and the sweep there were. */
 START_TEST(test_large_sweep_runs_as_a_job)
 {
 	struct app a;
@@ -2140,15 +2144,15 @@ START_TEST(test_large_sweep_runs_as_a_job)
 	int count;
 
 	qkv_problem_init(&p);
-	ck_assert_int_eq(qkv_problem_random(&p, 256, 4, 4, 5), 0);
+	ck_assert_int_eq(qkv_problem_random(&p, 64, 4, 4, 5), 0);
 	start_with(&a, &p, NULL);
 	key(&a, 'S');
 	ck_assert_int_eq(a.view, VIEW_SATURATION);
 	ck_assert(app_busy(&a));
 	ck_assert_int_eq(a.saturation.count, 0);
 	wait_job(&a);
-	ck_assert_int_eq(a.saturation.tokens, 256);
-	count = qkv_sweep(256, a.saturation.trials, a.saturation.seed, a.saturation.dk_max, expected);
+	ck_assert_int_eq(a.saturation.tokens, 64);
+	count = qkv_sweep(64, a.saturation.trials, a.saturation.seed, a.saturation.dk_max, expected);
 	ck_assert_int_eq(a.saturation.count, count);
 	ck_assert(memcmp(a.saturation.sweep, expected, (size_t)count * sizeof expected[0]) == 0);
 	key(&a, 'l');
@@ -4005,7 +4009,8 @@ static void check_invariants(const struct app *a, long event)
 }
 
 /* Runs `events` random events from seed, checking after each, then undoes
- * everything and expects the problem it started from. */
+ * everything and expects the problem it started from. (The tests ask for a tenth
+ * of their events under the sanitizers: rounds.h.) */
 static void run_random_events(struct app *a, uint64_t seed, long events)
 {
 	struct qkv_problem original;
@@ -4042,7 +4047,7 @@ START_TEST(test_random_events_direct)
 	struct app a;
 
 	start(&a);
-	run_random_events(&a, 0x5eed0007u, 100000);
+	run_random_events(&a, 0x5eed0007u, test_rounds(100000));
 	app_fini(&a);
 }
 END_TEST
@@ -4064,7 +4069,7 @@ START_TEST(test_random_events_heads)
 	struct app a;
 
 	start_heads(&a);
-	run_random_events(&a, 0x5eed0113u, 5000);
+	run_random_events(&a, 0x5eed0113u, test_rounds(5000));
 	app_fini(&a);
 }
 END_TEST
@@ -4311,7 +4316,7 @@ START_TEST(test_random_events_projected)
 	struct app a;
 
 	start_projected(&a);
-	run_random_events(&a, 0x5eed0107u, 20000);
+	run_random_events(&a, 0x5eed0107u, test_rounds(20000));
 	app_fini(&a);
 }
 END_TEST

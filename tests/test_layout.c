@@ -19,9 +19,10 @@
 #include "tui/layout.h"
 #include "tui/text.h"
 #include "lcg.h"
+#include "rounds.h"
 #include "tap_main.h"
 
-#define TRIALS 3000
+#define TRIALS 3000 /* random screens (a tenth under the sanitizers: rounds.h) */
 
 static const char *const notes_texts[] = {
 	NULL,
@@ -162,7 +163,7 @@ START_TEST(the_layout_holds_on_every_screen)
 	struct lcg g = { 20261202 };
 
 	glyphs_use(GLYPHS_UTF8);
-	for (int trial = 0; trial < TRIALS; trial++)
+	for (int trial = 0; trial < test_rounds(TRIALS); trial++)
 		check_one(&g, trial);
 }
 END_TEST
