@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "io/report/print_cost.h"
+#include "io/report/print_model.h"
 
+#include "lcg.h"
 #include "tap_main.h"
 
 /* n = 16 … 4096 for d_k = 64 and h heads, both algorithms, medians exactly
@@ -223,6 +225,49 @@ START_TEST(test_latex_refused)
 }
 END_TEST
 
+/* A time cell, "median (fastest–slowest)", read back as three numbers. */
+static void read_time_cell(const char *cell, double *median, double *low, double *high)
+{
+	char *end;
+
+	*median = strtod(cell, &end);
+	ck_assert_msg(strncmp(end, " (", 2) == 0, "%s", cell);
+	*low = strtod(end + 2, &end);
+	ck_assert_msg(strncmp(end, "\u2013", 3) == 0, "%s", cell);
+	*high = strtod(end + 3, &end);
+	ck_assert_msg(strcmp(end, ")") == 0, "%s", cell);
+}
+
+/* As shown, the fastest run never reads above the median nor the slowest below
+ * it, and the range holds the runs: 223.6, 223.9 and 225.9 ms read "223.9
+ * (223–226)" (rounded to three digits, 223.6 would read 224, above the median);
+ * and over 20,000 random runs from 0.001 ms to 100 s, low ≤ fastest,
+ * slowest ≤ high, low ≤ median as shown ≤ high. */
+START_TEST(test_time_range_in_order)
+{
+	struct qkv_cost_row row = { .n = 4096, .entries = 4096LL * 4096 };
+	struct cost_cells cells;
+	struct lcg g = { 20261206 };
+	double median, low, high;
+
+	row.time[QKV_COST_STANDARD] = (struct qkv_cost_time){ .ms = 223.9, .ms_min = 223.6, .ms_max = 225.9, .runs = 3 };
+	print_cost_cells(&row, &cells);
+	ck_assert_str_eq(cells.ms[QKV_COST_STANDARD], "223.9 (223\u2013226)");
+	for (int i = 0; i < 20000; i++) {
+		double fastest = pow(10.0, 1.0 + 4.0 * lcg_signed(&g)), middle = fastest * (1.05 + 0.05 * lcg_signed(&g)),
+		       slowest = middle * (1.05 + 0.05 * lcg_signed(&g));
+
+		row.time[QKV_COST_STANDARD] = (struct qkv_cost_time){ .ms = middle, .ms_min = fastest, .ms_max = slowest,
+								      .runs = 3 };
+		print_cost_cells(&row, &cells);
+		read_time_cell(cells.ms[QKV_COST_STANDARD], &median, &low, &high);
+		ck_assert_msg(low <= fastest && slowest <= high && low <= median && median <= high, "%s from %.17g %.17g %.17g",
+			      cells.ms[QKV_COST_STANDARD], fastest, middle, slowest);
+		ck_assert_msg(strchr(cells.ms[QKV_COST_STANDARD], 'e') == NULL, "%s", cells.ms[QKV_COST_STANDARD]);
+	}
+}
+END_TEST
+
 static Suite *print_cost_suite(void)
 {
 	Suite *s = suite_create("print_cost");
@@ -232,6 +277,7 @@ static Suite *print_cost_suite(void)
 	tcase_add_test(formats, test_csv_rows);
 	tcase_add_test(formats, test_text_sentences);
 	tcase_add_test(formats, test_latex_refused);
+	tcase_add_test(formats, test_time_range_in_order);
 	suite_add_tcase(s, formats);
 	return s;
 }

@@ -5,6 +5,7 @@
  * numbers. The monotonic clock the core needs lives here, at the edge. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -49,13 +50,34 @@ int print_cost_measure(struct qkv_cost *c, int d_k, int heads, double budget_ms,
 	return rc == QKV_ENOMEM && c->count > 0 ? 0 : rc;
 }
 
-/* The %g precision that shows `value` to `wanted` significant digits, or to the
- * unit when it has more digits before the point than that (no exponent). */
-static int digits(double value, int wanted)
+/* The decimals that show `value` (> 0) to `wanted` significant digits: none from
+ * 10^wanted up (never an exponent). */
+static int decimals_for(double value, int wanted)
 {
-	int before = value >= 1.0 ? (int)floor(log10(value)) + 1 : 1;
+	int before = (int)floor(log10(value)) + 1;
 
-	return before > wanted ? before : wanted;
+	return before >= wanted ? 0 : wanted - before;
+}
+
+/* value at `decimals` places, rounded down (way < 0), up (way > 0) or to the
+ * nearest, its trailing zeros (and a point left alone) dropped. */
+static void time_text(char *buf, size_t size, double value, int decimals, int way)
+{
+	double scale = pow(10.0, decimals);
+	size_t length;
+
+	if (way < 0)
+		value = floor(value * scale) / scale;
+	else if (way > 0)
+		value = ceil(value * scale) / scale;
+	qkv_format_number(buf, size, value, decimals);
+	length = strlen(buf);
+	if (strchr(buf, '.') == NULL)
+		return;
+	while (length > 0 && buf[length - 1] == '0')
+		buf[--length] = '\0';
+	if (length > 0 && buf[length - 1] == '.')
+		buf[--length] = '\0';
 }
 
 void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells)
@@ -66,6 +88,7 @@ void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells)
 	qkv_format_grouped(cells->flops, sizeof cells->flops, (long long)row->flops);
 	for (int a = 0; a < QKV_COST_ALGORITHMS; a++) {
 		const struct qkv_cost_time *t = &row->time[a];
+		char ms[32], low[32], high[32];
 
 		if (!(t->ms > 0.0)) {
 			snprintf(cells->bytes[a], sizeof cells->bytes[a], "—");
@@ -73,10 +96,14 @@ void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells)
 			continue;
 		}
 		qkv_cost_bytes_words(cells->bytes[a], sizeof cells->bytes[a], (double)t->bytes);
-		/* The median to four significant digits, the range to three (whole
-		 * milliseconds from 1,000 up, never an exponent). */
-		snprintf(cells->ms[a], sizeof cells->ms[a], "%.*g (%.*g–%.*g)", digits(t->ms, 4), t->ms,
-			 digits(t->ms_min, 3), t->ms_min, digits(t->ms_max, 3), t->ms_max);
+		/* The median to four significant digits; the fastest run rounded
+		 * down and the slowest up to three, so that the range holds every run
+		 * and the median as shown (a fastest run never reads above the
+		 * median); trailing zeros dropped, never an exponent. */
+		time_text(ms, sizeof ms, t->ms, decimals_for(t->ms, 4), 0);
+		time_text(low, sizeof low, t->ms_min, decimals_for(t->ms_min, 3), -1);
+		time_text(high, sizeof high, t->ms_max, decimals_for(t->ms_max, 3), 1);
+		snprintf(cells->ms[a], sizeof cells->ms[a], "%s (%s–%s)", ms, low, high);
 	}
 }
 

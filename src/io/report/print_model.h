@@ -309,7 +309,7 @@ extern const int print_cost_extrapolated_n[COST_EXTRAPOLATED]; /* 10,000 and 100
  * measured. */
 struct cost_cells {
 	char entries[32], f64[32], f16[32], flops[32];
-	char bytes[QKV_COST_ALGORITHMS][32], ms[QKV_COST_ALGORITHMS][64];
+	char bytes[QKV_COST_ALGORITHMS][32], ms[QKV_COST_ALGORITHMS][112];
 };
 void print_cost_cells(const struct qkv_cost_row *row, struct cost_cells *cells);
 /* The headings of those columns: "standard bytes", "online time (min–max)". */
