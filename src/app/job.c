@@ -291,12 +291,8 @@ static int compute_figure(struct job *job)
 	}
 	job->figure.stop = &job->stop;
 	/* Several heads: a heatmap per head shown (stages 1, 2, 3), else the head's own figure. */
-	if (figure_heads_drawable(&job->problem, &job->figure))
-		job->bytes = figure_heads_bytes(job->figure_format, &job->problem, &job->heads, &job->figure,
-						&job->length, job->err, sizeof job->err);
-	else
-		job->bytes = figure_bytes(job->figure_format, &job->problem, &job->trace, &job->figure, &job->length,
-					  job->err, sizeof job->err);
+	job->bytes = figure_either_bytes(job->figure_format, &job->problem, &job->trace, &job->heads, &job->figure,
+					 &job->length, job->err, sizeof job->err);
 	return job->bytes != NULL ? 0 : -1;
 }
 

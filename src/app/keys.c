@@ -157,9 +157,7 @@ static int key_export(struct app *app, int key)
 
 	(void)key;
 	app_figure_options(app, &o);
-	if ((figure_heads_drawable(&app->problem, &o) ? figure_heads_check_size(&app->problem, &app->heads, &o, err,
-										 sizeof err)
-	     : figure_check_size(&app->problem, &app->trace, &o, err, sizeof err)) != 0) {
+	if (figure_either_check_size(&app->problem, &app->trace, &app->heads, &o, err, sizeof err) != 0) {
 		app_say(app, true, "%s", err);
 		return REDRAW_STATUS;
 	}

@@ -161,8 +161,14 @@ int figure_heads_check_size(const struct qkv_problem *p, const struct qkv_heads_
 			    const struct figure_options *o, char *err, size_t err_size);
 int figure_heads_write(FILE *out, enum figure_format format, const struct qkv_problem *p,
 		       const struct qkv_heads_trace *h, const struct figure_options *o, char *err, size_t err_size);
-char *figure_heads_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_heads_trace *h,
-			 const struct figure_options *o, size_t *length, char *err, size_t err_size);
+/* The figure of a problem that has both: h's heads when figure_heads_drawable,
+ * else t (the selected head's trace, or the only one); as figure_check_size and
+ * figure_bytes. */
+int figure_either_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+			     const struct figure_options *o, char *err, size_t err_size);
+char *figure_either_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
+			  const struct qkv_heads_trace *h, const struct figure_options *o, size_t *length, char *err,
+			  size_t err_size);
 /* Where a multi-head figure's parts are drawn, in the figure's units: each
  * panel's box (its title, labels and grid), its grid's, the numbers' size (0
  * when they are not drawn), and the colour bar's box with its ticks' text and

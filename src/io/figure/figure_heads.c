@@ -77,12 +77,6 @@ int figure_heads_write(FILE *out, enum figure_format format, const struct qkv_pr
 	return fig_write(out, format, p, NULL, h, o, err, err_size);
 }
 
-char *figure_heads_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_heads_trace *h,
-			 const struct figure_options *o, size_t *length, char *err, size_t err_size)
-{
-	return fig_bytes(format, p, NULL, h, o, length, err, err_size);
-}
-
 int figure_heads_panels(const struct qkv_problem *p, const struct qkv_heads_trace *h, const struct figure_options *o,
 			int rows[FIGURE_MAX_PANELS], int cols[FIGURE_MAX_PANELS])
 {
@@ -133,4 +127,19 @@ int figure_heads_layout(const struct qkv_problem *p, const struct qkv_heads_trac
 	}
 	fig_close(&f);
 	return l->count;
+}
+
+int figure_either_check_size(const struct qkv_problem *p, const struct qkv_trace *t, const struct qkv_heads_trace *h,
+			     const struct figure_options *o, char *err, size_t err_size)
+{
+	return figure_heads_drawable(p, o) ? fig_check_size(p, NULL, h, o, err, err_size)
+					   : fig_check_size(p, t, NULL, o, err, err_size);
+}
+
+char *figure_either_bytes(enum figure_format format, const struct qkv_problem *p, const struct qkv_trace *t,
+			  const struct qkv_heads_trace *h, const struct figure_options *o, size_t *length, char *err,
+			  size_t err_size)
+{
+	return figure_heads_drawable(p, o) ? fig_bytes(format, p, NULL, h, o, length, err, err_size)
+					   : fig_bytes(format, p, t, NULL, o, length, err, err_size);
 }
