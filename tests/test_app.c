@@ -4484,6 +4484,8 @@ START_TEST(test_cost_view_measures_in_steps)
 	key(&a, 'C');
 	ck_assert_int_eq(a.view, VIEW_NONE);
 	ck_assert_ptr_null(a.cost.table);
+	/* "C or Esc closes" was true of the open view only. */
+	ck_assert_msg(strstr(a.message, "C or Esc closes") == NULL, "%s", a.message);
 	app_fini(&a);
 }
 END_TEST

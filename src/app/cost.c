@@ -1,6 +1,9 @@
 /* cost.c — the cost view (C): the trace measured for n = 16 … APP_COST_LAST_N on
  * the app's clock, a slice per tick by the caller (EVENT_MEASURED answers), the
  * measurement stopped when the view closes. */
+#include <stdio.h>
+#include <string.h>
+
 #include "app/app.h"
 #include "app/internal.h"
 #include "qkv/error.h"
@@ -36,15 +39,28 @@ int cost_open(struct app *app)
 	return 0;
 }
 
-/* Closes the view: a measurement under way is cancelled, its storage freed. */
+/* The status line once a measurement has ended: true only while the view is open. */
+static void done_words(const struct app_cost_view *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "measured n = 16 \u2026 %d: C or Esc closes", c->table->rows[c->table->count - 1].n);
+}
+
+/* Closes the view: a measurement under way is cancelled, its storage freed; the
+ * line saying how to close the view goes with it. */
 void cost_close(struct app *app)
 {
 	struct app_cost_view *c = &app->cost;
+	char done[APP_MESSAGE_MAX];
 
 	if (c->measure == NULL)
 		return;
-	if (c->running)
+	if (c->running) {
 		app_say(app, false, "cost measurement cancelled at n = %d", c->table->n);
+	} else if (c->table->count > 0) {
+		done_words(c, done, sizeof done);
+		if (strcmp(app->message, done) == 0)
+			app->message[0] = '\0';
+	}
 	job_abandon(c->measure);
 	c->measure = NULL;
 	c->table = NULL;
@@ -56,6 +72,7 @@ void cost_close(struct app *app)
 static int measured(struct app *app, int rc)
 {
 	struct app_cost_view *c = &app->cost;
+	char done[APP_MESSAGE_MAX];
 
 	c->asked = false;
 	if (c->measure == NULL || !c->running)
@@ -64,8 +81,10 @@ static int measured(struct app *app, int rc)
 		c->running = false;
 		if (rc < 0)
 			app_say(app, true, "the measurement stopped at n = %d: %s", c->table->n, qkv_error_string(rc));
-		else
-			app_say(app, false, "measured n = 16 … %d: C or Esc closes", c->table->rows[c->table->count - 1].n);
+		else {
+			done_words(c, done, sizeof done);
+			app_say(app, false, "%s", done);
+		}
 		return REDRAW_OVERLAY | REDRAW_STATUS;
 	}
 	return REDRAW_OVERLAY;
